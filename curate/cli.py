@@ -1,0 +1,100 @@
+"""The ``mmrb`` command line: one subcommand per pipeline stage.
+
+Subcommands are registered as entry points in the group ``mmrb.commands`` (see
+pyproject.toml), so ``curate`` never imports ``annotate`` or ``evaluate``: each package
+registers its own commands. A command module provides ``HELP``, ``add_arguments(parser)``
+and ``run(args) -> int``; it keeps heavy imports inside ``run`` so ``mmrb --help`` is quick.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib.metadata import entry_points
+
+from .errors import MmrbError
+
+STAGES = (
+    "ingest",
+    "sample",
+    "pair",
+    "select",
+    "assign",
+    "agreement",
+    "build",
+    "evaluate",
+    "score",
+    "leaderboard",
+    "labelstudio",
+    "annotators",
+    "status",
+)
+
+
+def add_store_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--db",
+        default=None,
+        help="SQLite file or postgresql:// URL (default: $MMRB_DB, else ./mmrb.db)",
+    )
+    p.add_argument("--images", default=None, help="image folder (default: $MMRB_IMAGES, else beside the SQLite file)")
+
+
+def open_store(args: argparse.Namespace):
+    from .store import Store
+
+    return Store(getattr(args, "db", None), getattr(args, "images", None))
+
+
+def _not_available(name: str):
+    def run(args: argparse.Namespace) -> int:
+        print(f"mmrb {name}: not available yet", file=sys.stderr)
+        return 2
+
+    return run
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mmrb",
+        description="mmrb-studio: build expert-annotated multimodal reward benchmarks and score judges on them.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    registered = {ep.name: ep for ep in entry_points(group="mmrb.commands")}
+    for name in STAGES:
+        ep = registered.get(name)
+        if ep is None:
+            p = sub.add_parser(name, help="(not available yet)")
+            add_store_options(p)
+            p.set_defaults(_run=_not_available(name))
+            continue
+        try:
+            mod = ep.load()
+        except ModuleNotFoundError as e:
+            if e.name != ep.value:  # a real missing dependency, not an unbuilt stage
+                raise
+            p = sub.add_parser(name, help="(not available yet)")
+            add_store_options(p)
+            p.set_defaults(_run=_not_available(name))
+            continue
+        p = sub.add_parser(name, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP))
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args._run(args) or 0)
+    except MmrbError as e:
+        print(f"mmrb {args.command}: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"mmrb {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,180 @@
+"""The domain nouns of mmrb-studio, in one place.
+
+Names follow the papers: a *prompt* (question + image) has candidate *responses*; a *pair*
+holds two of them; annotators give *labels*; the benchmark row is a *triplet*
+(prompt, image, chosen, rejected) as in Multimodal RewardBench (arXiv 2502.14191).
+
+Preferences and correctness are always stored against the pair's canonical order
+(``first`` = ``Pair.first_id``, ``second`` = ``Pair.second_id``), never against the
+left/right sides an annotator saw: the side mapping lives on the Assignment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping, get_args
+
+Correctness = Literal["correct", "incorrect", "unsure"]
+Preference = Literal["first", "second", "tie"]
+Side = Literal["first", "second"]
+LabelStatus = Literal["draft", "submitted", "skipped"]
+Role = Literal["annotator", "admin"]
+FlagReason = Literal["broken_image", "unsafe_content", "unclear_prompt", "other"]
+ImageStatus = Literal["ok", "missing", "corrupt", "too_large"]
+PairStatus = Literal["candidate", "selected", "dropped"]
+AssignmentState = Literal["open", "done"]
+
+CORRECTNESS: tuple[str, ...] = get_args(Correctness)
+PREFERENCES: tuple[str, ...] = get_args(Preference)
+SIDES: tuple[str, ...] = get_args(Side)
+LABEL_STATUSES: tuple[str, ...] = get_args(LabelStatus)
+ROLES: tuple[str, ...] = get_args(Role)
+FLAG_REASONS: tuple[str, ...] = get_args(FlagReason)
+
+# The six areas of Multimodal RewardBench, then the groups of the other benchmarks we ingest.
+MMRB_CATEGORIES = (
+    "open_generation/correctness_task",
+    "open_generation/preference_task",
+    "knowledge",
+    "reasoning",
+    "safety",
+    "vqa",
+)
+VLRB_CATEGORIES = ("general", "hallucination", "reasoning")
+MMRB2_CATEGORIES = ("t2i", "edit", "interleaved", "reasoning")
+MM_RLHF_CATEGORIES = ("mcq", "long", "short", "safety", "video")
+DEFAULT_CATEGORIES: tuple[str, ...] = tuple(
+    dict.fromkeys(MMRB_CATEGORIES + VLRB_CATEGORIES + MMRB2_CATEGORIES + MM_RLHF_CATEGORIES)
+)
+
+
+def flip(value: str | None) -> str | None:
+    """Swap first/second (used for display sides and for reverse-order judgments)."""
+    return {"first": "second", "second": "first"}.get(value, value) if value else value
+
+
+@dataclass(frozen=True)
+class ImageRef:
+    """One image of an item. ``sha256`` is None when the image could not be stored."""
+
+    source: str  # the path or URI as written in the input file
+    sha256: str | None = None
+    status: ImageStatus = "ok"
+    width: int | None = None
+    height: int | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    prompt: str
+    category: str
+    images: tuple[ImageRef, ...] = ()
+    reference: str | None = None
+    source: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A candidate response to an item, from a model or from an imported benchmark."""
+
+    id: str
+    item_id: str
+    model: str
+    text: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    sample_index: int = 0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class Pair:
+    id: str
+    item_id: str
+    first_id: str
+    second_id: str
+    origin: str  # e.g. "import:mmrb", "pair:cross_model"
+    # automatic correctness of each response where a reference decides it
+    auto_first: Correctness | None = None
+    auto_second: Correctness | None = None
+    auto_method: str | None = None
+    # a preference already known (imported benchmark, gold pair); never shown to annotators
+    known_preference: Preference | None = None
+    task: str | None = None  # "correctness" or "preference" (the two MMRB judge tasks)
+    status: PairStatus = "candidate"
+    reason: str | None = None  # why it was selected or dropped
+    is_gold: bool = False
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Annotator:
+    name: str
+    role: Role = "annotator"
+    password_hash: str | None = None
+    active: bool = True
+
+
+@dataclass(frozen=True)
+class Assignment:
+    pair_id: str
+    annotator: str
+    left: Side  # which response the annotator sees on the left
+    seq: int  # position in the annotator's queue
+    batch: str = ""
+    is_gold: bool = False
+    state: AssignmentState = "open"
+
+
+@dataclass(frozen=True)
+class Label:
+    pair_id: str
+    annotator: str
+    correctness_first: Correctness | None = None
+    correctness_second: Correctness | None = None
+    preference: Preference | None = None
+    rationale: str = ""
+    flag: FlagReason | None = None
+    flag_note: str = ""
+    seconds: float | None = None
+    status: LabelStatus = "submitted"
+    ratings: Mapping[str, Any] = field(default_factory=dict)  # extra ordered ratings
+    source: str = "app"
+    revision: int = 0
+    created_at: str | None = None
+    updated_at: str | None = None
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """The lead's final decision on a pair, kept apart from annotators' labels."""
+
+    pair_id: str
+    admin: str
+    preference: Preference | None = None
+    correctness_first: Correctness | None = None
+    correctness_second: Correctness | None = None
+    exclude: bool = False
+    note: str = ""
+    created_at: str | None = None
+
+
+@dataclass(frozen=True)
+class Triplet:
+    """A row of the final benchmark: (prompt, image, chosen, rejected)."""
+
+    id: str
+    prompt: str
+    images: tuple[str, ...]  # relative paths inside the built dataset
+    chosen: str
+    rejected: str
+    category: str
+    source: str = ""
+    chosen_model: str = ""
+    rejected_model: str = ""
+    task: str | None = None
+    n_labels: int = 0
+    agreement: float | None = None

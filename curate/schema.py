@@ -1,0 +1,225 @@
+"""Tables of the store (SQLAlchemy Core), the same on SQLite and PostgreSQL.
+
+JSON-ish fields are TEXT holding canonical JSON (sorted keys) so that both backends store
+byte-identical values and exports stay reproducible.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+SCHEMA_VERSION = 1
+
+metadata = MetaData()
+
+settings = Table(
+    "settings",
+    metadata,
+    Column("key", String(100), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+images = Table(
+    "images",
+    metadata,
+    Column("sha256", String(64), primary_key=True),
+    Column("path", Text, nullable=False),  # relative to the image folder
+    Column("format", String(16), nullable=False),
+    Column("width", Integer, nullable=False),
+    Column("height", Integer, nullable=False),
+    Column("bytes", Integer, nullable=False),
+)
+
+items = Table(
+    "items",
+    metadata,
+    Column("id", String(200), primary_key=True),
+    Column("prompt", Text, nullable=False),
+    Column("category", String(100), nullable=False, index=True),
+    Column("reference", Text),
+    Column("source", String(200), nullable=False, default=""),
+    Column("metadata", Text, nullable=False, default="{}"),
+    Column("created_at", String(32), nullable=False),
+)
+
+item_images = Table(
+    "item_images",
+    metadata,
+    Column("item_id", String(200), ForeignKey("items.id", ondelete="CASCADE"), primary_key=True),
+    Column("position", Integer, primary_key=True),
+    Column("source", Text, nullable=False),
+    Column("sha256", String(64), ForeignKey("images.sha256")),
+    Column("status", String(16), nullable=False),
+    Column("error", Text),
+)
+
+candidates = Table(
+    "candidates",
+    metadata,
+    Column("id", String(200), primary_key=True),
+    Column("item_id", String(200), ForeignKey("items.id", ondelete="CASCADE"), nullable=False),
+    Column("model", String(200), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("params", Text, nullable=False, default="{}"),
+    Column("params_key", String(64), nullable=False, default=""),
+    Column("sample_index", Integer, nullable=False, default=0),
+    Column("prompt_tokens", Integer),
+    Column("completion_tokens", Integer),
+    Column("created_at", String(32), nullable=False),
+    UniqueConstraint("item_id", "model", "params_key", "sample_index", name="uq_candidate_key"),
+    Index("ix_candidates_item", "item_id"),
+)
+
+# A request that still failed after its retries: kept so a resumed run can retry it and a
+# summary can count it; removed when the same key later succeeds.
+sample_failures = Table(
+    "sample_failures",
+    metadata,
+    Column("item_id", String(200), ForeignKey("items.id", ondelete="CASCADE"), primary_key=True),
+    Column("model", String(200), primary_key=True),
+    Column("params_key", String(64), primary_key=True),
+    Column("sample_index", Integer, primary_key=True),
+    Column("attempts", Integer, nullable=False),
+    Column("error", Text, nullable=False),
+    Column("created_at", String(32), nullable=False),
+)
+
+pairs = Table(
+    "pairs",
+    metadata,
+    Column("id", String(200), primary_key=True),
+    Column("item_id", String(200), ForeignKey("items.id", ondelete="CASCADE"), nullable=False),
+    Column("first_id", String(200), ForeignKey("candidates.id"), nullable=False),
+    Column("second_id", String(200), ForeignKey("candidates.id"), nullable=False),
+    Column("origin", String(100), nullable=False),
+    Column("auto_first", String(16)),
+    Column("auto_second", String(16)),
+    Column("auto_method", String(100)),
+    Column("known_preference", String(16)),
+    Column("task", String(32)),
+    Column("status", String(16), nullable=False, default="candidate"),
+    Column("reason", Text),
+    Column("is_gold", Boolean, nullable=False, default=False),
+    Column("metadata", Text, nullable=False, default="{}"),
+    Column("created_at", String(32), nullable=False),
+    Index("ix_pairs_item", "item_id"),
+    Index("ix_pairs_status", "status"),
+)
+
+annotators = Table(
+    "annotators",
+    metadata,
+    Column("name", String(100), primary_key=True),
+    Column("role", String(16), nullable=False, default="annotator"),
+    Column("password_hash", Text),
+    Column("active", Boolean, nullable=False, default=True),
+    Column("created_at", String(32), nullable=False),
+)
+
+assignments = Table(
+    "assignments",
+    metadata,
+    Column("pair_id", String(200), ForeignKey("pairs.id", ondelete="CASCADE"), primary_key=True),
+    Column("annotator", String(100), ForeignKey("annotators.name"), primary_key=True),
+    Column("left", String(8), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("batch", String(100), nullable=False, default=""),
+    Column("is_gold", Boolean, nullable=False, default=False),
+    Column("state", String(8), nullable=False, default="open"),
+    Column("created_at", String(32), nullable=False),
+    # answers "next open pair for this annotator" straight from the index
+    Index("ix_assignments_queue", "annotator", "state", "seq"),
+)
+
+labels = Table(
+    "labels",
+    metadata,
+    Column("pair_id", String(200), ForeignKey("pairs.id", ondelete="CASCADE"), primary_key=True),
+    Column("annotator", String(100), ForeignKey("annotators.name"), primary_key=True),
+    Column("correctness_first", String(16)),
+    Column("correctness_second", String(16)),
+    Column("preference", String(16)),
+    Column("rationale", Text, nullable=False, default=""),
+    Column("flag", String(32)),
+    Column("flag_note", Text, nullable=False, default=""),
+    Column("seconds", Float),
+    Column("status", String(16), nullable=False),
+    Column("ratings", Text, nullable=False, default="{}"),
+    Column("source", String(100), nullable=False, default="app"),
+    Column("revision", Integer, nullable=False, default=0),
+    Column("created_at", String(32), nullable=False),
+    Column("updated_at", String(32), nullable=False),
+    Index("ix_labels_annotator_updated", "annotator", "updated_at"),
+)
+
+# Every earlier version of a label, written in the same transaction as the change.
+label_history = Table(
+    "label_history",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("pair_id", String(200), nullable=False),
+    Column("annotator", String(100), nullable=False),
+    Column("revision", Integer, nullable=False),
+    Column("snapshot", Text, nullable=False),  # the label as canonical JSON
+    Column("replaced_at", String(32), nullable=False),
+    Column("action", String(16), nullable=False),  # "edit" or "undo"
+    Index("ix_label_history_pair", "pair_id", "annotator"),
+)
+
+adjudications = Table(
+    "adjudications",
+    metadata,
+    Column("pair_id", String(200), ForeignKey("pairs.id", ondelete="CASCADE"), primary_key=True),
+    Column("admin", String(100), nullable=False),
+    Column("preference", String(16)),
+    Column("correctness_first", String(16)),
+    Column("correctness_second", String(16)),
+    Column("exclude", Boolean, nullable=False, default=False),
+    Column("note", Text, nullable=False, default=""),
+    Column("created_at", String(32), nullable=False),
+)
+
+# Judge runs (evaluation and AI-assisted selection share them).
+judge_runs = Table(
+    "judge_runs",
+    metadata,
+    Column("id", String(100), primary_key=True),
+    Column("purpose", String(16), nullable=False),  # "evaluate" or "select"
+    Column("judge", String(200), nullable=False),
+    Column("config", Text, nullable=False),
+    Column("dataset", Text, nullable=False, default=""),
+    Column("created_at", String(32), nullable=False),
+)
+
+judgments = Table(
+    "judgments",
+    metadata,
+    Column("run_id", String(100), ForeignKey("judge_runs.id", ondelete="CASCADE"), primary_key=True),
+    Column("pair_id", String(200), primary_key=True),  # a dataset row id, not always in `pairs`
+    Column("order", String(8), primary_key=True),  # "forward" (first shown as A) or "reverse"
+    Column("sample_index", Integer, primary_key=True),
+    Column("prompt", Text, nullable=False, default=""),
+    Column("raw", Text),
+    Column("verdict", String(16)),  # "first" / "second" / "tie" in canonical terms, or None
+    Column("outcome", String(16), nullable=False),  # "parsed", "unparsed", "both", "error"
+    Column("score_first", Float),
+    Column("score_second", Float),
+    Column("prompt_tokens", Integer),
+    Column("completion_tokens", Integer),
+    Column("error", Text),
+    Column("created_at", String(32), nullable=False),
+)
+
+ALL_TABLES = metadata.sorted_tables

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what the tests need beyond the Python packages: PostgreSQL, Debian's Chromium for
+# the browser tests, and a Label Studio server in its own virtual environment (its pinned
+# dependencies must not constrain ours). Idempotent: a second run only checks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+need=()
+command -v pg_ctlcluster >/dev/null 2>&1 || need+=(postgresql)
+[ -x /usr/bin/chromium ] || need+=(chromium chromium-driver)
+fc-list 2>/dev/null | grep -qi dejavu || need+=(fonts-dejavu-core)
+if [ ${#need[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${need[@]}"
+fi
+LS_VENV="${MMRB_LABEL_STUDIO_VENV:-.venv-labelstudio}"
+if [ ! -x "$LS_VENV/bin/label-studio" ]; then
+  python3 -m venv "$LS_VENV"
+  "$LS_VENV/bin/python" -m pip install -q --upgrade pip
+  "$LS_VENV/bin/python" -m pip install -q "label-studio>=1.23,<1.24"
+fi

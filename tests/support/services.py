@@ -1,0 +1,80 @@
+"""Starting the real services the tests need (PostgreSQL here; others beside it).
+
+A service that cannot be had makes its tests skip with the reason, except under
+MMRB_REQUIRE_ALL=1 (set by ``./run test`` and so by CI), where it is a failure: CI must
+never pass by skipping the backends it is meant to test.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import uuid
+
+import pytest
+
+PG_USER = "mmrb"
+PG_PASSWORD = "mmrb-test"
+PG_HOST = "127.0.0.1"
+PG_PORT = int(os.environ.get("MMRB_TEST_PG_PORT", "5432"))
+
+
+def unavailable(reason: str):
+    if os.environ.get("MMRB_REQUIRE_ALL") == "1":
+        pytest.fail(f"required test service unavailable: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def _psql_ok() -> bool:
+    import psycopg
+
+    try:
+        with psycopg.connect(
+            host=PG_HOST, port=PG_PORT, user=PG_USER, password=PG_PASSWORD, dbname="postgres", connect_timeout=3
+        ):
+            return True
+    except Exception:
+        return False
+
+
+def ensure_postgres() -> str:
+    """A server URL (without database) for a superuser role; starts the cluster if needed."""
+    if os.environ.get("MMRB_TEST_PG_URL"):
+        return os.environ["MMRB_TEST_PG_URL"].rstrip("/")
+    base = f"postgresql://{PG_USER}:{PG_PASSWORD}@{PG_HOST}:{PG_PORT}"
+    if _psql_ok():
+        return base
+    if not shutil.which("pg_ctlcluster") or not shutil.which("pg_lsclusters"):
+        unavailable("PostgreSQL is not installed (tests/setup-system.sh installs it)")
+    clusters = subprocess.run(["pg_lsclusters", "-h"], capture_output=True, text=True).stdout.split()
+    if len(clusters) < 2:
+        unavailable("no PostgreSQL cluster found")
+    version, name = clusters[0], clusters[1]
+    subprocess.run(["pg_ctlcluster", version, name, "start"], capture_output=True)
+    as_pg = ["su", "postgres", "-c"] if os.geteuid() == 0 else ["sudo", "-u", "postgres", "sh", "-c"]
+    sql = (
+        f"DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname='{PG_USER}') THEN "
+        f"CREATE ROLE {PG_USER} LOGIN SUPERUSER PASSWORD '{PG_PASSWORD}'; END IF; END$$;"
+    )
+    # fed on stdin: a "$$" on a shell command line would be expanded by the shell
+    subprocess.run(as_pg + ["psql -q -v ON_ERROR_STOP=1"], input=sql, capture_output=True, text=True)
+    if not _psql_ok():
+        unavailable("PostgreSQL did not accept connections on 127.0.0.1 after starting it")
+    return base
+
+
+def new_pg_database(base: str) -> tuple[str, callable]:
+    """Create an empty database; returns (url, drop)."""
+    import psycopg
+
+    name = "mmrb_t_" + uuid.uuid4().hex[:12]
+    dsn = base.replace("postgresql://", "postgresql://", 1) + "/postgres"
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute(f'CREATE DATABASE "{name}"')
+
+    def drop() -> None:
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    return f"{base}/{name}", drop

@@ -1,0 +1,94 @@
+"""The store behaves the same on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import insert, update
+
+from curate import schema as S
+from curate.errors import StoreError
+from curate.model import Adjudication, Annotator, Assignment, Candidate, ImageRef, Item, Label, Pair
+from curate.store import ConflictError, Store
+
+
+def _seed(store: Store, n_pairs: int = 3) -> None:
+    store.add_items(
+        [Item(id=f"i{n}", prompt=f"What is {n}?", category="vqa", images=(ImageRef("x.png", None, "missing"),))
+         for n in range(n_pairs)]
+    )
+    store.add_candidates(
+        [Candidate(id=f"i{n}/{m}", item_id=f"i{n}", model=m, text=f"{m} says {n}") for n in range(n_pairs) for m in "ab"]
+    )
+    store.add_pairs(
+        [Pair(id=f"p{n}", item_id=f"i{n}", first_id=f"i{n}/a", second_id=f"i{n}/b", origin="test") for n in range(n_pairs)]
+    )
+    store.add_annotator(Annotator("ann"))
+    store.add_assignments(
+        [Assignment(pair_id=f"p{n}", annotator="ann", left="first" if n % 2 else "second", seq=n) for n in range(n_pairs)]
+    )
+
+
+def test_round_trip_of_every_noun(store):
+    _seed(store)
+    item = store.get_item("i1")
+    assert item == Item(id="i1", prompt="What is 1?", category="vqa", images=(ImageRef("x.png", None, "missing"),))
+    assert store.get_pair("p2") == Pair(id="p2", item_id="i2", first_id="i2/a", second_id="i2/b", origin="test")
+    assert [c.model for c in store.candidates(item_id="i0")] == ["a", "b"]
+    assert store.get_annotator("ann") == Annotator("ann")
+    assert store.get_assignment("p1", "ann") == Assignment("p1", "ann", "first", 1)
+    adj = Adjudication(pair_id="p0", admin="lead", preference="tie", note="both fine")
+    store.set_adjudication(adj)
+    assert store.adjudications()["p0"].preference == "tie"
+
+
+def test_next_assignment_and_label_lifecycle(store):
+    _seed(store)
+    assert store.next_assignment("ann").pair_id == "p0"
+    saved = store.save_label(Label("p0", "ann", "correct", "incorrect", "first", rationale="a is right", seconds=3.5))
+    assert saved.revision == 1
+    assert store.next_assignment("ann").pair_id == "p1"
+    assert store.progress("ann") == (1, 3)
+    # a second tab that opened the same pair cannot submit it again
+    with pytest.raises(ConflictError):
+        store.save_label(Label("p0", "ann", preference="second"))
+    # an edit of one's own label keeps history
+    edited = store.save_label(Label("p0", "ann", "correct", "correct", "tie", rationale="both"), expected_revision=1)
+    assert edited.revision == 2 and store.get_label("p0", "ann").preference == "tie"
+    hist = store.label_history("p0", "ann")
+    assert [h["snapshot"]["preference"] for h in hist] == ["first"]
+    # undo withdraws the latest label and reopens the pair at the front of the queue
+    store.save_label(Label("p1", "ann", preference="second"))
+    undone = store.undo_last("ann")
+    assert undone.pair_id == "p1" and store.get_label("p1", "ann") is None
+    assert store.next_assignment("ann").pair_id == "p1"
+    assert [h["action"] for h in store.label_history("p1", "ann")] == ["undo"]
+
+
+def test_import_is_one_transaction(store):
+    _seed(store, 1)
+    with pytest.raises(Exception):
+        with store.write() as conn:
+            store.add_items([Item(id="new", prompt="q", category="vqa")], conn=conn)
+            store.add_items([Item(id="i0", prompt="duplicate", category="vqa")], conn=conn)
+    assert store.get_item("new") is None
+    assert store.count("items") == 1
+
+
+def test_newer_schema_is_refused(db_url, tmp_path):
+    s = Store(db_url, images=tmp_path / "im")
+    with s.write() as c:
+        c.execute(update(S.settings).where(S.settings.c.key == "schema_version").values(value=str(S.SCHEMA_VERSION + 1)))
+    s.close()
+    with pytest.raises(StoreError, match="newer mmrb-studio"):
+        Store(db_url, images=tmp_path / "im")
+
+
+def test_unreachable_database_gets_clear_error(tmp_path):
+    with pytest.raises(StoreError, match="cannot open the store"):
+        Store("postgresql://nobody:pw@127.0.0.1:1/none", images=tmp_path)
+
+
+def test_sqlite_pragmas(sqlite_store):
+    with sqlite_store.read() as c:
+        assert c.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert c.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
