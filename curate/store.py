@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 from contextlib import contextmanager
-from dataclasses import asdict, replace
+from dataclasses import asdict, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
@@ -477,6 +477,17 @@ class Store:
         with self._r(conn) as c:
             return [_label(r) for r in c.execute(q).mappings()]
 
+    def add_labels(self, labels: Iterable[Label], conn: Connection | None = None) -> int:
+        """Bulk insert of new labels (imports): revision 1, no history, assignments untouched."""
+        ts = now()
+        rows = [
+            _label_row(replace(lb, revision=1, created_at=lb.created_at or ts, updated_at=lb.updated_at or ts))
+            for lb in labels
+        ]
+        with self._w(conn) as c:
+            _insert_chunked(c, S.labels, rows)
+        return len(rows)
+
     def save_label(
         self, label: Label, *, expected_revision: int | None = None, conn: Connection | None = None
     ) -> Label:
@@ -632,8 +643,13 @@ def _candidate(r: Mapping) -> Candidate:
     )
 
 
+def _shallow(obj: Any) -> dict:
+    """A dataclass as a dict without asdict's deep copy (slow for big metadata)."""
+    return {f.name: getattr(obj, f.name) for f in fields(obj)}
+
+
 def _pair_row(p: Pair, ts: str) -> dict:
-    row = asdict(p)
+    row = _shallow(p)
     row["metadata"] = dumps(dict(p.metadata))
     row["created_at"] = ts
     return row
@@ -660,7 +676,7 @@ def _assignment(r: Mapping) -> Assignment:
 
 
 def _label_row(label: Label) -> dict:
-    row = asdict(label)
+    row = _shallow(label)
     row["ratings"] = dumps(dict(label.ratings))
     return row
 

@@ -1,0 +1,76 @@
+"""`mmrb annotators add|list|disable|enable|reset-password`: local accounts for the app."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+
+from curate.cli import add_store_options, open_store
+from curate.errors import MmrbError
+
+HELP = "manage annotator accounts of the annotation app"
+DESCRIPTION = (
+    "Manage the accounts that sign in to the annotation app. Passwords are hashed with argon2id. "
+    "Give a password with --password-stdin (one line on standard input), $MMRB_PASSWORD, "
+    "or type it when asked."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    a = sub.add_parser("add", help="create an account")
+    a.add_argument("name")
+    a.add_argument("--role", choices=["annotator", "admin"], default="annotator")
+    a.add_argument("--password-stdin", action="store_true", help="read the password from standard input")
+    ls = sub.add_parser("list", help="list accounts with their progress")
+    d = sub.add_parser("disable", help="stop an account from signing in (its labels stay)")
+    d.add_argument("name")
+    e = sub.add_parser("enable", help="let a disabled account sign in again")
+    e.add_argument("name")
+    r = sub.add_parser("reset-password", help="set a new password (ends the account's sessions)")
+    r.add_argument("name")
+    r.add_argument("--password-stdin", action="store_true")
+    for q in (a, ls, d, e, r):
+        add_store_options(q)
+
+
+def _password(args: argparse.Namespace) -> str:
+    if getattr(args, "password_stdin", False):
+        return sys.stdin.readline().rstrip("\n")
+    if os.environ.get("MMRB_PASSWORD"):
+        return os.environ["MMRB_PASSWORD"]
+    if not sys.stdin.isatty():
+        raise MmrbError("no password given: use --password-stdin or $MMRB_PASSWORD")
+    first = getpass.getpass("password: ")
+    if getpass.getpass("again: ") != first:
+        raise MmrbError("the two passwords differ")
+    return first
+
+
+def run(args: argparse.Namespace) -> int:
+    from annotate import auth
+
+    with open_store(args) as store:
+        if args.action == "add":
+            a = auth.add_account(store, args.name, _password(args), args.role)
+            print(f"added {a.role} {a.name}")
+        elif args.action == "list":
+            rows = store.annotators()
+            if not rows:
+                print("no accounts yet: mmrb annotators add NAME")
+            for a in rows:
+                done, assigned = store.progress(a.name)
+                state = "active" if a.active else "disabled"
+                pw = "" if a.password_hash else "  (no password: cannot sign in)"
+                print(f"{a.name:<24} {a.role:<10} {state:<9} {done}/{assigned} labelled{pw}")
+        elif args.action in ("disable", "enable"):
+            auth.set_active(store, args.name, args.action == "enable")
+            print(f"{args.action}d {args.name}")
+        elif args.action == "reset-password":
+            if store.get_annotator(args.name) is None:
+                raise MmrbError(f"no annotator named {args.name!r}")
+            auth.reset_password(store, args.name, _password(args))
+            print(f"password of {args.name} reset")
+    return 0

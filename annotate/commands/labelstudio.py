@@ -1,0 +1,123 @@
+"""`mmrb labelstudio push|pull`: the bridge to a Label Studio server."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from curate.cli import add_store_options, open_store
+from curate.errors import MmrbError
+
+HELP = "push pairs to a Label Studio project and pull its labels back"
+DESCRIPTION = (
+    "Push pairs to a Label Studio project (created or reused by title; only pairs not yet in it are "
+    "added) and pull its annotations back as labels, mapped to response ids."
+)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    from annotate.labelstudio.client import DEFAULT_KEY_ENV
+
+    add_store_options(p)
+    p.add_argument("--url", required=True, help="Label Studio server, e.g. http://127.0.0.1:8080")
+    p.add_argument(
+        "--api-key-env",
+        default=DEFAULT_KEY_ENV,
+        metavar="VAR",
+        help=f"environment variable holding the API key (default: {DEFAULT_KEY_ENV})",
+    )
+    p.add_argument("--project", required=True, metavar="TITLE", help="project title (3 to 50 characters)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    p = sub.add_parser("push", help="push pairs as tasks (idempotent: only pairs not yet in the project)")
+    _common(p)
+    p.add_argument("--overlap", type=int, default=None, help="annotations wanted per pair (maximum_annotations)")
+    p.add_argument("--category", action="append", default=None, help="only pairs of this category (repeatable)")
+    p.add_argument("--batch", default=None, help="only pairs assigned in this batch (see mmrb assign)")
+    p.add_argument("--status", default=None, help="only pairs with this status (default: every pair not dropped)")
+    p.add_argument(
+        "--images",
+        dest="image_mode",
+        choices=("upload", "local-files"),
+        default="upload",
+        help="upload images to Label Studio, or serve them from the image folder through a Local Files storage",
+    )
+    p.add_argument(
+        "--document-root",
+        default=os.environ.get("LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT"),
+        help="the server's LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT (for --images local-files; default: that variable)",
+    )
+    p.add_argument("--guidelines", type=Path, default=None, help="markdown file shown as the instructions "
+                   "(default: the guidelines stored in the project)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the left/right order (default 0)")
+    p = sub.add_parser("pull", help="pull annotations back as labels (idempotent)")
+    _common(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    from annotate.labelstudio.client import Client, api_key_from_env
+
+    if args.action == "push" and args.overlap is not None and args.overlap < 1:
+        raise MmrbError("--overlap must be at least 1")
+    client = Client(args.url, api_key_from_env(args.api_key_env), key_name=f"the API key in ${args.api_key_env}")
+    try:
+        with open_store(args) as store:
+            return _push(store, client, args) if args.action == "push" else _pull(store, client, args)
+    finally:
+        client.close()
+
+
+def _push(store, client, args) -> int:
+    from annotate.labelstudio.push import _DEFAULT, push
+
+    guidelines = _DEFAULT
+    if args.guidelines is not None:
+        try:
+            guidelines = args.guidelines.read_text(encoding="utf-8")
+        except OSError as e:
+            raise MmrbError(f"cannot read --guidelines {args.guidelines}: {e.strerror}") from None
+    r = push(
+        store,
+        client,
+        args.project,
+        overlap=args.overlap,
+        categories=args.category,
+        batch=args.batch,
+        status=args.status,
+        images=args.image_mode,
+        document_root=args.document_root,
+        guidelines=guidelines,
+        seed=args.seed,
+    )
+    verb = "created" if r.project_created else "reused"
+    print(f"project {args.project!r} (id {r.project_id}) {verb} at {client.url}")
+    print(f"pairs selected: {r.selected}; already in the project: {r.already}; pushed now: {r.pushed}")
+    if r.images_uploaded:
+        print(f"images uploaded: {r.images_uploaded}")
+    for w in r.warnings:
+        print(f"warning: {w}")
+    return 0
+
+
+def _pull(store, client, args) -> int:
+    from annotate.labelstudio.pull import pull
+
+    r = pull(store, client, args.project)
+    print(f"project {args.project!r} (id {r.project_id}): {r.annotations} annotations read")
+    print(f"labels new: {r.new}; updated: {r.updated}; unchanged: {r.unchanged}")
+    if r.annotators_created:
+        print(f"annotators created: {', '.join(r.annotators_created)}")
+    if r.cancelled:
+        print(f"cancelled (skipped) annotations not imported: {len(r.cancelled)}")
+        for pair_id, name in r.cancelled[:20]:
+            print(f"  pair {pair_id} by {name}")
+    if r.superseded:
+        print(f"older annotations by the same user on the same pair ignored: {r.superseded}")
+    if r.conflicts:
+        print(f"kept labels made in the annotation app (Label Studio's version not imported): {len(r.conflicts)}")
+        for pair_id, name in r.conflicts[:20]:
+            print(f"  pair {pair_id} by {name}")
+    return 0

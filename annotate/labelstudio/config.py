@@ -1,0 +1,156 @@
+"""The Label Studio labeling config for one pair, and the map between its results and a Label.
+
+One config serves every project: the image (zoomable), the prompt, responses A (left) and
+B (right) side by side with the correctness of each under it, the preference A / B / tie,
+a rationale and an optional flag with a note. Every choice has a hotkey. ``CONTROLS`` is the
+contract with ``pull``: a project whose controls no longer match it was edited by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from xml.sax.saxutils import quoteattr
+
+from curate.model import CORRECTNESS, FLAG_REASONS
+
+# choice value shown in Label Studio -> canonical vocabulary of curate.model
+CORRECTNESS_CHOICES = {"Correct": "correct", "Incorrect": "incorrect", "Unsure": "unsure"}
+PREFERENCE_CHOICES = {"A": "left", "B": "right", "Tie": "tie"}  # sides, mapped to first/second on pull
+FLAG_CHOICES = {
+    "Broken image": "broken_image",
+    "Unsafe content": "unsafe_content",
+    "Unclear prompt": "unclear_prompt",
+    "Other": "other",
+}
+assert set(CORRECTNESS_CHOICES.values()) == set(CORRECTNESS)
+assert set(FLAG_CHOICES.values()) == set(FLAG_REASONS)
+
+HOTKEYS = {
+    "correct_a": ("1", "2", "3"),
+    "correct_b": ("4", "5", "6"),
+    "preference": ("a", "b", "t"),
+    "flag": ("7", "8", "9", "0"),
+}
+
+# The task data fields the config reads ($name); push fills them, pull reads pair_id/left.
+DATA_FIELDS = ("image", "prompt", "response_a", "response_b")
+
+
+@dataclass(frozen=True)
+class Control:
+    name: str
+    tag: str  # Label Studio tag name
+    result_type: str  # the ``type`` of its results in an annotation
+    to_name: str
+    choices: tuple[str, ...] = ()
+
+
+CONTROLS: dict[str, Control] = {
+    c.name: c
+    for c in (
+        Control("correct_a", "Choices", "choices", "response_a", tuple(CORRECTNESS_CHOICES)),
+        Control("correct_b", "Choices", "choices", "response_b", tuple(CORRECTNESS_CHOICES)),
+        Control("preference", "Choices", "choices", "prompt", tuple(PREFERENCE_CHOICES)),
+        Control("rationale", "TextArea", "textarea", "prompt"),
+        Control("flag", "Choices", "choices", "prompt", tuple(FLAG_CHOICES)),
+        Control("flag_note", "TextArea", "textarea", "prompt"),
+    )
+}
+
+_STYLE = """
+  .mmrb-cols { display: flex; gap: 1.5em; align-items: flex-start; }
+  .mmrb-col { flex: 1 1 0; min-width: 0; border: 1px solid #ddd; border-radius: 6px; padding: 0.5em 1em; }
+  .mmrb-col .lsf-richtext, .mmrb-col .htx-richtext { white-space: pre-wrap; }
+"""
+
+
+def _choices(name: str, *, required: bool, hint: dict[str, str] | None = None) -> str:
+    c = CONTROLS[name]
+    req = ' required="true"' if required else ""
+    lines = [f'<Choices name="{name}" toName="{c.to_name}" choice="single" showInline="true"{req}>']
+    for value, key in zip(c.choices, HOTKEYS[name], strict=True):
+        h = f" hint={quoteattr(hint[value])}" if hint and value in hint else ""
+        lines.append(f"  <Choice value={quoteattr(value)} hotkey={quoteattr(key)}{h}/>")
+    lines.append("</Choices>")
+    return "\n".join(lines)
+
+
+def labeling_config() -> str:
+    """The XML labeling config (deterministic: the same text on every call)."""
+
+    def indent(block: str, n: int) -> str:
+        return "\n".join(" " * n + line for line in block.splitlines())
+
+    parts = [
+        "<View>",
+        f"  <Style>{_STYLE}  </Style>",
+        '  <Header value="Prompt"/>',
+        '  <Image name="image" value="$image" zoom="true" zoomControl="true" rotateControl="false"'
+        ' maxWidth="100%"/>',
+        '  <Text name="prompt" value="$prompt"/>',
+        '  <View className="mmrb-cols">',
+        '    <View className="mmrb-col">',
+        '      <Header value="Response A"/>',
+        '      <Text name="response_a" value="$response_a"/>',
+        '      <Header value="Is A correct?" size="5"/>',
+        indent(_choices("correct_a", required=True), 6),
+        "    </View>",
+        '    <View className="mmrb-col">',
+        '      <Header value="Response B"/>',
+        '      <Text name="response_b" value="$response_b"/>',
+        '      <Header value="Is B correct?" size="5"/>',
+        indent(_choices("correct_b", required=True), 6),
+        "    </View>",
+        "  </View>",
+        '  <Header value="Which response is better?"/>',
+        indent(
+            _choices(
+                "preference",
+                required=True,
+                hint={"A": "A (left) is better", "B": "B (right) is better", "Tie": "equally good or equally bad"},
+            ),
+            2,
+        ),
+        '  <Header value="Rationale"/>',
+        '  <TextArea name="rationale" toName="prompt" rows="3" maxSubmissions="1" editable="true"'
+        ' placeholder="Why? (one or two sentences)"/>',
+        '  <Header value="Flag this pair (optional)" size="5"/>',
+        indent(_choices("flag", required=False), 2),
+        '  <TextArea name="flag_note" toName="prompt" rows="1" maxSubmissions="1" editable="true"'
+        ' placeholder="What is wrong? (only with a flag)"/>',
+        "</View>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def config_problems(xml: str) -> list[str]:
+    """How a project's config differs from ``CONTROLS`` in ways that break pulling.
+
+    Cosmetic edits (style, headers, hints, hotkeys) are fine; a renamed or removed control, a
+    changed tag type or a changed choice set is not.
+    """
+    from label_studio_sdk.label_interface import LabelInterface
+
+    try:
+        li = LabelInterface(xml)
+    except Exception as e:  # lxml or LS parse errors
+        return [f"the labeling config cannot be parsed ({e})"]
+    problems = []
+    have = {c.name: c for c in li.controls}
+    for name, want in CONTROLS.items():
+        got = have.get(name)
+        if got is None:
+            problems.append(f"control '{name}' is missing")
+            continue
+        if got.tag != want.tag:
+            problems.append(f"control '{name}' is a {got.tag}, expected {want.tag}")
+            continue
+        if want.choices and tuple(got.labels) != want.choices:
+            problems.append(f"control '{name}' has choices {list(got.labels)}, expected {list(want.choices)}")
+    for name in sorted(set(have) - set(CONTROLS)):
+        problems.append(f"control '{name}' was added")
+    objects = {o.name for o in li.objects}
+    for field in ("image", "prompt", "response_a", "response_b"):
+        if field not in objects:
+            problems.append(f"object '{field}' is missing")
+    return problems

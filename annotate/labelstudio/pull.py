@@ -1,0 +1,245 @@
+"""Pull the annotations of a pushed project back into the store as Labels.
+
+Results are read by ``from_name`` and ``type`` only (Label Studio's UI and its SDK write
+``to_name`` differently for some tags). Sides go back to the canonical first/second through
+the ``left`` recorded in each task by push. Everything is checked before anything is
+written; the writes are one transaction, so an error leaves the store as it was.
+
+A Label Studio user becomes the annotator named by their e-mail (created on first sight).
+Cancelled (skipped) annotations are not labels: they are counted and reported. A label the
+same person made in the annotation app is never overwritten (reported as a conflict).
+Pulling again rewrites only labels whose content changed in Label Studio, through
+``store.save_label`` so the earlier version stays in the label history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from curate.errors import MmrbError
+from curate.model import Label
+from curate.store import Store
+
+from .client import Client
+from .config import CONTROLS, CORRECTNESS_CHOICES, FLAG_CHOICES, PREFERENCE_CHOICES
+from .push import config_changed_message
+
+SOURCE = "labelstudio"
+_COMPARED = (
+    "correctness_first",
+    "correctness_second",
+    "preference",
+    "rationale",
+    "flag",
+    "flag_note",
+    "seconds",
+    "status",
+)
+
+
+@dataclass
+class PullResult:
+    project_id: int
+    annotations: int = 0  # read from Label Studio, cancelled included
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    cancelled: list[tuple[str, str]] = field(default_factory=list)  # (pair id, annotator)
+    conflicts: list[tuple[str, str]] = field(default_factory=list)  # labels from the app, kept
+    superseded: int = 0  # older annotations by the same user on the same task
+    annotators_created: list[str] = field(default_factory=list)
+
+
+class AnnotationProblem(MmrbError):
+    def __init__(self, title: str, problems: list[str]):
+        self.problems = problems
+        shown = "\n".join(f"  {p}" for p in problems[:20])
+        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+        super().__init__(
+            f"{len(problems)} problem(s) in the annotations of Label Studio project {title!r}, "
+            f"nothing was written:\n{shown}{more}"
+        )
+
+
+def _ts(value: str | None) -> str | None:
+    if not value:
+        return None
+    d = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if d.tzinfo is None:
+        d = d.replace(tzinfo=timezone.utc)
+    return d.astimezone(timezone.utc).isoformat(timespec="microseconds")
+
+
+def annotator_name(user: Any, user_id: int) -> str:
+    email = getattr(user, "email", None) if user is not None else None
+    return email or f"labelstudio-user-{user_id}"
+
+
+def convert(annotation: dict, task: dict, annotator: str, where: str) -> tuple[Label | None, list[str]]:
+    """One Label Studio annotation -> a Label in canonical terms, or the problems found."""
+    data = task.get("data") or {}
+    left = data.get("left")
+    problems: list[str] = []
+    values: dict[str, Any] = {}
+    for n, r in enumerate(annotation.get("result") or []):
+        name, rtype = r.get("from_name"), r.get("type")
+        control = CONTROLS.get(name)
+        if control is None:
+            problems.append(f"{where}: result {n} has an unexpected from_name {name!r} (type {rtype!r})")
+            continue
+        if rtype != control.result_type:
+            problems.append(f"{where}: result {n} ({name}) has type {rtype!r}, expected {control.result_type!r}")
+            continue
+        if name in values:
+            problems.append(f"{where}: more than one result for {name!r}")
+            continue
+        value = r.get("value") or {}
+        if control.result_type == "choices":
+            got = value.get("choices")
+            if not isinstance(got, list) or len(got) != 1 or got[0] not in control.choices:
+                problems.append(f"{where}: {name} has choices {got!r}, expected one of {list(control.choices)}")
+                continue
+            values[name] = got[0]
+        else:
+            got = value.get("text")
+            if isinstance(got, str):
+                got = [got]
+            if not isinstance(got, list) or not all(isinstance(t, str) for t in got):
+                problems.append(f"{where}: {name} has text {got!r}, expected a list of strings")
+                continue
+            values[name] = "\n".join(got).strip()
+    if problems:
+        return None, problems
+
+    def side(ab: str) -> str:  # "a"/"b" -> "first"/"second"
+        return left if ab == "a" else ("second" if left == "first" else "first")
+
+    correctness = {"first": None, "second": None}
+    for ab in ("a", "b"):
+        if f"correct_{ab}" in values:
+            correctness[side(ab)] = CORRECTNESS_CHOICES[values[f"correct_{ab}"]]
+    pref = values.get("preference")
+    preference = None
+    if pref is not None:
+        s = PREFERENCE_CHOICES[pref]
+        preference = "tie" if s == "tie" else side("a" if s == "left" else "b")
+    lead = annotation.get("lead_time")
+    label = Label(
+        pair_id=data["pair_id"],
+        annotator=annotator,
+        correctness_first=correctness["first"],
+        correctness_second=correctness["second"],
+        preference=preference,
+        rationale=values.get("rationale", ""),
+        flag=FLAG_CHOICES[values["flag"]] if "flag" in values else None,
+        flag_note=values.get("flag_note", ""),
+        seconds=round(float(lead), 3) if isinstance(lead, (int, float)) else None,
+        status="submitted",
+        source=SOURCE,
+        created_at=_ts(annotation.get("created_at")),
+        updated_at=_ts(annotation.get("updated_at")),
+    )
+    return label, []
+
+
+def _task_problems(task: dict, pairs: dict) -> list[str]:
+    data = task.get("data") or {}
+    where = f"task {task.get('id')}"
+    pid = data.get("pair_id")
+    if not pid or data.get("left") not in ("first", "second"):
+        return [f"{where}: its data has no pair_id/left: it was not pushed by mmrb labelstudio push"]
+    pair = pairs.get(pid)
+    if pair is None:
+        return [f"{where}: pair {pid!r} is not in this store (wrong --db?)"]
+    a, b = (pair.first_id, pair.second_id) if data["left"] == "first" else (pair.second_id, pair.first_id)
+    if (data.get("left_id"), data.get("right_id")) != (a, b):
+        return [
+            f"{where}: pair {pid!r} now holds responses {pair.first_id!r}/{pair.second_id!r}, but the task shows "
+            f"{data.get('left_id')!r}/{data.get('right_id')!r}"
+        ]
+    return []
+
+
+def find_project(client: Client, title: str):
+    found = client.projects_titled(title)
+    if not found:
+        raise MmrbError(f"Label Studio at {client.url} has no project titled {title!r} (push to it first)")
+    if len(found) > 1:
+        raise MmrbError(
+            f"{len(found)} Label Studio projects are titled {title!r} (ids {', '.join(str(p.id) for p in found)})"
+        )
+    return client.get_project(found[0].id)
+
+
+def pull(store: Store, client: Client, title: str) -> PullResult:
+    from .config import config_problems
+
+    client.check()
+    project = find_project(client, title)
+    problems = config_problems(project.label_config or "")
+    if problems:
+        raise MmrbError(config_changed_message(title, project.id, problems))
+    tasks = client.export_json(project.id)
+    users = client.users()
+    result = PullResult(project.id)
+
+    pair_ids = sorted({(t.get("data") or {}).get("pair_id") for t in tasks} - {None})
+    pairs = {}
+    for n in range(0, len(pair_ids), 500):
+        pairs.update({p.id: p for p in store.pairs(ids=pair_ids[n : n + 500])})
+
+    problems = []
+    latest: dict[tuple[str, str], tuple[str, Label]] = {}
+    for task in tasks:
+        anns = task.get("annotations") or []
+        if not anns:
+            continue
+        tp = _task_problems(task, pairs)
+        if tp:
+            problems += tp
+            continue
+        for ann in anns:
+            result.annotations += 1
+            by = ann.get("completed_by")
+            uid = by.get("id") if isinstance(by, dict) else by
+            name = annotator_name(users.get(uid), uid)
+            if ann.get("was_cancelled"):
+                result.cancelled.append((task["data"]["pair_id"], name))
+                continue
+            where = f"task {task.get('id')} (pair {task['data']['pair_id']}), annotation {ann.get('id')} by {name}"
+            label, ps = convert(ann, task, name, where)
+            if ps:
+                problems += ps
+                continue
+            key = (label.pair_id, name)
+            stamp = label.updated_at or ""
+            if key in latest:
+                result.superseded += 1
+                if latest[key][0] >= stamp:
+                    continue
+            latest[key] = (stamp, label)
+    if problems:
+        raise AnnotationProblem(title, problems)
+
+    current = {(lb.pair_id, lb.annotator): lb for lb in store.labels(status=None)}
+    known = {a.name for a in store.annotators()}
+    with store.write() as conn:
+        for (pair_id, name), (_, label) in sorted(latest.items()):
+            if name not in known:
+                store.ensure_annotator(name, conn=conn)
+                known.add(name)
+                result.annotators_created.append(name)
+            cur = current.get((pair_id, name))
+            if cur is None:
+                store.save_label(label, conn=conn)
+                result.new += 1
+            elif cur.source != SOURCE:
+                result.conflicts.append((pair_id, name))
+            elif all(getattr(cur, f) == getattr(label, f) for f in _COMPARED):
+                result.unchanged += 1
+            else:
+                store.save_label(label, expected_revision=cur.revision, conn=conn)
+                result.updated += 1
+    return result

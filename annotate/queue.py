@@ -1,0 +1,162 @@
+"""What an annotator sees and what their answers mean, without Streamlit.
+
+The annotator sees *left* and *right*; the store keeps *first* and *second* (the pair's
+canonical order). The mapping is the Assignment's ``left`` side, fixed when the pair was
+assigned, so a reload shows the same sides and labels never depend on screen position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from curate.model import Assignment, Item, Label, Pair, flip
+from curate.store import ConflictError, Store
+
+Shown = Literal["left", "right"]
+
+
+@dataclass(frozen=True)
+class PairView:
+    """One pair as a given annotator must see it: no model names, no gold, no others' labels."""
+
+    pair_id: str
+    item_id: str
+    prompt: str
+    category: str
+    left_text: str
+    right_text: str
+    left_side: str  # "first" or "second": which canonical response is on the left
+    image_sha256: str | None
+    image_status: str  # "ok", "missing", "corrupt", "too_large", or "none"
+    image_error: str | None
+    seq: int
+    label: Label | None = None  # the annotator's own label, when reopening
+
+    @property
+    def right_side(self) -> str:
+        return flip(self.left_side)  # type: ignore[return-value]
+
+
+def to_canonical(shown: Shown | None, left_side: str) -> str | None:
+    """'left'/'right' on screen -> 'first'/'second' in the store."""
+    if shown is None:
+        return None
+    return left_side if shown == "left" else flip(left_side)
+
+
+def to_shown(canonical: str | None, left_side: str) -> str | None:
+    if canonical is None:
+        return None
+    return "left" if canonical == left_side else "right"
+
+
+def build_view(
+    store: Store, assignment: Assignment, *, with_label: bool = False, conn=None
+) -> PairView | None:
+    pair = store.get_pair(assignment.pair_id, conn=conn)
+    if pair is None:
+        return None
+    item = store.get_item(pair.item_id, conn=conn)
+    cands = {c.id: c for c in store.candidates(ids=[pair.first_id, pair.second_id], conn=conn)}
+    if item is None or pair.first_id not in cands or pair.second_id not in cands:
+        return None
+    texts = {"first": cands[pair.first_id].text, "second": cands[pair.second_id].text}
+    left = assignment.left
+    img = item.images[0] if item.images else None
+    return PairView(
+        pair_id=pair.id,
+        item_id=item.id,
+        prompt=item.prompt,
+        category=item.category,
+        left_text=texts[left],
+        right_text=texts[flip(left)],
+        left_side=left,
+        image_sha256=img.sha256 if img and img.status == "ok" else None,
+        image_status=img.status if img else "none",
+        image_error=img.error if img else None,
+        seq=assignment.seq,
+        label=store.get_label(pair.id, assignment.annotator, conn=conn) if with_label else None,
+    )
+
+
+def current_view(store: Store, annotator: str) -> PairView | None:
+    """The annotator's next open pair (the same one after a refresh), or None when done."""
+    with store.read() as conn:
+        a = store.next_assignment(annotator, conn=conn)
+        if a is None:
+            return None
+        return build_view(store, a, conn=conn)
+
+
+def own_view(store: Store, annotator: str, pair_id: str) -> PairView | None:
+    """A pair of the annotator's own queue, with their label, for editing. None if not theirs."""
+    with store.read() as conn:
+        a = store.get_assignment(pair_id, annotator, conn=conn)
+        if a is None:
+            return None
+        return build_view(store, a, with_label=True, conn=conn)
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    ok: bool
+    message: str
+    label: Label | None = None
+    conflict: bool = False
+
+
+def save(store: Store, label: Label, *, expected_revision: int | None = None) -> SaveResult:
+    """Save and turn a lost race into a message the annotator can act on."""
+    try:
+        saved = store.save_label(label, expected_revision=expected_revision)
+    except ConflictError:
+        if expected_revision is None:
+            msg = "This pair was already submitted (perhaps from another tab). Nothing was overwritten; moving on."
+        else:
+            msg = "This label changed elsewhere since you opened it. Nothing was overwritten; reopen it to see the latest."
+        return SaveResult(False, msg, conflict=True)
+    verb = {"skipped": "Skipped", "submitted": "Saved"}.get(saved.status, "Saved")
+    return SaveResult(True, f"{verb}.", saved)
+
+
+def undo(store: Store, annotator: str) -> Label | None:
+    return store.undo_last(annotator)
+
+
+def my_labels(store: Store, annotator: str) -> list[tuple[Label, Assignment]]:
+    """The annotator's own labels (submitted and skipped), newest first, with their sides."""
+    with store.read() as conn:
+        labels = store.labels(annotator=annotator, status=None, conn=conn)
+        sides = {a.pair_id: a for a in store.assignments(annotator=annotator, conn=conn)}
+    rows = [(lab, sides[lab.pair_id]) for lab in labels if lab.pair_id in sides]
+    rows.sort(key=lambda r: r[0].updated_at or "", reverse=True)
+    return rows
+
+
+def shown_label(label: Label, left_side: str) -> dict:
+    """A label in the annotator's own left/right terms (for the 'my labels' table and edits)."""
+    first_is_left = left_side == "first"
+    return dict(
+        left=label.correctness_first if first_is_left else label.correctness_second,
+        right=label.correctness_second if first_is_left else label.correctness_first,
+        preference=to_shown(label.preference, left_side) if label.preference in ("first", "second") else label.preference,
+        rationale=label.rationale,
+        flag=label.flag,
+        status=label.status,
+    )
+
+
+__all__ = [
+    "PairView",
+    "SaveResult",
+    "build_view",
+    "current_view",
+    "own_view",
+    "save",
+    "undo",
+    "my_labels",
+    "shown_label",
+    "to_canonical",
+    "to_shown",
+]

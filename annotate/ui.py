@@ -1,0 +1,328 @@
+"""Streamlit pieces shared by the page scripts: the store, the signed-in user, the pair view
+and the label form. Rules live in queue/form/auth; this module only renders and calls."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+
+import streamlit as st
+
+from curate.model import FLAG_REASONS, Annotator
+from curate.store import Store
+
+from . import auth, keys
+from .form import FLAG_TITLES, FormInput, from_label, problems, rationale_rule, skip_label, to_label
+from .queue import PairView, current_view, save, undo
+from .render import image_html, safe_markdown
+
+COOKIE = "mmrb_session"
+CONFIG: dict = {"db": None, "images": None, "guidelines": None}  # set by app.py on every run
+
+
+@st.cache_resource(show_spinner=False)
+def _open_store(db: str | None, images: str | None) -> Store:
+    return Store(db, images)
+
+
+def store() -> Store:
+    return _open_store(CONFIG["db"], CONFIG["images"])
+
+
+# -- who is signed in --------------------------------------------------------------------
+def _cookie() -> str | None:
+    try:
+        v = st.context.cookies.get(COOKIE)
+    except Exception:  # no browser request behind this session (tests, bare mode)
+        return None
+    return v if isinstance(v, str) else None  # AppTest has no real request behind it
+
+
+def current_user() -> Annotator | None:
+    """The signed-in, still active account; re-checked on every run so disabling bites at once."""
+    s = store()
+    name = st.session_state.get("user")
+    if name:
+        who = s.get_annotator(name)
+        if who is not None and who.active:
+            return who
+        st.session_state.pop("user", None)
+        return None
+    who = auth.check_token(s, _cookie())
+    if who is None:
+        who = _oidc_user(s)
+    if who is not None:
+        st.session_state["user"] = who.name
+    return who
+
+
+def _oidc_user(s: Store) -> Annotator | None:
+    """An OIDC identity (st.login) maps to the account named by its e-mail, when configured."""
+    try:
+        if not st.user.is_logged_in:
+            return None
+        email = st.user.get("email")
+    except Exception:
+        return None
+    who = s.get_annotator(email) if email else None
+    return who if who is not None and who.active else None
+
+
+def oidc_configured() -> bool:
+    try:
+        return "auth" in st.secrets
+    except Exception:
+        return False
+
+
+def sign_in(who: Annotator) -> None:
+    st.session_state["user"] = who.name
+    st.session_state["set_cookie"] = auth.make_token(store(), who)
+
+
+def sign_out() -> None:
+    for k in list(st.session_state.keys()):
+        del st.session_state[k]
+    st.session_state["set_cookie"] = None  # None: clear it
+
+
+def flush_cookie() -> None:
+    if "set_cookie" in st.session_state:
+        value = st.session_state.pop("set_cookie")
+        st.html(keys.cookie_script(COOKIE, value, auth.SESSION_HOURS * 3600), unsafe_allow_javascript=True)
+
+
+def require(page: str) -> Annotator:
+    """Stop the page unless the signed-in user may open it (a URL typed by hand included)."""
+    who = current_user()
+    if not auth.can_open(who, page):
+        if who is None:
+            st.warning("Please sign in first.")
+        else:
+            st.error("This page is for the annotation lead. You do not have access to it.")
+        st.stop()
+    return who  # type: ignore[return-value]
+
+
+# -- pieces of the label page ------------------------------------------------------------
+@lru_cache(maxsize=512)
+def _thumb_bytes(root: str, rel: str) -> bytes:
+    from curate.images import ImageStore
+
+    return ImageStore(root).thumbnail(rel).read_bytes()
+
+
+def image_bytes(s: Store, sha256: str | None) -> bytes | None:
+    if not sha256:
+        return None
+    full = s.image_path(sha256)
+    if full is None or not full.exists():
+        return None
+    rel = str(full.relative_to(s.images.root))
+    try:
+        return _thumb_bytes(str(s.images.root), rel)
+    except OSError:
+        return None
+
+
+def token(pair_id: str) -> str:
+    """A short, class-name-safe widget key suffix for one pair."""
+    return hashlib.sha1(pair_id.encode()).hexdigest()[:10]
+
+
+def show_item(view: PairView) -> None:
+    s = store()
+    jpeg = image_bytes(s, view.image_sha256)
+    reason = None
+    if jpeg is None:
+        reason = {
+            "none": "This prompt has no image.",
+            "missing": "The image file was not found when the data was imported.",
+            "corrupt": "The image file could not be read.",
+            "too_large": "The image was too large to import.",
+        }.get(view.image_status, "The image is not available.")
+    img_col, prompt_col = st.columns([5, 6], gap="medium")
+    with img_col:
+        st.html(image_html(jpeg, item_id=view.item_id, alt="the prompt's image", missing_reason=reason))
+        if jpeg is not None:
+            st.button("Full size and zoom  `Z`", key="act_zoom", on_click=_open_zoom, args=(view.image_sha256,))
+    with prompt_col:
+        st.caption(f"Prompt · {view.category}")
+        with st.container(key=f"prompt-{token(view.item_id)}"):
+            st.markdown(safe_markdown(view.prompt))
+
+
+def _open_zoom(sha: str) -> None:
+    st.session_state["zoom"] = sha
+
+
+@st.dialog("Full-size image", width="large")
+def zoom_dialog(sha: str) -> None:
+    path = store().image_path(sha)
+    if path is None or not path.exists():
+        st.warning("The image file is not available.")
+        return
+    from PIL import Image
+
+    with Image.open(path) as im:
+        w, h = im.size
+    z = st.select_slider("Zoom", options=[0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0], value=1.0,
+                         format_func=lambda v: f"{int(v * 100)}%")
+    st.caption(f"Original size {w} x {h} pixels")
+    with st.container(height=620, border=False):
+        st.image(str(path), width=max(1, int(w * z)))
+
+
+def _default_index(options: tuple, value) -> int | None:
+    return options.index(value) if value in options else None
+
+
+CORRECT_OPTS = ("correct", "incorrect", "unsure")
+PREF_OPTS = ("left", "tie", "right")
+FLAG_OPTS = ("",) + FLAG_REASONS
+
+
+def label_form(view: PairView, *, mode: str, prefill: FormInput | None = None, on_submit=None) -> None:
+    """Both responses and the decisions, in one form: nothing reruns until submit."""
+    tk = token(view.pair_id)
+    pre = prefill or FormInput()
+    rule = rationale_rule(store())
+    with st.form(key=f"q_form_{tk}", border=False, enter_to_submit=False):
+        lcol, rcol = st.columns(2, gap="medium")
+        for col, side, text, k, hint in (
+            (lcol, "Left", view.left_text, "q_left", ("1", "2", "3")),
+            (rcol, "Right", view.right_text, "q_right", ("8", "9", "0")),
+        ):
+            with col:
+                st.markdown(f"**{side} response**")
+                with st.container(height=300, key=f"resp_{side.lower()}_{tk}"):
+                    st.markdown(safe_markdown(text))
+                st.radio(
+                    f"Is the {side.lower()} response correct?",
+                    CORRECT_OPTS,
+                    index=_default_index(CORRECT_OPTS, getattr(pre, side.lower())),
+                    horizontal=True,
+                    key=f"{k}_{tk}",
+                    format_func=lambda v, h=hint: f"{v}  ({h[CORRECT_OPTS.index(v)]})",
+                )
+        st.radio(
+            "Which response is better?",
+            PREF_OPTS,
+            index=_default_index(PREF_OPTS, pre.preference),
+            horizontal=True,
+            key=f"q_pref_{tk}",
+            format_func=lambda v: {"left": "left is better  (A)", "tie": "tie  (T)", "right": "right is better  (D)"}[v],
+        )
+        need = ", ".join(sorted(rule - {"never"})) or "never"
+        st.text_area(
+            f"Rationale  (E to write, Esc to leave) · required for: {need}",
+            value=pre.rationale,
+            key=f"q_rationale_{tk}",
+            height=80,
+            placeholder="Why? Required for ties and 'unsure'; a short note for a flag.",
+        )
+        st.radio(
+            "Flag this pair  (F cycles)",
+            FLAG_OPTS,
+            index=_default_index(FLAG_OPTS, pre.flag or ""),
+            horizontal=True,
+            key=f"q_flag_{tk}",
+            format_func=lambda v: "no flag" if not v else FLAG_TITLES[v],
+        )
+        st.form_submit_button(
+            "Save changes  (Enter)" if mode == "edit" else "Submit  (Enter)",
+            type="primary",
+            key=f"q_submit_{tk}",
+            on_click=on_submit or _submit,
+            args=(view, mode),
+        )
+
+
+def read_form(view: PairView) -> FormInput:
+    tk = token(view.pair_id)
+    ss = st.session_state
+    return FormInput(
+        left=ss.get(f"q_left_{tk}"),
+        right=ss.get(f"q_right_{tk}"),
+        preference=ss.get(f"q_pref_{tk}"),
+        rationale=ss.get(f"q_rationale_{tk}") or "",
+        flag=ss.get(f"q_flag_{tk}") or None,
+    )
+
+
+def started(pair_id: str) -> float:
+    """When this session first showed the pair (for seconds per label)."""
+    t = st.session_state.setdefault("shown_at", {})
+    return t.setdefault(pair_id, time.monotonic())
+
+
+def _submit(view: PairView, mode: str) -> None:
+    f = read_form(view)
+    errs = problems(f, rationale_rule(store()))
+    if errs:
+        st.session_state["form_errors"] = (view.pair_id, errs)
+        return
+    who = st.session_state["user"]
+    seconds = time.monotonic() - started(view.pair_id)
+    label = to_label(f, pair_id=view.pair_id, annotator=who, left_side=view.left_side, seconds=seconds)
+    if mode == "edit":
+        expected = view.label.revision if view.label is not None else None
+        # an edit keeps the original labelling time; the history keeps the old answers
+        label = replace(label, seconds=view.label.seconds if view.label else seconds)
+        res = save(store(), label, expected_revision=expected)
+    else:
+        res = save(store(), label)
+    st.session_state["flash"] = ("success" if res.ok else "warning", res.message)
+    st.session_state.get("shown_at", {}).pop(view.pair_id, None)
+    if mode == "edit" and res.ok:
+        st.session_state.pop("editing", None)
+
+
+def skip_current(view: PairView) -> None:
+    res = save(store(), skip_label(view.pair_id, st.session_state["user"], time.monotonic() - started(view.pair_id)))
+    st.session_state["flash"] = ("info" if res.ok else "warning", res.message)
+
+
+def undo_last() -> None:
+    last = undo(store(), st.session_state["user"])
+    if last is None:
+        st.session_state["flash"] = ("info", "Nothing to undo.")
+        return
+    # show the withdrawn answers again so they can be corrected, not retyped
+    st.session_state.setdefault("prefill", {})[last.pair_id] = last
+    st.session_state["flash"] = ("info", "Your last label was withdrawn; it is back in front of you.")
+
+
+def show_flash() -> None:
+    kind, msg = st.session_state.pop("flash", (None, None))
+    if kind == "success":
+        st.toast(msg)  # no layout shift on the common path
+    elif kind:
+        getattr(st, kind)(msg)
+
+
+def show_errors(view: PairView) -> None:
+    got = st.session_state.pop("form_errors", None)
+    if got and got[0] == view.pair_id:
+        st.error("Not saved yet: " + "; ".join(got[1]) + ".")
+
+
+def key_listener() -> None:
+    st.html(keys.script(), unsafe_allow_javascript=True)
+
+
+def guidelines_text() -> str | None:
+    s = store()
+    text = s.get_setting("guidelines_md")
+    if text:
+        return text
+    path = CONFIG.get("guidelines")
+    if path and Path(path).exists():
+        return Path(path).read_text(encoding="utf-8")
+    return None
+
+
+__all__ = ["store", "current_user", "require", "label_form", "show_item", "current_view"]

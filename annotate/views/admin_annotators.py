@@ -1,0 +1,66 @@
+"""Lead: accounts and the assignment plan."""
+
+import streamlit as st
+
+from annotate import admin, auth, ui
+from curate.errors import MmrbError
+
+who = ui.require("admin_annotators")
+s = ui.store()
+st.subheader("Annotators")
+ui.show_flash()
+people = admin.progress_by_annotator(s)
+st.dataframe(people[["annotator", "role", "active", "assigned", "done"]] if not people.empty else people,
+             hide_index=True, use_container_width=True)
+
+with st.expander("Add an account"):
+    with st.form("add_account", clear_on_submit=True):
+        name = st.text_input("Name")
+        pw = st.text_input("Initial password (at least 8 characters)", type="password")
+        role = st.radio("Role", ("annotator", "admin"), horizontal=True)
+        if st.form_submit_button("Add"):
+            try:
+                auth.add_account(s, name, pw, role)
+                st.session_state["flash"] = ("success", f"Added {role} {name}.")
+                st.rerun()
+            except MmrbError as e:
+                st.error(str(e))
+
+names = [a.name for a in s.annotators()]
+if names:
+    with st.expander("Disable, enable or reset a password"):
+        target = st.selectbox("Account", names)
+        a, b = st.columns(2)
+        if a.button("Disable" if s.get_annotator(target).active else "Enable"):
+            if target == who.name:
+                st.error("You cannot disable your own account.")
+            else:
+                auth.set_active(s, target, not s.get_annotator(target).active)
+                st.rerun()
+        with b.form("reset", clear_on_submit=True):
+            pw2 = st.text_input("New password", type="password")
+            if st.form_submit_button("Reset password"):
+                try:
+                    auth.reset_password(s, target, pw2)
+                    st.success(f"Password of {target} reset; their sessions have ended.")
+                except MmrbError as e:
+                    st.error(str(e))
+
+st.subheader("Assignment plan")
+st.caption("Each pair gets k distinct annotators; sides are seeded per (pair, annotator); re-runs only add.")
+with st.form("plan"):
+    c1, c2, c3 = st.columns(3)
+    k = c1.number_input("k (labels per pair)", 1, 10, 3)
+    max_k = c2.number_input("max k (adaptive overlap)", 1, 15, 3)
+    gold = c3.number_input("gold rate", 0.0, 0.9, 0.0, step=0.05)
+    pick = st.multiselect("Annotators (empty: every active annotator)", [a.name for a in s.annotators() if a.role == "annotator"])
+    if st.form_submit_button("Assign"):
+        try:
+            from curate.assign import assign
+
+            rep = assign(s, k=int(k), max_k=max(int(max_k), int(k)), gold_rate=float(gold), annotators=pick or None)
+            st.success("\n".join(rep.lines()))
+        except ImportError:
+            st.error("The assignment stage is not installed in this version.")
+        except MmrbError as e:
+            st.error(str(e))

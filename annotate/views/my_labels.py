@@ -1,0 +1,42 @@
+"""One's own past labels: review and edit (every edit keeps the previous version)."""
+
+import streamlit as st
+
+from annotate import ui
+from annotate.form import from_label
+from annotate.queue import my_labels, own_view, shown_label
+
+who = ui.require("my_labels")
+s = ui.store()
+ui.show_flash()
+rows = my_labels(s, who.name)
+if not rows:
+    st.info("You have not labelled anything yet.")
+    st.stop()
+
+table = [
+    dict(pair=lab.pair_id, status=lab.status, **{k: v for k, v in shown_label(lab, a.left).items() if k != "status"},
+         saved=(lab.updated_at or "")[:19].replace("T", " "))
+    for lab, a in rows
+]
+st.subheader("My labels")
+st.caption("Left and right are as you saw them. Pick one to reopen it.")
+picked = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row", key="my_table",
+                      use_container_width=True)
+sel = picked.selection.rows if picked else []
+if sel:
+    st.session_state["editing"] = table[sel[0]]["pair"]
+pair_id = st.session_state.get("editing")
+if pair_id:
+    view = own_view(s, who.name, pair_id)
+    if view is None or view.label is None:
+        st.warning("That label no longer exists (it may have been undone).")
+        st.session_state.pop("editing", None)
+        st.stop()
+    st.divider()
+    st.markdown(f"**Editing pair `{view.pair_id}`** (revision {view.label.revision})")
+    with st.container(key="mmrb-edit"):
+        ui.show_errors(view)
+        ui.show_item(view)
+        ui.label_form(view, mode="edit", prefill=from_label(view.label, view.left_side))
+    ui.key_listener()

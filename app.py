@@ -1,0 +1,82 @@
+"""The annotation app: `streamlit run app.py` (bundled sample) or `streamlit run app.py -- --db URL`.
+
+Arguments after `--`: --db (SQLite file or postgresql:// URL; default $MMRB_DB, else the
+bundled sample built in .mmrb/sample.db on first start), --images DIR, --guidelines FILE.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+from annotate import ui
+
+HERE = Path(__file__).resolve().parent
+VIEWS = HERE / "annotate" / "views"
+
+st.set_page_config(page_title="mmrb-studio", page_icon=":material/compare:", layout="wide")
+
+
+def _args() -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="streamlit run app.py --", add_help=False)
+    p.add_argument("--db")
+    p.add_argument("--images")
+    p.add_argument("--guidelines")
+    return p.parse_known_args(sys.argv[1:])[0]
+
+
+@st.cache_resource(show_spinner="Building the sample project (first start only)...")
+def _sample() -> dict:
+    from annotate import demo
+
+    return demo.ensure_sample()
+
+
+args = _args()
+db = args.db or os.environ.get("MMRB_DB")
+if db:
+    ui.CONFIG.update(db=db, images=args.images, guidelines=args.guidelines, demo_accounts=None)
+else:
+    sample = _sample()
+    ui.CONFIG.update(db=sample["db"], images=sample["images"], guidelines=args.guidelines or sample["guidelines"],
+                     demo_accounts=sample["accounts"])
+
+who = ui.current_user()
+ui.flush_cookie()
+
+
+def page(name: str, title: str, icon: str, **kw) -> st.Page:
+    return st.Page(VIEWS / f"{name}.py", title=title, icon=icon, url_path=name, **kw)
+
+
+if who is None:
+    nav = st.navigation([page("signin", "Sign in", ":material/login:", default=True)], position="hidden")
+else:
+    is_admin = who.role == "admin"
+    work = [
+        page("label", "Label", ":material/rate_review:", default=True),
+        page("my_labels", "My labels", ":material/history:"),
+        page("guidelines", "Guidelines", ":material/menu_book:"),
+    ]
+    # Admin pages stay registered for everyone but hidden from annotators: opening one by
+    # URL reaches the page's own access check, which refuses it with a message.
+    vis = "visible" if is_admin else "hidden"
+    lead = [
+        page("admin_progress", "Progress", ":material/monitoring:", visibility=vis),
+        page("admin_agreement", "Agreement", ":material/handshake:", visibility=vis),
+        page("admin_adjudicate", "Adjudication", ":material/gavel:", visibility=vis),
+        page("admin_annotators", "Annotators", ":material/group:", visibility=vis),
+    ]
+    if (VIEWS / "leaderboard.py").exists():
+        lead.append(page("leaderboard", "Leaderboard", ":material/leaderboard:", visibility=vis))
+    nav = st.navigation({"Annotate": work, "Lead": lead} if is_admin else {"Annotate": work + lead})
+    with st.sidebar:
+        st.caption(f"Signed in as **{who.name}** ({who.role})")
+        if st.button("Sign out", key="sign_out"):
+            ui.sign_out()
+            st.rerun()
+nav.run()

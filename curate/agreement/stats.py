@@ -1,0 +1,323 @@
+"""Agreement statistics over a units x values count table.
+
+Notation follows the sources:
+
+* Krippendorff, K. (2011). *Computing Krippendorff's Alpha-Reliability*. Annenberg School
+  for Communication, University of Pennsylvania. Per unit u, ``n_uc`` coders chose value c
+  and ``m_u`` values are pairable. The coincidence matrix is
+  ``o_ck = sum_u (n_uc * n_uk - [c == k] * n_uc) / (m_u - 1)`` over units with ``m_u >= 2``;
+  ``n_c = sum_k o_ck``, ``n = sum_c n_c``; ``D_o = 1/n sum o_ck delta2_ck`` and
+  ``D_e = 1/(n (n-1)) sum n_c n_k delta2_ck``; ``alpha = 1 - D_o / D_e``. The point value
+  comes from the ``krippendorff`` package (level always passed); the bootstrap below uses
+  the same formulas vectorised, and a test checks both give the same alpha.
+* Gwet, K. L. (2008). Computing inter-rater reliability and its variance in the presence
+  of high agreement. *British Journal of Mathematical and Statistical Psychology* 61, 29-48.
+  ``AC1 = (p_a - p_e) / (1 - p_e)``, ``p_e = 1/(q-1) sum_k pi_k (1 - pi_k)``; with missing
+  labels (Gwet 2014, Handbook ch. 2) ``p_a`` averages over units with ``r_i >= 2`` and
+  ``pi_k = 1/n sum_i r_ik / r_i`` over every rated unit.
+* Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. *Psychological
+  Bulletin* 76(5), 378-382: statsmodels' ``fleiss_kappa`` when every unit has the same number
+  of ratings; the missing-data form (``p_e = sum_k pi_k^2`` with Gwet's ``pi_k``) otherwise.
+
+Undefined values (no variation, too few labels) are :class:`Estimate` objects carrying the
+reason, never 0, 1 or NaN.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from .table import FieldSpec
+
+DEFAULT_RESAMPLES = 1000
+DEFAULT_CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True)
+class Estimate:
+    value: float | None
+    undefined: str | None = None  # why there is no value
+    low: float | None = None  # bootstrap percentile interval
+    high: float | None = None
+    note: str | None = None
+
+    @staticmethod
+    def none(reason: str) -> "Estimate":
+        return Estimate(None, reason)
+
+    def as_dict(self) -> dict:
+        d: dict = {"value": _r(self.value)}
+        if self.undefined:
+            d["undefined"] = self.undefined
+        if self.low is not None:
+            d["ci95"] = [_r(self.low), _r(self.high)]
+        if self.note:
+            d["note"] = self.note
+        return d
+
+    def __str__(self) -> str:
+        if self.value is None:
+            return f"undefined ({self.undefined})"
+        s = f"{self.value:.3f}"
+        if self.low is not None:
+            s += f" [{self.low:.3f}, {self.high:.3f}]"
+        return s
+
+
+def _r(x: float | None, nd: int = 6) -> float | None:
+    return None if x is None else round(float(x), nd)
+
+
+def stable_seed(*parts: object) -> int:
+    """A seed from stable names (never Python's salted hash())."""
+    return int.from_bytes(hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()[:8], "big")
+
+
+# -- counts ------------------------------------------------------------------------------
+def value_counts(unit: np.ndarray, code: np.ndarray, n_units: int, n_values: int) -> np.ndarray:
+    """n_uc: units x values."""
+    flat = np.bincount(unit * n_values + code, minlength=n_units * n_values)
+    return flat.reshape(n_units, n_values)
+
+
+def distinct_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct count rows in order of first appearance (units are in sorted id order, so
+    relabelling values maps rows one to one and the seeded draws stay the same).
+    Returns (patterns, multiplicity, inverse)."""
+    base = int(counts.max(initial=0)) + 1
+    if base ** counts.shape[1] < 2**62:
+        key = counts @ (base ** np.arange(counts.shape[1], dtype=np.int64))
+        _, first, inverse, mult = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
+    else:  # pragma: no cover - only for very wide scales
+        _, first, inverse, mult = np.unique(counts, axis=0, return_index=True, return_inverse=True, return_counts=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return counts[first[order]], mult[order], rank[inverse.ravel()]
+
+
+# -- Krippendorff's alpha ------------------------------------------------------------------
+def delta2(spec: FieldSpec, n_c: np.ndarray) -> np.ndarray:
+    """Squared difference function delta2_ck (Krippendorff 2011, section C).
+
+    ``n_c`` has shape (..., V); the ordinal metric depends on it, the others do not.
+    """
+    V = len(spec.values)
+    if spec.level == "nominal":
+        return np.broadcast_to(1.0 - np.eye(V), n_c.shape[:-1] + (V, V))
+    if spec.level == "ordinal":
+        cs = np.concatenate([np.zeros(n_c.shape[:-1] + (1,)), np.cumsum(n_c, axis=-1)], axis=-1)
+        i = np.arange(V)
+        lo, hi = np.minimum.outer(i, i), np.maximum.outer(i, i)
+        between = cs[..., hi + 1] - cs[..., lo]  # sum of n_g for g from c to k
+        return (between - (n_c[..., lo] + n_c[..., hi]) / 2.0) ** 2
+    v = spec.numeric
+    if spec.level == "interval":
+        d = (v[:, None] - v[None, :]) ** 2
+    else:  # ratio
+        s = v[:, None] + v[None, :]
+        d = np.divide((v[:, None] - v[None, :]), s, out=np.zeros((V, V)), where=s != 0) ** 2
+    return np.broadcast_to(d, n_c.shape[:-1] + (V, V))
+
+
+def unit_coincidences(counts: np.ndarray) -> np.ndarray:
+    """Each unit's contribution to o_ck, flattened: (units, V*V); zero when m_u < 2."""
+    m = counts.sum(axis=1)
+    pairable = m >= 2
+    outer = counts[:, :, None] * counts[:, None, :] - counts[:, :, None] * np.eye(counts.shape[1])[None]
+    out = np.zeros(outer.shape, dtype=float)
+    out[pairable] = outer[pairable] / (m[pairable] - 1)[:, None, None]
+    return out.reshape(len(counts), -1)
+
+
+def alpha_from_coincidences(spec: FieldSpec, o: np.ndarray) -> np.ndarray:
+    """alpha = 1 - (n - 1) sum o_ck delta2_ck / sum n_c n_k delta2_ck for a stack of o
+    (..., V, V); NaN where D_e = 0 (callers turn that into a reason)."""
+    n_c = o.sum(axis=-1)
+    n = n_c.sum(axis=-1)
+    d = delta2(spec, n_c)
+    num = (o * d).sum(axis=(-1, -2))
+    den = (n_c[..., :, None] * n_c[..., None, :] * d).sum(axis=(-1, -2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, 1.0 - (n - 1) * num / den, np.nan)
+
+
+def alpha_undefined(spec: FieldSpec, counts: np.ndarray) -> str | None:
+    m = counts.sum(axis=1)
+    if not len(counts) or not m.any():
+        return "no labels"
+    pairable = counts[m >= 2]
+    if not len(pairable):
+        return "no pair has two or more labels"
+    used = np.flatnonzero(pairable.sum(axis=0))
+    if len(used) < 2:
+        return f"every pairable label is {spec.values[used[0]]!r}: no variation, alpha is undefined"
+    return None
+
+
+def kripp_alpha(spec: FieldSpec, counts: np.ndarray) -> Estimate:
+    """Point alpha from the ``krippendorff`` package on the value counts."""
+    import krippendorff
+
+    why = alpha_undefined(spec, counts)
+    if why:
+        return Estimate.none(why)
+    pairable = counts[counts.sum(axis=1) >= 2]
+    domain = spec.numeric if spec.level in ("interval", "ratio") else np.arange(len(spec.values))
+    a = krippendorff.alpha(value_counts=pairable, value_domain=domain, level_of_measurement=spec.level)
+    if not np.isfinite(a):
+        return Estimate.none("expected disagreement D_e is zero")
+    return Estimate(float(a))
+
+
+# -- percent agreement, AC1, Fleiss -----------------------------------------------------------
+def percent_agreement(counts: np.ndarray) -> Estimate:
+    """Gwet's p_a: mean over units with r_i >= 2 of sum_k r_ik (r_ik - 1) / (r_i (r_i - 1))."""
+    m = counts.sum(axis=1)
+    ok = m >= 2
+    if not ok.any():
+        return Estimate.none("no pair has two or more labels")
+    c = counts[ok]
+    return Estimate(float(((c * (c - 1)).sum(axis=1) / (m[ok] * (m[ok] - 1))).mean()))
+
+
+def _pi(counts: np.ndarray) -> np.ndarray:
+    m = counts.sum(axis=1)
+    rated = m >= 1
+    return (counts[rated] / m[rated, None]).mean(axis=0)
+
+
+def gwet_ac1(counts: np.ndarray, q: int) -> Estimate:
+    pa = percent_agreement(counts)
+    if pa.value is None:
+        return pa
+    if q < 2:
+        return Estimate.none("the scale has a single category")
+    pi = _pi(counts)
+    pe = float((pi * (1 - pi)).sum() / (q - 1))
+    return Estimate((pa.value - pe) / (1 - pe))
+
+
+def fleiss_kappa_missing(counts: np.ndarray) -> Estimate:
+    """Fleiss' kappa in the missing-data form (Gwet 2014, eq. 2.5): p_e = sum_k pi_k^2."""
+    pa = percent_agreement(counts)
+    if pa.value is None:
+        return pa
+    pi = _pi(counts)
+    pe = float((pi**2).sum())
+    if pe >= 1:
+        return Estimate.none("a single category is used: no variation, kappa is undefined")
+    return Estimate((pa.value - pe) / (1 - pe))
+
+
+def fleiss_kappa(counts: np.ndarray) -> Estimate:
+    """statsmodels' Fleiss (1971) kappa; only defined when every unit has the same number
+    of labels (at least two)."""
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
+    m = counts.sum(axis=1)
+    m = m[m > 0]
+    counts = counts[counts.sum(axis=1) > 0]
+    if not len(m):
+        return Estimate.none("no labels")
+    if m.min() != m.max():
+        return Estimate.none(f"pairs have different numbers of labels ({m.min()} to {m.max()}); "
+                             "see the missing-data form")
+    if m[0] < 2:
+        return Estimate.none("every pair has a single label")
+    if np.count_nonzero(counts.sum(axis=0)) < 2:
+        return Estimate.none("a single category is used: no variation, kappa is undefined")
+    return Estimate(float(sm_fleiss(counts, method="fleiss")))
+
+
+# -- bootstrap ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Intervals:
+    alpha: tuple[float, float] | None
+    percent: tuple[float, float] | None
+    ac1: tuple[float, float] | None
+    alpha_note: str | None = None
+
+
+def bootstrap(spec: FieldSpec, counts: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+              key: str = "", confidence: float = DEFAULT_CONFIDENCE) -> Intervals:
+    """Percentile intervals over pairs, resampled with replacement.
+
+    A resample of the U labelled units is a multinomial draw of how often each unit is
+    taken; every statistic here is a ratio of sums of per-unit terms, so all resamples come
+    from one matrix product W @ F (W: resamples x units, F: per-unit o_ck contributions,
+    agreement terms, pi terms). Units with identical count rows share a column of W (a
+    multinomial over distinct rows is the same distribution), which keeps W small.
+    """
+    counts = counts[counts.sum(axis=1) > 0]
+    U, V = counts.shape
+    if U == 0 or resamples <= 0:
+        return Intervals(None, None, None)
+    patterns, mult, _ = distinct_rows(counts)
+    rng = np.random.default_rng([seed, stable_seed("bootstrap", key)])
+    W = rng.multinomial(U, mult / U, size=resamples).astype(float)
+    m = patterns.sum(axis=1).astype(float)
+    pairable = (m >= 2).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pu = np.where(m >= 2, (patterns * (patterns - 1)).sum(axis=1) / (m * (m - 1)), 0.0)
+    F = np.column_stack([unit_coincidences(patterns), pu, pairable, patterns / m[:, None], np.ones(len(m))])
+    S = W @ F
+    o = S[:, : V * V].reshape(-1, V, V)
+    pa_num, n_pairable, pi_num, n_rated = S[:, V * V], S[:, V * V + 1], S[:, V * V + 2 : V * V + 2 + V], S[:, -1]
+    lo_q, hi_q = (1 - confidence) / 2, 1 - (1 - confidence) / 2
+
+    def interval(x: np.ndarray) -> tuple[tuple[float, float] | None, int]:
+        ok = np.isfinite(x)
+        if not ok.any():
+            return None, resamples
+        lo, hi = np.quantile(x[ok], [lo_q, hi_q])
+        return (float(lo), float(hi)), int((~ok).sum())
+
+    a_ci, a_bad = interval(alpha_from_coincidences(spec, o))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pa = np.where(n_pairable > 0, pa_num / n_pairable, np.nan)
+        pi = pi_num / n_rated[:, None]
+        pe = (pi * (1 - pi)).sum(axis=1) / (V - 1) if V > 1 else np.full(len(pa), np.nan)
+        ac1 = (pa - pe) / (1 - pe)
+    p_ci, _ = interval(pa)
+    c_ci, _ = interval(ac1)
+    note = f"{a_bad} of {resamples} resamples had no variation and were left out" if a_bad and a_ci else None
+    return Intervals(a_ci, p_ci, c_ci, note)
+
+
+# -- Cohen's kappa ---------------------------------------------------------------------------
+def cohen_kappa(x: np.ndarray, y: np.ndarray, spec: FieldSpec) -> Estimate:
+    """Cohen's kappa, quadratic weights for ordered scales (over the full scale).
+
+    The formula of ``sklearn.metrics.cohen_kappa_score`` (a test checks they agree) from a
+    bincount confusion matrix: sklearn's input validation costs ~16 ms a call, which is
+    most of the report once there are ten annotator pairs per field and category.
+    """
+    V = len(spec.values)
+    if len(np.union1d(x, y)) < 2:
+        return Estimate.none("both annotators used a single category")
+    confusion = np.bincount(x * V + y, minlength=V * V).reshape(V, V).astype(float)
+    expected = np.outer(confusion.sum(axis=1), confusion.sum(axis=0)) / confusion.sum()
+    i = np.arange(V)
+    w = (1.0 - np.eye(V)) if spec.level == "nominal" else (i[:, None] - i[None, :]) ** 2.0
+    den = (w * expected).sum()
+    if den == 0:
+        return Estimate.none("expected disagreement is zero")
+    return Estimate(float(1.0 - (w * confusion).sum() / den))
+
+
+# -- per pair --------------------------------------------------------------------------------
+def per_unit(counts: np.ndarray) -> dict[str, np.ndarray]:
+    """n labels, majority value (unique mode, else -1), agreement share, entropy (bits)."""
+    m = counts.sum(axis=1)
+    top = counts.max(axis=1, initial=0)
+    unique_top = (counts == top[:, None]).sum(axis=1) == 1
+    majority = np.where(unique_top & (m > 0), counts.argmax(axis=1), -1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = counts / m[:, None]
+        share = np.where(m > 0, top / m, np.nan)
+        ent = -np.where(p > 0, p * np.log2(np.where(p > 0, p, 1)), 0).sum(axis=1)
+    return {"n": m, "majority": majority, "share": share, "entropy": ent + 0.0}

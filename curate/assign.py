@@ -1,0 +1,232 @@
+"""Assign pairs to annotators: k distinct annotators per pair, balanced load, gold pairs mixed
+in, adaptive overlap, and re-runs that only ever add to the plan.
+
+Rules, in the order they are applied (each run is one transaction):
+
+* Regular pairs are the pairs that are neither dropped nor gold (or ``pair_ids``). A pair
+  needs ``k`` annotators who have not skipped it; the missing ones are chosen among the
+  eligible annotators with the lowest load so far (ties broken by a seeded hash), never an
+  annotator already on the pair.
+* Adaptive overlap: a pair whose assignments are all done and whose first ``k`` submitted
+  labels are not unanimous gets one more annotator; after that it keeps getting one more
+  while its labels have no strict majority, up to ``max_k`` annotators.
+* Gold pairs (``Pair.is_gold``) are mixed into each annotator's new work so that about
+  ``gold_rate`` of their queue is gold, each gold pair at most once per annotator, at seeded
+  positions.
+* Existing assignments are never moved, re-sided or re-numbered: new work is appended after
+  the annotator's last ``seq``. Every pair is queued in one shared seeded order, so overlapping
+  annotators reach the same pairs at about the same time and agreement can be computed early.
+* The display side (``Assignment.left``) is a seeded hash of (pair, annotator): stable across
+  re-runs, about half the annotators of a pair see each response on the left.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from .errors import MmrbError
+from .model import Assignment, Label, Pair
+from .store import Store
+
+
+def seeded_unit(*parts: object) -> float:
+    """A stable number in [0, 1) from the given parts (the project's seeded randomness)."""
+    h = hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(h[:8], "big") / 2**64
+
+
+@dataclass(frozen=True)
+class AssignReport:
+    created: int  # assignments added by this run
+    regular: int  # of which on regular pairs
+    gold: int  # of which on gold pairs
+    adaptive: int  # extra annotators added because the first labels disagreed
+    pairs: int  # regular pairs considered
+    annotators: tuple[str, ...]
+    load: dict[str, int] = field(default_factory=dict)  # total assignments per annotator after the run
+    short: tuple[str, ...] = ()  # pairs that still have fewer than k annotators (too few annotators)
+    gold_pool: int = 0
+    gold_without_answer: int = 0  # gold pairs with no known_preference: cannot be scored
+
+    def lines(self) -> list[str]:
+        out = [
+            f"{self.created} assignments added ({self.regular} regular, {self.gold} gold, "
+            f"{self.adaptive} adaptive) over {self.pairs} pairs and {len(self.annotators)} annotators"
+        ]
+        for name in self.annotators:
+            out.append(f"  {name}: {self.load.get(name, 0)} assigned")
+        if self.short:
+            out.append(f"{len(self.short)} pairs have fewer than k annotators (not enough annotators)")
+        if self.gold_without_answer:
+            out.append(f"warning: {self.gold_without_answer} gold pairs have no known answer")
+        return out
+
+
+def side_for(pair_id: str, annotator: str, seed: int) -> str:
+    return "first" if seeded_unit("side", seed, pair_id, annotator) < 0.5 else "second"
+
+
+def _vote(label: Label) -> tuple:
+    """What two labels must share to agree: the preference, else the correctness pair."""
+    if label.preference is not None:
+        return ("preference", label.preference)
+    return ("correctness", label.correctness_first, label.correctness_second)
+
+
+def needs_another(votes: list[tuple], k: int) -> bool:
+    """Adaptive overlap: the first k labels not unanimous, then no strict majority."""
+    if len(votes) < k or not votes:
+        return False
+    counts = Counter(votes)
+    if len(votes) == k:
+        return len(counts) > 1
+    return counts.most_common(1)[0][1] * 2 <= len(votes)
+
+
+def assign(
+    store: Store,
+    *,
+    k: int,
+    annotators: list[str] | None = None,
+    seed: int = 0,
+    gold_rate: float = 0.0,
+    max_k: int | None = None,
+    batch: str = "",
+    pair_ids: Iterable[str] | None = None,
+) -> AssignReport:
+    if k < 1:
+        raise MmrbError(f"k must be at least 1, got {k}")
+    if max_k is None:
+        max_k = k
+    if max_k < k:
+        raise MmrbError(f"max_k ({max_k}) must be at least k ({k})")
+    if not 0.0 <= gold_rate < 1.0:
+        raise MmrbError(f"gold rate must be in [0, 1), got {gold_rate}")
+
+    with store.write() as conn:
+        if annotators is None:
+            names = [a.name for a in store.annotators(conn=conn) if a.active and a.role == "annotator"]
+        else:
+            names = list(dict.fromkeys(annotators))
+            for n in names:
+                store.ensure_annotator(n, conn=conn)
+        if not names:
+            raise MmrbError("no annotators to assign to: add annotators first (mmrb annotators add) or pass --annotators")
+
+        all_pairs = [p for p in store.pairs(conn=conn) if p.status != "dropped"]
+        gold_pool = [p for p in all_pairs if p.is_gold]
+        if pair_ids is not None:
+            wanted = set(pair_ids)
+            known = {p.id for p in all_pairs}
+            missing = sorted(wanted - known)
+            if missing:
+                raise MmrbError(f"{len(missing)} pair ids not found or dropped, e.g. {missing[0]!r}")
+            regular = [p for p in all_pairs if p.id in wanted and not p.is_gold]
+        else:
+            regular = [p for p in all_pairs if not p.is_gold]
+        # one shared queue order for everybody
+        regular.sort(key=lambda p: (seeded_unit("order", seed, p.id), p.id))
+
+        existing = store.assignments(conn=conn)
+        by_pair: dict[str, list[Assignment]] = defaultdict(list)
+        load: Counter[str] = Counter()
+        last_seq: dict[str, int] = {}
+        gold_seen: dict[str, set[str]] = defaultdict(set)
+        regular_count: Counter[str] = Counter()
+        gold_count: Counter[str] = Counter()
+        for a in existing:
+            by_pair[a.pair_id].append(a)
+            load[a.annotator] += 1
+            last_seq[a.annotator] = max(last_seq.get(a.annotator, -1), a.seq)
+            if a.is_gold:
+                gold_seen[a.annotator].add(a.pair_id)
+                gold_count[a.annotator] += 1
+            else:
+                regular_count[a.annotator] += 1
+
+        labels_by_pair: dict[str, list[Label]] = defaultdict(list)
+        skipped: set[tuple[str, str]] = set()
+        for lab in store.labels(status=None, conn=conn):
+            if lab.status == "submitted":
+                labels_by_pair[lab.pair_id].append(lab)
+            elif lab.status == "skipped":
+                skipped.add((lab.pair_id, lab.annotator))
+
+        new_regular: dict[str, list[str]] = defaultdict(list)  # annotator -> pair ids, queue order
+        short: list[str] = []
+        adaptive = 0
+        for p in regular:
+            on_pair = by_pair.get(p.id, [])
+            taken = {a.annotator for a in on_pair}
+            active = [a for a in on_pair if (p.id, a.annotator) not in skipped]
+            want = k
+            labs = sorted(labels_by_pair.get(p.id, []), key=lambda lab: (lab.created_at or "", lab.annotator))
+            all_done = bool(on_pair) and all(a.state == "done" for a in on_pair)
+            extra = 0
+            if all_done and len(active) < max_k and needs_another([_vote(x) for x in labs], k):
+                want = max(k, len(active) + 1)
+                extra = 1
+            need = want - len(active)
+            if need <= 0:
+                continue
+            free = [n for n in names if n not in taken]
+            free.sort(key=lambda n: (load[n], seeded_unit("pick", seed, p.id, n), n))
+            chosen = free[:need]
+            for n in chosen:
+                new_regular[n].append(p.id)
+                load[n] += 1
+            if extra and chosen:
+                adaptive += 1
+            if len(active) + len(chosen) < k:
+                short.append(p.id)
+
+        rows: list[Assignment] = []
+        n_gold = 0
+        for n in names:
+            regs = new_regular.get(n, [])
+            golds: list[str] = []
+            if gold_rate > 0 and gold_pool:
+                total_regular = regular_count[n] + len(regs)
+                target = round(total_regular * gold_rate / (1 - gold_rate))
+                pool = sorted(
+                    (g for g in gold_pool if g.id not in gold_seen[n]),
+                    key=lambda g: (seeded_unit("gold", seed, n, g.id), g.id),
+                )
+                golds = [g.id for g in pool[: max(0, target - gold_count[n])]]
+            # spread gold evenly through the new work, each at a seeded offset within its slot
+            slots = [(i + 0.5, pid, False) for i, pid in enumerate(regs)]
+            m = len(golds)
+            for j, gid in enumerate(golds):
+                u = seeded_unit("goldpos", seed, n, gid)
+                slots.append(((j + u) * max(len(regs), 1) / m, gid, True))
+            slots.sort(key=lambda s: (s[0], s[1]))
+            seq = last_seq.get(n, -1)
+            for _, pid, is_gold in slots:
+                seq += 1
+                rows.append(
+                    Assignment(pair_id=pid, annotator=n, left=side_for(pid, n, seed), seq=seq, batch=batch, is_gold=is_gold)
+                )
+                if is_gold:
+                    n_gold += 1
+                    load[n] += 1
+        store.add_assignments(rows, conn=conn)
+
+    everyone = tuple(sorted(set(names) | set(load)))
+    return AssignReport(
+        created=len(rows),
+        regular=len(rows) - n_gold,
+        gold=n_gold,
+        adaptive=adaptive,
+        pairs=len(regular),
+        annotators=everyone,
+        load={n: load[n] for n in everyone},
+        short=tuple(short),
+        gold_pool=len(gold_pool),
+        gold_without_answer=sum(1 for g in gold_pool if g.known_preference is None),
+    )
+
+
+__all__ = ["AssignReport", "assign", "needs_another", "side_for", "seeded_unit"]

@@ -1,0 +1,51 @@
+"""``mmrb agreement``: inter-annotator agreement of the store's labels or of a label file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+HELP = "inter-annotator agreement: Krippendorff's alpha with bootstrap CIs, AC1, kappas, per category"
+DESCRIPTION = (
+    "Agreement per labelled field (preference, correctness of each response, every rating). "
+    "Reads the store, or with --labels a CSV/JSONL long table with columns item, annotator, field, value "
+    "(optional: category; left = which response, first or second, was shown on the left when values "
+    "are screen sides left/right; annotator '@gold' gives gold values)."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from curate.cli import add_store_options
+
+    add_store_options(p)
+    p.add_argument("--labels", metavar="FILE", help="CSV or JSONL long table instead of the store")
+    p.add_argument("--scale", action="append", metavar="FIELD=v1,v2,...",
+                   help="an ordered scale, low to high (the field becomes ordinal); repeatable")
+    p.add_argument("--level", action="append", metavar="FIELD=LEVEL",
+                   help="level of measurement: nominal, ordinal, interval or ratio; repeatable")
+    p.add_argument("--category", action="store_true", help="also report every category")
+    p.add_argument("--pairs", action="store_true", help="include per-pair rows (n labels, majority, share, entropy)")
+    p.add_argument("--json", action="store_true", help="print the full report as JSON")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples over pairs (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--min-shared", type=int, default=10,
+                   help="pairs two annotators must share for a Cohen kappa (default 10)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from curate.agreement import agreement_report, from_store, parse_levels, parse_scales, read_labels_file, render_text
+    from curate.cli import open_store
+
+    scales, levels = parse_scales(args.scale), parse_levels(args.level)
+    if args.labels:
+        table = read_labels_file(args.labels, scales=scales, levels=levels)
+    else:
+        with open_store(args) as store:
+            table = from_store(store, scales=scales, levels=levels)
+    report = agreement_report(table, per_category=args.category, pairs=args.pairs or args.json,
+                              resamples=args.resamples, seed=args.seed, min_shared=args.min_shared)
+    if args.json:
+        print(json.dumps(report.as_dict(), indent=1, ensure_ascii=False))
+    else:
+        print(render_text(report))
+    return 0

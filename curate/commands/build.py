@@ -1,0 +1,58 @@
+"""``mmrb build``: filter the labelled pairs and write the final benchmark."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "filter labelled pairs by rules and write the benchmark (JSONL, Parquet, HF dataset, MMRB/VLRB layouts, card)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from curate.cli import add_store_options
+
+    add_store_options(p)
+    p.add_argument("--rules", required=True, metavar="FILE", help="filter and export rules (TOML or YAML)")
+    p.add_argument("--out", metavar="DIR", help="output folder (replaced atomically when the build completes)")
+    p.add_argument("--dry-run", action="store_true", help="only report how many pairs each rule removes, per category")
+
+
+def render_removed(result) -> str:
+    considered = result.considered_per_category()
+    cats = list(considered)
+    removed = result.removed()
+    kept = result.kept_per_category()
+    width = max([len("considered")] + [len(r) for r in result.rules])
+    cols = [max(len(c), 6) for c in cats]
+    head = f"{'rule':<{width}}" + "".join(f"  {c:>{w}}" for c, w in zip(cats, cols)) + f"  {'all':>6}"
+    lines = [head, f"{'considered':<{width}}" + "".join(f"  {considered[c]:>{w}}" for c, w in zip(cats, cols))
+             + f"  {sum(considered.values()):>6}"]
+    for r in result.rules:
+        row = removed.get(r, {})
+        lines.append(f"{r:<{width}}" + "".join(f"  {row.get(c, 0):>{w}}" for c, w in zip(cats, cols))
+                     + f"  {sum(row.values()):>6}")
+    lines.append(f"{'kept':<{width}}" + "".join(f"  {kept.get(c, 0):>{w}}" for c, w in zip(cats, cols))
+                 + f"  {sum(kept.values()):>6}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from curate.build import build, dry_run, load_rules
+    from curate.cli import open_store
+    from curate.errors import MmrbError
+
+    rules = load_rules(args.rules)
+    if not args.dry_run and not args.out:
+        raise MmrbError("--out DIR is required (or --dry-run)")
+    with open_store(args) as store:
+        if args.dry_run:
+            result = dry_run(store, rules)
+            print("Pairs removed by each rule (first rule that removes a pair), per category:")
+            print(render_removed(result))
+            return 0
+        res = build(store, rules, args.out)
+    print(render_removed(res.result))
+    print(f"wrote {len(res.triplets)} triplets to {res.out}")
+    if res.missing_images:
+        print(f"{len(res.missing_images)} triplets have an image missing from the store (kept without it): "
+              + ", ".join(res.missing_images[:10]) + (" ..." if len(res.missing_images) > 10 else ""))
+    return 0

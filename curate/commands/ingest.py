@@ -1,0 +1,83 @@
+"""mmrb ingest: import items or existing benchmark pairs into the store."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "import items (prompts, images, responses) or existing benchmark pairs"
+DESCRIPTION = (
+    "Import a file into the store in one transaction: either everything lands or nothing "
+    "does. Formats are described in docs/formats.md."
+)
+FORMATS = ("mmrb", "vlrewardbench", "vlrewardbench-text", "mmrb2", "mm-rlhf", "generic")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from curate.cli import add_store_options
+
+    sub = p.add_subparsers(dest="what", metavar="{items,pairs}", required=True)
+    it = sub.add_parser("items", help="items in the mmrb-studio items format (JSONL, CSV or Parquet)")
+    it.add_argument("file")
+    it.add_argument(
+        "--categories",
+        default=None,
+        help="comma-separated allowed categories (default: the six Multimodal RewardBench areas "
+        "and the groups of the other supported benchmarks)",
+    )
+    it.add_argument(
+        "--allow-missing-images",
+        action="store_true",
+        help="record an image file that does not exist as missing (the app shows a placeholder) "
+        "instead of refusing the file",
+    )
+    it.add_argument("--skip-invalid", metavar="REJECTS_FILE", default=None,
+                    help="import the valid rows; write rejected rows with reasons to this JSONL file")
+    add_store_options(it)
+
+    pr = sub.add_parser("pairs", help="pairs of an existing benchmark")
+    pr.add_argument("file")
+    pr.add_argument("--format", required=True, choices=FORMATS)
+    pr.add_argument("--images-dir", default=None, help="folder the image paths are relative to (default: the file's folder)")
+    pr.add_argument("--category", default=None, help="MMRB2 only: the task (t2i, edit, interleaved, reasoning) "
+                    "when the file name does not start with it")
+    pr.add_argument("--categories", default=None, help="comma-separated allowed categories (mmrb and generic formats)")
+    pr.add_argument("--skip-invalid", metavar="REJECTS_FILE", default=None,
+                    help="import the valid rows; write rejected rows with reasons to this JSONL file")
+    add_store_options(pr)
+
+
+def _split(v: str | None) -> list[str] | None:
+    return [c.strip() for c in v.split(",") if c.strip()] if v else None
+
+
+def run(args: argparse.Namespace) -> int:
+    from curate.cli import open_store
+    from curate.ingest import ingest_items, ingest_pairs
+
+    with open_store(args) as store:
+        if args.what == "items":
+            report = ingest_items(
+                store,
+                args.file,
+                categories=_split(args.categories),
+                skip_invalid=args.skip_invalid,
+                allow_missing_images=args.allow_missing_images,
+            )
+        else:
+            report = ingest_pairs(
+                store,
+                args.file,
+                args.format,
+                images_dir=args.images_dir,
+                skip_invalid=args.skip_invalid,
+                categories=_split(args.categories),
+                category=args.category,
+            )
+    print(report.summary())
+    for ex in report.missing_examples:
+        print(f"  missing image: {ex}")
+    if report.images_missing > len(report.missing_examples):
+        print(f"  ... and {report.images_missing - len(report.missing_examples)} more (see `mmrb status`)")
+    for p in report.problems[:10]:
+        print(f"  rejected {p}")
+    return 0

@@ -1,0 +1,450 @@
+"""What every importer shares: field checks that name file/line/field, staged images,
+duplicate detection, the all-or-nothing write and the rejects file.
+
+A format module supplies ``parse(fields, ctx) -> Parsed`` for one row; ``run_import``
+does the rest. Nothing touches the store until every row has been checked; then images are
+copied and all rows are written in one transaction (or, with ``skip_invalid``, the valid
+rows are, and the rejected ones go to a JSONL file with their reasons).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from .. import schema as S
+from ..errors import InputError, InputProblem, MmrbError
+from ..images import ImageProblem
+from ..model import Candidate, ImageRef, Item, Label, Pair
+from .reader import Row, read_rows
+
+
+def stable_hash(*parts: str, n: int = 10) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.encode("utf-8"))
+        h.update(b"\x00")
+    return h.hexdigest()[:n]
+
+
+def seeded_swap(key: str) -> bool:
+    """Whether to put the chosen response second: half the pairs, decided by a stable id,
+    so a judge run with a fixed order is not handed the answer by position."""
+    return int(stable_hash("order", key, n=8), 16) % 2 == 1
+
+
+@dataclass
+class Parsed:
+    """What one input row turns into."""
+
+    items: list[Item] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    pairs: list[Pair] = field(default_factory=list)
+    labels: list[Label] = field(default_factory=list)
+
+
+@dataclass
+class _Staged:
+    source: str
+    base_dir: Path | None
+    data: bytes | None  # raw bytes (embedded images); None: read from source again
+
+
+@dataclass
+class Report:
+    file: str
+    format: str
+    rows: int = 0
+    items: int = 0
+    candidates: int = 0
+    pairs: int = 0
+    labels: int = 0
+    images_stored: int = 0
+    images_missing: int = 0
+    rejected: int = 0
+    rejects_file: str | None = None
+    missing_examples: list[str] = field(default_factory=list)
+    problems: list[InputProblem] = field(default_factory=list)  # of rejected rows
+
+    def summary(self) -> str:
+        parts = [f"{self.items} items", f"{self.candidates} candidates"]
+        if self.pairs or self.format != "items":
+            parts.append(f"{self.pairs} pairs")
+        if self.labels:
+            parts.append(f"{self.labels} labels")
+        parts.append(f"{self.images_stored} images stored")
+        text = f"imported {self.file} ({self.format}): " + ", ".join(parts)
+        if self.images_missing:
+            text += f"; {self.images_missing} image references missing (recorded as missing, shown as placeholders)"
+        if self.rejected:
+            text += f"; {self.rejected} rows rejected, written with reasons to {self.rejects_file}"
+        return text
+
+
+class Context:
+    """Per-file state handed to the row parsers."""
+
+    def __init__(
+        self,
+        store,
+        file: Path,
+        *,
+        images_dir: Path | None = None,
+        missing_images_ok: bool = False,
+        categories: Iterable[str] | None = None,
+    ):
+        self.store = store
+        self.file = file
+        self.name = str(file)
+        self.images_dir = images_dir if images_dir is not None else file.parent
+        self.missing_images_ok = missing_images_ok
+        self.categories = tuple(categories) if categories is not None else None
+        self.staged: dict[str, _Staged] = {}
+        self._image_cache: dict[str, ImageRef] = {}
+        self.state: dict[str, Any] = {}  # free for a format's cross-row bookkeeping
+
+    # images are checked now and copied only when the whole import is accepted
+    def image(self, f: "Fields", name: str, value: Any) -> ImageRef | None:
+        if isinstance(value, dict) and (value.get("bytes") or value.get("path")):
+            data = value.get("bytes")
+            if data:  # a Hugging Face image feature: {"bytes": ..., "path": ...}
+                if isinstance(data, str):
+                    try:
+                        data = base64.b64decode(data)
+                    except ValueError:
+                        f.bad(name, "image bytes are not valid base64")
+                        return None
+                return self._check(f, name, value.get("path") or f"{self.name}:{f.line}:{name}", None, data)
+            value = value["path"]
+        if isinstance(value, (bytes, bytearray)):
+            return self._check(f, name, f"{self.name}:{f.line}:{name}", None, bytes(value))
+        if not isinstance(value, str) or not value.strip():
+            f.bad(name, "expected an image path or data URI")
+            return None
+        return self._check(f, name, value, self.images_dir, None)
+
+    def _check(self, f: "Fields", name: str, source: str, base: Path | None, data: bytes | None) -> ImageRef | None:
+        key = source if data is None else hashlib.sha256(data).hexdigest()
+        ref = self._image_cache.get(key)
+        if ref is None:
+            images = self.store.images
+            try:
+                raw = data if data is not None else images.read_source(source, base)
+                prepared, _fmt, w, h = images.prepare(raw)
+                sha = hashlib.sha256(prepared).hexdigest()
+                ref = ImageRef(source if not source.startswith("data:") else _short_uri(source), sha, "ok", w, h)
+                self.staged.setdefault(sha, _Staged(source, base, data))
+            except ImageProblem as e:
+                ref = ImageRef(
+                    source if not source.startswith("data:") else _short_uri(source),
+                    None,
+                    e.status,  # type: ignore[arg-type]
+                    error=str(e),
+                )
+            self._image_cache[key] = ref
+        if ref.status == "ok":
+            return ref
+        if ref.status == "missing" and self.missing_images_ok:
+            return ref
+        hint = " (pass --allow-missing-images to record it as missing)" if ref.status == "missing" else ""
+        f.bad(name, f"{ref.error}{hint}")
+        return None
+
+    def check_category(self, f: "Fields", name: str, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if self.categories is not None and value not in self.categories:
+            f.bad(name, f"unknown category {value!r}; allowed: {', '.join(self.categories)}")
+            return None
+        return value
+
+
+def _short_uri(uri: str) -> str:
+    return uri[: uri.find(",") + 1] + "..." if "," in uri else uri[:40]
+
+
+class Fields:
+    """Typed access to one row's fields; every problem names the field."""
+
+    def __init__(self, ctx: Context, line: int, data: dict[str, Any]):
+        self.ctx = ctx
+        self.line = line
+        self.data = data
+        self.problems: list[InputProblem] = []
+
+    def bad(self, name: str | None, message: str) -> None:
+        self.problems.append(InputProblem(self.ctx.name, self.line, name, message))
+
+    def has(self, name: str) -> bool:
+        return self.data.get(name) is not None
+
+    def text(self, name: str, *, required: bool = True, allow_empty: bool = False, default: str | None = None) -> str | None:
+        v = self.data.get(name)
+        if v is None:
+            if required:
+                self.bad(name, "missing required field")
+            return default
+        if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+            self.bad(name, f"expected text, got {type(v).__name__}")
+            return default
+        v = v if isinstance(v, str) else _num_text(v)
+        if not allow_empty and not v.strip():
+            self.bad(name, "must not be empty")
+            return default
+        return v
+
+    def value(self, name: str, types: tuple[type, ...], *, required: bool = True, what: str = "") -> Any:
+        v = self.data.get(name)
+        if isinstance(v, str) and list in types and v.strip().startswith(("[", "{")):
+            v = _json_cell(self, name, v)  # a list or object written as JSON in a CSV cell
+        elif isinstance(v, str) and dict in types and v.strip().startswith("{"):
+            v = _json_cell(self, name, v)
+        if v is None:
+            if required and name not in {p.field for p in self.problems}:
+                self.bad(name, "missing required field")
+            return None
+        if hasattr(v, "tolist") and not isinstance(v, (str, bytes)):
+            v = v.tolist()  # numpy arrays from Parquet readers
+        if isinstance(v, tuple):
+            v = list(v)
+        if not isinstance(v, types) or isinstance(v, bool) and bool not in types:
+            self.bad(name, f"expected {what or ' or '.join(t.__name__ for t in types)}, got {type(v).__name__}")
+            return None
+        return v
+
+    def images(self, *names: str, required: bool = False) -> tuple[ImageRef, ...] | None:
+        """``images`` (a list) or ``image`` (one string), paths relative to the images folder."""
+        present = [n for n in names if self.has(n)]
+        if not present:
+            if required:
+                self.bad(names[0], "missing required field")
+                return None
+            return ()
+        name = present[0]
+        v = self.data[name]
+        if isinstance(v, str) and v.strip().startswith("["):
+            v = _json_cell(self, name, v)
+            if v is None:
+                return None
+        if hasattr(v, "tolist") and not isinstance(v, (str, bytes)):
+            v = v.tolist()
+        values = list(v) if isinstance(v, (list, tuple)) else [v]
+        refs = []
+        for n, x in enumerate(values):
+            ref = self.ctx.image(self, f"{name}[{n}]" if isinstance(v, (list, tuple)) else name, x)
+            if ref is None:
+                return None
+            refs.append(ref)
+        return tuple(refs)
+
+    def metadata(self, used: Iterable[str]) -> dict[str, Any]:
+        """The row's own fields that the model has no place for, kept as they were."""
+        used = set(used)
+        return {k: _jsonable(v) for k, v in self.data.items() if k not in used and v is not None}
+
+
+def _num_text(v: int | float) -> str:
+    return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+
+
+def _json_cell(f: Fields, name: str, v: str) -> Any:
+    try:
+        return json.loads(v)
+    except json.JSONDecodeError as e:
+        f.bad(name, f"malformed JSON in field: {e.msg}")
+        return None
+
+
+def _jsonable(v: Any) -> Any:
+    if hasattr(v, "tolist") and not isinstance(v, (str, bytes)):
+        v = v.tolist()
+    if isinstance(v, (bytes, bytearray)):
+        return f"<{len(v)} bytes>"
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    return v
+
+
+# -- the import itself ---------------------------------------------------------------------
+ParseFn = Callable[[Fields, Context], Parsed]
+
+
+def run_import(
+    store,
+    path: str | Path,
+    parse: ParseFn,
+    *,
+    format: str,
+    json_key: str | None = None,
+    skip_invalid: str | Path | None = None,
+    images_dir: str | Path | None = None,
+    missing_images_ok: bool = False,
+    categories: Iterable[str] | None = None,
+    shared_items: bool = False,
+    annotators: Iterable[str] = (),
+) -> Report:
+    """Check every row of ``path``, then write all of it in one transaction.
+
+    ``shared_items``: several rows may carry the same item (and candidates), e.g. one
+    prompt with several pairs; identical repeats are merged, different ones are an error.
+    ``annotators``: names created (inactive, without password) for imported labels.
+    """
+    path = Path(path)
+    ctx = Context(
+        store,
+        path,
+        images_dir=Path(images_dir) if images_dir else None,
+        missing_images_ok=missing_images_ok,
+        categories=categories,
+    )
+    report = Report(file=str(path), format=format)
+    accepted: list[tuple[Row, Parsed]] = []
+    rejected: list[tuple[Row, list[InputProblem]]] = []
+    first_seen: dict[tuple[str, str], tuple[int, Any]] = {}  # (kind, id) -> (line, object)
+
+    for row in read_rows(path, json_key):
+        report.rows += 1
+        if row.data is None:
+            rejected.append((row, [InputProblem(str(path), row.line, None, row.error or "unreadable row")]))
+            continue
+        f = Fields(ctx, row.line, row.data)
+        parsed = parse(f, ctx)
+        if not f.problems:
+            _check_duplicates(f, parsed, first_seen, shared_items)
+        if f.problems:
+            rejected.append((row, f.problems))
+        else:
+            accepted.append((row, parsed))
+
+    # ids already in the store (an earlier import of the same file, usually)
+    _check_existing(store, ctx, accepted, rejected)
+
+    problems = [p for _, ps in rejected for p in ps]
+    if problems and skip_invalid is None:
+        raise InputError(sorted(problems, key=lambda p: (p.line or 0)))
+    if not accepted and not rejected:
+        raise InputError([InputProblem(str(path), None, None, "no records found")])
+
+    items = _unique([i for _, p in accepted for i in p.items])
+    cands = _unique([c for _, p in accepted for c in p.candidates])
+    pairs = [x for _, p in accepted for x in p.pairs]
+    labels = [x for _, p in accepted for x in p.labels]
+    _write(store, ctx, items, cands, pairs, labels, annotators if labels else (), report)
+
+    report.items, report.candidates, report.pairs, report.labels = len(items), len(cands), len(pairs), len(labels)
+    missing = [(i.id, r.source) for i in items for r in i.images if r.status == "missing"]
+    report.images_missing = len(missing)
+    report.missing_examples = [f"{iid}: {src}" for iid, src in missing[:5]]
+    if rejected:
+        report.rejected = len(rejected)
+        report.rejects_file = str(skip_invalid)
+        report.problems = problems
+        _write_rejects(Path(skip_invalid), rejected)
+    return report
+
+
+def _unique(objs: list) -> list:
+    return list({o.id: o for o in objs}.values())
+
+
+def _check_duplicates(f: Fields, parsed: Parsed, seen: dict, shared_items: bool) -> None:
+    pending = []
+    for kind, objs in (("item", parsed.items), ("candidate", parsed.candidates), ("pair", parsed.pairs)):
+        for o in objs:
+            prev = seen.get((kind, o.id))
+            if prev is None:
+                pending.append(((kind, o.id), (f.line, o)))
+            elif shared_items and kind != "pair" and prev[1] == o:
+                continue
+            elif shared_items and kind != "pair":
+                f.bad("id", f"{kind} {o.id!r} also at line {prev[0]} with different content")
+            else:
+                f.bad("id", f"duplicate {kind} id {o.id!r} (first at line {prev[0]})")
+    if not f.problems:
+        seen.update(pending)
+
+
+def _check_existing(store, ctx: Context, accepted: list, rejected: list) -> None:
+    item_ids = {i.id for _, p in accepted for i in p.items}
+    pair_ids = {x.id for _, p in accepted for x in p.pairs}
+    if not item_ids and not pair_ids:
+        return
+    have_items = store.item_ids(item_ids)
+    have_pairs: set[str] = set()
+    with store.read() as c:
+        ids = list(pair_ids)
+        for n in range(0, len(ids), 500):
+            have_pairs |= set(c.scalars(select(S.pairs.c.id).where(S.pairs.c.id.in_(ids[n : n + 500]))))
+    if not have_items and not have_pairs:
+        return
+    keep = []
+    for row, parsed in accepted:
+        dup = [i.id for i in parsed.items if i.id in have_items] + [x.id for x in parsed.pairs if x.id in have_pairs]
+        if dup:
+            msg = f"id {dup[0]!r} is already in the store (imported before?)"
+            rejected.append((row, [InputProblem(ctx.name, row.line, "id", msg)]))
+        else:
+            keep.append((row, parsed))
+    accepted[:] = keep
+
+
+def _write(store, ctx: Context, items, cands, pairs, labels, annotators, report: Report) -> None:
+    used = {r.sha256 for i in items for r in i.images if r.sha256}
+    new_files: list[Path] = []
+    stored = []
+    try:
+        for sha in sorted(used):
+            st = ctx.staged[sha]
+            data = st.data if st.data is not None else store.images.read_source(st.source, st.base_dir)
+            _, fmt, _, _ = store.images.prepare(data)
+            ext = {"JPEG": "jpg"}.get(fmt, fmt.lower())
+            existed = store.images.path(f"{sha[:2]}/{sha}.{ext}").exists()
+            s = store.images.put(data)
+            if not existed:
+                new_files.append(store.images.path(s.path))
+            stored.append(s)
+        with store.write() as conn:
+            store.add_images(stored, conn=conn)
+            store.add_items(items, conn=conn)
+            store.add_candidates(cands, conn=conn)
+            store.add_pairs(pairs, conn=conn)
+            for name in annotators:
+                if store.ensure_annotator(name, conn=conn):
+                    # imported raters are not app users: nobody should assign them work
+                    store.update_annotator(name, conn=conn, active=False)
+            store.add_labels(labels, conn=conn)
+    except BaseException as e:
+        for p in new_files:  # leave no file the store does not know about
+            p.unlink(missing_ok=True)
+        if isinstance(e, IntegrityError):
+            raise MmrbError(f"{ctx.name}: the store refused the import, nothing was written: {e.orig}") from e
+        if isinstance(e, ImageProblem):  # the file changed between the check and the copy
+            raise MmrbError(f"{ctx.name}: {e}; nothing was written") from e
+        raise
+    report.images_stored = len(stored)
+
+
+def _write_rejects(path: Path, rejected: list[tuple[Row, list[InputProblem]]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".rejects-")
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        for row, problems in sorted(rejected, key=lambda r: r[0].line):
+            rec = {
+                "file": problems[0].file,
+                "line": row.line,
+                "problems": [{"field": p.field, "message": p.message} for p in problems],
+                "row": _jsonable(row.data) if row.data is not None else row.raw,
+            }
+            out.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
+    os.replace(tmp, path)

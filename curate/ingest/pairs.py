@@ -1,0 +1,67 @@
+"""Building an imported pair: one item, two candidates, one pair.
+
+Benchmarks give a pair per record. The pair keeps the benchmark's own order where it has
+one (MMRB ``Output1``/``Output2``, MMRB2 ``response_a``/``response_b``, VL-RewardBench
+``response[0..1]``); formats that only say ``chosen``/``rejected`` get an order seeded from
+the pair id, so the chosen response is not always first.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..model import Candidate, Item, Pair
+from .common import Parsed, seeded_swap
+
+UNKNOWN_MODEL = "unknown"
+
+
+def candidate_ids(item_id: str, models: tuple[str, str]) -> list[tuple[str, str, int]]:
+    """(id, model, n): the n-th response of that model in this item."""
+    seen: dict[str, int] = {}
+    out = []
+    for m in models:
+        n = seen.get(m, 0)
+        seen[m] = n + 1
+        out.append((f"{item_id}:{m}:{n}", m, n))
+    return out
+
+
+def ordered_pair(
+    item: Item,
+    first: tuple[str, str],
+    second: tuple[str, str],
+    *,
+    origin: str,
+    known_preference: str | None,
+    task: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    pair_id: str | None = None,
+) -> Parsed:
+    """An item with two responses ((model, text), (model, text)) in the given order."""
+    (id1, m1, n1), (id2, m2, n2) = candidate_ids(item.id, (first[0], second[0]))
+    c1 = Candidate(id=id1, item_id=item.id, model=m1, text=first[1], sample_index=n1)
+    c2 = Candidate(id=id2, item_id=item.id, model=m2, text=second[1], sample_index=n2)
+    pair = Pair(
+        id=pair_id or item.id,
+        item_id=item.id,
+        first_id=c1.id,
+        second_id=c2.id,
+        origin=origin,
+        known_preference=known_preference,  # type: ignore[arg-type]
+        task=task,
+        metadata=dict(metadata or {}),
+    )
+    return Parsed(items=[item], candidates=[c1, c2], pairs=[pair])
+
+
+def chosen_rejected_pair(
+    item: Item,
+    chosen: tuple[str, str],
+    rejected: tuple[str, str],
+    **kw: Any,
+) -> Parsed:
+    key = kw.get("pair_id") or item.id
+    if seeded_swap(key):
+        return ordered_pair(item, rejected, chosen, known_preference="second", **kw)
+    return ordered_pair(item, chosen, rejected, known_preference="first", **kw)

@@ -1,0 +1,172 @@
+"""Reading input files row by row, each row with the line it came from.
+
+JSONL, CSV and Parquet give one record per row; a JSON file gives the records of its
+top-level list (or of the list under ``key``, as in MMRB2's ``{"pairs": [...]}``), each
+with the line where it starts, so even a pretty-printed file gets exact line numbers.
+A row that cannot be parsed is a Row with ``error`` set, never an exception, so that one
+bad line can be reported beside all the others.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..errors import InputError, InputProblem
+
+FILE_KINDS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
+
+
+@dataclass
+class Row:
+    line: int  # 1-based line of the row's start (JSONL/CSV/JSON) or row number (Parquet)
+    data: dict[str, Any] | None
+    raw: str | None = None  # the text of an unparseable row, kept for the rejects file
+    error: str | None = None
+
+
+def file_kind(path: Path) -> str:
+    kind = FILE_KINDS.get(path.suffix.lower())
+    if kind is None:
+        raise InputError(
+            [InputProblem(str(path), None, None, f"unknown file type {path.suffix!r}: use .jsonl, .json, .csv or .parquet")]
+        )
+    return kind
+
+
+def read_rows(path: str | Path, key: str | None = None) -> Iterator[Row]:
+    path = Path(path)
+    if not path.is_file():
+        raise InputError([InputProblem(str(path), None, None, "file not found")])
+    kind = file_kind(path)
+    if kind == "jsonl":
+        yield from _jsonl(path)
+    elif kind == "json":
+        yield from _json(path, key)
+    elif kind == "csv":
+        yield from _csv(path)
+    else:
+        yield from _parquet(path)
+
+
+def _jsonl(path: Path) -> Iterator[Row]:
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        for n, text in enumerate(f, 1):
+            if not text.strip():
+                continue
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as e:
+                yield Row(n, None, text.rstrip("\r\n"), f"malformed JSON: {e.msg} at column {e.colno}")
+                continue
+            if not isinstance(obj, dict):
+                yield Row(n, None, text.rstrip("\r\n"), f"expected a JSON object, got {type(obj).__name__}")
+                continue
+            yield Row(n, obj)
+
+
+def _json(path: Path, key: str | None) -> Iterator[Row]:
+    text = path.read_text(encoding="utf-8-sig")
+    dec = json.JSONDecoder()
+
+    counted = [0, 1]  # (position, line there): records come in order, so count onwards
+
+    def line_of(pos: int) -> int:
+        p0, l0 = counted
+        line = l0 + text.count("\n", p0, pos) if pos >= p0 else text.count("\n", 0, pos) + 1
+        counted[:] = [pos, line]
+        return line
+
+    def skip_ws(pos: int) -> int:
+        while pos < len(text) and text[pos] in " \t\r\n":
+            pos += 1
+        return pos
+
+    def fail(pos: int, msg: str) -> InputError:
+        return InputError([InputProblem(str(path), line_of(pos), key, msg)])
+
+    pos = skip_ws(0)
+    # find the list: either the document itself or the value under `key` of the top object
+    if text.startswith("{", pos):
+        try:
+            doc, _ = dec.raw_decode(text, pos)
+        except json.JSONDecodeError as e:
+            raise fail(e.pos, f"malformed JSON: {e.msg}") from None
+        keys = [key] if key else [k for k, v in doc.items() if isinstance(v, list)][:1]
+        if not keys or not isinstance(doc.get(keys[0]), list):
+            raise fail(pos, f"expected a list under {key!r}" if key else "expected a list of records")
+        key = keys[0]
+        # locate the list's opening bracket: the first '[' after the key's string token
+        pos = text.index("[", text.index(json.dumps(key), pos) + len(json.dumps(key)))
+    elif not text.startswith("[", pos):
+        raise fail(pos, "expected a JSON list of records or an object holding one")
+    pos = skip_ws(pos + 1)
+    if text.startswith("]", pos):
+        return
+    while True:
+        start = pos
+        try:
+            obj, pos = dec.raw_decode(text, pos)
+        except json.JSONDecodeError as e:
+            # a broken record breaks the rest of the document: report it and stop
+            yield Row(line_of(e.pos), None, None, f"malformed JSON: {e.msg}")
+            return
+        if isinstance(obj, dict):
+            yield Row(line_of(start), obj)
+        else:
+            yield Row(line_of(start), None, json.dumps(obj), f"expected a JSON object, got {type(obj).__name__}")
+        pos = skip_ws(pos)
+        if text.startswith(",", pos):
+            pos = skip_ws(pos + 1)
+        elif text.startswith("]", pos):
+            return
+        else:
+            yield Row(line_of(pos), None, None, "malformed JSON: expected ',' or ']' between records")
+            return
+
+
+def _csv(path: Path) -> Iterator[Row]:
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        reader = csv.reader(f)
+        try:
+            header = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as e:
+            raise InputError([InputProblem(str(path), 1, None, f"malformed CSV: {e}")]) from None
+        prev = reader.line_num
+        while True:
+            start = prev + 1
+            try:
+                values = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as e:
+                yield Row(start, None, None, f"malformed CSV: {e}")
+                prev = reader.line_num
+                continue
+            prev = reader.line_num
+            if not any(v.strip() for v in values):
+                continue
+            if len(values) != len(header):
+                yield Row(start, None, ",".join(values), f"expected {len(header)} columns, found {len(values)}")
+                continue
+            # an empty cell is a missing value, as pandas would read it
+            yield Row(start, {k: (v if v != "" else None) for k, v in zip(header, values)})
+
+
+def _parquet(path: Path) -> Iterator[Row]:
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(path)
+    except Exception as e:  # pyarrow raises several types for a damaged file
+        raise InputError([InputProblem(str(path), None, None, f"not a readable Parquet file: {e}")]) from None
+    n = 0
+    for batch in pf.iter_batches(batch_size=2048):
+        for rec in batch.to_pylist():
+            n += 1
+            yield Row(n, rec)

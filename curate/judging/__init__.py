@@ -1,0 +1,30 @@
+"""Judging pairs with a VLM or a reward model: prompt templates, verdict parsing, order
+policies and a resumable runner that stores every judgment.
+
+It lives in ``curate`` because ``mmrb select`` judges pairs too; ``evaluate`` scores the
+stored judgments. Verdicts are stored in canonical terms (``first``/``second``/``tie`` of
+the pair's own order), never as the A/B the judge saw: the ``order`` column says which
+response was shown as A.
+"""
+
+from .records import JudgeTask, Judgment, OUTCOMES, ORDERS, to_canonical
+from .parsing import Parsed, parse_verdict, PARSERS
+from .templates import Template, BUILTIN_TEMPLATES, get_template, load_template
+from .order import ORDER_POLICIES, plan
+
+__all__ = [
+    "JudgeTask",
+    "Judgment",
+    "OUTCOMES",
+    "ORDERS",
+    "to_canonical",
+    "Parsed",
+    "parse_verdict",
+    "PARSERS",
+    "Template",
+    "BUILTIN_TEMPLATES",
+    "get_template",
+    "load_template",
+    "ORDER_POLICIES",
+    "plan",
+]

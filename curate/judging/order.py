@@ -1,0 +1,34 @@
+"""Order policies: which response a judge sees as A, for each requested sample.
+
+Every random choice comes from a hash of (seed, pair id, sample index), so a rerun, or a
+resumed run, shows every pair in the same order as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+ORDER_POLICIES = ("fixed", "random", "both")
+
+
+def coin(*parts: object) -> int:
+    """A stable 0/1 from the given parts."""
+    return hashlib.sha256(":".join(map(str, parts)).encode()).digest()[0] & 1
+
+
+def plan(pair_id: str, policy: str = "fixed", samples: int = 1, seed: int = 0) -> list[tuple[str, int]]:
+    """The (order, sample_index) judgments to ask for one pair.
+
+    fixed: the pair's own order, ``samples`` times; random: each sample in a seeded random
+    order (samples=1 is "seeded random per pair", K>1 is VL-RewardBench's protocol); both:
+    each sample in the forward and the reverse order.
+    """
+    if samples < 1:
+        raise ValueError("samples must be at least 1")
+    if policy == "fixed":
+        return [("forward", i) for i in range(samples)]
+    if policy == "random":
+        return [("reverse" if coin(seed, pair_id, i) else "forward", i) for i in range(samples)]
+    if policy == "both":
+        return [(o, i) for i in range(samples) for o in ("forward", "reverse")]
+    raise ValueError(f"unknown order policy {policy!r}: use one of {', '.join(ORDER_POLICIES)}")

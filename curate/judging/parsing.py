@@ -1,0 +1,147 @@
+"""Reading a verdict out of a judge's text.
+
+Every parser returns an outcome, never raises: ``parsed`` (A, B or tie), ``unparsed`` (no
+verdict found) or ``both`` (the text names both answers). What to make of ``unparsed`` and
+``both`` is a scoring decision (evaluate/scoring.py), so the official Multimodal
+RewardBench rule "contains [[A]] -> A, even if it also contains [[B]]" is applied there,
+from the stored ``both`` outcome, and is always counted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Parsed:
+    outcome: str  # "parsed" / "unparsed" / "both"
+    shown: str | None = None  # "A" / "B" / "tie" as the judge saw them
+    score_a: float | None = None
+    score_b: float | None = None
+
+
+UNPARSED = Parsed("unparsed")
+BOTH = Parsed("both")
+
+
+def parse_brackets(text: str) -> Parsed:
+    """MT-Bench pair-v2 / Multimodal RewardBench: ``[[A]]`` or ``[[B]]`` (``[[C]]`` tie)."""
+    found = [x for x in ("A", "B", "C") if f"[[{x}]]" in text]
+    if len(found) > 1:
+        return BOTH
+    if not found:
+        return UNPARSED
+    return Parsed("parsed", {"A": "A", "B": "B", "C": "tie"}[found[0]])
+
+
+# VL-RewardBench's own pattern (inference.py / cal.py), applied to the text with newlines
+# and asterisks removed, case-insensitive. The greedy ``.*`` finds the last "Answer N is
+# better" after the first "Overall Judgment"/"Therefore".
+VLRB_PATTERN = re.compile(
+    r"(?:Overall Judgment|Therefore)\s*.*\s*-*\s*Answer\s*(\d+)\s*is\s*(?:the\s*)?(?:slightly\s*)?better",
+    re.IGNORECASE,
+)
+
+
+def vlrb_answer_number(text: str) -> int | None:
+    m = VLRB_PATTERN.search(text.replace("\n", "").replace("*", ""))
+    return int(m.group(1)) if m else None
+
+
+def parse_vlrb(text: str) -> Parsed:
+    n = vlrb_answer_number(text)
+    if n == 1:
+        return Parsed("parsed", "A")
+    if n == 2:
+        return Parsed("parsed", "B")
+    return UNPARSED  # no match, or "Answer 3 is better"
+
+
+_R1_ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
+
+
+def parse_r1(text: str) -> Parsed:
+    """R1-Reward: ``<answer>1</answer>`` (first shown) or ``<answer>2</answer>``.
+
+    R1-Reward's own harness falls back to the last digit 1/2 anywhere in the text and reads
+    anything else as 2; here a missing or odd tag is ``unparsed``, and tags naming both
+    answers are ``both``.
+    """
+    values = {v.strip() for v in _R1_ANSWER.findall(text)}
+    if not values:
+        return UNPARSED
+    if values <= {"1", "2"} and len(values) == 2:
+        return BOTH
+    if len(values) > 1:
+        return UNPARSED
+    v = values.pop()
+    return {"1": Parsed("parsed", "A"), "2": Parsed("parsed", "B")}.get(v, UNPARSED)
+
+
+_RATING = {
+    side: re.compile(rf"Rating\s+{side}\s*:\s*\[\[\s*(\d+(?:\.\d+)?)\s*\]\]", re.IGNORECASE) for side in "AB"
+}
+
+
+def parse_ratings(text: str, low: float = 1, high: float = 10) -> Parsed:
+    """Ratings mode: ``Rating A: [[7]]`` and ``Rating B: [[4]]``; equal ratings are a tie."""
+    scores = {}
+    for side, pat in _RATING.items():
+        vals = {float(v) for v in pat.findall(text)}
+        if len(vals) != 1:
+            return UNPARSED
+        v = vals.pop()
+        if not low <= v <= high:
+            return UNPARSED
+        scores[side] = v
+    a, b = scores["A"], scores["B"]
+    shown = "A" if a > b else "B" if b > a else "tie"
+    return Parsed("parsed", shown, a, b)
+
+
+_TOKEN = {"a": "A", "1": "A", "b": "B", "2": "B", "tie": "tie", "c": "tie"}
+
+
+def regex_parser(pattern: str) -> Callable[[str], Parsed]:
+    """A user parser: the first group of every match names A/1, B/2 or tie/C."""
+    rx = re.compile(pattern, re.IGNORECASE | re.DOTALL)
+    if rx.groups < 1:
+        raise ValueError(f"verdict regex {pattern!r} needs a group that captures the answer")
+
+    def parse(text: str) -> Parsed:
+        names = {_TOKEN.get(m.strip().lower()) for m in rx.findall(text)}
+        if not names:
+            return UNPARSED
+        if None in names:
+            return UNPARSED
+        if len(names) > 1:
+            return BOTH
+        return Parsed("parsed", names.pop())
+
+    return parse
+
+
+PARSERS: dict[str, Callable[[str], Parsed]] = {
+    "brackets": parse_brackets,
+    "vlrewardbench": parse_vlrb,
+    "r1": parse_r1,
+    "ratings": parse_ratings,
+}
+
+
+def get_parser(name: str) -> Callable[[str], Parsed]:
+    if name.startswith("regex:"):
+        return regex_parser(name[len("regex:") :])
+    try:
+        return PARSERS[name]
+    except KeyError:
+        raise ValueError(f"unknown verdict parser {name!r}: use one of {', '.join(PARSERS)} or regex:PATTERN") from None
+
+
+def parse_verdict(raw: str | None, parser: str | Callable[[str], Parsed]) -> Parsed:
+    if raw is None:
+        return UNPARSED
+    fn = get_parser(parser) if isinstance(parser, str) else parser
+    return fn(raw)

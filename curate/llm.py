@@ -1,0 +1,306 @@
+"""One client for every OpenAI-compatible endpoint (hosted APIs, vLLM, SGLang, Ollama):
+used by ``sample``, ``select`` and the judge evaluator.
+
+Built on the ``openai`` package's AsyncOpenAI: it speaks every server's dialect of the API
+(auth header, base_url joining, typed errors carrying the HTTP response, usage parsing) and
+users already know its behaviour. Its own retries are switched off (``max_retries=0``) so the
+retry policy is ours, in one place, and testable:
+
+* retried: 429, 408, 409, 5xx, timeouts, dropped or refused connections, and a 200 whose body
+  is not valid JSON (a truncated response from a proxy);
+* exponential backoff ``base * 2**(attempt-1)`` capped at ``backoff_max``, with full jitter
+  in [50%, 100%]; a ``Retry-After`` / ``retry-after-ms`` header, when sent, is honoured instead
+  (capped at ``RETRY_AFTER_CAP``);
+* anything else (400, 401, 404, ...) fails at once;
+* a request that still fails becomes a ``Completion`` with ``ok=False`` and its error: it never
+  raises, so one bad request never aborts a run.
+
+Concurrency is limited per endpoint by a semaphore around each attempt (not around the
+backoff sleeps, so a request waiting to retry does not hold a slot).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import email.utils
+import io
+import os
+import random
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Mapping, Sequence
+
+from .errors import MmrbError
+
+RETRY_AFTER_CAP = 120.0
+RETRY_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """An OpenAI-compatible model endpoint and how to call it."""
+
+    base_url: str
+    model: str
+    name: str = ""  # how results are labelled in the store (default: model)
+    api_key_env: str | None = None  # name of the environment variable holding the key
+    params: Mapping[str, Any] = field(default_factory=dict)  # temperature, max_tokens, top_p, seed, ...
+    concurrency: int = 8
+    timeout: float = 120.0  # seconds per attempt
+    max_retries: int = 4  # retries after the first attempt
+    backoff_base: float = 1.0
+    backoff_max: float = 60.0
+
+    @property
+    def label(self) -> str:
+        return self.name or self.model
+
+    def api_key(self) -> str:
+        if not self.api_key_env:
+            return "EMPTY"  # local servers (vLLM, Ollama) accept any key; the client needs one
+        key = os.environ.get(self.api_key_env)
+        if not key:
+            raise MmrbError(
+                f"model {self.label!r}: environment variable {self.api_key_env} (its api_key_env) is not set"
+            )
+        return key
+
+
+@dataclass(frozen=True)
+class Completion:
+    """The outcome of one request after its retries: a text, or a failure with its error."""
+
+    ok: bool
+    text: str | None = None
+    error: str | None = None
+    attempts: int = 1
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    finish_reason: str | None = None
+    seconds: float = 0.0
+
+
+# -- images --------------------------------------------------------------------------------
+_PASS_THROUGH = {"JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp", "GIF": "image/gif"}
+
+
+def encode_image(data: bytes, max_side: int | None = 1024) -> str:
+    """Image bytes -> a base64 data URL, downscaled so its longest side is at most
+    ``max_side``. Images already small enough in a format every server reads are sent as
+    they are (no re-encoding loss)."""
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data)) as im:
+        fmt = im.format or ""
+        if (max_side is None or max(im.size) <= max_side) and fmt in _PASS_THROUGH:
+            return f"data:{_PASS_THROUGH[fmt]};base64,{base64.b64encode(data).decode()}"
+        im.load()
+        if max_side is not None and max(im.size) > max_side:
+            im.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
+        buf = io.BytesIO()
+        if im.mode in ("RGBA", "LA", "P") or fmt == "PNG":
+            im.save(buf, "PNG", optimize=False)
+            mime = "image/png"
+        else:
+            im.convert("RGB").save(buf, "JPEG", quality=90)
+            mime = "image/jpeg"
+    return f"data:{mime};base64,{base64.b64encode(buf.getvalue()).decode()}"
+
+
+@lru_cache(maxsize=64)  # the same image goes to every model of a run, one after the other
+def image_data_url(path: str | Path, max_side: int | None = 1024) -> str:
+    return encode_image(Path(path).read_bytes(), max_side)
+
+
+def user_message(prompt: str, image_urls: Sequence[str] = ()) -> dict:
+    if not image_urls:
+        return {"role": "user", "content": prompt}
+    parts: list[dict] = [{"type": "image_url", "image_url": {"url": u}} for u in image_urls]
+    parts.append({"type": "text", "text": prompt})
+    return {"role": "user", "content": parts}
+
+
+# -- retry policy --------------------------------------------------------------------------
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds asked for by ``retry-after-ms`` or ``Retry-After`` (seconds or HTTP date)."""
+    if not headers:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    ra = headers.get("retry-after")
+    if not ra:
+        return None
+    try:
+        return max(0.0, float(ra))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(ra)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def backoff_delay(attempt: int, ep: Endpoint, retry_after: float | None, rng: random.Random) -> float:
+    """Delay before retry number ``attempt`` (1-based)."""
+    if retry_after is not None:
+        return min(retry_after, RETRY_AFTER_CAP) + rng.uniform(0, 0.1 * ep.backoff_base)
+    return min(ep.backoff_max, ep.backoff_base * 2 ** (attempt - 1)) * rng.uniform(0.5, 1.0)
+
+
+def classify(exc: BaseException) -> tuple[bool, str, float | None]:
+    """(retryable, message, retry_after) for an exception raised by one attempt."""
+    import openai
+
+    if isinstance(exc, openai.APITimeoutError):
+        return True, "timeout", None
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__ or exc.__context__
+        detail = f": {cause.__class__.__name__}: {cause}" if cause else ""
+        return True, f"connection error{detail}", None
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        msg = _error_message(exc)
+        return status in RETRY_STATUS, f"HTTP {status}: {msg}", retry_after_seconds(exc.response.headers)
+    if isinstance(exc, ValueError):  # JSONDecodeError and friends: a malformed body
+        return True, f"malformed response: {exc}", None
+    if isinstance(exc, asyncio.TimeoutError):
+        return True, "timeout", None
+    return False, f"{exc.__class__.__name__}: {exc}", None
+
+
+def _error_message(exc) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])[:300]
+    return str(getattr(exc, "message", exc))[:300]
+
+
+# -- the client ----------------------------------------------------------------------------
+class LLMClient:
+    """Calls one endpoint; ``complete`` never raises for request failures."""
+
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        *,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        rng: random.Random | None = None,
+    ):
+        from openai import AsyncOpenAI
+
+        self.endpoint = endpoint
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+        self._sem: asyncio.Semaphore | None = None
+        self._client = AsyncOpenAI(
+            base_url=endpoint.base_url,
+            api_key=endpoint.api_key(),
+            max_retries=0,
+            timeout=endpoint.timeout,
+        )
+
+    @property
+    def semaphore(self) -> asyncio.Semaphore:
+        if self._sem is None:
+            self._sem = asyncio.Semaphore(max(1, self.endpoint.concurrency))
+        return self._sem
+
+    async def complete(
+        self,
+        messages: list[dict],
+        *,
+        params: Mapping[str, Any] | None = None,
+        request_id: str | None = None,
+    ) -> Completion:
+        ep = self.endpoint
+        kwargs = dict(ep.params)
+        kwargs.update(params or {})
+        headers = {"X-Client-Request-Id": request_id} if request_id else None
+        t0 = time.perf_counter()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                async with self.semaphore:
+                    # the low-level post: same errors, auth and URL handling as
+                    # chat.completions.create, without its typed-body transform and pydantic
+                    # parsing, which cost more CPU than the rest of a request (see bench/sample.py)
+                    resp = await self._client.post(
+                        "/chat/completions",
+                        body={"model": ep.model, "messages": messages, **kwargs},
+                        cast_to=object,
+                        options={"headers": headers} if headers else {},
+                    )
+                return _completion(resp, attempt, time.perf_counter() - t0)
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # every failure of one attempt is classified, none escapes
+                retryable, msg, retry_after = classify(e)
+            if not retryable or attempt > ep.max_retries:
+                tail = f" (after {attempt} attempts)" if attempt > 1 else ""
+                return Completion(ok=False, error=msg + tail, attempts=attempt, seconds=time.perf_counter() - t0)
+            await self._sleep(backoff_delay(attempt, ep, retry_after, self._rng))
+
+    async def list_models(self, timeout: float = 10.0) -> list[str]:
+        """The server's model ids; raises MmrbError naming the endpoint when unreachable."""
+        import openai
+
+        try:
+            page = await self._client.with_options(timeout=timeout).models.list()
+        except openai.APIConnectionError as e:
+            _, msg, _ = classify(e)
+            raise MmrbError(f"cannot reach model {self.endpoint.label!r} at {self.endpoint.base_url}: {msg}") from None
+        except openai.AuthenticationError as e:
+            raise MmrbError(
+                f"model {self.endpoint.label!r} at {self.endpoint.base_url} refused the API key: {_error_message(e)}"
+            ) from None
+        except openai.APIStatusError:
+            return []  # some servers have no /models: not a reason to stop
+        return [m.id for m in page.data]
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    async def __aenter__(self) -> "LLMClient":
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.aclose()
+
+
+def _completion(resp: Any, attempts: int, seconds: float) -> Completion:
+    choices = resp.get("choices") if isinstance(resp, dict) else None
+    if not choices or not isinstance(choices[0], dict):
+        return Completion(ok=False, error="response has no choices", attempts=attempts, seconds=seconds)
+    choice = choices[0]
+    usage = resp.get("usage") or {}
+    pt, ct = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    text = (choice.get("message") or {}).get("content")
+    if not isinstance(text, str):
+        return Completion(ok=False, error=f"empty message (finish_reason={choice.get('finish_reason')})",
+                          attempts=attempts, prompt_tokens=pt, completion_tokens=ct, seconds=seconds)
+    return Completion(ok=True, text=text, attempts=attempts, prompt_tokens=pt, completion_tokens=ct,
+                      finish_reason=choice.get("finish_reason"), seconds=seconds)
+
+
+__all__ = [
+    "Completion",
+    "Endpoint",
+    "LLMClient",
+    "backoff_delay",
+    "classify",
+    "encode_image",
+    "image_data_url",
+    "retry_after_seconds",
+    "user_message",
+]

@@ -1,0 +1,106 @@
+"""mmrb evaluate: run a VLM judge or a reward model on a dataset, store every judgment, score."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+HELP = "judge a dataset with a VLM or reward model (resumable), then score it"
+DESCRIPTION = (
+    "Judge every pair of a dataset with an OpenAI-compatible VLM (built-in Multimodal RewardBench, "
+    "VL-RewardBench, R1-Reward or ratings prompts, or a template file) or a scalar reward model over HTTP. "
+    "Every judgment is stored; rerunning the same command resumes without resending stored judgments."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from curate.cli import add_store_options
+
+    from ..config import add_scoring_arguments
+
+    p.add_argument("--dataset", action="append", required=True, metavar="FILE", help="dataset file (repeatable)")
+    p.add_argument("--judge", required=True, metavar="TOML", help="judge configuration (see evaluate/config.py)")
+    p.add_argument("--order", choices=["fixed", "random", "both"], help="display order policy (default: the judge file's, else fixed)")
+    p.add_argument("--samples", type=int, help="samples per pair (and per order); K>1 with --order random is VL-RewardBench's protocol")
+    p.add_argument("--seed", type=int, help="seed of the random display orders")
+    p.add_argument("--concurrency", type=int, help="requests in flight (overrides the judge file)")
+    p.add_argument("--run", help="run id (default: judge name + a hash of the configuration and dataset)")
+    p.add_argument("--limit", type=int, help="only the first N pairs")
+    p.add_argument("--allow-missing-images", action="store_true", default=None, help="judge pairs whose images are missing on text alone")
+    p.add_argument("--no-retry-errors", action="store_true", help="on resume, keep failed requests as failures")
+    p.add_argument("--export", metavar="JSONL", help="also write the run's judgments (format mmrb-studio)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--quiet", action="store_true")
+    add_scoring_arguments(p)
+    add_store_options(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    from curate.cli import open_store
+    from curate.errors import MmrbError
+    from curate.judging.runner import JudgeConfig, load_judgments, run_judge
+
+    from ..config import load_judge, options_from_args
+    from ..datasets import dataset_label, read_dataset
+    from ..formats import write_judgments
+    from ..reward_model import run_reward_model
+    from ..scoring import order_judgments, render_text, score
+
+    try:
+        opts = options_from_args(args)
+    except ValueError as e:
+        raise MmrbError(str(e)) from None
+    pairs = read_dataset(args.dataset)
+    if args.limit is not None:
+        pairs = pairs[: args.limit]
+    try:
+        cfg = load_judge(
+            args.judge,
+            order=args.order,
+            samples=args.samples,
+            seed=args.seed,
+            concurrency=args.concurrency,
+            allow_missing_images=args.allow_missing_images,
+        )
+    except ValueError as e:
+        raise MmrbError(str(e)) from None
+    tasks = [p.task() for p in pairs]
+    label = dataset_label(args.dataset, args.limit)
+
+    def progress(done: int, total: int) -> None:
+        if not args.quiet and (done == total or done % 200 == 0):
+            print(f"\r  {done}/{total} judgments", end="" if done < total else "\n", file=sys.stderr, flush=True)
+
+    store = open_store(args)
+    try:
+        if isinstance(cfg, JudgeConfig):
+            summary = run_judge(store, tasks, cfg, run_id=args.run, dataset=label,
+                                retry_errors=not args.no_retry_errors, progress=progress)
+        else:
+            summary = run_reward_model(store, tasks, cfg, run_id=args.run, dataset=label,
+                                       retry_errors=not args.no_retry_errors, progress=progress)
+        judgments = order_judgments(load_judgments(store, summary.run_id), pairs)
+    finally:
+        store.close()
+    if args.export:
+        write_judgments(args.export, judgments)
+    report = score(pairs, judgments, opts)
+    report = {"judge": cfg.name, "run": summary.run_id, "dataset": label, **report}
+    run_info = {
+        "planned": summary.planned,
+        "already_stored": summary.already_stored,
+        "sent": summary.sent,
+        "sent_outcomes": summary.outcomes,
+        "seconds": round(summary.seconds, 3),
+        "judgments_per_second": round(summary.per_second, 2),
+    }
+    if args.json:
+        print(json.dumps({**report, "run_info": run_info}, indent=2, ensure_ascii=False))
+    else:
+        print(
+            f"run {summary.run_id}: {summary.sent} judgments sent, {summary.already_stored} already stored "
+            f"({summary.per_second:.1f}/s)"
+        )
+        print(render_text(report, f"{cfg.name} on {label}"))
+    return 0

@@ -1,0 +1,146 @@
+"""Judge configuration files (``--judge judge.toml``) and the scoring flags of the CLI.
+
+A VLM judge::
+
+    name = "gpt-4o"
+    base_url = "https://api.openai.com/v1"
+    model = "gpt-4o"
+    api_key_env = "OPENAI_API_KEY"
+    template = "mmrb"          # mmrb | vlrewardbench | r1 | ratings | a template file
+    parser = "brackets"        # optional: override the template's parser (or "regex:...")
+    concurrency = 16
+    [params]
+    temperature = 0.0
+    max_tokens = 1024
+
+A reward model::
+
+    kind = "reward_model"
+    name = "my-rm"
+    url = "http://127.0.0.1:8000/score"
+    response_field = "score"
+    [request]
+    prompt = "{prompt}"
+    response = "{response}"
+    image = "{image}"
+"""
+
+from __future__ import annotations
+
+import argparse
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from curate.errors import InputError, InputProblem
+from curate.judging.runner import JudgeConfig
+from curate.judging.templates import get_template
+from curate.llm import Endpoint
+
+from .reward_model import RewardModelConfig
+from .scoring import PRESETS, ScoringOptions, parse_subsplit, preset_options
+
+ENDPOINT_KEYS = ("concurrency", "timeout", "max_retries", "backoff_base", "backoff_max")
+
+
+def load_judge(path: str | Path, **overrides: Any) -> JudgeConfig | RewardModelConfig:
+    p = Path(path)
+    if not p.exists():
+        raise InputError([InputProblem(str(p), None, None, "judge configuration not found")])
+    try:
+        d = tomllib.loads(p.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise InputError([InputProblem(str(p), getattr(e, "lineno", None), None, str(e))]) from None
+    overrides = {k: v for k, v in overrides.items() if v is not None}
+
+    def need(key: str) -> Any:
+        if key not in d:
+            raise InputError([InputProblem(str(p), None, key, "missing")])
+        return d[key]
+
+    kind = d.get("kind", "vlm")
+    allow_missing = bool(overrides.get("allow_missing_images", d.get("allow_missing_images", False)))
+    if kind == "reward_model":
+        kw = {k: d[k] for k in ("request", "response_field", "headers", "api_key_env", "max_image_side") if k in d}
+        kw.update({k: d[k] for k in ENDPOINT_KEYS if k in d and k in RewardModelConfig.__dataclass_fields__})
+        if "concurrency" in overrides:
+            kw["concurrency"] = overrides["concurrency"]
+        return RewardModelConfig(name=str(d.get("name") or need("url")), url=need("url"), allow_missing_images=allow_missing, **kw)
+    if kind != "vlm":
+        raise InputError([InputProblem(str(p), None, "kind", "must be vlm or reward_model")])
+    template_ref = str(d.get("template", "mmrb"))
+    if not Path(template_ref).is_absolute() and (p.parent / template_ref).exists():
+        template_ref = str(p.parent / template_ref)
+    try:
+        template = get_template(template_ref, d.get("parser"))
+    except ValueError as e:
+        raise InputError([InputProblem(str(p), None, "parser", str(e))]) from None
+    ep_kw = {k: d[k] for k in ENDPOINT_KEYS if k in d}
+    if "concurrency" in overrides:
+        ep_kw["concurrency"] = overrides["concurrency"]
+    endpoint = Endpoint(
+        base_url=need("base_url"),
+        model=need("model"),
+        name=str(d.get("name", "")),
+        api_key_env=d.get("api_key_env"),
+        params=dict(d.get("params", {})),
+        **ep_kw,
+    )
+    return JudgeConfig(
+        endpoint=endpoint,
+        template=template,
+        order=overrides.get("order", d.get("order", "fixed")),
+        samples=int(overrides.get("samples", d.get("samples", 1))),
+        seed=int(overrides.get("seed", d.get("seed", 0))),
+        max_image_side=d.get("max_image_side", 1024),
+        allow_missing_images=allow_missing,
+    )
+
+
+def add_scoring_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("scoring rules (every rule is echoed in the report)")
+    g.add_argument("--preset", choices=sorted(PRESETS), help="the official rules of a benchmark's own script")
+    g.add_argument("--aggregate", choices=["each", "majority"], help="score every judgment, or a majority vote per pair")
+    g.add_argument("--parse-failure", choices=["coin", "wrong", "half", "excluded"], help="what an unparsed verdict scores (default wrong)")
+    g.add_argument("--both", choices=["unparsed", "first_shown"], help="an output naming both answers: a parse failure, or A (the Multimodal RewardBench rule)")
+    g.add_argument("--ties", choices=["wrong", "half", "excluded"], help="what a tie scores (default wrong)")
+    g.add_argument("--split", choices=["excluded", "wrong", "half", "coin"], help="majority vote with no majority (default excluded)")
+    g.add_argument("--missing", choices=["excluded", "wrong"], help="dataset pairs without any judgment (default excluded, always counted)")
+    g.add_argument("--samples-used", type=int, help="only the first N samples of each order")
+    g.add_argument("--orders", choices=["both", "forward", "reverse"], help="which display orders to score")
+    g.add_argument("--coin-seed", type=int, help="seed of the coin for unparsed verdicts (default 123)")
+    g.add_argument("--subsplit", action="append", metavar="CAT:PREFIX=NAME,*=NAME", help="split a category by id prefix")
+    g.add_argument("--weights", metavar="CAT=W,...", help="weights of the size-weighted average (default: pairs per category)")
+    g.add_argument("--bootstrap", type=int, help="bootstrap resamples for the 95%% intervals (default 1000; 0 = none)")
+    g.add_argument("--bootstrap-seed", type=int)
+    g.add_argument("--confidence", type=float, help="interval level (default 0.95)")
+
+
+def options_from_args(args: argparse.Namespace) -> ScoringOptions:
+    orders = {"both": ("forward", "reverse"), "forward": ("forward",), "reverse": ("reverse",)}.get(args.orders or "")
+    subsplits = None
+    if args.subsplit:
+        subsplits = dict(parse_subsplit(s) for s in args.subsplit)
+    weights = None
+    if args.weights:
+        try:
+            weights = {k.strip(): float(v) for k, v in (x.split("=", 1) for x in args.weights.split(","))}
+        except ValueError:
+            raise ValueError(f"--weights must look like CAT=W,CAT=W, not {args.weights!r}") from None
+    return preset_options(
+        args.preset,
+        aggregate=args.aggregate,
+        parse_failure=args.parse_failure,
+        both=args.both,
+        ties=args.ties,
+        split=args.split,
+        missing=args.missing,
+        samples_used=args.samples_used,
+        orders=orders,
+        seed=args.coin_seed,
+        subsplits=subsplits,
+        weights=weights,
+        bootstrap=args.bootstrap,
+        bootstrap_seed=args.bootstrap_seed,
+        confidence=args.confidence,
+    )

@@ -1,0 +1,43 @@
+"""The evaluation dataset row: a pair with a known better response."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from curate.judging import JudgeTask
+
+
+@dataclass(frozen=True)
+class EvalPair:
+    """A benchmark row in canonical order: ``first``/``second`` and which one is better.
+
+    ``group`` gathers the pairs of one prompt (Acc+ of MM-RLHF-RewardBench); it defaults to
+    the id itself.
+    """
+
+    id: str
+    prompt: str
+    first: str
+    second: str
+    label: str  # "first" or "second": the better (chosen) response
+    category: str = "all"
+    images: tuple[str, ...] = ()
+    source: str = ""
+    group: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def prompt_group(self) -> str:
+        return self.group or self.id
+
+    @property
+    def chosen(self) -> str:
+        return self.first if self.label == "first" else self.second
+
+    @property
+    def rejected(self) -> str:
+        return self.second if self.label == "first" else self.first
+
+    def task(self) -> JudgeTask:
+        return JudgeTask(self.id, self.prompt, self.first, self.second, self.images)

@@ -1,0 +1,247 @@
+"""Scalar reward models behind an HTTP endpoint, compared pair by pair.
+
+Each response of a pair is scored by one POST whose JSON body is built from the
+``request`` template (strings ``{prompt}``, ``{response}``, ``{image}`` = the first image as
+a data URL, and ``{images}`` = all of them as a list, when a string is exactly that), and the
+score is read at ``response_field`` (a dotted path; integers index lists, e.g.
+``rewards.0``). The higher score wins; equal scores are a tie, counted as such. Results go
+to the same ``judgments`` table as VLM verdicts (order ``forward``, with both scores), so
+runs resume and rescore the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import httpx
+
+from curate.errors import MmrbError
+from curate.judging.records import JudgeTask, Judgment
+from curate.judging.runner import (
+    JudgmentWriter,
+    RunSummary,
+    check_images,
+    default_run_id,
+    ensure_run,
+    stored_outcomes,
+)
+from curate.llm import RETRY_STATUS, image_data_url, retry_after_seconds
+from curate.store import Store
+
+
+@dataclass(frozen=True)
+class RewardModelConfig:
+    name: str
+    url: str
+    request: Mapping[str, Any] = field(default_factory=lambda: {"prompt": "{prompt}", "response": "{response}", "image": "{image}"})
+    response_field: str = "score"
+    headers: Mapping[str, str] = field(default_factory=dict)
+    api_key_env: str | None = None
+    concurrency: int = 8
+    timeout: float = 60.0
+    max_retries: int = 4
+    backoff_base: float = 0.5
+    backoff_max: float = 30.0
+    max_image_side: int | None = 1024
+    allow_missing_images: bool = False
+
+    def identity(self) -> dict:
+        return {
+            "kind": "reward_model",
+            "url": self.url,
+            "request": dict(self.request),
+            "response_field": self.response_field,
+            "max_image_side": self.max_image_side,
+        }
+
+
+def fill(template: Any, values: Mapping[str, Any]) -> Any:
+    """Substitute placeholders in a JSON template (strings only; whole-string list values)."""
+    if isinstance(template, dict):
+        return {k: fill(v, values) for k, v in template.items()}
+    if isinstance(template, list):
+        return [fill(v, values) for v in template]
+    if isinstance(template, str):
+        if template == "{images}":
+            return list(values.get("images", []))
+        out = template
+        for k in ("prompt", "response", "image"):
+            out = out.replace("{" + k + "}", str(values.get(k, "")))
+        return out
+    return template
+
+
+def pick(obj: Any, path: str) -> float:
+    """The number at a dotted path; raises ValueError naming the path when absent."""
+    cur = obj
+    for part in path.split(".") if path else []:
+        if isinstance(cur, list) and part.lstrip("-").isdigit():
+            try:
+                cur = cur[int(part)]
+            except IndexError:
+                raise ValueError(f"response has no element {part} at {path!r}") from None
+        elif isinstance(cur, dict) and part in cur:
+            cur = cur[part]
+        else:
+            raise ValueError(f"response has no field {path!r}")
+    if isinstance(cur, list) and len(cur) == 1:
+        cur = cur[0]
+    if isinstance(cur, bool) or not isinstance(cur, (int, float)):
+        raise ValueError(f"field {path!r} is not a number: {str(cur)[:80]}")
+    return float(cur)
+
+
+class RewardClient:
+    def __init__(self, cfg: RewardModelConfig, *, sleep=asyncio.sleep, rng: random.Random | None = None):
+        headers = dict(cfg.headers)
+        if cfg.api_key_env:
+            key = os.environ.get(cfg.api_key_env)
+            if not key:
+                raise MmrbError(f"reward model {cfg.name!r}: environment variable {cfg.api_key_env} is not set")
+            headers.setdefault("Authorization", f"Bearer {key}")
+        self.cfg = cfg
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+        self._sem = asyncio.Semaphore(max(1, cfg.concurrency))
+        limits = httpx.Limits(max_connections=cfg.concurrency, max_keepalive_connections=cfg.concurrency)
+        self._http = httpx.AsyncClient(timeout=cfg.timeout, headers=headers, limits=limits)
+
+    async def score(self, body: Mapping[str, Any]) -> tuple[float | None, str | None, str | None]:
+        """(score, raw response text, error) after retries; never raises for request failures."""
+        attempt = 0
+        while True:
+            attempt += 1
+            retry_after = None
+            try:
+                async with self._sem:
+                    r = await self._http.post(self.cfg.url, json=body)
+                if r.status_code == 200:
+                    try:
+                        return pick(r.json(), self.cfg.response_field), r.text, None
+                    except json.JSONDecodeError as e:
+                        err, retry = f"malformed response: {e}", True
+                    except ValueError as e:  # a valid answer without the field: retrying will not help
+                        return None, r.text, str(e)
+                else:
+                    err, retry = f"HTTP {r.status_code}: {r.text[:200]}", r.status_code in RETRY_STATUS
+                    retry_after = retry_after_seconds(r.headers)
+            except httpx.TimeoutException:
+                err, retry = "timeout", True
+            except httpx.TransportError as e:
+                err, retry = f"connection error: {e.__class__.__name__}: {e}", True
+            if not retry or attempt > self.cfg.max_retries:
+                return None, None, err + (f" (after {attempt} attempts)" if attempt > 1 else "")
+            delay = retry_after if retry_after is not None else min(
+                self.cfg.backoff_max, self.cfg.backoff_base * 2 ** (attempt - 1)
+            ) * self._rng.uniform(0.5, 1.0)
+            await self._sleep(delay)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+
+async def score_pairs(
+    client: RewardClient,
+    todo: Sequence[JudgeTask],
+    sink: Callable[[Judgment], None],
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, int]:
+    cfg = client.cfg
+    counts: dict[str, int] = {}
+    done = 0
+    it = iter(todo)
+
+    async def one(task: JudgeTask) -> Judgment:
+        urls = []
+        for img in task.images:
+            if "://" in img or img.startswith("data:"):
+                urls.append(img)
+            elif os.path.exists(img):
+                urls.append(await asyncio.to_thread(image_data_url, img, cfg.max_image_side))
+        bodies = [
+            fill(cfg.request, {"prompt": task.prompt, "response": resp, "image": urls[0] if urls else "", "images": urls})
+            for resp in (task.first, task.second)
+        ]
+        (s1, raw1, e1), (s2, raw2, e2) = await asyncio.gather(*(client.score(b) for b in bodies))
+        raw = json.dumps({"first": raw1, "second": raw2}, ensure_ascii=False)
+        prompt = json.dumps({"first": _short(bodies[0]), "second": _short(bodies[1])}, ensure_ascii=False)
+        if e1 or e2:
+            err = "; ".join(f"{side}: {e}" for side, e in (("first", e1), ("second", e2)) if e)
+            return Judgment(task.pair_id, "forward", 0, None, "error", raw, prompt, s1, s2, error=err)
+        verdict = "first" if s1 > s2 else "second" if s2 > s1 else "tie"
+        return Judgment(task.pair_id, "forward", 0, verdict, "parsed", raw, prompt, s1, s2)
+
+    async def worker() -> None:
+        nonlocal done
+        for task in it:
+            j = await one(task)
+            sink(j)
+            counts[j.outcome] = counts.get(j.outcome, 0) + 1
+            done += 1
+            if progress:
+                progress(done, len(todo))
+
+    await asyncio.gather(*(worker() for _ in range(max(1, min(len(todo), cfg.concurrency)))))
+    return counts
+
+
+def _short(body: Any) -> Any:
+    """The request body as stored: data URLs shortened to their hash."""
+    if isinstance(body, dict):
+        return {k: _short(v) for k, v in body.items()}
+    if isinstance(body, list):
+        return [_short(v) for v in body]
+    if isinstance(body, str) and body.startswith("data:"):
+        return f"<image sha256={hashlib.sha256(body.encode()).hexdigest()[:16]}>"
+    return body
+
+
+def run_reward_model(
+    store: Store,
+    tasks: Sequence[JudgeTask],
+    cfg: RewardModelConfig,
+    *,
+    run_id: str | None = None,
+    dataset: str = "",
+    retry_errors: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> RunSummary:
+    identity = cfg.identity()
+    run_id = run_id or default_run_id(cfg.name, identity, dataset)
+    missing = check_images(tasks)
+    if missing and not cfg.allow_missing_images:
+        raise MmrbError(
+            f"{len(missing)} image(s) not found, e.g. {missing[0]} (pass --allow-missing-images to score text only)"
+        )
+    ensure_run(store, run_id, purpose="evaluate", judge=cfg.name, identity=identity, dataset=dataset)
+    stored = stored_outcomes(store, run_id)
+    todo = [
+        t for t in tasks if (o := stored.get((t.pair_id, "forward", 0))) is None or (retry_errors and o == "error")
+    ]
+    summary = RunSummary(run_id, planned=len(tasks), already_stored=len(tasks) - len(todo))
+    if not todo:
+        return summary
+    writer = JudgmentWriter(store, run_id, replace_keys=[k for k, o in stored.items() if o == "error"])
+    t0 = time.perf_counter()
+
+    async def go():
+        client = RewardClient(cfg)
+        try:
+            return await score_pairs(client, todo, writer.put, progress)
+        finally:
+            await client.aclose()
+
+    try:
+        summary.outcomes = asyncio.run(go())
+    finally:
+        writer.close()
+    summary.sent = len(todo)
+    summary.seconds = time.perf_counter() - t0
+    return summary

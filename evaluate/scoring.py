@@ -1,0 +1,537 @@
+"""Scoring stored judgments under explicit, reported rules.
+
+Every rule is an option of ``ScoringOptions`` and is echoed in the report, and the three
+presets reproduce the authors' scripts:
+
+- ``mmrb`` (Multimodal RewardBench scripts/2_get_accuracy.py): one judgment per row;
+  ``[[A]]`` wins if present even when ``[[B]]`` is there too (a flaw: the count is
+  reported as ``both``); otherwise a coin flip from ``random.seed(123)`` drawn once per run,
+  in file order, only for rows without a verdict; groups = categories with safety split by
+  id prefix ``pairs`` (bias / toxicity) and reasoning by ``math`` (math / coding).
+- ``vlrewardbench`` (VL-RewardBench cal.py): K samples per item, majority vote where the
+  unparsed votes count in the total; items whose majority is unparsed or that have no
+  majority leave both numerator and denominator; Overall micro, Macro over the groups.
+- ``mmrb2`` (MMRB2 compute_accuracy.py): the first forward and the first reverse
+  judgement of each pair each count, the reverse flipped; judgements without a verdict and
+  pairs without judgements are left out.
+
+Units: with ``aggregate="each"`` every judgment is scored; with ``"majority"`` every pair
+is scored once from its vote. Bootstrap intervals resample pairs (a pair's judgments stay
+together), seeded from the option ``bootstrap_seed`` and the statistic's name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from curate.judging.records import Judgment, to_canonical
+
+from .records import EvalPair
+
+AGGREGATES = ("each", "majority")
+PARSE_FAILURE = ("coin", "wrong", "half", "excluded")
+BOTH_POLICIES = ("unparsed", "first_shown")
+TIE_POLICIES = ("wrong", "half", "excluded")
+SPLIT_POLICIES = ("excluded", "wrong", "half", "coin")
+MISSING_POLICIES = ("excluded", "wrong")
+
+MMRB_SUBSPLITS: dict[str, tuple[tuple[str, str], ...]] = {
+    "safety": (("pairs", "safety/bias"), ("*", "safety/toxicity")),
+    "reasoning": (("math", "reasoning/math"), ("*", "reasoning/coding")),
+}
+
+
+@dataclass(frozen=True)
+class ScoringOptions:
+    preset: str | None = None
+    aggregate: str = "each"
+    parse_failure: str = "wrong"  # what an unparsed (or failed) verdict scores
+    both: str = "unparsed"  # an output naming both answers: a failure, or A as shown
+    ties: str = "wrong"
+    split: str = "excluded"  # a majority vote without a majority
+    majority_counts_unparsed: bool = True
+    missing: str = "excluded"  # a dataset pair with no judgment at all
+    samples_used: int | None = None  # only sample_index < this
+    orders: tuple[str, ...] = ("forward", "reverse")
+    seed: int = 123  # the coin: one random.Random(seed) per run, drawn in judgment order
+    subsplits: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    weights: Mapping[str, float] | None = None  # size-weighted average; default: pairs per category
+    bootstrap: int = 1000
+    bootstrap_seed: int = 0
+    confidence: float = 0.95
+
+    def check(self) -> None:
+        for name, allowed in (
+            ("aggregate", AGGREGATES),
+            ("parse_failure", PARSE_FAILURE),
+            ("both", BOTH_POLICIES),
+            ("ties", TIE_POLICIES),
+            ("split", SPLIT_POLICIES),
+            ("missing", MISSING_POLICIES),
+        ):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {getattr(self, name)!r}")
+        if not set(self.orders) <= {"forward", "reverse"} or not self.orders:
+            raise ValueError("orders must be forward and/or reverse")
+        if not 0 < self.confidence < 1:
+            raise ValueError("confidence must be between 0 and 1")
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "mmrb": dict(
+        aggregate="each",
+        parse_failure="coin",
+        both="first_shown",
+        ties="wrong",
+        seed=123,
+        subsplits=MMRB_SUBSPLITS,
+        missing="excluded",
+        samples_used=1,
+    ),
+    "vlrewardbench": dict(
+        aggregate="majority",
+        parse_failure="excluded",
+        both="unparsed",
+        split="excluded",
+        ties="excluded",
+        majority_counts_unparsed=True,
+        missing="excluded",
+    ),
+    "mmrb2": dict(
+        aggregate="each",
+        parse_failure="excluded",
+        both="unparsed",
+        ties="wrong",
+        samples_used=1,
+        missing="excluded",
+    ),
+}
+
+
+def preset_options(name: str | None, **overrides: Any) -> ScoringOptions:
+    """A preset's options, with explicit overrides (None values are ignored)."""
+    base: dict[str, Any] = {}
+    if name:
+        if name not in PRESETS:
+            raise ValueError(f"unknown preset {name!r}: use one of {', '.join(PRESETS)}")
+        base = dict(PRESETS[name], preset=name)
+    base.update({k: v for k, v in overrides.items() if v is not None})
+    opts = ScoringOptions(**base)
+    opts.check()
+    return opts
+
+
+def subsplit_of(pair: EvalPair, rules: Mapping[str, Sequence[tuple[str, str]]]) -> str | None:
+    for prefix, name in rules.get(pair.category, ()):
+        if prefix == "*" or pair.id.lower().startswith(prefix.lower()):
+            return name
+    return None
+
+
+@dataclass
+class _Unit:
+    pair_id: str
+    credit: float
+    status: str  # correct / wrong / tie / coin / unparsed / split / missing
+
+
+def _credit_for(verdict: str, label: str, opts: ScoringOptions) -> tuple[float | None, str]:
+    if verdict == "tie":
+        return {"wrong": 0.0, "half": 0.5, "excluded": None}[opts.ties], "tie"
+    return (1.0, "correct") if verdict == label else (0.0, "wrong")
+
+
+def _failure(label: str, opts: ScoringOptions, rng: random.Random, order: str | None) -> tuple[float | None, str]:
+    if opts.parse_failure == "coin":
+        # The official rule draws 'A' if random() < 0.5, then maps A through the order shown.
+        shown = "A" if rng.random() < 0.5 else "B"
+        verdict = to_canonical(shown, order or "forward")
+        return (1.0 if verdict == label else 0.0), "coin"
+    return {"wrong": 0.0, "half": 0.5, "excluded": None}[opts.parse_failure], "unparsed"
+
+
+def _effective(j: Judgment, opts: ScoringOptions) -> str | None:
+    """The canonical verdict a judgment counts as before failure policies, or None."""
+    if j.outcome == "parsed" and j.verdict is not None:
+        return j.verdict
+    if j.outcome == "both" and opts.both == "first_shown":
+        return to_canonical("A", j.order)
+    return None
+
+
+def _units(pairs: list[EvalPair], by_pair: dict[str, list[Judgment]], order_seen: list[str], opts: ScoringOptions):
+    rng = random.Random(opts.seed)
+    units: list[_Unit] = []
+    labels = {p.id: p.label for p in pairs}
+    if opts.aggregate == "each":
+        for pid in order_seen:
+            for j in by_pair[pid]:
+                v = _effective(j, opts)
+                credit, status = _credit_for(v, labels[pid], opts) if v else _failure(labels[pid], opts, rng, j.order)
+                if credit is not None:
+                    units.append(_Unit(pid, credit, status))
+        return units
+    for pid in order_seen:
+        votes: Counter = Counter()
+        label = labels[pid]
+        for j in by_pair[pid]:
+            v = _effective(j, opts)
+            if v is None:
+                if opts.majority_counts_unparsed:
+                    votes["unparsed"] += 1
+            else:
+                votes["tie" if v == "tie" else "correct" if v == label else "wrong"] += 1
+        total = sum(votes.values())
+        result = next((k for k in ("correct", "wrong", "unparsed", "tie") if votes[k] > total / 2), "split")
+        if total == 0:
+            result = "unparsed"
+        if result == "correct":
+            credit, status = 1.0, "correct"
+        elif result == "wrong":
+            credit, status = 0.0, "wrong"
+        elif result == "tie":
+            credit, status = _credit_for("tie", label, opts)
+        elif result == "unparsed":
+            credit, status = _failure(label, opts, rng, None)
+        else:
+            status = "split"
+            if opts.split == "coin":
+                credit = 1.0 if ("first" if rng.random() < 0.5 else "second") == label else 0.0
+            else:
+                credit = {"wrong": 0.0, "half": 0.5, "excluded": None}[opts.split]
+        if credit is not None:
+            units.append(_Unit(pid, credit, status))
+    return units
+
+
+# -- statistics --------------------------------------------------------------------------
+def _rng(opts: ScoringOptions, name: str) -> np.random.Generator:
+    h = int.from_bytes(hashlib.sha256(f"{opts.bootstrap_seed}:{name}".encode()).digest()[:8], "big")
+    return np.random.default_rng(h)
+
+
+def _replicates(sums: np.ndarray, ns: np.ndarray, B: int, rng: np.random.Generator) -> np.ndarray | None:
+    """B bootstrap accuracies from resampling clusters (pairs or prompt groups)."""
+    k = len(sums)
+    if k == 0 or B <= 0 or ns.sum() == 0:
+        return None
+    out = np.empty(B)
+    step = max(1, 2_000_000 // k)
+    for start in range(0, B, step):
+        idx = rng.integers(0, k, size=(min(step, B - start), k))
+        s, n = sums[idx].sum(1), ns[idx].sum(1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[start : start + len(idx)] = np.where(n > 0, s / np.maximum(n, 1e-12), np.nan)
+    return out
+
+
+def _interval(reps: np.ndarray | None, conf: float) -> list[float] | None:
+    if reps is None:
+        return None
+    reps = reps[~np.isnan(reps)]
+    if len(reps) == 0:
+        return None
+    a = (1 - conf) / 2
+    lo, hi = np.quantile(reps, [a, 1 - a])
+    return [round(float(lo), 6), round(float(hi), 6)]
+
+
+def _num(x: float) -> float | int:
+    return int(x) if float(x).is_integer() else round(float(x), 6)
+
+
+def stat(correct: float, n: int, ci: list[float] | None = None, **extra: Any) -> dict:
+    """An accuracy with its ``correct/n``; undefined (None, with the reason) when n is 0."""
+    d = {
+        "accuracy": round(correct / n, 6) if n else None,
+        "correct": _num(correct),
+        "n": n,
+        "correct_n": f"{_num(correct)}/{n}",
+        "ci": ci,
+    }
+    if not n:
+        d["reason"] = "no scored units"
+    d.update(extra)
+    return d
+
+
+def _cluster_arrays(units: list[_Unit], keep: Iterable[str] | None = None, key=lambda u: u.pair_id):
+    sums: dict[str, float] = defaultdict(float)
+    ns: dict[str, int] = defaultdict(int)
+    keep_set = set(keep) if keep is not None else None
+    for u in units:
+        if keep_set is not None and u.pair_id not in keep_set:
+            continue
+        k = key(u)
+        sums[k] += u.credit
+        ns[k] += 1
+    keys = list(sums)
+    return np.array([sums[k] for k in keys], float), np.array([ns[k] for k in keys], float)
+
+
+def score(pairs: Sequence[EvalPair], judgments: Iterable[Judgment], options: ScoringOptions | None = None) -> dict:
+    """Score judgments against the dataset's labels. Judgments are consumed in the order
+    given (the coin's draws follow it); unknown pair ids are counted and ignored."""
+    opts = options or ScoringOptions()
+    opts.check()
+    pairs = list(pairs)
+    pair_by_id = {p.id: p for p in pairs}
+    by_pair: dict[str, list[Judgment]] = defaultdict(list)
+    order_seen: list[str] = []
+    unknown = 0
+    filtered: list[Judgment] = []
+    for j in judgments:
+        if j.pair_id not in pair_by_id:
+            unknown += 1
+            continue
+        if j.order not in opts.orders:
+            continue
+        if opts.samples_used is not None and j.sample_index >= opts.samples_used:
+            continue
+        if j.pair_id not in by_pair:
+            order_seen.append(j.pair_id)
+        by_pair[j.pair_id].append(j)
+        filtered.append(j)
+
+    units = _units(pairs, by_pair, order_seen, opts)
+    missing_ids = [p.id for p in pairs if p.id not in by_pair]
+    if opts.missing == "wrong":
+        units += [_Unit(pid, 0.0, "missing") for pid in missing_ids]
+
+    cat_of = {p.id: p.category for p in pairs}
+    sub_of = {p.id: subsplit_of(p, opts.subsplits) for p in pairs}
+    conf, B = opts.confidence, opts.bootstrap
+
+    def group_stat(name: str, ids: list[str] | None) -> tuple[dict, np.ndarray | None]:
+        sums, ns = _cluster_arrays(units, ids)
+        reps = _replicates(sums, ns, B, _rng(opts, name))
+        return stat(float(sums.sum()), int(ns.sum()), _interval(reps, conf), pairs=len(sums)), reps
+
+    overall, _ = group_stat("overall", None)
+    cats = list(dict.fromkeys(p.category for p in pairs))
+    categories: dict[str, dict] = {}
+    cat_reps: dict[str, np.ndarray | None] = {}
+    for c in cats:
+        ids = [p.id for p in pairs if p.category == c]
+        categories[c], cat_reps[c] = group_stat(f"category:{c}", ids)
+        categories[c]["dataset_pairs"] = len(ids)
+    subsplits: dict[str, dict] = {}
+    for s in dict.fromkeys(v for v in sub_of.values() if v):
+        ids = [pid for pid, v in sub_of.items() if v == s]
+        subsplits[s], _ = group_stat(f"subsplit:{s}", ids)
+        subsplits[s]["dataset_pairs"] = len(ids)
+
+    scored = [c for c in cats if categories[c]["n"]]
+    macro = _average(scored, categories, cat_reps, {c: 1.0 for c in scored}, conf, "macro")
+    weights = dict(opts.weights) if opts.weights else {c: categories[c]["dataset_pairs"] for c in scored}
+    size_weighted = _average(
+        [c for c in scored if weights.get(c)], categories, cat_reps, weights, conf, "size_weighted"
+    )
+
+    outcomes = Counter(j.outcome for j in filtered)
+    total = len(filtered)
+    parsed = [j for j in filtered if j.outcome == "parsed" and j.verdict is not None]
+    ties = sum(1 for j in parsed if j.verdict == "tie")
+    statuses = Counter(u.status for u in units)
+    report = {
+        "options": _options_dict(opts),
+        "pairs": len(pairs),
+        "judgments": total,
+        "unknown_judgments": unknown,
+        "missing_pairs": len(missing_ids),
+        "overall": overall,
+        "macro": macro,
+        "size_weighted": size_weighted,
+        "categories": categories,
+        "subsplits": subsplits,
+        "outcomes": {k: outcomes.get(k, 0) for k in ("parsed", "unparsed", "both", "error")},
+        "parse_failure_rate": _rate(total - outcomes.get("parsed", 0), total),
+        "both_counted_as_first_shown": outcomes.get("both", 0) if opts.both == "first_shown" else 0,
+        "tie_rate": _rate(ties, len(parsed)),
+        "unit_statuses": dict(sorted(statuses.items())),
+        "excluded_units": _excluded_count(opts, by_pair, units),
+        "position": position_stats(pair_by_id, filtered),
+        "acc_plus": acc_plus(pairs, units, opts),
+    }
+    return report
+
+
+def _excluded_count(opts: ScoringOptions, by_pair: dict, units: list[_Unit]) -> int:
+    possible = sum(len(v) for v in by_pair.values()) if opts.aggregate == "each" else len(by_pair)
+    return possible - sum(1 for u in units if u.status != "missing")
+
+
+def _rate(k: int, n: int) -> dict:
+    return {"rate": round(k / n, 6) if n else None, "count": k, "n": n}
+
+
+def _average(names, stats, reps, weights, conf, label) -> dict:
+    if not names:
+        return {"accuracy": None, "ci": None, "groups": 0, "reason": "no scored groups"}
+    w = np.array([float(weights[c]) for c in names])
+    accs = np.array([stats[c]["accuracy"] for c in names], float)
+    value = float((w * accs).sum() / w.sum())
+    ci = None
+    if all(reps[c] is not None for c in names):
+        mat = np.vstack([reps[c] for c in names])
+        ci = _interval((w[:, None] * mat).sum(0) / w.sum(), conf)
+    return {"accuracy": round(value, 6), "ci": ci, "groups": len(names), "weights": {c: _num(weights[c]) for c in names}}
+
+
+def position_stats(pair_by_id: Mapping[str, EvalPair], judgments: Sequence[Judgment]) -> dict:
+    """Position bias from parsed, non-tie judgments (independent of the failure policies):
+    how often A is picked, the accuracy when the chosen response is shown first vs second,
+    and the share of pairs judged in both orders whose verdict does not change."""
+    picked_a = n_ab = 0
+    first = [0, 0]  # correct, n when chosen shown as A
+    second = [0, 0]
+    fwd: dict[str, tuple[int, str]] = {}
+    rev: dict[str, tuple[int, str]] = {}
+    for j in judgments:
+        if j.outcome != "parsed" or j.verdict is None:
+            continue
+        label = pair_by_id[j.pair_id].label
+        side = fwd if j.order == "forward" else rev
+        if j.pair_id not in side or j.sample_index < side[j.pair_id][0]:
+            side[j.pair_id] = (j.sample_index, j.verdict)
+        if j.verdict == "tie":
+            continue
+        n_ab += 1
+        picked_a += j.shown == "A"
+        chosen_first = (label == "first") == (j.order == "forward")
+        bucket = first if chosen_first else second
+        bucket[0] += j.verdict == label
+        bucket[1] += 1
+    both = [pid for pid in fwd if pid in rev]
+    consistent = sum(1 for pid in both if fwd[pid][1] == rev[pid][1])
+    return {
+        "first_shown_picked": _rate(picked_a, n_ab),
+        "acc_chosen_shown_first": stat(first[0], first[1]),
+        "acc_chosen_shown_second": stat(second[0], second[1]),
+        "consistency": stat(consistent, len(both)),
+    }
+
+
+def acc_plus(pairs: Sequence[EvalPair], units: list[_Unit], opts: ScoringOptions) -> dict:
+    """Acc+ (MM-RLHF-RewardBench): the share of prompt groups whose scored pairs are all
+    fully right. Groups without a scored pair are left out."""
+    sums: dict[str, float] = defaultdict(float)
+    ns: dict[str, int] = defaultdict(int)
+    for u in units:
+        sums[u.pair_id] += u.credit
+        ns[u.pair_id] += 1
+    groups: dict[str, list[str]] = defaultdict(list)
+    cat_of_group: dict[str, str] = {}
+    for p in pairs:
+        groups[p.prompt_group].append(p.id)
+        cat_of_group.setdefault(p.prompt_group, p.category)
+    ok: dict[str, int] = {}
+    for g, ids in groups.items():
+        scored = [pid for pid in ids if ns.get(pid)]
+        if scored:
+            ok[g] = int(all(sums[pid] == ns[pid] for pid in scored))
+    arr = np.array(list(ok.values()), float)
+    reps = _replicates(arr, np.ones_like(arr), opts.bootstrap, _rng(opts, "acc_plus"))
+    by_cat: dict[str, dict] = {}
+    for c in dict.fromkeys(cat_of_group.values()):
+        vals = [v for g, v in ok.items() if cat_of_group[g] == c]
+        by_cat[c] = stat(sum(vals), len(vals))
+    return dict(
+        stat(float(arr.sum()), len(arr), _interval(reps, opts.confidence)),
+        groups_with_several_pairs=sum(1 for ids in groups.values() if len(ids) > 1),
+        categories=by_cat,
+    )
+
+
+def _options_dict(opts: ScoringOptions) -> dict:
+    d = asdict(opts)
+    d["orders"] = list(opts.orders)
+    d["subsplits"] = {k: [list(r) for r in v] for k, v in opts.subsplits.items()}
+    d["weights"] = dict(opts.weights) if opts.weights else None
+    return d
+
+
+def parse_subsplit(spec: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """``safety:pairs=safety/bias,*=safety/toxicity`` -> ("safety", (("pairs", ...), ...))."""
+    if ":" not in spec:
+        raise ValueError(f"sub-split {spec!r} must look like CATEGORY:PREFIX=NAME,*=NAME")
+    cat, rules = spec.split(":", 1)
+    out = []
+    for r in rules.split(","):
+        if "=" not in r:
+            raise ValueError(f"sub-split rule {r!r} must look like PREFIX=NAME")
+        prefix, name = r.split("=", 1)
+        out.append((prefix.strip(), name.strip()))
+    return cat.strip(), tuple(out)
+
+
+def with_options(opts: ScoringOptions, **changes: Any) -> ScoringOptions:
+    new = replace(opts, **changes)
+    new.check()
+    return new
+
+
+def render_text(report: dict, title: str = "") -> str:
+    """A plain-text summary for the terminal."""
+    lines = []
+    if title:
+        lines.append(title)
+    o = report["options"]
+    lines.append(
+        f"rules: preset={o['preset'] or '-'} aggregate={o['aggregate']} parse_failure={o['parse_failure']} "
+        f"both={o['both']} ties={o['ties']} split={o['split']} missing={o['missing']} seed={o['seed']}"
+    )
+
+    def fmt(s: dict) -> str:
+        if s.get("accuracy") is None:
+            return f"   n/a   ({s.get('correct_n', '0/0')}, {s.get('reason', 'undefined')})"
+        ci = f" [{s['ci'][0]:.3f}, {s['ci'][1]:.3f}]" if s.get("ci") else ""
+        cn = f" ({s['correct_n']})" if "correct_n" in s else ""
+        return f"{s['accuracy']:.4f}{ci}{cn}"
+
+    lines.append(f"  {'overall (micro)':<36} {fmt(report['overall'])}")
+    lines.append(f"  {'macro':<36} {fmt(report['macro'])}")
+    lines.append(f"  {'size-weighted':<36} {fmt(report['size_weighted'])}")
+    for name, s in report["categories"].items():
+        lines.append(f"  {name:<36} {fmt(s)}")
+    for name, s in report["subsplits"].items():
+        lines.append(f"    {name:<34} {fmt(s)}")
+    oc = report["outcomes"]
+    pf = report["parse_failure_rate"]
+    lines.append(
+        f"judgments: {report['judgments']} (parsed {oc['parsed']}, unparsed {oc['unparsed']}, both {oc['both']}, "
+        f"error {oc['error']}); parse-failure rate {_pct(pf)}; tie rate {_pct(report['tie_rate'])}"
+    )
+    if report["both_counted_as_first_shown"]:
+        lines.append(f"  note: {report['both_counted_as_first_shown']} outputs naming both answers were counted as A (official rule)")
+    lines.append(
+        f"pairs: {report['pairs']}, missing {report['missing_pairs']}, excluded units {report['excluded_units']}, "
+        f"unknown judgments {report['unknown_judgments']}"
+    )
+    pos = report["position"]
+    lines.append(
+        f"position: A picked {_pct(pos['first_shown_picked'])}; acc chosen shown first {fmt(pos['acc_chosen_shown_first'])}; "
+        f"second {fmt(pos['acc_chosen_shown_second'])}; consistency {fmt(pos['consistency'])}"
+    )
+    ap = report["acc_plus"]
+    if ap["groups_with_several_pairs"]:
+        lines.append(f"Acc+ over prompt groups: {fmt(ap)}")
+    return "\n".join(lines)
+
+
+def _pct(r: dict) -> str:
+    return "n/a" if r["rate"] is None else f"{100 * r['rate']:.1f}% ({r['count']}/{r['n']})"
+
+
+def order_judgments(judgments: Iterable[Judgment], pairs: Sequence[EvalPair]) -> list[Judgment]:
+    """Stored judgments in dataset order (then sample, forward before reverse): the order in
+    which a run's coin is drawn, so rescoring a stored run is reproducible."""
+    pos = {p.id: i for i, p in enumerate(pairs)}
+    big = len(pos)
+    return sorted(judgments, key=lambda j: (pos.get(j.pair_id, big), j.pair_id, j.sample_index, j.order != "forward"))

@@ -1,0 +1,98 @@
+"""Shared by the ingest tests: fixture copies with images drawn by pillow, a CLI runner,
+and 'nothing was written' checks."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import shutil
+from pathlib import Path
+
+from PIL import Image, ImageDraw
+
+FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
+TABLES = ("items", "item_images", "images", "candidates", "pairs", "labels", "annotators")
+
+
+def png(color="red", size=(40, 30)) -> bytes:
+    im = Image.new("RGB", size, "white")
+    ImageDraw.Draw(im).ellipse([5, 5, size[0] - 5, size[1] - 5], fill=color)
+    buf = io.BytesIO()
+    im.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def write_image(path: Path, color="red", size=(40, 30)) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(png(color, size))
+    return path
+
+
+def fixture_copy(name: str, tmp: Path, images: dict[str, str] | None = None) -> Path:
+    """Copy a fixture to ``tmp`` and draw the images it names (relative path -> colour)."""
+    dst = tmp / name
+    shutil.copy(FIXTURES / name, dst)
+    for rel, color in (images or {}).items():
+        write_image(tmp / rel, color)
+    return dst
+
+
+def counts(store) -> dict[str, int]:
+    return {t: store.count(t) for t in TABLES}
+
+
+def assert_nothing_written(store) -> None:
+    assert all(v == 0 for v in counts(store).values()), counts(store)
+    files = [p for p in store.images.root.rglob("*") if p.is_file()] if store.images.root.exists() else []
+    assert files == [], files
+
+
+def run_cli(module, argv: list[str], capsys) -> tuple[int, str, str]:
+    """Run one command module the way ``mmrb`` does (errors -> one line, exit 1)."""
+    from curate.errors import MmrbError
+
+    p = argparse.ArgumentParser()
+    module.add_arguments(p)
+    args = p.parse_args(argv)
+    try:
+        rc = module.run(args)
+    except MmrbError as e:
+        print(f"error: {e}", file=__import__("sys").stderr)
+        rc = 1
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def empty_store(request, tmp_path_factory):
+    """One store per backend for a module's bad-input tests: each of them must leave it
+    empty (asserted), so sharing it is both cheaper and a check of its own."""
+    from curate.store import Store
+
+    tmp = tmp_path_factory.mktemp("empty-store")
+    drop = None
+    if request.param == "sqlite":
+        url = str(tmp / "store.db")
+    else:
+        from support.services import ensure_postgres, new_pg_database
+
+        url, drop = new_pg_database(ensure_postgres())
+    s = Store(url, images=tmp / "images")
+    yield s
+    s.close()
+    if drop:
+        drop()
+
+
+@pytest.fixture
+def bad_store(empty_store):
+    """The shared empty store, checked empty before use and with its pixel limit reset."""
+    from curate.images import DEFAULT_MAX_PIXELS
+
+    assert_nothing_written(empty_store)
+    empty_store.images.max_pixels = DEFAULT_MAX_PIXELS
+    yield empty_store
+    empty_store.images.max_pixels = DEFAULT_MAX_PIXELS

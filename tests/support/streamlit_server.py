@@ -1,0 +1,167 @@
+"""The annotation app under test: a small seeded store, and a real `streamlit run` server.
+
+``seed_store`` fills a store through its public API (no pipeline stages needed), with the
+cases the app must handle: a missing image, a response full of HTML and script.
+``StreamlitServer`` runs ``streamlit run app.py -- --db ...`` on a free 127.0.0.1 port and
+waits for ``/_stcore/health``.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PASSWORD = "password-123"
+XSS = (
+    "Here is **bold** text and a list:\n\n- one\n- two\n\n"
+    '<script>window.__pwned = (window.__pwned || 0) + 1</script>\n\n'
+    '<img src="nope.png" onerror="window.__pwned = (window.__pwned || 0) + 1">\n\n'
+    "Inline `code <b>` stays."
+)
+
+
+def png(seed: int, size: tuple[int, int] = (800, 600)) -> bytes:
+    from PIL import Image, ImageDraw
+
+    im = Image.new("RGB", size, ((seed * 53) % 256, (seed * 97) % 256, (seed * 31) % 256))
+    d = ImageDraw.Draw(im)
+    for n in range(12):
+        x = (seed * 37 + n * 61) % size[0]
+        y = (seed * 17 + n * 43) % size[1]
+        d.rectangle([x, y, x + 80, y + 60], fill=((n * 40) % 256, 255 - (n * 20) % 256, (seed + n * 10) % 256))
+    buf = io.BytesIO()
+    im.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def seed_store(store, *, n_pairs: int = 6, annotators=("alice", "bob"), admin: str = "lead", xss_at: int | None = 1,
+               missing_at: int | None = 2, response_chars: int = 0) -> list[str]:
+    """Items i0.., candidates, pairs p0.., accounts (password PASSWORD) and assignments.
+
+    Every annotator gets every pair in order; sides alternate so both mappings are exercised.
+    Returns the pair ids.
+    """
+    from annotate import auth
+    from curate.model import Assignment, Candidate, ImageRef, Item, Pair
+
+    items, cands, pairs, stored = [], [], [], []
+    for n in range(n_pairs):
+        if n == missing_at:
+            ref = ImageRef(f"img/{n}.png", None, "missing", error="image file not found: img/{n}.png")
+        else:
+            s = store.images.put(png(n))
+            stored.append(s)
+            ref = ImageRef(f"img/{n}.png", s.sha256, "ok", s.width, s.height)
+        items.append(Item(id=f"i{n}", prompt=f"Question {n}: what is in the picture?", category="vqa", images=(ref,)))
+        pad = ("Lorem ipsum dolor sit amet. " * (response_chars // 28 + 1))[:response_chars]
+        a_text = XSS if n == xss_at else f"Answer A{n}: a red square. {pad}"
+        cands += [
+            Candidate(id=f"i{n}/a", item_id=f"i{n}", model="model-alpha", text=a_text),
+            Candidate(id=f"i{n}/b", item_id=f"i{n}", model="model-beta", text=f"Answer B{n}: a blue circle. {pad}"),
+        ]
+        pairs.append(Pair(id=f"p{n}", item_id=f"i{n}", first_id=f"i{n}/a", second_id=f"i{n}/b", origin="test",
+                          known_preference="first", is_gold=n == 0))
+    with store.write() as c:
+        store.add_images(stored, conn=c)
+        store.add_items(items, conn=c)
+        store.add_candidates(cands, conn=c)
+        store.add_pairs(pairs, conn=c)
+    from curate.model import Annotator
+
+    # one argon2 hash for every account: hashing costs a third of a second each
+    h = _password_hash()
+    store.add_annotator(Annotator(admin, "admin", h))
+    for name in annotators:
+        store.add_annotator(Annotator(name, "annotator", h))
+    store.add_assignments(
+        Assignment(pair_id=p.id, annotator=a, left="first" if (n + k) % 2 == 0 else "second", seq=n)
+        for k, a in enumerate(annotators)
+        for n, p in enumerate(pairs)
+    )
+    return [p.id for p in pairs]
+
+
+@functools.lru_cache(maxsize=1)
+def _password_hash() -> str:
+    from annotate import auth
+
+    return auth.hash_password(PASSWORD)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class StreamlitServer:
+    """``streamlit run app.py`` in a subprocess, on loopback, headless."""
+
+    def __init__(self, db: str, images: str | None = None, *, extra_env: dict | None = None, log: Path | None = None):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        cmd = [
+            sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+            "--server.headless=true", "--server.address=127.0.0.1", f"--server.port={self.port}",
+            "--browser.gatherUsageStats=false", "--server.fileWatcherType=none",
+            "--", "--db", db,
+        ]
+        if images:
+            cmd += ["--images", str(images)]
+        env = dict(os.environ, **(extra_env or {}))
+        self._log = open(log, "wb") if log else subprocess.DEVNULL
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+
+    def wait(self, timeout: float = 60) -> "StreamlitServer":
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with code {self.proc.returncode}")
+            try:
+                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r:
+                    if r.read().strip() == b"ok":
+                        return self
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError(f"streamlit did not answer on {self.url} within {timeout} s")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self._log is not subprocess.DEVNULL:
+            self._log.close()
+
+    def __enter__(self) -> "StreamlitServer":
+        return self.wait()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--no-first-run"]
+
+
+def wait_idle(page, timeout: float = 15_000) -> None:
+    """Until the app has finished its run (the status widget gone and the app not running)."""
+    page.wait_for_function(
+        "() => { const a = document.querySelector('[data-testid=stApp]');"
+        " return a && a.getAttribute('data-test-script-state') !== 'running'"
+        " && !document.querySelector('[data-testid=stStatusWidget] button'); }",
+        timeout=timeout,
+    )

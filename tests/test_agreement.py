@@ -1,0 +1,289 @@
+"""Agreement statistics against published reference values (REFERENCE.md section 3)."""
+
+from __future__ import annotations
+
+import json
+
+import krippendorff
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hs
+
+from curate.agreement import agreement_report, from_long, read_labels_file
+from curate.agreement import stats as st
+from curate.agreement.table import FieldSpec
+from curate.errors import InputError
+
+def main(argv: list[str]) -> int:
+    """`mmrb agreement ...` through the command module alone (as curate.cli.main runs it),
+    so other stages' parsers cannot break these tests."""
+    import argparse
+    import sys
+
+    from curate.commands import agreement
+    from curate.errors import MmrbError
+
+    assert argv[0] == "agreement"
+    p = argparse.ArgumentParser(prog="mmrb agreement")
+    agreement.add_arguments(p)
+    try:
+        return agreement.run(p.parse_args(argv[1:]))
+    except MmrbError as e:
+        print(f"mmrb agreement: error: {e}", file=sys.stderr)
+        return 1
+
+
+# Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", 4 observers x 12 units
+K2011 = """A: 1 2 3 3 2 1 4 1 2 . . .
+B: 1 2 3 3 2 2 4 1 2 5 . 3
+C: . 3 3 3 2 3 4 2 2 5 1 .
+D: 1 2 3 3 2 4 4 1 2 5 1 ."""
+
+
+def k2011_frame(field: str = "x") -> pd.DataFrame:
+    rows = []
+    for line in K2011.splitlines():
+        who, vals = line.split(":")
+        rows += [(f"u{u:02d}", who, field, v) for u, v in enumerate(vals.split()) if v != "."]
+    return pd.DataFrame(rows, columns=["unit", "annotator", "field", "value"])
+
+
+def k2011_matrix() -> np.ndarray:
+    return np.array([[np.nan if v == "." else float(v) for v in line.split(":")[1].split()] for line in K2011.splitlines()])
+
+
+@pytest.mark.parametrize("level,expected", [("nominal", 0.743), ("ordinal", 0.815), ("interval", 0.849), ("ratio", 0.797)])
+def test_krippendorff_2011_at_every_level(level, expected):
+    table = from_long(k2011_frame(), scales={"x": ("1", "2", "3", "4", "5")}, levels={"x": level})
+    f = agreement_report(table, resamples=200).fields["x"]
+    assert f.level == level
+    assert f.alpha.value == pytest.approx(expected, abs=5e-4)
+    assert f.alpha.low <= f.alpha.value <= f.alpha.high
+
+
+def test_exact_fractions_and_other_coefficients():
+    f = agreement_report(from_long(k2011_frame(), levels={"x": "nominal"}), resamples=0).fields["x"]
+    assert f.alpha.value == pytest.approx(113 / 152, abs=1e-12)
+    assert f.percent_agreement.value == pytest.approx(0.8182, abs=5e-5)
+    assert f.ac1.value == pytest.approx(0.77544, abs=5e-6)
+    assert f.fleiss_kappa_missing.value == pytest.approx(0.76117, abs=5e-6)
+    # units carry 1 to 4 labels: the complete-data Fleiss kappa is undefined, with the reason
+    assert f.fleiss_kappa.value is None and "different numbers of labels" in f.fleiss_kappa.undefined
+    interval = from_long(k2011_frame(), scales={"x": tuple("12345")}, levels={"x": "interval"})
+    assert agreement_report(interval, resamples=0).fields["x"].alpha.value == pytest.approx(951 / 1120, abs=1e-12)
+
+
+def test_fleiss_wikipedia_example_and_complete_data_forms_agree():
+    counts = np.array([[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
+                       [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]])
+    assert st.fleiss_kappa(counts).value == pytest.approx(0.210, abs=5e-4)
+    # with every unit rated by the same number of raters the missing-data form is Fleiss'
+    assert st.fleiss_kappa_missing(counts).value == pytest.approx(st.fleiss_kappa(counts).value, abs=1e-12)
+
+
+def _random_counts(rng, units, values, max_raters):
+    m = rng.integers(1, max_raters + 1, size=units)
+    codes = [rng.integers(0, values, size=k) for k in m]
+    return np.array([np.bincount(c, minlength=values) for c in codes])
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+def test_vectorised_alpha_equals_the_krippendorff_package(level):
+    """The bootstrap's matrix product, with the observed multiplicities as weights, gives
+    krippendorff.alpha exactly: the resampled alphas are the same statistic."""
+    rng = np.random.default_rng(7)
+    spec = FieldSpec("s", level, ("1", "2", "3", "4", "6"))
+    for _ in range(5):
+        counts = _random_counts(rng, 300, 5, 5)
+        patterns, mult, inverse = st.distinct_rows(counts)
+        assert (patterns[inverse] == counts).all()
+        o = (mult @ st.unit_coincidences(patterns)).reshape(5, 5)
+        mine = float(st.alpha_from_coincidences(spec, o))
+        ref = krippendorff.alpha(value_counts=counts, value_domain=spec.numeric, level_of_measurement=level)
+        assert mine == pytest.approx(ref, abs=1e-12)
+        assert st.kripp_alpha(spec, counts).value == pytest.approx(ref, abs=1e-12)
+
+
+def test_bootstrap_is_seeded_and_covers_the_estimate():
+    rng = np.random.default_rng(3)
+    spec = FieldSpec("p", "nominal", ("first", "second", "tie"))
+    truth = rng.integers(0, 2, size=400)
+    counts = np.array([np.bincount(np.where(rng.random(3) < 0.8, t, rng.integers(0, 3, 3)), minlength=3) for t in truth])
+    a = st.bootstrap(spec, counts, resamples=500, seed=1)
+    assert a == st.bootstrap(spec, counts, resamples=500, seed=1)
+    assert a != st.bootstrap(spec, counts, resamples=500, seed=2)
+    point = st.kripp_alpha(spec, counts).value
+    assert a.alpha[0] < point < a.alpha[1] and a.alpha[1] - a.alpha[0] < 0.2
+
+
+def test_undefined_cases_are_values_with_reasons():
+    # one category only
+    df = pd.DataFrame([(u, a, "preference", "first") for u in "pq" for a in "abc"],
+                      columns=["unit", "annotator", "field", "value"])
+    f = agreement_report(from_long(df), resamples=50, min_shared=1).fields["preference"]
+    assert f.alpha.value is None and "no variation" in f.alpha.undefined
+    assert f.percent_agreement.value == 1.0
+    assert f.fleiss_kappa.value is None and f.fleiss_kappa_missing.value is None
+    assert all(c["kappa"].value is None for c in f.cohen)
+    # a single label per pair
+    df = pd.DataFrame([("p", "a", "preference", "first"), ("q", "b", "preference", "second")],
+                      columns=["unit", "annotator", "field", "value"])
+    f = agreement_report(from_long(df), resamples=50).fields["preference"]
+    for e in (f.alpha, f.percent_agreement, f.ac1, f.fleiss_kappa_missing):
+        assert e.value is None and "two or more labels" in e.undefined
+    assert f.fleiss_kappa.undefined == "every pair has a single label"
+    d = f.alpha.as_dict()
+    assert d == {"value": None, "undefined": "no pair has two or more labels"}
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal"])
+def test_cohen_kappa_is_sklearns(level):
+    from sklearn.metrics import cohen_kappa_score
+
+    rng = np.random.default_rng(11)
+    spec = FieldSpec("s", level, tuple("abcd"))
+    for _ in range(10):
+        x = rng.integers(0, 4, size=60)
+        y = np.where(rng.random(60) < 0.6, x, rng.integers(0, 3, size=60))
+        ref = cohen_kappa_score(x, y, labels=np.arange(4), weights=None if level == "nominal" else "quadratic")
+        assert st.cohen_kappa(x, y, spec).value == pytest.approx(ref, abs=1e-12)
+
+
+# -- invariants ------------------------------------------------------------------------------
+label_rows = hs.lists(
+    hs.tuples(hs.integers(0, 12), hs.sampled_from("abcd"), hs.sampled_from(["first", "second", "tie"]),
+              hs.sampled_from(["correct", "incorrect", "unsure"]), hs.sampled_from(["correct", "incorrect"])),
+    min_size=1, max_size=50, unique_by=lambda r: (r[0], r[1]),
+)
+
+
+def _frame(rows, swap=False, rename=None):
+    flip = {"first": "second", "second": "first", "tie": "tie"}
+    out = []
+    for u, a, pref, c1, c2 in rows:
+        a = rename[a] if rename else a
+        if swap:
+            pref, c1, c2 = flip[pref], c2, c1
+        out += [(f"p{u:02d}", a, "preference", pref), (f"p{u:02d}", a, "correctness_first", c1),
+                (f"p{u:02d}", a, "correctness_second", c2)]
+    return pd.DataFrame(out, columns=["unit", "annotator", "field", "value"])
+
+
+def _stats(f):
+    return [f.alpha.value, f.alpha.low, f.alpha.high, f.percent_agreement.value, f.percent_agreement.low,
+            f.percent_agreement.high, f.ac1.value, f.ac1.low, f.ac1.high, f.fleiss_kappa.value,
+            f.fleiss_kappa_missing.value, f.n_pairs, f.n_labels, f.labels_per_pair]
+
+
+def _close(x, y):
+    assert len(x) == len(y)
+    for a, b in zip(x, y):
+        assert (a is None and b is None) or a == pytest.approx(b, abs=1e-9)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(label_rows)
+def test_swapping_responses_and_flipping_labels_changes_no_statistic(rows):
+    a = agreement_report(from_long(_frame(rows)), resamples=100, min_shared=2)
+    b = agreement_report(from_long(_frame(rows, swap=True)), resamples=100, min_shared=2)
+    for name, other in [("preference", "preference"), ("correctness_first", "correctness_second"),
+                        ("correctness_second", "correctness_first")]:
+        _close(_stats(a.fields[name]), _stats(b.fields[other]))
+        assert a.fields[name].annotators == b.fields[other].annotators
+        _close([c["kappa"].value for c in a.fields[name].cohen], [c["kappa"].value for c in b.fields[other].cohen])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(label_rows, hs.permutations("wxyz"))
+def test_relabelling_annotators_changes_nothing(rows, names):
+    rename = dict(zip("abcd", names))
+    a = agreement_report(from_long(_frame(rows)), resamples=100, min_shared=2)
+    b = agreement_report(from_long(_frame(rows, rename=rename)), resamples=100, min_shared=2)
+    for name in a.fields:
+        _close(_stats(a.fields[name]), _stats(b.fields[name]))
+        assert {rename[k]: v for k, v in a.fields[name].annotators.items()} == b.fields[name].annotators
+        ka = {frozenset((rename[c["a"]], rename[c["b"]])): (c["n"], c["kappa"].value) for c in a.fields[name].cohen}
+        kb = {frozenset((c["a"], c["b"])): (c["n"], c["kappa"].value) for c in b.fields[name].cohen}
+        assert ka.keys() == kb.keys()
+        for k in ka:
+            _close(ka[k], kb[k])
+
+
+# -- per pair, majority, gold --------------------------------------------------------------------
+def test_per_pair_majority_and_gold():
+    rows = [("p1", "a", "first"), ("p1", "b", "first"), ("p1", "c", "second"),
+            ("p2", "a", "tie"), ("p2", "b", "first"),
+            ("p3", "a", "second"), ("p3", "b", "second"), ("p3", "c", "second"),
+            ("p1", "@gold", "first"), ("p3", "@gold", "first")]
+    df = pd.DataFrame([(u, a, "preference", v) for u, a, v in rows], columns=["unit", "annotator", "field", "value"])
+    rep = agreement_report(from_long(df), pairs=True, resamples=50)
+    pairs = rep.pairs.set_index("pair")
+    assert pairs.loc["p1", "majority"] == "first" and pairs.loc["p1", "agreement"] == pytest.approx(2 / 3)
+    assert pairs.loc["p1", "entropy"] == pytest.approx(-(2 / 3) * np.log2(2 / 3) - (1 / 3) * np.log2(1 / 3), abs=1e-6)
+    assert pd.isna(pairs.loc["p2", "majority"]) and pairs.loc["p2", "entropy"] == pytest.approx(1.0)
+    assert pairs.loc["p3", "n_labels"] == 3 and pairs.loc["p3", "entropy"] == 0
+    ann = rep.fields["preference"].annotators
+    # c: on p1 the others say first (c said second); on p3 the others say second (agree)
+    assert ann["c"]["majority"] == {"n": 2, "agreement": 0.5}
+    # a: on p1 the others split (no majority, not counted); on p2 b alone says first, a said
+    # tie; on p3 the others agree with a
+    assert ann["a"]["majority"] == {"n": 2, "agreement": 0.5}
+    assert ann["a"]["gold"] == {"n": 2, "agreement": 0.5} and ann["c"]["gold"] == {"n": 2, "agreement": 0.0}
+    assert "@gold" not in rep.annotators
+
+
+# -- files -------------------------------------------------------------------------------------------
+def test_file_with_screen_sides_is_mapped_to_responses(tmp_path):
+    f = tmp_path / "labels.csv"
+    f.write_text("item,annotator,field,value,left\n"
+                 "p1,a,preference,left,first\n"
+                 "p1,b,preference,right,second\n"  # b saw them swapped: right = first
+                 "p1,c,preference,first,\n"
+                 "p1,a,correctness_left,correct,first\n"
+                 "p1,b,correctness_left,incorrect,second\n")
+    t = read_labels_file(f)
+    rep = agreement_report(t, pairs=True, resamples=0)
+    assert rep.pairs.set_index("field").loc["preference", "agreement"] == 1.0
+    assert rep.fields["correctness_first"].value_counts["correct"] == 1
+    assert rep.fields["correctness_second"].value_counts["incorrect"] == 1
+
+
+def test_file_errors_name_file_line_and_field(tmp_path, capsys):
+    f = tmp_path / "labels.csv"
+    f.write_text("item,annotator,field,value\np1,a,preference,first\np1,b,preference,left\n")
+    with pytest.raises(InputError) as e:
+        read_labels_file(f)
+    assert f"{f}:3 field 'left'" in str(e.value)
+    j = tmp_path / "labels.jsonl"
+    j.write_text('{"item": "p1", "annotator": "a", "field": "score", "value": 7}\n'
+                 '{"item": "p1", "annotator": "a", "field": "score", "value": 2}\nnot json\n')
+    with pytest.raises(InputError) as e:
+        read_labels_file(j, scales={"score": ("1", "2", "3")})
+    msg = str(e.value)
+    assert f"{j}:3: not valid JSON" in msg
+    j.write_text('{"item": "p1", "annotator": "a", "field": "score", "value": 7}\n'
+                 '{"item": "p1", "annotator": "a", "field": "score", "value": 2}\n')
+    with pytest.raises(InputError) as e:
+        read_labels_file(j, scales={"score": ("1", "2", "3")})
+    assert f"{j}:1 field 'value': '7' is not on the scale" in str(e.value)
+    assert f"{j}:2 field 'value': second label by 'a'" in str(e.value)
+    assert main(["agreement", "--labels", str(j), "--scale", "score"]) == 1
+    assert "--scale 'score': expected FIELD=v1,v2" in capsys.readouterr().err
+
+
+def test_cli_text_and_json(tmp_path, capsys):
+    f = tmp_path / "k.csv"
+    k2011_frame("score").rename(columns={"unit": "item"}).to_csv(f, index=False)
+    assert main(["agreement", "--labels", str(f), "--scale", "score=1,2,3,4,5", "--level", "score=interval",
+                 "--json", "--resamples", "100"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    fs = out["fields"]["score"]
+    assert fs["level"] == "interval" and fs["krippendorff_alpha"]["value"] == pytest.approx(0.849, abs=5e-4)
+    assert len(fs["krippendorff_alpha"]["ci95"]) == 2 and len(out["pairs"]) == 12
+    assert main(["agreement", "--labels", str(f), "--scale", "score=1,2,3,4,5", "--resamples", "100"]) == 0
+    text = capsys.readouterr().out
+    assert "score" in text and "ordinal" in text and "0.815" in text
+    assert main(["agreement", "--labels", str(tmp_path / "none.csv")]) == 1
+    assert "no such file" in capsys.readouterr().err

@@ -1,0 +1,146 @@
+"""Agreement on the store (both backends) and on the real MMRB2 three-annotator labels."""
+
+from __future__ import annotations
+
+import json
+
+import krippendorff
+import numpy as np
+import pandas as pd
+import pytest
+from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+from conftest import shared
+from curate.agreement import agreement_report, from_long, from_store, read_labels_file
+from curate.model import Annotator, Candidate, Item, Label, Pair
+
+MMRB2 = ("t2i", "edit", "interleaved", "reasoning")
+
+
+def _mmrb2_long(tmp_path):
+    """MMRB2 ground truth as a long table: the 1-6 score (t2i/edit/interleaved; high = A
+    better) and the reasoning letter grades of each response. Annotator identities are not
+    published, so the three positions stand in for annotators."""
+    rows = []
+    raw = {}
+    for name in MMRB2:
+        pairs = json.loads(shared(f"mmrb2/{name}_response_only.json").read_text())["pairs"]
+        raw[name] = pairs
+        for p in pairs:
+            h = p["human_annotations"]
+            if isinstance(h, list):
+                rows += [dict(item=p["id"], annotator=f"r{k}", field="score", value=v, category=name)
+                         for k, v in enumerate(h)]
+            else:
+                for side, key in (("first", "response_a_ratings"), ("second", "response_b_ratings")):
+                    rows += [dict(item=p["id"], annotator=f"r{k}", field=f"grade_{side}", value=v, category=name)
+                             for k, v in enumerate(h.get(key, []))]
+    path = tmp_path / "mmrb2_labels.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path, raw
+
+
+def test_mmrb2_real_labels(tmp_path):
+    path, raw = _mmrb2_long(tmp_path)
+    scales = {"score": tuple("123456"), "grade_first": ("C", "B", "A"), "grade_second": ("C", "B", "A")}
+    table = read_labels_file(path, scales=scales)
+    rep = agreement_report(table, per_category=True, resamples=300)
+    score = rep.fields["score"]
+    # independent reference: the krippendorff package on the raw 3 x 3000 matrix
+    scored = [p for n in ("t2i", "edit", "interleaved") for p in raw[n]]
+    matrix = np.array([p["human_annotations"] for p in scored], dtype=float).T
+    ref = krippendorff.alpha(reliability_data=matrix, level_of_measurement="ordinal")
+    assert score.level == "ordinal" and score.n_pairs == 3000 and score.labels_per_pair == {3: 3000}
+    assert score.alpha.value == pytest.approx(ref, abs=1e-12)
+    assert score.alpha.low < score.alpha.value < score.alpha.high
+    # complete data (three labels everywhere): statsmodels' Fleiss is defined and is ours
+    table_counts, _ = aggregate_raters(matrix.T.astype(int))
+    assert score.fleiss_kappa.value == pytest.approx(fleiss_kappa(table_counts), abs=1e-12)
+    assert score.fleiss_kappa_missing.value == pytest.approx(score.fleiss_kappa.value, abs=1e-12)
+    # per category, against the package on that category's matrix
+    for name in ("t2i", "edit", "interleaved"):
+        m = np.array([p["human_annotations"] for p in raw[name]], dtype=float).T
+        got = rep.categories[name]["fields"]["score"].alpha
+        assert got.value == pytest.approx(krippendorff.alpha(reliability_data=m, level_of_measurement="ordinal"), abs=1e-12)
+    # reasoning grades: pairs without grades are missing, not zero; three letters where present
+    g = rep.fields["grade_first"]
+    n_graded = sum(1 for p in raw["reasoning"] if p["human_annotations"].get("response_a_ratings"))
+    assert g.n_pairs == n_graded and g.scale == ("C", "B", "A")
+    grades = np.array([[{"C": 0, "B": 1, "A": 2}[v] for v in p["human_annotations"]["response_a_ratings"]]
+                       for p in raw["reasoning"] if p["human_annotations"].get("response_a_ratings")], dtype=float).T
+    assert g.alpha.value == pytest.approx(
+        krippendorff.alpha(reliability_data=grades, level_of_measurement="ordinal"), abs=1e-12)
+    assert rep.categories["reasoning"]["fields"]["score"].alpha.undefined == "no labels"
+
+
+def test_mmrb2_score_is_consistent_with_chosen(tmp_path):
+    """Per-pair summaries on real data: MMRB2's chosen is A exactly when the mean score is
+    above 3.5, so a unanimous pair's majority score sits on the chosen side."""
+    path, raw = _mmrb2_long(tmp_path)
+    table = read_labels_file(path, scales={"score": tuple("123456")})
+    pairs = agreement_report(table, pairs=True, resamples=0).pairs
+    score = pairs[pairs.field == "score"].set_index("pair")
+    chosen = {p["id"]: p["chosen"] for n in ("t2i", "edit", "interleaved") for p in raw[n]}
+    unanimous = score[score.agreement == 1.0]
+    assert len(unanimous) > 100 and (unanimous.entropy == 0).all()
+    for pid, r in unanimous.iterrows():
+        assert (int(r.majority) > 3.5) == (chosen[pid] == "A")
+
+
+# -- the store ---------------------------------------------------------------------------------
+def _seed_store(store):
+    store.add_items([Item(id=f"i{n}", prompt="q", category="vqa" if n % 2 else "safety") for n in range(6)])
+    store.add_candidates([Candidate(id=f"i{n}/{m}", item_id=f"i{n}", model=m, text=m) for n in range(6) for m in "ab"])
+    store.add_pairs([Pair(id=f"p{n}", item_id=f"i{n}", first_id=f"i{n}/a", second_id=f"i{n}/b", origin="test",
+                          is_gold=n == 0, known_preference="first" if n == 0 else None,
+                          auto_first="correct" if n == 0 else None) for n in range(6)])
+    prefs = {"x": "fffstf", "y": "ffssst", "z": "fsfs.f"}
+    rows = []
+    for who, ps in prefs.items():
+        store.add_annotator(Annotator(who))
+        for n, c in enumerate(ps):
+            if c == ".":
+                continue
+            pref = {"f": "first", "s": "second", "t": "tie"}[c]
+            lab = Label(f"p{n}", who, correctness_first="correct" if c == "f" else "incorrect",
+                        correctness_second="unsure" if n == 3 else "correct", preference=pref,
+                        ratings={"score": (n + len(who)) % 4 + 1} if n != 5 else {})
+            store.save_label(lab)
+            rows += [(f"p{n}", who, "preference", pref), (f"p{n}", who, "correctness_first", lab.correctness_first),
+                     (f"p{n}", who, "correctness_second", lab.correctness_second)]
+            if lab.ratings:
+                rows.append((f"p{n}", who, "score", str(lab.ratings["score"])))
+    # a draft is not a label yet
+    store.add_annotator(Annotator("w"))
+    store.save_label(Label("p1", "w", preference="tie", status="draft"))
+    df = pd.DataFrame(rows, columns=["unit", "annotator", "field", "value"])
+    df["category"] = df["unit"].map(lambda u: "vqa" if int(u[1:]) % 2 else "safety")
+    return df
+
+
+def test_store_reads_like_the_equivalent_long_table(store):
+    df = _seed_store(store)
+    table = from_store(store)
+    assert list(table.units) == [f"p{n}" for n in range(6)] and table.annotators == ("x", "y", "z")
+    assert table.fields["score"].spec.level == "ordinal" and table.fields["score"].spec.values == ("1", "2", "3", "4")
+    assert table.gold == {"preference": {0: 0}, "correctness_first": {0: 0}}
+    expected = from_long(df)
+    a = agreement_report(table, per_category=True, pairs=True, resamples=200, min_shared=3).as_dict()
+    b = agreement_report(expected, per_category=True, pairs=True, resamples=200, min_shared=3).as_dict()
+    assert a["fields"]["preference"]["annotators"]["x"]["gold"] == {"n": 1, "agreement": 1.0}
+    for d in (a, b):  # the long table above has no gold rows
+        d.pop("source")
+        for fields in [d["fields"]] + [c["fields"] for c in d["categories"].values()]:
+            for f in fields.values():
+                for ann in f["annotators"].values():
+                    ann.pop("gold")
+    assert a == b
+    assert a["fields"]["preference"]["krippendorff_alpha"]["value"] is not None
+    assert set(a["categories"]) == {"safety", "vqa"}
+
+
+def test_store_with_an_explicit_scale_and_an_empty_store(store):
+    assert all(f.alpha.undefined == "no labels" for f in agreement_report(from_store(store), resamples=10).fields.values())
+    _seed_store(store)
+    t = from_store(store, scales={"score": ("1", "2", "3", "4", "5", "6")}, levels={"preference": "nominal"})
+    assert t.fields["score"].spec.values == tuple("123456") and t.fields["score"].spec.scale_source == "given"

@@ -1,0 +1,269 @@
+"""The annotation app's flows through streamlit.testing.v1.AppTest (no browser)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from support.streamlit_server import PASSWORD, XSS, seed_store
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+@pytest.fixture
+def app_env(db_url, tmp_path, monkeypatch):
+    """A seeded store on each backend, and the app pointed at it."""
+    from curate.store import Store
+
+    images = tmp_path / "images"
+    s = Store(db_url, images=images)
+    seed_store(s)
+    monkeypatch.setenv("MMRB_DB", db_url)
+    monkeypatch.setenv("MMRB_IMAGES", str(images))
+    yield s
+    from annotate import ui
+
+    try:
+        ui._open_store(db_url, None).close()
+    except Exception:
+        pass
+    ui._open_store.clear()
+    s.close()
+
+
+@pytest.fixture
+def sqlite_env(tmp_path, monkeypatch):
+    from curate.store import Store
+
+    db = str(tmp_path / "app.db")
+    s = Store(db, images=tmp_path / "images")
+    seed_store(s)
+    monkeypatch.setenv("MMRB_DB", db)
+    monkeypatch.setenv("MMRB_IMAGES", str(tmp_path / "images"))
+    yield s
+    from annotate import ui
+
+    ui._open_store.clear()
+    s.close()
+
+
+def new_app():
+    from streamlit.testing.v1 import AppTest
+
+    return AppTest.from_file(APP, default_timeout=30)
+
+
+def sign_in(name: str, password: str = PASSWORD):
+    at = new_app().run()
+    at.text_input(key="signin_name").input(name)
+    at.text_input(key="signin_password").input(password)
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def form_keys(at) -> dict[str, str]:
+    """The current pair's widget keys by role (q_left, q_right, q_pref, q_flag, q_rationale)."""
+    out = {}
+    for w in list(at.radio) + list(at.text_area):
+        for role in ("q_left", "q_right", "q_pref", "q_flag", "q_rationale"):
+            if w.key and w.key.startswith(role + "_"):
+                out[role] = w.key
+    return out
+
+
+def submit(at):
+    sub = next(b for b in at.button if b.key and b.key.startswith("q_submit_"))
+    sub.click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def label(at, left=None, right=None, pref=None, rationale=None, flag=None):
+    k = form_keys(at)
+    if left:
+        at.radio(key=k["q_left"]).set_value(left)
+    if right:
+        at.radio(key=k["q_right"]).set_value(right)
+    if pref:
+        at.radio(key=k["q_pref"]).set_value(pref)
+    if rationale is not None:
+        at.text_area(key=k["q_rationale"]).input(rationale)
+    if flag:
+        at.radio(key=k["q_flag"]).set_value(flag)
+    return submit(at)
+
+
+def all_text(at) -> str:
+    parts = []
+    for kind in ("markdown", "caption", "text", "error", "warning", "info", "success", "title", "subheader"):
+        parts += [str(getattr(e, "value", "")) for e in getattr(at, kind)]
+    return "\n".join(parts)
+
+
+def test_sign_in_refuses_wrong_password_then_opens_the_queue(sqlite_env):
+    at = new_app().run()
+    assert not at.exception
+    at.text_input(key="signin_name").input("alice")
+    at.text_input(key="signin_password").input("wrong-password")
+    at.button[0].click().run()
+    assert "Wrong name or password" in all_text(at)
+    assert not at.radio  # still on the sign-in page
+    at.text_input(key="signin_password").input(PASSWORD)
+    at.button[0].click().run()
+    assert "Question 0" in all_text(at)
+    assert "0 of 6 labelled" in [p.text for p in at.get("progress")][0] if at.get("progress") else True
+
+
+def test_disabled_account_cannot_sign_in(sqlite_env):
+    from annotate import auth
+
+    auth.set_active(sqlite_env, "bob", False)
+    at = sign_in("bob")
+    assert "Wrong name or password" in all_text(at)
+
+
+def test_label_is_saved_in_response_ids_with_time_and_the_next_pair_follows(app_env):
+    s = app_env
+    at = sign_in("bob")  # bob sees p0 with the *second* response on the left
+    assert s.get_assignment("p0", "bob").left == "second"
+    text = all_text(at)
+    assert "Answer B0" in text.split("Answer A0")[0]  # the second response is shown first (left)
+    label(at, left="correct", right="incorrect", pref="left")
+    got = s.get_label("p0", "bob")
+    assert (got.correctness_first, got.correctness_second, got.preference) == ("incorrect", "correct", "second")
+    assert got.seconds is not None and got.seconds >= 0
+    assert "Question 1" in all_text(at)
+    assert s.progress("bob") == (1, 6)
+
+
+def test_annotator_never_sees_model_names_gold_or_other_labels(sqlite_env):
+    s = sqlite_env
+    at = sign_in("alice")
+    label(at, left="correct", right="correct", pref="tie", rationale="both fine")
+    at2 = sign_in("bob")
+    text = all_text(at2)
+    for secret in ("model-alpha", "model-beta", "known", "gold", "alice", "both fine"):
+        assert secret not in text, secret
+    # the admin pages are not even listed in the navigation for an annotator
+    assert s.get_label("p0", "alice") is not None
+
+
+def test_tie_needs_a_rationale(sqlite_env):
+    s = sqlite_env
+    at = sign_in("alice")
+    label(at, left="correct", right="correct", pref="tie")
+    assert "write a rationale" in all_text(at)
+    assert s.get_label("p0", "alice") is None
+    assert "Question 0" in all_text(at)  # still on the same pair, answers kept
+    k = form_keys(at)
+    assert at.radio(key=k["q_pref"]).value == "tie"
+    at.text_area(key=k["q_rationale"]).input("Both are right and equally clear.")
+    submit(at)
+    assert s.get_label("p0", "alice").rationale == "Both are right and equally clear."
+
+
+def test_incomplete_label_is_refused(sqlite_env):
+    at = sign_in("alice")
+    label(at, left="correct")
+    assert "rate the right response" in all_text(at) and "choose a preference" in all_text(at)
+    assert sqlite_env.get_label("p0", "alice") is None
+
+
+def test_skip_and_flag(sqlite_env):
+    s = sqlite_env
+    at = sign_in("alice")
+    next(b for b in at.button if b.key == "act_skip").click().run()
+    assert s.get_label("p0", "alice").status == "skipped"
+    assert "Question 1" in all_text(at)
+    label(at, flag="unsafe_content", rationale="shows a weapon")
+    got = s.get_label("p1", "alice")
+    assert (got.flag, got.flag_note, got.status) == ("unsafe_content", "shows a weapon", "submitted")
+    assert "Question 2" in all_text(at)
+
+
+def test_undo_brings_the_last_pair_back_prefilled(sqlite_env):
+    s = sqlite_env
+    at = sign_in("alice")
+    label(at, left="correct", right="incorrect", pref="left")
+    assert "Question 1" in all_text(at)
+    next(b for b in at.button if b.key == "act_undo").click().run()
+    assert s.get_label("p0", "alice") is None
+    assert "Question 0" in all_text(at)
+    k = form_keys(at)
+    assert at.radio(key=k["q_left"]).value == "correct" and at.radio(key=k["q_pref"]).value == "left"
+    assert [h["action"] for h in s.label_history("p0", "alice")] == ["undo"]
+
+
+def test_edit_own_label_keeps_history(sqlite_env):
+    s = sqlite_env
+    at = sign_in("alice")
+    label(at, left="correct", right="incorrect", pref="left")
+    at.switch_page("annotate/views/my_labels.py").run()
+    assert not at.exception, at.exception
+    at.session_state["editing"] = "p0"
+    at.run()
+    k = form_keys(at)
+    assert at.radio(key=k["q_pref"]).value == "left"
+    at.radio(key=k["q_pref"]).set_value("right")
+    submit(at)
+    got = s.get_label("p0", "alice")
+    assert got.preference == "second" and got.revision == 2
+    assert [h["snapshot"]["preference"] for h in s.label_history("p0", "alice")] == ["first"]
+
+
+def test_two_tabs_cannot_submit_the_same_pair_twice(app_env):
+    s = app_env
+    tab1, tab2 = sign_in("alice"), sign_in("alice")
+    label(tab1, left="correct", right="incorrect", pref="left")
+    label(tab2, left="incorrect", right="correct", pref="right")
+    assert "already submitted" in all_text(tab2)
+    assert "Question 1" in all_text(tab2)  # moved on
+    got = s.get_label("p0", "alice")
+    assert got.preference == "first" and got.revision == 1
+    assert len(s.labels(annotator="alice")) == 1
+
+
+def test_admin_page_is_refused_to_an_annotator_even_by_url(sqlite_env):
+    at = sign_in("alice")
+    for page in ("admin_progress", "admin_adjudicate", "admin_annotators", "admin_agreement"):
+        at.switch_page(f"annotate/views/{page}.py").run()
+        assert not at.exception, at.exception
+        assert "You do not have access" in all_text(at), page
+        assert not at.dataframe
+
+
+def test_admin_sees_progress_and_can_adjudicate(sqlite_env):
+    s = sqlite_env
+    a = sign_in("alice")
+    label(a, left="correct", right="incorrect", pref="left", rationale="A is right")
+    b = sign_in("bob")
+    label(b, left="correct", right="incorrect", pref="left", rationale="B-left is right")  # bob's left is second
+    lead = sign_in("lead")
+    lead.switch_page("annotate/views/admin_progress.py").run()
+    assert not lead.exception, lead.exception
+    assert lead.dataframe and "alice" in lead.dataframe[0].value["annotator"].tolist()
+    lead.switch_page("annotate/views/admin_adjudicate.py").run()
+    assert not lead.exception, lead.exception
+    text = all_text(lead)
+    assert "model-alpha" in text and "p0" in str(lead.selectbox[0].value)
+    lead.radio[0].set_value("first")
+    next(b for b in lead.button if "Record decision" in b.label).click().run()
+    assert s.adjudications()["p0"].preference == "first"
+    assert s.get_label("p0", "alice").preference == "first"  # annotators' labels untouched
+    lead.switch_page("annotate/views/admin_agreement.py").run()
+    assert not lead.exception, lead.exception
+
+
+def test_missing_image_shows_a_placeholder_and_html_is_text(sqlite_env):
+    at = sign_in("alice")
+    label(at, left="correct", right="correct", pref="left")
+    # p1's left response (alice sees first on the left at odd n? sides alternate) holds the script
+    html = " ".join(str(getattr(e, "proto", "")) for e in at.get("html"))
+    body = all_text(at)
+    assert "&lt;script>" in body and "<script>" not in body.replace("`code <b>`", "")
+    label(at, left="correct", right="correct", pref="left")
+    html = " ".join(str(e.proto) for e in at.get("html"))
+    assert "Image missing" in html
+    assert XSS  # the fixture text is the one checked in the browser test

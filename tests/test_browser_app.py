@@ -1,0 +1,193 @@
+"""The annotation app in a real headless Chromium: what AppTest cannot see (keys, script,
+pixels, refresh). Needs Debian's chromium and the playwright package (no downloaded browser)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from support.services import unavailable
+from support.streamlit_server import CHROMIUM, CHROMIUM_ARGS, PASSWORD, StreamlitServer, seed_store, wait_idle
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+PEOPLE = ("alice", "bob", "carol", "dave", "erin")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    from curate.store import Store
+
+    if not os.path.exists(CHROMIUM):
+        unavailable(f"{CHROMIUM} is not installed (tests/setup-system.sh installs it)")
+    d = tmp_path_factory.mktemp("app")
+    db, images = str(d / "app.db"), d / "images"
+    with Store(db, images=images) as s:
+        seed_store(s, annotators=PEOPLE, response_chars=600)
+    with StreamlitServer(db, str(images), log=d / "streamlit.log") as srv:
+        srv.db, srv.images = db, images
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("the playwright package is not installed")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.errors = errors
+    yield pg
+    ctx.close()
+
+
+def store_of(server):
+    from curate.store import Store
+
+    return Store(server.db, images=server.images)
+
+
+def sign_in(page, server, name):
+    page.goto(server.url)
+    wait_idle(page)
+    page.get_by_role("textbox", name="Name").fill(name)
+    page.get_by_role("textbox", name="Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_selector(".st-key-mmrb-label", timeout=20_000)
+    wait_idle(page)
+
+
+def showing(page, n: int) -> None:
+    page.get_by_text(f"Question {n}: what is in the picture?").wait_for(timeout=15_000)
+    wait_idle(page)
+
+
+def press(page, *keys):
+    for k in keys:
+        page.keyboard.press(k)
+
+
+def test_a_whole_label_with_the_keyboard_even_after_clicking_a_radio(page, server):
+    sign_in(page, server, "alice")
+    showing(page, 0)
+    # a mouse click leaves focus on a radio option: the keys must still work from there
+    page.locator('[class*="st-key-q_left"] label').first.click()
+    assert page.evaluate("document.activeElement.type") == "radio"
+    press(page, "2", "9", "d", "Enter")  # left incorrect, right incorrect, right better
+    showing(page, 1)
+    with store_of(server) as s:
+        got = s.get_label("p0", "alice")
+    # alice sees p0 with the first response on the left
+    assert (got.correctness_first, got.correctness_second, got.preference) == ("incorrect", "incorrect", "second")
+
+    # a tie needs a rationale: E focuses it, Ctrl+Enter submits from inside it
+    press(page, "1", "8", "t", "Enter")
+    page.get_by_text("write a rationale").wait_for()
+    press(page, "e")
+    page.keyboard.type("Both name the colour; neither is wrong.")
+    press(page, "Control+Enter")
+    showing(page, 2)
+    with store_of(server) as s:
+        got = s.get_label("p1", "alice")
+    assert got.preference == "tie" and got.rationale == "Both name the colour; neither is wrong."
+
+    # F cycles the flag reasons, S skips, U undoes the skip
+    press(page, "f", "e")
+    page.keyboard.type("no picture at all")
+    press(page, "Escape", "Enter")
+    showing(page, 3)
+    press(page, "s")
+    showing(page, 4)
+    press(page, "u")
+    showing(page, 3)
+    with store_of(server) as s:
+        assert s.get_label("p2", "alice").flag == "broken_image"
+        assert s.get_label("p2", "alice").flag_note == "no picture at all"
+        assert s.get_label("p3", "alice") is None  # the skip was undone
+    assert not page.errors, page.errors
+
+
+def test_script_and_img_onerror_in_a_response_show_as_text_and_run_nothing(page, server):
+    with store_of(server) as s:
+        s.save_label(s.get_label("p0", "alice").__class__("p0", "bob", "correct", "correct", "tie", rationale="x"))
+    sign_in(page, server, "bob")
+    showing(page, 1)  # p1's first response is the hostile one
+    page.get_by_text("<script>window.__pwned").wait_for()
+    page.get_by_text('<img src="nope.png" onerror=').wait_for()
+    page.wait_for_timeout(500)
+    assert page.evaluate("window.__pwned") is None
+    assert page.locator('[data-testid=stMarkdownContainer] script').count() == 0
+    assert page.locator('[data-testid=stMarkdownContainer] img[onerror]').count() == 0
+    assert page.locator("strong", has_text="bold").count() >= 1  # Markdown still renders
+    assert not page.errors, page.errors
+
+
+def test_missing_image_placeholder_and_the_image_is_keyed_by_item(page, server):
+    with store_of(server) as s:
+        from curate.model import Label
+
+        for p in ("p0", "p1"):
+            s.save_label(Label(p, "carol", "correct", "correct", "first"))
+    sign_in(page, server, "carol")
+    showing(page, 2)
+    page.get_by_text("Image missing").wait_for()
+    assert page.locator("img[data-item]").count() == 0
+    press(page, "1", "8", "a", "Enter")
+    showing(page, 3)
+    img = page.locator('img[data-item="i3"]')
+    img.wait_for()
+    assert page.evaluate("() => { const i = document.querySelector('img[data-item]'); return i.complete && i.naturalWidth > 0 }")
+    assert page.locator("img[data-item]").count() == 1  # never the old item's image beside the new prompt
+    page.screenshot(path=str(ARTIFACTS / "annotate-page.png"), full_page=True)
+
+
+def test_refresh_mid_pair_returns_to_the_same_pair_with_submitted_labels_kept(page, server):
+    sign_in(page, server, "dave")
+    showing(page, 0)
+    press(page, "1", "9", "a", "Enter")
+    showing(page, 1)
+    press(page, "1", "9")  # half a label, then the connection drops / the tab reloads
+    page.reload()
+    page.wait_for_selector(".st-key-mmrb-label", timeout=20_000)  # still signed in (session cookie)
+    showing(page, 1)
+    assert page.get_by_text("1 of 6 labelled").count() == 1
+    with store_of(server) as s:
+        assert s.get_label("p0", "dave").preference == "first"
+        assert s.get_label("p1", "dave") is None
+
+
+def test_admin_pages_refused_to_annotators_by_url_and_shown_to_the_lead(page, server):
+    sign_in(page, server, "erin")
+    page.goto(server.url + "/admin_progress")
+    page.get_by_text("You do not have access").wait_for(timeout=15_000)
+    assert page.get_by_text("model-alpha").count() == 0
+    # the lead
+    page.context.clear_cookies()
+    page.goto(server.url)
+    wait_idle(page)
+    page.get_by_role("textbox", name="Name").fill("lead")
+    page.get_by_role("textbox", name="Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_selector(".st-key-mmrb-label, [data-testid=stSidebar]", timeout=20_000)
+    page.goto(server.url + "/admin_progress")
+    page.get_by_text("By category").wait_for(timeout=15_000)
+    wait_idle(page)
+    page.screenshot(path=str(ARTIFACTS / "admin-progress.png"), full_page=True)
+    page.goto(server.url + "/admin_adjudicate")
+    wait_idle(page)
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(ARTIFACTS / "admin-adjudication.png"), full_page=True)
+    assert not page.errors, page.errors

@@ -1,0 +1,270 @@
+"""Filter rules, triplets and exports (golden files), atomic and byte-identical builds."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+from PIL import Image
+
+from curate.build import build, dry_run, export, load_rules
+from curate.build.rules import Rules, Threshold
+from curate.errors import InputError, MmrbError
+from curate.model import Adjudication, Annotator, Candidate, ImageRef, Item, Label, Pair, Triplet
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = ROOT / "tests" / "golden" / "build"
+UPDATE = os.environ.get("MMRB_UPDATE_GOLDEN") == "1"
+GOLDEN_FILES = ("triplets.jsonl", "multimodal_rewardbench.jsonl", "vl_rewardbench.jsonl", "README.md", "build.json")
+
+RULES = Rules(min_labels=3, agreement={"preference": Threshold(0.66)}, resamples=200,
+              name="fixture benchmark", license="cc-by-nc-4.0", license_note="Fixture data written for the tests.")
+
+# pair: (category, task, labels "annotator:pref[:c1c2][!flag]", adjudication)
+SCENARIO = {
+    "p00": ("vqa", None, ["a:f", "b:f", "c:f"], None),  # kept, unanimous
+    "p01": ("vqa", None, ["a:f", "b:f", "c:s"], None),  # kept, 2/3 majority
+    "p02": ("vqa", None, ["a:t", "b:t", "c:t"], None),  # tie
+    "p03": ("safety", None, ["a:s", "b:s!", "c:s"], None),  # flagged
+    "p04": ("safety", None, ["a:s", "b:s"], None),  # min_labels
+    "p05": ("safety", None, ["a:f", "b:s", "c:t"], None),  # agreement:preference
+    "p06": ("open_generation/correctness_task", "correctness", ["a:f:ci", "b:f:ci", "c:f:ci"], None),  # kept
+    "p07": ("open_generation/correctness_task", "correctness", ["a:f:ii", "b:f:ii", "c:f:ci"], None),  # correctness
+    "p08": ("vqa", None, ["a:f", "b:f", "c:f"], Adjudication("p08", "lead", exclude=True)),  # adjudicated out
+    "p09": ("safety", None, ["a:f"], Adjudication("p09", "lead", preference="second")),  # adjudication overrides
+    "p10": ("vqa", None, [], None),  # unlabelled: min_labels
+    "p11": ("safety", None, ["a:s", "b:s", "c:s"], None),  # kept; its image is missing from the store
+    "p12": ("vqa", None, ["a:s", "b:s", "c:s"], None),  # kept
+}
+CORR = {"c": "correct", "i": "incorrect"}
+
+
+def png(color: str) -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", (8, 6), color).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def seed_store(store) -> None:
+    items, cands, pairs = [], [], []
+    stored = [store.images.put(png(c)) for c in ("red", "green", "blue")]
+    store.add_images(stored)
+    for n, (pid, (cat, task, _, _)) in enumerate(SCENARIO.items()):
+        iid = f"item{n:02d}"
+        if pid == "p11":
+            images = (ImageRef("gone.png", None, "missing", error="image file not found: gone.png"),)
+        else:
+            s = stored[n % 3]
+            images = (ImageRef(f"img{n}.png", s.sha256, "ok", s.width, s.height),)
+        items.append(Item(id=iid, prompt=f"Question {n}: what is shown?", category=cat, images=images,
+                          reference="a red square" if n == 0 else None, source="fixture" if n % 2 else "fixture-b"))
+        cands += [Candidate(id=f"{iid}/m1", item_id=iid, model="model-1", text=f"Answer one to {n}, short."),
+                  Candidate(id=f"{iid}/m2", item_id=iid, model="model-2", text=f"Answer two to question {n}, longer.")]
+        pairs.append(Pair(id=pid, item_id=iid, first_id=f"{iid}/m1", second_id=f"{iid}/m2", origin="test", task=task,
+                          status="selected"))
+    store.add_items(items)
+    store.add_candidates(cands)
+    store.add_pairs(pairs + [Pair(id="p99", item_id="item00", first_id="item00/m1", second_id="item00/m2",
+                                  origin="test", status="dropped")])
+    for a in "abc":
+        store.add_annotator(Annotator(a))
+    for pid, (_, _, labels, adj) in SCENARIO.items():
+        for spec in labels:
+            flag = spec.endswith("!")
+            parts = spec.rstrip("!").split(":")
+            pref = {"f": "first", "s": "second", "t": "tie"}[parts[1]]
+            c1, c2 = (CORR[parts[2][0]], CORR[parts[2][1]]) if len(parts) > 2 else (None, None)
+            store.save_label(Label(pid, parts[0], c1, c2, pref, flag="broken_image" if flag else None))
+        if adj:
+            store.set_adjudication(adj)
+
+
+def test_dry_run_counts_each_rule_per_category(store):
+    seed_store(store)
+    res = dry_run(store, RULES)
+    removed = res.removed()
+    assert res.rules == ["adjudicated_exclude", "flagged", "min_labels", "agreement:preference", "no_preference",
+                         "tie", "correctness_task"]
+    assert removed["adjudicated_exclude"] == {"vqa": 1}
+    assert removed["flagged"] == {"safety": 1}
+    assert removed["min_labels"] == {"safety": 1, "vqa": 1}
+    assert removed["agreement:preference"] == {"safety": 1}
+    assert removed["tie"] == {"vqa": 1}
+    assert removed["correctness_task"] == {"open_generation/correctness_task": 1}
+    assert removed["no_preference"] == {}
+    kept = {d.pair.id: d.chosen for d in res.kept}
+    assert kept == {"p00": "first", "p01": "first", "p06": "first", "p09": "second", "p11": "second", "p12": "second"}
+    assert "p99" not in {d.pair.id for d in res.decisions}  # dropped pairs are out of scope
+    # a stricter rule removes the 2/3 majority too
+    strict = dry_run(store, Rules(min_labels=3, agreement={"preference": Threshold(1.0)}))
+    assert strict.removed()["agreement:preference"] == {"safety": 1, "vqa": 1}
+
+
+def test_build_matches_golden_files_and_loads_everywhere(store, tmp_path):
+    seed_store(store)
+    out = tmp_path / "bench"
+    res = build(store, RULES, out)
+    assert res.missing_images == ["p11"]
+    if UPDATE:
+        GOLDEN.mkdir(parents=True, exist_ok=True)
+        for name in GOLDEN_FILES:
+            (GOLDEN / name).write_bytes((out / name).read_bytes())
+    for name in GOLDEN_FILES:
+        assert (out / name).read_bytes() == (GOLDEN / name).read_bytes(), f"{name} differs from tests/golden/build"
+    rows = [json.loads(x) for x in (out / "triplets.jsonl").read_text().splitlines()]
+    by_id = {r["id"]: r for r in rows}
+    assert by_id["p09"]["chosen"] == "Answer two to question 9, longer." and by_id["p09"]["rejected"].startswith("Answer one")
+    assert by_id["p11"]["images"] == []  # its image is missing from the store: kept without it
+    for r in rows:
+        for p in r["images"]:
+            assert (out / p).is_file()
+    # benchmark layouts: the label points at the chosen text; positions are balanced
+    mmrb = [json.loads(x) for x in (out / "multimodal_rewardbench.jsonl").read_text().splitlines()]
+    for m in mmrb:
+        assert m[m["Better"]] == by_id[m["ID"]]["chosen"]
+        assert set(m) == {"ID", "Text", "Image", "Output1", "Output2", "Better", "Category"}
+    assert abs(sum(m["Better"] == "Output1" for m in mmrb) - len(mmrb) / 2) <= 0.5
+    vlrb = [json.loads(x) for x in (out / "vl_rewardbench.jsonl").read_text().splitlines()]
+    for v in vlrb:
+        assert v["response"][v["human_ranking"].index(0)] == by_id[v["id"]]["chosen"]
+    # Hugging Face: load_from_disk and load_dataset("parquet") both give an Image feature
+    import datasets
+
+    ds = datasets.load_from_disk(str(out / "hf"))
+    assert isinstance(ds.features["images"].feature, datasets.Image) and len(ds) == 6
+    img = ds[0]["images"][0]
+    assert img.size == (8, 6)
+    pq = datasets.load_dataset("parquet", data_files=str(out / "data" / "test-00000-of-00001.parquet"),
+                               split="train", cache_dir=str(tmp_path / "hf-cache"))
+    assert isinstance(pq.features["images"].feature, datasets.Image)
+    assert pq[0]["images"][0].tobytes() == img.tobytes() and pq["id"] == ds["id"]
+    # the card has its plots
+    card = (out / "README.md").read_text()
+    for plot in ("plots/agreement_per_category.png", "plots/label_distribution.png"):
+        assert plot in card and (out / plot).read_bytes().startswith(b"\x89PNG")
+
+
+def test_same_inputs_give_byte_identical_builds(sqlite_store, tmp_path):
+    seed_store(sqlite_store)
+    a, b = tmp_path / "one", tmp_path / "elsewhere" / "two"
+    build(sqlite_store, RULES, a)
+    build(sqlite_store, RULES, b)
+    files_a = sorted(p.relative_to(a).as_posix() for p in a.rglob("*") if p.is_file())
+    files_b = sorted(p.relative_to(b).as_posix() for p in b.rglob("*") if p.is_file())
+    assert files_a == files_b and len(files_a) > 10
+    for f in files_a:
+        assert (a / f).read_bytes() == (b / f).read_bytes(), f
+    manifest = json.loads((a / "build.json").read_text())
+    assert set(manifest["files"]) == set(files_a) - {"build.json"}
+
+
+def test_failed_build_leaves_the_previous_one_intact(sqlite_store, tmp_path, monkeypatch):
+    seed_store(sqlite_store)
+    out = tmp_path / "bench"
+    build(sqlite_store, RULES, out)
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+    def boom(*a, **k):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(export, "write_hf", boom)
+    with pytest.raises(RuntimeError):
+        build(sqlite_store, Rules(min_labels=1), out)
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bench"]  # no temporary folder left
+    # a folder that is not a build is never replaced
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "mine.txt").write_text("keep me")
+    monkeypatch.undo()
+    with pytest.raises(MmrbError, match="not an mmrb build"):
+        build(sqlite_store, RULES, other)
+    assert (other / "mine.txt").read_text() == "keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bench", "notes"]
+
+
+def test_missing_images_drop_rule(sqlite_store):
+    seed_store(sqlite_store)
+    res = dry_run(sqlite_store, Rules(min_labels=3, missing_images="drop"))
+    assert res.removed()["missing_images"] == {"safety": 1}
+
+
+@settings(max_examples=50, deadline=None)
+@given(hs.lists(hs.tuples(hs.text("abcdef", min_size=1, max_size=6), hs.sampled_from(["x", "y", "z"])),
+                unique_by=lambda t: t[0], max_size=40), hs.integers(0, 5))
+def test_chosen_placement_is_seeded_and_balanced(rows, seed):
+    ts = [Triplet(id=i, prompt="", images=(), chosen="", rejected="", category=c) for i, c in rows]
+    first = export.chosen_first(ts, seed)
+    assert first == export.chosen_first(list(reversed(ts)), seed)  # order of input does not matter
+    assert abs(2 * sum(first.values()) - len(ts)) <= 1
+    for cat in "xyz":
+        group = [first[t.id] for t in ts if t.category == cat]
+        assert abs(2 * sum(group) - len(group)) <= 1
+
+
+# -- rules files --------------------------------------------------------------------------------
+def test_sample_rules_and_yaml_equivalent(tmp_path):
+    toml_rules = load_rules(ROOT / "data" / "sample" / "rules.toml")
+    assert toml_rules.min_labels == 3 and toml_rules.agreement["preference"].share == pytest.approx(0.66)
+    import yaml
+
+    y = tmp_path / "rules.yaml"
+    y.write_text(yaml.safe_dump(toml_rules.as_dict()))
+    # as_dict writes the canonical { majority = x } form for every threshold
+    assert load_rules(y) == toml_rules
+
+
+def test_rules_errors_name_file_and_key(tmp_path):
+    f = tmp_path / "rules.toml"
+    f.write_text('[filter]\nmin_labels = "three"\nflaged_out = true\n[filter.agreement]\npreference = { majority = 2 }\n')
+    with pytest.raises(InputError) as e:
+        load_rules(f)
+    msg = str(e.value)
+    assert f"{f} field 'filter.min_labels': expected int" in msg
+    assert f"{f} field 'filter.flaged_out': unknown key" in msg
+    assert f"{f} field 'filter.agreement.preference': majority must be a share" in msg
+    f.write_text("[filter\n")
+    with pytest.raises(InputError, match="cannot parse"):
+        load_rules(f)
+
+
+# -- the command ------------------------------------------------------------------------------------
+def _mmrb_build(argv: list[str]) -> int:
+    """`mmrb build ...` through the command module alone, with curate.cli.main's error handling."""
+    from curate.commands import build as cmd
+
+    p = argparse.ArgumentParser(prog="mmrb build")
+    cmd.add_arguments(p)
+    try:
+        return cmd.run(p.parse_args(argv))
+    except MmrbError as e:
+        print(f"mmrb build: error: {e}", file=sys.stderr)
+        return 1
+
+
+def test_cli_dry_run_and_build(tmp_path, capsys):
+    from curate.store import Store
+
+    db = tmp_path / "s.db"
+    with Store(str(db), images=tmp_path / "img") as s:
+        seed_store(s)
+    rules = tmp_path / "rules.toml"
+    rules.write_text("[filter]\nmin_labels = 3\n[filter.agreement]\npreference = { majority = 0.66 }\n"
+                     "[export]\nresamples = 50\n")
+    base = ["--db", str(db), "--images", str(tmp_path / "img"), "--rules", str(rules)]
+    assert _mmrb_build(base + ["--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "agreement:preference" in out and "kept" in out
+    kept_line = next(x for x in out.splitlines() if x.startswith("kept"))
+    assert kept_line.split()[-1] == "6"
+    assert not (tmp_path / "out").exists()
+    assert _mmrb_build(base + ["--out", str(tmp_path / "out")]) == 0
+    assert "wrote 6 triplets" in capsys.readouterr().out
+    assert _mmrb_build(base) == 1 and "--out DIR is required" in capsys.readouterr().err

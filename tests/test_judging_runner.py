@@ -1,0 +1,174 @@
+"""The judge runner against the loopback OpenAI-compatible server: every judgment stored,
+resume without resending, failures stored and retried, images and orders as shown."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image
+
+from curate.errors import MmrbError
+from curate.judging import BUILTIN_TEMPLATES, JudgeTask
+from curate.judging.runner import JudgeConfig, load_judgments, run_judge, stored_outcomes
+from curate.llm import Endpoint
+from support.fake_openai import FakeOpenAI, Fault, faults_then
+
+
+def shown_answers(prompt: str) -> tuple[str, str]:
+    a = prompt.split("[The Start of Assistant A's Answer]\n", 1)[1].split("\n[The End of Assistant A's Answer]")[0]
+    b = prompt.split("[The Start of Assistant B's Answer]\n", 1)[1].split("\n[The End of Assistant B's Answer]")[0]
+    return a, b
+
+
+def fair_judge(req) -> str:
+    """Picks whichever shown answer starts with GOOD."""
+    a, _ = shown_answers(req.prompt_text)
+    return "Explanation.\n[[A]]" if a.startswith("GOOD") else "Explanation.\n[[B]]"
+
+
+def tasks(n: int = 4) -> list[JudgeTask]:
+    # even pairs have the good response first, odd pairs second
+    return [
+        JudgeTask(f"p{i}", f"question {i}", *(("GOOD", "BAD") if i % 2 == 0 else ("BAD", "GOOD")))
+        for i in range(n)
+    ]
+
+
+def config(url: str, template: str = "mmrb", **kw) -> JudgeConfig:
+    ep = Endpoint(base_url=url, model="judge", concurrency=4, max_retries=kw.pop("max_retries", 2), backoff_base=0.01)
+    return JudgeConfig(endpoint=ep, template=BUILTIN_TEMPLATES[template], **kw)
+
+
+def test_every_judgment_is_stored_and_a_rerun_sends_nothing(store):
+    with FakeOpenAI(fair_judge) as srv:
+        cfg = config(srv.url, order="both")
+        s = run_judge(store, tasks(), cfg, run_id="r1", dataset="d")
+        assert (s.planned, s.sent, s.already_stored, s.outcomes) == (8, 8, 0, {"parsed": 8})
+        js = {j.key: j for j in load_judgments(store, "r1")}
+        assert len(js) == 8
+        # p0 = (GOOD, BAD): forward shows GOOD as A -> A -> first; reverse shows BAD as A -> B -> first
+        for order in ("forward", "reverse"):
+            assert js[("p0", order, 0)].verdict == "first"
+            assert js[("p1", order, 0)].verdict == "second"
+        fwd, rev = js[("p1", "forward", 0)], js[("p1", "reverse", 0)]
+        assert shown_answers(fwd.prompt) == ("BAD", "GOOD") and shown_answers(rev.prompt) == ("GOOD", "BAD")
+        assert fwd.raw == "Explanation.\n[[B]]" and rev.raw == "Explanation.\n[[A]]"
+        assert fwd.outcome == "parsed" and fwd.prompt_tokens and fwd.completion_tokens
+        assert srv.count() == 8 and set(srv.key_counts().values()) == {1}
+
+        again = run_judge(store, tasks(), cfg, run_id="r1", dataset="d")
+        assert (again.sent, again.already_stored) == (0, 8)
+        assert srv.count() == 8
+
+
+def test_resume_sends_only_what_is_not_stored(sqlite_store):
+    with FakeOpenAI(fair_judge) as srv:
+        cfg = config(srv.url, order="random", samples=3, seed=5)
+        run_judge(sqlite_store, tasks(6)[:2], cfg, run_id="r", dataset="d")  # "crashed" after two pairs
+        assert srv.count() == 6
+        s = run_judge(sqlite_store, tasks(6), cfg, run_id="r", dataset="d")
+        assert (s.already_stored, s.sent) == (6, 12)
+        assert srv.count() == 18 and max(srv.key_counts().values()) == 1  # nothing sent twice
+        js = load_judgments(sqlite_store, "r")
+        assert len(js) == 18 and all(j.verdict == ("first" if int(j.pair_id[1]) % 2 == 0 else "second") for j in js)
+        # the seeded random orders: the same on a rerun, mixed across samples
+        orders = {(j.pair_id, j.sample_index): j.order for j in js}
+        assert set(orders.values()) == {"forward", "reverse"}
+
+
+def test_failures_are_stored_as_errors_and_retried_on_resume(sqlite_store):
+    bad_prompt = "question 1"
+    fail_once = faults_then([Fault("500")], fair_judge, per="prompt")
+
+    def answer(req):
+        return fail_once(req) if bad_prompt in req.prompt_text else fair_judge(req)
+
+    with FakeOpenAI(answer) as srv:
+        cfg = config(srv.url, max_retries=0)
+        s = run_judge(sqlite_store, tasks(), cfg, run_id="r", dataset="d")
+        assert s.outcomes == {"parsed": 3, "error": 1}
+        err = [j for j in load_judgments(sqlite_store, "r") if j.outcome == "error"]
+        assert len(err) == 1 and err[0].pair_id == "p1" and "HTTP 500" in err[0].error and err[0].raw is None
+
+        kept = run_judge(sqlite_store, tasks(), cfg, run_id="r", dataset="d", retry_errors=False)
+        assert kept.sent == 0
+        s = run_judge(sqlite_store, tasks(), cfg, run_id="r", dataset="d")
+        assert (s.sent, s.outcomes) == (1, {"parsed": 1})
+        assert stored_outcomes(sqlite_store, "r") == {(f"p{i}", "forward", 0): "parsed" for i in range(4)}
+        counts = srv.key_counts()
+        assert counts["r|p1|forward|0"] == 2 and sum(counts.values()) == 5
+
+
+def test_retries_inside_one_run(sqlite_store):
+    with FakeOpenAI(faults_then([Fault("429", retry_after=0.01), Fault("500")], fair_judge)) as srv:
+        s = run_judge(sqlite_store, tasks(2), config(srv.url, max_retries=3), run_id="r", dataset="d")
+        assert s.outcomes == {"parsed": 2} and srv.count() == 6
+
+
+def test_unparsed_and_both_are_outcomes(sqlite_store):
+    answers = {"question 0": "I like both. [[A]] [[B]]", "question 1": "No verdict here."}
+
+    def answer(req):
+        for q, text in answers.items():
+            if q in req.prompt_text:
+                return text
+        return fair_judge(req)
+
+    with FakeOpenAI(answer) as srv:
+        run_judge(sqlite_store, tasks(3), config(srv.url), run_id="r", dataset="d")
+    js = {j.pair_id: j for j in load_judgments(sqlite_store, "r")}
+    assert (js["p0"].outcome, js["p0"].verdict) == ("both", None)
+    assert (js["p1"].outcome, js["p1"].verdict) == ("unparsed", None)
+    assert (js["p2"].outcome, js["p2"].verdict) == ("parsed", "first")
+
+
+def test_another_configuration_is_refused_under_the_same_run_id(sqlite_store):
+    with FakeOpenAI(fair_judge) as srv:
+        run_judge(sqlite_store, tasks(1), config(srv.url), run_id="r", dataset="d")
+        with pytest.raises(MmrbError, match="different configuration.*order"):
+            run_judge(sqlite_store, tasks(1), config(srv.url, order="both"), run_id="r", dataset="d")
+        with pytest.raises(MmrbError, match="dataset"):
+            run_judge(sqlite_store, tasks(1), config(srv.url), run_id="r", dataset="other")
+        # concurrency is not part of a run's identity
+        cfg = config(srv.url)
+        faster = JudgeConfig(endpoint=Endpoint(**{**cfg.endpoint.__dict__, "concurrency": 9}), template=cfg.template)
+        assert run_judge(sqlite_store, tasks(1), faster, run_id="r", dataset="d").already_stored == 1
+        # without a run id, the id is derived from the configuration and the dataset
+        a = run_judge(sqlite_store, tasks(1), cfg, dataset="d").run_id
+        assert a.startswith("judge-") and a == run_judge(sqlite_store, tasks(1), cfg, dataset="d").run_id
+        assert a != run_judge(sqlite_store, tasks(1), config(srv.url, order="both"), dataset="d").run_id
+
+
+def test_images_go_with_the_prompt_in_the_template_order(sqlite_store, tmp_path):
+    img = tmp_path / "cat.png"
+    Image.new("RGB", (8, 6), (200, 10, 10)).save(img)
+    t = [JudgeTask("p0", "what is red?", "GOOD", "BAD", (str(img),))]
+    with FakeOpenAI(fair_judge) as srv:
+        run_judge(sqlite_store, t, config(srv.url), run_id="a", dataset="d")
+        parts = srv.chat_requests()[0].body["messages"][0]["content"]
+        assert [p["type"] for p in parts] == ["text", "image_url"]  # Multimodal RewardBench: text, then image
+        assert parts[1]["image_url"]["url"].startswith("data:image/png;base64,")
+
+        srv.reset()
+        srv.answer = lambda req: "<answer>1</answer>"
+        run_judge(sqlite_store, t, config(srv.url, template="r1"), run_id="b", dataset="d")
+        parts = srv.chat_requests()[0].body["messages"][0]["content"]
+        assert [p["type"] for p in parts] == ["image_url", "text"]  # R1-Reward: image first
+        assert load_judgments(sqlite_store, "b")[0].verdict == "first"
+
+        gone = [JudgeTask("p0", "q", "GOOD", "BAD", (str(tmp_path / "absent.png"),))]
+        with pytest.raises(MmrbError, match="1 image.*not found.*absent.png"):
+            run_judge(sqlite_store, gone, config(srv.url), run_id="c", dataset="d")
+        srv.reset()
+        srv.answer = fair_judge
+        cfg = JudgeConfig(**{**config(srv.url).__dict__, "allow_missing_images": True})
+        run_judge(sqlite_store, gone, cfg, run_id="c", dataset="d")
+        assert isinstance(srv.chat_requests()[0].body["messages"][0]["content"], str)  # text only
+
+
+def test_ratings_mode_stores_scores_in_canonical_order(sqlite_store):
+    with FakeOpenAI(lambda req: "Rating A: [[8]]\nRating B: [[3]]") as srv:
+        run_judge(sqlite_store, tasks(1), config(srv.url, template="ratings", order="both"), run_id="r", dataset="d")
+    js = {j.order: j for j in load_judgments(sqlite_store, "r")}
+    # forward: A is the first response -> first 8, second 3; reverse: A is the second response
+    assert (js["forward"].score_first, js["forward"].score_second, js["forward"].verdict) == (8, 3, "first")
+    assert (js["reverse"].score_first, js["reverse"].score_second, js["reverse"].verdict) == (3, 8, "second")

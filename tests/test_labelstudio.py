@@ -1,0 +1,412 @@
+"""Push to and pull from a real Label Studio server (started once per session on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+from PIL import Image
+from sqlalchemy import select
+
+from annotate.labelstudio.client import Client, LabelStudioError
+from annotate.labelstudio.config import CORRECTNESS_CHOICES, labeling_config
+from annotate.labelstudio.pull import AnnotationProblem, pull
+from annotate.labelstudio.push import left_side, push
+from curate import schema as S
+from curate.errors import MmrbError
+from curate.model import Annotator, Assignment, Candidate, ImageRef, Item, Pair
+from support.labelstudio_server import DOCUMENT_ROOT, label_studio_fixture
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.labelstudio
+
+
+@pytest.fixture(scope="session")
+def label_studio():
+    yield from label_studio_fixture()
+
+
+@pytest.fixture
+def client(label_studio):
+    c = Client(label_studio.url, label_studio.token)
+    yield c
+    c.close()
+
+
+def _title(tag: str) -> str:
+    return f"t-{tag}-{uuid.uuid4().hex[:8]}"
+
+
+def _png(color: str, size=(40, 30)) -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", size, color).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def seed(store) -> None:
+    """Five pairs to push (one without a usable image, two sharing an image) and a dropped one."""
+    stored = [store.images.put(_png(c)) for c in ("red", "green", "blue")]
+    store.add_images(stored)
+    ref = [ImageRef(f"img{n}.png", s.sha256, "ok", s.width, s.height) for n, s in enumerate(stored)]
+    items = [
+        Item("i0", "What colour is the square?", "vqa", (ref[0],)),
+        Item("i1", "Describe the image.", "vqa", (ref[1],)),
+        Item("i2", "Is this image safe?", "safety", (ref[2],)),
+        Item("i3", "Is this one safe too?", "safety", (ref[0],)),
+        Item("i4", "What is shown?", "vqa", (ImageRef("gone.png", None, "missing", error="not found"),)),
+    ]
+    store.add_items(items)
+    store.add_candidates(
+        Candidate(f"{i.id}/{m}", i.id, m, f"model {m} answers {i.id}:\nline two") for i in items for m in ("a", "b")
+    )
+    pairs = [Pair(f"p{n}", f"i{n}", f"i{n}/a", f"i{n}/b", "test") for n in range(5)]
+    pairs.append(Pair("p5", "i0", "i0/b", "i0/a", "test", status="dropped"))
+    store.add_pairs(pairs)
+    store.add_annotator(Annotator("lead", role="admin"))
+    store.add_assignments(
+        [Assignment("p0", "lead", "first", 0, batch="b1"), Assignment("p2", "lead", "first", 1, batch="b1"),
+         Assignment("p1", "lead", "first", 2, batch="b2")]
+    )
+
+
+def tasks_by_pair(client, project_id) -> dict[str, dict]:
+    tasks = client.task_data(project_id)
+    out = {t["data"]["pair_id"]: t for t in tasks}
+    assert len(out) == len(tasks), "duplicate tasks for a pair"
+    return out
+
+
+def ls_user(client, email: str) -> int:
+    for u in client.sdk.users.list():
+        if u.email == email:
+            return u.id
+    return client.sdk.users.create(email=email, username=email.split("@")[0], password="pw-" + uuid.uuid4().hex).id
+
+
+def result_as_seen(left: str, cf, cs, pref, rationale="", flag=None) -> list[dict]:
+    """What an annotator who saw ``left`` as A submits for canonical answers."""
+    inv = {v: k for k, v in CORRECTNESS_CHOICES.items()}
+    ca, cb = (cf, cs) if left == "first" else (cs, cf)
+    p = "Tie" if pref == "tie" else ("A" if pref == left else "B")
+    res = [
+        {"from_name": "correct_a", "to_name": "response_a", "type": "choices", "value": {"choices": [inv[ca]]}},
+        {"from_name": "correct_b", "to_name": "response_b", "type": "choices", "value": {"choices": [inv[cb]]}},
+        {"from_name": "preference", "to_name": "prompt", "type": "choices", "value": {"choices": [p]}},
+        {"from_name": "rationale", "to_name": "prompt", "type": "textarea", "value": {"text": [rationale]}},
+    ]
+    if flag:
+        res.append({"from_name": "flag", "to_name": "prompt", "type": "choices", "value": {"choices": [flag]}})
+    return res
+
+
+def snapshot(store) -> dict:
+    with store.read() as c:
+        return {
+            t.name: sorted(tuple(r) for r in c.execute(select(t)).all())
+            for t in (S.labels, S.label_history, S.annotators, S.assignments)
+        }
+
+
+# canonical answers per (pair, user): (correctness first, correctness second, preference, rationale)
+PLAN = {
+    ("p0", "alice"): ("correct", "incorrect", "first", "A names the colour"),
+    ("p1", "alice"): ("correct", "correct", "tie", "both fine"),
+    ("p2", "alice"): ("incorrect", "correct", "second", ""),
+    ("p3", "alice"): ("unsure", "incorrect", "first", "hard to tell"),
+    ("p4", "alice"): ("incorrect", "incorrect", "tie", "no image"),
+    ("p0", "bob"): ("correct", "incorrect", "first", "same as alice"),
+    ("p1", "bob"): ("correct", "incorrect", "first", "B is vague"),
+    ("p2", "bob"): ("incorrect", "correct", "second", "B is right"),
+}
+
+
+@pytest.mark.slow
+def test_push_annotate_pull_round_trip(store, client):
+    seed(store)
+    title = _title("rt")
+    r = push(store, client, title, overlap=2)
+    assert (r.project_created, r.selected, r.already, r.pushed, r.images_uploaded) == (True, 5, 0, 5, 3)
+    assert any("no usable image" in w for w in r.warnings)
+    project = client.get_project(r.project_id)
+    assert project.maximum_annotations == 2 and project.label_config == labeling_config()
+
+    tasks = tasks_by_pair(client, r.project_id)
+    assert sorted(tasks) == ["p0", "p1", "p2", "p3", "p4"]  # the dropped pair is not pushed
+    for pid, t in tasks.items():
+        d, pair = t["data"], store.get_pair(pid)
+        assert d["left"] == left_side(pid)
+        shown = (pair.first_id, pair.second_id) if d["left"] == "first" else (pair.second_id, pair.first_id)
+        assert (d["left_id"], d["right_id"]) == shown
+        assert d["response_a"] == f"model {shown[0][-1]} answers {pair.item_id}:\nline two"
+        item = store.get_item(pair.item_id)
+        if item.images[0].sha256 is None:
+            assert d["image"] == ""
+            continue
+        got = httpx.get(client.url + d["image"], headers={"Authorization": f"Token {client.sdk._client_wrapper._tokens_client.api_key}"})
+        assert got.status_code == 200
+        assert got.content == store.image_path(item.images[0].sha256).read_bytes()
+    assert {tasks["p0"]["data"]["image"]} == {tasks["p3"]["data"]["image"]}  # one upload per image
+    assert len({t["data"]["left"] for t in tasks.values()}) == 2  # both orders occur
+
+    again = push(store, client, title, overlap=2)
+    assert (again.project_created, again.already, again.pushed, again.images_uploaded) == (False, 5, 0, 0)
+    assert len(tasks_by_pair(client, r.project_id)) == 5
+
+    users = {name: ls_user(client, f"{name}@example.com") for name in ("alice", "bob")}
+    ann_ids = {}
+    for (pid, name), (cf, cs, pref, why) in PLAN.items():
+        flag = "Broken image" if pid == "p4" else None
+        a = client.sdk.annotations.create(
+            id=tasks[pid]["id"], result=result_as_seen(tasks[pid]["data"]["left"], cf, cs, pref, why, flag),
+            completed_by=users[name], lead_time=12.5,
+        )
+        ann_ids[(pid, name)] = a.id
+    client.sdk.annotations.create(id=tasks["p3"]["id"], result=[], completed_by=users["bob"], was_cancelled=True)
+
+    got = pull(store, client, title)
+    assert (got.annotations, got.new, got.updated, got.unchanged) == (9, 8, 0, 0)
+    assert got.cancelled == [("p3", "bob@example.com")]
+    assert sorted(got.annotators_created) == ["alice@example.com", "bob@example.com"]
+    for (pid, name), (cf, cs, pref, why) in PLAN.items():
+        lb = store.get_label(pid, f"{name}@example.com")
+        assert (lb.correctness_first, lb.correctness_second, lb.preference, lb.rationale) == (cf, cs, pref, why), pid
+        assert (lb.source, lb.status, lb.seconds, lb.revision) == ("labelstudio", "submitted", 12.5, 1)
+        assert lb.flag == ("broken_image" if pid == "p4" else None)
+    assert store.get_label("p3", "bob@example.com") is None
+    assert store.get_annotator("alice@example.com").role == "annotator"
+
+    # alice changes her mind on p1 in Label Studio
+    left = tasks["p1"]["data"]["left"]
+    client.sdk.annotations.update(
+        id=ann_ids[("p1", "alice")], result=result_as_seen(left, "correct", "incorrect", "first", "B is vague after all")
+    )
+    edited = pull(store, client, title)
+    assert (edited.new, edited.updated, edited.unchanged, edited.annotators_created) == (0, 1, 7, [])
+    lb = store.get_label("p1", "alice@example.com")
+    assert (lb.preference, lb.correctness_second, lb.rationale, lb.revision) == ("first", "incorrect", "B is vague after all", 2)
+    assert [h["snapshot"]["preference"] for h in store.label_history("p1", "alice@example.com")] == ["tie"]
+
+    before = snapshot(store)
+    third = pull(store, client, title)
+    assert (third.new, third.updated, third.unchanged) == (0, 0, 8)
+    assert snapshot(store) == before
+
+
+@pytest.mark.slow
+def test_interrupted_push_is_completed_by_running_it_again(sqlite_store, client, monkeypatch):
+    seed(sqlite_store)
+    title = _title("int")
+    real = client.import_tasks
+    calls = []
+
+    def flaky(project_id, tasks):
+        calls.append(len(tasks))
+        if len(calls) == 2:  # the server goes away after the first chunk
+            raise LabelStudioError(f"cannot reach Label Studio at {client.url} (connection refused)")
+        return real(project_id, tasks)
+
+    monkeypatch.setattr(client, "import_tasks", flaky)
+    with pytest.raises(MmrbError, match="2 of 5 new pairs were pushed before this; run the same command again"):
+        push(sqlite_store, client, title, chunk_size=2)
+    project_id = client.projects_titled(title)[0].id
+    assert len(tasks_by_pair(client, project_id)) == 2
+    monkeypatch.setattr(client, "import_tasks", real)
+    r = push(sqlite_store, client, title, chunk_size=2)
+    assert (r.project_created, r.already, r.pushed, r.images_uploaded) == (False, 2, 3, 0)
+    assert sorted(tasks_by_pair(client, project_id)) == ["p0", "p1", "p2", "p3", "p4"]
+
+
+def test_push_filters_by_category_and_batch(sqlite_store, client):
+    seed(sqlite_store)
+    title = _title("flt")
+    r = push(sqlite_store, client, title, categories=["safety"])
+    assert (r.selected, r.pushed) == (2, 2)
+    assert sorted(tasks_by_pair(client, r.project_id)) == ["p2", "p3"]
+    r = push(sqlite_store, client, title, batch="b1")
+    assert (r.selected, r.already, r.pushed) == (2, 1, 1)
+    assert sorted(tasks_by_pair(client, r.project_id)) == ["p0", "p2", "p3"]
+    with pytest.raises(MmrbError, match="no assignments in batch 'nope'"):
+        push(sqlite_store, client, title, batch="nope")
+    r = push(sqlite_store, client, title, overlap=3)
+    assert (r.selected, r.already, r.pushed) == (5, 3, 2)
+    assert client.get_project(r.project_id).maximum_annotations == 3
+
+
+def test_local_files_storage_serves_the_image_folder(sqlite_store, client, tmp_path):
+    seed(sqlite_store)
+    assert sqlite_store.images.root.resolve().is_relative_to(Path(DOCUMENT_ROOT).resolve())
+    title = _title("lf")
+    sha = sqlite_store.get_item("i1").images[0].sha256
+    path = sqlite_store.image_path(sha).resolve()
+    url = client.url + "/data/local-files/?d=" + str(path.relative_to(Path(DOCUMENT_ROOT).resolve()))
+    auth = {"Authorization": f"Token {client.sdk._client_wrapper._tokens_client.api_key}"}
+    assert httpx.get(url, headers=auth).status_code == 404  # no storage covers it yet
+    r = push(sqlite_store, client, title, images="local-files", document_root=DOCUMENT_ROOT)
+    assert r.images_uploaded == 0
+    t = tasks_by_pair(client, r.project_id)["p1"]
+    assert client.url + t["data"]["image"] == url
+    got = httpx.get(url, headers=auth)
+    assert got.status_code == 200 and got.content == path.read_bytes()
+    push(sqlite_store, client, title, images="local-files", document_root=DOCUMENT_ROOT)
+    assert len(client.local_storages(r.project_id)) == 1
+    with pytest.raises(MmrbError, match="not inside the Label Studio document root"):
+        push(sqlite_store, client, _title("lf2"), images="local-files", document_root=str(tmp_path / "elsewhere"))
+
+
+# -- errors: each one clear, and the store unchanged ------------------------------------
+@pytest.fixture
+def pulled(sqlite_store, client):
+    """A store with labels already pulled from a project, and that project's title."""
+    seed(sqlite_store)
+    title = _title("err")
+    r = push(sqlite_store, client, title)
+    t = tasks_by_pair(client, r.project_id)["p0"]
+    alice = ls_user(client, "alice@example.com")
+    client.sdk.annotations.create(id=t["id"], result=result_as_seen(t["data"]["left"], "correct", "incorrect", "first"), completed_by=alice)
+    assert pull(sqlite_store, client, title).new == 1
+    return sqlite_store, title, r.project_id
+
+
+def test_wrong_url_and_wrong_key(pulled, label_studio):
+    store, title, _ = pulled
+    before = snapshot(store)
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}"
+    cases = [
+        (Client(dead, label_studio.token), "cannot reach Label Studio at http://127.0.0.1:"),
+        (Client(label_studio.url + "/nothing-here", label_studio.token), "does not look like a Label Studio server"),
+        (Client(label_studio.url, "0" * 40, key_name="the API key in $LS_KEY"), "rejected the API key in \\$LS_KEY \\(401"),
+    ]
+    for c, message in cases:
+        with pytest.raises(LabelStudioError, match=message):
+            pull(store, c, title)
+        with pytest.raises(LabelStudioError, match=message):
+            push(store, c, title)
+        c.close()
+    assert snapshot(store) == before
+
+
+@pytest.fixture(scope="session")
+def personal_token(label_studio):
+    c = Client(label_studio.url, label_studio.token)
+    return c.sdk.tokens.create().token
+
+
+def test_legacy_tokens_disabled(pulled, label_studio, personal_token):
+    store, title, _ = pulled
+    before = snapshot(store)
+    pat = Client(label_studio.url, personal_token)
+    pat.sdk.jwt_settings.update(legacy_api_tokens_enabled=False, api_tokens_enabled=True, api_token_ttl_days=3650)
+    try:
+        legacy = Client(label_studio.url, label_studio.token)
+        with pytest.raises(LabelStudioError, match="refuses legacy API tokens .*personal access token"):
+            pull(store, legacy, title)
+        assert snapshot(store) == before
+        # a personal access token (JWT) works, uploads included
+        r = push(store, pat, title + "-pat")
+        assert r.pushed == 5 and r.images_uploaded == 3
+        assert pull(store, pat, title).unchanged == 1
+    finally:
+        pat.sdk.jwt_settings.update(legacy_api_tokens_enabled=True, api_tokens_enabled=True, api_token_ttl_days=3650)
+    assert snapshot(store) == before
+
+
+def test_config_changed_by_hand(pulled, client):
+    store, title, project_id = pulled
+    before = snapshot(store)
+    xml = client.get_project(project_id).label_config
+    client.update_project(project_id, label_config=xml.replace('<Choice value="Tie"', '<Choice value="Equal"'))
+    for action in (pull, push):
+        with pytest.raises(MmrbError, match=r"was changed by hand: control 'preference' has choices \['A', 'B', 'Equal'\]"):
+            action(store, client, title)
+    assert snapshot(store) == before
+
+
+def test_annotation_with_unexpected_fields(pulled, client):
+    store, title, project_id = pulled
+    before = snapshot(store)
+    tasks = tasks_by_pair(client, project_id)
+    bob = ls_user(client, "bob@example.com")
+    t = tasks["p1"]
+    client.sdk.annotations.create(id=t["id"], result=result_as_seen(t["data"]["left"], "correct", "correct", "tie"), completed_by=bob)
+    odd = [{"from_name": "mood", "to_name": "prompt", "type": "choices", "value": {"choices": ["happy"]}}]
+    client.sdk.annotations.create(id=tasks["p2"]["id"], result=odd, completed_by=bob)
+    with pytest.raises(AnnotationProblem, match=r"(?s)nothing was written.*pair p2\), annotation \d+ by bob@example.com: result 0 has an unexpected from_name 'mood'"):
+        pull(store, client, title)
+    assert snapshot(store) == before  # bob's valid label on p1 was not written either
+
+
+def test_labels_from_the_app_are_not_overwritten(pulled, client):
+    from curate.model import Label
+
+    store, title, project_id = pulled
+    store.ensure_annotator("bob@example.com")
+    store.save_label(Label("p1", "bob@example.com", "correct", "correct", "tie", source="app"))
+    t = tasks_by_pair(client, project_id)["p1"]
+    bob = ls_user(client, "bob@example.com")
+    client.sdk.annotations.create(id=t["id"], result=result_as_seen(t["data"]["left"], "incorrect", "correct", "second"), completed_by=bob)
+    r = pull(store, client, title)
+    assert r.conflicts == [("p1", "bob@example.com")] and r.new == 0
+    assert store.get_label("p1", "bob@example.com").preference == "tie"
+
+
+# -- the command line ------------------------------------------------------------------
+@pytest.mark.slow
+def test_cli_push_pull_then_agreement(tmp_path, label_studio, monkeypatch, capsys):
+    from curate.cli import main
+    from curate.store import Store
+
+    db = str(tmp_path / "cli.db")
+    with Store(db, images=tmp_path / "images") as s:
+        seed(s)
+    title = _title("cli")
+    common = ["--db", db, "--images", str(tmp_path / "images"), "--url", label_studio.url, "--project", title]
+    monkeypatch.delenv("MMRB_NO_SUCH_VAR", raising=False)
+    assert main(["labelstudio", "push", *common, "--api-key-env", "MMRB_NO_SUCH_VAR"]) == 1
+    assert "MMRB_NO_SUCH_VAR is not set" in capsys.readouterr().err
+
+    monkeypatch.setenv("MY_LS_KEY", label_studio.token)
+    common += ["--api-key-env", "MY_LS_KEY"]
+    guidelines = tmp_path / "g.md"
+    guidelines.write_text("# Guidelines\n\nPrefer the **correct** answer.\n")
+    assert main(["labelstudio", "push", *common, "--overlap", "2", "--category", "vqa", "--guidelines", str(guidelines)]) == 0
+    out = capsys.readouterr().out
+    assert "pairs selected: 3; already in the project: 0; pushed now: 3" in out
+    c = Client(label_studio.url, label_studio.token)
+    project = c.get_project(c.projects_titled(title)[0].id)
+    assert "<strong>correct</strong>" in project.expert_instruction
+    tasks = tasks_by_pair(c, project.id)
+    users = [ls_user(c, f"{n}@example.com") for n in ("alice", "bob")]
+    for pid, t in tasks.items():
+        for u in users:
+            c.sdk.annotations.create(id=t["id"], result=result_as_seen(t["data"]["left"], "correct", "incorrect", "first", "ok"), completed_by=u)
+    assert main(["labelstudio", "pull", *common]) == 0
+    out = capsys.readouterr().out
+    assert "labels new: 6; updated: 0; unchanged: 0" in out
+    assert main(["labelstudio", "pull", *common]) == 0
+    assert "labels new: 0; updated: 0; unchanged: 6" in capsys.readouterr().out
+    # the pulled labels feed the same agreement stage as labels from the app
+    assert main(["agreement", "--db", db, "--images", str(tmp_path / "images"), "--json", "--resamples", "20"]) == 0
+    assert "preference" in capsys.readouterr().out
+    c.close()
+
+
+@pytest.mark.slow
+def test_bench_quick_runs(label_studio, tmp_path):
+    env = dict(os.environ, MMRB_BENCH_LS_KEY=label_studio.token)
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "labelstudio.py"), "--quick", "--url", label_studio.url,
+         "--api-key-env", "MMRB_BENCH_LS_KEY", "--workdir", str(tmp_path)],
+        capture_output=True, text=True, env=env, timeout=600, cwd=ROOT,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "push" in out.stdout and "pull" in out.stdout and "items/s" in out.stdout

@@ -1,0 +1,236 @@
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import random
+import socket
+import time
+from email.utils import formatdate
+
+import pytest
+from PIL import Image
+
+from curate.errors import MmrbError
+from curate.llm import (
+    Endpoint,
+    LLMClient,
+    backoff_delay,
+    encode_image,
+    retry_after_seconds,
+    user_message,
+)
+from support.fake_openai import Fault, FakeOpenAI, Reply, faults_then
+
+
+@pytest.fixture
+def server():
+    with FakeOpenAI() as srv:
+        yield srv
+
+
+class Sleeps:
+    """Records backoff delays instead of waiting them."""
+
+    def __init__(self):
+        self.delays: list[float] = []
+
+    async def __call__(self, d: float) -> None:
+        self.delays.append(d)
+        await asyncio.sleep(0)
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def ask(endpoint: Endpoint, prompt="q", sleep=None, **kw):
+    async def go():
+        async with LLMClient(endpoint, sleep=sleep or Sleeps(), rng=random.Random(0)) as c:
+            return await c.complete([user_message(prompt)], **kw)
+
+    return run(go())
+
+
+def _png(size, mode="RGB") -> bytes:
+    buf = io.BytesIO()
+    Image.new(mode, size, (10, 20, 30) if mode == "RGB" else (10, 20, 30, 40)).save(buf, "PNG")
+    return buf.getvalue()
+
+
+def _decode(url: str) -> Image.Image:
+    head, b64 = url.split(",", 1)
+    return Image.open(io.BytesIO(base64.b64decode(b64)))
+
+
+# -- images --------------------------------------------------------------------------------
+def test_large_image_resized_to_max_side():
+    buf = io.BytesIO()
+    Image.new("RGB", (3000, 1500), "red").save(buf, "JPEG")
+    url = encode_image(buf.getvalue(), max_side=1024)
+    assert url.startswith("data:image/jpeg;base64,")
+    assert _decode(url).size == (1024, 512)
+
+
+def test_small_image_sent_unchanged_and_alpha_kept():
+    data = _png((40, 30))
+    url = encode_image(data, max_side=1024)
+    assert base64.b64decode(url.split(",", 1)[1]) == data
+    big_alpha = encode_image(_png((2000, 100), "RGBA"), max_side=500)
+    assert big_alpha.startswith("data:image/png") and _decode(big_alpha).size == (500, 25)
+    assert _decode(encode_image(data, max_side=None)).size == (40, 30)
+
+
+def test_user_message_shapes():
+    assert user_message("hi") == {"role": "user", "content": "hi"}
+    m = user_message("hi", ["data:image/png;base64,AA"])
+    assert m["content"][0]["type"] == "image_url" and m["content"][-1] == {"type": "text", "text": "hi"}
+
+
+# -- retry policy --------------------------------------------------------------------------
+def test_retry_after_parsing():
+    assert retry_after_seconds({"retry-after": "3"}) == 3.0
+    assert retry_after_seconds({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
+    assert retry_after_seconds({"retry-after": "soon"}) is None
+    assert retry_after_seconds({}) is None
+    future = formatdate(time.time() + 30, usegmt=True)
+    assert 25 < retry_after_seconds({"retry-after": future}) <= 31
+
+
+def test_backoff_exponential_capped_with_jitter():
+    ep = Endpoint(base_url="x", model="m", backoff_base=1.0, backoff_max=8.0)
+    rng = random.Random(1)
+    for attempt, full in [(1, 1), (2, 2), (3, 4), (4, 8), (5, 8), (9, 8)]:
+        d = [backoff_delay(attempt, ep, None, rng) for _ in range(50)]
+        assert all(full * 0.5 <= x <= full for x in d)
+        assert max(d) - min(d) > 0  # jittered
+    assert 5.0 <= backoff_delay(1, ep, 5.0, rng) <= 5.1  # Retry-After wins
+    assert backoff_delay(1, ep, 10_000, rng) <= 121  # capped
+
+
+# -- against the loopback server -------------------------------------------------------------
+def test_ok_with_usage_image_and_request_id(server):
+    server.answer = lambda req: Reply("Answer: B", prompt_tokens=11, completion_tokens=2)
+    ep = Endpoint(base_url=server.url, model="m1", params={"temperature": 0.7, "max_tokens": 64})
+
+    async def go():
+        async with LLMClient(ep) as c:
+            msg = user_message("what?", [encode_image(_png((8, 8)))])
+            return await c.complete([msg], request_id="it1/m1/0")
+
+    r = run(go())
+    assert r.ok and r.text == "Answer: B" and (r.prompt_tokens, r.completion_tokens) == (11, 2)
+    assert r.attempts == 1 and r.error is None
+    (req,) = server.chat_requests()
+    assert req.key == "it1/m1/0" and req.model == "m1"
+    assert req.body["temperature"] == 0.7 and req.body["max_tokens"] == 64
+    assert req.images[0].startswith("data:image/png;base64,") and req.prompt_text == "what?"
+
+
+def test_429_honours_retry_after(server):
+    server.answer = faults_then([Fault("429", retry_after=2)], lambda r: "ok")
+    sleeps = Sleeps()
+    r = ask(Endpoint(base_url=server.url, model="m"), sleep=sleeps)
+    assert r.ok and r.attempts == 2 and server.count() == 2
+    assert len(sleeps.delays) == 1 and 2.0 <= sleeps.delays[0] <= 2.2
+
+
+def test_500_then_ok_backs_off_exponentially(server):
+    server.answer = faults_then([Fault("500"), Fault("500", status=503)], lambda r: "ok")
+    sleeps = Sleeps()
+    r = ask(Endpoint(base_url=server.url, model="m", backoff_base=1.0), sleep=sleeps)
+    assert r.ok and r.attempts == 3 and server.count() == 3
+    assert 0.5 <= sleeps.delays[0] <= 1.0 and 1.0 <= sleeps.delays[1] <= 2.0
+
+
+@pytest.mark.parametrize("kind", ["malformed", "drop"])
+def test_malformed_and_dropped_are_retried(server, kind):
+    server.answer = faults_then([Fault(kind)], lambda r: "fine")
+    r = ask(Endpoint(base_url=server.url, model="m"))
+    assert r.ok and r.text == "fine" and r.attempts == 2 and server.count() == 2
+
+
+def test_hang_times_out_and_becomes_failure(server):
+    server.answer = lambda r: Fault("hang")
+    t0 = time.perf_counter()
+    r = ask(Endpoint(base_url=server.url, model="m", timeout=0.3, max_retries=1))
+    assert not r.ok and r.attempts == 2 and "timeout" in r.error and "after 2 attempts" in r.error
+    assert server.count() == 2 and time.perf_counter() - t0 < 5
+
+
+def test_persistent_failure_is_a_value_not_an_exception(server):
+    server.answer = lambda r: Fault("500")
+    r = ask(Endpoint(base_url=server.url, model="m", max_retries=3))
+    assert not r.ok and r.attempts == 4 and r.error.startswith("HTTP 500: server error")
+    assert server.count() == 4
+
+
+def test_client_errors_are_not_retried(server):
+    server.answer = lambda r: Fault("500", status=400)
+    r = ask(Endpoint(base_url=server.url, model="m"))
+    assert not r.ok and r.attempts == 1 and r.error.startswith("HTTP 400") and server.count() == 1
+
+
+def test_concurrency_limit_per_endpoint(server):
+    server.latency = 0.05
+    ep = Endpoint(base_url=server.url, model="m", concurrency=3)
+
+    async def go():
+        async with LLMClient(ep) as c:
+            return await asyncio.gather(*(c.complete([user_message(f"q{i}")]) for i in range(15)))
+
+    res = run(go())
+    assert all(r.ok for r in res) and server.max_in_flight == 3
+
+
+def _closed_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def test_unreachable_endpoint():
+    ep = Endpoint(base_url=f"http://127.0.0.1:{_closed_port()}/v1", model="m", name="far", max_retries=1)
+    r = ask(ep)
+    assert not r.ok and r.error.startswith("connection error") and r.attempts == 2
+
+    async def check():
+        async with LLMClient(ep) as c:
+            await c.list_models()
+
+    with pytest.raises(MmrbError, match=r"cannot reach model 'far' at http://127.0.0.1:\d+/v1"):
+        run(check())
+
+
+def test_list_models(server):
+    server.models = ("a", "b")
+
+    async def go():
+        async with LLMClient(Endpoint(base_url=server.url, model="a")) as c:
+            return await c.list_models()
+
+    assert run(go()) == ["a", "b"]
+
+
+def test_api_key_from_environment(server, monkeypatch):
+    ep = Endpoint(base_url=server.url, model="m", api_key_env="MMRB_TEST_KEY_X")
+    monkeypatch.delenv("MMRB_TEST_KEY_X", raising=False)
+    with pytest.raises(MmrbError, match="MMRB_TEST_KEY_X"):
+        LLMClient(ep)
+    monkeypatch.setenv("MMRB_TEST_KEY_X", "sk-test-123")
+    assert ask(ep).ok
+    assert server.chat_requests()[0].headers["authorization"] == "Bearer sk-test-123"
+
+
+def test_fake_server_holds_hundreds_of_connections(server):
+    server.latency = 0.3
+    ep = Endpoint(base_url=server.url, model="m", concurrency=200)
+
+    async def go():
+        async with LLMClient(ep) as c:
+            return await asyncio.gather(*(c.complete([user_message(f"q{i}")]) for i in range(200)))
+
+    res = run(go())
+    assert all(r.ok for r in res) and server.max_in_flight >= 150

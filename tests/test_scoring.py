@@ -1,0 +1,257 @@
+"""Scoring rules on small literal cases worked out by hand, and the published scripts'
+rules reproduced (evaluate/scoring.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from curate.judging.records import Judgment
+from evaluate.records import EvalPair
+from evaluate.scoring import ScoringOptions, parse_subsplit, preset_options, render_text, score
+
+
+def P(pid, label, cat="X", group=""):
+    return EvalPair(pid, "q", "one", "two", label, cat, group=group)
+
+
+def J(pid, verdict=None, outcome="parsed", order="forward", i=0):
+    if verdict is None and outcome == "parsed":
+        outcome = "unparsed"
+    return Judgment(pid, order, i, verdict, outcome)
+
+
+# x1, x2 in X; y1, y2 in Y. One forward judgment each:
+#   x1 -> first  (label first: right)
+#   x2 -> unparsed
+#   y1 -> names both answers
+#   y2 -> first  (label second: wrong)
+PAIRS = [P("x1", "first"), P("x2", "second"), P("y1", "first", "Y"), P("y2", "second", "Y")]
+JUDG = [J("x1", "first"), J("x2"), J("y1", outcome="both"), J("y2", "first")]
+
+
+def run(**kw):
+    return score(PAIRS, JUDG, ScoringOptions(bootstrap=200, **kw))
+
+
+def test_parse_failure_wrong():
+    r = run(parse_failure="wrong")
+    # x1 1, x2 0, y1 0 (both = a failure), y2 0 -> 1/4; X 1/2, Y 0/2; macro (.5 + 0)/2
+    assert (r["overall"]["correct"], r["overall"]["n"], r["overall"]["accuracy"]) == (1, 4, 0.25)
+    assert r["overall"]["correct_n"] == "1/4"
+    assert r["categories"]["X"]["accuracy"] == 0.5 and r["categories"]["Y"]["accuracy"] == 0.0
+    assert r["macro"]["accuracy"] == 0.25
+    assert r["outcomes"] == {"parsed": 2, "unparsed": 1, "both": 1, "error": 0}
+    assert r["parse_failure_rate"] == {"rate": 0.5, "count": 2, "n": 4}
+
+
+def test_parse_failure_half():
+    r = run(parse_failure="half")
+    # 1 + .5 + .5 + 0 = 2/4; X 1.5/2 = .75; Y .5/2 = .25
+    assert r["overall"]["correct_n"] == "2/4" and r["overall"]["accuracy"] == 0.5
+    assert r["categories"]["X"]["correct_n"] == "1.5/2" and r["categories"]["X"]["accuracy"] == 0.75
+    assert r["categories"]["Y"]["accuracy"] == 0.25
+
+
+def test_parse_failure_excluded():
+    r = run(parse_failure="excluded")
+    # only x1 (1) and y2 (0) count: 1/2; X 1/1; Y 0/1
+    assert r["overall"]["correct_n"] == "1/2"
+    assert r["categories"]["X"]["correct_n"] == "1/1" and r["categories"]["Y"]["correct_n"] == "0/1"
+    assert r["excluded_units"] == 2
+
+
+def test_parse_failure_coin_seed_123():
+    r = run(parse_failure="coin", seed=123)
+    # random.Random(123) draws .052 then .087: both < .5, so A each time, in file order.
+    # x2 (forward): A = first, label second -> 0;  y1 (both, a failure): A = first, label first -> 1
+    # total 1 + 0 + 1 + 0 = 2/4
+    assert r["overall"]["correct_n"] == "2/4"
+    assert r["categories"]["X"]["correct_n"] == "1/2" and r["categories"]["Y"]["correct_n"] == "1/2"
+    assert r["unit_statuses"] == {"coin": 2, "correct": 1, "wrong": 1}
+
+
+def test_coin_respects_the_order_shown():
+    # a reverse judgment shows the second response as A: a coin landing on A picks "second"
+    pairs = [P("r1", "second")]
+    r = score(pairs, [J("r1", order="reverse")], ScoringOptions(parse_failure="coin", seed=123, bootstrap=0))
+    assert r["overall"]["correct_n"] == "1/1"  # draw .052 -> A -> second == label
+    r = score(pairs, [J("r1", order="forward")], ScoringOptions(parse_failure="coin", seed=123, bootstrap=0))
+    assert r["overall"]["correct_n"] == "0/1"  # A -> first != label
+
+
+def test_coin_draws_follow_file_order():
+    # draws with seed 123: .052 A, .087 A, .407 A, .108 A, .901 B
+    pairs = [P(f"p{i}", "second") for i in range(5)]
+    js = [J(f"p{i}") for i in range(5)]
+    r = score(pairs, js, ScoringOptions(parse_failure="coin", seed=123, bootstrap=0))
+    assert r["overall"]["correct_n"] == "1/5"  # only the fifth draw (B = second) is right
+    r = score(pairs, js[::-1], ScoringOptions(parse_failure="coin", seed=123, bootstrap=0))
+    assert r["overall"]["correct_n"] == "1/5"
+    # ...and it is p0 that is right when p0 comes last
+    r2 = score(pairs, js[::-1], ScoringOptions(parse_failure="coin", seed=123, bootstrap=0, missing="excluded"))
+    assert r2["overall"]["correct_n"] == "1/5"
+
+
+def test_mmrb_preset_counts_both_as_a():
+    r = score(PAIRS, JUDG, preset_options("mmrb", bootstrap=0))
+    # y1 names both: counted as A = first = label -> 1 (no coin drawn); x2 draws .052 -> A -> 0
+    assert r["overall"]["correct_n"] == "2/4"
+    assert r["both_counted_as_first_shown"] == 1 and r["outcomes"]["both"] == 1
+    assert r["unit_statuses"] == {"coin": 1, "correct": 2, "wrong": 1}
+    assert "counted as A" in render_text(r)
+    # without the official flaw, y1 is a parse failure like x2
+    r = score(PAIRS, JUDG, preset_options("mmrb", both="unparsed", bootstrap=0))
+    assert r["both_counted_as_first_shown"] == 0 and r["unit_statuses"]["coin"] == 2
+
+
+def test_ties():
+    pairs = [P("a", "first"), P("b", "second")]
+    js = [J("a", "tie"), J("b", "second")]
+    assert score(pairs, js, ScoringOptions(ties="wrong", bootstrap=0))["overall"]["correct_n"] == "1/2"
+    assert score(pairs, js, ScoringOptions(ties="half", bootstrap=0))["overall"]["correct_n"] == "1.5/2"
+    assert score(pairs, js, ScoringOptions(ties="excluded", bootstrap=0))["overall"]["correct_n"] == "1/1"
+    assert score(pairs, js, ScoringOptions(bootstrap=0))["tie_rate"] == {"rate": 0.5, "count": 1, "n": 2}
+
+
+def test_both_orders_mmrb2_rule_and_position_bias():
+    pairs = [P("r1", "first"), P("r2", "second")]
+    js = [
+        J("r1", "first", order="forward"),  # saw A=first, said A: right
+        J("r1", "second", order="reverse"),  # saw A=second, said A again: wrong
+        J("r2", "second", order="forward"),  # said B = second: right
+        J("r2", order="reverse"),  # no verdict: left out by MMRB2
+    ]
+    r = score(pairs, js, preset_options("mmrb2", bootstrap=0))
+    # (1 + 0 + 1) / 3 judgments with a verdict
+    assert r["overall"]["correct_n"] == "2/3"
+    pos = r["position"]
+    assert pos["first_shown_picked"] == {"rate": round(2 / 3, 6), "count": 2, "n": 3}
+    # chosen shown first: r1 forward (right) -> 1/1; chosen shown second: r1 reverse (wrong), r2 forward (right)
+    assert pos["acc_chosen_shown_first"]["correct_n"] == "1/1"
+    assert pos["acc_chosen_shown_second"]["correct_n"] == "1/2"
+    # consistency: only r1 has a parsed verdict in both orders, and it flipped with the order
+    assert pos["consistency"]["correct_n"] == "0/1"
+
+
+def test_majority_vote_vlrewardbench_rule():
+    # 10 votes each; "right" = the chosen response, "wrong" = the rejected one, "?" = unparsed
+    votes = {
+        "q1": (6, 0, 4),  # 6 right > 5: right
+        "q2": (5, 3, 2),  # no side above half: split, leaves numerator and denominator
+        "q3": (4, 0, 6),  # unparsed majority: leaves numerator and denominator
+        "q4": (3, 7, 0),  # wrong
+        "q5": (5, 5, 0),  # split
+    }
+    cats = {"q1": "general", "q2": "general", "q3": "hallucination", "q4": "hallucination", "q5": "reasoning"}
+    pairs = [P(q, "first", cats[q]) for q in votes]
+    js = []
+    for q, (right, wrong, unp) in votes.items():
+        vs = ["first"] * right + ["second"] * wrong + [None] * unp
+        js += [J(q, v, order="forward" if i % 2 else "reverse", i=i) for i, v in enumerate(vs)]
+    r = score(pairs, js, preset_options("vlrewardbench", bootstrap=0))
+    assert r["overall"]["correct_n"] == "1/2"  # q1 right, q4 wrong; q2, q3, q5 dropped
+    assert r["categories"]["general"]["correct_n"] == "1/1"
+    assert r["categories"]["hallucination"]["correct_n"] == "0/1"
+    assert r["categories"]["reasoning"]["accuracy"] is None
+    assert r["categories"]["reasoning"]["reason"] == "no scored units"
+    assert r["macro"]["accuracy"] == 0.5 and r["macro"]["groups"] == 2
+    assert r["unit_statuses"] == {"correct": 1, "wrong": 1}
+    assert r["excluded_units"] == 3
+    # the same votes with splits as half credit and unparsed as wrong: (1 + .5 + 0 + 0 + .5) / 5
+    r = score(pairs, js, preset_options("vlrewardbench", split="half", parse_failure="wrong", bootstrap=0))
+    assert r["overall"]["correct_n"] == "2/5"
+    # unparsed votes left out of the total: q2 becomes 5 of 8 right and q3 4 of 4 right;
+    # q1 right, q4 wrong, q5 still split -> 3/4
+    r = score(pairs, js, preset_options("vlrewardbench", majority_counts_unparsed=False, bootstrap=0))
+    assert r["overall"]["correct_n"] == "3/4"
+
+
+def test_samples_used_and_orders_filter():
+    pairs = [P("a", "first")]
+    js = [J("a", "first", i=0), J("a", "second", i=1), J("a", "second", order="reverse", i=0)]
+    assert score(pairs, js, ScoringOptions(samples_used=1, bootstrap=0))["overall"]["correct_n"] == "1/2"
+    assert score(pairs, js, ScoringOptions(orders=("forward",), bootstrap=0))["overall"]["correct_n"] == "1/2"
+    assert score(pairs, js, ScoringOptions(bootstrap=0))["overall"]["correct_n"] == "1/3"
+
+
+def test_missing_and_unknown_pairs():
+    pairs = [P("a", "first"), P("b", "first")]
+    js = [J("a", "first"), J("zzz", "first")]
+    r = score(pairs, js, ScoringOptions(bootstrap=0))
+    assert r["overall"]["correct_n"] == "1/1" and r["missing_pairs"] == 1 and r["unknown_judgments"] == 1
+    r = score(pairs, js, ScoringOptions(missing="wrong", bootstrap=0))
+    assert r["overall"]["correct_n"] == "1/2"
+
+
+def test_subsplits_and_weights():
+    pairs = [
+        P("pairs_1", "first", "safety"),
+        P("hateful_2", "first", "safety"),
+        P("math_3", "first", "reasoning"),
+        P("Code_4", "first", "reasoning"),
+    ]
+    js = [J("pairs_1", "first"), J("hateful_2", "second"), J("math_3", "first"), J("Code_4", "first")]
+    r = score(pairs, js, preset_options("mmrb", bootstrap=0))
+    assert r["subsplits"]["safety/bias"]["correct_n"] == "1/1"
+    assert r["subsplits"]["safety/toxicity"]["correct_n"] == "0/1"
+    assert r["subsplits"]["reasoning/math"]["correct_n"] == "1/1"
+    assert r["subsplits"]["reasoning/coding"]["correct_n"] == "1/1"
+    assert r["categories"]["safety"]["accuracy"] == 0.5 and r["categories"]["reasoning"]["accuracy"] == 1.0
+    # safety .5, reasoning 1: macro .75; weighted 3:1 -> (3*.5 + 1)/4 = .625
+    assert r["macro"]["accuracy"] == 0.75
+    r = score(pairs, js, preset_options("mmrb", bootstrap=0, weights={"safety": 3, "reasoning": 1}))
+    assert r["size_weighted"]["accuracy"] == 0.625
+    assert parse_subsplit("safety:pairs=safety/bias,*=safety/toxicity") == (
+        "safety",
+        (("pairs", "safety/bias"), ("*", "safety/toxicity")),
+    )
+    with pytest.raises(ValueError):
+        parse_subsplit("safety")
+
+
+def test_size_weighted_uses_dataset_sizes_by_default():
+    # X has 3 dataset pairs (one unjudged), Y has 1: weights 3 and 1
+    pairs = [P("x1", "first"), P("x2", "first"), P("x3", "first"), P("y1", "first", "Y")]
+    js = [J("x1", "first"), J("x2", "second"), J("y1", "first")]
+    r = score(pairs, js, ScoringOptions(bootstrap=0))
+    # X .5, Y 1 -> macro .75, size-weighted (3*.5 + 1*1)/4 = .625, micro 2/3
+    assert r["macro"]["accuracy"] == 0.75
+    assert r["size_weighted"]["accuracy"] == 0.625
+    assert r["overall"]["correct_n"] == "2/3"
+
+
+def test_acc_plus():
+    # prompt g1: three pairs all right; g2: two pairs, one wrong -> Acc+ 1/2, Acc 4/5
+    pairs = [P(f"g1#{i}", "first", group="g1") for i in range(3)] + [P(f"g2#{i}", "first", group="g2") for i in range(2)]
+    js = [J(p.id, "first") for p in pairs[:4]] + [J("g2#1", "second")]
+    r = score(pairs, js, ScoringOptions(bootstrap=0))
+    assert r["overall"]["correct_n"] == "4/5"
+    assert r["acc_plus"]["correct_n"] == "1/2" and r["acc_plus"]["groups_with_several_pairs"] == 2
+
+
+def test_bootstrap_intervals_are_seeded_and_bracket_the_estimate():
+    pairs = [P(f"p{i}", "first", "X" if i % 3 else "Y") for i in range(60)]
+    js = [J(f"p{i}", "first" if i % 4 else "second") for i in range(60)]
+    a = score(pairs, js, ScoringOptions(bootstrap=500, bootstrap_seed=1))
+    b = score(pairs, js, ScoringOptions(bootstrap=500, bootstrap_seed=1))
+    c = score(pairs, js, ScoringOptions(bootstrap=500, bootstrap_seed=2))
+    assert a == b and a["overall"]["ci"] != c["overall"]["ci"]
+    for s in (a["overall"], a["categories"]["X"], a["categories"]["Y"], a["macro"]):
+        lo, hi = s["ci"]
+        assert lo <= s["accuracy"] <= hi and hi - lo < 0.6
+    assert score(pairs, js, ScoringOptions(bootstrap=0))["overall"]["ci"] is None
+
+
+def test_empty_and_bad_options():
+    r = score([P("a", "first")], [], ScoringOptions(bootstrap=10))
+    assert r["overall"]["accuracy"] is None and r["overall"]["reason"] == "no scored units"
+    assert r["macro"]["accuracy"] is None and r["parse_failure_rate"]["rate"] is None
+    with pytest.raises(ValueError, match="parse_failure"):
+        ScoringOptions(parse_failure="ignore").check()
+    with pytest.raises(ValueError, match="unknown preset"):
+        preset_options("rewardbench")
+    # explicit options override a preset, and the report echoes them all
+    opts = preset_options("mmrb", parse_failure="half")
+    assert opts.parse_failure == "half" and opts.both == "first_shown" and opts.preset == "mmrb"
+    r = score(PAIRS, JUDG, opts)
+    assert r["options"]["parse_failure"] == "half" and r["options"]["seed"] == 123
