@@ -14,6 +14,7 @@ package on the raw 5 x N matrix, and NLTK's AnnotationTask alpha on a 10,000-pai
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -96,18 +97,20 @@ def main(argv: list[str] | None = None) -> int:
     import statsmodels.stats.inter_rater  # noqa: F401
 
     store = Store(str(db), images=cache / "bench-images")
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     table = from_store(store)
-    t_read = time.perf_counter() - t0
+    t_read, c_read = time.perf_counter() - t0, time.process_time() - c0
     store.close()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     report = agreement_report(table, per_category=True, pairs=True, resamples=args.resamples, seed=0)
-    t_report = time.perf_counter() - t0
+    t_report, c_report = time.perf_counter() - t0, time.process_time() - c0
     print(f"{len(table.units):,} pairs x {len(table.annotators)} annotators x {len(table.fields)} fields = "
           f"{table.n_labels:,} labels; {args.resamples} bootstrap resamples; {len(report.categories)} categories")
-    print(f"read the store (one SELECT into numpy): {t_read:.2f} s")
-    print(f"full agreement report:                  {t_report:.2f} s")
-    print(f"total:                                  {t_read + t_report:.2f} s (target < 5 s)")
+    print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (wall time grows with it)")
+    print(f"read the store (one SELECT into numpy): {t_read:.2f} s wall, {c_read:.2f} s CPU")
+    print(f"full agreement report:                  {t_report:.2f} s wall, {c_report:.2f} s CPU")
+    print(f"total:                                  {t_read + t_report:.2f} s wall, {c_read + c_report:.2f} s CPU "
+          "(target < 5 s)")
     for name, f in report.fields.items():
         print(f"  {name:<20} alpha {f.alpha}  AC1 {f.ac1}")
 

@@ -70,8 +70,9 @@ def child_main(argv: list[str]) -> int:
     p = argparse.ArgumentParser()
     cmd.add_arguments(p)
     rc = cmd.run(p.parse_args(argv))
-    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(f"PEAK_RSS_KB={peak_kb}", file=sys.stderr, flush=True)
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    print(f"PEAK_RSS_KB={ru.ru_maxrss}", file=sys.stderr, flush=True)
+    print(f"CPU_SECONDS={ru.ru_utime + ru.ru_stime}", file=sys.stderr, flush=True)
     return rc
 
 
@@ -80,10 +81,10 @@ def evaluate_cmd(ds: Path, judge: Path, db: Path) -> list[str]:
             "--db", str(db), "--json", "--quiet", "--bootstrap", "200"]
 
 
-def parse_child(out: str, err: str) -> tuple[dict, float]:
+def parse_child(out: str, err: str) -> tuple[dict, float, float]:
     report = json.loads(out)
-    peak = next(float(x.split("=", 1)[1]) for x in err.splitlines() if x.startswith("PEAK_RSS_KB="))
-    return report, peak / 1024
+    got = dict(x.split("=", 1) for x in err.splitlines() if x.startswith(("PEAK_RSS_KB=", "CPU_SECONDS=")))
+    return report, float(got["PEAK_RSS_KB"]) / 1024, float(got["CPU_SECONDS"])
 
 
 def stored_count(db: Path) -> int:
@@ -136,7 +137,8 @@ def main() -> int:
         if p.returncode:
             print(p.stderr, file=sys.stderr)
             return 1
-        full, peak1 = parse_child(p.stdout, p.stderr)
+        full, peak1, cpu1 = parse_child(p.stdout, p.stderr)
+        load = os.getloadavg()[0]
         info = full.pop("run_info")
         rate = info["judgments_per_second"]
         requests_full = srv.count()
@@ -156,7 +158,7 @@ def main() -> int:
         if p.returncode:
             print(p.stderr, file=sys.stderr)
             return 1
-        resumed, peak2 = parse_child(p.stdout, p.stderr)
+        resumed, peak2, _ = parse_child(p.stdout, p.stderr)
         rinfo = resumed.pop("run_info")
         sent_after = srv.key_counts()
         sent_twice = len(at_kill & set(sent_after))
@@ -168,6 +170,8 @@ def main() -> int:
           f"concurrency {args.concurrency}")
     print(f"throughput: {rate:.1f} judgments/s vs limit {limit:.0f}/s = {100 * rate / limit:.1f}% (target >= 85%); "
           f"wall incl. start-up and scoring {wall:.1f} s; requests {requests_full}")
+    print(f"CPU of the evaluate process: {1000 * cpu1 / total:.2f} ms per judgment (start-up and scoring included), "
+          f"so one core sustains about {total / cpu1:.0f}/s; load average during the run {load:.1f} on {os.cpu_count()} cores")
     print(f"peak memory (RSS of the evaluate process): {peak1:.0f} MB full run, {peak2:.0f} MB resumed run")
     print(f"crash: SIGKILL with {len(at_kill)} judgments stored; resume sent {rinfo['sent']} "
           f"(already stored {rinfo['already_stored']}); stored judgments sent twice: {sent_twice} (target 0); "
@@ -178,7 +182,8 @@ def main() -> int:
     ok = identical and sent_twice == 0 and len(final_keys) == total
     print(json.dumps({
         "judgments_per_second": rate, "limit": limit, "ratio": round(rate / limit, 4),
-        "peak_rss_mb": round(max(peak1, peak2), 1), "stored_at_kill": len(at_kill), "sent_twice": sent_twice,
+        "peak_rss_mb": round(max(peak1, peak2), 1),
+        "cpu_ms_per_judgment": round(1000 * cpu1 / total, 3), "load_average": round(load, 2), "stored_at_kill": len(at_kill), "sent_twice": sent_twice,
         "in_flight_resent": in_flight_resent, "identical": identical, "ok": ok,
     }))
     return 0 if ok else 1

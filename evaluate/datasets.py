@@ -107,10 +107,32 @@ def detect_layout(rec: Any, path: Path) -> str:
     )
 
 
+# VL-RewardBench ids in the r1_reward copy start with their source (749 hallucination,
+# 183 general, 318 reasoning, as in the paper).
+VLRB_ID_PREFIXES = (
+    ("hallucination", "hallucination"),
+    ("povid", "hallucination"),
+    ("rlaif-v", "hallucination"),
+    ("rlhf-v", "hallucination"),
+    ("wildvision", "general"),
+    ("vlfeedback", "general"),
+    ("jailbreak", "general"),
+    ("politics", "general"),
+    ("lrvinstruction", "general"),
+    ("svit", "general"),
+    ("mathverse", "reasoning"),
+    ("mmmu", "reasoning"),
+)
+
+
 def _guess_category(rec: dict) -> str:
-    """Category of a triplet without one: VL-RewardBench ids start with it, MM-RLHF image
-    paths contain it."""
-    head = str(rec.get("id", "")).split("_", 1)[0]
+    """Category of a triplet without one: VL-RewardBench ids start with their source, MM-RLHF
+    image paths contain it."""
+    pid = str(rec.get("id", "")).lower()
+    for prefix, cat in VLRB_ID_PREFIXES:
+        if pid.startswith(prefix):
+            return cat
+    head = pid.split("_", 1)[0]
     if head in VLRB_CATEGORIES:
         return head
     where = str(rec.get("image") or rec.get("video") or "")
@@ -264,6 +286,9 @@ def _read_layout(layout: str, rows: list, p: Path, problems: list) -> list[EvalP
                 problems.append(InputProblem(str(p), line, "human_ranking", f"must be [0, 1] or [1, 0], not {ranking!r}"))
                 continue
             image = rec.get("image_path") or rec.get("image") or ""
+            meta = rec.get("meta") if isinstance(rec.get("meta"), dict) else {}
+            # mmrb build writes the category and every image into meta
+            category = vlrb_group(image) or rec.get("category") or meta.get("category") or _guess_category(rec)
             out.append(
                 EvalPair(
                     id=str(rec["id"]),
@@ -271,8 +296,8 @@ def _read_layout(layout: str, rows: list, p: Path, problems: list) -> list[EvalP
                     first=str(rec["response"][0]),
                     second=str(rec["response"][1]),
                     label="first" if ranking.index(0) == 0 else "second",
-                    category=vlrb_group(image) or str(rec.get("category") or _guess_category(rec)),
-                    images=_images(image, base),
+                    category=str(category),
+                    images=_images(meta.get("images") or image, base),
                     source="vlrewardbench",
                     metadata={"vlrb_key": vlrb_key(rec)},
                 )

@@ -287,3 +287,17 @@ def test_cli_text_and_json(tmp_path, capsys):
     assert "score" in text and "ordinal" in text and "0.815" in text
     assert main(["agreement", "--labels", str(tmp_path / "none.csv")]) == 1
     assert "no such file" in capsys.readouterr().err
+
+
+def test_bench_quick_runs(tmp_path):
+    """bench/agreement.py --quick: builds a small store, times the report, checks its anchors."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, str(root / "bench" / "agreement.py"), "--quick", "--pairs", "300",
+                        "--resamples", "100", "--nltk-pairs", "100", "--cache", str(tmp_path)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "full agreement report" in r.stdout and "NLTK AnnotationTask alpha" in r.stdout

@@ -207,14 +207,14 @@ def test_invariants(n_pairs, n_ann, k, seed):
 
 
 def test_cli(tmp_path, capsys):
-    from curate.cli import main
+    from support.command_runner import run_command
 
     db = str(tmp_path / "s.db")
     with Store(db, images=tmp_path / "img") as s:
         seed_pairs(s, 4)
     ids = tmp_path / "ids.txt"
     ids.write_text("p0\np1\n")
-    assert main(["assign", "--db", db, "-k", "2", "--annotators", "x,y", "--pairs", str(ids)]) == 0
+    assert run_command("assign", ["--db", db, "-k", "2", "--annotators", "x,y", "--pairs", str(ids)]) == 0
     assert "4 assignments added" in capsys.readouterr().out
-    assert main(["assign", "--db", db, "-k", "0", "--annotators", "x"]) == 1
+    assert run_command("assign", ["--db", db, "-k", "0", "--annotators", "x"]) == 1
     assert "k must be at least 1" in capsys.readouterr().err

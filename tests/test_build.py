@@ -167,7 +167,8 @@ def test_same_inputs_give_byte_identical_builds(sqlite_store, tmp_path):
 
 def test_failed_build_leaves_the_previous_one_intact(sqlite_store, tmp_path, monkeypatch):
     seed_store(sqlite_store)
-    out = tmp_path / "bench"
+    builds = tmp_path / "builds"
+    out = builds / "bench"
     build(sqlite_store, RULES, out)
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
 
@@ -178,16 +179,16 @@ def test_failed_build_leaves_the_previous_one_intact(sqlite_store, tmp_path, mon
     with pytest.raises(RuntimeError):
         build(sqlite_store, Rules(min_labels=1), out)
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["bench"]  # no temporary folder left
+    assert sorted(p.name for p in builds.iterdir()) == ["bench"]  # no temporary folder left
     # a folder that is not a build is never replaced
-    other = tmp_path / "notes"
+    other = builds / "notes"
     other.mkdir()
     (other / "mine.txt").write_text("keep me")
     monkeypatch.undo()
     with pytest.raises(MmrbError, match="not an mmrb build"):
         build(sqlite_store, RULES, other)
     assert (other / "mine.txt").read_text() == "keep me"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["bench", "notes"]
+    assert sorted(p.name for p in builds.iterdir()) == ["bench", "notes"]
 
 
 def test_missing_images_drop_rule(sqlite_store):

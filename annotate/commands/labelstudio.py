@@ -39,8 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--batch", default=None, help="only pairs assigned in this batch (see mmrb assign)")
     p.add_argument("--status", default=None, help="only pairs with this status (default: every pair not dropped)")
     p.add_argument(
-        "--images",
-        dest="image_mode",
+        "--image-mode",
         choices=("upload", "local-files"),
         default="upload",
         help="upload images to Label Studio, or serve them from the image folder through a Local Files storage",
@@ -48,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--document-root",
         default=os.environ.get("LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT"),
-        help="the server's LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT (for --images local-files; default: that variable)",
+        help="the server's LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT (for --image-mode local-files; default: that variable)",
     )
     p.add_argument("--guidelines", type=Path, default=None, help="markdown file shown as the instructions "
                    "(default: the guidelines stored in the project)")

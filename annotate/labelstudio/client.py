@@ -111,9 +111,14 @@ class Client:
         """Fail early and clearly: is this Label Studio, and does it accept the key?"""
         with self._call("read its version"):
             r = self._http.get("/api/version")
-            if r.status_code != 200 or "release" not in r.json():
-                raise LabelStudioError(f"{self.url} does not look like a Label Studio server (/api/version answered {r.status_code})")
+        try:
             version = r.json()
+        except ValueError:
+            version = None
+        if r.status_code != 200 or not isinstance(version, dict) or "release" not in version:
+            raise LabelStudioError(
+                f"{self.url} does not look like a Label Studio server (/api/version answered {r.status_code}): check --url"
+            )
         with self._call("identify the user of the API key"):
             self.sdk.users.whoami()
         return version

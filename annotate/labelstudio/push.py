@@ -164,7 +164,7 @@ class _Images:
         if mode == "local-files":
             if not document_root:
                 raise MmrbError(
-                    "--images local-files needs the server's LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT: "
+                    "--image-mode local-files needs the server's LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT: "
                     "pass --document-root (the server must run with LABEL_STUDIO_LOCAL_FILES_SERVING_ENABLED=true)"
                 )
             self.doc_root = Path(document_root).resolve()
@@ -172,7 +172,7 @@ class _Images:
                 raise MmrbError(
                     f"the image folder {self.root} is not inside the Label Studio document root {self.doc_root}: "
                     "start Label Studio with LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT set to a folder that contains "
-                    "it, or use --images upload"
+                    "it, or use --image-mode upload"
                 )
         self.urls: dict[str, str] = {}
 

@@ -93,24 +93,51 @@ def _share(agree: np.ndarray, n: np.ndarray) -> list:
     return [None if k == 0 else round(float(a) / float(k), 6) for a, k in zip(agree, n)]
 
 
-def field_report(table: LabelTable, fl: FieldLabels, *, mask: np.ndarray | None = None, counts: np.ndarray | None = None,
-                 resamples: int = st.DEFAULT_RESAMPLES, seed: int = 0, key: str = "",
-                 min_shared: int = DEFAULT_MIN_SHARED) -> FieldReport:
-    spec = fl.spec
-    U, V, A = len(table.units), len(spec.values), len(table.annotators)
+@dataclass
+class FieldData:
+    """Per-field arrays computed once and sliced per category."""
+
+    fl: FieldLabels
+    counts: np.ndarray  # n_uc, units x values
+    wide: np.ndarray  # units x annotators, value code or -1
+    decided: np.ndarray  # per label: the other labels on the pair have a unique mode
+    agree: np.ndarray  # per label: ... and it is this label's value
+    gold: np.ndarray  # per label: gold code of the pair or -1
+
+
+def field_data(table: LabelTable, fl: FieldLabels, counts: np.ndarray | None = None) -> FieldData:
+    U, V, A = len(table.units), len(fl.spec.values), len(table.annotators)
     if counts is None:
         counts = st.value_counts(fl.unit, fl.code, U, V)
-    if mask is None:
-        mask = np.ones(U, dtype=bool)
-    sub = counts[mask]
-    sub = sub[sub.sum(axis=1) > 0]
-    sel = mask[fl.unit]
-    unit, ann, code = fl.unit[sel], fl.annotator[sel], fl.code[sel]
+    wide = np.full((U, A), -1, dtype=np.int64)
+    wide[fl.unit, fl.annotator] = fl.code
+    # each annotator against the majority of the *other* labels on the pair (their own
+    # label would inflate it)
+    others = counts[fl.unit]
+    others[np.arange(len(fl.code)), fl.code] -= 1
+    top = others.max(axis=1, initial=0)
+    decided = (top > 0) & ((others == top[:, None]).sum(axis=1) == 1)
+    agree = decided & (others.argmax(axis=1) == fl.code)
+    gold_code = np.full(U, -1, dtype=np.int64)
+    for u, c in table.gold.get(fl.spec.name, {}).items():
+        gold_code[u] = c
+    return FieldData(fl, counts, wide, decided, agree, gold_code[fl.unit])
+
+
+def field_report(table: LabelTable, fd: FieldData, *, mask: np.ndarray | None = None,
+                 resamples: int = st.DEFAULT_RESAMPLES, seed: int = 0, key: str = "",
+                 min_shared: int = DEFAULT_MIN_SHARED) -> FieldReport:
+    fl, spec = fd.fl, fd.fl.spec
+    V, A = len(spec.values), len(table.annotators)
+    labelled = fd.counts.sum(axis=1) > 0
+    rows = labelled if mask is None else (labelled & mask)
+    sub = fd.counts[rows]
     m = sub.sum(axis=1)
+    sel = slice(None) if mask is None else mask[fl.unit]
+    ann, code = fl.annotator[sel], fl.code[sel]
 
     alpha = st.kripp_alpha(spec, sub)
-    pa = st.percent_agreement(sub)
-    ac1 = st.gwet_ac1(sub, V)
+    pa, ac1, fk_missing = st.coefficients(sub, V)
     ci = st.bootstrap(spec, sub, resamples=resamples, seed=seed, key=key)
     if alpha.value is not None and ci.alpha:
         alpha = Estimate(alpha.value, None, *ci.alpha, ci.alpha_note)
@@ -120,38 +147,26 @@ def field_report(table: LabelTable, fl: FieldLabels, *, mask: np.ndarray | None 
         ac1 = Estimate(ac1.value, None, *ci.ac1)
 
     # Cohen's kappa for each pair of annotators sharing enough pairs
-    wide = np.full((U, A), -1, dtype=np.int64)
-    wide[unit, ann] = code
-    wide = wide[mask]
+    wide = np.asfortranarray(fd.wide[rows])  # column pairs below read contiguous memory
     present = wide >= 0
+    active = np.flatnonzero(present.any(axis=0))
     cohen = []
-    labelled_by = [np.flatnonzero(present[:, a]) for a in range(A)]
-    for a, b in combinations(range(A), 2):
-        if not len(labelled_by[a]) or not len(labelled_by[b]):
+    for a, b in combinations(active, 2):
+        both = present[:, a] & present[:, b]
+        n = int(both.sum())
+        if not n:
             continue
-        both = np.intersect1d(labelled_by[a], labelled_by[b], assume_unique=True)
-        if not len(both):
-            continue
-        if len(both) < min_shared:
-            kappa = Estimate.none(f"only {len(both)} shared pairs (fewer than {min_shared})")
+        if n < min_shared:
+            kappa = Estimate.none(f"only {n} shared pairs (fewer than {min_shared})")
         else:
-            kappa = st.cohen_kappa(wide[both, a], wide[both, b], spec)
-        cohen.append({"a": table.annotators[a], "b": table.annotators[b], "n": int(len(both)), "kappa": kappa})
+            confusion = np.bincount(wide[both, a] * V + wide[both, b], minlength=V * V).reshape(V, V)
+            kappa = st.cohen_from_confusion(confusion, spec)
+        cohen.append({"a": table.annotators[a], "b": table.annotators[b], "n": n, "kappa": kappa})
 
-    # each annotator against the majority of the *other* labels on the pair (their own
-    # label would inflate it), and against gold
-    others = counts[unit].copy()
-    others[np.arange(len(code)), code] -= 1
-    top = others.max(axis=1, initial=0)
-    decided = (top > 0) & ((others == top[:, None]).sum(axis=1) == 1)
-    agree = decided & (others.argmax(axis=1) == code)
     n_lab = np.bincount(ann, minlength=A)
-    n_maj = np.bincount(ann, weights=decided, minlength=A)
-    n_agree = np.bincount(ann, weights=agree, minlength=A)
-    gold_code = np.full(U, -1, dtype=np.int64)
-    for u, c in table.gold.get(fl.spec.name, {}).items():
-        gold_code[u] = c
-    g = gold_code[unit]
+    n_maj = np.bincount(ann, weights=fd.decided[sel], minlength=A)
+    n_agree = np.bincount(ann, weights=fd.agree[sel], minlength=A)
+    g = fd.gold[sel]
     n_gold = np.bincount(ann, weights=g >= 0, minlength=A)
     n_gold_agree = np.bincount(ann, weights=(g >= 0) & (g == code), minlength=A)
     maj_share, gold_share = _share(n_agree, n_maj), _share(n_gold_agree, n_gold)
@@ -179,47 +194,55 @@ def field_report(table: LabelTable, fl: FieldLabels, *, mask: np.ndarray | None 
         percent_agreement=pa,
         ac1=ac1,
         fleiss_kappa=st.fleiss_kappa(sub),
-        fleiss_kappa_missing=st.fleiss_kappa_missing(sub),
+        fleiss_kappa_missing=fk_missing,
         cohen=cohen,
         annotators=annotators,
     )
 
 
 def pair_table(table: LabelTable, counts: dict[str, np.ndarray] | None = None) -> pd.DataFrame:
-    """Per pair and field: n labels, majority value, agreement share, entropy (bits)."""
-    frames = []
-    for name, fl in table.fields.items():
+    """Per pair and field: n labels, majority value, agreement share, entropy (bits);
+    ordered by pair, then field."""
+    cols: dict[str, list] = {k: [] for k in ("unit", "field", "n_labels", "majority", "agreement", "entropy")}
+    names = sorted(table.fields)
+    for k, name in enumerate(names):
+        fl = table.fields[name]
         c = counts[name] if counts else st.value_counts(fl.unit, fl.code, len(table.units), len(fl.spec.values))
         pu = st.per_unit(c)
-        has = pu["n"] > 0
+        has = np.flatnonzero(pu["n"] > 0)
         values = np.array(list(fl.spec.values) + [None], dtype=object)
-        frames.append(pd.DataFrame({
-            "pair": table.units[has],
-            "category": table.category[has],
-            "field": name,
-            "n_labels": pu["n"][has].astype(int),
-            "majority": values[pu["majority"][has]],
-            "agreement": np.round(pu["share"][has], 6),
-            "entropy": np.round(pu["entropy"][has], 6),
-        }))
-    if not frames:
+        cols["unit"].append(has)
+        cols["field"].append(np.full(len(has), k))
+        cols["n_labels"].append(pu["n"][has])
+        cols["majority"].append(values[pu["majority"][has]])
+        cols["agreement"].append(pu["share"][has])
+        cols["entropy"].append(pu["entropy"][has])
+    if not names:
         return pd.DataFrame(columns=["pair", "category", "field", "n_labels", "majority", "agreement", "entropy"])
-    return pd.concat(frames, ignore_index=True).sort_values(["pair", "field"], kind="stable").reset_index(drop=True)
+    cat = {k: np.concatenate(v) for k, v in cols.items()}
+    order = np.lexsort((cat["field"], cat["unit"]))
+    unit = cat["unit"][order]
+    # categoricals over the id arrays: no per-row string objects for 600k rows
+    cats, cat_codes = np.unique(table.category.astype(str), return_inverse=True)
+    return pd.DataFrame({
+        "pair": pd.Categorical.from_codes(unit, categories=pd.Index(table.units.astype(str))),
+        "category": pd.Categorical.from_codes(cat_codes.ravel()[unit], categories=pd.Index(cats)),
+        "field": pd.Categorical.from_codes(cat["field"][order], categories=pd.Index(names)),
+        "n_labels": cat["n_labels"][order].astype(int),
+        "majority": cat["majority"][order],
+        "agreement": np.round(cat["agreement"][order].astype(float), 6),
+        "entropy": np.round(cat["entropy"][order].astype(float), 6),
+    })
 
 
 def agreement_report(table: LabelTable, *, per_category: bool = False, pairs: bool = False,
                      resamples: int = st.DEFAULT_RESAMPLES, seed: int = 0,
                      min_shared: int = DEFAULT_MIN_SHARED) -> Report:
-    counts = {
-        name: st.value_counts(fl.unit, fl.code, len(table.units), len(fl.spec.values))
-        for name, fl in table.fields.items()
-    }
+    data = {name: field_data(table, fl) for name, fl in sorted(table.fields.items())}
     # every field gets the same bootstrap key, so swapping the two correctness fields (the
     # A/B swap) swaps their reports exactly
-    fields = {
-        name: field_report(table, fl, counts=counts[name], resamples=resamples, seed=seed, min_shared=min_shared)
-        for name, fl in sorted(table.fields.items())
-    }
+    fields = {name: field_report(table, fd, resamples=resamples, seed=seed, min_shared=min_shared)
+              for name, fd in data.items()}
     categories = None
     if per_category:
         categories = {}
@@ -228,11 +251,12 @@ def agreement_report(table: LabelTable, *, per_category: bool = False, pairs: bo
             categories[cat or "(none)"] = {
                 "n_pairs": int(mask.sum()),
                 "fields": {
-                    name: field_report(table, fl, mask=mask, counts=counts[name], resamples=resamples, seed=seed,
+                    name: field_report(table, fd, mask=mask, resamples=resamples, seed=seed,
                                        key=f"category:{cat}", min_shared=min_shared)
-                    for name, fl in sorted(table.fields.items())
+                    for name, fd in data.items()
                 },
             }
+    counts = {name: fd.counts for name, fd in data.items()}
     return Report(
         source=table.source,
         n_pairs=len(table.units),

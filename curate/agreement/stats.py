@@ -174,43 +174,45 @@ def kripp_alpha(spec: FieldSpec, counts: np.ndarray) -> Estimate:
 
 
 # -- percent agreement, AC1, Fleiss -----------------------------------------------------------
-def percent_agreement(counts: np.ndarray) -> Estimate:
-    """Gwet's p_a: mean over units with r_i >= 2 of sum_k r_ik (r_ik - 1) / (r_i (r_i - 1))."""
+def coefficients(counts: np.ndarray, q: int) -> tuple[Estimate, Estimate, Estimate]:
+    """(percent agreement p_a, Gwet's AC1, Fleiss' kappa in the missing-data form).
+
+    p_a = mean over units with r_i >= 2 of sum_k r_ik (r_ik - 1) / (r_i (r_i - 1));
+    pi_k = mean over rated units of r_ik / r_i; AC1: p_e = sum pi_k (1 - pi_k) / (q - 1);
+    Fleiss (Gwet 2014, eq. 2.5): p_e = sum pi_k^2.
+    """
     m = counts.sum(axis=1)
     ok = m >= 2
     if not ok.any():
-        return Estimate.none("no pair has two or more labels")
-    c = counts[ok]
-    return Estimate(float(((c * (c - 1)).sum(axis=1) / (m[ok] * (m[ok] - 1))).mean()))
-
-
-def _pi(counts: np.ndarray) -> np.ndarray:
-    m = counts.sum(axis=1)
+        why = Estimate.none("no pair has two or more labels")
+        return why, why, why
+    c, mo = counts[ok], m[ok]
+    pa = float(((c * (c - 1)).sum(axis=1) / (mo * (mo - 1))).mean())
     rated = m >= 1
-    return (counts[rated] / m[rated, None]).mean(axis=0)
+    pi = (counts[rated] / m[rated, None]).mean(axis=0)
+    if q < 2:
+        ac1 = Estimate.none("the scale has a single category")
+    else:
+        pe = float((pi * (1 - pi)).sum() / (q - 1))
+        ac1 = Estimate((pa - pe) / (1 - pe))
+    pe_f = float((pi**2).sum())
+    fk = (Estimate.none("a single category is used: no variation, kappa is undefined") if pe_f >= 1 - 1e-12
+          else Estimate((pa - pe_f) / (1 - pe_f)))
+    return Estimate(pa), ac1, fk
+
+
+def percent_agreement(counts: np.ndarray) -> Estimate:
+    """Gwet's p_a (see :func:`coefficients`)."""
+    return coefficients(counts, counts.shape[1])[0]
 
 
 def gwet_ac1(counts: np.ndarray, q: int) -> Estimate:
-    pa = percent_agreement(counts)
-    if pa.value is None:
-        return pa
-    if q < 2:
-        return Estimate.none("the scale has a single category")
-    pi = _pi(counts)
-    pe = float((pi * (1 - pi)).sum() / (q - 1))
-    return Estimate((pa.value - pe) / (1 - pe))
+    return coefficients(counts, q)[1]
 
 
 def fleiss_kappa_missing(counts: np.ndarray) -> Estimate:
     """Fleiss' kappa in the missing-data form (Gwet 2014, eq. 2.5): p_e = sum_k pi_k^2."""
-    pa = percent_agreement(counts)
-    if pa.value is None:
-        return pa
-    pi = _pi(counts)
-    pe = float((pi**2).sum())
-    if pe >= 1:
-        return Estimate.none("a single category is used: no variation, kappa is undefined")
-    return Estimate((pa.value - pe) / (1 - pe))
+    return coefficients(counts, counts.shape[1])[2]
 
 
 def fleiss_kappa(counts: np.ndarray) -> Estimate:
@@ -290,16 +292,22 @@ def bootstrap(spec: FieldSpec, counts: np.ndarray, *, resamples: int = DEFAULT_R
 
 # -- Cohen's kappa ---------------------------------------------------------------------------
 def cohen_kappa(x: np.ndarray, y: np.ndarray, spec: FieldSpec) -> Estimate:
+    """Cohen's kappa of two annotators' value codes on the pairs both labelled."""
+    V = len(spec.values)
+    return cohen_from_confusion(np.bincount(x * V + y, minlength=V * V).reshape(V, V), spec)
+
+
+def cohen_from_confusion(confusion: np.ndarray, spec: FieldSpec) -> Estimate:
     """Cohen's kappa, quadratic weights for ordered scales (over the full scale).
 
-    The formula of ``sklearn.metrics.cohen_kappa_score`` (a test checks they agree) from a
-    bincount confusion matrix: sklearn's input validation costs ~16 ms a call, which is
-    most of the report once there are ten annotator pairs per field and category.
+    The formula of ``sklearn.metrics.cohen_kappa_score`` (a test checks they agree), from a
+    bincount confusion matrix: sklearn's input validation costs ~16 ms a call, which was
+    most of the report with ten annotator pairs per field and category.
     """
-    V = len(spec.values)
-    if len(np.union1d(x, y)) < 2:
+    V = confusion.shape[0]
+    confusion = confusion.astype(float)
+    if np.count_nonzero(confusion.sum(axis=0) + confusion.sum(axis=1)) < 2:
         return Estimate.none("both annotators used a single category")
-    confusion = np.bincount(x * V + y, minlength=V * V).reshape(V, V).astype(float)
     expected = np.outer(confusion.sum(axis=1), confusion.sum(axis=0)) / confusion.sum()
     i = np.arange(V)
     w = (1.0 - np.eye(V)) if spec.level == "nominal" else (i[:, None] - i[None, :]) ** 2.0

@@ -291,45 +291,40 @@ def _fetch(store, query) -> tuple[list[str], list[tuple]]:
 
 
 def _sorted_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes into the sorted distinct values (codepoint order, whatever the server collation)."""
     codes, uniques = pd.factorize(values, sort=False)
     uniques = np.asarray(uniques, dtype=object)
     order = np.argsort(uniques.astype(str), kind="stable")
-    if (order != np.arange(len(order))).any():  # a server collation that is not codepoint order
-        rank = np.empty_like(order)
-        rank[order] = np.arange(len(order))
-        return rank[codes], uniques[order]
-    return codes, uniques
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return rank[codes], uniques[order]
 
 
 def from_store(store, *, scales: Mapping[str, tuple[str, ...]] | None = None,
                levels: Mapping[str, Level] | None = None) -> LabelTable:
     """Submitted labels of the store: preference, correctness of each response, and every
-    key of ``Label.ratings`` (an ordered rating). One SELECT; ratings JSON is parsed once
-    per distinct text."""
+    key of ``Label.ratings`` (an ordered rating). One SELECT over the labels (plus the
+    small pair -> category and gold look-ups); ratings JSON is parsed once per distinct text."""
     from sqlalchemy import select
 
     from .. import schema as S
 
     scales, levels = dict(scales or {}), dict(levels or {})
     L, P, I = S.labels, S.pairs, S.items
-    q = (
-        select(L.c.pair_id, L.c.annotator, L.c.preference, L.c.correctness_first, L.c.correctness_second,
-               L.c.ratings, I.c.category)
-        .join(P, P.c.id == L.c.pair_id)
-        .join(I, I.c.id == P.c.item_id)
-        .where(L.c.status == "submitted")
-        .order_by(L.c.pair_id, L.c.annotator)
-    )
+    # no join and no ORDER BY: the table is read in storage order and sorted in numpy
+    q = select(L.c.pair_id, L.c.annotator, L.c.preference, L.c.correctness_first, L.c.correctness_second,
+               L.c.ratings).where(L.c.status == "submitted")
     _, rows = _fetch(store, q)
-    cols = list(zip(*rows)) if rows else [()] * 7
+    cols = list(zip(*rows)) if rows else [()] * 6
+    del rows
     pair_ids = np.array(cols[0], dtype=object)
     unit_codes, units = _sorted_codes(pair_ids) if len(pair_ids) else (np.zeros(0, int), np.array([], dtype=object))
     ann = np.array(cols[1], dtype=object)
     annotators = tuple(sorted(set(ann)))
     ann_codes = np.searchsorted(np.array(annotators, dtype=object), ann) if len(ann) else np.zeros(0, int)
-    cats = np.full(len(units), "", dtype=object)
-    if len(units):
-        cats[unit_codes] = np.array(cols[6], dtype=object)
+    _, cat_rows = _fetch(store, select(P.c.id, I.c.category).join(I, I.c.id == P.c.item_id))
+    category_of = dict(cat_rows)
+    cats = np.array([category_of.get(u, "") for u in units], dtype=object)
     fields: dict[str, FieldLabels] = {}
     for k, name in enumerate(STORE_FIELDS, start=2):
         vals = pd.Series(cols[k], dtype=object)

@@ -36,6 +36,17 @@ def stable_hash(*parts: str, n: int = 10) -> str:
     return h.hexdigest()[:n]
 
 
+MAX_ID = 200  # the store's id columns (String(200))
+
+
+def fit_id(text: str, reserve: int = 0) -> str:
+    """``text`` if it fits (leaving ``reserve`` characters for a candidate suffix), else a
+    stable shortened form: its start, '~' and a hash of the whole."""
+    if len(text) + reserve <= MAX_ID:
+        return text
+    return text[: MAX_ID - reserve - 11] + "~" + stable_hash(text)
+
+
 def seeded_swap(key: str) -> bool:
     """Whether to put the chosen response second: half the pairs, decided by a stable id,
     so a judge run with a fixed order is not handed the answer by position."""
@@ -359,6 +370,11 @@ def _unique(objs: list) -> list:
 
 
 def _check_duplicates(f: Fields, parsed: Parsed, seen: dict, shared_items: bool) -> None:
+    for kind, objs in (("item", parsed.items), ("candidate", parsed.candidates), ("pair", parsed.pairs)):
+        for o in objs:
+            if len(o.id) > MAX_ID:
+                f.bad("id", f"{kind} id is {len(o.id)} characters, the store keeps up to {MAX_ID}: {o.id[:60]}...")
+                return
     pending = []
     for kind, objs in (("item", parsed.items), ("candidate", parsed.candidates), ("pair", parsed.pairs)):
         for o in objs:

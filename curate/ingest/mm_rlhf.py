@@ -10,7 +10,7 @@ mcq/long/short/safety/video found in the image (or video) path.
 from __future__ import annotations
 
 from ..model import MM_RLHF_CATEGORIES, Candidate, Item, Pair
-from .common import Context, Fields, Parsed, seeded_swap
+from .common import Context, Fields, Parsed, fit_id, seeded_swap
 from .pairs import UNKNOWN_MODEL
 
 FIELDS = ("id", "image", "video", "prompt", "chosen", "rejected")
@@ -41,7 +41,7 @@ def parse(f: Fields, ctx: Context) -> Parsed:
     images = f.images("image") if f.has("image") else ()
     if f.problems:
         return Parsed()
-    iid = f"mm-rlhf:{rid}"
+    iid = fit_id(f"mm-rlhf:{rid}", reserve=len(UNKNOWN_MODEL) + 6)
     # candidate numbering and pair numbering run across the rows of one id
     texts: dict[str, int] = ctx.state.setdefault(("texts", iid), {})
     k = ctx.state.get(("pairs", iid), 0)

@@ -8,7 +8,7 @@ task only for open generation (``.../correctness_task``, ``.../preference_task``
 from __future__ import annotations
 
 from ..model import MMRB_CATEGORIES, Item
-from .common import Context, Fields, Parsed
+from .common import Context, Fields, Parsed, fit_id
 from .pairs import UNKNOWN_MODEL, ordered_pair
 
 FIELDS = ("ID", "Text", "Image", "Output1", "Output2", "Better", "Category")
@@ -37,7 +37,7 @@ def parse(f: Fields, ctx: Context) -> Parsed:
         return Parsed()
     meta = f.metadata(FIELDS)
     meta["mmrb_id"] = rid
-    item = Item(id=f"mmrb:{rid}", prompt=prompt, category=category, images=images, source="multimodal-rewardbench", metadata=meta)
+    item = Item(id=fit_id(f"mmrb:{rid}", len(UNKNOWN_MODEL) + 4), prompt=prompt, category=category, images=images, source="multimodal-rewardbench", metadata=meta)
     return ordered_pair(
         item,
         (UNKNOWN_MODEL, out1),

@@ -19,7 +19,7 @@ The three annotators' ``human_annotations`` become labels from ``mmrb2-rater-1..
 from __future__ import annotations
 
 from ..model import MMRB2_CATEGORIES, Item, Label
-from .common import Context, Fields, Parsed
+from .common import Context, Fields, Parsed, fit_id
 from .pairs import ordered_pair
 
 FIELDS = ("id", "response_a", "response_b", "chosen", "human_annotations")
@@ -29,10 +29,12 @@ GRADES = ("A", "B", "C", "D", "E", "F")  # best first
 
 
 def task_from_filename(name: str) -> str | None:
-    stem = name.lower()
-    for cat in MMRB2_CATEGORIES:
-        if stem.startswith(cat):
-            return cat
+    """``t2i_response_only.json`` -> t2i: the first word of the name that is a task."""
+    import re
+
+    for word in re.split(r"[^a-z0-9]+", name.lower()):
+        if word in MMRB2_CATEGORIES:
+            return word
     return None
 
 
@@ -102,7 +104,7 @@ def make_parser(category: str):
             f.bad("chosen", f"expected 'A' or 'B', got {chosen!r}")
         if f.problems:
             return Parsed()
-        iid = f"mmrb2:{category}:{rid}"
+        iid = fit_id(f"mmrb2:{category}:{rid}", reserve=max(len(a[0]), len(b[0])) + 4)
         labels = _labels(f, iid, category, f.data.get("human_annotations"))
         if f.problems:
             return Parsed()

@@ -14,7 +14,7 @@ that, the id prefix, following the paper's sources.
 from __future__ import annotations
 
 from ..model import Item
-from .common import Context, Fields, Parsed, stable_hash
+from .common import Context, Fields, Parsed, fit_id, stable_hash
 from .pairs import UNKNOWN_MODEL, chosen_rejected_pair, ordered_pair
 
 ORIGINAL_FIELDS = ("id", "query", "response", "human_ranking", "models", "image")
@@ -46,8 +46,8 @@ def group_of(rid: str, query_source: str | None = None) -> str:
     return "general"
 
 
-def item_id(rid: str, query: str, a: str, b: str) -> str:
-    return f"vlrewardbench:{rid}:{stable_hash(rid, query, a, b, n=8)}"
+def item_id(rid: str, query: str, a: str, b: str, reserve: int = len(UNKNOWN_MODEL) + 4) -> str:
+    return fit_id(f"vlrewardbench:{rid}:{stable_hash(rid, query, a, b, n=8)}", reserve)
 
 
 def parse_text(f: Fields, ctx: Context) -> Parsed:
@@ -86,7 +86,7 @@ def parse_original(f: Fields, ctx: Context) -> Parsed:
     meta = f.metadata(ORIGINAL_FIELDS)
     meta["vlrb_id"] = rid
     item = Item(
-        id=item_id(rid, query, *sorted((a, b))),
+        id=item_id(rid, query, *sorted((a, b)), reserve=max(map(len, models or [UNKNOWN_MODEL])) + 4),
         prompt=query,
         category=group_of(rid, qsource),
         images=images,

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import queue
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from sqlalchemy import delete, insert, select, tuple_
+from sqlalchemy import delete, insert, select
 
 from .. import schema as S
 from ..errors import MmrbError

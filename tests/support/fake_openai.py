@@ -260,7 +260,7 @@ class FakeOpenAI:
         if self._log:
             self._log.write(json.dumps({"t": req.received_at, "path": path, "model": req.model, "key": req.key}) + "\n")
         if method == "GET" and path.endswith("/models"):
-            names = self.models or ("fake-model",)
+            names = self.models  # empty by default: "cannot tell", so any model name is accepted
             return await self._send(writer, 200, {"object": "list", "data": [
                 {"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in names]})
         if method != "POST" or not path.endswith("/chat/completions"):

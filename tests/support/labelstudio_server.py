@@ -25,7 +25,7 @@ USERNAME = "admin@example.com"
 PASSWORD = "mmrb-test-password"
 TOKEN = "0123456789abcdef0123456789abcdef01234567"  # a legacy token (40 hex digits)
 DOCUMENT_ROOT = tempfile.gettempdir()  # tests keep their image folders under it
-START_TIMEOUT = float(os.environ.get("MMRB_LABEL_STUDIO_START_TIMEOUT", "240"))
+START_TIMEOUT = float(os.environ.get("MMRB_LABEL_STUDIO_START_TIMEOUT", "600"))
 
 
 class LabelStudioServer(NamedTuple):
@@ -121,9 +121,15 @@ def start_label_studio(
 
 
 def label_studio_fixture():
-    """The body of the session fixture (see tests/test_labelstudio.py)."""
+    """The body of the session fixture (see tests/test_labelstudio.py).
+
+    $MMRB_TEST_LABEL_STUDIO_URL (with $MMRB_TEST_LABEL_STUDIO_TOKEN) reuses a running server.
+    """
     from support.services import unavailable
 
+    if os.environ.get("MMRB_TEST_LABEL_STUDIO_URL"):
+        yield LabelStudioServer(os.environ["MMRB_TEST_LABEL_STUDIO_URL"], os.environ.get("MMRB_TEST_LABEL_STUDIO_TOKEN", TOKEN))
+        return
     tmp = tempfile.mkdtemp(prefix="mmrb-ls-")
     try:
         url, token, stop = start_label_studio(tmp)

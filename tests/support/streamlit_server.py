@@ -157,7 +157,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--no-first-run"]
 
 
-def wait_idle(page, timeout: float = 15_000) -> None:
+def wait_idle(page, timeout: float = 45_000) -> None:
     """Until the app has finished its run (the status widget gone and the app not running)."""
     page.wait_for_function(
         "() => { const a = document.querySelector('[data-testid=stApp]');"

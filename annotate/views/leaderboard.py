@@ -1,0 +1,94 @@
+"""Lead: judges and reward models scored on the stored evaluation runs, with a per-category
+drill-down and examples of each judge's mistakes.
+
+Registered by app.py as the "leaderboard" page; ``render(store)`` draws it for any store.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+
+def _options():
+    from evaluate.scoring import PRESETS, preset_options
+
+    with st.expander("Scoring rules", expanded=False):
+        c1, c2, c3, c4 = st.columns(4)
+        preset = c1.selectbox("Preset", ["(none)", *sorted(PRESETS)], key="lb_preset")
+        failure = c2.selectbox("Unparsed verdicts", ["(preset/default)", "coin", "wrong", "half", "excluded"], key="lb_fail")
+        ties = c3.selectbox("Ties", ["(preset/default)", "wrong", "half", "excluded"], key="lb_ties")
+        boots = c4.number_input("Bootstrap resamples", 0, 5000, 200, step=100, key="lb_boot")
+    pick = lambda v: None if v.startswith("(") else v  # noqa: E731
+    return preset_options(pick(preset), parse_failure=pick(failure), ties=pick(ties), bootstrap=int(boots))
+
+
+def render(store) -> None:
+    from evaluate.dashboard import category_rows, mistakes, scored_runs
+    from evaluate.leaderboard import plot, table_rows
+
+    st.subheader("Leaderboard")
+    opts = _options()
+    runs, problems = scored_runs(store, opts)
+    for p in problems:
+        st.warning(p)
+    if not runs:
+        st.info("No evaluation runs yet: `mmrb evaluate --dataset FILE --judge judge.toml` stores one.")
+        return
+    reports = [r.report for r in runs]
+    rows = []
+    for i, r in enumerate(table_rows(reports), 1):
+        o = r["overall"]
+        rows.append(
+            {
+                "#": i,
+                "judge": r["judge"],
+                "accuracy %": None if o["accuracy"] is None else round(100 * o["accuracy"], 1),
+                "95% CI": f"[{100 * o['ci'][0]:.1f}, {100 * o['ci'][1]:.1f}]" if o.get("ci") else "",
+                "correct/n": o["correct_n"],
+                "macro %": None if r["macro"]["accuracy"] is None else round(100 * r["macro"]["accuracy"], 1),
+                "parse failures %": None if r["parse_failure_rate"] is None else round(100 * r["parse_failure_rate"], 1),
+                "consistency %": None if r["consistency"] is None else round(100 * r["consistency"], 1),
+            }
+        )
+    st.dataframe(rows, hide_index=True, use_container_width=True)
+    if any(r["overall"]["accuracy"] is not None for r in reports):
+        import io
+        import tempfile
+        from pathlib import Path
+
+        with tempfile.TemporaryDirectory() as d:
+            png = plot(reports, Path(d) / "board.png")
+            st.image(io.BytesIO(png.read_bytes()).getvalue())
+
+    cats = list(dict.fromkeys(c for r in reports for c in r["categories"]))
+    st.markdown("**By category**")
+    cat = st.selectbox("Category", cats, key="lb_category")
+    st.dataframe(category_rows(runs, cat), hide_index=True, use_container_width=True)
+
+    st.markdown("**Mistakes**")
+    labels = {f"{r.judge} ({r.run_id})": r for r in runs}
+    c1, c2 = st.columns(2)
+    which = c1.selectbox("Judge", list(labels), key="lb_judge")
+    only = c2.selectbox("Category ", ["(all)", *cats], key="lb_mistake_cat")
+    found = mistakes(labels[which], None if only == "(all)" else only)
+    if not found:
+        st.success("No mistakes in this selection.")
+    for m in found:
+        with st.expander(f"{m['pair']} · {m['category']} · {m['order']} · {m['mistake']}"):
+            st.markdown(f"**Prompt**: {m['prompt']}")
+            if m["images"]:
+                st.caption("Images: " + ", ".join(m["images"]))
+            a, b = st.columns(2)
+            a.markdown(f"**Chosen** (shown as {m['chosen shown as']})")
+            a.text(m["chosen"])
+            b.markdown("**Rejected**")
+            b.text(m["rejected"])
+            st.markdown("**Judge output**")
+            st.code(m["judge output"] or "(empty)", language=None)
+
+
+if __name__ == "__main__":  # run as a Streamlit page
+    from annotate import ui
+
+    ui.require("leaderboard")
+    render(ui.store())

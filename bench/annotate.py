@@ -1,0 +1,253 @@
+"""Benchmark of the annotation app: submit key -> next pair fully shown, in headless Chromium.
+
+    python bench/annotate.py            # 100,000 pairs, 20 annotators, 200 timed labels
+    python bench/annotate.py --quick    # 2,000 pairs, 30 timed labels, small anchor
+
+Timed in the page: from the keydown of Enter (a window capture listener, so before the app's
+own handler) until the next pair is fully shown: its image decoded, both responses rendered,
+and the app no longer running, at the next animation frame. Targets: median < 120 ms,
+p95 < 200 ms. Anchor, in the same run: Label Studio's own next-task + submit calls
+(GET /api/projects/{id}/next, POST /api/tasks/{id}/annotations) over the same pairs imported
+as tasks, on a local Label Studio server (tests/support/labelstudio_server.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from support.streamlit_server import CHROMIUM, CHROMIUM_ARGS, PASSWORD, StreamlitServer, wait_idle  # noqa: E402
+
+SHARED = ROOT.parent / "shared" / "data" / "vlrewardbench" / "pairs.jsonl"
+
+
+def texts(n_needed: int) -> list[str]:
+    """Real VLM responses (VL-RewardBench, repeated) when ../shared is present, else ~1,500 chars."""
+    out: list[str] = []
+    if SHARED.exists():
+        for line in SHARED.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            out += [row["chosen"], row["rejected"]]
+    if not out:
+        base = ("The image shows a bar chart of quarterly revenue. **Q3** is the highest at 42 million; "
+                "Q1 is the lowest. The trend is upward except for a dip in Q4.\n\n- Q1: 18\n- Q2: 27\n- Q3: 42\n- Q4: 35\n\n")
+        out = [(base * 8)[:1500], (base.replace("42", "40") * 8)[:1500]]
+    return out
+
+
+def image(n: int) -> bytes:
+    from PIL import Image, ImageDraw
+
+    im = Image.new("RGB", (1280, 960), ((n * 53) % 256, (n * 97) % 256, (n * 31) % 256))
+    d = ImageDraw.Draw(im)
+    for k in range(40):
+        x, y = (n * 37 + k * 61) % 1200, (n * 17 + k * 43) % 900
+        d.ellipse([x, y, x + 90, y + 70], fill=((k * 40) % 256, 255 - (k * 20) % 256, (n + k * 10) % 256))
+    buf = io.BytesIO()
+    im.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def build(db: str, images: Path, n_pairs: int, n_annotators: int, k: int, n_images: int) -> list[str]:
+    from annotate import auth
+    from curate.model import Annotator, Assignment, Candidate, ImageRef, Item, Pair
+    from curate.store import Store
+
+    t = time.perf_counter()
+    pool = texts(2 * n_pairs)
+    names = [f"ann{n:02d}" for n in range(n_annotators)]
+    with Store(db, images=images) as s:
+        stored = [s.images.put(image(n)) for n in range(n_images)]
+        for st_ in stored:
+            s.images.thumbnail(st_.path)  # as the import would: pre-scaled JPEGs ready to serve
+        s.add_images(stored)
+        pw = auth.hash_password(PASSWORD)
+        cats = ("vqa", "reasoning", "knowledge", "safety", "open_generation/correctness_task", "open_generation/preference_task")
+        with s.write() as c:
+            for a in names:
+                s.add_annotator(Annotator(a, "annotator", pw), conn=c)
+            step = 20_000
+            for lo in range(0, n_pairs, step):
+                hi = min(n_pairs, lo + step)
+                img = lambda n: stored[n % n_images]  # noqa: E731
+                s.add_items(
+                    (Item(f"i{n:06d}", f"Question {n}: what does the picture show, and what stands out?", cats[n % 6],
+                          (ImageRef(f"img{n % n_images}.png", img(n).sha256, "ok", img(n).width, img(n).height),))
+                     for n in range(lo, hi)), conn=c)
+                s.add_candidates(
+                    (Candidate(f"i{n:06d}/{m}", f"i{n:06d}", f"model-{m}", pool[(2 * n + j) % len(pool)])
+                     for n in range(lo, hi) for j, m in enumerate("xy")), conn=c)
+                s.add_pairs((Pair(f"p{n:06d}", f"i{n:06d}", f"i{n:06d}/x", f"i{n:06d}/y", "bench") for n in range(lo, hi)), conn=c)
+                s.add_assignments(
+                    (Assignment(f"p{n:06d}", names[(n * k + j) % n_annotators],
+                                "first" if int(hashlib.sha256(f"{n}/{j}".encode()).hexdigest(), 16) % 2 else "second", n)
+                     for n in range(lo, hi) for j in range(k)), conn=c)
+    print(f"built {n_pairs:,} pairs, {n_pairs * k:,} assignments for {n_annotators} annotators, "
+          f"{n_images} images in {time.perf_counter() - t:.1f} s")
+    return names
+
+
+WATCH = """
+([tk, item]) => {
+  window.__t = null; window.__t0 = null;
+  const onKey = (e) => { if (e.key === 'Enter' && window.__t0 === null) window.__t0 = performance.now(); };
+  window.addEventListener('keydown', onKey, {capture: true, once: true});
+  const ready = () => {
+    const app = document.querySelector('[data-testid=stApp]');
+    if (!app || app.getAttribute('data-test-script-state') === 'running') return null;
+    const l = document.querySelector('.st-key-resp_left_' + tk), r = document.querySelector('.st-key-resp_right_' + tk);
+    if (!l || !r || !l.innerText.trim() || !r.innerText.trim()) return null;
+    const img = document.querySelector('img[data-item="' + item + '"]');
+    if (!img || !img.complete || !img.naturalWidth) return null;
+    return img;
+  };
+  return new Promise((resolve) => {
+    const check = () => {
+      const img = ready();
+      if (!img || window.__t0 === null) return false;
+      obs.disconnect();
+      img.decode().catch(() => {}).then(() => requestAnimationFrame(() => resolve(performance.now() - window.__t0)));
+      return true;
+    };
+    const obs = new MutationObserver(() => check());
+    obs.observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
+    const poll = () => { if (!check()) setTimeout(poll, 4); };
+    poll();
+  });
+}
+"""
+
+
+def pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, max(0, round(p / 100 * len(xs)) - 1))]
+
+
+def run_app(db: str, images: Path, annotator: str, n_labels: int, warmup: int, tmp: Path) -> list[float]:
+    from playwright.sync_api import sync_playwright
+
+    from curate.store import Store
+
+    with Store(db, images=images) as s:
+        queue = [a for a in s.assignments(annotator=annotator) if a.state == "open"][: n_labels + warmup + 1]
+        items = {p.id: p.item_id for p in s.pairs(ids=[a.pair_id for a in queue])}
+    token = lambda pid: hashlib.sha1(pid.encode()).hexdigest()[:10]  # noqa: E731  (annotate.ui.token)
+    times: list[float] = []
+    with StreamlitServer(db, str(images), log=tmp / "streamlit.log") as srv, sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = b.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(srv.url)
+        wait_idle(page)
+        page.get_by_role("textbox", name="Name").fill(annotator)
+        page.get_by_role("textbox", name="Password").fill(PASSWORD)
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_selector(".st-key-resp_left_" + token(queue[0].pair_id), timeout=60_000)
+        wait_idle(page)
+        for n in range(n_labels + warmup):
+            nxt = queue[n + 1].pair_id
+            for key in ("1", "8", "a"):
+                page.keyboard.press(key)
+            handle = page.evaluate_handle(WATCH, [token(nxt), items[nxt]])
+            page.keyboard.press("Enter")
+            ms = page.evaluate("(p) => p", handle)
+            if n >= warmup:
+                times.append(ms)
+        b.close()
+    return times
+
+
+def run_label_studio(n_tasks: int, n_calls: int, tmp: Path, pool: list[str]) -> tuple[list[float], float] | None:
+    try:
+        import httpx
+
+        from support.labelstudio_server import start_label_studio
+    except ImportError as e:
+        print(f"anchor skipped: {e}")
+        return None
+    try:
+        url, tok, stop = start_label_studio(tmp / "ls")
+    except Exception as e:  # not installed here, or did not start
+        print(f"anchor skipped: Label Studio did not start ({e})")
+        return None
+    try:
+        from annotate.labelstudio.config import labeling_config
+
+        h = {"Authorization": f"Token {tok}"}
+        c = httpx.Client(base_url=url, headers=h, timeout=600)
+        proj = c.post("/api/projects", json={"title": "mmrb bench anchor", "label_config": labeling_config()}).json()
+        t = time.perf_counter()
+        chunk = 5_000
+        for lo in range(0, n_tasks, chunk):
+            tasks = [
+                {"data": {"prompt": f"Question {n}: what does the picture show?", "image": "/static/images/logo.png",
+                          "response_a": pool[(2 * n) % len(pool)], "response_b": pool[(2 * n + 1) % len(pool)],
+                          "pair_id": f"p{n:06d}"}}
+                for n in range(lo, min(n_tasks, lo + chunk))
+            ]
+            r = c.post(f"/api/projects/{proj['id']}/import", json=tasks)
+            r.raise_for_status()
+        import_s = time.perf_counter() - t
+        result = [
+            {"from_name": "preference", "to_name": "prompt", "type": "choices", "value": {"choices": ["A"]}},
+        ]
+        times = []
+        task = c.get(f"/api/projects/{proj['id']}/next").json()
+        for n in range(n_calls + 5):
+            t0 = time.perf_counter()
+            c.post(f"/api/tasks/{task['id']}/annotations", json={"result": result, "lead_time": 1.0}).raise_for_status()
+            task = c.get(f"/api/projects/{proj['id']}/next").json()
+            if n >= 5:
+                times.append((time.perf_counter() - t0) * 1000)
+        return times, import_s
+    finally:
+        stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="small smoke run")
+    ap.add_argument("--pairs", type=int)
+    ap.add_argument("--labels", type=int)
+    ap.add_argument("--ls-tasks", type=int, help="tasks imported into Label Studio for the anchor (default: --pairs)")
+    ap.add_argument("--no-anchor", action="store_true")
+    a = ap.parse_args(argv)
+    n_pairs = a.pairs or (2_000 if a.quick else 100_000)
+    n_labels = a.labels or (30 if a.quick else 200)
+    ls_tasks = a.ls_tasks or (300 if a.quick else n_pairs)
+    n_ann, k = 20, 3
+    with tempfile.TemporaryDirectory(prefix="mmrb-bench-annotate-") as d:
+        tmp = Path(d)
+        db, images = str(tmp / "bench.db"), tmp / "images"
+        names = build(db, images, n_pairs, n_ann, k, n_images=min(300, n_pairs))
+        times = run_app(db, images, names[0], n_labels, warmup=5, tmp=tmp)
+        med, p95 = statistics.median(times), pct(times, 95)
+        print(f"mmrb app   submit key -> next pair shown over {len(times)} labels: "
+              f"median {med:.0f} ms, p95 {p95:.0f} ms (targets 120 / 200 ms) "
+              f"{'OK' if med < 120 and p95 < 200 else 'MISSED'}")
+        if a.no_anchor:
+            return 0
+        got = run_label_studio(ls_tasks, n_labels, tmp, texts(2 * ls_tasks))
+        if got is None:
+            return 0
+        ls_times, import_s = got
+        ls_med, ls_p95 = statistics.median(ls_times), pct(ls_times, 95)
+        print(f"anchor     Label Studio submit + next-task API over {len(ls_times)} labels on {ls_tasks:,} tasks "
+              f"(imported in {import_s:.0f} s): median {ls_med:.0f} ms, p95 {ls_p95:.0f} ms")
+        print(f"ratio      mmrb / Label Studio: median {med / ls_med:.2f}, p95 {p95 / ls_p95:.2f} "
+              "(mmrb includes the browser render; the anchor is API calls only)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""``mmrb sample``: ask VLM endpoints for candidate responses; resumable at any moment."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "sample candidate responses from OpenAI-compatible VLM endpoints (resumable)"
+DESCRIPTION = (
+    "Send each item's image(s) and prompt to every model of a models file (TOML or YAML) and store "
+    "each response as it arrives, keyed by (item, model, parameters, sample index). Killed and started "
+    "again, it sends only the missing requests. See data/sample/models.toml for the file format."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from curate.cli import add_store_options
+
+    add_store_options(p)
+    p.add_argument("--models", required=True, help="models file (.toml, .yaml or .yml)")
+    p.add_argument("--items", default=None, help="file with one item id per line: sample only these")
+    p.add_argument("--only", default=None, help="comma-separated model names of the file to use")
+    p.add_argument("--max-side", type=int, default=1024, help="downscale images to this longest side (0: never)")
+    p.add_argument("--no-check", action="store_true", help="do not ask each endpoint for its model list first")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (default: shown on a terminal)")
+    p.add_argument("--flush-every", type=int, default=64, help="commit at least every N responses (default 64)")
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+    import sys
+    from pathlib import Path
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from curate.cli import open_store
+    from curate.errors import MmrbError
+    from curate.sampling import load_models, sample_async
+
+    specs = load_models(args.models)
+    if args.only:
+        wanted = [m.strip() for m in args.only.split(",") if m.strip()]
+        unknown = sorted(set(wanted) - {s.label for s in specs})
+        if unknown:
+            raise MmrbError(f"--only names models not in {args.models}: {', '.join(unknown)}")
+        specs = [s for s in specs if s.label in wanted]
+    item_ids = None
+    if args.items:
+        try:
+            item_ids = [ln.strip() for ln in Path(args.items).read_text().splitlines() if ln.strip()]
+        except OSError as e:
+            raise MmrbError(f"cannot read {args.items}: {e.strerror}") from None
+
+    show = not args.no_progress and sys.stderr.isatty()
+    progress = Progress(
+        TextColumn("{task.description:>20}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]:>7.1f}/s  failed {task.fields[failed]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        disable=not show,
+        transient=False,
+    )
+    tasks: dict[str, int] = {}
+    failed: dict[str, int] = {}
+    started: dict[str, float] = {}
+
+    def on_start(todo: dict[str, int]) -> None:
+        import time
+
+        for name, n in todo.items():
+            tasks[name] = progress.add_task(name, total=n, rate=0.0, failed=0)
+            failed[name] = 0
+            started[name] = time.monotonic()
+
+    def on_progress(name: str, ok: int, bad: int) -> None:
+        import time
+
+        failed[name] += bad
+        t = progress.tasks[tasks[name]]
+        elapsed = max(time.monotonic() - started[name], 1e-9)
+        progress.update(tasks[name], advance=1, failed=failed[name], rate=(t.completed + 1) / elapsed)
+
+    with open_store(args) as store, progress:
+        report = asyncio.run(
+            sample_async(
+                store,
+                specs,
+                item_ids=item_ids,
+                max_side=args.max_side or None,
+                check=not args.no_check,
+                flush_every=args.flush_every,
+                on_progress=on_progress,
+                on_start=on_start,
+            )
+        )
+    print("\n".join(report.lines()))
+    return 0

@@ -1,0 +1,66 @@
+"""``mmrb select``: keep the pairs an ensemble of VLM judges gets wrong (VL-RewardBench style)."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "pre-select hard pairs with an ensemble of judges; report and drop duplicates"
+DESCRIPTION = (
+    "Judge every pair with a known answer in both orders with each judge of a models file (same format "
+    "as for `mmrb sample`); keep pairs that at least m of the n judges get wrong or judge inconsistently, "
+    "then sample up to --target pairs per category. Every kept or dropped pair records why. Judge runs "
+    "are stored, so an interrupted selection resumes."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from curate.cli import add_store_options
+    from curate.dedup import DEFAULT_MAX_DISTANCE
+    from curate.selection import DEFAULT_TEMPLATE
+
+    add_store_options(p)
+    p.add_argument("--judges", default=None, help="models file of the judges (.toml/.yaml)")
+    p.add_argument("--m", type=int, default=None, help="hard = at least m judges wrong or inconsistent (default: a majority)")
+    p.add_argument("--target", type=int, default=None, help="keep at most this many hard pairs per category")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--template", default=DEFAULT_TEMPLATE, help=f"judge prompt template name or file (default {DEFAULT_TEMPLATE})")
+    p.add_argument("--drop-duplicate-images", action="store_true", help="drop pairs of items whose image duplicates another item's")
+    p.add_argument("--drop-duplicate-prompts", action="store_true", help="drop pairs of items repeating another item's prompt and image")
+    p.add_argument("--phash-distance", type=int, default=DEFAULT_MAX_DISTANCE,
+                   help=f"images within this many pHash bits are duplicates (default {DEFAULT_MAX_DISTANCE} of 64)")
+    p.add_argument("--duplicates-only", action="store_true", help="only report duplicates; judge and change nothing")
+    p.add_argument("--max-side", type=int, default=1024, help="downscale images sent to judges to this side (0: never)")
+    p.add_argument("--allow-missing-images", action="store_true", help="judge pairs whose images are missing on text alone")
+
+
+def run(args: argparse.Namespace) -> int:
+    from curate.cli import open_store
+    from curate.dedup import find_duplicates
+    from curate.errors import MmrbError
+    from curate.sampling import load_models
+    from curate.selection import SelectReport, select
+
+    with open_store(args) as store:
+        if args.duplicates_only:
+            rep = SelectReport(duplicates=find_duplicates(store, store.items(), max_distance=args.phash_distance))
+            lines = rep.lines()[2 + len(rep.judge_outcomes):] or ["no duplicates found"]
+            print("\n".join(lines))
+            return 0
+        if not args.judges:
+            raise MmrbError("--judges is required (a models file listing the judge endpoints)")
+        judges = [s.endpoint for s in load_models(args.judges)]
+        report = select(
+            store,
+            judges,
+            m=args.m,
+            target_per_category=args.target,
+            seed=args.seed,
+            template=args.template,
+            drop_duplicate_images=args.drop_duplicate_images,
+            drop_duplicate_prompts=args.drop_duplicate_prompts,
+            max_distance=args.phash_distance,
+            max_image_side=args.max_side or None,
+            allow_missing_images=args.allow_missing_images,
+        )
+    print("\n".join(report.lines()))
+    return 0

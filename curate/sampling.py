@@ -1,0 +1,438 @@
+"""Sample candidate responses from VLM endpoints, committing each one as it arrives.
+
+A response is keyed by (item, model, params_key, sample_index) (a unique constraint of the
+``candidates`` table). A run first reads which keys are stored and sends only the missing
+ones, so a run killed at any moment and started again loses nothing and never asks twice for
+a stored key. Requests that still fail after their retries go to ``sample_failures`` (and are
+tried again by the next run); a later success removes them.
+
+Writes go through one writer task that commits what has arrived every ``flush_every``
+responses or ``flush_interval`` seconds, whichever comes first, in a worker thread so the
+event loop keeps sending. That is the durability window: a SIGKILL loses at most the
+responses of the last ``flush_interval`` (50 ms by default), and those keys are simply asked
+again on resume. Inserts use ON CONFLICT DO NOTHING, so two runs over the same store cannot
+collide either.
+
+Models file (TOML, or YAML with the same structure)::
+
+    [defaults]                 # optional, applies to every model
+    concurrency = 8
+    [[models]]
+    name = "qwen2-vl-7b"       # label in the store (default: model)
+    base_url = "http://127.0.0.1:8000/v1"
+    model = "Qwen/Qwen2-VL-7B-Instruct"
+    api_key_env = "VLLM_API_KEY"   # optional: the variable holding the key
+    samples = 2                # responses per prompt
+    concurrency = 16           # requests in flight to this endpoint
+    timeout = 120              # seconds per attempt
+    max_retries = 4
+    [models.params]            # sent as-is with each request
+    temperature = 0.7
+    max_tokens = 512
+
+With ``samples > 1`` and a ``seed`` parameter, sample i is sent with ``seed + i`` so the
+samples differ.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+import time
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from sqlalchemy import delete, select, tuple_
+
+from . import schema as S
+from .errors import InputError, InputProblem, MmrbError
+from .llm import Completion, Endpoint, LLMClient, image_data_url, user_message
+from .model import Item
+from .store import Store, dumps, now, params_key
+
+DEFAULT_MAX_SIDE = 1024
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    endpoint: Endpoint
+    samples: int = 1
+
+    @property
+    def label(self) -> str:
+        return self.endpoint.label
+
+    @property
+    def params_key(self) -> str:
+        return params_key(self.endpoint.params)
+
+
+# -- the models file -------------------------------------------------------------------------
+_ENDPOINT_KEYS = {f.name for f in fields(Endpoint)}
+_MODEL_KEYS = _ENDPOINT_KEYS | {"samples"}
+_NUMERIC = {"concurrency": (int, 1), "samples": (int, 1), "max_retries": (int, 0), "timeout": (float, 0.001),
+            "backoff_base": (float, 0.0), "backoff_max": (float, 0.0)}
+
+
+def _parse_file(path: Path) -> dict:
+    text = path.read_text(encoding="utf-8")
+    if path.suffix.lower() in (".yaml", ".yml"):
+        import yaml
+
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            raise InputError([InputProblem(str(path), mark.line + 1 if mark else None, None,
+                                           f"not valid YAML: {getattr(e, 'problem', e)}")]) from None
+    else:
+        import tomllib
+
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            m = re.search(r"\(at line (\d+)", str(e))
+            raise InputError([InputProblem(str(path), int(m.group(1)) if m else None, None,
+                                           f"not valid TOML: {e}")]) from None
+    if not isinstance(data, dict):
+        raise InputError([InputProblem(str(path), None, None, "expected a table with a 'models' list")])
+    return data
+
+
+def _line_of(text: str, needle: str, nth: int) -> int | None:
+    """Best-effort line of the nth model entry (TOML/YAML parsers do not keep positions)."""
+    hits = [i + 1 for i, ln in enumerate(text.splitlines()) if needle in ln and not ln.lstrip().startswith("#")]
+    return hits[nth] if nth < len(hits) else None
+
+
+def load_models(path: str | Path) -> list[ModelSpec]:
+    """Read and check a models file; every problem is reported at once, naming the field."""
+    path = Path(path)
+    if not path.exists():
+        raise MmrbError(f"models file {path} does not exist")
+    data = _parse_file(path)
+    text = path.read_text(encoding="utf-8")
+    problems: list[InputProblem] = []
+    fname = str(path)
+    unknown_top = set(data) - {"models", "defaults"}
+    for k in sorted(unknown_top):
+        problems.append(InputProblem(fname, None, k, "unknown top-level key (expected 'models' and optional 'defaults')"))
+    defaults = data.get("defaults") or {}
+    if not isinstance(defaults, dict):
+        problems.append(InputProblem(fname, None, "defaults", "must be a table"))
+        defaults = {}
+    models = data.get("models")
+    if not isinstance(models, list) or not models:
+        problems.append(InputProblem(fname, None, "models", "must be a non-empty list of model tables"))
+        raise InputError(problems)
+    needle = "[[models]]" if path.suffix.lower() not in (".yaml", ".yml") else "base_url"
+    specs: list[ModelSpec] = []
+    seen: dict[str, int] = {}
+    for n, raw in enumerate(models):
+        line = _line_of(text, needle, n)
+        where = f"models[{n}]"
+        if not isinstance(raw, dict):
+            problems.append(InputProblem(fname, line, where, "must be a table"))
+            continue
+        entry = {**defaults, **raw}
+        if isinstance(defaults.get("params"), dict) and isinstance(raw.get("params"), dict):
+            entry["params"] = {**defaults["params"], **raw["params"]}
+        for k in sorted(set(entry) - _MODEL_KEYS):
+            problems.append(InputProblem(fname, line, f"{where}.{k}", f"unknown key (known: {', '.join(sorted(_MODEL_KEYS))})"))
+        before = len(problems)
+        for k in ("base_url", "model"):
+            v = entry.get(k)
+            if not isinstance(v, str) or not v.strip():
+                problems.append(InputProblem(fname, line, f"{where}.{k}", "required, a non-empty string"))
+        url = entry.get("base_url")
+        if isinstance(url, str) and url and not re.match(r"^https?://[^/\s]+", url):
+            problems.append(InputProblem(fname, line, f"{where}.base_url", f"{url!r} is not an http(s) URL"))
+        for k in ("name", "api_key_env"):
+            if k in entry and not isinstance(entry[k], str):
+                problems.append(InputProblem(fname, line, f"{where}.{k}", "must be a string"))
+        if "params" in entry and not isinstance(entry["params"], dict):
+            problems.append(InputProblem(fname, line, f"{where}.params", "must be a table of request parameters"))
+        for k, (typ, low) in _NUMERIC.items():
+            if k not in entry:
+                continue
+            v = entry[k]
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or (typ is int and not isinstance(v, int)):
+                problems.append(InputProblem(fname, line, f"{where}.{k}", f"must be {'an integer' if typ is int else 'a number'}, got {v!r}"))
+            elif v < low:
+                problems.append(InputProblem(fname, line, f"{where}.{k}", f"must be at least {low}, got {v}"))
+        if len(problems) > before:
+            continue
+        samples = entry.pop("samples", 1)
+        ep = Endpoint(**{k: v for k, v in entry.items() if k in _ENDPOINT_KEYS})
+        if ep.label in seen:
+            problems.append(InputProblem(fname, line, f"{where}.name",
+                                         f"model label {ep.label!r} is used twice (also models[{seen[ep.label]}]): give each a distinct name"))
+            continue
+        seen[ep.label] = n
+        specs.append(ModelSpec(ep, samples))
+    if problems:
+        raise InputError(problems)
+    return specs
+
+
+# -- the run ---------------------------------------------------------------------------------
+Key = tuple[str, str, str, int]  # item, model label, params_key, sample_index
+
+
+def candidate_id(key: Key) -> str:
+    return "cd-" + hashlib.sha256("\x1f".join(map(str, key)).encode()).hexdigest()[:20]
+
+
+def request_id(key: Key) -> str:
+    return "/".join(map(str, key))
+
+
+@dataclass
+class ModelStats:
+    wanted: int = 0
+    stored_before: int = 0
+    done: int = 0
+    failed: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    retried: int = 0  # responses that needed more than one attempt
+
+
+@dataclass
+class SampleReport:
+    models: dict[str, ModelStats] = field(default_factory=dict)
+    skipped_items: dict[str, str] = field(default_factory=dict)  # item -> why (e.g. image missing)
+    seconds: float = 0.0
+    interrupted: bool = False
+
+    @property
+    def done(self) -> int:
+        return sum(s.done for s in self.models.values())
+
+    @property
+    def failed(self) -> int:
+        return sum(s.failed for s in self.models.values())
+
+    def lines(self) -> list[str]:
+        rate = self.done / self.seconds if self.seconds else 0.0
+        head = "interrupted" if self.interrupted else "finished"
+        out = [f"{head}: {self.done} responses stored, {self.failed} failed, in {self.seconds:.1f} s ({rate:.1f}/s)"]
+        for name, s in self.models.items():
+            out.append(
+                f"  {name}: {s.done} new, {s.stored_before} already stored, {s.failed} failed; "
+                f"tokens {s.prompt_tokens} prompt + {s.completion_tokens} completion"
+            )
+        if self.skipped_items:
+            first = next(iter(self.skipped_items.items()))
+            out.append(f"{len(self.skipped_items)} items skipped, e.g. {first[0]}: {first[1]}")
+        if self.failed:
+            out.append("failed requests are kept in sample_failures and sent again by the next run")
+        return out
+
+
+def stored_keys(store: Store, conn=None) -> set[Key]:
+    c = S.candidates.c
+    with store._r(conn) as cx:
+        return {tuple(r) for r in cx.execute(select(c.item_id, c.model, c.params_key, c.sample_index))}
+
+
+def plan_requests(items: Sequence[Item], specs: Sequence[ModelSpec], have: set[Key]) -> dict[str, list[tuple[Item, Key]]]:
+    """Missing keys per model, items in order (so models move through images together)."""
+    todo: dict[str, list[tuple[Item, Key]]] = {s.label: [] for s in specs}
+    for item in items:
+        for s in specs:
+            pk = s.params_key
+            for i in range(s.samples):
+                key = (item.id, s.label, pk, i)
+                if key not in have:
+                    todo[s.label].append((item, key))
+    return todo
+
+
+class _Writer:
+    """Commits results in small groups from a worker thread."""
+
+    def __init__(self, store: Store, specs: dict[str, ModelSpec], flush_every: int, flush_interval: float):
+        self.store = store
+        self.specs = specs
+        self.flush_every = flush_every
+        self.flush_interval = flush_interval
+        self.queue: asyncio.Queue = asyncio.Queue()
+        self.committed = 0
+
+    async def run(self) -> None:
+        done = False
+        while not done:
+            batch = [await self.queue.get()]
+            deadline = time.monotonic() + self.flush_interval
+            while len(batch) < self.flush_every:
+                timeout = deadline - time.monotonic()
+                if timeout <= 0:
+                    break
+                try:
+                    batch.append(await asyncio.wait_for(self.queue.get(), timeout))
+                except asyncio.TimeoutError:
+                    break
+            if batch[-1] is None or None in batch:
+                done = True
+                batch = [b for b in batch if b is not None]
+            if batch:
+                await asyncio.to_thread(self.commit, batch)
+
+    def commit(self, batch: list[tuple[Key, Completion]]) -> None:
+        ok_rows, fail_rows, ok_keys = [], [], []
+        ts = now()
+        for key, comp in batch:
+            spec = self.specs[key[1]]
+            if comp.ok:
+                ok_keys.append(key)
+                ok_rows.append(dict(
+                    id=candidate_id(key), item_id=key[0], model=key[1], text=comp.text,
+                    params=dumps(dict(spec.endpoint.params)), params_key=key[2], sample_index=key[3],
+                    prompt_tokens=comp.prompt_tokens, completion_tokens=comp.completion_tokens, created_at=ts,
+                ))
+            else:
+                fail_rows.append(dict(item_id=key[0], model=key[1], params_key=key[2], sample_index=key[3],
+                                      attempts=comp.attempts, error=comp.error or "unknown error", created_at=ts))
+        fc = S.sample_failures.c
+        with self.store.write() as conn:
+            ins = _insert_ignore(conn)
+            if ok_rows:
+                conn.execute(ins(S.candidates).on_conflict_do_nothing(), ok_rows)
+                conn.execute(delete(S.sample_failures).where(
+                    tuple_(fc.item_id, fc.model, fc.params_key, fc.sample_index).in_(ok_keys)))
+            if fail_rows:
+                fkeys = [(r["item_id"], r["model"], r["params_key"], r["sample_index"]) for r in fail_rows]
+                conn.execute(delete(S.sample_failures).where(
+                    tuple_(fc.item_id, fc.model, fc.params_key, fc.sample_index).in_(fkeys)))
+                conn.execute(ins(S.sample_failures), fail_rows)
+        self.committed += len(batch)
+
+
+def _insert_ignore(conn):
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert
+
+
+def _image_sources(store: Store, item: Item) -> tuple[list[Path], str | None]:
+    paths = []
+    for ref in item.images:
+        if ref.status != "ok" or not ref.sha256:
+            return [], f"image {ref.source} is {ref.status}"
+        p = store.image_path(ref.sha256)
+        if p is None or not p.exists():
+            return [], f"image {ref.source} is not in the image folder"
+        paths.append(p)
+    return paths, None
+
+
+async def sample_async(
+    store: Store,
+    specs: Sequence[ModelSpec],
+    *,
+    item_ids: Iterable[str] | None = None,
+    max_side: int | None = DEFAULT_MAX_SIDE,
+    check: bool = True,
+    flush_every: int = 64,
+    flush_interval: float = 0.05,
+    on_progress: Callable[[str, int, int], None] | None = None,
+    on_start: Callable[[dict[str, int]], None] | None = None,
+) -> SampleReport:
+    """Send every missing request; ``on_progress(model, n_ok, n_failed)`` after each result."""
+    t0 = time.perf_counter()
+    report = SampleReport(models={s.label: ModelStats() for s in specs})
+    items = store.items(ids=list(item_ids) if item_ids is not None else None)
+    if item_ids is not None:
+        missing = set(item_ids) - {i.id for i in items}
+        if missing:
+            raise MmrbError(f"{len(missing)} item ids are not in the store, e.g. {sorted(missing)[0]!r}")
+    usable: list[Item] = []
+    paths: dict[str, list[Path]] = {}
+    for item in items:
+        p, why = _image_sources(store, item)
+        if why:
+            report.skipped_items[item.id] = why
+        else:
+            usable.append(item)
+            paths[item.id] = p
+    have = stored_keys(store)
+    todo = plan_requests(usable, specs, have)
+    for s in specs:
+        st = report.models[s.label]
+        st.wanted = len(usable) * s.samples
+        st.stored_before = st.wanted - len(todo[s.label])
+    if on_start:
+        on_start({k: len(v) for k, v in todo.items()})
+
+    clients = {s.label: LLMClient(s.endpoint) for s in specs}
+    try:
+        if check and any(todo.values()):
+            await _check_endpoints(clients, [s for s in specs if todo[s.label]])
+        writer = _Writer(store, {s.label: s for s in specs}, flush_every, flush_interval)
+        writer_task = asyncio.create_task(writer.run())
+
+        async def worker(spec: ModelSpec, queue: Iterator[tuple[Item, Key]]) -> None:
+            client = clients[spec.label]
+            st = report.models[spec.label]
+            base_seed = spec.endpoint.params.get("seed")
+            for item, key in queue:
+                urls = [await asyncio.to_thread(image_data_url, str(p), max_side) for p in paths[item.id]]
+                extra = {"seed": base_seed + key[3]} if isinstance(base_seed, int) and key[3] else None
+                comp = await client.complete([user_message(item.prompt, urls)], params=extra, request_id=request_id(key))
+                if comp.ok:
+                    st.done += 1
+                    st.prompt_tokens += comp.prompt_tokens or 0
+                    st.completion_tokens += comp.completion_tokens or 0
+                else:
+                    st.failed += 1
+                if comp.attempts > 1:
+                    st.retried += 1
+                writer.queue.put_nowait((key, comp))
+                if on_progress:
+                    on_progress(spec.label, int(comp.ok), int(not comp.ok))
+
+        workers = []
+        for s in specs:
+            it = iter(todo[s.label])  # shared by the endpoint's workers
+            workers += [asyncio.create_task(worker(s, it)) for _ in range(max(1, s.endpoint.concurrency))]
+        try:
+            await asyncio.gather(*workers)
+        except BaseException:
+            report.interrupted = True
+            for w in workers:
+                w.cancel()
+            raise
+        finally:
+            writer.queue.put_nowait(None)  # flush what has arrived, even when interrupted
+            await asyncio.shield(writer_task)
+    finally:
+        for c in clients.values():
+            await c.aclose()
+        report.seconds = time.perf_counter() - t0
+    return report
+
+
+async def _check_endpoints(clients: dict[str, LLMClient], specs: Sequence[ModelSpec]) -> None:
+    seen: dict[str, list[str]] = {}
+    for s in specs:
+        url = s.endpoint.base_url
+        if url not in seen:
+            seen[url] = await clients[s.label].list_models()
+        names = seen[url]
+        if names and s.endpoint.model not in names:
+            raise MmrbError(
+                f"model {s.endpoint.model!r} ({s.label}) is not served at {url}; it serves: {', '.join(names[:10])}"
+            )
+
+
+def sample(store: Store, specs: Sequence[ModelSpec], **kw: Any) -> SampleReport:
+    return asyncio.run(sample_async(store, specs, **kw))
+
+
+__all__ = ["ModelSpec", "SampleReport", "candidate_id", "load_models", "plan_requests", "sample", "sample_async",
+           "stored_keys"]

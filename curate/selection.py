@@ -1,0 +1,281 @@
+"""AI-assisted pre-selection of hard pairs, as VL-RewardBench built its set.
+
+1. Duplicates (``dedup``): reported; pairs of duplicate items dropped on request.
+2. An ensemble of n judges judges every pair whose answer is known (``Pair.known_preference``
+   first/second, from reference answers or imported preferences) in both orders, through
+   ``curate.judging`` (stored as judge runs with purpose "select", so a rerun resumes).
+3. Per judge and pair: *right* (same verdict in both orders, the known one), *wrong* (same
+   verdict, not the known one; a tie counts as wrong), *inconsistent* (the verdict flips with
+   the order) or *unjudged* (a verdict missing or unparsed: counts neither way).
+4. A pair is hard when at least m judges are wrong or inconsistent on it (default: a
+   majority, ``m = n // 2 + 1``); easy pairs are dropped.
+5. Stratified sampling: within each category at most ``target_per_category`` hard pairs are
+   kept, a seeded choice; the rest are dropped.
+
+Every decided pair gets ``status`` and a ``reason`` starting with "select:" and its per-judge
+outcomes in ``metadata["selection"]``. A rerun re-decides the pairs that are candidates or
+were decided by ``select`` before; pairs dropped by other stages are left alone. Pairs with no
+known answer are left as candidates (for humans), with a reason saying so.
+
+The judge step is replaceable: pass ``verdicts`` (judge -> pair -> order -> verdict) to select
+on judgments obtained elsewhere, e.g. an earlier ``mmrb evaluate`` run.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Callable, Literal, Mapping, Sequence
+
+from .assign import seeded_unit
+from .dedup import DEFAULT_MAX_DISTANCE, DuplicateGroup, find_duplicates
+from .errors import MmrbError
+from .llm import Endpoint
+from .model import Item, Pair
+from .store import Store
+
+JudgeOutcome = Literal["right", "wrong", "inconsistent", "unjudged"]
+Verdicts = Mapping[str, Mapping[str, Mapping[str, str | None]]]  # judge -> pair -> order -> verdict
+PREFIX = "select:"
+DEFAULT_TEMPLATE = "vlrewardbench"
+
+
+def judge_outcome(known: str, forward: str | None, reverse: str | None) -> JudgeOutcome:
+    if forward is None or reverse is None:
+        return "unjudged"
+    if forward != reverse:
+        return "inconsistent"
+    return "right" if forward == known else "wrong"
+
+
+@dataclass(frozen=True)
+class Decision:
+    pair_id: str
+    status: str  # "selected", "dropped" or "candidate"
+    reason: str
+    outcomes: Mapping[str, str] = field(default_factory=dict)  # judge -> outcome
+
+
+@dataclass
+class SelectReport:
+    considered: int = 0
+    no_known_answer: int = 0
+    judged: int = 0
+    kept: int = 0
+    easy: int = 0
+    over_target: int = 0
+    duplicates_dropped: int = 0
+    m: int = 0
+    n: int = 0
+    duplicates: list[DuplicateGroup] = field(default_factory=list)
+    per_category: dict[str, dict[str, int]] = field(default_factory=dict)  # cat -> hard/kept/target
+    judge_outcomes: dict[str, dict[str, int]] = field(default_factory=dict)
+    judge_runs: dict[str, str] = field(default_factory=dict)
+
+    def lines(self) -> list[str]:
+        out = [
+            f"{self.considered} pairs considered: {self.judged} judged by {self.n} judges (hard = at least "
+            f"{self.m} wrong or inconsistent), {self.no_known_answer} without a known answer left for humans",
+            f"kept {self.kept}; dropped {self.easy} easy, {self.over_target} over the category target, "
+            f"{self.duplicates_dropped} duplicates",
+        ]
+        for name, c in self.judge_outcomes.items():
+            out.append(f"  judge {name}: " + ", ".join(f"{k} {v}" for k, v in sorted(c.items())))
+        for cat, c in sorted(self.per_category.items()):
+            tgt = c.get("target")
+            short = " (short of target)" if tgt is not None and c["kept"] < tgt else ""
+            out.append(f"  {cat}: {c['hard']} hard, {c['kept']} kept" + (f" of target {tgt}{short}" if tgt is not None else ""))
+        img = [g for g in self.duplicates if g.kind == "image"]
+        prm = [g for g in self.duplicates if g.kind == "prompt"]
+        if img or prm:
+            out.append(
+                f"duplicates: {sum(len(g.duplicates) for g in img)} items share an image with another, "
+                f"{sum(len(g.duplicates) for g in prm)} repeat another item's prompt and image"
+            )
+            for g in (prm + img)[:10]:
+                out.append(f"  {g.kind}: {', '.join(g.duplicates)} duplicate {g.keep}")
+        return out
+
+
+def decide(
+    pairs: Sequence[Pair],
+    category_of: Mapping[str, str],
+    verdicts: Verdicts,
+    *,
+    m: int | None = None,
+    target_per_category: int | None = None,
+    seed: int = 0,
+    report: SelectReport | None = None,
+) -> list[Decision]:
+    """The pure selection rule over judged pairs (pairs without a known answer are skipped)."""
+    report = report if report is not None else SelectReport()
+    judges = sorted(verdicts)
+    n = len(judges)
+    if n == 0:
+        raise MmrbError("selection needs at least one judge")
+    m = m if m is not None else n // 2 + 1
+    if not 1 <= m <= n:
+        raise MmrbError(f"m must be between 1 and the number of judges ({n}), got {m}")
+    report.m, report.n = m, n
+    out: list[Decision] = []
+    hard_by_cat: dict[str, list[tuple[Pair, dict[str, str], int]]] = defaultdict(list)
+    for p in pairs:
+        if p.known_preference not in ("first", "second"):
+            continue
+        report.judged += 1
+        outcomes = {
+            j: judge_outcome(p.known_preference, verdicts[j].get(p.id, {}).get("forward"),
+                             verdicts[j].get(p.id, {}).get("reverse"))
+            for j in judges
+        }
+        for j, o in outcomes.items():
+            report.judge_outcomes.setdefault(j, {})
+            report.judge_outcomes[j][o] = report.judge_outcomes[j].get(o, 0) + 1
+        hard = sum(1 for o in outcomes.values() if o in ("wrong", "inconsistent"))
+        unjudged = sum(1 for o in outcomes.values() if o == "unjudged")
+        cat = category_of[p.id]
+        stats = report.per_category.setdefault(cat, {"hard": 0, "kept": 0})
+        if target_per_category is not None:
+            stats["target"] = target_per_category
+        if hard >= m:
+            stats["hard"] += 1
+            hard_by_cat[cat].append((p, outcomes, hard))
+        else:
+            report.easy += 1
+            extra = f"; {unjudged} unjudged" if unjudged else ""
+            out.append(Decision(p.id, "dropped", f"{PREFIX} easy: {hard} of {n} judges wrong or inconsistent, "
+                                f"need {m}{extra}", outcomes))
+    for cat, hard in sorted(hard_by_cat.items()):
+        hard.sort(key=lambda t: (seeded_unit("select", seed, t[0].id), t[0].id))
+        for rank, (p, outcomes, h) in enumerate(hard):
+            names = ", ".join(j for j, o in sorted(outcomes.items()) if o in ("wrong", "inconsistent"))
+            if target_per_category is not None and rank >= target_per_category:
+                report.over_target += 1
+                out.append(Decision(p.id, "dropped", f"{PREFIX} hard ({h} of {n}) but over the target of "
+                                    f"{target_per_category} for {cat}", outcomes))
+            else:
+                report.kept += 1
+                report.per_category[cat]["kept"] += 1
+                out.append(Decision(p.id, "selected", f"{PREFIX} hard: {h} of {n} judges wrong or inconsistent "
+                                    f"({names})", outcomes))
+    return out
+
+
+def _owned(p: Pair) -> bool:
+    return p.status == "candidate" or (p.reason or "").startswith(PREFIX)
+
+
+def judge_verdicts(
+    store: Store,
+    pairs: Sequence[Pair],
+    items: Mapping[str, Item],
+    judges: Sequence[Endpoint],
+    *,
+    template: str = DEFAULT_TEMPLATE,
+    max_image_side: int | None = 1024,
+    allow_missing_images: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
+    report: SelectReport | None = None,
+) -> dict[str, dict[str, dict[str, str | None]]]:
+    """Run each judge on the pairs in both orders (resumable judge runs) and read back the
+    verdicts."""
+    from .judging import JudgeTask, get_template
+    from .judging.runner import JudgeConfig, load_judgments, run_judge
+
+    tmpl = get_template(template)
+    cands = {c.id: c for c in store.candidates(ids=sorted({x for p in pairs for x in (p.first_id, p.second_id)}))}
+    tasks = []
+    for p in pairs:
+        item = items[p.item_id]
+        imgs = []
+        for ref in item.images:
+            path = store.image_path(ref.sha256) if ref.sha256 else None
+            imgs.append(str(path) if path is not None else ref.source)
+        tasks.append(JudgeTask(p.id, item.prompt, cands[p.first_id].text, cands[p.second_id].text, tuple(imgs)))
+    out: dict[str, dict[str, dict[str, str | None]]] = {}
+    seen: set[str] = set()
+    for ep in judges:
+        if ep.label in seen:
+            raise MmrbError(f"judge {ep.label!r} is listed twice: give each a distinct name")
+        seen.add(ep.label)
+        cfg = JudgeConfig(ep, tmpl, order="both", max_image_side=max_image_side,
+                          allow_missing_images=allow_missing_images)
+        summary = run_judge(
+            store, tasks, cfg, purpose="select", dataset="select",
+            progress=(lambda d, t, name=ep.label: progress(name, d, t)) if progress else None,
+        )
+        if report is not None:
+            report.judge_runs[ep.label] = summary.run_id
+        got: dict[str, dict[str, str | None]] = defaultdict(dict)
+        for j in load_judgments(store, summary.run_id):
+            if j.sample_index == 0:
+                got[j.pair_id][j.order] = j.verdict if j.outcome == "parsed" else None
+        out[ep.label] = dict(got)
+    return out
+
+
+def select(
+    store: Store,
+    judges: Sequence[Endpoint] = (),
+    *,
+    verdicts: Verdicts | None = None,
+    m: int | None = None,
+    target_per_category: int | None = None,
+    seed: int = 0,
+    template: str = DEFAULT_TEMPLATE,
+    drop_duplicate_images: bool = False,
+    drop_duplicate_prompts: bool = False,
+    max_distance: int = DEFAULT_MAX_DISTANCE,
+    max_image_side: int | None = 1024,
+    allow_missing_images: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> SelectReport:
+    if not judges and verdicts is None:
+        raise MmrbError("selection needs judges (a models file) or stored verdicts")
+    if target_per_category is not None and target_per_category < 0:
+        raise MmrbError(f"the target per category must be at least 0, got {target_per_category}")
+    report = SelectReport()
+    pairs = [p for p in store.pairs() if _owned(p)]
+    items = {i.id: i for i in store.items(ids=sorted({p.item_id for p in pairs}))} if pairs else {}
+    report.considered = len(pairs)
+
+    report.duplicates = find_duplicates(store, list(items.values()), max_distance=max_distance)
+    dup_of: dict[str, str] = {}
+    for g in report.duplicates:
+        if (g.kind == "image" and drop_duplicate_images) or (g.kind == "prompt" and drop_duplicate_prompts):
+            for d in g.duplicates:
+                dup_of.setdefault(d, f"{PREFIX} duplicate {'image' if g.kind == 'image' else 'prompt and image'} "
+                                     f"of item {g.keep}")
+
+    decisions: list[Decision] = []
+    to_judge: list[Pair] = []
+    for p in pairs:
+        if p.item_id in dup_of:
+            report.duplicates_dropped += 1
+            decisions.append(Decision(p.id, "dropped", dup_of[p.item_id]))
+        elif p.known_preference not in ("first", "second"):
+            report.no_known_answer += 1
+            decisions.append(Decision(p.id, "candidate", f"{PREFIX} not judged: no known answer, left for humans"))
+        else:
+            to_judge.append(p)
+
+    if verdicts is None:
+        verdicts = judge_verdicts(store, to_judge, items, judges, template=template, max_image_side=max_image_side,
+                                  allow_missing_images=allow_missing_images, progress=progress, report=report)
+    category_of = {p.id: items[p.item_id].category for p in to_judge}
+    decisions += decide(to_judge, category_of, verdicts, m=m, target_per_category=target_per_category,
+                        seed=seed, report=report)
+
+    by_id = {p.id: p for p in pairs}
+    with store.write() as conn:
+        for d in decisions:
+            meta = dict(by_id[d.pair_id].metadata)
+            if d.outcomes:
+                meta["selection"] = dict(d.outcomes)
+            else:
+                meta.pop("selection", None)
+            store.update_pair(d.pair_id, conn=conn, status=d.status, reason=d.reason, metadata=meta)
+    return report
+
+
+__all__ = ["Decision", "SelectReport", "decide", "judge_outcome", "judge_verdicts", "select"]

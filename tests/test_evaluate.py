@@ -1,0 +1,337 @@
+"""Datasets, precomputed-judgment formats, reward models and the evaluate/score commands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from conftest import shared
+from curate.errors import InputError, MmrbError
+from curate.judging.records import Judgment
+from curate.judging.runner import load_judgments
+from evaluate.datasets import dataset_label, dataset_paths, read_dataset
+from evaluate.formats import read_judgments, write_judgments
+from evaluate.reward_model import RewardModelConfig, fill, pick, run_reward_model
+from evaluate.scoring import ScoringOptions, score
+from support.fake_openai import FakeOpenAI
+
+
+def write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+# -- datasets ----------------------------------------------------------------------------
+def test_mmrb_layout(tmp_path):
+    f = tmp_path / "all_data.json"
+    f.write_text(json.dumps([
+        {"ID": "math_1", "Text": "2+2?", "Image": "images/a.jpg", "Output1": "4", "Output2": "5",
+         "Better": "Output1", "Category": "reasoning"},
+        {"ID": "pairs_2", "Text": "q", "Image": "images/b.jpg", "Output1": "x", "Output2": "y",
+         "Better": "Output2", "Category": "safety"},
+    ]))
+    a, b = read_dataset(f)
+    assert (a.id, a.first, a.second, a.label, a.category) == ("math_1", "4", "5", "first", "reasoning")
+    assert a.images == (str(tmp_path / "images/a.jpg"),) and a.chosen == "4" and a.rejected == "5"
+    assert (b.label, b.chosen) == ("second", "y")
+
+
+def test_triplet_layout_order_groups_and_categories(tmp_path):
+    rows = [{"id": f"t{i}", "prompt": "p", "chosen": f"good{i}", "rejected": f"bad{i}", "category": "vqa",
+             "images": [f"img/{i}.png"], "source": "mine", "chosen_model": "m1"} for i in range(40)]
+    rows += [{"id": "dup", "prompt": "p", "chosen": "c1", "rejected": "r1", "image": "long/x.png"},
+             {"id": "dup", "prompt": "p", "chosen": "c2", "rejected": "r2", "image": "long/x.png"},
+             {"id": "hallucination_pair-1", "prompt": "p", "chosen": "c", "rejected": "r", "image": "x.jpg"}]
+    pairs = read_dataset(write_jsonl(tmp_path / "d.jsonl", rows))
+    t = pairs[:40]
+    # the canonical order is a hash of the id: not always chosen first
+    assert 8 < sum(p.label == "first" for p in t) < 32
+    assert all(p.chosen == f"good{i}" and p.rejected == f"bad{i}" for i, p in enumerate(t))
+    assert t[0].images == (str(tmp_path / "img/0.png"),) and t[0].metadata == {"chosen_model": "m1"}
+    d0, d1, h = pairs[40:]
+    assert (d0.id, d1.id, d0.prompt_group, d1.prompt_group) == ("dup#0", "dup#1", "dup", "dup")
+    assert d0.category == "long"  # MM-RLHF: from the image path
+    assert h.category == "hallucination"  # VL-RewardBench copies: from the id
+    assert read_dataset(tmp_path / "d.jsonl") == pairs  # stable
+
+
+def test_vlrb_and_mmrb2_layouts(tmp_path):
+    v = write_jsonl(tmp_path / "vl.jsonl", [
+        {"id": "a", "query": "q", "response": ["r0", "r1"], "human_ranking": [1, 0], "image_path": "images/povid/1.jpg"},
+    ])
+    (p,) = read_dataset(v)
+    assert (p.label, p.category, p.chosen) == ("second", "hallucination", "r1")
+    m = tmp_path / "edit_response_only.json"
+    m.write_text(json.dumps({"pairs": [{"id": "e1", "chosen": "B",
+                                        "response_a": "{'model_name': 'x', 'response_content': [['text', 'hello'], ['image', 'i.jpg']]}",
+                                        "response_b": "plain"}]}))
+    (e,) = read_dataset(m)
+    assert (e.category, e.label, e.first, e.second) == ("edit", "second", "hello\n[image: i.jpg]", "plain")
+
+
+def test_bad_datasets_name_file_line_and_field(tmp_path):
+    f = write_jsonl(tmp_path / "bad.jsonl", [
+        {"id": "a", "prompt": "p", "chosen": "c", "rejected": "r"},
+        {"id": "b", "prompt": "p", "chosen": "c"},
+    ])
+    with pytest.raises(InputError) as e:
+        read_dataset(f)
+    assert "bad.jsonl:2 field 'rejected': missing" in str(e.value)
+    (tmp_path / "broken.jsonl").write_text('{"id": "a", "chosen": "c", "rejected": "r"}\n{oops\n')
+    with pytest.raises(InputError, match="broken.jsonl:2: invalid JSON"):
+        read_dataset(tmp_path / "broken.jsonl")
+    with pytest.raises(InputError, match="unknown dataset layout"):
+        read_dataset(write_jsonl(tmp_path / "odd.jsonl", [{"question": "?"}]))
+    with pytest.raises(InputError, match="Better.*Output1 or Output2"):
+        read_dataset(write_jsonl(tmp_path / "m.jsonl", [{"ID": "1", "Output1": "a", "Output2": "b", "Better": "A"}]))
+    with pytest.raises(InputError, match="file not found"):
+        read_dataset(tmp_path / "none.jsonl")
+    assert dataset_paths(dataset_label([str(f)], 5)) == ([str(f.resolve())], 5)
+
+
+def test_real_shared_datasets():
+    vl = read_dataset(shared("vlrewardbench/pairs.jsonl"))
+    assert len(vl) == 1250
+    from collections import Counter
+
+    # the paper's group sizes, recovered from the id prefixes of the r1_reward copy
+    assert Counter(p.category for p in vl) == {"hallucination": 749, "reasoning": 318, "general": 183}
+    mm = read_dataset(shared("mm_rlhf_rewardbench/pairs.jsonl"))
+    assert len(mm) == 170 and len({p.prompt_group for p in mm}) == 46 and len({p.id for p in mm}) == 170
+    assert {p.category for p in mm} <= {"mcq", "long", "short", "safety", "video"}
+    m2 = read_dataset([shared(f"mmrb2/{t}_response_only.json") for t in ("t2i", "edit", "interleaved", "reasoning")])
+    assert len(m2) == 4000 and {p.category for p in m2} == {"t2i", "edit", "interleaved", "reasoning"}
+
+
+def test_acc_plus_on_real_mm_rlhf_groups():
+    # a judge that always prefers the chosen response except in the first pair of each prompt
+    pairs = read_dataset(shared("mm_rlhf_rewardbench/pairs.jsonl"))
+    seen = set()
+    js = []
+    for p in pairs:
+        right = p.prompt_group in seen
+        seen.add(p.prompt_group)
+        js.append(Judgment(p.id, "forward", 0, p.label if right else ("second" if p.label == "first" else "first")))
+    r = score(pairs, js, ScoringOptions(bootstrap=0))
+    assert r["overall"]["correct_n"] == "124/170"  # 170 pairs - 46 first pairs
+    assert r["acc_plus"]["correct_n"] == "0/46"
+
+
+# -- formats -----------------------------------------------------------------------------
+def test_mmrb2_judgements_against_ground_truth(tmp_path):
+    gt = tmp_path / "t2i_response_only.json"
+    gt.write_text(json.dumps({"pairs": [
+        {"id": "a", "response_a": "x", "response_b": "y", "chosen": "A"},
+        {"id": "b", "response_a": "x", "response_b": "y", "chosen": "B"},
+        {"id": "c", "response_a": "x", "response_b": "y", "chosen": "A"},
+    ]}))
+    preds = tmp_path / "preds.json"
+    preds.write_text(json.dumps({
+        "a": {"forward": [{"judgement": "A"}], "reverse": [{"judgement": "B"}]},  # both right (reverse flipped)
+        "b": {"forward": [{"judgement": "A"}], "reverse": [{"judgement": None}]},  # wrong; no verdict
+        "zzz": {"forward": [{"judgement": "A"}]},
+    }))
+    js, pairs = read_judgments(preds, "mmrb2", read_dataset(gt))
+    from evaluate.scoring import preset_options
+
+    r = score(pairs, js, preset_options("mmrb2", bootstrap=0))
+    # (1 + 1 + 0) / 3; c has no judgement: missing; zzz is not in the ground truth
+    assert r["overall"]["correct_n"] == "2/3" and r["missing_pairs"] == 1 and r["unknown_judgments"] == 1
+    with pytest.raises(InputError, match="need --dataset"):
+        read_judgments(preds, "mmrb2")
+
+
+def test_own_format_roundtrip_and_errors(tmp_path):
+    js = [Judgment("a", "reverse", 2, "first", "parsed", "[[B]]", "prompt", 1.0, 2.0, 10, 5),
+          Judgment("b", "forward", 0, None, "error", None, "p", error="HTTP 500")]
+    f = tmp_path / "j.jsonl"
+    assert write_judgments(f, js) == 2
+    back, _ = read_judgments(f, "mmrb-studio", [])
+    assert back == js
+    write_jsonl(f, [{"pair_id": "a", "verdict": "left"}])
+    with pytest.raises(InputError, match="j.jsonl:1 field 'verdict'"):
+        read_judgments(f, "mmrb-studio", [])
+    with pytest.raises(InputError, match="unknown judgment format"):
+        read_judgments(f, "nope", [])
+
+
+def test_mmrb_outputs_with_a_dataset_and_several_samples(tmp_path):
+    ds = tmp_path / "all_data.json"
+    ds.write_text(json.dumps([{"ID": "v_1", "Text": "q", "Output1": "a", "Output2": "b", "Better": "Output2", "Category": "vqa"}]))
+    out = write_jsonl(tmp_path / "o.jsonl", [{"ID": "v_1", "Label": "B", "outputs": ["[[B]]", "[[A]]", "hmm"], "Meta": {}}])
+    js, pairs = read_judgments(out, "mmrb", read_dataset(ds))
+    assert [(j.sample_index, j.verdict, j.outcome) for j in js] == [(0, "second", "parsed"), (1, "first", "parsed"), (2, None, "unparsed")]
+    assert pairs[0].category == "vqa"
+
+
+# -- reward models -----------------------------------------------------------------------
+class RM:
+    """A loopback scalar reward model: score = number of 'good' in the response."""
+
+    def __init__(self, fail_first: int = 0, field: str = "out"):
+        self.bodies: list[dict] = []
+        self.fail_first = fail_first
+        outer = self
+
+        class H(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                outer.bodies.append(body)
+                if outer.fail_first > 0:
+                    outer.fail_first -= 1
+                    self.send_response(503)
+                    self.send_header("retry-after", "0")
+                    self.end_headers()
+                    return
+                data = json.dumps({field: {"rewards": [float(body["input"]["text"].count("good"))]}}).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *a):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/score"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_fill_and_pick():
+    t = {"input": {"q": "{prompt}", "text": "{response}", "imgs": "{images}", "img": "{image}"}, "n": 1}
+    assert fill(t, {"prompt": "Q", "response": "R", "images": ["u1"], "image": "u1"}) == {
+        "input": {"q": "Q", "text": "R", "imgs": ["u1"], "img": "u1"}, "n": 1}
+    assert pick({"a": {"b": [1, 2.5]}}, "a.b.1") == 2.5
+    assert pick({"score": [0.3]}, "score") == 0.3
+    with pytest.raises(ValueError, match="no field"):
+        pick({"a": 1}, "b")
+    with pytest.raises(ValueError, match="not a number"):
+        pick({"a": "x"}, "a")
+
+
+def test_reward_model_pairs_ties_retries_and_resume(sqlite_store):
+    from evaluate.records import EvalPair
+
+    rm = RM(fail_first=1)
+    try:
+        cfg = RewardModelConfig(name="rm", url=rm.url, request={"input": {"q": "{prompt}", "text": "{response}"}},
+                                response_field="out.rewards.0", backoff_base=0.01, concurrency=2)
+        pairs = [EvalPair("a", "q", "good good", "good", "first"),  # 2 > 1: first
+                 EvalPair("b", "q", "bad", "good", "second"),  # 0 < 1: second
+                 EvalPair("c", "q", "good", "good", "first")]  # 1 = 1: a tie
+        s = run_reward_model(sqlite_store, [p.task() for p in pairs], cfg, run_id="rm1", dataset="d")
+        assert s.outcomes == {"parsed": 3} and len(rm.bodies) == 7  # 6 + one 503 retried
+        js = {j.pair_id: j for j in load_judgments(sqlite_store, "rm1")}
+        assert (js["a"].verdict, js["a"].score_first, js["a"].score_second) == ("first", 2.0, 1.0)
+        assert js["b"].verdict == "second" and js["c"].verdict == "tie"
+        r = score(pairs, list(js.values()), ScoringOptions(bootstrap=0))
+        assert r["overall"]["correct_n"] == "2/3" and r["tie_rate"]["count"] == 1  # ties wrong (RewardBench)
+        assert run_reward_model(sqlite_store, [p.task() for p in pairs], cfg, run_id="rm1", dataset="d").sent == 0
+        assert len(rm.bodies) == 7
+        bad = RewardModelConfig(name="rm", url=rm.url, request={"input": {"text": "{response}"}}, response_field="nope")
+        s = run_reward_model(sqlite_store, [pairs[0].task()], bad, run_id="rm2", dataset="d")
+        assert s.outcomes == {"error": 1}
+        assert "no field 'nope'" in load_judgments(sqlite_store, "rm2")[0].error
+    finally:
+        rm.close()
+
+
+# -- commands ----------------------------------------------------------------------------
+def command(name: str, argv: list[str], capsys) -> tuple[int, str]:
+    import importlib
+
+    mod = importlib.import_module(f"evaluate.commands.{name}")
+    p = argparse.ArgumentParser()
+    mod.add_arguments(p)
+    rc = mod.run(p.parse_args(argv))
+    return rc, capsys.readouterr().out
+
+
+def fair(req) -> str:
+    a = req.prompt_text.split("[The Start of Assistant A's Answer]\n", 1)[1]
+    return "[[A]]" if a.startswith("good") else "[[B]]"
+
+
+def test_evaluate_then_rescore_and_resume(tmp_path, capsys, db_url):
+    ds = write_jsonl(tmp_path / "d.jsonl", [
+        {"id": f"t{i}", "prompt": "p", "chosen": f"good {i}", "rejected": f"bad {i}", "category": "AB"[i % 2]}
+        for i in range(6)
+    ])
+    with FakeOpenAI(fair, latency=0.01) as srv:
+        judge = tmp_path / "judge.toml"
+        judge.write_text(f'name = "fair"\nbase_url = "{srv.url}"\nmodel = "m"\ntemplate = "mmrb"\nconcurrency = 3\n')
+        argv = ["--dataset", str(ds), "--judge", str(judge), "--order", "both", "--db", db_url,
+                "--images", str(tmp_path / "img"), "--json", "--quiet", "--bootstrap", "50"]
+        rc, out = command("evaluate", argv, capsys)
+        report = json.loads(out)
+        assert rc == 0 and report["overall"]["correct_n"] == "12/12" and report["judge"] == "fair"
+        assert report["run_info"]["sent"] == 12 and report["position"]["consistency"]["correct_n"] == "6/6"
+        rc, out = command("evaluate", argv, capsys)
+        again = json.loads(out)
+        assert again["run_info"]["sent"] == 0 and again["run_info"]["already_stored"] == 12
+        assert srv.count() == 12
+        assert {k: v for k, v in again.items() if k != "run_info"} == {k: v for k, v in report.items() if k != "run_info"}
+
+        # rescore the stored run under other rules, without calling the judge
+        rc, out = command("score", ["--run", report["run"], "--db", db_url, "--images", str(tmp_path / "img"),
+                                    "--orders", "forward", "--json", "--bootstrap", "0"], capsys)
+        assert json.loads(out)["overall"]["correct_n"] == "6/6"
+        assert srv.count() == 12
+        rc, out = command("score", ["--run", report["run"], "--db", db_url, "--images", str(tmp_path / "img")], capsys)
+        assert "overall (micro)" in out and "consistency" in out
+
+        # the same through the mmrb entry point: a leaderboard of every stored run
+        from curate.cli import main
+
+        assert main(["leaderboard", "--all-runs", "--db", db_url, "--images", str(tmp_path / "img"),
+                     "--format", "csv", "--bootstrap", "0"]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert len(lines) == 2 and lines[1].startswith("1,fair,1.0,")
+        assert srv.count() == 12
+
+
+def test_score_command_files(tmp_path, capsys):
+    path = shared("multimodal_rewardbench/example_judge_outputs.jsonl")
+    rc, out = command("score", ["--judgments", str(path), "--format", "mmrb", "--preset", "mmrb", "--json",
+                                "--output", str(tmp_path / "r.json")], capsys)
+    r = json.loads(out)
+    assert rc == 0 and r["overall"]["accuracy"] == 0.5 and r["options"]["preset"] == "mmrb"
+    assert json.loads((tmp_path / "r.json").read_text()) == r
+    with pytest.raises(MmrbError, match="needs --dataset"):
+        command("score", ["--judgments", str(path), "--format", "mmrb2"], capsys)
+    with pytest.raises(MmrbError, match="no judge run"):
+        command("score", ["--run", "nope", "--db", str(tmp_path / "s.db")], capsys)
+
+
+def test_reads_every_layout_mmrb_build_writes(tmp_path):
+    """The contract with curate/build/export.py: its three layouts read back as the same pairs."""
+    from curate.build import export
+    from curate.model import Triplet
+
+    triplets = [
+        Triplet(id=f"t{i}", prompt=f"q{i}", images=(f"images/{i}.png",), chosen=f"good{i}", rejected=f"bad{i}",
+                category=["vqa", "safety"][i % 2], source="s", chosen_model="m1", rejected_model="m2", task="preference")
+        for i in range(6)
+    ]
+    first = export.chosen_first(triplets, seed=0)
+    export.write_jsonl(tmp_path, triplets)
+    export.write_mmrb(tmp_path, triplets, first)
+    export.write_vlrb(tmp_path, triplets, first, {})
+    views = {}
+    for name in ("triplets.jsonl", "multimodal_rewardbench.jsonl", "vl_rewardbench.jsonl"):
+        pairs = read_dataset(tmp_path / name)
+        views[name] = {(p.id, p.chosen, p.rejected, p.category, p.images) for p in pairs}
+    expected = {(t.id, t.chosen, t.rejected, t.category, (str(tmp_path / t.images[0]),)) for t in triplets}
+    assert all(v == expected for v in views.values()), views
+    # the benchmark layouts keep the build's balanced placement of the chosen response
+    mm = read_dataset(tmp_path / "multimodal_rewardbench.jsonl")
+    assert [p.label == "first" for p in mm] == [first[p.id] for p in mm]

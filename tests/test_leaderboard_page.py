@@ -1,0 +1,96 @@
+"""The Leaderboard page (annotate/views/leaderboard.py) and the functions behind it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from curate.judging.records import Judgment
+from curate.judging.runner import JudgmentWriter, ensure_run
+from evaluate.dashboard import category_rows, mistakes, scored_runs
+from evaluate.datasets import dataset_label
+from evaluate.scoring import ScoringOptions
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def seed(store, tmp_path) -> Path:
+    """Two judges on a four-pair dataset; 'sharp' is right on all, 'lazy' always says first."""
+    ds = tmp_path / "d.jsonl"
+    ds.write_text("".join(
+        json.dumps({"id": f"t{i}", "prompt": f"question {i}", "chosen": f"good {i}", "rejected": f"bad {i}",
+                    "category": "vqa" if i < 2 else "safety"}) + "\n" for i in range(4)))
+    from evaluate.datasets import read_dataset
+
+    pairs = read_dataset(ds)
+    label = dataset_label([str(ds)])
+    for run, verdict in (("sharp-1", None), ("lazy-1", "first")):
+        ensure_run(store, run, purpose="evaluate", judge=run.split("-")[0], identity={"kind": "test"}, dataset=label)
+        w = JudgmentWriter(store, run)
+        for p in pairs:
+            v = verdict or p.label
+            w.put(Judgment(p.id, "forward", 0, v, "parsed", f"I pick [[{'A' if v == 'first' else 'B'}]]", "prompt"))
+        w.close()
+    ensure_run(store, "orphan", purpose="evaluate", judge="x", identity={}, dataset=str(tmp_path / "gone.jsonl"))
+    return ds
+
+
+def test_dashboard_functions(store, tmp_path):
+    seed(store, tmp_path)
+    runs, problems = scored_runs(store, ScoringOptions(bootstrap=0))
+    assert len(problems) == 1 and "orphan" in problems[0] and "file not found" in problems[0]
+    by = {r.judge: r for r in runs}
+    assert by["sharp"].report["overall"]["correct_n"] == "4/4"
+    lazy = by["lazy"]
+    wrong = [p.id for p in lazy.pairs if p.label == "second"]
+    assert lazy.report["overall"]["correct_n"] == f"{4 - len(wrong)}/4"
+    found = mistakes(lazy)
+    assert [m["pair"] for m in found] == wrong and all(m["mistake"] == "picked the rejected response" for m in found)
+    assert all(m["chosen shown as"] == "B" and m["judge output"] == "I pick [[A]]" for m in found)
+    assert mistakes(by["sharp"]) == []
+    rows = category_rows(runs, "vqa")
+    assert {r["judge"] for r in rows} == {"sharp", "lazy"} and rows[0]["vqa correct/n"].endswith("/2")
+
+
+@pytest.mark.slow
+def test_page_renders(sqlite_store, tmp_path):
+    from streamlit.testing.v1 import AppTest
+
+    seed(sqlite_store, tmp_path)
+    script = tmp_path / "page.py"
+    script.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from curate.store import Store\n"
+        "from annotate.views.leaderboard import render\n"
+        f"render(Store({sqlite_store.db!r}, {str(tmp_path / 'images')!r}))\n"
+    )
+    at = AppTest.from_file(str(script), default_timeout=60).run()
+    assert not at.exception
+    assert any("orphan" in w.value for w in at.warning)
+    assert len(at.dataframe) == 2  # the board and the category table
+    board = at.dataframe[0].value
+    assert list(board["judge"]) == ["sharp", "lazy"] and list(board["correct/n"])[0] == "4/4"
+    at.selectbox(key="lb_judge").select(next(o for o in at.selectbox(key="lb_judge").options if o.startswith("lazy"))).run()
+    assert not at.exception and len(at.expander) >= 2  # the rules + one per mistake
+    at.selectbox(key="lb_judge").select(next(o for o in at.selectbox(key="lb_judge").options if o.startswith("sharp"))).run()
+    assert any("No mistakes" in s.value for s in at.success)
+    at.selectbox(key="lb_preset").select("mmrb").run()
+    assert not at.exception
+
+
+def test_page_without_runs(sqlite_store, tmp_path):
+    from streamlit.testing.v1 import AppTest
+
+    script = tmp_path / "page.py"
+    script.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from curate.store import Store\n"
+        "from annotate.views.leaderboard import render\n"
+        f"render(Store({sqlite_store.db!r}, {str(tmp_path / 'images')!r}))\n"
+    )
+    at = AppTest.from_file(str(script), default_timeout=60).run()
+    assert not at.exception and "No evaluation runs yet" in at.info[0].value

@@ -1,0 +1,275 @@
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from curate.errors import InputError, MmrbError
+from curate.llm import Endpoint
+from curate.model import ImageRef, Item
+from curate.sampling import ModelSpec, load_models, request_id, sample, stored_keys
+from curate.store import Store, params_key
+from support.fake_openai import Fault, FakeOpenAI, faults_then
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def png(i: int, size=(16, 12)) -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", size, (i % 256, 0, 0)).save(buf, "PNG")
+    return buf.getvalue()
+
+
+def add_items(store, n: int, *, images: bool = True, start: int = 0, size=(16, 12)) -> list[str]:
+    items, stored = [], []
+    for i in range(start, start + n):
+        refs = ()
+        if images:
+            s = store.images.put(png(i, size))
+            stored.append(s)
+            refs = (ImageRef(f"img{i}.png", s.sha256, "ok", s.width, s.height),)
+        items.append(Item(id=f"it{i:03d}", prompt=f"question {i}", category="vqa", images=refs))
+    with store.write() as conn:
+        store.add_images(stored, conn=conn)
+        store.add_items(items, conn=conn)
+    return [i.id for i in items]
+
+
+def spec(url, name="m1", samples=1, **kw) -> ModelSpec:
+    kw.setdefault("concurrency", 4)
+    kw.setdefault("backoff_base", 0.01)
+    return ModelSpec(Endpoint(base_url=url, model=name, **kw), samples)
+
+
+# -- models file -------------------------------------------------------------------------------
+def test_load_toml_and_yaml(tmp_path):
+    toml = tmp_path / "m.toml"
+    toml.write_text(textwrap.dedent("""
+        [defaults]
+        concurrency = 3
+        [defaults.params]
+        max_tokens = 100
+        [[models]]
+        name = "a"
+        base_url = "http://127.0.0.1:9/v1"
+        model = "org/a"
+        samples = 2
+        [models.params]
+        temperature = 0.5
+        [[models]]
+        base_url = "http://127.0.0.1:9/v1"
+        model = "b"
+        concurrency = 7
+        api_key_env = "B_KEY"
+    """))
+    a, b = load_models(toml)
+    assert (a.label, a.samples, a.endpoint.concurrency, dict(a.endpoint.params)) == ("a", 2, 3, {"max_tokens": 100, "temperature": 0.5})
+    assert (b.label, b.endpoint.concurrency, b.endpoint.api_key_env, dict(b.endpoint.params)) == ("b", 7, "B_KEY", {"max_tokens": 100})
+    yml = tmp_path / "m.yaml"
+    yml.write_text("models:\n  - base_url: http://127.0.0.1:9/v1\n    model: y\n    params: {temperature: 0}\n")
+    (y,) = load_models(yml)
+    assert y.label == "y" and y.params_key == params_key({"temperature": 0})
+
+
+def test_sample_models_file_is_valid():
+    specs = load_models(ROOT / "data" / "sample" / "models.toml")
+    assert len(specs) >= 2 and all(s.endpoint.base_url.startswith("http://127.0.0.1") for s in specs)
+
+
+@pytest.mark.parametrize(
+    "body,expect",
+    [
+        ('[[models]]\nmodel = "a"\n', r"m.toml:1 field 'models\[0\].base_url': required"),
+        ('[[models]]\nbase_url = "ftp://x"\nmodel = "a"\n', r"field 'models\[0\].base_url': 'ftp://x' is not an http"),
+        ('[[models]]\nbase_url = "http://x/v1"\nmodel = "a"\nconcurrency = 0\n', r"models\[0\].concurrency': must be at least 1"),
+        ('[[models]]\nbase_url = "http://x/v1"\nmodel = "a"\nsamples = "2"\n', r"models\[0\].samples': must be an integer"),
+        ('[[models]]\nbase_url = "http://x/v1"\nmodel = "a"\ntemprature = 1\n', r"models\[0\].temprature': unknown key"),
+        ('[[models]]\nbase_url = "http://x/v1"\nmodel = "a"\n[[models]]\nbase_url = "http://y/v1"\nmodel = "a"\n',
+         r"m.toml:4 field 'models\[1\].name': model label 'a' is used twice"),
+        ('models = []\n', r"field 'models': must be a non-empty list"),
+        ('[[models]\nbase_url = 1\n', r"m.toml:1: not valid TOML"),
+        ('[[models]]\nbase_url = "http://x/v1"\nmodel = "a"\nparams = 3\n', r"models\[0\].params': must be a table"),
+    ],
+)
+def test_bad_models_files(tmp_path, body, expect):
+    f = tmp_path / "m.toml"
+    f.write_text(body)
+    with pytest.raises(InputError, match=expect):
+        load_models(f)
+
+
+def test_bad_yaml_and_missing_file(tmp_path):
+    f = tmp_path / "m.yml"
+    f.write_text("models:\n  - base_url: [\n")
+    with pytest.raises(InputError, match=r"m.yml:\d+: not valid YAML"):
+        load_models(f)
+    with pytest.raises(MmrbError, match="does not exist"):
+        load_models(tmp_path / "nope.toml")
+
+
+# -- sampling ----------------------------------------------------------------------------------
+def test_sample_stores_every_response_and_resumes(store):
+    add_items(store, 3)
+    with FakeOpenAI(answer=lambda r: f"{r.model} says {r.prompt_text}") as srv:
+        specs = [spec(srv.url, "m1", samples=2, params={"temperature": 0.7, "seed": 5}), spec(srv.url, "m2")]
+        rep = sample(store, specs)
+        assert rep.done == 9 and rep.failed == 0 and not rep.interrupted
+        assert srv.count() == 9 and srv.count(model="m1") == 6
+        cands = store.candidates()
+        assert len(cands) == 9
+        c = next(c for c in cands if c.model == "m1" and c.item_id == "it001" and c.sample_index == 1)
+        assert c.text == "m1 says question 1" and c.params == {"temperature": 0.7, "seed": 5}
+        assert c.prompt_tokens == 2 and c.completion_tokens == 4
+        # every request carried the image as a data URL and its key; sample 1 got seed + 1
+        reqs = srv.chat_requests()
+        assert all(r.images and r.images[0].startswith("data:image/png;base64,") for r in reqs)
+        assert sorted(r.body["seed"] for r in reqs if r.model == "m1") == [5, 5, 5, 6, 6, 6]
+        assert len({r.key for r in reqs}) == 9
+        assert rep.models["m1"].prompt_tokens == 12
+        # resume: nothing to send
+        rep2 = sample(store, specs)
+        assert srv.count() == 9 and rep2.done == 0 and rep2.models["m1"].stored_before == 6
+        # new items: only they are asked for
+        add_items(store, 1, start=10)
+        sample(store, specs)
+        assert srv.count() == 12 and store.count("candidates") == 12
+
+
+def test_failures_recorded_then_retried(sqlite_store):
+    store = sqlite_store
+    add_items(store, 3, images=False)
+    with FakeOpenAI(answer=lambda r: Fault("500") if "question 1" in r.prompt_text else "fine") as srv:
+        rep = sample(store, [spec(srv.url, max_retries=2)])
+        assert rep.done == 2 and rep.failed == 1
+        assert srv.count(prompt="question 1") == 3  # 1 + 2 retries
+        assert store.count("sample_failures") == 1
+        assert "1 failed" in "\n".join(rep.lines())
+        srv.answer = lambda r: "fixed"
+        rep = sample(store, [spec(srv.url, max_retries=2)])
+        assert rep.done == 1 and store.count("sample_failures") == 0 and store.count("candidates") == 3
+        assert srv.count(prompt="question 0") == 1  # never sent twice
+
+
+def test_transient_faults_are_absorbed(sqlite_store):
+    add_items(sqlite_store, 4, images=False)
+    faults = [Fault("429", retry_after=0.01), Fault("drop"), Fault("malformed")]
+    with FakeOpenAI(answer=faults_then(faults, lambda r: "ok")) as srv:
+        rep = sample(sqlite_store, [spec(srv.url)])
+    assert rep.done == 4 and rep.failed == 0 and srv.count() == 16 and rep.models["m1"].retried == 4
+
+
+def test_images_resized_and_missing_images_skipped(sqlite_store):
+    store = sqlite_store
+    add_items(store, 1, size=(400, 100))
+    with store.write() as conn:
+        store.add_items([Item(id="broken", prompt="q", category="vqa", images=(ImageRef("gone.png", None, "missing"),))], conn=conn)
+    with FakeOpenAI() as srv:
+        rep = sample(store, [spec(srv.url)], max_side=40)
+        (req,) = srv.chat_requests()
+    from base64 import b64decode
+
+    im = Image.open(io.BytesIO(b64decode(req.images[0].split(",", 1)[1])))
+    assert im.size == (40, 10)
+    assert rep.skipped_items == {"broken": "image gone.png is missing"}
+
+
+def test_unreachable_endpoint_is_a_clear_error(sqlite_store):
+    import socket
+
+    add_items(sqlite_store, 1, images=False)
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    with pytest.raises(MmrbError, match=rf"cannot reach model 'm1' at http://127.0.0.1:{port}/v1: connection error"):
+        sample(sqlite_store, [spec(f"http://127.0.0.1:{port}/v1")])
+    assert sqlite_store.count("candidates") == 0
+
+
+def test_model_not_served_is_a_clear_error(sqlite_store):
+    add_items(sqlite_store, 1, images=False)
+    with FakeOpenAI(models=("other",)) as srv:
+        with pytest.raises(MmrbError, match="'m1' .* is not served at .*it serves: other"):
+            sample(sqlite_store, [spec(srv.url)])
+        assert sample(sqlite_store, [spec(srv.url)], check=False).done == 1
+
+
+def test_unknown_item_ids(sqlite_store):
+    with FakeOpenAI() as srv, pytest.raises(MmrbError, match="not in the store"):
+        sample(sqlite_store, [spec(srv.url)], item_ids=["zzz"])
+
+
+def test_concurrency_per_endpoint(sqlite_store):
+    add_items(sqlite_store, 12, images=False)
+    with FakeOpenAI(latency=0.05) as srv:
+        sample(sqlite_store, [spec(srv.url, concurrency=3)])
+        assert srv.max_in_flight == 3
+
+
+# -- kill and resume ---------------------------------------------------------------------------
+SAMPLE_CMD = [
+    sys.executable,
+    "-c",
+    "import sys; sys.path.insert(0, 'tests'); from support.command_runner import run_command; "
+    "sys.exit(run_command('sample', sys.argv[1:]))",
+]
+
+
+@pytest.mark.slow
+def test_sigkill_and_resume_sends_nothing_twice_and_loses_nothing(tmp_path):
+    db = str(tmp_path / "s.db")
+    with Store(db, images=tmp_path / "img") as store:
+        add_items(store, 60)
+    with FakeOpenAI(latency=0.03) as srv:
+        models = tmp_path / "models.toml"
+        models.write_text(
+            "".join(
+                f'[[models]]\nname = "{m}"\nbase_url = "{srv.url}"\nmodel = "{m}"\nconcurrency = 4\n'
+                f"[models.params]\ntemperature = 0.5\n"
+                for m in ("m1", "m2")
+            )
+        )
+        args = ["--db", db, "--images", str(tmp_path / "img"), "--models", str(models), "--no-progress"]
+        proc = subprocess.Popen(SAMPLE_CMD + args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        import sqlite3
+
+        deadline = time.time() + 60
+        n = 0
+        while time.time() < deadline and proc.poll() is None:
+            try:
+                with sqlite3.connect(db, timeout=5) as con:
+                    n = con.execute("select count(*) from candidates").fetchone()[0]
+            except sqlite3.OperationalError:
+                n = 0
+            if n >= 40:
+                break
+            time.sleep(0.01)
+        assert proc.poll() is None, proc.communicate()
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        assert proc.returncode == -signal.SIGKILL
+        with Store(db, images=tmp_path / "img") as store:
+            before = {c.id: c for c in store.candidates()}
+            stored_at_kill = {request_id((c.item_id, c.model, params_key(c.params), c.sample_index)) for c in before.values()}
+        assert 40 <= len(before) < 120
+        sent_before = len(srv.chat_requests())
+
+        done = subprocess.run(SAMPLE_CMD + args, cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert "finished:" in done.stdout
+
+        after_kill = [r.key for r in srv.chat_requests()[sent_before:]]
+        assert not set(after_kill) & stored_at_kill  # no stored key asked again
+        assert len(after_kill) == len(set(after_kill))
+        with Store(db, images=tmp_path / "img") as store:
+            final = {c.id: c for c in store.candidates()}
+            assert len(stored_keys(store)) == 120 and len(final) == 120  # nothing lost
+        assert all(final[k] == v for k, v in before.items())  # nothing stored was rewritten
