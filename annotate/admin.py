@@ -139,12 +139,39 @@ def pair_details(store: Store, pair_id: str) -> dict | None:
     return dict(pair=pair, item=item, first=cands.get(pair.first_id), second=cands.get(pair.second_id))
 
 
-def agreement_glance(store: Store) -> dict:
-    """Per decision: pairs with 2+ labels, percent agreement and Krippendorff's alpha (nominal).
+GLANCE_FIELDS = ("preference", "correctness_first", "correctness_second")
 
-    Uses curate.agreement when it offers a store-level report; otherwise the krippendorff
-    package directly. An undefined alpha is reported with its reason, never as 0 or 1.
-    """
+
+def agreement_glance(store: Store, *, resamples: int = 200) -> dict:
+    """Per decision: pairs with 2+ labels, percent agreement and Krippendorff's alpha (nominal),
+    from the project's agreement report (curate.agreement), with a bootstrap interval.
+    An undefined alpha is reported with its reason, never as 0 or 1."""
+    try:
+        from curate.agreement import agreement_report, from_store
+    except ImportError:  # an install without the agreement stage
+        return _simple_glance(store)
+    rep = agreement_report(from_store(store), resamples=resamples, seed=0)
+    out: dict[str, dict] = {}
+    for name in GLANCE_FIELDS:
+        f = rep.fields.get(name)
+        if f is None or f.n_pairable == 0:
+            out[name] = dict(pairs=0, labels=0, alpha=None, percent=None, low=None, high=None,
+                             note="no pair has two labels yet")
+            continue
+        a, pa = f.alpha, f.percent_agreement
+        out[name] = dict(
+            pairs=f.n_pairable,
+            labels=f.n_labels,
+            alpha=None if a.value is None else round(a.value, 3),
+            low=None if a.low is None else round(a.low, 3),
+            high=None if a.high is None else round(a.high, 3),
+            percent=None if pa.value is None else round(pa.value, 3),
+            note=f"undefined: {a.undefined}" if a.undefined else "",
+        )
+    return out
+
+
+def _simple_glance(store: Store) -> dict:
     import numpy as np
 
     labels = store.labels(status="submitted")
@@ -158,7 +185,8 @@ def agreement_glance(store: Store) -> dict:
         units = {p: v for p, v in by.items() if len(v) >= 2}
         coders = sorted({a for v in units.values() for a in v})
         values = sorted({x for v in units.values() for x in v.values()})
-        res: dict = dict(pairs=len(units), labels=sum(len(v) for v in units.values()), alpha=None, percent=None, note="")
+        res: dict = dict(pairs=len(units), labels=sum(len(v) for v in units.values()), alpha=None, percent=None,
+                         low=None, high=None, note="")
         if not units:
             res["note"] = "no pair has two labels yet"
             out[field] = res

@@ -23,20 +23,21 @@ ACCOUNTS = (
     ("carol", "carol-demo", "annotator"),
 )
 K = 2  # labels per pair in the sample
+CAP = 2  # pairs per prompt: a calm first session
 
 
 def build_sample(db: Path, images: Path, sample: Path = SAMPLE) -> None:
     """Ingest, pair and assign the sample into ``db`` (which must not exist yet)."""
     from curate.assign import assign
     from curate.ingest import ingest_items
-    from curate.pairing import make_pairs
+    from curate.pairing import pair_items
     from curate.store import Store
 
     from . import auth
 
     with Store(str(db), images) as store:
         ingest_items(store, sample / "items.jsonl", allow_missing_images=True)
-        make_pairs(store)
+        pair_items(store, strategy="cross_model", cap_per_item=CAP, seed=0)
         for name, password, role in ACCOUNTS:
             auth.add_account(store, name, password, role)
         assign(store, k=K, annotators=[n for n, _, r in ACCOUNTS if r == "annotator"], seed=0)
@@ -47,7 +48,8 @@ def build_sample(db: Path, images: Path, sample: Path = SAMPLE) -> None:
             c.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
-def ensure_sample(db: Path = DEFAULT_DB) -> dict:
+def ensure_sample(db: Path | None = None) -> dict:
+    db = Path(db or DEFAULT_DB)
     images = Path(str(db) + ".images")
     if not db.exists():
         db.parent.mkdir(parents=True, exist_ok=True)

@@ -27,7 +27,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from support.streamlit_server import CHROMIUM, CHROMIUM_ARGS, PASSWORD, StreamlitServer, wait_idle  # noqa: E402
+from support.streamlit_server import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    PASSWORD,
+    StreamlitServer,
+    wait_idle,
+    wait_label_ready,
+)
 
 SHARED = ROOT.parent / "shared" / "data" / "vlrewardbench" / "pairs.jsonl"
 
@@ -93,6 +100,7 @@ def build(db: str, images: Path, n_pairs: int, n_annotators: int, k: int, n_imag
                     (Assignment(f"p{n:06d}", names[(n * k + j) % n_annotators],
                                 "first" if int(hashlib.sha256(f"{n}/{j}".encode()).hexdigest(), 16) % 2 else "second", n)
                      for n in range(lo, hi) for j in range(k)), conn=c)
+    print(flush=True)
     print(f"built {n_pairs:,} pairs, {n_pairs * k:,} assignments for {n_annotators} annotators, "
           f"{n_images} images in {time.perf_counter() - t:.1f} s")
     return names
@@ -108,11 +116,12 @@ WATCH = """
     if (!app || app.getAttribute('data-test-script-state') === 'running') return null;
     const l = document.querySelector('.st-key-resp_left_' + tk), r = document.querySelector('.st-key-resp_right_' + tk);
     if (!l || !r || !l.innerText.trim() || !r.innerText.trim()) return null;
+    if (document.querySelectorAll('[class*="st-key-q_"][class*="_' + tk + '"] input[type=radio]').length < 9) return null;
     const img = document.querySelector('img[data-item="' + item + '"]');
     if (!img || !img.complete || !img.naturalWidth) return null;
     return img;
   };
-  return new Promise((resolve) => {
+  window.__p = new Promise((resolve) => {
     const check = () => {
       const img = ready();
       if (!img || window.__t0 === null) return false;
@@ -125,6 +134,7 @@ WATCH = """
     const poll = () => { if (!check()) setTimeout(poll, 4); };
     poll();
   });
+  return true;  // not the promise: evaluate would wait for it before the key is pressed
 }
 """
 
@@ -153,14 +163,14 @@ def run_app(db: str, images: Path, annotator: str, n_labels: int, warmup: int, t
         page.get_by_role("textbox", name="Password").fill(PASSWORD)
         page.get_by_role("button", name="Sign in").click()
         page.wait_for_selector(".st-key-resp_left_" + token(queue[0].pair_id), timeout=60_000)
-        wait_idle(page)
+        wait_label_ready(page)
         for n in range(n_labels + warmup):
             nxt = queue[n + 1].pair_id
             for key in ("1", "8", "a"):
                 page.keyboard.press(key)
-            handle = page.evaluate_handle(WATCH, [token(nxt), items[nxt]])
+            page.evaluate(WATCH, [token(nxt), items[nxt]])
             page.keyboard.press("Enter")
-            ms = page.evaluate("(p) => p", handle)
+            ms = page.evaluate("() => Promise.race([window.__p, new Promise((_, no) => setTimeout(() => no(new Error('next pair not shown within 30 s')), 30000))])")
             if n >= warmup:
                 times.append(ms)
         b.close()
@@ -229,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="mmrb-bench-annotate-") as d:
         tmp = Path(d)
         db, images = str(tmp / "bench.db"), tmp / "images"
-        names = build(db, images, n_pairs, n_ann, k, n_images=min(300, n_pairs))
+        names = build(db, images, n_pairs, n_ann, k, n_images=30 if a.quick else 300)
         times = run_app(db, images, names[0], n_labels, warmup=5, tmp=tmp)
         med, p95 = statistics.median(times), pct(times, 95)
         print(f"mmrb app   submit key -> next pair shown over {len(times)} labels: "

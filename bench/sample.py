@@ -4,8 +4,8 @@
     python bench/sample.py --quick    # 100 items: a smoke run
 
 Anchor: the most a perfect client could do, 3 endpoints x 32 in flight / 0.2 s = 480
-responses/s. Target: at least 85% of it. The sampler runs as a subprocess (`mmrb sample`
-through its command module) against a fake OpenAI server in another subprocess, so the CPU
+responses/s. Target: at least 85% of it. The sampler runs as a subprocess (`mmrb sample`)
+against a fake OpenAI server in another subprocess, so the CPU
 and peak memory figures are the sampler's alone.
 
 Phase 2 starts a fresh store, SIGKILLs the sampler when half of the responses are stored, and
@@ -33,12 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-SAMPLER = [
-    sys.executable,
-    "-c",
-    "import sys; sys.path.insert(0, 'tests'); from support.command_runner import run_command; "
-    "sys.exit(run_command('sample', sys.argv[1:]))",
-]
+SAMPLER = [sys.executable, "-m", "curate.cli", "sample"]  # the real `mmrb sample`
 
 
 def make_store(db: str, images: str, n: int) -> None:
@@ -89,6 +84,41 @@ def logged_keys(log: Path) -> list[str]:
     return out
 
 
+def bare_client_rate(url: str, n: int, concurrency: int) -> float:
+    """Responses/s of a bare loop of httpx2 posts (no store, no images, no retries) against
+    the same server at the same concurrency: what this machine allows right now, measured in
+    the same run, to tell the sampler's own overhead from machine load."""
+    import asyncio
+
+    import httpx2
+
+    async def go() -> float:
+        clients = [httpx2.AsyncClient(limits=httpx2.Limits(max_connections=concurrency,
+                                                           max_keepalive_connections=concurrency)) for _ in range(3)]
+        sems = [asyncio.Semaphore(concurrency) for _ in range(3)]
+
+        async def one(k: int, i: int) -> None:
+            body = json.dumps({"model": f"bare-{k}", "messages": [{"role": "user", "content": f"q{i}"}]}).encode()
+            async with sems[k]:
+                r = await clients[k].post(url + "/chat/completions", content=body,
+                                          headers={"content-type": "application/json"})
+                json.loads(r.content)
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(one(k, i) for i in range(n // 3) for k in range(3)))
+        dt = time.perf_counter() - t0
+        for c in clients:
+            await c.aclose()
+        return (n // 3 * 3) / dt
+
+    return asyncio.run(go())
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def count(db: str) -> int:
     try:
         with sqlite3.connect(db, timeout=5) as con:
@@ -122,15 +152,20 @@ def main() -> int:
             models = d / "models.toml"
             write_models(models, url, a.concurrency)
 
+            # -- anchor: a bare HTTP loop, same server, same concurrency, same moment ----
+            bare = bare_client_rate(url, min(total, 1500), a.concurrency)
+
             # -- phase 1: throughput --------------------------------------------------
             db1, img1 = str(d / "s1.db"), str(d / "img1")
             make_store(db1, img1, n_items)
+            s0 = cpu_seconds(server.pid)
             r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             out = subprocess.run([*SAMPLER, "--db", db1, "--images", img1, "--models", str(models), "--no-progress"],
                                  cwd=ROOT, capture_output=True, text=True)
             wall = time.perf_counter() - t0
             r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            server_cpu = cpu_seconds(server.pid) - s0
             if out.returncode != 0:
                 print(out.stdout, out.stderr)
                 return 1
@@ -147,6 +182,10 @@ def main() -> int:
                   f"(target >= 85%)")
             print(f"sampler CPU             {cpu:.2f} s = {cpu / wall:.0%} of one core over the process wall time")
             print(f"sampler peak memory     {r1.ru_maxrss / 1024:.0f} MiB (max RSS of a child process)")
+            print(f"fake server CPU         {server_cpu:.2f} s over the same time")
+            print(f"bare httpx2 loop        {bare:.0f} responses/s here and now ({bare / limit:.1%} of the limit); "
+                  f"sampler / bare = {rate / bare:.1%}")
+            print(f"machine load            {os.getloadavg()[0]:.1f} (1-minute load average on {os.cpu_count()} CPUs)")
 
             # -- phase 2: kill at half way, resume -----------------------------------------
             db2, img2 = str(d / "s2.db"), str(d / "img2")

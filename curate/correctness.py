@@ -7,11 +7,14 @@ The reference decides the method:
   starts with the letter ("C", "(C) ...", "C. ...");
 * ``yes_no``: the reference is yes/no (or true/false);
 * ``number``: the reference is a number, optionally with a unit ("12 cm", "3/4", "1,200",
-  "45%"); whole numbers on both sides compare exactly, others with a relative tolerance,
-  converting between known units of the same
-  kind (mm/cm/m/km, g/kg, s/min/h);
+  "45%"); whole numbers on both sides compare exactly, others with a relative tolerance
+  (1e-4), converting between known units of the same kind (mm/cm/m/km, g/kg, s/min/h);
 * ``exact``: anything else, compared after normalisation (case, punctuation, articles,
-  whitespace).
+  whitespace), or a response that opens with the reference ("Thursday, at 23 °C").
+
+Where a response marks its answer (``\\boxed{}``, "Answer: ...", "the answer is ...", or a
+final **bold** phrase), only that part is read; a number is otherwise taken when it is the
+only one, or the one after the last "=", "≈", "is" or ":" of the last clause that has one.
 
 Only an unambiguous reading decides. Several different letters, both "yes" and "no", several
 numbers without an answer marker, an unknown unit mismatch, or a long free-form answer that
@@ -140,22 +143,53 @@ def reference_number(reference: str) -> Quantity | None:
     return _quantity(*m.groups()) if m else None
 
 
-def extract_number(text: str) -> tuple[Quantity | None, str]:
+_BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__", re.S)
+_CLAUSE_SPLIT = re.compile(r"[!?;\n]+|\.(?:\s+|$)")
+_AFTER_EQUALS = re.compile(r"(?:=|≈|\bis\b|:)\s*\$?\s*(" + _NUM + r")(?:\s*/\s*(\d+))?\s*(%|[a-zA-Z°]+\b)?")
+
+
+def answer_span(text: str) -> str | None:
+    """The part of a response that states its answer, when it marks one: ``\\boxed{..}``,
+    else the rest of the line after the last "answer is"/"Answer:", else the last **bold**
+    phrase (models bold their final answer)."""
     boxed = _BOXED.findall(text)
-    scopes = [b for b in boxed] or ([t.group(1)] if (t := _last_answer_tail(text)) else [])
-    for scope in scopes:
-        nums = _NUMBER.findall(scope)
-        if nums:
-            return _quantity(*nums[0]), ""
-    nums = _NUMBER.findall(text)
-    if len(nums) == 1:
-        return _quantity(*nums[0]), ""
+    if boxed:
+        return boxed[-1]
+    tail = _last_answer_tail(text)
+    if tail:
+        return tail.group(1).split("\n")[0]
+    bold = [a or b for a, b in _BOLD.findall(text)]
+    return bold[-1] if bold else None
+
+
+def _one_number(scope: str) -> Quantity | None:
+    """The number a short piece of text settles on: its only number, else the one after its
+    last "=", "≈", "is" or ":" (as in "3x = 15, so x = 5")."""
+    nums = _NUMBER.findall(scope)
     if not nums:
+        return None
+    if len({_quantity(*n).value for n in nums}) == 1:
+        return _quantity(*nums[0])
+    after = _AFTER_EQUALS.findall(scope)
+    return _quantity(*after[-1]) if after else None
+
+
+def extract_number(text: str) -> tuple[Quantity | None, str]:
+    span = answer_span(text)
+    if span is not None:
+        q = _one_number(span)
+        if q is not None:
+            return q, ""
+    if not _NUMBER.search(text):
         return None, "no number found"
-    distinct = {_quantity(*n).value for n in nums}
-    if len(distinct) == 1:
-        return _quantity(*nums[0]), ""
-    return None, f"{len(nums)} numbers and no answer marker"
+    q = _one_number(text)
+    if q is not None and len({_quantity(*n).value for n in _NUMBER.findall(text)}) == 1:
+        return q, ""
+    clauses = [c for c in _CLAUSE_SPLIT.split(text) if c and _NUMBER.search(c)]
+    q = _one_number(clauses[-1]) if clauses else None
+    if q is not None:
+        return q, "from the last clause"
+    return None, f"{len(_NUMBER.findall(text))} numbers and no answer marker"
 
 
 def _last_answer_tail(text: str):
@@ -225,10 +259,13 @@ def decide(
         return Decision("correct" if same else "incorrect", "number", shown, ref)
 
     want = normalise(ref)
-    tail = _last_answer_tail(response)
-    got = normalise(tail.group(1).split("\n")[0]) if tail else normalise(response)
+    span = answer_span(response)
+    got = normalise(span) if span is not None else normalise(response)
     if got == want:
         return Decision("correct", "exact", got, want)
+    if span is None and re.match(rf"\W*{re.escape(ref)}\s*[,.;:(\u2014-]", response, re.I):
+        # "Orange (a soft, peachy orange).", "Thursday, at 23 °C.": the answer comes first
+        return Decision("correct", "exact", want, want, "response starts with the reference")
     if len(got.split()) <= max(short_answer_words, len(want.split()) + 2):
         if re.search(rf"\b{re.escape(want)}\b", got):  # "it is paris": likely right, but "not paris"
             return Decision("unsure", "exact", got, want, "reference inside a short answer")
@@ -236,4 +273,4 @@ def decide(
     return Decision("unsure", "exact", None, want, "free-form answer: needs a human")
 
 
-__all__ = ["Decision", "decide", "extract_letter", "extract_number", "extract_yes_no", "normalise"]
+__all__ = ["Decision", "answer_span", "decide", "extract_letter", "extract_number", "extract_yes_no", "normalise"]

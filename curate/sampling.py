@@ -9,8 +9,8 @@ tried again by the next run); a later success removes them.
 Writes go through one writer task that commits what has arrived every ``flush_every``
 responses or ``flush_interval`` seconds, whichever comes first, in a worker thread so the
 event loop keeps sending. That is the durability window: a SIGKILL loses at most the
-responses of the last ``flush_interval`` (50 ms by default), and those keys are simply asked
-again on resume. Inserts use ON CONFLICT DO NOTHING, so two runs over the same store cannot
+responses of the last ``flush_interval`` (50 ms by default) plus one commit, and those keys are
+simply asked again on resume. Inserts use ON CONFLICT DO NOTHING, so two runs over the same store cannot
 collide either.
 
 Models file (TOML, or YAML with the same structure)::
@@ -40,6 +40,7 @@ import asyncio
 import hashlib
 import re
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -252,34 +253,56 @@ def plan_requests(items: Sequence[Item], specs: Sequence[ModelSpec], have: set[K
 
 
 class _Writer:
-    """Commits results in small groups from a worker thread."""
+    """Commits results in small groups from a worker thread.
+
+    A group is committed when ``flush_every`` results are waiting or ``flush_interval``
+    seconds after the first of them arrived, and takes everything that is waiting, so a slow
+    commit never lets a backlog build up (the durability window stays one interval plus one
+    commit)."""
 
     def __init__(self, store: Store, specs: dict[str, ModelSpec], flush_every: int, flush_interval: float):
         self.store = store
         self.specs = specs
-        self.flush_every = flush_every
+        self.flush_every = max(1, flush_every)
         self.flush_interval = flush_interval
-        self.queue: asyncio.Queue = asyncio.Queue()
         self.committed = 0
+        self.error: BaseException | None = None
+        self._buf: list[tuple[Key, Completion]] = []
+        self._wake = asyncio.Event()
+        self._full = asyncio.Event()
+        self._closed = False
+
+    def put(self, key: Key, comp: Completion) -> None:
+        self._buf.append((key, comp))
+        self._wake.set()
+        if len(self._buf) >= self.flush_every:
+            self._full.set()
+
+    def close(self) -> None:
+        self._closed = True
+        self._wake.set()
+        self._full.set()
 
     async def run(self) -> None:
-        done = False
-        while not done:
-            batch = [await self.queue.get()]
-            deadline = time.monotonic() + self.flush_interval
-            while len(batch) < self.flush_every:
-                timeout = deadline - time.monotonic()
-                if timeout <= 0:
-                    break
+        while True:
+            await self._wake.wait()
+            if not self._closed:
                 try:
-                    batch.append(await asyncio.wait_for(self.queue.get(), timeout))
-                except asyncio.TimeoutError:
-                    break
-            if batch[-1] is None or None in batch:
-                done = True
-                batch = [b for b in batch if b is not None]
+                    async with asyncio.timeout(self.flush_interval):
+                        await self._full.wait()
+                except TimeoutError:
+                    pass
+            batch, self._buf = self._buf, []
+            self._wake.clear()
+            self._full.clear()
             if batch:
-                await asyncio.to_thread(self.commit, batch)
+                try:
+                    await asyncio.to_thread(self.commit, batch)
+                except BaseException as e:
+                    self.error = e  # workers stop sending: nothing more could be stored
+                    raise
+            if self._closed and not self._buf:
+                return
 
     def commit(self, batch: list[tuple[Key, Completion]]) -> None:
         ok_rows, fail_rows, ok_keys = [], [], []
@@ -317,6 +340,27 @@ def _insert_ignore(conn):
     else:
         from sqlalchemy.dialects.sqlite import insert
     return insert
+
+
+class _ImageCache:
+    """Data URLs of recent images: every model asks for the same item's image in turn, and a
+    hit skips the worker-thread hop (encoding a big image would stall the event loop)."""
+
+    def __init__(self, size: int = 256):
+        self.size = size
+        self._urls: OrderedDict[tuple[str, int | None], str] = OrderedDict()
+
+    async def get(self, path: Path, max_side: int | None) -> str:
+        key = (str(path), max_side)
+        url = self._urls.get(key)
+        if url is None:
+            url = await asyncio.to_thread(image_data_url, str(path), max_side)
+            self._urls[key] = url
+            if len(self._urls) > self.size:
+                self._urls.popitem(last=False)
+        else:
+            self._urls.move_to_end(key)
+        return url
 
 
 def _image_sources(store: Store, item: Item) -> tuple[list[Path], str | None]:
@@ -374,6 +418,7 @@ async def sample_async(
         if check and any(todo.values()):
             await _check_endpoints(clients, [s for s in specs if todo[s.label]])
         writer = _Writer(store, {s.label: s for s in specs}, flush_every, flush_interval)
+        images = _ImageCache()
         writer_task = asyncio.create_task(writer.run())
 
         async def worker(spec: ModelSpec, queue: Iterator[tuple[Item, Key]]) -> None:
@@ -381,7 +426,9 @@ async def sample_async(
             st = report.models[spec.label]
             base_seed = spec.endpoint.params.get("seed")
             for item, key in queue:
-                urls = [await asyncio.to_thread(image_data_url, str(p), max_side) for p in paths[item.id]]
+                if writer.error is not None:
+                    return
+                urls = [await images.get(p, max_side) for p in paths[item.id]]
                 extra = {"seed": base_seed + key[3]} if isinstance(base_seed, int) and key[3] else None
                 comp = await client.complete([user_message(item.prompt, urls)], params=extra, request_id=request_id(key))
                 if comp.ok:
@@ -392,7 +439,7 @@ async def sample_async(
                     st.failed += 1
                 if comp.attempts > 1:
                     st.retried += 1
-                writer.queue.put_nowait((key, comp))
+                writer.put(key, comp)
                 if on_progress:
                     on_progress(spec.label, int(comp.ok), int(not comp.ok))
 
@@ -408,8 +455,14 @@ async def sample_async(
                 w.cancel()
             raise
         finally:
-            writer.queue.put_nowait(None)  # flush what has arrived, even when interrupted
-            await asyncio.shield(writer_task)
+            writer.close()  # flush what has arrived, even when interrupted
+            try:
+                await asyncio.shield(writer_task)
+            except Exception as e:
+                raise MmrbError(
+                    f"could not store responses in {store.display_name}: {e.__class__.__name__}: {e} "
+                    f"({writer.committed} stored before the failure; run again to resume)"
+                ) from e
     finally:
         for c in clients.values():
             await c.aclose()

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -469,12 +469,6 @@ def parse_subsplit(spec: str) -> tuple[str, tuple[tuple[str, str], ...]]:
         prefix, name = r.split("=", 1)
         out.append((prefix.strip(), name.strip()))
     return cat.strip(), tuple(out)
-
-
-def with_options(opts: ScoringOptions, **changes: Any) -> ScoringOptions:
-    new = replace(opts, **changes)
-    new.check()
-    return new
 
 
 def render_text(report: dict, title: str = "") -> str:

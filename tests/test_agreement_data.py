@@ -70,7 +70,7 @@ def test_mmrb2_real_labels(tmp_path):
                        for p in raw["reasoning"] if p["human_annotations"].get("response_a_ratings")], dtype=float).T
     assert g.alpha.value == pytest.approx(
         krippendorff.alpha(reliability_data=grades, level_of_measurement="ordinal"), abs=1e-12)
-    assert rep.categories["reasoning"]["fields"]["score"].alpha.undefined == "no labels"
+    assert "score" not in rep.categories["reasoning"]["fields"]  # no score labels there: left out
 
 
 def test_mmrb2_score_is_consistent_with_chosen(tmp_path):
@@ -122,9 +122,10 @@ def test_store_reads_like_the_equivalent_long_table(store):
     df = _seed_store(store)
     table = from_store(store)
     assert list(table.units) == [f"p{n}" for n in range(6)] and table.annotators == ("x", "y", "z")
-    assert table.fields["score"].spec.level == "ordinal" and table.fields["score"].spec.values == ("1", "2", "3", "4")
+    # "score" is MMRB2's known 1-6 scale (every value here fits it)
+    assert table.fields["score"].spec.level == "ordinal" and table.fields["score"].spec.values == tuple("123456")
     assert table.gold == {"preference": {0: 0}, "correctness_first": {0: 0}}
-    expected = from_long(df)
+    expected = from_long(df, scales={"score": tuple("123456")})  # a file states the scale itself
     a = agreement_report(table, per_category=True, pairs=True, resamples=200, min_shared=3).as_dict()
     b = agreement_report(expected, per_category=True, pairs=True, resamples=200, min_shared=3).as_dict()
     assert a["fields"]["preference"]["annotators"]["x"]["gold"] == {"n": 1, "agreement": 1.0}
@@ -132,6 +133,7 @@ def test_store_reads_like_the_equivalent_long_table(store):
         d.pop("source")
         for fields in [d["fields"]] + [c["fields"] for c in d["categories"].values()]:
             for f in fields.values():
+                f.pop("scale_source")  # "known" from the store, "given" for the file
                 for ann in f["annotators"].values():
                     ann.pop("gold")
     assert a == b
@@ -140,7 +142,52 @@ def test_store_reads_like_the_equivalent_long_table(store):
 
 
 def test_store_with_an_explicit_scale_and_an_empty_store(store):
-    assert all(f.alpha.undefined == "no labels" for f in agreement_report(from_store(store), resamples=10).fields.values())
+    empty = agreement_report(from_store(store), resamples=10, per_category=True, pairs=True)
+    assert empty.fields == {} and empty.n_labels == 0 and empty.categories == {} and len(empty.pairs) == 0
     _seed_store(store)
     t = from_store(store, scales={"score": ("1", "2", "3", "4", "5", "6")}, levels={"preference": "nominal"})
     assert t.fields["score"].spec.values == tuple("123456") and t.fields["score"].spec.scale_source == "given"
+
+
+def test_store_letter_grades_use_the_known_ordinal_scale(sqlite_store):
+    s = sqlite_store
+    s.add_items([Item(id="i", prompt="q", category="reasoning")])
+    s.add_candidates([Candidate(id=f"i/{m}", item_id="i", model=m, text=m) for m in "ab"])
+    s.add_pairs([Pair(id=f"p{n}", item_id="i", first_id="i/a", second_id="i/b", origin="t") for n in range(3)])
+    for n, grades in enumerate(["AAB", "BCC", "AAA"]):
+        for who, g in zip("xyz", grades):
+            s.ensure_annotator(who)
+            s.save_label(Label(f"p{n}", who, ratings={"grade_first": g, "other": g.lower()}))
+    t = from_store(s)
+    assert t.fields["grade_first"].spec.level == "ordinal" and t.fields["grade_first"].spec.scale_source == "known"
+    assert t.fields["grade_first"].spec.values == ("F", "E", "D", "C", "B", "A")
+    assert t.fields["other"].spec.level == "nominal"  # unknown text: nominal unless --scale is given
+    rep = agreement_report(t, resamples=0)
+    ref = krippendorff.alpha(reliability_data=np.array([[5, 4, 5], [5, 3, 5], [4, 3, 5]], dtype=float),
+                             level_of_measurement="ordinal")
+    assert rep.fields["grade_first"].alpha.value == pytest.approx(ref, abs=1e-12)
+
+
+def test_cli_on_the_store(tmp_path, capsys):
+    import argparse
+
+    from curate.commands import agreement
+    from curate.store import Store
+
+    db = tmp_path / "s.db"
+    with Store(str(db), images=tmp_path / "img") as s:
+        _seed_store(s)
+    p = argparse.ArgumentParser()
+    agreement.add_arguments(p)
+    args = p.parse_args(["--db", str(db), "--images", str(tmp_path / "img"), "--json", "--category",
+                         "--resamples", "50", "--min-shared", "3"])
+    assert agreement.run(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out["fields"]) == {"preference", "correctness_first", "correctness_second", "score"}
+    assert set(out["categories"]) == {"safety", "vqa"}
+    assert {r["field"] for r in out["pairs"]} == set(out["fields"])
+    assert out["fields"]["preference"]["cohen_kappa"][0]["a"] == "x"
+    args = p.parse_args(["--db", str(db), "--images", str(tmp_path / "img"), "--category", "--resamples", "50"])
+    assert agreement.run(args) == 0
+    text = capsys.readouterr().out
+    assert "Category safety" in text and "preference" in text

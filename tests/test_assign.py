@@ -86,7 +86,8 @@ def test_rerun_extends_without_moving_work(store):
         assert all(v[1] > old_max for key, v in new.items() if key[1] == name)
 
 
-def test_raising_k_adds_annotators(store):
+def test_raising_k_adds_annotators(sqlite_store):
+    store = sqlite_store
     seed_pairs(store, 3)
     assign(store, k=1, annotators=["a", "b", "c"])
     assign(store, k=2, annotators=["a", "b", "c"])
@@ -94,7 +95,8 @@ def test_raising_k_adds_annotators(store):
     assert set(per_pair.values()) == {2}
 
 
-def test_too_few_annotators_reported(store):
+def test_too_few_annotators_reported(sqlite_store):
+    store = sqlite_store
     seed_pairs(store, 2)
     rep = assign(store, k=3, annotators=["a", "b"])
     assert set(rep.short) == {"p0", "p1"} and rep.created == 4
@@ -128,7 +130,8 @@ def test_adaptive_overlap(store):
     assert len(store.assignments(pair_id="p0")) == 4
 
 
-def test_skipped_assignment_is_replaced(store):
+def test_skipped_assignment_is_replaced(sqlite_store):
+    store = sqlite_store
     seed_pairs(store, 1)
     assign(store, k=2, annotators=["a", "b", "c"])
     who = store.assignments(pair_id="p0")[0].annotator
@@ -168,7 +171,8 @@ def test_gold_mixed_in_at_rate(store):
         assert len(gold) == len(set(gold)) == 8  # 30 regular -> round(7.5) = 8
 
 
-def test_errors(store):
+def test_errors(sqlite_store):
+    store = sqlite_store
     seed_pairs(store, 1)
     with pytest.raises(MmrbError, match="k must be"):
         assign(store, k=0, annotators=["a"])
@@ -181,7 +185,8 @@ def test_errors(store):
     assert store.count("assignments") == 0
 
 
-def test_dropped_pairs_not_assigned(store):
+def test_dropped_pairs_not_assigned(sqlite_store):
+    store = sqlite_store
     seed_pairs(store, 3)
     store.update_pair("p1", status="dropped", reason="test")
     assign(store, k=1, annotators=["a"])

@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 
 from support.services import unavailable
-from support.streamlit_server import CHROMIUM, CHROMIUM_ARGS, PASSWORD, StreamlitServer, seed_store, wait_idle
+from support.streamlit_server import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    PASSWORD,
+    StreamlitServer,
+    seed_store,
+    wait_idle,
+    wait_label_ready,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
@@ -72,7 +80,7 @@ def sign_in(page, server, name):
 
 def showing(page, n: int) -> None:
     page.get_by_text(f"Question {n}: what is in the picture?").wait_for(timeout=45_000)
-    wait_idle(page)
+    wait_label_ready(page)
 
 
 def press(page, *keys):

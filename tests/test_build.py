@@ -269,3 +269,13 @@ def test_cli_dry_run_and_build(tmp_path, capsys):
     assert _mmrb_build(base + ["--out", str(tmp_path / "out")]) == 0
     assert "wrote 6 triplets" in capsys.readouterr().out
     assert _mmrb_build(base) == 1 and "--out DIR is required" in capsys.readouterr().err
+
+
+def test_yaml_rules_errors(tmp_path):
+    y = tmp_path / "rules.yaml"
+    y.write_text("filter:\n  min_labels: [1\n")
+    with pytest.raises(InputError, match="cannot parse"):
+        load_rules(y)
+    y.write_text("filter:\n  agreement:\n    preference: {unanimous: true}\n    rating: {majority: 0.5}\n")
+    with pytest.raises(InputError, match="filter.agreement.rating.*unknown field"):
+        load_rules(y)

@@ -64,6 +64,11 @@ def test_yes_no(response, ref, verdict):
         ("3 apples plus 4 pears", "7", "unsure"),  # several numbers, no marker
         ("I don't know", "7", "unsure"),
         ("-2", "-2", "correct"),
+        ("Subtract 7: 3x = 15. Divide by 3: x = 5.  **x = 5**", "5", "correct"),  # bold final answer
+        ("3x + 7 = 22 → 3x = 29 → x ≈ 9.67", "5", "incorrect"),  # after the last ≈
+        ("x = 6 + 8 = 14 cm, since the hypotenuse is the longest side.", "10 cm", "incorrect"),
+        ("3 notebooks cost $7.50 and 2 pens cost $3.00; altogether $10.50.", "$10.50", "correct"),  # last clause
+        ("The loop goes from 1 to 9, so the total is 45. It prints 45.", "55", "incorrect"),
     ],
 )
 def test_number(response, ref, verdict):
@@ -79,6 +84,9 @@ def test_number(response, ref, verdict):
         ("London", "Paris", "incorrect"),
         ("It is Paris", "Paris", "unsure"),
         ("Answer: the red one", "red one", "correct"),
+        ("A = πr² gives the **area of a circle** of radius r.", "the area of a circle", "correct"),
+        ("Thursday, at 23 °C.", "Thursday", "correct"),  # opens with the reference
+        ("Friday was the warmest day at 23 °C.", "Thursday", "unsure"),
         ("This long answer describes the scene in detail without saying the name of the city.", "Paris", "unsure"),
     ],
 )

@@ -313,6 +313,8 @@ def test_wrong_url_and_wrong_key(pulled, label_studio, other_web_server):
 @pytest.fixture(scope="session")
 def personal_token(label_studio):
     c = Client(label_studio.url, label_studio.token)
+    for t in c.sdk.tokens.list():  # one per user: revoke a leftover (reused dev server)
+        c.sdk.tokens.blacklist(refresh=t.token)
     return c.sdk.tokens.create().token
 
 
@@ -388,6 +390,13 @@ def test_cli_push_pull_then_agreement(tmp_path, label_studio, monkeypatch, capsy
     monkeypatch.delenv("MMRB_NO_SUCH_VAR", raising=False)
     assert main(["labelstudio", "push", *common, "--api-key-env", "MMRB_NO_SUCH_VAR"]) == 1
     assert "MMRB_NO_SUCH_VAR is not set" in capsys.readouterr().err
+
+    monkeypatch.setenv("WRONG_LS_KEY", "f" * 40)
+    fresh = tmp_path / "never-created.db"
+    assert main(["labelstudio", "pull", "--db", str(fresh), "--url", label_studio.url, "--project", title,
+                 "--api-key-env", "WRONG_LS_KEY"]) == 1
+    assert "rejected the API key in $WRONG_LS_KEY (401" in capsys.readouterr().err
+    assert not fresh.exists()  # the server is checked before the store is opened
 
     monkeypatch.setenv("MY_LS_KEY", label_studio.token)
     common += ["--api-key-env", "MY_LS_KEY"]

@@ -76,7 +76,8 @@ def test_correct_incorrect_and_same_correctness(store):
     assert all(p.task == "preference" and p.known_preference is None for p in same)
 
 
-def test_near_identical_never_paired(store):
+def test_near_identical_never_paired(sqlite_store):
+    store = sqlite_store
     item = Item(id="it", prompt="q", category="vqa", reference="C")
     cands = [
         Candidate(id="a", item_id="it", model="m1", text="Answer: C."),
@@ -89,7 +90,8 @@ def test_near_identical_never_paired(store):
     assert all({"a", "b"} != {p.first_id, p.second_id} for p in store.pairs())
 
 
-def test_unsure_and_no_reference(store):
+def test_unsure_and_no_reference(sqlite_store):
+    store = sqlite_store
     items = [Item(id="r", prompt="q", category="vqa", reference="7"), Item(id="n", prompt="q", category="vqa")]
     cands = [
         Candidate(id="r1", item_id="r", model="m1", text="3 plus 4 is what you get"),
@@ -124,7 +126,8 @@ def test_cap_per_item_seeded(tmp_path):
     assert pair_items  # seeds may pick the same pairs by chance; ids at least deterministic
 
 
-def test_length_stats_and_balance(store):
+def test_length_stats_and_balance(sqlite_store):
+    store = sqlite_store
     items, cands = [], []
     # chosen (correct) is the longer one in 3 items and the shorter in 1
     for i, longer in enumerate([True, True, True, False]):
@@ -143,7 +146,8 @@ def test_length_stats_and_balance(store):
     assert "chosen is longer in 50%" in "\n".join(rep.lines())
 
 
-def test_unbalanced_report(store):
+def test_unbalanced_report(sqlite_store):
+    store = sqlite_store
     item, cands = mc_item(1, cat="reasoning")
     add(store, [item], cands)
     rep = pair_items(store, strategy="correct_incorrect")
@@ -151,7 +155,8 @@ def test_unbalanced_report(store):
     assert s.known == 4 and s.chosen_longer + s.chosen_shorter == 4 and s.mean_abs_len_diff > 0
 
 
-def test_errors(store):
+def test_errors(sqlite_store):
+    store = sqlite_store
     with pytest.raises(MmrbError, match="unknown pairing strategy"):
         pair_items(store, strategy="nope")
     with pytest.raises(MmrbError, match="cap"):

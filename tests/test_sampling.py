@@ -215,12 +215,7 @@ def test_concurrency_per_endpoint(sqlite_store):
 
 
 # -- kill and resume ---------------------------------------------------------------------------
-SAMPLE_CMD = [
-    sys.executable,
-    "-c",
-    "import sys; sys.path.insert(0, 'tests'); from support.command_runner import run_command; "
-    "sys.exit(run_command('sample', sys.argv[1:]))",
-]
+SAMPLE_CMD = [sys.executable, "-m", "curate.cli", "sample"]  # the real `mmrb sample`
 
 
 @pytest.mark.slow
@@ -273,3 +268,49 @@ def test_sigkill_and_resume_sends_nothing_twice_and_loses_nothing(tmp_path):
             final = {c.id: c for c in store.candidates()}
             assert len(stored_keys(store)) == 120 and len(final) == 120  # nothing lost
         assert all(final[k] == v for k, v in before.items())  # nothing stored was rewritten
+
+
+@pytest.mark.slow
+def test_bench_quick_runs():
+    out = subprocess.run([sys.executable, "bench/sample.py", "--quick", "--items", "30", "--latency", "0.05"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr + out.stdout
+    assert "responses stored        90 / 90" in out.stdout
+    assert "sent twice (stored key) 0" in out.stdout and "responses lost          0" in out.stdout
+
+
+def test_cli_summary_and_bad_models_file(tmp_path, capsys):
+    from support.command_runner import run_command
+
+    db = str(tmp_path / "s.db")
+    with Store(db, images=tmp_path / "img") as store:
+        add_items(store, 2, images=False)
+    with FakeOpenAI() as srv:
+        models = tmp_path / "models.yaml"
+        models.write_text(f"models:\n  - name: alpha\n    base_url: {srv.url}\n    model: a\n    samples: 2\n")
+        args = ["--db", db, "--images", str(tmp_path / "img"), "--models", str(models)]
+        assert run_command("sample", args) == 0
+        out = capsys.readouterr().out
+        assert "finished: 4 responses stored, 0 failed" in out
+        assert "alpha: 4 new, 0 already stored, 0 failed; tokens 8 prompt + 12 completion" in out
+        assert run_command("sample", args + ["--only", "beta"]) == 1
+        assert "--only names models not in" in capsys.readouterr().err
+    models.write_text("models:\n  - model: a\n")
+    assert run_command("sample", args) == 1
+    err = capsys.readouterr().err
+    assert "models.yaml" in err and "models[0].base_url" in err and "nothing was written" in err
+
+
+def test_store_failure_stops_the_run_with_a_clear_error(sqlite_store, monkeypatch):
+    from curate import sampling
+
+    add_items(sqlite_store, 40, images=False)
+
+    def broken(self, batch):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(sampling._Writer, "commit", broken)
+    with FakeOpenAI(latency=0.02) as srv:
+        with pytest.raises(MmrbError, match="could not store responses in .*OSError: disk full"):
+            sample(sqlite_store, [spec(srv.url, concurrency=2)], flush_every=1)
+        assert srv.count() < 40  # stopped sending once nothing could be stored

@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         raise MmrbError("--overlap must be at least 1")
     client = Client(args.url, api_key_from_env(args.api_key_env), key_name=f"the API key in ${args.api_key_env}")
     try:
+        client.check()  # before the store is opened (or created): a wrong URL or key touches nothing
         with open_store(args) as store:
             return _push(store, client, args) if args.action == "push" else _pull(store, client, args)
     finally:

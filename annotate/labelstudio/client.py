@@ -52,6 +52,7 @@ class Client:
         self.key_name = key_name
         self.sdk = LabelStudio(base_url=self.url, api_key=api_key, timeout=timeout)
         self._http = httpx.Client(base_url=self.url, timeout=timeout)
+        self._version: dict | None = None
 
     def close(self) -> None:
         self._http.close()
@@ -108,7 +109,9 @@ class Client:
 
     # -- calls ---------------------------------------------------------------------------
     def check(self) -> dict:
-        """Fail early and clearly: is this Label Studio, and does it accept the key?"""
+        """Fail early and clearly: is this Label Studio, and does it accept the key? (once)"""
+        if self._version is not None:
+            return self._version
         with self._call("read its version"):
             r = self._http.get("/api/version")
         try:
@@ -121,6 +124,7 @@ class Client:
             )
         with self._call("identify the user of the API key"):
             self.sdk.users.whoami()
+        self._version = version
         return version
 
     def projects_titled(self, title: str) -> list:

@@ -225,6 +225,8 @@ def pull(store: Store, client: Client, title: str) -> PullResult:
 
     current = {(lb.pair_id, lb.annotator): lb for lb in store.labels(status=None)}
     known = {a.name for a in store.annotators()}
+    queued = {(a.pair_id, a.annotator) for a in store.assignments()}
+    fresh: list[Label] = []
     with store.write() as conn:
         for (pair_id, name), (_, label) in sorted(latest.items()):
             if name not in known:
@@ -233,7 +235,10 @@ def pull(store: Store, client: Client, title: str) -> PullResult:
                 result.annotators_created.append(name)
             cur = current.get((pair_id, name))
             if cur is None:
-                store.save_label(label, conn=conn)
+                if (pair_id, name) in queued:  # also in their app queue: save_label closes it
+                    store.save_label(label, conn=conn)
+                else:
+                    fresh.append(label)
                 result.new += 1
             elif cur.source != SOURCE:
                 result.conflicts.append((pair_id, name))
@@ -242,4 +247,5 @@ def pull(store: Store, client: Client, title: str) -> PullResult:
             else:
                 store.save_label(label, expected_revision=cur.revision, conn=conn)
                 result.updated += 1
+        store.add_labels(fresh, conn=conn)  # one bulk insert for the common case
     return result

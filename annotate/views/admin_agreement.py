@@ -16,6 +16,8 @@ for col, (field, res) in zip(cols, glance.items()):
     with col:
         st.markdown(f"**{titles[field]}**")
         st.metric("alpha", "undefined" if res["alpha"] is None else f"{res['alpha']:.3f}")
+        if res.get("low") is not None:
+            st.caption(f"95% interval {res['low']:.3f} to {res['high']:.3f} (bootstrap over pairs)")
         st.metric("percent agreement", "–" if res["percent"] is None else f"{res['percent']:.0%}")
         st.caption(f"{res['pairs']} pairs, {res['labels']} labels. {res['note']}")
 st.caption("The full report with confidence intervals: `mmrb agreement`.")

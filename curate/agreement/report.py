@@ -10,7 +10,7 @@ import pandas as pd
 
 from . import stats as st
 from .stats import Estimate
-from .table import FieldLabels, LabelTable
+from .table import FieldLabels, LabelTable, sorted_codes
 
 DEFAULT_MIN_SHARED = 10  # pairs two annotators must share for a Cohen kappa
 
@@ -99,20 +99,19 @@ class FieldData:
 
     fl: FieldLabels
     counts: np.ndarray  # n_uc, units x values
+    m: np.ndarray  # labels per unit
     wide: np.ndarray  # units x annotators, value code or -1
-    decided: np.ndarray  # per label: the other labels on the pair have a unique mode
-    agree: np.ndarray  # per label: ... and it is this label's value
-    gold: np.ndarray  # per label: gold code of the pair or -1
+    # per annotator, for each group (categories 0..C-1, then C = all): labels, labels whose
+    # pair has a unique mode among the *other* labels (their own would inflate it), labels
+    # equal to it, labels on gold pairs, labels equal to gold; shape (5, C + 1, A)
+    annotator_counts: np.ndarray
 
 
-def field_data(table: LabelTable, fl: FieldLabels, counts: np.ndarray | None = None) -> FieldData:
+def field_data(table: LabelTable, fl: FieldLabels, unit_group: np.ndarray, n_groups: int) -> FieldData:
     U, V, A = len(table.units), len(fl.spec.values), len(table.annotators)
-    if counts is None:
-        counts = st.value_counts(fl.unit, fl.code, U, V)
+    counts = st.value_counts(fl.unit, fl.code, U, V)
     wide = np.full((U, A), -1, dtype=np.int64)
     wide[fl.unit, fl.annotator] = fl.code
-    # each annotator against the majority of the *other* labels on the pair (their own
-    # label would inflate it)
     others = counts[fl.unit]
     others[np.arange(len(fl.code)), fl.code] -= 1
     top = others.max(axis=1, initial=0)
@@ -121,20 +120,27 @@ def field_data(table: LabelTable, fl: FieldLabels, counts: np.ndarray | None = N
     gold_code = np.full(U, -1, dtype=np.int64)
     for u, c in table.gold.get(fl.spec.name, {}).items():
         gold_code[u] = c
-    return FieldData(fl, counts, wide, decided, agree, gold_code[fl.unit])
+    g = gold_code[fl.unit]
+    per_label = np.stack([np.ones(len(fl.code)), decided, agree, g >= 0, (g >= 0) & (g == fl.code)]).astype(float)
+    out = np.zeros((5, n_groups + 1, A))
+    key = unit_group[fl.unit] * A + fl.annotator
+    for k in range(5):
+        by_group = np.bincount(key, weights=per_label[k], minlength=n_groups * A).reshape(n_groups, A)
+        out[k, :n_groups] = by_group
+        out[k, n_groups] = by_group.sum(axis=0)
+    return FieldData(fl, counts, counts.sum(axis=1), wide, out)
 
 
-def field_report(table: LabelTable, fd: FieldData, *, mask: np.ndarray | None = None,
+def field_report(table: LabelTable, fd: FieldData, *, mask: np.ndarray | None = None, group: int = -1,
                  resamples: int = st.DEFAULT_RESAMPLES, seed: int = 0, key: str = "",
                  min_shared: int = DEFAULT_MIN_SHARED) -> FieldReport:
+    """One field's report, over every unit (``group=-1``) or over a category (its ``mask``
+    and its index in the annotator counts)."""
     fl, spec = fd.fl, fd.fl.spec
     V, A = len(spec.values), len(table.annotators)
-    labelled = fd.counts.sum(axis=1) > 0
-    rows = labelled if mask is None else (labelled & mask)
+    rows = fd.m > 0 if mask is None else (fd.m > 0) & mask
     sub = fd.counts[rows]
-    m = sub.sum(axis=1)
-    sel = slice(None) if mask is None else mask[fl.unit]
-    ann, code = fl.annotator[sel], fl.code[sel]
+    m = fd.m[rows]
 
     alpha = st.kripp_alpha(spec, sub)
     pa, ac1, fk_missing = st.coefficients(sub, V)
@@ -163,12 +169,7 @@ def field_report(table: LabelTable, fd: FieldData, *, mask: np.ndarray | None = 
             kappa = st.cohen_from_confusion(confusion, spec)
         cohen.append({"a": table.annotators[a], "b": table.annotators[b], "n": n, "kappa": kappa})
 
-    n_lab = np.bincount(ann, minlength=A)
-    n_maj = np.bincount(ann, weights=fd.decided[sel], minlength=A)
-    n_agree = np.bincount(ann, weights=fd.agree[sel], minlength=A)
-    g = fd.gold[sel]
-    n_gold = np.bincount(ann, weights=g >= 0, minlength=A)
-    n_gold_agree = np.bincount(ann, weights=(g >= 0) & (g == code), minlength=A)
+    n_lab, n_maj, n_agree, n_gold, n_gold_agree = fd.annotator_counts[:, group]
     maj_share, gold_share = _share(n_agree, n_maj), _share(n_gold_agree, n_gold)
     annotators = {
         table.annotators[a]: {
@@ -179,7 +180,7 @@ def field_report(table: LabelTable, fd: FieldData, *, mask: np.ndarray | None = 
         for a in range(A)
         if n_lab[a]
     }
-    ks, kc = np.unique(m, return_counts=True)
+    per_k = np.bincount(m)
     return FieldReport(
         name=spec.name,
         level=spec.level,
@@ -188,7 +189,7 @@ def field_report(table: LabelTable, fd: FieldData, *, mask: np.ndarray | None = 
         n_pairs=int(len(sub)),
         n_pairable=int((m >= 2).sum()),
         n_labels=int(m.sum()),
-        labels_per_pair={int(k): int(c) for k, c in zip(ks, kc)},
+        labels_per_pair={int(k): int(c) for k, c in enumerate(per_k) if c},
         value_counts={v: int(c) for v, c in zip(spec.values, sub.sum(axis=0))},
         alpha=alpha,
         percent_agreement=pa,
@@ -203,42 +204,44 @@ def field_report(table: LabelTable, fd: FieldData, *, mask: np.ndarray | None = 
 def pair_table(table: LabelTable, counts: dict[str, np.ndarray] | None = None) -> pd.DataFrame:
     """Per pair and field: n labels, majority value, agreement share, entropy (bits);
     ordered by pair, then field."""
-    cols: dict[str, list] = {k: [] for k in ("unit", "field", "n_labels", "majority", "agreement", "entropy")}
     names = sorted(table.fields)
-    for k, name in enumerate(names):
-        fl = table.fields[name]
-        c = counts[name] if counts else st.value_counts(fl.unit, fl.code, len(table.units), len(fl.spec.values))
-        pu = st.per_unit(c)
-        has = np.flatnonzero(pu["n"] > 0)
-        values = np.array(list(fl.spec.values) + [None], dtype=object)
-        cols["unit"].append(has)
-        cols["field"].append(np.full(len(has), k))
-        cols["n_labels"].append(pu["n"][has])
-        cols["majority"].append(values[pu["majority"][has]])
-        cols["agreement"].append(pu["share"][has])
-        cols["entropy"].append(pu["entropy"][has])
     if not names:
         return pd.DataFrame(columns=["pair", "category", "field", "n_labels", "majority", "agreement", "entropy"])
-    cat = {k: np.concatenate(v) for k, v in cols.items()}
-    order = np.lexsort((cat["field"], cat["unit"]))
-    unit = cat["unit"][order]
+    U, F = len(table.units), len(names)
+    # (units x fields) grids flattened in C order are already sorted by pair, then field
+    n = np.zeros((U, F), dtype=np.int64)
+    majority = np.empty((U, F), dtype=object)
+    share, entropy = np.zeros((U, F)), np.zeros((U, F))
+    for k, name in enumerate(names):
+        fl = table.fields[name]
+        c = counts[name] if counts else st.value_counts(fl.unit, fl.code, U, len(fl.spec.values))
+        pu = st.per_unit(c)
+        values = np.array(list(fl.spec.values) + [None], dtype=object)
+        n[:, k], majority[:, k], share[:, k], entropy[:, k] = pu["n"], values[pu["majority"]], pu["share"], pu["entropy"]
+    keep = n.ravel() > 0
+    unit = np.repeat(np.arange(U), F)[keep]
+    field = np.tile(np.arange(F), U)[keep]
+    cat_codes, cat_names = sorted_codes(table.category.astype(str))
     # categoricals over the id arrays: no per-row string objects for 600k rows
-    cats, cat_codes = np.unique(table.category.astype(str), return_inverse=True)
     return pd.DataFrame({
         "pair": pd.Categorical.from_codes(unit, categories=pd.Index(table.units.astype(str))),
-        "category": pd.Categorical.from_codes(cat_codes.ravel()[unit], categories=pd.Index(cats)),
-        "field": pd.Categorical.from_codes(cat["field"][order], categories=pd.Index(names)),
-        "n_labels": cat["n_labels"][order].astype(int),
-        "majority": cat["majority"][order],
-        "agreement": np.round(cat["agreement"][order].astype(float), 6),
-        "entropy": np.round(cat["entropy"][order].astype(float), 6),
+        "category": pd.Categorical.from_codes(cat_codes[unit], categories=pd.Index(cat_names.astype(str))),
+        "field": pd.Categorical.from_codes(field, categories=pd.Index(names)),
+        "n_labels": n.ravel()[keep],
+        "majority": majority.ravel()[keep],
+        "agreement": np.round(share.ravel()[keep], 6),
+        "entropy": np.round(entropy.ravel()[keep], 6),
     })
 
 
 def agreement_report(table: LabelTable, *, per_category: bool = False, pairs: bool = False,
                      resamples: int = st.DEFAULT_RESAMPLES, seed: int = 0,
                      min_shared: int = DEFAULT_MIN_SHARED) -> Report:
-    data = {name: field_data(table, fl) for name, fl in sorted(table.fields.items())}
+    unit_group, cat_names = sorted_codes(table.category.astype(str))
+    data = {name: field_data(table, fl, unit_group, len(cat_names))
+            for name, fl in sorted(table.fields.items())}
+    # a field nobody labelled (e.g. correctness in a preference-only study) is left out
+    data = {name: fd for name, fd in data.items() if fd.m.any()}
     # every field gets the same bootstrap key, so swapping the two correctness fields (the
     # A/B swap) swaps their reports exactly
     fields = {name: field_report(table, fd, resamples=resamples, seed=seed, min_shared=min_shared)
@@ -246,17 +249,20 @@ def agreement_report(table: LabelTable, *, per_category: bool = False, pairs: bo
     categories = None
     if per_category:
         categories = {}
-        for cat in sorted(set(table.category)):
-            mask = table.category == cat
+        for g, cat in enumerate(cat_names):
+            mask = unit_group == g
             categories[cat or "(none)"] = {
                 "n_pairs": int(mask.sum()),
                 "fields": {
-                    name: field_report(table, fd, mask=mask, resamples=resamples, seed=seed,
+                    name: field_report(table, fd, mask=mask, group=g, resamples=resamples, seed=seed,
                                        key=f"category:{cat}", min_shared=min_shared)
                     for name, fd in data.items()
+                    if fd.m[mask].any()
                 },
             }
     counts = {name: fd.counts for name, fd in data.items()}
+    table = LabelTable(table.units, table.annotators, table.category,
+                       {k: v for k, v in table.fields.items() if k in data}, table.gold, table.source)
     return Report(
         source=table.source,
         n_pairs=len(table.units),
@@ -280,19 +286,25 @@ def _fmt(e: Estimate) -> str:
     return s
 
 
+def _short(e: Estimate) -> str:
+    return "-" if e.value is None else f"{e.value:.3f}"
+
+
 def _field_rows(fields: dict[str, FieldReport]) -> list[str]:
-    head = f"  {'field':<22}{'level':<9}{'pairs':>8}{'labels':>9}  {'alpha [95% CI]':<24}{'% agree':<9}{'AC1':<8}{'Fleiss':<8}"
+    head = (f"  {'field':<22}{'level':<9}{'pairs':>8}{'labels':>9}  {'alpha [95% CI]':<25}"
+            f"{'% agree':>8}{'AC1':>8}{'Fleiss':>8}")
     out = [head]
     notes = []
     for f in fields.values():
         fk = f.fleiss_kappa if f.fleiss_kappa.value is not None else f.fleiss_kappa_missing
         out.append(
-            f"  {f.name:<22}{f.level:<9}{f.n_pairs:>8}{f.n_labels:>9}  {_fmt(f.alpha):<24}"
-            f"{_fmt(Estimate(f.percent_agreement.value, f.percent_agreement.undefined)):<9}"
-            f"{_fmt(Estimate(f.ac1.value, f.ac1.undefined)):<8}{_fmt(fk):<8}"
+            f"  {f.name:<22}{f.level:<9}{f.n_pairs:>8}{f.n_labels:>9}  {_fmt(f.alpha):<25}"
+            f"{_short(f.percent_agreement):>8}{_short(f.ac1):>8}{_short(fk):>8}"
         )
         if f.alpha.undefined:
             notes.append(f"  {f.name}: alpha undefined: {f.alpha.undefined}")
+        elif f.ac1.undefined:
+            notes.append(f"  {f.name}: AC1 undefined: {f.ac1.undefined}")
         if f.fleiss_kappa.value is None and f.fleiss_kappa_missing.value is not None:
             notes.append(f"  {f.name}: Fleiss is the missing-data form ({f.fleiss_kappa.undefined})")
     return out + notes

@@ -87,16 +87,26 @@ def distinct_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     """Distinct count rows in order of first appearance (units are in sorted id order, so
     relabelling values maps rows one to one and the seeded draws stay the same).
     Returns (patterns, multiplicity, inverse)."""
+    U, V = counts.shape
     base = int(counts.max(initial=0)) + 1
-    if base ** counts.shape[1] < 2**62:
-        key = counts @ (base ** np.arange(counts.shape[1], dtype=np.int64))
-        _, first, inverse, mult = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
-    else:  # pragma: no cover - only for very wide scales
-        _, first, inverse, mult = np.unique(counts, axis=0, return_index=True, return_inverse=True, return_counts=True)
+    if U and base**V <= max(1 << 16, 4 * U):  # small keys: counting, no sort
+        key = counts @ (base ** np.arange(V, dtype=np.int64))
+        mult_all = np.bincount(key, minlength=base**V)
+        first_all = np.full(base**V, U, dtype=np.int64)
+        np.minimum.at(first_all, key, np.arange(U))
+        present = np.flatnonzero(mult_all)
+        first, mult = first_all[present], mult_all[present]
+        slot = np.empty(base**V, dtype=np.int64)
+        slot[present] = np.arange(len(present))
+        inverse = slot[key]
+    else:
+        _, first, inverse, mult = np.unique(counts, axis=0, return_index=True, return_inverse=True,
+                                            return_counts=True)
+        inverse = inverse.ravel()
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
-    return counts[first[order]], mult[order], rank[inverse.ravel()]
+    return counts[first[order]], mult[order], rank[inverse]
 
 
 # -- Krippendorff's alpha ------------------------------------------------------------------

@@ -17,8 +17,10 @@ Files: CSV with a header or JSONL, columns ``item, annotator, field, value`` and
 from __future__ import annotations
 
 import csv
+import gc
 import json
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Literal, Mapping, Sequence
@@ -34,6 +36,15 @@ LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio")
 GOLD = "@gold"
 STORE_FIELDS = ("preference", "correctness_first", "correctness_second")
 _SIDE_FIELDS = {"correctness_left": "left", "correctness_right": "right"}
+# Ordered ratings the importers write into Label.ratings (low to high), used for the store's
+# ratings when no --scale is given and every observed value is on the scale: MMRB2's 1-6 score (high = first
+# better) and its per-response letter grades (A best).
+_GRADES = ("F", "E", "D", "C", "B", "A")
+KNOWN_SCALES: dict[str, tuple[str, ...]] = {
+    "score": ("1", "2", "3", "4", "5", "6"),
+    "grade_first": _GRADES,
+    "grade_second": _GRADES,
+}
 
 
 @dataclass(frozen=True)
@@ -43,7 +54,7 @@ class FieldSpec:
     name: str
     level: Level
     values: tuple[str, ...]  # ordered for ordinal/interval/ratio
-    scale_source: str = "fixed"  # "fixed" (vocabulary), "given" (--scale) or "observed"
+    scale_source: str = "fixed"  # "fixed" (vocabulary), "given" (--scale), "known" or "observed"
 
     @property
     def numeric(self) -> np.ndarray:
@@ -131,15 +142,18 @@ def parse_levels(items: Sequence[str] | None) -> dict[str, Level]:
 
 
 def field_spec(name: str, observed: Iterable[str], scales: Mapping[str, tuple[str, ...]],
-               levels: Mapping[str, Level]) -> FieldSpec:
-    """Nominal for the fixed vocabularies and unscaled text; ordinal for a given scale or
-    numbers; the level can always be overridden explicitly."""
+               levels: Mapping[str, Level], known: bool = False) -> FieldSpec:
+    """Nominal for the fixed vocabularies and unscaled text; ordinal for a given scale, an
+    importer's known scale (store ratings only: ``known``) or numbers; the level can always
+    be overridden explicitly."""
     if name in scales:
         spec = FieldSpec(name, "ordinal", scales[name], "given")
     elif name == "preference":
         spec = FieldSpec(name, "nominal", PREFERENCES)
     elif name in ("correctness_first", "correctness_second"):
         spec = FieldSpec(name, "nominal", CORRECTNESS)
+    elif known and name in KNOWN_SCALES and set(observed) <= set(KNOWN_SCALES[name]):
+        spec = FieldSpec(name, "ordinal", KNOWN_SCALES[name], "known")
     else:
         vals = _sort_values(observed)
         numeric = bool(vals) and all(_as_number(v) is not None for v in vals)
@@ -276,8 +290,21 @@ def read_labels_file(path: str | Path, *, scales: Mapping[str, tuple[str, ...]] 
 
 
 # -- the store ---------------------------------------------------------------------------
+@contextmanager
+def _no_gc():
+    """A million fresh row tuples would trigger repeated full garbage collections (they
+    hold no cycles): pause the collector while they are built and dropped."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def _fetch(store, query) -> tuple[list[str], list[tuple]]:
-    """Run one SELECT on the raw DB-API cursor: 1M rows come back without per-row objects."""
+    """Run one SELECT on the raw DB-API cursor: no SQLAlchemy Row object per row."""
     with store.read() as conn:
         compiled = query.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True})
         cur = conn.connection.dbapi_connection.cursor()
@@ -290,66 +317,93 @@ def _fetch(store, query) -> tuple[list[str], list[tuple]]:
     return cols, rows
 
 
-def _sorted_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def sorted_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Codes into the sorted distinct values (codepoint order, whatever the server collation)."""
+    if not len(values):
+        return np.zeros(0, dtype=np.int64), np.array([], dtype=object)
     codes, uniques = pd.factorize(values, sort=False)
     uniques = np.asarray(uniques, dtype=object)
     order = np.argsort(uniques.astype(str), kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
-    return rank[codes], uniques[order]
+    return rank[codes].astype(np.int64), uniques[order]
 
 
 def from_store(store, *, scales: Mapping[str, tuple[str, ...]] | None = None,
                levels: Mapping[str, Level] | None = None) -> LabelTable:
     """Submitted labels of the store: preference, correctness of each response, and every
-    key of ``Label.ratings`` (an ordered rating). One SELECT over the labels (plus the
-    small pair -> category and gold look-ups); ratings JSON is parsed once per distinct text."""
-    from sqlalchemy import select
+    key of ``Label.ratings`` (an ordered rating).
+
+    One SELECT reads the three label fields packed into one small integer per label (a CASE
+    over each vocabulary, two bits a field) and the ratings text only where there is one, so
+    a million labels come back as few Python objects; no join and no ORDER BY (sorted in
+    numpy). Each distinct ratings text is parsed once.
+    """
+    from sqlalchemy import case, select
 
     from .. import schema as S
 
     scales, levels = dict(scales or {}), dict(levels or {})
     L, P, I = S.labels, S.pairs, S.items
-    # no join and no ORDER BY: the table is read in storage order and sorted in numpy
-    q = select(L.c.pair_id, L.c.annotator, L.c.preference, L.c.correctness_first, L.c.correctness_second,
-               L.c.ratings).where(L.c.status == "submitted")
-    _, rows = _fetch(store, q)
-    cols = list(zip(*rows)) if rows else [()] * 6
-    del rows
-    pair_ids = np.array(cols[0], dtype=object)
-    unit_codes, units = _sorted_codes(pair_ids) if len(pair_ids) else (np.zeros(0, int), np.array([], dtype=object))
-    ann = np.array(cols[1], dtype=object)
-    annotators = tuple(sorted(set(ann)))
-    ann_codes = np.searchsorted(np.array(annotators, dtype=object), ann) if len(ann) else np.zeros(0, int)
+    specs = [field_spec(name, (), scales, levels) for name in STORE_FIELDS]
+    for spec in specs:
+        if len(spec.values) > 3:
+            raise MmrbError(f"--scale {spec.name}: the store's {spec.name} takes at most 3 values "
+                            f"({', '.join(field_spec(spec.name, (), {}, {}).values)})")
+    packed = None
+    for k, (name, spec) in enumerate(zip(STORE_FIELDS, specs)):
+        # 3 = missing (None or a value outside the vocabulary)
+        code = case({v: n for n, v in enumerate(spec.values)}, value=L.c[name], else_=3) * (4 ** (2 - k))
+        packed = code if packed is None else packed + code
+    # '{}' (no ratings) comes back as NULL: None is a singleton, no string per row
+    ratings_col = case((L.c.ratings.in_(["{}", ""]), None), else_=L.c.ratings)
+    with _no_gc():
+        _, rows = _fetch(store, select(L.c.pair_id, L.c.annotator, packed, ratings_col)
+                         .where(L.c.status == "submitted"))
+        grid = np.array(rows, dtype=object).reshape(len(rows), 4)  # one C pass, no per-column zips
+        del rows
+    unit_codes, units = sorted_codes(grid[:, 0])
+    ann_codes, ann_names = sorted_codes(grid[:, 1])
+    annotators = tuple(str(a) for a in ann_names)
+    packed_codes = grid[:, 2].astype(np.int64)
     _, cat_rows = _fetch(store, select(P.c.id, I.c.category).join(I, I.c.id == P.c.item_id))
-    category_of = dict(cat_rows)
-    cats = np.array([category_of.get(u, "") for u in units], dtype=object)
+    if cat_rows:
+        ids, cat_values = zip(*cat_rows)
+        cats = pd.Series(cat_values, index=pd.Index(ids, dtype=object), dtype=object).reindex(units).fillna("").to_numpy(dtype=object)
+    else:
+        cats = np.full(len(units), "", dtype=object)
     fields: dict[str, FieldLabels] = {}
-    for k, name in enumerate(STORE_FIELDS, start=2):
-        vals = pd.Series(cols[k], dtype=object)
-        spec = field_spec(name, (), scales, levels)
-        codes = pd.Categorical(vals, categories=list(spec.values)).codes.astype(np.int64)
-        keep = codes >= 0  # None and unknown values are missing labels
-        fields[name] = FieldLabels(spec, unit_codes[keep].astype(np.int64), ann_codes[keep].astype(np.int64), codes[keep])
-    # ordered ratings: parse each distinct JSON text once
-    ratings = pd.Series(cols[5], dtype=object)
-    distinct = {t: json.loads(t) if t else {} for t in ratings.unique()} if len(ratings) else {}
-    keys = sorted({k for d in distinct.values() for k in d})
-    for key in keys:
-        per_text = {t: canonical_value(d.get(key)) for t, d in distinct.items()}
+    for k, (name, spec) in enumerate(zip(STORE_FIELDS, specs)):
+        codes = (packed_codes >> (2 * (2 - k))) & 3
+        keep = codes < len(spec.values)
+        fields[name] = FieldLabels(spec, unit_codes[keep], ann_codes[keep], codes[keep])
+    has = np.flatnonzero(pd.notna(grid[:, 3]))
+    if len(has):
+        _add_ratings(fields, grid[has, 3], unit_codes[has], ann_codes[has], grid[has, 0], grid[has, 1], scales, levels)
+    del grid
+    gold = _store_gold(store, units)
+    return LabelTable(units, annotators, cats, fields, gold, store.display_name)
+
+
+def _add_ratings(fields: dict[str, FieldLabels], texts: np.ndarray, unit: np.ndarray, ann: np.ndarray,
+                 pair_ids: np.ndarray, names: np.ndarray, scales: Mapping[str, tuple[str, ...]],
+                 levels: Mapping[str, Level]) -> None:
+    """Every key of Label.ratings becomes a field; each distinct JSON text is parsed once."""
+    ratings = pd.Series(texts, dtype=object)
+    distinct = {t: json.loads(t) for t in ratings.unique()}
+    for key in sorted({k for d in distinct.values() if isinstance(d, dict) for k in d}):
+        per_text = {t: canonical_value(d.get(key)) if isinstance(d, dict) else None for t, d in distinct.items()}
         vals = ratings.map(per_text)
-        spec = field_spec(key, set(vals.dropna()), scales, levels)
+        spec = field_spec(key, set(vals.dropna()), scales, levels, known=True)
         codes = pd.Categorical(vals, categories=list(spec.values)).codes.astype(np.int64)
         bad = vals.notna().to_numpy() & (codes < 0)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise MmrbError(f"rating {key!r} = {vals.iloc[i]!r} of pair {pair_ids[i]!r} by {ann[i]!r} is not on "
+            raise MmrbError(f"rating {key!r} = {vals.iloc[i]!r} of pair {pair_ids[i]!r} by {names[i]!r} is not on "
                             f"the scale {', '.join(spec.values)}")
         keep = codes >= 0
-        fields[key] = FieldLabels(spec, unit_codes[keep].astype(np.int64), ann_codes[keep].astype(np.int64), codes[keep])
-    gold = _store_gold(store, units)
-    return LabelTable(units, annotators, cats, fields, gold, store.display_name)
+        name = key if key not in fields else f"ratings.{key}"  # never shadow a label field
+        fields[name] = FieldLabels(spec, unit[keep], ann[keep], codes[keep])
 
 
 def _store_gold(store, units: np.ndarray) -> dict[str, dict[int, int]]:
@@ -361,7 +415,7 @@ def _store_gold(store, units: np.ndarray) -> dict[str, dict[int, int]]:
     P = S.pairs
     _, rows = _fetch(store, select(P.c.id, P.c.known_preference, P.c.auto_first, P.c.auto_second)
                      .where(P.c.is_gold.is_(True)))
-    index = {u: n for n, u in enumerate(units)}
+    index = {u: n for n, u in enumerate(units)} if rows else {}
     gold: dict[str, dict[int, int]] = {}
     for pid, pref, a1, a2 in rows:
         if pid not in index:

@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     tasks: dict[str, int] = {}
     failed: dict[str, int] = {}
     started: dict[str, float] = {}
+    done: dict[str, int] = {}
 
     def on_start(todo: dict[str, int]) -> None:
         import time
@@ -78,9 +79,9 @@ def run(args: argparse.Namespace) -> int:
         import time
 
         failed[name] += bad
-        t = progress.tasks[tasks[name]]
+        done[name] = done.get(name, 0) + 1
         elapsed = max(time.monotonic() - started[name], 1e-9)
-        progress.update(tasks[name], advance=1, failed=failed[name], rate=(t.completed + 1) / elapsed)
+        progress.update(tasks[name], advance=1, failed=failed[name], rate=done[name] / elapsed)
 
     with open_store(args) as store, progress:
         report = asyncio.run(

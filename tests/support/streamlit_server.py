@@ -165,3 +165,14 @@ def wait_idle(page, timeout: float = 45_000) -> None:
         " && !document.querySelector('[data-testid=stStatusWidget] button'); }",
         timeout=timeout,
     )
+
+
+def wait_label_ready(page, timeout: float = 45_000) -> None:
+    """Until the label form is fully there (the key listener, every radio, the submit button)
+    and the app idle: the response text can appear before the form below it."""
+    page.wait_for_function(
+        "() => window.__mmrbKeys && document.querySelectorAll('[class*=\"st-key-q_\"] input[type=radio]').length >= 9"
+        " && document.querySelector('[class*=\"st-key-q_submit\"] button')",
+        timeout=timeout,
+    )
+    wait_idle(page, timeout)

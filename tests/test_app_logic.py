@@ -1,0 +1,209 @@
+"""The app's pure helpers: accounts, safe rendering, the label form's rules, the queue."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from annotate import admin, auth, form, keys, queue, render
+from curate.errors import MmrbError
+from curate.model import Label
+from support.streamlit_server import PASSWORD, seed_store
+
+
+# -- accounts ----------------------------------------------------------------------------
+def test_passwords_are_argon2_hashed_and_verified(sqlite_store):
+    a = auth.add_account(sqlite_store, "alice", "correct horse", "annotator")
+    assert a.password_hash.startswith("$argon2id$") and "correct horse" not in a.password_hash
+    assert auth.authenticate(sqlite_store, "alice", "correct horse").name == "alice"
+    assert auth.authenticate(sqlite_store, "alice", "wrong horse!") is None
+    assert auth.authenticate(sqlite_store, "nobody", "correct horse") is None
+    auth.set_active(sqlite_store, "alice", False)
+    assert auth.authenticate(sqlite_store, "alice", "correct horse") is None
+
+
+def test_account_rules(sqlite_store):
+    with pytest.raises(MmrbError, match="too short"):
+        auth.add_account(sqlite_store, "bob", "short")
+    with pytest.raises(MmrbError, match="role"):
+        auth.add_account(sqlite_store, "bob", "long enough", "boss")
+    with pytest.raises(MmrbError, match="invalid annotator name"):
+        auth.add_account(sqlite_store, "bob smith", "long enough")
+    auth.add_account(sqlite_store, "bob", "long enough")
+    with pytest.raises(MmrbError, match="already exists"):
+        auth.add_account(sqlite_store, "bob", "long enough")
+    # an annotator created without a password by `mmrb assign` can be given one
+    sqlite_store.ensure_annotator("carol")
+    auth.add_account(sqlite_store, "carol", "long enough")
+    assert auth.authenticate(sqlite_store, "carol", "long enough")
+
+
+def test_session_tokens_expire_and_die_with_a_password_reset(sqlite_store):
+    a = auth.add_account(sqlite_store, "alice", "correct horse")
+    tok = auth.make_token(sqlite_store, a, now=1000.0, hours=1)
+    assert auth.check_token(sqlite_store, tok, now=1000.0 + 3599).name == "alice"
+    assert auth.check_token(sqlite_store, tok, now=1000.0 + 3601) is None
+    forged = tok.rsplit(".", 1)[0] + "." + "0" * 40
+    assert auth.check_token(sqlite_store, forged, now=1000.0) is None
+    assert auth.check_token(sqlite_store, tok.replace("alice", "bob", 1), now=1000.0) is None
+    auth.reset_password(sqlite_store, "alice", "new password!")
+    assert auth.check_token(sqlite_store, tok, now=1000.0) is None
+    assert auth.check_token(sqlite_store, None) is None and auth.check_token(sqlite_store, "garbage") is None
+
+
+def test_page_access_by_role():
+    ann, lead = auth.Annotator("a"), auth.Annotator("l", "admin")
+    assert auth.can_open(None, "signin") and not auth.can_open(None, "label")
+    assert auth.can_open(ann, "label") and not auth.can_open(ann, "admin_progress")
+    assert all(auth.can_open(lead, p) for p in auth.ADMIN_PAGES | auth.ANNOTATOR_PAGES)
+    assert not auth.can_open(auth.Annotator("x", active=False), "label")
+
+
+# -- safe rendering ----------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "text, shown, kept",
+    [
+        ("<script>alert(1)</script>", "&lt;script>alert(1)&lt;/script>", None),
+        ('<img src=x onerror="alert(1)">', '&lt;img src=x onerror="alert(1)">', None),
+        ("a & b &lt;", "a &amp; b &amp;lt;", None),
+        ("use `<b>` here", "use `<b>` here", "`<b>`"),
+        ("```html\n<script>x</script>\n```", "```html\n<script>x</script>\n```", "<script>x</script>"),
+        ("text\n\n    <i>indented code</i>", "text\n\n    <i>indented code</i>", "<i>"),
+        ("\\`<img src=x onerror=alert(1)>`", "\\`&lt;img src=x onerror=alert(1)>`", None),
+        ("**bold** and *it* and [link](http://x)", "**bold** and *it* and [link](http://x)", None),
+    ],
+)
+def test_safe_markdown(text, shown, kept):
+    assert render.safe_markdown(text) == shown
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(list("<>&`~ \nab*/=\"'\\") + ["<script>", "<img ", "```", "    ", "<!--", "</div>"]),
+                max_size=40).map("".join))
+def test_no_html_survives_outside_code(text):
+    """Parsed as CommonMark (raw HTML allowed), nothing of the response is an HTML token."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(render.safe_markdown(text))
+    html_tokens = [t for t in tokens if t.type == "html_block"] + [
+        c for t in tokens if t.children for c in t.children if c.type == "html_inline"
+    ]
+    assert not html_tokens, (text, html_tokens)
+
+
+def test_image_html_is_keyed_by_item_and_escaped():
+    h = render.image_html(b"\xff\xd8jpeg", item_id='i"1', alt="x<y")
+    assert 'data-item="i&quot;1"' in h and "data:image/jpeg;base64," in h and "x&lt;y" in h
+    miss = render.image_html(None, item_id="i2", alt="", missing_reason="file <gone>")
+    assert "Image missing" in miss and "file &lt;gone&gt;" in miss and "<img" not in miss
+
+
+# -- the label form ----------------------------------------------------------------------
+def test_form_rules():
+    full = form.FormInput(left="correct", right="incorrect", preference="left")
+    assert form.problems(full) == []
+    assert form.problems(form.FormInput()) == ["rate the left response", "rate the right response", "choose a preference"]
+    tie = form.FormInput(left="correct", right="correct", preference="tie")
+    assert form.problems(tie) == ["write a rationale: a tie needs a rationale"]
+    assert form.problems(form.FormInput("unsure", "correct", "right", rationale="  ")) == [
+        "write a rationale: an 'unsure' needs a rationale"]
+    assert form.problems(form.FormInput(flag="broken_image")) == ["write a rationale: a flag needs a short note"]
+    assert form.problems(form.FormInput(flag="broken_image", rationale="blank")) == []
+    assert form.problems(tie, frozenset({"never"})) == []
+    assert form.problems(full, frozenset({"always"})) == ["write a rationale: the guidelines ask for a rationale on every label"]
+
+
+def test_rationale_rule_comes_from_the_project(sqlite_store):
+    assert form.rationale_rule(sqlite_store) == form.DEFAULT_RATIONALE_RULE
+    sqlite_store.set_setting("rationale_required", "always")
+    assert form.rationale_rule(sqlite_store) == frozenset({"always"})
+
+
+@pytest.mark.parametrize("left_side", ["first", "second"])
+@given(
+    l=st.sampled_from(["correct", "incorrect", "unsure"]),
+    r=st.sampled_from(["correct", "incorrect", "unsure"]),
+    p=st.sampled_from(["left", "right", "tie"]),
+)
+def test_sides_round_trip(left_side, l, r, p):
+    f = form.FormInput(l, r, p, rationale="why")
+    lab = form.to_label(f, pair_id="p", annotator="a", left_side=left_side, seconds=2.5)
+    shown_left = lab.correctness_first if left_side == "first" else lab.correctness_second
+    assert shown_left == l
+    if p != "tie":
+        assert lab.preference == (left_side if p == "left" else {"first": "second", "second": "first"}[left_side])
+    assert form.from_label(lab, left_side) == f
+    assert lab.seconds == 2.5
+
+
+def test_key_legend_covers_every_decision():
+    for k in ("1", "2", "3", "8", "9", "0", "a", "t", "d", "Enter", "s", "u", "z"):
+        assert k in keys.KEYS
+    for k in ("`1`", "`8`", "`A`", "`T`", "`D`", "`E`", "`F`", "`Enter`", "`S`", "`U`", "`Z`"):
+        assert k in keys.LEGEND
+    assert "st-key-" in keys.script() and keys.script().startswith("<script>")
+    assert '"r"' not in keys.script().lower().split("const keys = ")[-1][:400]  # R and C are Streamlit's own
+
+
+# -- the queue ---------------------------------------------------------------------------
+def test_views_are_blind_and_follow_the_assignment_side(store):
+    seed_store(store, n_pairs=3, annotators=("alice", "bob"))
+    va, vb = queue.current_view(store, "alice"), queue.current_view(store, "bob")
+    assert (va.pair_id, vb.pair_id) == ("p0", "p0")
+    assert va.left_text.startswith("Answer A0") and vb.left_text.startswith("Answer B0")  # bob: second on the left
+    for field in ("model", "known_preference", "is_gold"):
+        assert not hasattr(va, field)
+    assert queue.current_view(store, "nobody") is None
+    assert queue.own_view(store, "alice", "p-missing") is None
+
+
+def test_save_turns_a_lost_race_into_a_message(store):
+    seed_store(store, n_pairs=2, annotators=("alice",))
+    lab = Label("p0", "alice", "correct", "correct", "first")
+    assert queue.save(store, lab).ok
+    res = queue.save(store, lab)
+    assert not res.ok and res.conflict and "already submitted" in res.message
+    res = queue.save(store, lab, expected_revision=7)
+    assert not res.ok and "changed elsewhere" in res.message
+    edited = queue.save(store, Label("p0", "alice", "correct", "correct", "second"), expected_revision=1)
+    assert edited.ok and edited.label.revision == 2
+    rows = queue.my_labels(store, "alice")
+    assert [r[0].pair_id for r in rows] == ["p0"]
+    assert queue.shown_label(rows[0][0], "second")["preference"] == "left"
+
+
+def test_missing_image_view(sqlite_store):
+    seed_store(sqlite_store, n_pairs=3, annotators=("alice",), missing_at=0)
+    v = queue.current_view(sqlite_store, "alice")
+    assert v.image_sha256 is None and v.image_status == "missing"
+
+
+# -- admin figures -----------------------------------------------------------------------
+def test_admin_figures(store):
+    seed_store(store, n_pairs=3, annotators=("alice", "bob"))
+    store.save_label(Label("p0", "alice", "correct", "incorrect", "first", seconds=10))
+    store.save_label(Label("p0", "bob", "correct", "incorrect", "second", seconds=30))
+    store.save_label(Label("p1", "alice", "correct", "incorrect", "first", seconds=20))
+    store.save_label(Label("p1", "bob", "correct", "incorrect", "first", seconds=20))
+    prog = admin.progress_by_annotator(store).set_index("annotator")
+    assert prog.loc["alice", "done"] == 2 and prog.loc["alice", "assigned"] == 3
+    assert prog.loc["alice", "median_seconds"] == 15 and prog.loc["alice", "labels_per_hour"] == 240
+    assert prog.loc["lead", "assigned"] == 0
+    cats = admin.progress_by_category(store)
+    assert cats.to_dict("records") == [dict(category="vqa", assigned=6, done=4, share_done=0.667)]
+    short = admin.short_of_overlap(store)
+    assert short["pair"].tolist() == ["p2"] and short["waiting_on"].tolist() == ["alice, bob"]
+    dis = admin.disagreements(store)
+    assert [d["pair_id"] for d in dis] == ["p0"]
+    glance = admin.agreement_glance(store)
+    assert glance["preference"]["pairs"] == 2 and glance["preference"]["percent"] == 0.5
+    assert glance["correctness_first"]["alpha"] is None and "undefined" in glance["correctness_first"]["note"]
+    det = admin.pair_details(store, "p0")
+    assert det["first"].model == "model-alpha"
+
+
+def test_agreement_glance_with_no_overlap(sqlite_store):
+    seed_store(sqlite_store, n_pairs=2, annotators=("alice",))
+    g = admin.agreement_glance(sqlite_store)
+    assert g["preference"]["alpha"] is None and g["preference"]["note"] == "no pair has two labels yet"
