@@ -51,6 +51,8 @@ def current_user() -> Annotator | None:
             return who
         st.session_state.pop("user", None)
         return None
+    if st.session_state.get("signed_out"):
+        return None  # the browser still sends the old cookie until it reconnects
     who = auth.check_token(s, _cookie())
     if who is None:
         who = _oidc_user(s)
@@ -79,14 +81,21 @@ def oidc_configured() -> bool:
 
 
 def sign_in(who: Annotator) -> None:
+    st.session_state.pop("signed_out", None)
     st.session_state["user"] = who.name
     st.session_state["set_cookie"] = auth.make_token(store(), who)
 
 
 def sign_out() -> None:
+    try:
+        if st.user.is_logged_in:
+            st.logout()
+    except Exception:  # no OIDC configured
+        pass
     for k in list(st.session_state.keys()):
         del st.session_state[k]
     st.session_state["set_cookie"] = None  # None: clear it
+    st.session_state["signed_out"] = True
 
 
 def flush_cookie() -> None:

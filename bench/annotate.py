@@ -108,12 +108,15 @@ def build(db: str, images: Path, n_pairs: int, n_annotators: int, k: int, n_imag
 
 WATCH = """
 ([tk, item]) => {
-  window.__t = null; window.__t0 = null;
+  window.__t = null; window.__t0 = null; window.__tIdle = null; window.__sawRun = false;
   const onKey = (e) => { if (e.key === 'Enter' && window.__t0 === null) window.__t0 = performance.now(); };
   window.addEventListener('keydown', onKey, {capture: true, once: true});
   const ready = () => {
     const app = document.querySelector('[data-testid=stApp]');
-    if (!app || app.getAttribute('data-test-script-state') === 'running') return null;
+    const state = app && app.getAttribute('data-test-script-state');
+    if (state === 'running' && window.__t0 !== null) window.__sawRun = true;
+    if (!app || state === 'running') return null;
+    if (window.__sawRun && window.__tIdle === null) window.__tIdle = performance.now() - window.__t0;
     const l = document.querySelector('.st-key-resp_left_' + tk), r = document.querySelector('.st-key-resp_right_' + tk);
     if (!l || !r || !l.innerText.trim() || !r.innerText.trim()) return null;
     if (document.querySelectorAll('[class*="st-key-q_"][class*="_' + tk + '"] input[type=radio]').length < 9) return null;
@@ -154,6 +157,7 @@ def run_app(db: str, images: Path, annotator: str, n_labels: int, warmup: int, t
         items = {p.id: p.item_id for p in s.pairs(ids=[a.pair_id for a in queue])}
     token = lambda pid: hashlib.sha1(pid.encode()).hexdigest()[:10]  # noqa: E731  (annotate.ui.token)
     times: list[float] = []
+    idle: list[float] = []
     with StreamlitServer(db, str(images), log=tmp / "streamlit.log") as srv, sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = b.new_page(viewport={"width": 1400, "height": 1000})
@@ -173,7 +177,10 @@ def run_app(db: str, images: Path, annotator: str, n_labels: int, warmup: int, t
             ms = page.evaluate("() => Promise.race([window.__p, new Promise((_, no) => setTimeout(() => no(new Error('next pair not shown within 30 s')), 30000))])")
             if n >= warmup:
                 times.append(ms)
+                idle.append(page.evaluate("window.__tIdle"))
         b.close()
+    print(f"           (the app finished its run after a median {statistics.median(idle):.0f} ms; the rest is "
+          "the browser rendering and decoding)")
     return times
 
 

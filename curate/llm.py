@@ -227,7 +227,6 @@ class LLMClient:
             for _ in range(shards)
         ]
         self._busy = [0] * shards
-        self._http = self._pools[0]
 
     @property
     def semaphore(self) -> asyncio.Semaphore:
@@ -280,7 +279,7 @@ class LLMClient:
         where = f"model {self.endpoint.label!r} at {self.endpoint.base_url}"
         try:
             async with asyncio.timeout(timeout):
-                resp = await self._http.get(self._models_url)
+                resp = await self._pools[0].get(self._models_url)
         except Exception as e:
             _, msg, _ = classify(e)
             raise MmrbError(f"cannot reach {where}: {msg}") from None

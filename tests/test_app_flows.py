@@ -267,3 +267,27 @@ def test_missing_image_shows_a_placeholder_and_html_is_text(sqlite_env):
     html = " ".join(str(e.proto) for e in at.get("html"))
     assert "Image missing" in html
     assert XSS  # the fixture text is the one checked in the browser test
+
+
+def test_full_size_view_opens_with_zoom(sqlite_env):
+    at = sign_in("alice")
+    next(b for b in at.button if b.key == "act_zoom").click().run()
+    assert not at.exception, at.exception
+    assert at.select_slider and at.select_slider[0].label == "Zoom"
+    assert "Original size 800 x 600 pixels" in all_text(at)
+
+
+def test_guidelines_page_and_panel(sqlite_env):
+    sqlite_env.set_setting("guidelines_md", "# Our rules\n\nA tie requires a rationale.")
+    at = sign_in("alice")
+    assert "A tie requires a rationale." in all_text(at)  # the panel on the label page
+    at.switch_page("annotate/views/guidelines.py").run()
+    assert not at.exception and "A tie requires a rationale." in all_text(at)
+
+
+def test_sign_out_returns_to_the_sign_in_page(sqlite_env):
+    at = sign_in("alice")
+    assert at.radio
+    next(b for b in at.button if b.key == "sign_out").click().run()
+    assert not at.exception, at.exception
+    assert not at.radio and at.text_input(key="signin_name") is not None

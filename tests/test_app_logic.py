@@ -199,6 +199,9 @@ def test_admin_figures(store):
     glance = admin.agreement_glance(store)
     assert glance["preference"]["pairs"] == 2 and glance["preference"]["percent"] == 0.5
     assert glance["correctness_first"]["alpha"] is None and "undefined" in glance["correctness_first"]["note"]
+    simple = admin._simple_glance(store)  # the fallback without curate.agreement agrees
+    for f in admin.GLANCE_FIELDS:
+        assert (simple[f]["pairs"], simple[f]["percent"]) == (glance[f]["pairs"], glance[f]["percent"])
     det = admin.pair_details(store, "p0")
     assert det["first"].model == "model-alpha"
 

@@ -88,6 +88,16 @@ def press(page, *keys):
         page.keyboard.press(k)
 
 
+def shot(page, name: str) -> None:
+    """A screenshot tall enough for the whole page (Streamlit scrolls inside its own element)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.set_viewport_size({"width": 1400, "height": 1900})
+    page.wait_for_timeout(400)
+    wait_idle(page)
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+
+
 def test_a_whole_label_with_the_keyboard_even_after_clicking_a_radio(page, server):
     sign_in(page, server, "alice")
     showing(page, 0)
@@ -159,7 +169,7 @@ def test_missing_image_placeholder_and_the_image_is_keyed_by_item(page, server):
     img.wait_for()
     assert page.evaluate("() => { const i = document.querySelector('img[data-item]'); return i.complete && i.naturalWidth > 0 }")
     assert page.locator("img[data-item]").count() == 1  # never the old item's image beside the new prompt
-    page.screenshot(path=str(ARTIFACTS / "annotate-page.png"), full_page=True)
+    shot(page, "annotate-page.png")
 
 
 def test_refresh_mid_pair_returns_to_the_same_pair_with_submitted_labels_kept(page, server):
@@ -193,10 +203,11 @@ def test_admin_pages_refused_to_annotators_by_url_and_shown_to_the_lead(page, se
     page.wait_for_selector(".st-key-mmrb-label, [data-testid=stSidebar]", timeout=45_000)
     page.goto(server.url + "/admin_progress")
     page.get_by_text("By category").wait_for(timeout=45_000)
+    page.wait_for_selector("[data-testid=stDataFrame] canvas, [data-testid=stDataFrame] table", timeout=45_000)
     wait_idle(page)
-    page.screenshot(path=str(ARTIFACTS / "admin-progress.png"), full_page=True)
+    shot(page, "admin-progress.png")
     page.goto(server.url + "/admin_adjudicate")
+    page.get_by_role("button", name="Record decision").wait_for(timeout=45_000)
     wait_idle(page)
-    page.wait_for_timeout(300)
-    page.screenshot(path=str(ARTIFACTS / "admin-adjudication.png"), full_page=True)
+    shot(page, "admin-adjudication.png")
     assert not page.errors, page.errors

@@ -14,6 +14,7 @@ Pulling again rewrites only labels whose content changed in Label Studio, throug
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -50,6 +51,7 @@ class PullResult:
     conflicts: list[tuple[str, str]] = field(default_factory=list)  # labels from the app, kept
     superseded: int = 0  # older annotations by the same user on the same task
     annotators_created: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)  # "export" (Label Studio), "store" (ours)
 
 
 class AnnotationProblem(MmrbError):
@@ -181,9 +183,12 @@ def pull(store: Store, client: Client, title: str) -> PullResult:
     problems = config_problems(project.label_config or "")
     if problems:
         raise MmrbError(config_changed_message(title, project.id, problems))
+    t0 = time.perf_counter()
     tasks = client.export_json(project.id)
     users = client.users()
     result = PullResult(project.id)
+    t1 = time.perf_counter()
+    result.seconds["export"] = t1 - t0
 
     pair_ids = sorted({(t.get("data") or {}).get("pair_id") for t in tasks} - {None})
     pairs = {}
@@ -248,4 +253,5 @@ def pull(store: Store, client: Client, title: str) -> PullResult:
                 store.save_label(label, expected_revision=cur.revision, conn=conn)
                 result.updated += 1
         store.add_labels(fresh, conn=conn)  # one bulk insert for the common case
+    result.seconds["store"] = time.perf_counter() - t1
     return result

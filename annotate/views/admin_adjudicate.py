@@ -34,7 +34,7 @@ st.markdown("**Labels**")
 st.dataframe(
     [dict(annotator=l.annotator, preference=l.preference, first=l.correctness_first, second=l.correctness_second,
           rationale=l.rationale, flag=l.flag or "", seconds=l.seconds) for l in row["labels"]],
-    hide_index=True, use_container_width=True,
+    hide_index=True,
 )
 prev = row["adjudication"]
 opts = ("first", "second", "tie")

@@ -11,7 +11,7 @@ st.subheader("Annotators")
 ui.show_flash()
 people = admin.progress_by_annotator(s)
 st.dataframe(people[["annotator", "role", "active", "assigned", "done"]] if not people.empty else people,
-             hide_index=True, use_container_width=True)
+             hide_index=True)
 
 with st.expander("Add an account"):
     with st.form("add_account", clear_on_submit=True):

@@ -50,7 +50,7 @@ def render(store) -> None:
                 "consistency %": None if r["consistency"] is None else round(100 * r["consistency"], 1),
             }
         )
-    st.dataframe(rows, hide_index=True, use_container_width=True)
+    st.dataframe(rows, hide_index=True)
     if any(r["overall"]["accuracy"] is not None for r in reports):
         import io
         import tempfile
@@ -63,7 +63,7 @@ def render(store) -> None:
     cats = list(dict.fromkeys(c for r in reports for c in r["categories"]))
     st.markdown("**By category**")
     cat = st.selectbox("Category", cats, key="lb_category")
-    st.dataframe(category_rows(runs, cat), hide_index=True, use_container_width=True)
+    st.dataframe(category_rows(runs, cat), hide_index=True)
 
     st.markdown("**Mistakes**")
     labels = {f"{r.judge} ({r.run_id})": r for r in runs}

@@ -22,7 +22,7 @@ table = [
 st.subheader("My labels")
 st.caption("Left and right are as you saw them. Pick one to reopen it.")
 picked = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row", key="my_table",
-                      use_container_width=True)
+                      )
 sel = picked.selection.rows if picked else []
 if sel:
     st.session_state["editing"] = table[sel[0]]["pair"]

@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
                 max_side=args.max_side or None,
                 check=not args.no_check,
                 flush_every=args.flush_every,
-                on_progress=on_progress,
+                on_progress=on_progress if show else None,  # no per-response work when hidden
                 on_start=on_start,
             )
         )
