@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from curate.model import Assignment, Item, Label, Pair, flip
+from curate.model import Assignment, Label, flip
 from curate.store import ConflictError, Store
 
 Shown = Literal["left", "right"]

@@ -15,8 +15,11 @@ import re
 from markdown_it import MarkdownIt
 
 _md = MarkdownIt("commonmark")
-# a backtick run opens a code span unless escaped; it closes at the next run of the same length
-_CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
+# A backtick run opens a code span unless escaped; it closes at the next run of the same
+# length. Only spans within one line and without "|" are trusted: across lines an HTML block
+# can interrupt the paragraph, and a table splits cells before it sees code spans. Anything
+# else is escaped, which at worst shows "&lt;" inside what was meant as code.
+_CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`)([^\n|`]+?|[^\n|]+?)(?<!`)\1(?!`)")
 
 
 def _escape_text(s: str) -> str:

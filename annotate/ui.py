@@ -15,7 +15,7 @@ from curate.model import FLAG_REASONS, Annotator
 from curate.store import Store
 
 from . import auth, keys
-from .form import FLAG_TITLES, FormInput, from_label, problems, rationale_rule, skip_label, to_label
+from .form import FLAG_TITLES, FormInput, problems, rationale_rule, skip_label, to_label
 from .queue import PairView, current_view, save, undo
 from .render import image_html, safe_markdown
 

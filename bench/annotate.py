@@ -113,10 +113,7 @@ WATCH = """
   window.addEventListener('keydown', onKey, {capture: true, once: true});
   const ready = () => {
     const app = document.querySelector('[data-testid=stApp]');
-    const state = app && app.getAttribute('data-test-script-state');
-    if (state === 'running' && window.__t0 !== null) window.__sawRun = true;
-    if (!app || state === 'running') return null;
-    if (window.__sawRun && window.__tIdle === null) window.__tIdle = performance.now() - window.__t0;
+    if (!app || app.getAttribute('data-test-script-state') === 'running') return null;
     const l = document.querySelector('.st-key-resp_left_' + tk), r = document.querySelector('.st-key-resp_right_' + tk);
     if (!l || !r || !l.innerText.trim() || !r.innerText.trim()) return null;
     if (document.querySelectorAll('[class*="st-key-q_"][class*="_' + tk + '"] input[type=radio]').length < 9) return null;
@@ -132,8 +129,15 @@ WATCH = """
       img.decode().catch(() => {}).then(() => requestAnimationFrame(() => resolve(performance.now() - window.__t0)));
       return true;
     };
-    const obs = new MutationObserver(() => check());
-    obs.observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
+    const obs = new MutationObserver((records) => {
+      for (const r of records) {
+        if (r.attributeName === 'data-test-script-state' && r.oldValue === 'running' && window.__t0 !== null
+            && window.__tIdle === null) window.__tIdle = performance.now() - window.__t0;
+      }
+      check();
+    });
+    obs.observe(document.body, {subtree: true, childList: true, attributes: true, attributeOldValue: true,
+                                characterData: true});
     const poll = () => { if (!check()) setTimeout(poll, 4); };
     poll();
   });
@@ -177,10 +181,13 @@ def run_app(db: str, images: Path, annotator: str, n_labels: int, warmup: int, t
             ms = page.evaluate("() => Promise.race([window.__p, new Promise((_, no) => setTimeout(() => no(new Error('next pair not shown within 30 s')), 30000))])")
             if n >= warmup:
                 times.append(ms)
-                idle.append(page.evaluate("window.__tIdle"))
+                t_idle = page.evaluate("window.__tIdle")
+                if t_idle is not None:
+                    idle.append(t_idle)
         b.close()
-    print(f"           (the app finished its run after a median {statistics.median(idle):.0f} ms; the rest is "
-          "the browser rendering and decoding)")
+    if idle:
+        print(f"           (the app's run ended a median {statistics.median(idle):.0f} ms after the key; the rest is "
+              "the browser rendering and decoding)")
     return times
 
 

@@ -113,7 +113,7 @@ def test_sign_in_refuses_wrong_password_then_opens_the_queue(sqlite_env):
     at.text_input(key="signin_password").input(PASSWORD)
     at.button[0].click().run()
     assert "Question 0" in all_text(at)
-    assert "0 of 6 labelled" in [p.text for p in at.get("progress")][0] if at.get("progress") else True
+    assert [p.proto.text for p in at.get("progress")] == ["0 of 6 labelled"]
 
 
 def test_disabled_account_cannot_sign_in(sqlite_env):
@@ -259,14 +259,15 @@ def test_admin_sees_progress_and_can_adjudicate(sqlite_env):
 def test_missing_image_shows_a_placeholder_and_html_is_text(sqlite_env):
     at = sign_in("alice")
     label(at, left="correct", right="correct", pref="left")
-    # p1's left response (alice sees first on the left at odd n? sides alternate) holds the script
-    html = " ".join(str(getattr(e, "proto", "")) for e in at.get("html"))
-    body = all_text(at)
-    assert "&lt;script>" in body and "<script>" not in body.replace("`code <b>`", "")
+    # p1 holds a response full of HTML: it reaches Markdown with every tag escaped
+    hostile = [m.value for m in at.markdown if "window.__pwned" in m.value]
+    assert len(hostile) == 1
+    assert "&lt;script>" in hostile[0] and "&lt;img" in hostile[0] and "<script" not in hostile[0]
+    assert "`code <b>`" in hostile[0]  # code stays code
+    assert XSS.startswith("Here is **bold**") and "**bold**" in hostile[0]
     label(at, left="correct", right="correct", pref="left")
     html = " ".join(str(e.proto) for e in at.get("html"))
-    assert "Image missing" in html
-    assert XSS  # the fixture text is the one checked in the browser test
+    assert "Image missing" in html and "data:image/jpeg" not in html
 
 
 def test_full_size_view_opens_with_zoom(sqlite_env):
