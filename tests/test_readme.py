@@ -1,0 +1,102 @@
+"""The README's commands stay true: the two set-up commands exist and CI calls the test one,
+and the walkthrough's command blocks run as written on the bundled sample.
+
+The walkthrough's endpoint steps run against the loopback OpenAI-compatible test server:
+the copy of data/sample used here has the models and judge files' base_url pointed at it,
+which is the one edit a user makes too. The labelling step (people in the browser) is
+stood in for by labels saved through the store, as the app saves them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from support.fake_openai import FakeOpenAI
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_two_commands_are_documented_and_ci_runs_the_test_one():
+    assert "./run app" in README and "./run test" in README
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert re.search(r"^\./run test\s*$", ci, re.M), ci
+    run = (ROOT / "run").read_text()
+    assert 'streamlit" run app.py' in run  # `./run app` opens the app
+    assert "pytest" in run and "setup-system.sh" in run  # `./run test` installs what tests need
+
+
+def _walkthrough_blocks() -> list[str]:
+    section = README.split("## Walkthrough on the sample", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```bash\n(.*?)```", section, re.S)
+
+
+def _answer(req) -> str:
+    text = req.prompt_text
+    h = int(hashlib.sha256(text.encode()).hexdigest(), 16)
+    if "[[A]]" in text:  # the Multimodal RewardBench judge prompt
+        return "Assistant A is more accurate. [[A]]" if h % 3 else "Assistant B is better. [[B]]"
+    if "Overall Judgment" in text:  # the VL-RewardBench judge prompt
+        return f"Overall Judgment: Answer {1 + h % 2} is better"
+    return f"Looking at the image, the answer is ({'ABCD'[h % 4]}). It is {h % 50} units."
+
+
+def _bash(script: str, cwd: Path, env: dict) -> str:
+    proc = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"walkthrough block failed:\n{script}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
+    return proc.stdout
+
+
+def _label_like_annotators(db: Path) -> int:
+    """Three careful experts who mostly agree: the pair's known answer, else the first."""
+    from curate.model import Label
+    from curate.store import Store
+
+    n = 0
+    with Store(str(db)) as store:
+        for a in store.annotators():
+            for asg in store.assignments(annotator=a.name):
+                pair = store.get_pair(asg.pair_id)
+                h = int(hashlib.sha256(f"{pair.id}{a.name}".encode()).hexdigest(), 16)
+                pref = pair.known_preference or "first"
+                if h % 7 == 0:  # an occasional dissent keeps agreement below 1
+                    pref = {"first": "second", "second": "first"}.get(pref, "first")
+                right = "correct" if pref == "first" else "incorrect"
+                store.save_label(
+                    Label(pair.id, a.name, right, "incorrect" if right == "correct" else "correct", pref,
+                          rationale="checked against the image", seconds=12.0)
+                )
+                n += 1
+    return n
+
+
+@pytest.mark.slow
+def test_walkthrough_runs_as_written(tmp_path):
+    blocks = _walkthrough_blocks()
+    assert len(blocks) == 5, "the walkthrough has five command blocks"
+    shutil.copytree(ROOT / "data", tmp_path / "data")
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}", MMRB_DB="walkthrough.db")
+    env.pop("MMRB_IMAGES", None)
+    with FakeOpenAI(answer=_answer) as srv:
+        for name in ("models.toml", "judge.toml"):
+            f = tmp_path / "data" / "sample" / name
+            f.write_text(re.sub(r'base_url = "[^"]+"', f'base_url = "{srv.url}"', f.read_text()))
+        out = "".join(_bash(b, tmp_path, env) for b in blocks[:3])
+        assert "26 items" in out
+        assert srv.count() > 0  # sample and select really called the endpoint
+        assert _label_like_annotators(tmp_path / "walkthrough.db") > 0
+        out = "".join(_bash(b, tmp_path, env) for b in blocks[3:])
+    built = tmp_path / "walkthrough-benchmark"
+    triplets = (built / "triplets.jsonl").read_text().splitlines()
+    assert triplets, out
+    assert (built / "README.md").exists() and (built / "multimodal_rewardbench.jsonl").exists()
+    assert (tmp_path / "walkthrough-leaderboard.png").stat().st_size > 0
+    assert "sample-judge" in out or "qwen2-vl-7b-judge" in out
