@@ -85,30 +85,29 @@ def logged_keys(log: Path) -> list[str]:
 
 
 def bare_client_rate(url: str, n: int, concurrency: int) -> float:
-    """Responses/s of a bare loop of httpx2 posts (no store, no images, no retries) against
+    """Responses/s of a bare loop of aiohttp posts (no store, no images, no retries) against
     the same server at the same concurrency: what this machine allows right now, measured in
     the same run, to tell the sampler's own overhead from machine load."""
     import asyncio
 
-    import httpx2
+    import aiohttp
 
     async def go() -> float:
-        clients = [httpx2.AsyncClient(limits=httpx2.Limits(max_connections=concurrency,
-                                                           max_keepalive_connections=concurrency)) for _ in range(3)]
+        sessions = [aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) for _ in range(3)]
         sems = [asyncio.Semaphore(concurrency) for _ in range(3)]
 
         async def one(k: int, i: int) -> None:
             body = json.dumps({"model": f"bare-{k}", "messages": [{"role": "user", "content": f"q{i}"}]}).encode()
             async with sems[k]:
-                r = await clients[k].post(url + "/chat/completions", content=body,
-                                          headers={"content-type": "application/json"})
-                json.loads(r.content)
+                async with sessions[k].post(url + "/chat/completions", data=body,
+                                            headers={"content-type": "application/json"}) as r:
+                    json.loads(await r.read())
 
         t0 = time.perf_counter()
         await asyncio.gather(*(one(k, i) for i in range(n // 3) for k in range(3)))
         dt = time.perf_counter() - t0
-        for c in clients:
-            await c.aclose()
+        for s in sessions:
+            await s.close()
         return (n // 3 * 3) / dt
 
     return asyncio.run(go())
@@ -183,7 +182,7 @@ def main() -> int:
             print(f"sampler CPU             {cpu:.2f} s = {cpu / wall:.0%} of one core over the process wall time")
             print(f"sampler peak memory     {r1.ru_maxrss / 1024:.0f} MiB (max RSS of a child process)")
             print(f"fake server CPU         {server_cpu:.2f} s over the same time")
-            print(f"bare httpx2 loop        {bare:.0f} responses/s here and now ({bare / limit:.1%} of the limit); "
+            print(f"bare aiohttp loop        {bare:.0f} responses/s here and now ({bare / limit:.1%} of the limit); "
                   f"sampler / bare = {rate / bare:.1%}")
             print(f"machine load            {os.getloadavg()[0]:.1f} (1-minute load average on {os.cpu_count()} CPUs)")
 

@@ -1,12 +1,11 @@
 """One client for every OpenAI-compatible endpoint (hosted APIs, vLLM, SGLang, Ollama):
 used by ``sample``, ``select`` and the judge evaluator.
 
-It speaks the chat-completions wire format directly over ``httpx2`` (the HTTP client the
-``openai`` package itself is built on, maintained by pydantic). Not through ``AsyncOpenAI``:
-its typed request transform and pydantic response models cost more CPU per request than
-the HTTP exchange (measured on the loopback server, 2 cores: 2.4-2.9 ms per request through
-``AsyncOpenAI`` even on its low-level ``post``, 1.6 ms with httpx2 alone, 5 ms with httpx
-0.28), and ``sample`` must sustain 480 requests/s (bench/sample.py). The wire format is
+It speaks the chat-completions wire format directly over ``aiohttp``. Not through
+``AsyncOpenAI`` or httpx: on 2 cores the client's own CPU per request is what limits
+``sample`` (480 requests/s in bench/sample.py), and it measured 2.4-2.9 ms per request through
+``AsyncOpenAI`` (even on its low-level ``post``), 1.6-2.8 ms with httpx2 alone and 5 ms with
+httpx 0.28, against a fraction of that with aiohttp. The wire format is
 the small, stable part of the API: POST ``{base_url}/chat/completions`` with a bearer key,
 ``choices[0].message.content`` and ``usage`` back. The retry policy is ours, in one place,
 and testable:
@@ -43,7 +42,6 @@ from typing import Any, Awaitable, Callable, Mapping, Sequence
 from .errors import MmrbError
 
 RETRY_AFTER_CAP = 120.0
-POOL_SHARD = 8  # connections per HTTP pool
 RETRY_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 
 
@@ -165,11 +163,11 @@ def backoff_delay(attempt: int, ep: Endpoint, retry_after: float | None, rng: ra
 
 def classify(exc: BaseException) -> tuple[bool, str, float | None]:
     """(retryable, message, retry_after) for an exception raised by one attempt."""
-    import httpx2
+    import aiohttp
 
-    if isinstance(exc, (httpx2.TimeoutException, asyncio.TimeoutError, TimeoutError)):
+    if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
         return True, "timeout", None
-    if isinstance(exc, httpx2.TransportError):  # refused, reset, closed without a response
+    if isinstance(exc, (aiohttp.ClientError, ConnectionError)):  # refused, reset, closed without a response
         return True, f"connection error: {exc.__class__.__name__}: {exc}".rstrip(": "), None
     if isinstance(exc, ValueError):  # JSONDecodeError and friends: a malformed body
         return True, f"malformed response: {exc}", None
@@ -201,32 +199,35 @@ class LLMClient:
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
         rng: random.Random | None = None,
     ):
-        import httpx2
-
         self.endpoint = endpoint
         self._sleep = sleep
         self._rng = rng or random.Random()
         self._sem: asyncio.Semaphore | None = None
+        self._session: Any = None  # made on first use: aiohttp wants a running event loop
         root = endpoint.base_url.rstrip("/")
         self._chat_url = root + "/chat/completions"
         self._models_url = root + "/models"
-        # httpcore's pool scans all its connections for every request, so the cost per request
-        # grows with the pool: several small pools, each request on the least busy, cost less CPU (~15% at 32)
-        n = max(1, endpoint.concurrency)
-        shards = -(-n // POOL_SHARD)
-        self._pools = [
-            httpx2.AsyncClient(
-                timeout=endpoint.timeout,
-                limits=httpx2.Limits(max_connections=-(-n // shards), max_keepalive_connections=-(-n // shards)),
-                headers={
-                    "authorization": f"Bearer {endpoint.api_key()}",
-                    "content-type": "application/json",
-                    "user-agent": "mmrb-studio",
-                },
+        self._headers = {
+            "authorization": f"Bearer {endpoint.api_key()}",
+            "content-type": "application/json",
+            "user-agent": "mmrb-studio",
+        }
+
+    def _http(self) -> Any:
+        import aiohttp
+
+        if self._session is None:
+            n = max(1, self.endpoint.concurrency)
+            self._session = aiohttp.ClientSession(
+                headers=self._headers,
+                connector=aiohttp.TCPConnector(limit=n, limit_per_host=n),
+                timeout=aiohttp.ClientTimeout(total=None),  # each attempt is bounded by asyncio.timeout
             )
-            for _ in range(shards)
-        ]
-        self._busy = [0] * shards
+        return self._session
+
+    async def _request(self, method: str, url: str, **kw: Any) -> tuple[int, Mapping[str, str], bytes]:
+        async with self._http().request(method, url, **kw) as resp:
+            return resp.status, resp.headers, await resp.read()
 
     @property
     def semaphore(self) -> asyncio.Semaphore:
@@ -253,17 +254,14 @@ class LLMClient:
             try:
                 async with self.semaphore:
                     async with asyncio.timeout(ep.timeout):
-                        i = min(range(len(self._pools)), key=self._busy.__getitem__)  # a free connection
-                        self._busy[i] += 1
-                        try:
-                            resp = await self._pools[i].post(self._chat_url, content=content, headers=headers)
-                        finally:
-                            self._busy[i] -= 1
-                if resp.status_code < 400:
-                    return _completion(json.loads(resp.content), attempt, time.perf_counter() - t0)
-                retryable = resp.status_code in RETRY_STATUS
-                msg = f"HTTP {resp.status_code}: {_error_message(resp.content)}"
-                retry_after = retry_after_seconds(resp.headers)
+                        status, resp_headers, body_bytes = await self._request(
+                            "POST", self._chat_url, data=content, headers=headers
+                        )
+                if status < 400:
+                    return _completion(json.loads(body_bytes), attempt, time.perf_counter() - t0)
+                retryable = status in RETRY_STATUS
+                msg = f"HTTP {status}: {_error_message(body_bytes)}"
+                retry_after = retry_after_seconds(resp_headers)
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # every failure of one attempt is classified, none escapes
@@ -279,23 +277,24 @@ class LLMClient:
         where = f"model {self.endpoint.label!r} at {self.endpoint.base_url}"
         try:
             async with asyncio.timeout(timeout):
-                resp = await self._pools[0].get(self._models_url)
+                status, _, body_bytes = await self._request("GET", self._models_url)
         except Exception as e:
             _, msg, _ = classify(e)
             raise MmrbError(f"cannot reach {where}: {msg}") from None
-        if resp.status_code in (401, 403):
-            raise MmrbError(f"{where} refused the API key: HTTP {resp.status_code}: {_error_message(resp.content)}")
-        if resp.status_code >= 400:
+        if status in (401, 403):
+            raise MmrbError(f"{where} refused the API key: HTTP {status}: {_error_message(body_bytes)}")
+        if status >= 400:
             return []  # some servers have no /models: not a reason to stop
         try:
-            data = json.loads(resp.content).get("data") or []
+            data = json.loads(body_bytes).get("data") or []
             return [str(m["id"]) for m in data if isinstance(m, dict) and "id" in m]
         except (ValueError, AttributeError):
             return []
 
     async def aclose(self) -> None:
-        for pool in self._pools:
-            await pool.aclose()
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
 
     async def __aenter__(self) -> "LLMClient":
         return self
