@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import html
 import re
+from functools import lru_cache
 
 from markdown_it import MarkdownIt
 
@@ -36,6 +37,7 @@ def _escape_inline(s: str) -> str:
     return "".join(out)
 
 
+@lru_cache(maxsize=4096)  # a pair's texts come back on every rerun until it is submitted
 def safe_markdown(text: str) -> str:
     """Markdown source in which no HTML can survive, for ``st.markdown``."""
     text = text.replace("\r\n", "\n").replace("\x00", "")
@@ -67,11 +69,14 @@ def escape_plain(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def image_html(jpeg: bytes | None, *, item_id: str, alt: str, missing_reason: str | None = None) -> str:
+def image_html(jpeg: bytes | None, *, item_id: str, alt: str, missing_reason: str | None = None,
+               src: str | None = None) -> str:
     """The item's image as one self-contained element, keyed by item.
 
     The element is replaced (never updated in place) when the item changes, so the previous
-    item's picture can never stand beside the new prompt while the new one loads.
+    item's picture can never stand beside the new prompt while the new one loads. ``src``, a
+    URL the server serves the JPEG from, keeps the page message small; without it the JPEG
+    is embedded.
     """
     key = escape_plain(item_id)
     if jpeg is None:
@@ -85,9 +90,10 @@ def image_html(jpeg: bytes | None, *, item_id: str, alt: str, missing_reason: st
             '<div style="font-size:.85rem;margin-top:.3rem">Label from the text if you can, '
             "or flag the pair as <b>broken image</b>.</div></div>"
         )
-    data = base64.b64encode(jpeg).decode("ascii")
+    if src is None:
+        src = "data:image/jpeg;base64," + base64.b64encode(jpeg).decode("ascii")
     return (
         f'<div class="mmrb-image" data-item="{key}" style="text-align:center">'
-        f'<img src="data:image/jpeg;base64,{data}" alt="{escape_plain(alt)}" data-item="{key}" '
+        f'<img src="{escape_plain(src)}" alt="{escape_plain(alt)}" data-item="{key}" '
         'style="max-width:100%;max-height:42vh;object-fit:contain;border-radius:6px"></div>'
     )

@@ -137,6 +137,21 @@ def image_bytes(s: Store, sha256: str | None) -> bytes | None:
         return None
 
 
+def image_src(jpeg: bytes, item_id: str) -> str | None:
+    """A URL the Streamlit server serves the JPEG from (None without a server, e.g. AppTest).
+
+    Embedded as base64 the picture made every rerun's message ~40 KB and cost the browser
+    a sanitiser pass over it; by URL the browser also caches a picture shared by items."""
+    try:
+        from streamlit import runtime
+
+        if not runtime.exists():
+            return None
+        return runtime.get_instance().media_file_mgr.add(jpeg, "image/jpeg", f"mmrb-image-{token(item_id)}")
+    except Exception:  # an internal API: fall back to embedding rather than lose the image
+        return None
+
+
 def token(pair_id: str) -> str:
     """A short, class-name-safe widget key suffix for one pair."""
     return hashlib.sha1(pair_id.encode()).hexdigest()[:10]
@@ -155,13 +170,15 @@ def show_item(view: PairView) -> None:
         }.get(view.image_status, "The image is not available.")
     img_col, prompt_col = st.columns([5, 6], gap="medium")
     with img_col:
-        st.html(image_html(jpeg, item_id=view.item_id, alt="the prompt's image", missing_reason=reason))
+        src = image_src(jpeg, view.item_id) if jpeg is not None else None
+        st.html(image_html(jpeg, item_id=view.item_id, alt="the prompt's image", missing_reason=reason, src=src))
         if jpeg is not None:
             st.button("Full size and zoom  `Z`", key="act_zoom", on_click=_open_zoom, args=(view.image_sha256,))
     with prompt_col:
-        st.caption(f"Prompt · {view.category}")
         with st.container(key=f"prompt-{token(view.item_id)}"):
-            st.markdown(safe_markdown(view.prompt))
+            # one element, not a caption plus the prompt: each element costs the browser a render
+            cat = safe_markdown(view.category).replace("[", "\\[").replace("]", "\\]")
+            st.markdown(f":small[:gray[Prompt · {cat}]]\n\n{safe_markdown(view.prompt)}")
 
 
 def _open_zoom(sha: str) -> None:
@@ -320,7 +337,12 @@ def show_errors(view: PairView) -> None:
 
 
 def key_listener() -> None:
+    """Inject the listener once per browser session: it sits on the document and guards
+    itself, so re-sending it on every rerun only cost the browser a script element."""
+    if st.session_state.get("keys_injected"):
+        return
     st.html(keys.script(), unsafe_allow_javascript=True)
+    st.session_state["keys_injected"] = True
 
 
 def guidelines_text() -> str | None:
