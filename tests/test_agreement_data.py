@@ -141,6 +141,22 @@ def test_store_reads_like_the_equivalent_long_table(store):
     assert set(a["categories"]) == {"safety", "vqa"}
 
 
+def test_store_values_containing_the_column_separator_fall_back_to_rows(store, monkeypatch):
+    """Columns come back as one delimited string each; a value containing the separator
+    (here "p", in every pair id) must not shift labels between pairs."""
+    from curate.agreement import table as table_module
+
+    _seed_store(store)
+    fast = from_store(store)
+    monkeypatch.setattr(table_module, "_SEP", "p")
+    slow = from_store(store)
+    assert list(slow.units) == list(fast.units) and slow.annotators == fast.annotators
+    assert list(slow.category) == list(fast.category) and slow.gold == fast.gold
+    a = agreement_report(fast, per_category=True, pairs=True, resamples=50, min_shared=3).as_dict()
+    b = agreement_report(slow, per_category=True, pairs=True, resamples=50, min_shared=3).as_dict()
+    assert a == b and a["fields"]["score"]["n_labels"] > 0
+
+
 def test_store_with_an_explicit_scale_and_an_empty_store(store):
     empty = agreement_report(from_store(store), resamples=10, per_category=True, pairs=True)
     assert empty.fields == {} and empty.n_labels == 0 and empty.categories == {} and len(empty.pairs) == 0

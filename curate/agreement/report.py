@@ -95,40 +95,57 @@ def _share(agree: np.ndarray, n: np.ndarray) -> list:
 
 @dataclass
 class FieldData:
-    """Per-field arrays computed once and sliced per category."""
+    """Per-field arrays computed once, each with a slice per group (categories 0..C-1, then
+    C = all) so the per-category reports need no second pass over the labels."""
 
     fl: FieldLabels
     counts: np.ndarray  # n_uc, units x values
     m: np.ndarray  # labels per unit
-    wide: np.ndarray  # units x annotators, value code or -1
-    # per annotator, for each group (categories 0..C-1, then C = all): labels, labels whose
-    # pair has a unique mode among the *other* labels (their own would inflate it), labels
-    # equal to it, labels on gold pairs, labels equal to gold; shape (5, C + 1, A)
+    # per annotator: labels, labels whose pair has a unique mode among the *other* labels
+    # (their own would inflate it), labels equal to it, labels on gold pairs, labels equal
+    # to gold; shape (5, C + 1, A)
     annotator_counts: np.ndarray
+    # (a, b) -> Cohen confusion matrices of annotators a < b on their shared pairs, (C + 1, V, V)
+    confusions: dict[tuple[int, int], np.ndarray]
 
 
 def field_data(table: LabelTable, fl: FieldLabels, unit_group: np.ndarray, n_groups: int) -> FieldData:
     U, V, A = len(table.units), len(fl.spec.values), len(table.annotators)
     counts = st.value_counts(fl.unit, fl.code, U, V)
-    wide = np.full((U, A), -1, dtype=np.int64)
-    wide[fl.unit, fl.annotator] = fl.code
-    others = counts[fl.unit]
-    others[np.arange(len(fl.code)), fl.code] -= 1
-    top = others.max(axis=1, initial=0)
-    decided = (top > 0) & ((others == top[:, None]).sum(axis=1) == 1)
-    agree = decided & (others.argmax(axis=1) == fl.code)
+
+    def with_total(by_group: np.ndarray) -> np.ndarray:
+        return np.concatenate([by_group, by_group.sum(axis=0, keepdims=True)])
+
+    # The others' mode depends only on the pair's count row and the label's value: decide it
+    # once per distinct count row (a few dozen) and value, then look it up per label.
+    patterns, _, pattern_of = st.distinct_rows(counts)
+    others = patterns[:, None, :] - np.eye(V, dtype=patterns.dtype)  # [p, c]: row p less one c
+    top = others.max(axis=2, initial=0)
+    decided_pc = (top > 0) & ((others == top[..., None]).sum(axis=2) == 1)
+    agree_pc = decided_pc & (others.argmax(axis=2) == np.arange(V))
+    label_pattern = pattern_of[fl.unit]
+    decided, agree = decided_pc[label_pattern, fl.code], agree_pc[label_pattern, fl.code]
     gold_code = np.full(U, -1, dtype=np.int64)
     for u, c in table.gold.get(fl.spec.name, {}).items():
         gold_code[u] = c
     g = gold_code[fl.unit]
-    per_label = np.stack([np.ones(len(fl.code)), decided, agree, g >= 0, (g >= 0) & (g == fl.code)]).astype(float)
+    per_label = (None, decided, agree, g >= 0, (g >= 0) & (g == fl.code))
     out = np.zeros((5, n_groups + 1, A))
     key = unit_group[fl.unit] * A + fl.annotator
-    for k in range(5):
-        by_group = np.bincount(key, weights=per_label[k], minlength=n_groups * A).reshape(n_groups, A)
-        out[k, :n_groups] = by_group
-        out[k, n_groups] = by_group.sum(axis=0)
-    return FieldData(fl, counts, counts.sum(axis=1), wide, out)
+    for k, weights in enumerate(per_label):
+        by_group = np.bincount(key, weights=weights, minlength=n_groups * A).reshape(n_groups, A)
+        out[k] = with_total(by_group)
+
+    wide = np.full((U, A), -1, dtype=np.int64)
+    wide[fl.unit, fl.annotator] = fl.code
+    wide = np.asfortranarray(wide)  # column pairs below read contiguous memory
+    present = wide >= 0
+    confusions = {}
+    for a, b in combinations(range(A), 2):
+        both = present[:, a] & present[:, b]
+        key = (unit_group[both] * V + wide[both, a]) * V + wide[both, b]
+        confusions[a, b] = with_total(np.bincount(key, minlength=n_groups * V * V).reshape(n_groups, V, V))
+    return FieldData(fl, counts, counts.sum(axis=1), out, confusions)
 
 
 def field_report(table: LabelTable, fd: FieldData, *, mask: np.ndarray | None = None, group: int = -1,
@@ -153,23 +170,19 @@ def field_report(table: LabelTable, fd: FieldData, *, mask: np.ndarray | None = 
         ac1 = Estimate(ac1.value, None, *ci.ac1)
 
     # Cohen's kappa for each pair of annotators sharing enough pairs
-    wide = np.asfortranarray(fd.wide[rows])  # column pairs below read contiguous memory
-    present = wide >= 0
-    active = np.flatnonzero(present.any(axis=0))
+    n_lab, n_maj, n_agree, n_gold, n_gold_agree = fd.annotator_counts[:, group]
     cohen = []
-    for a, b in combinations(active, 2):
-        both = present[:, a] & present[:, b]
-        n = int(both.sum())
+    for a, b in combinations(np.flatnonzero(n_lab), 2):
+        confusion = fd.confusions[a, b][group]
+        n = int(confusion.sum())
         if not n:
             continue
         if n < min_shared:
             kappa = Estimate.none(f"only {n} shared pairs (fewer than {min_shared})")
         else:
-            confusion = np.bincount(wide[both, a] * V + wide[both, b], minlength=V * V).reshape(V, V)
             kappa = st.cohen_from_confusion(confusion, spec)
         cohen.append({"a": table.annotators[a], "b": table.annotators[b], "n": n, "kappa": kappa})
 
-    n_lab, n_maj, n_agree, n_gold, n_gold_agree = fd.annotator_counts[:, group]
     maj_share, gold_share = _share(n_agree, n_maj), _share(n_gold_agree, n_gold)
     annotators = {
         table.annotators[a]: {
@@ -215,7 +228,9 @@ def pair_table(table: LabelTable, counts: dict[str, np.ndarray] | None = None) -
     for k, name in enumerate(names):
         fl = table.fields[name]
         c = counts[name] if counts else st.value_counts(fl.unit, fl.code, U, len(fl.spec.values))
-        pu = st.per_unit(c)
+        # computed once per distinct count row (a few dozen), then spread to the pairs
+        patterns, _, pattern_of = st.distinct_rows(c)
+        pu = {key: v[pattern_of] for key, v in st.per_unit(patterns).items()}
         values = np.array(list(fl.spec.values) + [None], dtype=object)
         n[:, k], majority[:, k], share[:, k], entropy[:, k] = pu["n"], values[pu["majority"]], pu["share"], pu["entropy"]
     keep = n.ravel() > 0

@@ -17,10 +17,8 @@ Files: CSV with a header or JSONL, columns ``item, annotator, field, value`` and
 from __future__ import annotations
 
 import csv
-import gc
 import json
 import math
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Literal, Mapping, Sequence
@@ -290,17 +288,10 @@ def read_labels_file(path: str | Path, *, scales: Mapping[str, tuple[str, ...]] 
 
 
 # -- the store ---------------------------------------------------------------------------
-@contextmanager
-def _no_gc():
-    """A million fresh row tuples would trigger repeated full garbage collections (they
-    hold no cycles): pause the collector while they are built and dropped."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
+# Columns come back as one delimited string each (group_concat / string_agg): a million
+# rows through the DB-API cost ~1 us each in tuples and str objects (5 s for 1M labels),
+# one string per column ~0.2 s in SQL, and pyarrow splits and encodes it in C.
+_SEP = "\x1f"  # ASCII unit separator; a value containing it falls back to row fetching
 
 
 def _fetch(store, query) -> tuple[list[str], list[tuple]]:
@@ -317,16 +308,63 @@ def _fetch(store, query) -> tuple[list[str], list[tuple]]:
     return cols, rows
 
 
+def _fetch_columns(store, columns: Sequence, from_, where=None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each column as (codes, distinct values in codepoint order), NULL read as ``""``;
+    every column's codes follow the same row order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from sqlalchemy import func, select
+
+    exprs = [func.coalesce(c, "") for c in columns]
+    # aggregates of one SELECT step through the same rows in the same order, so the
+    # strings line up; the count detects a value that contains the separator
+    query = select(func.count(), *(func.aggregate_strings(e, _SEP) for e in exprs)).select_from(from_)
+    if where is not None:
+        query = query.where(where)
+    _, [(n, *texts)] = _fetch(store, query)
+    if not n:
+        return [(np.zeros(0, dtype=np.int64), np.array([], dtype=object)) for _ in columns]
+    out = []
+    for text in texts:
+        # Arrow strings straight over the UTF-8 bytes, cut after each separator (a byte no
+        # multi-byte character contains): every value keeps one trailing separator, so
+        # equal values stay equal, and it is dropped from the few distinct ones below.
+        data = (text + _SEP).encode()
+        cuts = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord(_SEP)) + 1
+        if len(cuts) != n:
+            break
+        offsets = np.concatenate([[0], cuts]).astype(np.int64)
+        values = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data))
+        enc = values.dictionary_encode()
+        distinct = pc.utf8_slice_codeunits(enc.dictionary, 0, -1)
+        # arrow sorts UTF-8 bytewise, which is codepoint order
+        out.append(_rank_sorted(enc.indices.to_numpy(), distinct.to_numpy(zero_copy_only=False),
+                                pc.array_sort_indices(distinct).to_numpy()))
+    else:
+        return out
+    query = select(*exprs).select_from(from_)  # slow path: one tuple per row
+    _, rows = _fetch(store, query if where is None else query.where(where))
+    grid = np.array(rows, dtype=object).reshape(len(rows), len(columns))
+    return [sorted_codes(grid[:, k]) for k in range(len(columns))]
+
+
+def _rank_sorted(codes: np.ndarray, uniques: np.ndarray, order: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Recode (codes, uniques) so the uniques are in codepoint order (``order`` sorts them),
+    whatever the server collation."""
+    if order is None:
+        order = np.argsort(uniques.astype(str), kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return rank[codes].astype(np.int64), np.asarray(uniques, dtype=object)[order]
+
+
 def sorted_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Codes into the sorted distinct values (codepoint order, whatever the server collation)."""
     if not len(values):
         return np.zeros(0, dtype=np.int64), np.array([], dtype=object)
     codes, uniques = pd.factorize(values, sort=False)
-    uniques = np.asarray(uniques, dtype=object)
-    order = np.argsort(uniques.astype(str), kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    return rank[codes].astype(np.int64), uniques[order]
+    return _rank_sorted(codes, np.asarray(uniques, dtype=object))
 
 
 def from_store(store, *, scales: Mapping[str, tuple[str, ...]] | None = None,
@@ -334,13 +372,10 @@ def from_store(store, *, scales: Mapping[str, tuple[str, ...]] | None = None,
     """Submitted labels of the store: preference, correctness of each response, and every
     key of ``Label.ratings`` (an ordered rating).
 
-    One SELECT reads the three label fields packed into one small integer per label (a CASE
-    over each vocabulary, two bits a field) and the ratings text only where there is one, so
-    a million labels come back as few Python objects; no join and no ORDER BY (sorted in
-    numpy). Each distinct ratings text is parsed once.
+    One scan of the labels table reads pair, annotator, the three label fields and the
+    ratings text as columns of codes (see :func:`_fetch_columns`); each distinct ratings
+    text is parsed once.
     """
-    from sqlalchemy import case, select
-
     from .. import schema as S
 
     scales, levels = dict(scales or {}), dict(levels or {})
@@ -350,57 +385,43 @@ def from_store(store, *, scales: Mapping[str, tuple[str, ...]] | None = None,
         if len(spec.values) > 3:
             raise MmrbError(f"--scale {spec.name}: the store's {spec.name} takes at most 3 values "
                             f"({', '.join(field_spec(spec.name, (), {}, {}).values)})")
-    packed = None
-    for k, (name, spec) in enumerate(zip(STORE_FIELDS, specs)):
-        # 3 = missing (None or a value outside the vocabulary)
-        code = case({v: n for n, v in enumerate(spec.values)}, value=L.c[name], else_=3) * (4 ** (2 - k))
-        packed = code if packed is None else packed + code
-    # '{}' (no ratings) comes back as NULL: None is a singleton, no string per row
-    ratings_col = case((L.c.ratings.in_(["{}", ""]), None), else_=L.c.ratings)
-    with _no_gc():
-        _, rows = _fetch(store, select(L.c.pair_id, L.c.annotator, packed, ratings_col)
-                         .where(L.c.status == "submitted"))
-        grid = np.array(rows, dtype=object).reshape(len(rows), 4)  # one C pass, no per-column zips
-        del rows
-    unit_codes, units = sorted_codes(grid[:, 0])
-    ann_codes, ann_names = sorted_codes(grid[:, 1])
+    (unit_codes, units), (ann_codes, ann_names), *label_cols, (text_codes, texts) = _fetch_columns(
+        store, [L.c.pair_id, L.c.annotator, *(L.c[name] for name in STORE_FIELDS), L.c.ratings],
+        L, L.c.status == "submitted")
     annotators = tuple(str(a) for a in ann_names)
-    packed_codes = grid[:, 2].astype(np.int64)
-    _, cat_rows = _fetch(store, select(P.c.id, I.c.category).join(I, I.c.id == P.c.item_id))
-    if cat_rows:
-        ids, cat_values = zip(*cat_rows)
-        cats = pd.Series(cat_values, index=pd.Index(ids, dtype=object), dtype=object).reindex(units).fillna("").to_numpy(dtype=object)
-    else:
-        cats = np.full(len(units), "", dtype=object)
     fields: dict[str, FieldLabels] = {}
-    for k, (name, spec) in enumerate(zip(STORE_FIELDS, specs)):
-        codes = (packed_codes >> (2 * (2 - k))) & 3
-        keep = codes < len(spec.values)
+    for name, spec, (raw, values) in zip(STORE_FIELDS, specs, label_cols):
+        # a missing value ("") or one outside the vocabulary is no label
+        index = {v: n for n, v in enumerate(spec.values)}
+        codes = np.array([index.get(v, -1) for v in values], dtype=np.int64)[raw]
+        keep = codes >= 0
         fields[name] = FieldLabels(spec, unit_codes[keep], ann_codes[keep], codes[keep])
-    has = np.flatnonzero(pd.notna(grid[:, 3]))
-    if len(has):
-        _add_ratings(fields, grid[has, 3], unit_codes[has], ann_codes[has], grid[has, 0], grid[has, 1], scales, levels)
-    del grid
+    _add_ratings(fields, text_codes, texts, unit_codes, ann_codes, units, annotators, scales, levels)
+    cats = np.full(len(units), "", dtype=object)
+    (id_codes, ids), (cat_codes, cat_names) = _fetch_columns(store, [P.c.id, I.c.category],
+                                                             P.join(I, I.c.id == P.c.item_id))
+    at = pd.Index(units).get_indexer(ids)[id_codes]  # -1: a pair without submitted labels
+    cats[at[at >= 0]] = cat_names[cat_codes[at >= 0]]
     gold = _store_gold(store, units)
     return LabelTable(units, annotators, cats, fields, gold, store.display_name)
 
 
-def _add_ratings(fields: dict[str, FieldLabels], texts: np.ndarray, unit: np.ndarray, ann: np.ndarray,
-                 pair_ids: np.ndarray, names: np.ndarray, scales: Mapping[str, tuple[str, ...]],
-                 levels: Mapping[str, Level]) -> None:
+def _add_ratings(fields: dict[str, FieldLabels], text_codes: np.ndarray, texts: np.ndarray, unit: np.ndarray,
+                 ann: np.ndarray, units: np.ndarray, annotators: tuple[str, ...],
+                 scales: Mapping[str, tuple[str, ...]], levels: Mapping[str, Level]) -> None:
     """Every key of Label.ratings becomes a field; each distinct JSON text is parsed once."""
-    ratings = pd.Series(texts, dtype=object)
-    distinct = {t: json.loads(t) for t in ratings.unique()}
-    for key in sorted({k for d in distinct.values() if isinstance(d, dict) for k in d}):
-        per_text = {t: canonical_value(d.get(key)) if isinstance(d, dict) else None for t, d in distinct.items()}
-        vals = ratings.map(per_text)
-        spec = field_spec(key, set(vals.dropna()), scales, levels, known=True)
-        codes = pd.Categorical(vals, categories=list(spec.values)).codes.astype(np.int64)
-        bad = vals.notna().to_numpy() & (codes < 0)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise MmrbError(f"rating {key!r} = {vals.iloc[i]!r} of pair {pair_ids[i]!r} by {names[i]!r} is not on "
-                            f"the scale {', '.join(spec.values)}")
+    parsed = [json.loads(t) if t not in ("", "{}") else None for t in texts]
+    for key in sorted({k for d in parsed if isinstance(d, dict) for k in d}):
+        per_text = [canonical_value(d.get(key)) if isinstance(d, dict) else None for d in parsed]
+        spec = field_spec(key, {v for v in per_text if v is not None}, scales, levels, known=True)
+        index = {v: n for n, v in enumerate(spec.values)}
+        # -2: no rating under this key; -1: a rating off the scale
+        codes = np.array([-2 if v is None else index.get(v, -1) for v in per_text], dtype=np.int64)[text_codes]
+        bad = np.flatnonzero(codes == -1)
+        if len(bad):
+            i = int(bad[0])
+            raise MmrbError(f"rating {key!r} = {per_text[text_codes[i]]!r} of pair {units[unit[i]]!r} by "
+                            f"{annotators[ann[i]]!r} is not on the scale {', '.join(spec.values)}")
         keep = codes >= 0
         name = key if key not in fields else f"ratings.{key}"  # never shadow a label field
         fields[name] = FieldLabels(spec, unit[keep], ann[keep], codes[keep])
@@ -415,13 +436,13 @@ def _store_gold(store, units: np.ndarray) -> dict[str, dict[int, int]]:
     P = S.pairs
     _, rows = _fetch(store, select(P.c.id, P.c.known_preference, P.c.auto_first, P.c.auto_second)
                      .where(P.c.is_gold.is_(True)))
-    index = {u: n for n, u in enumerate(units)} if rows else {}
+    at = pd.Index(units).get_indexer([r[0] for r in rows]) if rows else []  # not a 200k-entry dict
     gold: dict[str, dict[int, int]] = {}
-    for pid, pref, a1, a2 in rows:
-        if pid not in index:
+    for u, (_, pref, a1, a2) in zip(at, rows):
+        if u < 0:
             continue
         for name, v, vocab in (("preference", pref, PREFERENCES), ("correctness_first", a1, CORRECTNESS),
                                ("correctness_second", a2, CORRECTNESS)):
             if v in vocab:
-                gold.setdefault(name, {})[index[pid]] = vocab.index(v)
+                gold.setdefault(name, {})[int(u)] = vocab.index(v)
     return gold
