@@ -10,17 +10,40 @@ from __future__ import annotations
 
 import base64
 import html
-import re
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
 
-_md = MarkdownIt("commonmark")
-# A backtick run opens a code span unless escaped; it closes at the next run of the same
-# length. Only spans within one line and without "|" are trusted: across lines an HTML block
-# can interrupt the paragraph, and a table splits cells before it sees code spans. Anything
-# else is escaped, which at worst shows "&lt;" inside what was meant as code.
-_CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`)([^\n|`]+?|[^\n|]+?)(?<!`)\1(?!`)")
+# GFM tables as Streamlit renders them: a table row wins over a fence opening in block parsing
+_md = MarkdownIt("commonmark").enable("table")
+
+
+def _code_spans(s: str) -> list[tuple[int, int]]:
+    """The code spans CommonMark finds in one paragraph: a backtick run not escaped by a
+    backslash opens a span that closes at the next run of the same length, on any line."""
+    spans, i, n = [], 0, len(s)
+    while i < n:
+        c = s[i]
+        if c == "\\":  # a backslash escape outside code: the next character is literal
+            i += 2
+            continue
+        if c != "`":
+            i += 1
+            continue
+        j = i
+        while j < n and s[j] == "`":
+            j += 1
+        k = j
+        while (k := s.find("`", k)) != -1:
+            m = k
+            while m < n and s[m] == "`":
+                m += 1
+            if m - k == j - i:
+                spans.append((i, m))
+                break
+            k = m
+        i = m if k != -1 else j
+    return spans
 
 
 def _escape_text(s: str) -> str:
@@ -28,30 +51,44 @@ def _escape_text(s: str) -> str:
 
 
 def _escape_inline(s: str) -> str:
+    """Escape everything but code spans that stay on one line and hold no "|". Across lines
+    an HTML block could interrupt the paragraph before inline parsing, and a table splits
+    cells before it sees code spans: such spans are escaped too, which at worst shows
+    "&lt;" inside what was meant as code. Escaping never moves a backtick or a backslash, so
+    the spans found here are the ones the Markdown renderer finds."""
     out, pos = [], 0
-    for m in _CODE_SPAN.finditer(s):
-        out.append(_escape_text(s[pos : m.start()]))
-        out.append(m.group(0))
-        pos = m.end()
+    for a, b in _code_spans(s):
+        out.append(_escape_text(s[pos:a]))
+        span = s[a:b]
+        out.append(span if "\n" not in span and "|" not in span else _escape_text(span))
+        pos = b
     out.append(_escape_text(s[pos:]))
     return "".join(out)
 
 
-@lru_cache(maxsize=4096)  # a pair's texts come back on every rerun until it is submitted
-def safe_markdown(text: str) -> str:
-    """Markdown source in which no HTML can survive, for ``st.markdown``."""
-    text = text.replace("\r\n", "\n").replace("\x00", "")
-    lines = text.split("\n")
-    code = [False] * len(lines)
+def _code_lines(text: str, n: int) -> list[bool]:
+    code = [False] * n
     for tok in _md.parse(text):
         if tok.type in ("fence", "code_block") and tok.map:
-            for n in range(*tok.map):  # an unclosed fence runs to the end: still code
-                code[n] = True
+            for k in range(*tok.map):  # an unclosed fence runs to the end: still code
+                code[k] = True
+    return code
+
+
+def _has_html(text: str) -> bool:
+    tokens = _md.parse(text)
+    return any(t.type == "html_block" for t in tokens) or any(
+        c.type == "html_inline" for t in tokens if t.children for c in t.children
+    )
+
+
+def _assemble(lines: list[str], code: list[bool], keep_code_spans: bool) -> str:
     out, para = [], []
 
     def flush() -> None:
         if para:
-            out.append(_escape_inline("\n".join(para)))
+            chunk = "\n".join(para)
+            out.append(_escape_inline(chunk) if keep_code_spans else _escape_text(chunk))
             para.clear()
 
     for line, is_code in zip(lines, code):
@@ -62,6 +99,34 @@ def safe_markdown(text: str) -> str:
             para.append(line)
     flush()
     return "\n".join(out)
+
+
+@lru_cache(maxsize=4096)  # a pair's texts come back on every rerun until it is submitted
+def safe_markdown(text: str) -> str:
+    """Markdown source in which no HTML can survive, for ``st.markdown``.
+
+    Escaping a line can change the block structure around it (an HTML block that ended
+    before an indented code block becomes a paragraph that absorbs it), and list items or
+    block quotes split paragraphs where a simple scan cannot see it. So the result is
+    re-parsed and checked: code lines that stopped being code are escaped too, until
+    nothing changes; if HTML still survives in a code span, code spans are escaped as well,
+    which at worst shows "&lt;" inside what was meant as code.
+    """
+    text = text.replace("\r\n", "\n").replace("\x00", "")
+    lines = text.split("\n")
+    code = _code_lines(text, len(lines))
+    for keep_code_spans in (True, False):
+        while True:
+            out = _assemble(lines, code, keep_code_spans)
+            still = _code_lines(out, len(lines))
+            lost = [k for k, c in enumerate(code) if c and not still[k]]
+            if not lost:
+                break
+            for k in lost:
+                code[k] = False
+        if not _has_html(out):
+            break
+    return out
 
 
 def escape_plain(text: str) -> str:
