@@ -1,0 +1,147 @@
+"""From labels to the final benchmark: filter rules, triplets, exports, dataset card.
+
+The build is written to a temporary folder beside ``out`` and moved into place only when
+every file is complete; a failed or interrupted build leaves the previous one as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import MmrbError
+from ..model import Triplet
+from . import export
+from .card import write_card
+from .filter import Decision, FilterResult, apply_rules
+from .rules import Rules, load_rules
+
+MANIFEST = "build.json"
+
+
+@dataclass
+class BuildResult:
+    out: Path
+    result: FilterResult
+    triplets: list[Triplet]
+    missing_images: list[str]  # ids of triplets with an image missing from the store
+
+
+def make_triplets(store, kept: list[Decision], data: dict) -> tuple[list[Triplet], dict[str, Path], list[str]]:
+    """Triplets in pair-id order, the image files they need, and the ids missing an image
+    (those keep only the images that exist: see missing_images in the rules)."""
+    items, cands, image_ok = data["items"], data["candidates"], data["image_ok"]
+    triplets, sources, missing = [], {}, []
+    for d in sorted(kept, key=lambda d: d.pair.id):
+        p, item = d.pair, items[d.pair.item_id]
+        chosen, rejected = (cands[p.first_id], cands[p.second_id]) if d.chosen == "first" else \
+            (cands[p.second_id], cands[p.first_id])
+        rels = []
+        for im in item.images:
+            if im.sha256 and image_ok.get(im.sha256):
+                src = store.image_path(im.sha256)
+                rel = f"images/{im.sha256}{src.suffix.lower()}"
+                sources[rel] = src
+                rels.append(rel)
+        if len(rels) < len(item.images):
+            missing.append(p.id)
+        triplets.append(Triplet(
+            id=p.id, prompt=item.prompt, images=tuple(rels), chosen=chosen.text, rejected=rejected.text,
+            category=item.category, source=item.source, chosen_model=chosen.model, rejected_model=rejected.model,
+            task=p.task, n_labels=d.n_labels, agreement=None if d.agreement is None else round(d.agreement, 6),
+        ))
+    return triplets, sources, missing
+
+
+def _agreement(store, considered: set[str], rules: Rules):
+    from ..agreement import agreement_report, from_store
+    from ..agreement.table import FieldLabels, LabelTable
+
+    t = from_store(store)
+    keep = np.isin(t.units, np.array(sorted(considered), dtype=object))
+    fields = {}
+    for name, fl in t.fields.items():
+        sel = keep[fl.unit]
+        fields[name] = FieldLabels(fl.spec, fl.unit[sel], fl.annotator[sel], fl.code[sel])
+    # units outside the scope stay in the index with no labels: they count nowhere
+    sub = LabelTable(t.units, t.annotators, np.where(keep, t.category, ""), fields, t.gold, t.source)
+    report = agreement_report(sub, per_category=True, resamples=rules.resamples, seed=rules.seed)
+    if report.categories is not None:
+        report.categories = {c: v for c, v in report.categories.items()
+                             if any(f.n_labels for f in v["fields"].values())}
+    return report
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _replace_dir(tmp: Path, out: Path) -> None:
+    """Move the finished build into place; the previous build is removed only afterwards."""
+    if out.exists():
+        if not (out / MANIFEST).is_file():
+            raise MmrbError(f"{out} exists and is not an mmrb build (no {MANIFEST}): refusing to replace it")
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        os.rename(out, old / out.name)
+        try:
+            os.rename(tmp, out)
+        except BaseException:
+            os.rename(old / out.name, out)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(tmp, out)
+
+
+def build(store, rules: Rules, out: str | Path) -> BuildResult:
+    out = Path(out).resolve()
+    result, data = apply_rules(store, rules)
+    triplets, sources, missing = make_triplets(store, result.kept, data)
+    report = _agreement(store, {d.pair.id for d in result.decisions}, rules)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        export.copy_images(tmp, sources)
+        first = export.chosen_first(triplets, rules.seed)
+        export.write_jsonl(tmp, triplets)
+        export.write_mmrb(tmp, triplets, first)
+        refs = {d.pair.id: data["items"][d.pair.item_id].reference for d in result.kept}
+        export.write_vlrb(tmp, triplets, first, refs)
+        export.write_hf(tmp, triplets)
+        write_card(tmp, rules=rules, result=result, triplets=triplets, report=report,
+                   n_annotators=len(report.annotators), missing_image_triplets=len(missing))
+        files = {p.relative_to(tmp).as_posix(): _sha256(p) for p in sorted(tmp.rglob("*")) if p.is_file()}
+        manifest = {
+            "rules": rules.as_dict(),
+            "pairs_considered": len(result.decisions),
+            "triplets": len(triplets),
+            "per_category": result.kept_per_category(),
+            "removed": result.removed(),
+            "missing_images": missing,
+            "files": files,
+        }
+        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.chmod(tmp, 0o755)  # mkdtemp makes it 0700
+        _replace_dir(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return BuildResult(out, result, triplets, missing)
+
+
+def dry_run(store, rules: Rules) -> FilterResult:
+    return apply_rules(store, rules)[0]
+
+
+__all__ = ["BuildResult", "Rules", "build", "dry_run", "load_rules", "make_triplets"]

@@ -1,0 +1,192 @@
+"""The dataset card (README.md) and its plots, both byte-stable for the same inputs."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from pathlib import Path
+
+from ..agreement.report import Report
+from ..model import Triplet
+from .export import PARQUET
+from .filter import FilterResult
+from .rules import Rules
+
+PLOT_AGREEMENT = "plots/agreement_per_category.png"
+PLOT_LABELS = "plots/label_distribution.png"
+
+
+def _plot_setup():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({"svg.hashsalt": "mmrb", "font.size": 9})
+    return plt
+
+
+def _save(fig, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # no Software/date chunks: the same figure gives the same bytes
+    fig.savefig(path, format="png", dpi=100, metadata={"Software": None}, bbox_inches="tight")
+
+
+def plot_agreement(report: Report, path: Path) -> None:
+    plt = _plot_setup()
+    cats = list(report.categories or {})
+    fields = list(report.fields)
+    fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(cats) + 2), 3.2))
+    width = 0.8 / max(1, len(fields))
+    for k, name in enumerate(fields):
+        xs, ys, lo, hi = [], [], [], []
+        for i, c in enumerate(cats):
+            f = report.categories[c]["fields"].get(name)
+            a = f.alpha if f is not None else None
+            if a is None or a.value is None:
+                continue
+            xs.append(i + k * width)
+            ys.append(a.value)
+            lo.append(a.value - (a.low if a.low is not None else a.value))
+            hi.append((a.high if a.high is not None else a.value) - a.value)
+        if xs:  # a field with no defined alpha in any category gets no legend entry
+            ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, label=name, color=plt.cm.tab10(k % 10))
+    ax.axhline(0.8, color="grey", lw=0.8, ls="--")
+    ax.axhline(0.667, color="grey", lw=0.8, ls=":")
+    ax.set_xticks([i + width * (len(fields) - 1) / 2 for i in range(len(cats))], cats, rotation=20, ha="right")
+    ax.set_ylabel("Krippendorff's alpha (95% CI)")
+    ax.set_ylim(min(0, ax.get_ylim()[0]), 1)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    _save(fig, path)
+    plt.close(fig)
+
+
+def plot_labels(report: Report, path: Path) -> None:
+    plt = _plot_setup()
+    fields = list(report.fields)
+    fig, axes = plt.subplots(1, max(1, len(fields)), figsize=(3 * max(1, len(fields)), 2.6), squeeze=False)
+    for ax, name in zip(axes[0], fields):
+        vc = report.fields[name].value_counts
+        ax.bar(list(vc), list(vc.values()), color="#4c72b0")
+        ax.set_title(name)
+        ax.tick_params(axis="x", rotation=20)
+    axes[0][0].set_ylabel("labels")
+    fig.tight_layout()
+    _save(fig, path)
+    plt.close(fig)
+
+
+def _est(e) -> str:
+    if e.value is None:
+        return f"undefined ({e.undefined})"
+    return f"{e.value:.3f}" + (f" [{e.low:.3f}, {e.high:.3f}]" if e.low is not None else "")
+
+
+def _table(header: list[str], rows: list[list]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(x) for x in r) + " |" for r in rows]
+    return out
+
+
+def write_card(out: Path, *, rules: Rules, result: FilterResult, triplets: list[Triplet], report: Report,
+               n_annotators: int, missing_image_triplets: int) -> None:
+    plot_agreement(report, out / PLOT_AGREEMENT)
+    plot_labels(report, out / PLOT_LABELS)
+    cats = sorted({t.category for t in triplets})
+    lines = [
+        "---",
+        f"license: {rules.license}",
+        f"pretty_name: {rules.name}",
+        "task_categories:",
+        "- image-text-to-text",
+        "configs:",
+        "- config_name: default",
+        "  data_files:",
+        "  - split: test",
+        f"    path: {PARQUET}",
+        "---",
+        "",
+        f"# {rules.name}",
+        "",
+    ]
+    if rules.description:
+        lines += [rules.description, ""]
+    lines += [
+        f"{len(triplets)} (prompt, image, chosen, rejected) triplets kept of {len(result.decisions)} pairs "
+        f"considered, built by mmrb-studio.",
+        "",
+        "## Files",
+        "",
+        "- `triplets.jsonl` with `images/`: one triplet a line; image paths are relative to this folder",
+        f"- `{PARQUET}`: the same rows with images embedded (`datasets.load_dataset(\"parquet\", data_files=...)`)",
+        "- `hf/`: `datasets.load_from_disk(\"hf\")`",
+        "- `multimodal_rewardbench.jsonl`: Multimodal RewardBench layout (`ID, Text, Image, Output1, Output2, Better, Category`)",
+        "- `vl_rewardbench.jsonl`: VL-RewardBench layout (`human_ranking` [0, 1] = first response preferred)",
+        "",
+        "In the two benchmark layouts the chosen response is first for half of the rows and second for the "
+        f"other half (seeded, seed {rules.seed}; balanced within each category), so position carries no signal.",
+        "",
+        "## Counts",
+        "",
+    ]
+    by_cat = Counter(t.category for t in triplets)
+    by_source = Counter(t.source or "(none)" for t in triplets)
+    lines += _table(["category", "triplets"], [[c, by_cat[c]] for c in cats] + [["**all**", len(triplets)]])
+    lines += [""]
+    lines += _table(["source", "triplets"], [[s, n] for s, n in sorted(by_source.items())])
+    lpp = Counter(t.n_labels for t in triplets)
+    lines += ["", f"Annotators: {n_annotators}. Labels per kept pair: "
+              + (", ".join(f"{k}: {v} pairs" for k, v in sorted(lpp.items())) or "none") + "."]
+    if missing_image_triplets:
+        lines += ["", f"Triplets with an image missing from the store: {missing_image_triplets}; their `images` "
+                  "list holds only the images that exist (rule `missing_images = \"keep\"`)."]
+    lines += ["", "## Filtering", "",
+              f"Pairs considered: {len(result.decisions)} (statuses: {', '.join(rules.statuses)}). Rules run in "
+              "order; a pair is counted under the first rule that removes it.", ""]
+    removed = result.removed()
+    considered = result.considered_per_category()
+    all_cats = list(considered)
+    rows = [[r] + [removed.get(r, {}).get(c, 0) for c in all_cats] + [sum(removed.get(r, {}).values())]
+            for r in result.rules]
+    kept = result.kept_per_category()
+    rows.append(["**kept**"] + [kept.get(c, 0) for c in all_cats] + [sum(kept.values())])
+    lines += _table(["rule"] + all_cats + ["all"], rows)
+    lines += ["", "Rules: " + ", ".join(
+        [f"min_labels = {rules.min_labels}", f"flagged_out = {str(rules.flagged_out).lower()}"]
+        + [f"{f}: {'unanimous' if t.unanimous else f'majority >= {t.share:g}'}" for f, t in sorted(rules.agreement.items())]
+        + [f"correctness_task = {str(rules.correctness_task).lower()}",
+           f"adjudication overrides = {str(rules.adjudication).lower()}", f"missing_images = {rules.missing_images}"]
+    ) + "."]
+    lines += ["", "## Agreement", "",
+              f"Over the labels of every considered pair (before filtering), {report.resamples} bootstrap resamples "
+              f"over pairs (seed {report.seed}), percentile 95% intervals. Krippendorff's thresholds: rely on "
+              "alpha >= .800, .667 to .800 for tentative conclusions only.", ""]
+    lines += _table(["field", "level", "pairs", "labels", "alpha [95% CI]", "percent agreement", "Gwet's AC1"],
+                    [[n, f.level, f.n_pairs, f.n_labels, _est(f.alpha), _est(f.percent_agreement), _est(f.ac1)]
+                     for n, f in report.fields.items()])
+    if report.categories:
+        lines += [""]
+        fields = list(report.fields)
+        lines += _table(["category"] + [f"{f} alpha" for f in fields],
+                        [[c] + [_est(v["fields"][f].alpha) if f in v["fields"] else "no labels" for f in fields]
+                         for c, v in report.categories.items()])
+    lines += ["", f"![agreement per category]({PLOT_AGREEMENT})", "", f"![label distribution]({PLOT_LABELS})", ""]
+    lines += ["## Chosen vs rejected length", ""]
+    if triplets:
+        cl, rl = [len(t.chosen) for t in triplets], [len(t.rejected) for t in triplets]
+        longer = sum(c > r for c, r in zip(cl, rl))
+        lines += _table(["", "mean chars", "median chars", "min", "max"],
+                        [["chosen", f"{statistics.fmean(cl):.1f}", f"{statistics.median(cl):g}", min(cl), max(cl)],
+                         ["rejected", f"{statistics.fmean(rl):.1f}", f"{statistics.median(rl):g}", min(rl), max(rl)]])
+        lines += ["", f"The chosen response is the longer one in {longer} of {len(triplets)} triplets "
+                  f"({longer / len(triplets):.1%}): a judge that prefers length alone scores that much."]
+    else:
+        lines += ["No triplets."]
+    lines += ["", "## Licence", "", f"License: `{rules.license}`."]
+    if rules.license_note:
+        lines += ["", rules.license_note]
+    lines += ["Check the licence of every source before redistribution: "
+              + ", ".join(sorted(by_source)) + "." if by_source else ""]
+    (out / "README.md").write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")

@@ -1,0 +1,159 @@
+"""Which labelled pairs become triplets, and which rule removed the others.
+
+Rules run in a fixed order and a removed pair is counted under the first rule that removes
+it, so the counts add up to the pairs considered:
+
+1. ``adjudicated_exclude``  the lead excluded the pair
+2. ``flagged``              an annotator flagged it (broken image, unsafe, unclear prompt)
+3. ``min_labels``           fewer submitted labels than required (unlabelled pairs count here)
+4. ``agreement:<field>``    the modal value is not unique or holds less than the share asked
+5. ``no_preference``        no chosen response can be decided
+6. ``tie``                  the decision is a tie: ties never make a triplet
+7. ``correctness_task``     correctness task, but chosen is not judged correct and rejected
+                            incorrect
+8. ``missing_images``       an image is missing from the store (only with missing_images = "drop")
+
+An adjudication overrides the labels: an adjudicated pair skips rules 2-4, and each field
+the lead decided replaces the annotators' majority. Rules 6-7 still apply to the decision.
+Correctness of a response is the adjudication, else the labels' majority, else the automatic
+verdict of the reference answer (``Pair.auto_first`` / ``auto_second``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from ..model import Adjudication, Item, Label, Pair
+from .rules import Rules
+
+@dataclass(frozen=True)
+class Decision:
+    pair: Pair
+    category: str
+    removed_by: str | None  # None: kept
+    chosen: str | None = None  # "first" or "second"
+    n_labels: int = 0
+    agreement: float | None = None  # share of labels on the decided preference
+    adjudicated: bool = False
+    missing_images: int = 0
+
+
+@dataclass
+class FilterResult:
+    decisions: list[Decision]
+    rules: list[str] = field(default_factory=list)  # rule names in the order they ran
+
+    @property
+    def kept(self) -> list[Decision]:
+        return [d for d in self.decisions if d.removed_by is None]
+
+    def removed(self) -> dict[str, dict[str, int]]:
+        """rule -> category -> pairs removed (every rule listed, zeros included)."""
+        out: dict[str, dict[str, int]] = {r: {} for r in self.rules}
+        for d in self.decisions:
+            if d.removed_by is not None:
+                row = out.setdefault(d.removed_by, {})
+                row[d.category] = row.get(d.category, 0) + 1
+        return {r: dict(sorted(v.items())) for r, v in out.items()}
+
+    def kept_per_category(self) -> dict[str, int]:
+        return dict(sorted(Counter(d.category for d in self.kept).items()))
+
+    def considered_per_category(self) -> dict[str, int]:
+        return dict(sorted(Counter(d.category for d in self.decisions).items()))
+
+
+def _mode(values: list[str]) -> tuple[str | None, float]:
+    """(unique modal value or None, its share)."""
+    if not values:
+        return None, 0.0
+    counts = Counter(values).most_common()
+    top = counts[0][1]
+    if len(counts) > 1 and counts[1][1] == top:
+        return None, top / len(values)
+    return counts[0][0], top / len(values)
+
+
+def rule_names(rules: Rules) -> list[str]:
+    names = ["adjudicated_exclude"] if rules.adjudication else []
+    if rules.flagged_out:
+        names.append("flagged")
+    names.append("min_labels")
+    names += [f"agreement:{f}" for f in sorted(rules.agreement)]
+    names += ["no_preference", "tie"]
+    if rules.correctness_task:
+        names.append("correctness_task")
+    if rules.missing_images == "drop":
+        names.append("missing_images")
+    return names
+
+
+def decide(pair: Pair, item: Item, labels: list[Label], adj: Adjudication | None, rules: Rules,
+           image_ok: dict[str, bool]) -> Decision:
+    adj = adj if rules.adjudication else None
+    n = len(labels)
+    missing = sum(1 for im in item.images if not (im.sha256 and image_ok.get(im.sha256, False)))
+    base = dict(pair=pair, category=item.category, n_labels=n, adjudicated=adj is not None, missing_images=missing)
+    if adj is not None and adj.exclude:
+        return Decision(removed_by="adjudicated_exclude", **base)
+    if adj is None:
+        if rules.flagged_out and any(lab.flag for lab in labels):
+            return Decision(removed_by="flagged", **base)
+        if n < rules.min_labels:
+            return Decision(removed_by="min_labels", **base)
+        for fname in sorted(rules.agreement):
+            vals = [getattr(lab, fname) for lab in labels if getattr(lab, fname)]
+            if not vals:
+                continue  # nobody gave this field: nothing to disagree on
+            value, share = _mode(vals)
+            if value is None or share < rules.agreement[fname].share:
+                return Decision(removed_by=f"agreement:{fname}", **base)
+
+    def field_value(fname: str) -> tuple[str | None, float | None]:
+        if adj is not None and getattr(adj, fname):
+            return getattr(adj, fname), None
+        value, share = _mode([getattr(lab, fname) for lab in labels if getattr(lab, fname)])
+        return value, (share if value else None)
+
+    pref, share = field_value("preference")
+    c1, _ = field_value("correctness_first")
+    c2, _ = field_value("correctness_second")
+    c1, c2 = c1 or pair.auto_first, c2 or pair.auto_second
+    if pref is None and pair.task == "correctness" and {c1, c2} == {"correct", "incorrect"}:
+        pref = "first" if c1 == "correct" else "second"  # correctness decides the correctness task
+    if pref is None:
+        return Decision(removed_by="no_preference", **base)
+    if pref == "tie":
+        return Decision(removed_by="tie", **base)
+    if rules.correctness_task and pair.task == "correctness":
+        chosen_c, rejected_c = (c1, c2) if pref == "first" else (c2, c1)
+        if chosen_c != "correct" or rejected_c != "incorrect":
+            return Decision(removed_by="correctness_task", chosen=pref, **base)
+    if rules.missing_images == "drop" and missing:
+        return Decision(removed_by="missing_images", chosen=pref, **base)
+    return Decision(removed_by=None, chosen=pref, agreement=share, **base)
+
+
+def apply_rules(store, rules: Rules) -> tuple[FilterResult, dict]:
+    """Decide every pair in scope. Returns the result and the rows the exports need
+    (items, candidates, labels by pair), read once."""
+    pairs = [p for p in store.pairs() if p.status in rules.statuses]
+    items = {i.id: i for i in store.items()}
+    candidates = {c.id: c for c in store.candidates()}
+    labels: dict[str, list[Label]] = defaultdict(list)
+    for lab in store.labels(status="submitted"):
+        labels[lab.pair_id].append(lab)
+    adjudications = store.adjudications()
+    image_ok: dict[str, bool] = {}
+    for item in items.values():
+        for im in item.images:
+            if im.sha256 and im.sha256 not in image_ok:
+                path = store.image_path(im.sha256)
+                image_ok[im.sha256] = bool(path and path.is_file())
+    decisions = [
+        decide(p, items[p.item_id], labels.get(p.id, []), adjudications.get(p.id), rules, image_ok)
+        for p in pairs
+    ]
+    data = {"items": items, "candidates": candidates, "labels": labels, "image_ok": image_ok}
+    return FilterResult(decisions, rule_names(rules)), data

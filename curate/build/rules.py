@@ -1,0 +1,158 @@
+"""Filter and export rules, read from a TOML or YAML file (see data/sample/rules.toml)."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import InputError, InputProblem, MmrbError
+
+AGREEMENT_FIELDS = ("preference", "correctness_first", "correctness_second")
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """Per-field agreement: the modal value must be unique and hold at least ``share`` of the
+    labels that give the field (``unanimous`` is share 1)."""
+
+    share: float
+
+    @property
+    def unanimous(self) -> bool:
+        return self.share >= 1.0
+
+
+@dataclass(frozen=True)
+class Rules:
+    statuses: tuple[str, ...] = ("candidate", "selected")
+    min_labels: int = 1
+    flagged_out: bool = True
+    agreement: dict[str, Threshold] = field(default_factory=dict)
+    correctness_task: bool = True
+    adjudication: bool = True
+    missing_images: str = "keep"  # "keep" (the triplet keeps the images that exist) or "drop"
+    seed: int = 0
+    resamples: int = 1000
+    name: str = "mmrb-studio benchmark"
+    description: str = ""
+    license: str = "other"
+    license_note: str = ""
+
+    def as_dict(self) -> dict:
+        return {
+            "filter": {
+                "statuses": list(self.statuses),
+                "min_labels": self.min_labels,
+                "flagged_out": self.flagged_out,
+                "agreement": {k: {"majority": v.share} for k, v in sorted(self.agreement.items())},
+                "correctness_task": self.correctness_task,
+                "adjudication": self.adjudication,
+                "missing_images": self.missing_images,
+            },
+            "export": {"seed": self.seed, "resamples": self.resamples},
+            "card": {"name": self.name, "description": self.description, "license": self.license,
+                     "license_note": self.license_note},
+        }
+
+
+_KNOWN = {
+    "filter": {"statuses", "min_labels", "flagged_out", "agreement", "correctness_task", "adjudication",
+               "missing_images"},
+    "export": {"seed", "resamples"},
+    "card": {"name", "description", "license", "license_note"},
+}
+
+
+def load_rules(path: str | Path) -> Rules:
+    path = Path(path)
+    name = str(path)
+    if not path.exists():
+        raise MmrbError(f"{name}: no such rules file")
+    text = path.read_text(encoding="utf-8")
+    try:
+        if path.suffix.lower() in (".yaml", ".yml"):
+            data = yaml.safe_load(text) or {}
+        else:
+            data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, yaml.YAMLError) as e:
+        line = getattr(e, "lineno", None) or getattr(getattr(e, "problem_mark", None), "line", None)
+        raise InputError([InputProblem(name, line, None, f"cannot parse: {e}")]) from None
+    problems: list[InputProblem] = []
+
+    def bad(key: str, msg: str) -> None:
+        problems.append(InputProblem(name, None, key, msg))
+
+    if not isinstance(data, dict):
+        raise InputError([InputProblem(name, None, None, "expected tables [filter], [export], [card]")])
+    for section, value in data.items():
+        if section not in _KNOWN:
+            bad(section, f"unknown section (known: {', '.join(_KNOWN)})")
+        elif not isinstance(value, dict):
+            bad(section, "must be a table")
+        else:
+            for k in value:
+                if k not in _KNOWN[section]:
+                    bad(f"{section}.{k}", f"unknown key (known: {', '.join(sorted(_KNOWN[section]))})")
+    f: dict[str, Any] = data.get("filter", {}) if isinstance(data.get("filter"), dict) else {}
+    e: dict[str, Any] = data.get("export", {}) if isinstance(data.get("export"), dict) else {}
+    c: dict[str, Any] = data.get("card", {}) if isinstance(data.get("card"), dict) else {}
+
+    def typed(section: dict, sec: str, key: str, typ, default):
+        v = section.get(key, default)
+        if typ is int and isinstance(v, bool) or not isinstance(v, typ):
+            bad(f"{sec}.{key}", f"expected {typ.__name__ if isinstance(typ, type) else 'a number'}, got {v!r}")
+            return default
+        return v
+
+    agreement: dict[str, Threshold] = {}
+    for fname, spec in (f.get("agreement") or {}).items():
+        key = f"filter.agreement.{fname}"
+        if fname not in AGREEMENT_FIELDS:
+            bad(key, f"unknown field (known: {', '.join(AGREEMENT_FIELDS)})")
+            continue
+        if not isinstance(spec, dict) or set(spec) - {"majority", "unanimous"} or len(spec) != 1:
+            bad(key, "expected { majority = 0.67 } or { unanimous = true }")
+            continue
+        if "unanimous" in spec:
+            if spec["unanimous"] is not True:
+                bad(key, "unanimous must be true (leave the field out for no rule)")
+                continue
+            agreement[fname] = Threshold(1.0)
+        else:
+            share = spec["majority"]
+            if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 < share <= 1:
+                bad(key, f"majority must be a share in (0, 1], got {share!r}")
+                continue
+            agreement[fname] = Threshold(float(share))
+    statuses = f.get("statuses", ["candidate", "selected"])
+    if not isinstance(statuses, list) or not statuses or set(statuses) - {"candidate", "selected", "dropped"}:
+        bad("filter.statuses", "expected a list of pair statuses: candidate, selected, dropped")
+        statuses = ["candidate", "selected"]
+    missing = f.get("missing_images", "keep")
+    if missing not in ("keep", "drop"):
+        bad("filter.missing_images", "expected keep or drop")
+    min_labels = typed(f, "filter", "min_labels", int, 1)
+    if min_labels < 1:
+        bad("filter.min_labels", "must be at least 1")
+    rules = Rules(
+        statuses=tuple(statuses),
+        min_labels=min_labels,
+        flagged_out=typed(f, "filter", "flagged_out", bool, True),
+        agreement=agreement,
+        correctness_task=typed(f, "filter", "correctness_task", bool, True),
+        adjudication=typed(f, "filter", "adjudication", bool, True),
+        missing_images=missing,
+        seed=typed(e, "export", "seed", int, 0),
+        resamples=typed(e, "export", "resamples", int, 1000),
+        name=typed(c, "card", "name", str, "mmrb-studio benchmark"),
+        description=typed(c, "card", "description", str, ""),
+        license=typed(c, "card", "license", str, "other"),
+        license_note=typed(c, "card", "license_note", str, ""),
+    )
+    if problems:
+        raise InputError(problems)
+    return rules
