@@ -100,3 +100,10 @@ def test_walkthrough_runs_as_written(tmp_path):
     assert (built / "README.md").exists() and (built / "multimodal_rewardbench.jsonl").exists()
     assert (tmp_path / "walkthrough-leaderboard.png").stat().st_size > 0
     assert "sample-judge" in out or "qwen2-vl-7b-judge" in out
+
+
+def test_demo_accounts_in_the_readme_are_the_ones_the_app_creates():
+    from annotate.demo import ACCOUNTS
+
+    for name, password, _role in ACCOUNTS:
+        assert f"`{name}` / `{password}`" in README
