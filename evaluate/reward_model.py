@@ -16,7 +16,6 @@ import hashlib
 import json
 import os
 import random
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -25,11 +24,11 @@ import httpx
 from curate.errors import MmrbError
 from curate.judging.records import JudgeTask, Judgment
 from curate.judging.runner import (
-    JudgmentWriter,
     RunSummary,
-    check_images,
     default_run_id,
     ensure_run,
+    execute,
+    require_images,
     stored_outcomes,
 )
 from curate.llm import RETRY_STATUS, image_data_url, retry_after_seconds
@@ -215,33 +214,14 @@ def run_reward_model(
 ) -> RunSummary:
     identity = cfg.identity()
     run_id = run_id or default_run_id(cfg.name, identity, dataset)
-    missing = check_images(tasks)
-    if missing and not cfg.allow_missing_images:
-        raise MmrbError(
-            f"{len(missing)} image(s) not found, e.g. {missing[0]} (pass --allow-missing-images to score text only)"
-        )
+    require_images(tasks, cfg.allow_missing_images)
     ensure_run(store, run_id, purpose="evaluate", judge=cfg.name, identity=identity, dataset=dataset)
     stored = stored_outcomes(store, run_id)
     todo = [
         t for t in tasks if (o := stored.get((t.pair_id, "forward", 0))) is None or (retry_errors and o == "error")
     ]
     summary = RunSummary(run_id, planned=len(tasks), already_stored=len(tasks) - len(todo))
-    if not todo:
-        return summary
-    writer = JudgmentWriter(store, run_id, replace_keys=[k for k, o in stored.items() if o == "error"])
-    t0 = time.perf_counter()
-
-    async def go():
-        client = RewardClient(cfg)
-        try:
-            return await score_pairs(client, todo, writer.put, progress)
-        finally:
-            await client.aclose()
-
-    try:
-        summary.outcomes = asyncio.run(go())
-    finally:
-        writer.close()
-    summary.sent = len(todo)
-    summary.seconds = time.perf_counter() - t0
-    return summary
+    return execute(
+        store, summary, stored, len(todo), lambda: RewardClient(cfg),
+        lambda client, sink: score_pairs(client, todo, sink, progress),
+    )

@@ -16,7 +16,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence
 
 from sqlalchemy import delete, insert, select
 
@@ -362,26 +362,47 @@ def run_judge(
     """Judge every task under the config's order policy; resume a run with the same id."""
     identity = config.identity()
     run_id = run_id or default_run_id(config.name, identity, dataset)
+    require_images(tasks, config.allow_missing_images)
+    ensure_run(store, run_id, purpose=purpose, judge=config.name, identity=identity, dataset=dataset)
+    stored = stored_outcomes(store, run_id)
+    todo, have = pending(tasks, stored, config.order, config.samples, config.seed, retry_errors)
+    summary = RunSummary(run_id, planned=len(todo) + have, already_stored=have)
+
+    async def work(client: LLMClient, sink: Callable[[Judgment], None]) -> dict[str, int]:
+        return await judge_all(client, config, todo, sink, run_id=run_id, progress=progress)
+
+    return execute(store, summary, stored, len(todo), lambda: client_factory(config.endpoint), work)
+
+
+def require_images(tasks: Sequence[JudgeTask], allow_missing: bool) -> None:
     missing = check_images(tasks)
-    if missing and not config.allow_missing_images:
+    if missing and not allow_missing:
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
         raise MmrbError(
             f"{len(missing)} image(s) not found: {shown} (a judge cannot see them; "
             "pass --allow-missing-images to judge on the text alone)"
         )
-    ensure_run(store, run_id, purpose=purpose, judge=config.name, identity=identity, dataset=dataset)
-    stored = stored_outcomes(store, run_id)
-    todo, have = pending(tasks, stored, config.order, config.samples, config.seed, retry_errors)
-    summary = RunSummary(run_id, planned=len(todo) + have, already_stored=have)
-    if not todo:
+
+
+def execute(
+    store: Store,
+    summary: RunSummary,
+    stored: Mapping[tuple, str],
+    n_todo: int,
+    make_client: Callable[[], Any],
+    work: Callable[[Any, Callable[[Judgment], None]], Awaitable[dict[str, int]]],
+) -> RunSummary:
+    """Send what is still to do through one client, committing judgments as they arrive;
+    failed judgments of an earlier attempt are replaced, never duplicated."""
+    if not n_todo:
         return summary
-    writer = JudgmentWriter(store, run_id, replace_keys=[k for k, o in stored.items() if o == "error"])
+    writer = JudgmentWriter(store, summary.run_id, replace_keys=[k for k, o in stored.items() if o == "error"])
     t0 = time.perf_counter()
 
     async def go() -> dict[str, int]:
-        client = client_factory(config.endpoint)
+        client = make_client()
         try:
-            return await judge_all(client, config, todo, writer.put, run_id=run_id, progress=progress)
+            return await work(client, writer.put)
         finally:
             await client.aclose()
 
@@ -389,7 +410,7 @@ def run_judge(
         summary.outcomes = asyncio.run(go())
     finally:
         writer.close()
-    summary.sent = len(todo)
+    summary.sent = n_todo
     summary.seconds = time.perf_counter() - t0
     return summary
 
@@ -402,11 +423,13 @@ __all__ = [
     "check_images",
     "default_run_id",
     "ensure_run",
+    "execute",
     "judge_all",
     "judge_runs",
     "judgment_from",
     "load_judgments",
     "pending",
+    "require_images",
     "run_judge",
     "stored_outcomes",
 ]
