@@ -76,6 +76,13 @@ def sign_in(page, server, name):
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_selector(".st-key-mmrb-label", timeout=45_000)
     wait_idle(page)
+    wait_cookie(page)
+
+
+def wait_cookie(page) -> None:
+    """The session cookie is written by a script in the page: a new URL opened before it has
+    run starts signed out, as it would for a person."""
+    page.wait_for_function("document.cookie.includes('mmrb_session=')", timeout=45_000)
 
 
 def showing(page, n: int) -> None:
@@ -189,6 +196,11 @@ def test_refresh_mid_pair_returns_to_the_same_pair_with_submitted_labels_kept(pa
 
 
 def test_admin_pages_refused_to_annotators_by_url_and_shown_to_the_lead(page, server):
+    from curate.model import Label
+
+    with store_of(server) as s:  # a disagreement of its own, so the test runs alone too
+        s.save_label(Label("p5", "bob", "correct", "incorrect", "first"))
+        s.save_label(Label("p5", "carol", "incorrect", "correct", "second"))
     sign_in(page, server, "erin")
     page.goto(server.url + "/admin_progress")
     page.get_by_text("You do not have access").wait_for(timeout=45_000)
@@ -201,6 +213,8 @@ def test_admin_pages_refused_to_annotators_by_url_and_shown_to_the_lead(page, se
     page.get_by_role("textbox", name="Password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_selector(".st-key-mmrb-label, [data-testid=stSidebar]", timeout=45_000)
+    wait_idle(page)
+    wait_cookie(page)
     page.goto(server.url + "/admin_progress")
     page.get_by_text("By category").wait_for(timeout=45_000)
     page.wait_for_selector("[data-testid=stDataFrame] canvas, [data-testid=stDataFrame] table", timeout=45_000)
