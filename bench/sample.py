@@ -179,6 +179,8 @@ def main() -> int:
             print(f"sampling time           {run_s:.2f} s (process wall {wall:.2f} s incl. start-up)")
             print(f"throughput              {rate:.0f} responses/s; limit {limit:.0f}/s; ratio {rate / limit:.1%} "
                   f"(target >= 85%)")
+            print(f"incl. start-up          {got / wall:.0f} responses/s over the process wall time "
+                  f"({got / wall / limit:.1%} of the limit): Python start-up and imports")
             print(f"sampler CPU             {cpu:.2f} s = {cpu / wall:.0%} of one core over the process wall time")
             print(f"sampler peak memory     {r1.ru_maxrss / 1024:.0f} MiB (max RSS of a child process)")
             print(f"fake server CPU         {server_cpu:.2f} s over the same time")

@@ -54,7 +54,10 @@ def _not_available(name: str):
     return run
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or with ``command`` given only that subcommand's arguments (the
+    others keep their one-line help): a command's options may import its stage for their
+    defaults, and ``mmrb sample`` should not pay for importing ``pair``'s."""
     parser = argparse.ArgumentParser(
         prog="mmrb",
         description="mmrb-studio: build expert-annotated multimodal reward benchmarks and score judges on them.",
@@ -78,13 +81,16 @@ def build_parser() -> argparse.ArgumentParser:
             p.set_defaults(_run=_not_available(name))
             continue
         p = sub.add_parser(name, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP))
-        mod.add_arguments(p)
+        if command is None or command == name:
+            mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    first = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(first if first in STAGES else None)
     args = parser.parse_args(argv)
     try:
         return int(args._run(args) or 0)

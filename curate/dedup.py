@@ -49,13 +49,14 @@ def item_hashes(store: Store, items: Sequence[Item]) -> dict[str, list[int]]:
     """pHash of every stored image of each item (computed once per distinct image)."""
     by_sha: dict[str, int | None] = {}
     out: dict[str, list[int]] = {}
+    known = store.image_paths(ref.sha256 for item in items for ref in item.images if ref.sha256)
     for item in items:
         hs = []
         for ref in item.images:
             if not ref.sha256:
                 continue
             if ref.sha256 not in by_sha:
-                p = store.image_path(ref.sha256)
+                p = known.get(ref.sha256)
                 by_sha[ref.sha256] = phash_of(p) if p is not None and p.exists() else None
             if by_sha[ref.sha256] is not None:
                 hs.append(by_sha[ref.sha256])

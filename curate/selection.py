@@ -185,11 +185,12 @@ def judge_verdicts(
     tmpl = get_template(template)
     cands = {c.id: c for c in store.candidates(ids=sorted({x for p in pairs for x in (p.first_id, p.second_id)}))}
     tasks = []
+    known = store.image_paths(ref.sha256 for p in pairs for ref in items[p.item_id].images if ref.sha256)
     for p in pairs:
         item = items[p.item_id]
         imgs = []
         for ref in item.images:
-            path = store.image_path(ref.sha256) if ref.sha256 else None
+            path = known.get(ref.sha256) if ref.sha256 else None
             imgs.append(str(path) if path is not None else ref.source)
         tasks.append(JudgeTask(p.id, item.prompt, cands[p.first_id].text, cands[p.second_id].text, tuple(imgs)))
     out: dict[str, dict[str, dict[str, str | None]]] = {}

@@ -200,6 +200,17 @@ class Store:
             rel = c.scalar(select(S.images.c.path).where(S.images.c.sha256 == sha256))
         return self.images.path(rel) if rel else None
 
+    def image_paths(self, sha256s: Iterable[str], conn: Connection | None = None) -> dict[str, Path]:
+        """Paths of many images in a few queries (one per image cost 0.35 ms each, which
+        was most of a 2,000-item sampling run's start-up). Unknown hashes are left out."""
+        shas = sorted({h for h in sha256s if h})
+        out: dict[str, Path] = {}
+        with self._r(conn) as c:
+            for chunk in _chunks(shas, 500):
+                for sha, rel in c.execute(select(S.images.c.sha256, S.images.c.path).where(S.images.c.sha256.in_(chunk))):
+                    out[sha] = self.images.path(rel)
+        return out
+
     # -- items ---------------------------------------------------------------------------
     def add_items(self, items: Iterable[Item], conn: Connection | None = None) -> int:
         items = list(items)

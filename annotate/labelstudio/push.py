@@ -237,6 +237,8 @@ def build_tasks(store: Store, pairs: list[Pair], seed: int) -> tuple[list[dict],
     cands = _candidates(store, {c for p in pairs for c in (p.first_id, p.second_id)})
     files: dict[str, Path] = {}
     no_image, several = 0, 0
+    known = store.image_paths(im.sha256 for item in items.values() for im in item.images
+                              if im.status == "ok" and im.sha256)
     tasks = []
     for p in pairs:
         item = items[p.item_id]
@@ -245,7 +247,7 @@ def build_tasks(store: Store, pairs: list[Pair], seed: int) -> tuple[list[dict],
         ok = [im for im in item.images if im.status == "ok" and im.sha256]
         sha = ok[0].sha256 if ok else None
         if sha and sha not in files:
-            path = store.image_path(sha)
+            path = known.get(sha)
             if path is None or not path.exists():
                 sha = None
             else:

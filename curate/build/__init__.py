@@ -39,6 +39,7 @@ def make_triplets(store, kept: list[Decision], data: dict) -> tuple[list[Triplet
     (those keep only the images that exist: see missing_images in the rules)."""
     items, cands, image_ok = data["items"], data["candidates"], data["image_ok"]
     triplets, sources, missing = [], {}, []
+    known = store.image_paths(im.sha256 for d in kept for im in items[d.pair.item_id].images if im.sha256)
     for d in sorted(kept, key=lambda d: d.pair.id):
         p, item = d.pair, items[d.pair.item_id]
         chosen, rejected = (cands[p.first_id], cands[p.second_id]) if d.chosen == "first" else \
@@ -46,7 +47,7 @@ def make_triplets(store, kept: list[Decision], data: dict) -> tuple[list[Triplet
         rels = []
         for im in item.images:
             if im.sha256 and image_ok.get(im.sha256):
-                src = store.image_path(im.sha256)
+                src = known[im.sha256]
                 rel = f"images/{im.sha256}{src.suffix.lower()}"
                 sources[rel] = src
                 rels.append(rel)

@@ -146,10 +146,11 @@ def apply_rules(store, rules: Rules) -> tuple[FilterResult, dict]:
         labels[lab.pair_id].append(lab)
     adjudications = store.adjudications()
     image_ok: dict[str, bool] = {}
+    known = store.image_paths(im.sha256 for item in items.values() for im in item.images if im.sha256)
     for item in items.values():
         for im in item.images:
             if im.sha256 and im.sha256 not in image_ok:
-                path = store.image_path(im.sha256)
+                path = known.get(im.sha256)
                 image_ok[im.sha256] = bool(path and path.is_file())
     decisions = [
         decide(p, items[p.item_id], labels.get(p.id, []), adjudications.get(p.id), rules, image_ok)

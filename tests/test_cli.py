@@ -1,0 +1,52 @@
+"""The `mmrb` command line itself: every stage is there with its help, and a command's
+start-up imports its own stage only."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from curate.cli import STAGES, build_parser, main
+
+
+def test_top_level_help_lists_every_stage(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    for name in STAGES:
+        assert name in out
+
+
+@pytest.mark.parametrize("name", STAGES)
+def test_each_stage_help_is_the_same_as_in_the_full_parser(name, capsys):
+    with pytest.raises(SystemExit) as e:
+        main([name, "--help"])
+    assert e.value.code == 0
+    lazy = capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        build_parser().parse_args([name, "--help"])
+    full = capsys.readouterr().out
+    assert lazy == full and f"usage: mmrb {name}" in lazy and lazy.count("\n  -") >= 1
+
+
+def test_the_full_parser_still_knows_every_command_option():
+    p = build_parser()
+    args = p.parse_args(["pair", "--strategy", "cross_model", "--seed", "3"])
+    assert args.command == "pair" and args.seed == 3
+
+
+def test_a_command_does_not_import_the_other_stages():
+    code = ("import sys\nfrom curate.cli import main\ntry:\n    main(['sample', '--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('curate.pairing', 'curate.assign', 'evaluate.config', 'curate.dedup') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_an_unknown_command_is_an_argparse_error(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["nonsense"])
+    assert e.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err
