@@ -218,9 +218,21 @@ def test_concurrency_per_endpoint(sqlite_store):
 SAMPLE_CMD = [sys.executable, "-m", "curate.cli", "sample"]  # the real `mmrb sample`
 
 
+def _count(store: Store) -> int:
+    from sqlalchemy import func, select
+
+    from curate import schema as S
+
+    try:
+        with store.read() as c:
+            return c.scalar(select(func.count()).select_from(S.candidates))
+    except Exception:  # SQLite busy for a moment: ask again
+        return 0
+
+
 @pytest.mark.slow
-def test_sigkill_and_resume_sends_nothing_twice_and_loses_nothing(tmp_path):
-    db = str(tmp_path / "s.db")
+def test_sigkill_and_resume_sends_nothing_twice_and_loses_nothing(db_url, tmp_path):
+    db = db_url  # a SQLite file or a PostgreSQL database: both must survive the kill
     with Store(db, images=tmp_path / "img") as store:
         add_items(store, 60)
     with FakeOpenAI(latency=0.03) as srv:
@@ -234,19 +246,10 @@ def test_sigkill_and_resume_sends_nothing_twice_and_loses_nothing(tmp_path):
         )
         args = ["--db", db, "--images", str(tmp_path / "img"), "--models", str(models), "--no-progress"]
         proc = subprocess.Popen(SAMPLE_CMD + args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        import sqlite3
-
         deadline = time.time() + 60
-        n = 0
-        while time.time() < deadline and proc.poll() is None:
-            try:
-                with sqlite3.connect(db, timeout=5) as con:
-                    n = con.execute("select count(*) from candidates").fetchone()[0]
-            except sqlite3.OperationalError:
-                n = 0
-            if n >= 40:
-                break
-            time.sleep(0.01)
+        with Store(db, images=tmp_path / "img") as watch:
+            while time.time() < deadline and proc.poll() is None and _count(watch) < 40:
+                time.sleep(0.01)
         assert proc.poll() is None, proc.communicate()
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -268,6 +271,40 @@ def test_sigkill_and_resume_sends_nothing_twice_and_loses_nothing(tmp_path):
             final = {c.id: c for c in store.candidates()}
             assert len(stored_keys(store)) == 120 and len(final) == 120  # nothing lost
         assert all(final[k] == v for k, v in before.items())  # nothing stored was rewritten
+
+
+def test_progress_bar_on_a_terminal_shows_count_rate_and_eta(tmp_path):
+    """On a terminal (a pseudo-terminal here) each model gets a bar with done/total, rate,
+    failures, elapsed time and ETA; the summary follows."""
+    import pty
+
+    db = str(tmp_path / "s.db")
+    with Store(db, images=tmp_path / "img") as store:
+        add_items(store, 8)
+    with FakeOpenAI(latency=0.05, answer=lambda r: "fine") as srv:
+        models = tmp_path / "models.toml"
+        models.write_text(f'[[models]]\nname = "vlm-one"\nbase_url = "{srv.url}"\nmodel = "vlm-one"\nconcurrency = 2\n')
+        main_fd, sub_fd = pty.openpty()
+        proc = subprocess.Popen(SAMPLE_CMD + ["--db", db, "--images", str(tmp_path / "img"), "--models", str(models)],
+                                cwd=ROOT, stdout=subprocess.PIPE, stderr=sub_fd, text=True,
+                                env={**os.environ, "COLUMNS": "140", "TERM": "xterm"})
+        os.close(sub_fd)
+        chunks = []
+        while True:
+            try:
+                data = os.read(main_fd, 65536)
+            except OSError:  # the child closed its end
+                break
+            if not data:
+                break
+            chunks.append(data)
+        out, _ = proc.communicate(timeout=60)
+        os.close(main_fd)
+    assert proc.returncode == 0
+    bar = b"".join(chunks).decode(errors="replace")
+    assert "vlm-one" in bar and "8/8" in bar
+    assert "/s" in bar and "failed 0" in bar and "ETA" in bar
+    assert "finished: 8 responses stored" in out
 
 
 @pytest.mark.slow

@@ -30,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     from curate.cli import open_store
@@ -61,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         TimeRemainingColumn(),
         disable=not show,
         transient=False,
+        console=Console(stderr=True),  # the summary on stdout stays clean when redirected
     )
     tasks: dict[str, int] = {}
     failed: dict[str, int] = {}
