@@ -191,6 +191,57 @@ def run_app(db: str, images: Path, annotator: str, n_labels: int, warmup: int, t
     return times
 
 
+def run_bare(minimal: bool, n_labels: int, warmup: int = 5) -> list[float]:
+    """The same measurement on bench/bare_page.py: Streamlit's own floor on this machine."""
+    import subprocess
+    import urllib.request
+
+    from playwright.sync_api import sync_playwright
+
+    from support.streamlit_server import free_port
+
+    port = free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "bench" / "bare_page.py"), "--server.headless=true",
+           "--server.address=127.0.0.1", f"--server.port={port}", "--browser.gatherUsageStats=false",
+           "--server.fileWatcherType=none"] + (["--", "--minimal"] if minimal else [])
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(url + "/_stcore/health", timeout=2)
+                break
+            except OSError:
+                time.sleep(0.2)
+        tk = lambda n: hashlib.sha1(str(n).encode()).hexdigest()[:10]  # noqa: E731  (bare_page.py)
+        # the bare page has no key listener and its radios are optional: time a click on its
+        # submit button, and do not wait for nine radios
+        watch = WATCH.replace(
+            "if (document.querySelectorAll('[class*=\"st-key-q_\"][class*=\"_' + tk + '\"] input[type=radio]').length < 9) return null;",
+            "").replace("if (e.key === 'Enter' && window.__t0 === null)", "if (window.__t0 === null)")
+        times = []
+        with sync_playwright() as p:
+            b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = b.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(url)
+            page.wait_for_selector(".st-key-resp_left_" + tk(0), timeout=60_000)
+            wait_idle(page)
+            for n in range(n_labels + warmup):
+                page.wait_for_selector(f".st-key-q_submit_{tk(n)} button", state="attached")
+                page.evaluate("(() => { const r = document.querySelector('.st-key-q_left_%s input[type=radio]'); r && r.click(); })()" % tk(n))
+                page.wait_for_timeout(100)
+                page.evaluate(watch, [tk(n + 1), f"i{n + 1}"])
+                page.evaluate("() => { window.__t0 = performance.now(); document.querySelector('.st-key-q_submit_%s button').click(); }" % tk(n))
+                ms = page.evaluate("window.__p")
+                if n >= warmup:
+                    times.append(ms)
+            b.close()
+    finally:
+        proc.terminate()
+        proc.wait()
+    return times
+
+
 def run_label_studio(n_tasks: int, n_calls: int, tmp: Path, pool: list[str]) -> tuple[list[float], float] | None:
     try:
         import httpx
@@ -259,6 +310,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mmrb app   submit key -> next pair shown over {len(times)} labels: "
               f"median {med:.0f} ms, p95 {p95:.0f} ms (targets 120 / 200 ms) "
               f"{'OK' if med < 120 and p95 < 200 else 'MISSED'}")
+        for minimal, what in ((False, "bare page of this shape"), (True, "minimal page (4 elements)")):
+            bt = run_bare(minimal, n_labels)
+            print(f"reference  {what:<27} median {statistics.median(bt):.0f} ms, p95 {pct(bt, 95):.0f} ms: "
+                  f"Streamlit's own rerun here; mmrb / it: median {med / statistics.median(bt):.2f}")
         if a.no_anchor:
             return 0
         got = run_label_studio(ls_tasks, n_labels, tmp, texts(2 * ls_tasks))

@@ -225,3 +225,18 @@ def test_admin_pages_refused_to_annotators_by_url_and_shown_to_the_lead(page, se
     wait_idle(page)
     shot(page, "admin-adjudication.png")
     assert not page.errors, page.errors
+
+
+def test_z_opens_the_full_size_image_over_the_label_page(page, server):
+    sign_in(page, server, "erin")
+    showing(page, 0)
+    press(page, "z")
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_text("Original size 800 x 600 pixels").wait_for(timeout=45_000)
+    dialog.locator("img").first.wait_for()
+    press(page, "Escape")
+    dialog.wait_for(state="detached", timeout=45_000)
+    showing(page, 0)  # still the same pair, nothing submitted
+    with store_of(server) as s:
+        assert s.get_label("p0", "erin") is None
+    assert not page.errors, page.errors
