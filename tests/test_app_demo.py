@@ -62,4 +62,4 @@ def test_app_opens_on_the_sample_without_arguments(sample_db):
         assert at.radio and any("of" in p.proto.text and "labelled" in p.proto.text for p in at.get("progress"))
         assert any("Guidelines" in e.proto.label for e in at.get("expander"))
     finally:
-        ui._open_store.clear()
+        ui.close_stores()

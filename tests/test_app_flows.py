@@ -24,11 +24,7 @@ def app_env(db_url, tmp_path, monkeypatch):
     yield s
     from annotate import ui
 
-    try:
-        ui._open_store(db_url, None).close()
-    except Exception:
-        pass
-    ui._open_store.clear()
+    ui.close_stores()
     s.close()
 
 
@@ -44,7 +40,7 @@ def sqlite_env(tmp_path, monkeypatch):
     yield s
     from annotate import ui
 
-    ui._open_store.clear()
+    ui.close_stores()
     s.close()
 
 
