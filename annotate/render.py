@@ -162,3 +162,43 @@ def image_html(jpeg: bytes | None, *, item_id: str, alt: str, missing_reason: st
         f'<img src="{escape_plain(src)}" alt="{escape_plain(alt)}" data-item="{key}" '
         'style="max-width:100%;max-height:42vh;object-fit:contain;border-radius:6px"></div>'
     )
+
+
+# -- the pair as HTML: one element for the item, one for both responses ----------------------
+# Each Streamlit element costs the browser several milliseconds per rerun (React, styled
+# components, its Markdown renderer), so the parts of a pair that are only read are built here
+# as plain HTML. markdown-it with html off shows every tag of model output as text; images
+# are off so a response cannot make the browser fetch a remote URL; st.html sanitises again.
+_to_html = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
+
+
+@lru_cache(maxsize=4096)
+def markdown_html(text: str) -> str:
+    """Model output or a prompt rendered from Markdown, with no HTML of its own left."""
+    return _to_html.render(text.replace("\r\n", "\n").replace("\x00", ""))
+
+
+def item_html(image_block: str, category: str, prompt: str) -> str:
+    """The prompt's image beside the prompt."""
+    return (
+        '<div class="mmrb-item" style="display:grid;grid-template-columns:5fr 6fr;gap:1.5rem;align-items:start">'
+        f"<div>{image_block}</div>"
+        '<div class="mmrb-prompt">'
+        f'<div style="font-size:.85rem;color:#808495">Prompt · {escape_plain(category)}</div>'
+        f"{markdown_html(prompt)}</div></div>"
+    )
+
+
+def responses_html(token: str, left: str, right: str) -> str:
+    """Both responses side by side, each in its own scrolling box, marked with the pair's token."""
+
+    def box(side: str, text: str) -> str:
+        return (
+            f'<div><div style="font-weight:600;margin-bottom:.35rem">{side.title()} response</div>'
+            f'<div class="mmrb-response mmrb-response-{side}" data-pair="{escape_plain(token)}" '
+            'style="height:300px;overflow-y:auto;border:1px solid rgba(49,51,63,.2);border-radius:.5rem;'
+            f'padding:.25rem 1rem">{markdown_html(text)}</div></div>'
+        )
+
+    return ('<div class="mmrb-responses" style="display:grid;grid-template-columns:1fr 1fr;gap:1rem">'
+            + box("left", left) + box("right", right) + "</div>")

@@ -17,7 +17,7 @@ from curate.store import Store
 from . import auth, keys
 from .form import FLAG_TITLES, FormInput, problems, rationale_rule, skip_label, to_label
 from .queue import PairView, current_view, save, undo
-from .render import image_html, safe_markdown
+from .render import image_html, item_html, responses_html
 
 COOKIE = "mmrb_session"
 CONFIG: dict = {"db": None, "images": None, "guidelines": None}  # set by app.py on every run
@@ -194,21 +194,26 @@ def show_item(view: PairView) -> None:
             "corrupt": "The image file could not be read.",
             "too_large": "The image was too large to import.",
         }.get(view.image_status, "The image is not available.")
-    img_col, prompt_col = st.columns([5, 6], gap="medium")
-    with img_col:
-        src = image_src(jpeg, view.item_id) if jpeg is not None else None
-        st.html(image_html(jpeg, item_id=view.item_id, alt="the prompt's image", missing_reason=reason, src=src))
-        if jpeg is not None:
-            st.button("Full size and zoom  `Z`", key="act_zoom", on_click=_open_zoom, args=(view.image_sha256,))
-    with prompt_col:
-        with st.container(key=f"prompt-{token(view.item_id)}"):
-            # one element, not a caption plus the prompt: each element costs the browser a render
-            cat = safe_markdown(view.category).replace("[", "\\[").replace("]", "\\]")
-            st.markdown(f":small[:gray[Prompt · {cat}]]\n\n{safe_markdown(view.prompt)}")
+    src = image_src(jpeg, view.item_id) if jpeg is not None else None
+    block = image_html(jpeg, item_id=view.item_id, alt="the prompt's image", missing_reason=reason, src=src)
+    st.html(item_html(block, view.category, view.prompt))  # one element: see render.item_html
 
 
-def _open_zoom(sha: str) -> None:
-    st.session_state["zoom"] = sha
+def zoom_button(view: PairView | None) -> None:
+    st.button("Full size image  `Z`", key="act_zoom", on_click=_open_zoom, args=(view.image_sha256 if view else None,),
+              disabled=view is None or not view.image_sha256)
+
+
+def _open_zoom(sha: str | None) -> None:
+    if sha:
+        st.session_state["zoom"] = sha
+
+
+def open_zoom_of_current() -> None:
+    """The Z button of the label page sits outside its fragment, so it looks the pair up."""
+    view = current_view(store(), st.session_state["user"])
+    if view is not None:
+        _open_zoom(view.image_sha256)
 
 
 @st.dialog("Full-size image", width="large")
@@ -243,23 +248,16 @@ def label_form(view: PairView, *, mode: str, prefill: FormInput | None = None, o
     pre = prefill or FormInput()
     rule = rationale_rule(store())
     with st.form(key=f"q_form_{tk}", border=False, enter_to_submit=False):
-        lcol, rcol = st.columns(2, gap="medium")
-        for col, side, text, k, hint in (
-            (lcol, "Left", view.left_text, "q_left", ("1", "2", "3")),
-            (rcol, "Right", view.right_text, "q_right", ("8", "9", "0")),
-        ):
-            with col:
-                st.markdown(f"**{side} response**")
-                with st.container(height=300, key=f"resp_{side.lower()}_{tk}"):
-                    st.markdown(safe_markdown(text))
-                st.radio(
-                    f"Is the {side.lower()} response correct?",
-                    CORRECT_OPTS,
-                    index=_default_index(CORRECT_OPTS, getattr(pre, side.lower())),
-                    horizontal=True,
-                    key=f"{k}_{tk}",
-                    format_func=lambda v, h=hint: f"{v}  ({h[CORRECT_OPTS.index(v)]})",
-                )
+        st.html(responses_html(tk, view.left_text, view.right_text))
+        for side, k, hint in (("left", "q_left", ("1", "2", "3")), ("right", "q_right", ("8", "9", "0"))):
+            st.radio(
+                f"Is the {side} response correct?",
+                CORRECT_OPTS,
+                index=_default_index(CORRECT_OPTS, getattr(pre, side)),
+                horizontal=True,
+                key=f"{k}_{tk}",
+                format_func=lambda v, h=hint: f"{v}  ({h[CORRECT_OPTS.index(v)]})",
+            )
         st.radio(
             "Which response is better?",
             PREF_OPTS,
@@ -333,7 +331,13 @@ def _submit(view: PairView, mode: str) -> None:
         st.session_state.pop("editing", None)
 
 
-def skip_current(view: PairView) -> None:
+def skip_current(view: PairView | None = None) -> None:
+    """Skip the pair in front of the annotator (looked up when the button sits outside the
+    label page's fragment and cannot know it)."""
+    view = view or current_view(store(), st.session_state["user"])
+    if view is None:
+        st.session_state["flash"] = ("info", "Nothing left to skip.")
+        return
     res = save(store(), skip_label(view.pair_id, st.session_state["user"], time.monotonic() - started(view.pair_id)))
     st.session_state["flash"] = ("info" if res.ok else "warning", res.message)
 
@@ -348,10 +352,14 @@ def undo_last() -> None:
     st.session_state["flash"] = ("info", "Your last label was withdrawn; it is back in front of you.")
 
 
-def show_flash() -> None:
+def show_flash(*, quiet_success: bool = False) -> None:
+    """The last action's message. ``quiet_success``: a plain "Saved." is not shown (on the
+    label page the progress count and the next pair already say so, and a toast per label
+    cost the browser a render)."""
     kind, msg = st.session_state.pop("flash", (None, None))
     if kind == "success":
-        st.toast(msg)  # no layout shift on the common path
+        if not quiet_success:
+            st.toast(msg)  # no layout shift
     elif kind:
         getattr(st, kind)(msg)
 

@@ -114,7 +114,8 @@ WATCH = """
   const ready = () => {
     const app = document.querySelector('[data-testid=stApp]');
     if (!app || app.getAttribute('data-test-script-state') === 'running') return null;
-    const l = document.querySelector('.st-key-resp_left_' + tk), r = document.querySelector('.st-key-resp_right_' + tk);
+    const l = document.querySelector('.mmrb-response-left[data-pair="' + tk + '"]') || document.querySelector('.st-key-resp_left_' + tk);
+    const r = document.querySelector('.mmrb-response-right[data-pair="' + tk + '"]') || document.querySelector('.st-key-resp_right_' + tk);
     if (!l || !r || !l.innerText.trim() || !r.innerText.trim()) return null;
     if (document.querySelectorAll('[class*="st-key-q_"][class*="_' + tk + '"] input[type=radio]').length < 9) return null;
     const img = document.querySelector('img[data-item="' + item + '"]');
@@ -170,7 +171,7 @@ def run_app(db: str, images: Path, annotator: str, n_labels: int, warmup: int, t
         page.get_by_role("textbox", name="Name").fill(annotator)
         page.get_by_role("textbox", name="Password").fill(PASSWORD)
         page.get_by_role("button", name="Sign in").click()
-        page.wait_for_selector(".st-key-resp_left_" + token(queue[0].pair_id), timeout=60_000)
+        page.wait_for_selector(f'.mmrb-response-left[data-pair="{token(queue[0].pair_id)}"]', timeout=60_000)
         wait_label_ready(page)
         for n in range(n_labels + warmup):
             nxt = queue[n + 1].pair_id

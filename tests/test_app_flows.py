@@ -95,6 +95,7 @@ def all_text(at) -> str:
     parts = []
     for kind in ("markdown", "caption", "text", "error", "warning", "info", "success", "title", "subheader"):
         parts += [str(getattr(e, "value", "")) for e in getattr(at, kind)]
+    parts += [e.proto.body for e in at.get("html")]  # the prompt and responses are built as HTML
     return "\n".join(parts)
 
 
@@ -255,12 +256,13 @@ def test_admin_sees_progress_and_can_adjudicate(sqlite_env):
 def test_missing_image_shows_a_placeholder_and_html_is_text(sqlite_env):
     at = sign_in("alice")
     label(at, left="correct", right="correct", pref="left")
-    # p1 holds a response full of HTML: it reaches Markdown with every tag escaped
-    hostile = [m.value for m in at.markdown if "window.__pwned" in m.value]
+    # p1 holds a response full of HTML: it is rendered from Markdown with every tag as text
+    hostile = [e.proto.body for e in at.get("html") if "window.__pwned" in e.proto.body]
     assert len(hostile) == 1
-    assert "&lt;script>" in hostile[0] and "&lt;img" in hostile[0] and "<script" not in hostile[0]
-    assert "`code <b>`" in hostile[0]  # code stays code
-    assert XSS.startswith("Here is **bold**") and "**bold**" in hostile[0]
+    assert "&lt;script&gt;" in hostile[0] and "&lt;img" in hostile[0]
+    assert "<script" not in hostile[0] and "<img src=\"nope" not in hostile[0]
+    assert "<code>code &lt;b&gt;</code>" in hostile[0]  # code stays code
+    assert XSS.startswith("Here is **bold**") and "<strong>bold</strong>" in hostile[0]
     label(at, left="correct", right="correct", pref="left")
     html = " ".join(str(e.proto) for e in at.get("html"))
     assert "Image missing" in html and "data:image/jpeg" not in html

@@ -211,3 +211,47 @@ def test_agreement_glance_with_no_overlap(sqlite_store):
     seed_store(sqlite_store, n_pairs=2, annotators=("alice",))
     g = admin.agreement_glance(sqlite_store)
     assert g["preference"]["alpha"] is None and g["preference"]["note"] == "no pair has two labels yet"
+
+
+# -- the pair as HTML (render.markdown_html, item_html, responses_html) -----------------------
+@pytest.mark.parametrize("text, shown, absent", [
+    ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;", "<script"),
+    ('<img src=x onerror="alert(1)">', "&lt;img src=x onerror=", "<img"),
+    ("[click](javascript:alert(1))", "[click](javascript:alert(1))", "href"),
+    ("![pixel](http://tracker.example/p.png)", "pixel", "<img"),
+    ("Inline `code <b>` stays", "<code>code &lt;b&gt;</code>", "<b>"),
+    ("| a | b |\n|---|---|\n| 1 | 2 |", "<table>", "<script"),
+    ("**bold** and *it*", "<strong>bold</strong>", "<script"),
+])
+def test_markdown_html_renders_markdown_and_no_html_of_its_own(text, shown, absent):
+    out = render.markdown_html(text)
+    assert shown in out and absent not in out
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("<>/&\"'=` \n*[]()!:|-#scriptimgonerrorjavascript")), max_size=120))
+def test_markdown_html_never_lets_a_tag_or_handler_through(text):
+    import re
+
+    out = render.markdown_html(text)
+    # the only tags are the ones Markdown makes; no attribute but href/title/class/start/align
+    for tag in re.findall(r"<([a-zA-Z][a-zA-Z0-9]*)", out):
+        assert tag in {"p", "em", "strong", "code", "pre", "a", "ul", "ol", "li", "blockquote", "h1", "h2", "h3",
+                       "h4", "h5", "h6", "hr", "br", "table", "thead", "tbody", "tr", "th", "td"}, (tag, out)
+    for attr in re.findall(r"<[a-z0-9]+((?:\s+[^\s=>]+(?:=\"[^\"]*\")?)*)\s*/?>", out):
+        for name in re.findall(r"\s([^\s=]+)=", attr):
+            assert name in {"href", "title", "class", "start", "style"}, (name, out)
+    for href in re.findall(r'href="([^"]*)"', out):
+        assert not href.lower().lstrip().startswith(("javascript:", "vbscript:", "data:")), out
+
+
+def test_responses_html_marks_both_sides_with_the_pair_token():
+    out = render.responses_html("abc123", "left **text**", "<b>right</b>")
+    assert out.count('data-pair="abc123"') == 2
+    assert 'mmrb-response-left' in out and 'mmrb-response-right' in out
+    assert "<strong>text</strong>" in out and "&lt;b&gt;right&lt;/b&gt;" in out
+
+
+def test_item_html_escapes_the_category_and_renders_the_prompt():
+    out = render.item_html('<div data-item="i1"></div>', "vqa<script>", "What is **this**?")
+    assert "vqa&lt;script&gt;" in out and "<strong>this</strong>" in out and 'data-item="i1"' in out

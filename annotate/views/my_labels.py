@@ -39,4 +39,7 @@ if pair_id:
         ui.show_errors(view)
         ui.show_item(view)
         ui.label_form(view, mode="edit", prefill=from_label(view.label, view.left_side))
+    ui.zoom_button(view)
+    if st.session_state.get("zoom"):
+        ui.zoom_dialog(st.session_state.pop("zoom"))
     ui.key_listener()
