@@ -107,7 +107,7 @@ def build(db: str, images: Path, n_pairs: int, n_annotators: int, k: int, n_imag
 
 
 WATCH = """
-([tk, item]) => {
+([tk, item, form]) => {
   window.__t = null; window.__t0 = null; window.__tIdle = null; window.__sawRun = false;
   const onKey = (e) => { if (e.key === 'Enter' && window.__t0 === null) window.__t0 = performance.now(); };
   window.addEventListener('keydown', onKey, {capture: true, once: true});
@@ -117,7 +117,9 @@ WATCH = """
     const l = document.querySelector('.mmrb-response-left[data-pair="' + tk + '"]') || document.querySelector('.st-key-resp_left_' + tk);
     const r = document.querySelector('.mmrb-response-right[data-pair="' + tk + '"]') || document.querySelector('.st-key-resp_right_' + tk);
     if (!l || !r || !l.innerText.trim() || !r.innerText.trim()) return null;
-    if (document.querySelectorAll('[class*="st-key-q_"][class*="_' + tk + '"] input[type=radio]').length < 9) return null;
+    // the form is reused from pair to pair: ready when its radios are there and all cleared
+    const radios = document.querySelectorAll('[class*="st-key-q_left"] input[type=radio], [class*="st-key-q_right"] input[type=radio], [class*="st-key-q_pref"] input[type=radio]');
+    if (form && (radios.length < 9 || Array.from(radios).some((x) => x.checked))) return null;
     const img = document.querySelector('img[data-item="' + item + '"]');
     if (!img || !img.complete || !img.naturalWidth) return null;
     return img;
@@ -145,6 +147,9 @@ WATCH = """
   return true;  // not the promise: evaluate would wait for it before the key is pressed
 }
 """
+
+
+RACE = "() => Promise.race([window.__p, new Promise((_, no) => setTimeout(() => no(new Error('next pair not shown within 30 s')), 30000))])"
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -177,9 +182,9 @@ def run_app(db: str, images: Path, annotator: str, n_labels: int, warmup: int, t
             nxt = queue[n + 1].pair_id
             for key in ("1", "8", "a"):
                 page.keyboard.press(key)
-            page.evaluate(WATCH, [token(nxt), items[nxt]])
+            page.evaluate(WATCH, [token(nxt), items[nxt], True])
             page.keyboard.press("Enter")
-            ms = page.evaluate("() => Promise.race([window.__p, new Promise((_, no) => setTimeout(() => no(new Error('next pair not shown within 30 s')), 30000))])")
+            ms = page.evaluate(RACE)
             if n >= warmup:
                 times.append(ms)
                 t_idle = page.evaluate("window.__tIdle")
@@ -216,10 +221,8 @@ def run_bare(minimal: bool, n_labels: int, warmup: int = 5) -> list[float]:
                 time.sleep(0.2)
         tk = lambda n: hashlib.sha1(str(n).encode()).hexdigest()[:10]  # noqa: E731  (bare_page.py)
         # the bare page has no key listener and its radios are optional: time a click on its
-        # submit button, and do not wait for nine radios
-        watch = WATCH.replace(
-            "if (document.querySelectorAll('[class*=\"st-key-q_\"][class*=\"_' + tk + '\"] input[type=radio]').length < 9) return null;",
-            "").replace("if (e.key === 'Enter' && window.__t0 === null)", "if (window.__t0 === null)")
+        # submit button, and do not wait for cleared radios
+        watch = WATCH.replace("if (e.key === 'Enter' && window.__t0 === null)", "if (window.__t0 === null)")
         times = []
         with sync_playwright() as p:
             b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -231,9 +234,9 @@ def run_bare(minimal: bool, n_labels: int, warmup: int = 5) -> list[float]:
                 page.wait_for_selector(f".st-key-q_submit_{tk(n)} button", state="attached")
                 page.evaluate("(() => { const r = document.querySelector('.st-key-q_left_%s input[type=radio]'); r && r.click(); })()" % tk(n))
                 page.wait_for_timeout(100)
-                page.evaluate(watch, [tk(n + 1), f"i{n + 1}"])
+                page.evaluate(watch, [tk(n + 1), f"i{n + 1}", False])
                 page.evaluate("() => { window.__t0 = performance.now(); document.querySelector('.st-key-q_submit_%s button').click(); }" % tk(n))
-                ms = page.evaluate("window.__p")
+                ms = page.evaluate(RACE)
                 if n >= warmup:
                     times.append(ms)
             b.close()

@@ -21,7 +21,7 @@ from support.streamlit_server import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
-PEOPLE = ("alice", "bob", "carol", "dave", "erin")
+PEOPLE = ("alice", "bob", "carol", "dave", "erin", "frank")
 
 
 @pytest.fixture(scope="module")
@@ -243,4 +243,38 @@ def test_z_opens_the_full_size_image_over_the_label_page(page, server):
     showing(page, 0)  # still the same pair, nothing submitted
     with store_of(server) as s:
         assert s.get_label("p0", "erin") is None
+    assert not page.errors, page.errors
+
+
+CHECKED = """() => Array.from(document.querySelectorAll('[class*="st-key-q_"] input[type=radio]'))
+  .filter((r) => r.checked).map((r) => r.closest('[class*="st-key-q_"]').className.match(/st-key-(q_[a-z]+)/)[1]
+  + '=' + r.closest('label').innerText.trim().split(/\\s+/)[0])"""
+
+
+def test_the_form_is_reused_but_never_carries_answers_to_another_pair(page, server):
+    """The label form keeps its widgets from pair to pair (for speed): no answer may leak."""
+    sign_in(page, server, "frank")
+    showing(page, 0)
+    assert page.evaluate(CHECKED) == ["q_flag=no"]
+    press(page, "1", "9", "a", "Enter")
+    showing(page, 1)
+    assert page.evaluate(CHECKED) == ["q_flag=no"]  # cleared after a submit
+    press(page, "2", "8")
+    press(page, "s")  # skipped half-way: the half answers must not follow
+    showing(page, 2)
+    assert page.evaluate(CHECKED) == ["q_flag=no"]
+    press(page, "1", "8", "t", "Enter")  # refused: a tie needs a rationale
+    page.get_by_text("write a rationale").wait_for()
+    wait_idle(page)
+    assert sorted(page.evaluate(CHECKED)) == ["q_flag=no", "q_left=correct", "q_pref=tie", "q_right=correct"]
+    press(page, "d", "Enter")  # change the mind: right is better; the kept answers go with it
+    showing(page, 3)
+    assert page.evaluate(CHECKED) == ["q_flag=no"]
+    press(page, "u")  # undo: p2's answers come back
+    showing(page, 2)
+    assert sorted(page.evaluate(CHECKED)) == ["q_flag=no", "q_left=correct", "q_pref=right", "q_right=correct"]
+    with store_of(server) as s:
+        assert s.get_label("p0", "frank").preference in ("first", "second")
+        assert s.get_label("p1", "frank").status == "skipped"
+        assert s.get_label("p2", "frank") is None  # withdrawn by the undo
     assert not page.errors, page.errors
