@@ -24,19 +24,31 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 PEOPLE = ("alice", "bob", "carol", "dave", "erin", "frank")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def server(request, tmp_path_factory):
+    """The app over each store backend: every browser test runs against both."""
     from curate.store import Store
 
     if not os.path.exists(CHROMIUM):
         unavailable(f"{CHROMIUM} is not installed (tests/setup-system.sh installs it)")
     d = tmp_path_factory.mktemp("app")
-    db, images = str(d / "app.db"), d / "images"
+    images = d / "images"
+    drop = None
+    if request.param == "sqlite":
+        db = str(d / "app.db")
+    else:
+        from support.services import ensure_postgres, new_pg_database
+
+        db, drop = new_pg_database(ensure_postgres())
     with Store(db, images=images) as s:
         seed_store(s, annotators=PEOPLE, response_chars=600)
-    with StreamlitServer(db, str(images), log=d / "streamlit.log") as srv:
-        srv.db, srv.images = db, images
-        yield srv
+    try:
+        with StreamlitServer(db, str(images), log=d / "streamlit.log") as srv:
+            srv.db, srv.images = db, images
+            yield srv
+    finally:
+        if drop is not None:
+            drop()
 
 
 @pytest.fixture(scope="module")
