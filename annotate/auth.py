@@ -122,6 +122,15 @@ ANNOTATOR_PAGES = frozenset({"label", "my_labels", "guidelines"})
 ADMIN_PAGES = frozenset({"admin_progress", "admin_agreement", "admin_adjudicate", "admin_annotators", "leaderboard"})
 
 
+def account_for_identity(store: Store, email: str | None) -> Annotator | None:
+    """The account an OIDC identity signs in as: the active account named by its e-mail.
+    An identity provider vouches for who someone is, not for access here."""
+    if not email:
+        return None
+    who = store.get_annotator(email)
+    return who if who is not None and who.active else None
+
+
 def can_open(who: Annotator | None, page: str) -> bool:
     if who is None or not who.active:
         return page == "signin"

@@ -80,8 +80,7 @@ def _oidc_user(s: Store) -> Annotator | None:
         email = st.user.get("email")
     except Exception:
         return None
-    who = s.get_annotator(email) if email else None
-    return who if who is not None and who.active else None
+    return auth.account_for_identity(s, email)
 
 
 def oidc_configured() -> bool:

@@ -290,3 +290,33 @@ def test_sign_out_returns_to_the_sign_in_page(sqlite_env):
     next(b for b in at.button if b.key == "sign_out").click().run()
     assert not at.exception, at.exception
     assert not at.radio and at.text_input(key="signin_name") is not None
+
+
+# -- OIDC sign-in (Streamlit's st.login) ------------------------------------------------------
+# A real identity provider cannot run here; what is ours is tested: the button appears only
+# when the deployment configures [auth], and an identity maps to an active account only.
+OIDC_SECRETS = {"redirect_uri": "http://127.0.0.1:8501/oauth2callback", "cookie_secret": "x" * 32,
+                "client_id": "mmrb", "client_secret": "s", "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration"}
+
+
+def test_organisation_sign_in_is_offered_only_when_configured(sqlite_env):
+    at = new_app().run()
+    assert not any("organisation" in b.label for b in at.button)
+    at = new_app()
+    at.secrets["auth"] = OIDC_SECRETS
+    at.run()
+    assert not at.exception, at.exception
+    assert any(b.label == "Sign in with your organisation" for b in at.button)
+
+
+def test_an_oidc_identity_signs_in_as_its_active_account_only(sqlite_env):
+    from annotate import auth
+    from curate.model import Annotator
+
+    s = sqlite_env
+    s.add_annotator(Annotator("ann@example.org", "annotator", None))
+    assert auth.account_for_identity(s, "ann@example.org").name == "ann@example.org"
+    assert auth.account_for_identity(s, "nobody@example.org") is None
+    assert auth.account_for_identity(s, None) is None
+    auth.set_active(s, "ann@example.org", False)
+    assert auth.account_for_identity(s, "ann@example.org") is None
