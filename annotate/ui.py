@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections import OrderedDict
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -337,10 +338,25 @@ def read_form(mode: str) -> FormInput:
     )
 
 
+# When each (annotator, pair) was first shown, kept by the server process rather than the
+# browser session, so a refresh or a dropped connection does not restart the clock.
+_SHOWN: OrderedDict[tuple[str, str, str], float] = OrderedDict()
+_SHOWN_MAX = 100_000
+
+
 def started(pair_id: str) -> float:
-    """When this session first showed the pair (for seconds per label)."""
-    t = st.session_state.setdefault("shown_at", {})
-    return t.setdefault(pair_id, time.monotonic())
+    """When the signed-in annotator was first shown the pair (for seconds per label)."""
+    key = (CONFIG["db"] or "", st.session_state.get("user") or "", pair_id)
+    t = _SHOWN.get(key)
+    if t is None:
+        t = _SHOWN[key] = time.monotonic()
+        while len(_SHOWN) > _SHOWN_MAX:
+            _SHOWN.popitem(last=False)
+    return t
+
+
+def _shown_done(pair_id: str) -> None:
+    _SHOWN.pop((CONFIG["db"] or "", st.session_state.get("user") or "", pair_id), None)
 
 
 def _submit(view: PairView, mode: str) -> None:
@@ -364,7 +380,7 @@ def _submit(view: PairView, mode: str) -> None:
     else:
         res = save(store(), label)
     st.session_state["flash"] = ("success" if res.ok else "warning", res.message)
-    st.session_state.get("shown_at", {}).pop(view.pair_id, None)
+    _shown_done(view.pair_id)
     if mode == "edit" and res.ok:
         st.session_state.pop("editing", None)
 
@@ -377,6 +393,7 @@ def skip_current(view: PairView | None = None) -> None:
         st.session_state["flash"] = ("info", "Nothing left to skip.")
         return
     res = save(store(), skip_label(view.pair_id, st.session_state["user"], time.monotonic() - started(view.pair_id)))
+    _shown_done(view.pair_id)
     st.session_state["flash"] = ("info" if res.ok else "warning", res.message)
 
 

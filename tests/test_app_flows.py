@@ -320,3 +320,14 @@ def test_an_oidc_identity_signs_in_as_its_active_account_only(sqlite_env):
     assert auth.account_for_identity(s, None) is None
     auth.set_active(s, "ann@example.org", False)
     assert auth.account_for_identity(s, "ann@example.org") is None
+
+
+def test_the_label_time_survives_a_refresh(sqlite_env):
+    import time
+
+    sign_in("alice")  # p0 shown in one browser session...
+    time.sleep(1.2)
+    at = sign_in("alice")  # ...then the page is reloaded: a new session
+    label(at, left="correct", right="correct", pref="left")
+    got = sqlite_env.get_label("p0", "alice")
+    assert got is not None and got.seconds >= 1.2
