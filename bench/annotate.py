@@ -198,7 +198,7 @@ def run_app(db: str, images: Path, annotator: str, n_labels: int, warmup: int, t
 
 
 def run_bare(minimal: bool, n_labels: int, warmup: int = 5) -> list[float]:
-    """The same measurement on bench/bare_page.py: Streamlit's own floor on this machine."""
+    """The same measurement on bench/apps/bare_page.py: Streamlit's own floor on this machine."""
     import subprocess
     import urllib.request
 
@@ -207,7 +207,7 @@ def run_bare(minimal: bool, n_labels: int, warmup: int = 5) -> list[float]:
     from support.streamlit_server import free_port
 
     port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "bench" / "bare_page.py"), "--server.headless=true",
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "bench" / "apps" / "bare_page.py"), "--server.headless=true",
            "--server.address=127.0.0.1", f"--server.port={port}", "--browser.gatherUsageStats=false",
            "--server.fileWatcherType=none"] + (["--", "--minimal"] if minimal else [])
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)

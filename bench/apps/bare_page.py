@@ -3,7 +3,7 @@
 No store, no sign-in, no image file: two ~1,500-character Markdown responses in scrolling
 boxes, three radios and a submit button in a form, a prompt line and a tiny inline image.
 What is left of its time is Streamlit's own rerun and render on this machine.
-``streamlit run bench/bare_page.py -- --minimal`` drops the form and the Markdown (four elements).
+``streamlit run bench/apps/bare_page.py -- --minimal`` drops the form and the Markdown (four elements).
 """
 
 import hashlib
