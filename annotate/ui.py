@@ -199,9 +199,9 @@ def show_item(view: PairView) -> None:
     st.html(item_html(block, view.category, view.prompt))  # one element: see render.item_html
 
 
-def zoom_button(view: PairView | None) -> None:
-    st.button("Full size image  `Z`", key="act_zoom", on_click=_open_zoom, args=(view.image_sha256 if view else None,),
-              disabled=view is None or not view.image_sha256)
+def zoom_button(view: PairView) -> None:
+    st.button("Full size image  `Z`", key="act_zoom", on_click=_open_zoom, args=(view.image_sha256,),
+              disabled=not view.image_sha256)
 
 
 def _open_zoom(sha: str | None) -> None:
@@ -231,10 +231,6 @@ def zoom_dialog(sha: str) -> None:
     st.caption(f"Original size {w} x {h} pixels")
     with st.container(height=620, border=False):
         st.image(str(path), width=max(1, int(w * z)))
-
-
-def _default_index(options: tuple, value) -> int | None:
-    return options.index(value) if value in options else None
 
 
 CORRECT_OPTS = ("correct", "incorrect", "unsure")
@@ -385,10 +381,10 @@ def _submit(view: PairView, mode: str) -> None:
         st.session_state.pop("editing", None)
 
 
-def skip_current(view: PairView | None = None) -> None:
-    """Skip the pair in front of the annotator (looked up when the button sits outside the
-    label page's fragment and cannot know it)."""
-    view = view or current_view(store(), st.session_state["user"])
+def skip_current() -> None:
+    """Skip the pair in front of the annotator (looked up: the button sits outside the label
+    page's fragment, so it cannot know the pair)."""
+    view = current_view(store(), st.session_state["user"])
     if view is None:
         st.session_state["flash"] = ("info", "Nothing left to skip.")
         return

@@ -220,9 +220,8 @@ def run_bare(minimal: bool, n_labels: int, warmup: int = 5) -> list[float]:
             except OSError:
                 time.sleep(0.2)
         tk = lambda n: hashlib.sha1(str(n).encode()).hexdigest()[:10]  # noqa: E731  (bare_page.py)
-        # the bare page has no key listener and its radios are optional: time a click on its
-        # submit button, and do not wait for cleared radios
-        watch = WATCH.replace("if (e.key === 'Enter' && window.__t0 === null)", "if (window.__t0 === null)")
+        # the bare page has no key listener: the click on its submit button is timed from
+        # just before it (window.__t0 below), and cleared radios are not waited for
         times = []
         with sync_playwright() as p:
             b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -234,7 +233,7 @@ def run_bare(minimal: bool, n_labels: int, warmup: int = 5) -> list[float]:
                 page.wait_for_selector(f".st-key-q_submit_{tk(n)} button", state="attached")
                 page.evaluate("(() => { const r = document.querySelector('.st-key-q_left_%s input[type=radio]'); r && r.click(); })()" % tk(n))
                 page.wait_for_timeout(100)
-                page.evaluate(watch, [tk(n + 1), f"i{n + 1}", False])
+                page.evaluate(WATCH, [tk(n + 1), f"i{n + 1}", False])
                 page.evaluate("() => { window.__t0 = performance.now(); document.querySelector('.st-key-q_submit_%s button').click(); }" % tk(n))
                 ms = page.evaluate(RACE)
                 if n >= warmup:
