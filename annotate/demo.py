@@ -44,8 +44,7 @@ def build_sample(db: Path, images: Path, sample: Path = SAMPLE) -> None:
         guidelines = sample / "guidelines.md"
         if guidelines.exists():
             store.set_setting("guidelines_md", guidelines.read_text(encoding="utf-8"))
-        with store.engine.connect() as c:  # fold the WAL into the file before it is renamed
-            c.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.checkpoint()  # the WAL into the file before it is renamed
 
 
 def ensure_sample(db: Path | None = None) -> dict:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from curate.model import Assignment, Label, Side
 from curate.sides import other, preference_to_screen, shown_pair
-from curate.store import ConflictError, Store
+from curate.store import NEW_LABEL, ConflictError, Store
 
 
 @dataclass(frozen=True)
@@ -92,9 +92,10 @@ class SaveResult:
 
 
 def save(store: Store, label: Label, *, expected_revision: int | None = None) -> SaveResult:
-    """Save and turn a lost race into a message the annotator can act on."""
+    """Save and turn a lost race into a message the annotator can act on.
+    ``expected_revision``: of the label the annotator opened, None when they had none."""
     try:
-        saved = store.save_label(label, expected_revision=expected_revision)
+        saved = store.save_label(label, expected_revision=NEW_LABEL if expected_revision is None else expected_revision)
     except ConflictError:
         if expected_revision is None:
             msg = "This pair was already submitted (perhaps from another tab). Nothing was overwritten; moving on."

@@ -30,11 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
-from curate import schema as S
 from curate.agreement import LabelTable, agreement_report, from_store
 from curate.agreement import stats as st
 from curate.agreement.table import GOLD
-from curate.model import MMRB_CATEGORIES, Annotator
+from curate.model import MMRB_CATEGORIES, Annotator, Candidate, Item, Label, Pair
 from curate.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,8 +44,6 @@ RATIO_TARGET = 1.5
 
 
 def build_store(path: Path, n_pairs: int, seed: int = 0) -> None:
-    from sqlalchemy import insert
-
     rng = np.random.default_rng(seed)
     tmp = path.with_suffix(".tmp.db")
     tmp.unlink(missing_ok=True)
@@ -55,14 +52,13 @@ def build_store(path: Path, n_pairs: int, seed: int = 0) -> None:
     with store.write() as c:
         for lo in range(0, n_pairs, 20_000):
             ids = range(lo, min(n_pairs, lo + 20_000))
-            c.execute(insert(S.items), [dict(id=f"i{n:07d}", prompt="q", category=MMRB_CATEGORIES[n % 6], source="bench",
-                                             metadata="{}", created_at=ts) for n in ids])
-            c.execute(insert(S.candidates), [dict(id=f"i{n:07d}/{m}", item_id=f"i{n:07d}", model=m, text=m, params="{}",
-                                                  params_key=m, sample_index=0, created_at=ts) for n in ids for m in "ab"])
-            c.execute(insert(S.pairs), [dict(id=f"p{n:07d}", item_id=f"i{n:07d}", first_id=f"i{n:07d}/a",
-                                             second_id=f"i{n:07d}/b", origin="bench", status="selected",
-                                             is_gold=n % 100 == 0, known_preference="first" if n % 100 == 0 else None,
-                                             metadata="{}", created_at=ts) for n in ids])
+            store.add_items([Item(id=f"i{n:07d}", prompt="q", category=MMRB_CATEGORIES[n % 6], source="bench")
+                             for n in ids], conn=c)
+            store.add_candidates([Candidate(id=f"i{n:07d}/{m}", item_id=f"i{n:07d}", model=m, text=m)
+                                  for n in ids for m in "ab"], conn=c)
+            store.add_pairs([Pair(id=f"p{n:07d}", item_id=f"i{n:07d}", first_id=f"i{n:07d}/a", second_id=f"i{n:07d}/b",
+                                  origin="bench", status="selected", is_gold=n % 100 == 0,
+                                  known_preference="first" if n % 100 == 0 else None) for n in ids], conn=c)
         for a in range(ANNOTATORS):
             store.add_annotator(Annotator(f"ann{a}"), conn=c)
         truth = rng.choice(3, size=n_pairs, p=[0.45, 0.45, 0.10])
@@ -74,12 +70,11 @@ def build_store(path: Path, n_pairs: int, seed: int = 0) -> None:
         for a in range(ANNOTATORS):
             p, x1, x2 = PREFS[noisy(truth, 3)], CORR[noisy(c1, 2)], CORR[noisy(c2, 2)]
             for lo in range(0, n_pairs, 50_000):
-                c.execute(insert(S.labels), [
-                    dict(pair_id=f"p{n:07d}", annotator=f"ann{a}", preference=p[n], correctness_first=x1[n],
-                         correctness_second=x2[n], rationale="", flag_note="", status="submitted", ratings="{}",
-                         source="bench", revision=1, created_at=ts, updated_at=ts)
+                store.add_labels([
+                    Label(f"p{n:07d}", f"ann{a}", correctness_first=x1[n], correctness_second=x2[n], preference=p[n],
+                          source="bench", created_at=ts, updated_at=ts)
                     for n in range(lo, min(n_pairs, lo + 50_000))
-                ])
+                ], conn=c)
     store.close()
     tmp.rename(path)
 
@@ -180,15 +175,14 @@ def main(argv: list[str] | None = None) -> int:
     t0, c0 = time.perf_counter(), time.process_time()
     table = from_store(store)
     t_read, c_read = time.perf_counter() - t0, time.process_time() - c0
-    # anchor 0: the same label columns row by row (one tuple and a str per value)
-    from sqlalchemy import select
+    # anchor 0: the same label columns row by row on a plain DB-API cursor (one tuple and a
+    # str per value), the read before the column fast path
+    import sqlite3
 
-    from curate.agreement.table import _fetch
-
-    L = S.labels
     t0, c0 = time.perf_counter(), time.process_time()
-    _, rows = _fetch(store, select(L.c.pair_id, L.c.annotator, L.c.preference, L.c.correctness_first,
-                                   L.c.correctness_second, L.c.ratings).where(L.c.status == "submitted"))
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        rows = con.execute("SELECT pair_id, annotator, preference, correctness_first, correctness_second, ratings "
+                           "FROM labels WHERE status = 'submitted'").fetchall()
     t_rows, c_rows = time.perf_counter() - t0, time.process_time() - c0
     assert len(rows) == len(table.units) * len(table.annotators)
     del rows

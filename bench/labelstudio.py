@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 import sys
 import tempfile
 import time

@@ -1,16 +1,24 @@
-"""Store benchmark: ingest speed and the two per-label operations of the annotation UI.
+"""Store benchmark: ingest speed and memory, and the two per-label operations of the
+annotation UI, on SQLite and PostgreSQL, at two sizes.
 
-    python bench/store.py            # 50,000 pairs, 20 annotators, SQLite and PostgreSQL
+    python bench/store.py            # 50,000 and 500,000 pairs, 20 annotators, SQLite and PostgreSQL
     python bench/store.py --quick    # 2,000 pairs, 4 annotators, 200 calls: a smoke run
+    python bench/store.py --sizes 10000,50000,200000 --no-queue   # ingest figures only
 
 The pairs are the 1,250 real VL-RewardBench pairs of ../shared/data (text copy) repeated
-with new ids, imported through ``mmrb ingest pairs`` (so "ingest rows/s" is the whole path:
-read, check, write in one transaction). Each pair is assigned to 3 of the annotators, and
-half of every queue is already labelled, so "next pair" must skip done work. Then, 1,000
-times, an annotator asks for their next pair and submits a label for it; both calls are
-timed separately. Targets: median < 5 ms, p95 < 20 ms. Anchor: Label Studio 1.23 needs a
-median 164 ms for its next-task call and 104 ms to submit an annotation at 50,000 tasks
-(figures quoted from the issue; Label Studio is not run here).
+with new ids. Ingest: ``mmrb ingest pairs`` runs in a child process (read, check, write all
+or nothing); rows/s is pairs over the command's wall time, start-up included, and peak
+memory is the child's own maximum resident set (``ru_maxrss``, read by the child as it
+exits). Anchor, same file, same run: a plain ``sqlite3`` ``executemany`` of the rows the
+import writes (items, their image references, candidates, pairs), reading and parsing the
+file included, in one transaction on a fresh store.
+
+Queue: each pair is assigned to 3 of the annotators and half of every queue is already
+labelled, so "next pair" must skip done work. Then, 1,000 times, an annotator asks for their
+next pair and submits a label for it; both calls are timed separately. Targets: median < 5
+ms, p95 < 20 ms, and flat with size (the ratio of the larger size to the smaller). Anchor:
+Label Studio 1.23 needs a median 164 ms for its next-task call and 104 ms to submit an
+annotation at 50,000 tasks (figures quoted from the issue; Label Studio is not run here).
 """
 
 from __future__ import annotations
@@ -19,16 +27,14 @@ import argparse
 import hashlib
 import json
 import random
+import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from sqlalchemy import update
-
-from curate import schema as S
-from curate.ingest import ingest_pairs
 from curate.model import Annotator, Assignment, Label
 from curate.store import Store
 
@@ -38,6 +44,9 @@ VLRB = ROOT.parent / "shared" / "data" / "vlrewardbench" / "pairs.jsonl"
 TARGET_MEDIAN_MS, TARGET_P95_MS = 5.0, 20.0
 ANCHOR_NEXT_MS, ANCHOR_SUBMIT_MS = 164.0, 104.0  # Label Studio 1.23, 50,000 tasks (from the issue)
 PER_PAIR = 3
+# `mmrb ingest pairs` as the console script runs it, reporting its own peak memory on exit
+CHILD = ("import resource, sys\nfrom curate.cli import main\nrc = main(sys.argv[1:])\n"
+         "print('MAXRSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\nsys.exit(rc)")
 
 
 def source_rows(quick: bool) -> list[dict] | None:
@@ -66,18 +75,58 @@ def write_input(rows: list[dict], n_pairs: int, path: Path) -> None:
             f.write(json.dumps(dict(r, id=f"{r['id']}#rep{k // len(rows)}")) + "\n")
 
 
-def pct(xs: list[float], q: float) -> float:
+def pct(xs: list[float], q: int) -> float:
     return statistics.quantiles(xs, n=100, method="inclusive")[q - 1] if len(xs) > 1 else xs[0]
 
 
-def run_backend(name: str, url: str, images: Path, data: Path, n_pairs: int, n_ann: int, calls: int) -> dict:
+def ingest(url: str, images: Path, data: Path, n_pairs: int) -> dict:
+    """``mmrb ingest pairs`` in a child process: (seconds, peak MB)."""
+    cmd = [sys.executable, "-c", CHILD, "ingest", "pairs", str(data), "--format", "vlrewardbench-text",
+           "--db", url, "--images", str(images)]
+    t0 = time.perf_counter()
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    seconds = time.perf_counter() - t0
+    if out.returncode != 0 or f"{n_pairs} pairs" not in out.stdout:
+        raise SystemExit(f"ingest failed ({out.returncode}): {out.stdout[-2000:]} {out.stderr[-2000:]}")
+    kb = int(out.stderr.split("MAXRSS_KB", 1)[1].split()[0])
+    return dict(ingest_s=seconds, rows_per_s=n_pairs / seconds, peak_mb=kb / 1024)
+
+
+def executemany_reference(data: Path, db: Path) -> float:
+    """Seconds for a plain sqlite3 executemany of the rows the import writes."""
+    Store(str(db), images=db.parent / "ref-images").close()  # the same tables and indexes
+    t0 = time.perf_counter()
+    ts = "2025-01-01T00:00:00+00:00"
+    items, refs, cands, pairs = [], [], [], []
+    with open(data, encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            iid = r["id"] + "~" + hashlib.sha256(line.encode()).hexdigest()[:10]  # ids repeat in the source
+            items.append((iid, r["prompt"], "general", None, "bench", "{}", ts))
+            refs.append((iid, 0, r["image"], None, "missing", None))
+            cands += [(f"{iid}:a:0", iid, "a", r["chosen"], "{}", "k", 0, ts),
+                      (f"{iid}:b:0", iid, "b", r["rejected"], "{}", "k", 0, ts)]
+            pairs.append((iid, iid, f"{iid}:a:0", f"{iid}:b:0", "import:bench", "first", "candidate", 0, "{}", ts))
+    con = sqlite3.connect(db, isolation_level=None)
+    con.execute("PRAGMA synchronous=NORMAL")
+    con.execute("BEGIN IMMEDIATE")
+    con.executemany("INSERT INTO items (id, prompt, category, reference, source, metadata, created_at) "
+                    "VALUES (?,?,?,?,?,?,?)", items)
+    con.executemany("INSERT INTO item_images (item_id, position, source, sha256, status, error) VALUES (?,?,?,?,?,?)",
+                    refs)
+    con.executemany("INSERT INTO candidates (id, item_id, model, text, params, params_key, sample_index, created_at) "
+                    "VALUES (?,?,?,?,?,?,?,?)", cands)
+    con.executemany("INSERT INTO pairs (id, item_id, first_id, second_id, origin, known_preference, status, is_gold, "
+                    "metadata, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)", pairs)
+    con.execute("COMMIT")
+    con.close()
+    return time.perf_counter() - t0
+
+
+def queue(url: str, images: Path, n_ann: int, calls: int) -> dict:
+    """Assign, label half of every queue, then time next pair + submit."""
     store = Store(url, images=images)
     try:
-        t0 = time.perf_counter()
-        report = ingest_pairs(store, data, "vlrewardbench-text")
-        ingest_s = time.perf_counter() - t0
-        assert report.pairs == n_pairs, report.summary()
-
         pair_ids = [p.id for p in store.pairs()]
         annotators = [f"annotator-{a:02d}" for a in range(n_ann)]
         t0 = time.perf_counter()
@@ -85,25 +134,19 @@ def run_backend(name: str, url: str, images: Path, data: Path, n_pairs: int, n_a
             for a in annotators:
                 store.add_annotator(Annotator(a), conn=conn)
             seq = {a: 0 for a in annotators}
-            rows = []
+            planned = []
             for i, pid in enumerate(pair_ids):
                 for j in range(PER_PAIR):
                     a = annotators[(i + j * 7) % n_ann]
                     h = int(hashlib.sha256(f"{pid}|{a}|0".encode()).hexdigest()[:8], 16)
-                    rows.append(Assignment(pid, a, "first" if h % 2 else "second", seq[a]))
+                    planned.append((pid, a, "first" if h % 2 else "second", seq[a]))
                     seq[a] += 1
+            rows = [Assignment(pid, a, left, s, state="done" if s < seq[a] // 2 else "open")
+                    for pid, a, left, s in planned]
             store.add_assignments(rows, conn=conn)
-            # half of every queue already done
-            done = [r for r in rows if r.seq < seq[r.annotator] // 2]
-            store.add_labels([Label(r.pair_id, r.annotator, preference="first") for r in done], conn=conn)
-            for a in annotators:
-                conn.execute(
-                    update(S.assignments)
-                    .where(S.assignments.c.annotator == a, S.assignments.c.seq < seq[a] // 2)
-                    .values(state="done")
-                )
+            store.add_labels([Label(r.pair_id, r.annotator, preference="first") for r in rows if r.state == "done"],
+                             conn=conn)
         setup_s = time.perf_counter() - t0
-
         nxt, sub = [], []
         for k in range(calls):
             a = annotators[k % n_ann]
@@ -114,18 +157,8 @@ def run_backend(name: str, url: str, images: Path, data: Path, n_pairs: int, n_a
             t = time.perf_counter()
             store.save_label(label)
             sub.append((time.perf_counter() - t) * 1000)
-        return dict(
-            backend=name,
-            pairs=n_pairs,
-            assignments=len(rows),
-            ingest_rows_per_s=n_pairs / ingest_s,
-            ingest_s=ingest_s,
-            setup_s=setup_s,
-            next_median=statistics.median(nxt),
-            next_p95=pct(nxt, 95),
-            submit_median=statistics.median(sub),
-            submit_p95=pct(sub, 95),
-        )
+        return dict(assignments=len(rows), setup_s=setup_s, next_median=statistics.median(nxt), next_p95=pct(nxt, 95),
+                    submit_median=statistics.median(sub), submit_p95=pct(sub, 95))
     finally:
         store.close()
 
@@ -134,59 +167,90 @@ def verdict(median: float, p95: float) -> str:
     return "meets target" if median < TARGET_MEDIAN_MS and p95 < TARGET_P95_MS else "MISSES target"
 
 
+def backend_url(backend: str, tmp: Path, n: int) -> tuple[str, object] | None:
+    if backend == "sqlite":
+        return str(tmp / f"bench-{n}.db"), None
+    try:
+        from tests.support.services import ensure_postgres, new_pg_database
+
+        return new_pg_database(ensure_postgres())
+    except BaseException as e:  # pytest.skip raises a BaseException subclass
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        print(f"  postgres: skipped ({e})")
+        return None
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="2,000 pairs, 4 annotators, 200 calls")
     ap.add_argument("--backends", default="sqlite,postgres", help="comma-separated: sqlite, postgres")
-    ap.add_argument("--pairs", type=int, default=None)
+    ap.add_argument("--sizes", default=None, help="comma-separated pair counts (default 50000,500000)")
+    ap.add_argument("--pairs", type=int, default=None, help="one size (same as --sizes N)")
     ap.add_argument("--calls", type=int, default=None)
+    ap.add_argument("--no-queue", action="store_true", help="ingest figures only")
     args = ap.parse_args(argv)
-    n_pairs = args.pairs or (2_000 if args.quick else 50_000)
+    if args.pairs:
+        sizes = [args.pairs]
+    elif args.sizes:
+        sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    else:
+        sizes = [2_000] if args.quick else [50_000, 500_000]
     n_ann = 4 if args.quick else 20
     calls = args.calls or (200 if args.quick else 1_000)
+    backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    for b in backends:
+        if b not in ("sqlite", "postgres"):
+            ap.error(f"unknown backend {b!r}")
 
     rows = source_rows(args.quick)
     if rows is None:
         print(f"bench/store.py: skipped: {VLRB} not present (run with --quick to use synthetic pairs)")
         return 0
     origin = "real VL-RewardBench pairs" if VLRB.exists() else "synthetic pairs"
-    print(f"store benchmark: {n_pairs:,} pairs ({origin}, repeated with new ids), {n_ann} annotators, "
-          f"{PER_PAIR} annotators per pair, {calls:,} next+submit calls")
+    print(f"store benchmark: {', '.join(f'{n:,}' for n in sizes)} pairs ({origin}, repeated with new ids), "
+          f"{n_ann} annotators, {PER_PAIR} annotators per pair, {calls:,} next+submit calls")
 
     results = []
-    with tempfile.TemporaryDirectory(prefix="mmrb-bench-") as tmp:
-        tmp = Path(tmp)
-        data = tmp / "pairs.jsonl"
-        write_input(rows, n_pairs, data)
-        for backend in [b.strip() for b in args.backends.split(",") if b.strip()]:
-            drop = None
-            if backend == "sqlite":
-                url = str(tmp / "bench.db")
-            elif backend == "postgres":
-                try:
-                    from tests.support.services import ensure_postgres, new_pg_database
-
-                    url, drop = new_pg_database(ensure_postgres())
-                except BaseException as e:  # pytest.skip raises a BaseException subclass
-                    if isinstance(e, KeyboardInterrupt):
-                        raise
-                    print(f"  postgres: skipped ({e})")
+    with tempfile.TemporaryDirectory(prefix="mmrb-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        for n in sizes:
+            data = tmp / f"pairs-{n}.jsonl"
+            write_input(rows, n, data)
+            ref_s = executemany_reference(data, tmp / f"reference-{n}.db")
+            for backend in backends:
+                got = backend_url(backend, tmp, n)
+                if got is None:
                     continue
-            else:
-                ap.error(f"unknown backend {backend!r}")
-            try:
-                results.append(run_backend(backend, url, tmp / f"images-{backend}", data, n_pairs, n_ann, calls))
-            finally:
-                if drop:
-                    drop()
+                url, drop = got
+                try:
+                    r = dict(backend=backend, pairs=n, reference_rows_per_s=n / ref_s,
+                             **ingest(url, tmp / f"images-{backend}-{n}", data, n))
+                    if not args.no_queue:
+                        r.update(queue(url, tmp / f"images-{backend}-{n}", n_ann, calls))
+                    results.append(r)
+                    print(f"  {n:,} pairs on {backend}: done", flush=True)
+                finally:
+                    if drop:
+                        drop()
+            data.unlink()
 
     print()
-    print(f"{'backend':<10}{'ingest rows/s':>14}{'next med':>10}{'next p95':>10}{'submit med':>12}{'submit p95':>12}")
+    print("ingest: `mmrb ingest pairs` in a child process (rows/s over its wall time, start-up included; peak = its "
+          "max RSS); anchor: plain sqlite3 executemany of the same rows in this run")
+    print(f"{'backend':<10}{'pairs':>9}{'rows/s':>9}{'peak MB':>9}{'anchor rows/s':>15}{'of anchor':>11}")
     for r in results:
-        print(f"{r['backend']:<10}{r['ingest_rows_per_s']:>14,.0f}{r['next_median']:>9.2f}ms{r['next_p95']:>9.2f}ms"
-              f"{r['submit_median']:>11.2f}ms{r['submit_p95']:>11.2f}ms")
+        print(f"{r['backend']:<10}{r['pairs']:>9,}{r['rows_per_s']:>9,.0f}{r['peak_mb']:>9,.0f}"
+              f"{r['reference_rows_per_s']:>15,.0f}{r['rows_per_s'] / r['reference_rows_per_s']:>10.0%}")
+    if args.no_queue:
+        return 0
     print()
-    print(f"targets: median < {TARGET_MEDIAN_MS:g} ms, p95 < {TARGET_P95_MS:g} ms. "
+    print(f"{'backend':<10}{'pairs':>9}{'next med':>10}{'next p95':>10}{'submit med':>12}{'submit p95':>12}")
+    for r in results:
+        print(f"{r['backend']:<10}{r['pairs']:>9,}{r['next_median']:>8.2f}ms{r['next_p95']:>8.2f}ms"
+              f"{r['submit_median']:>10.2f}ms{r['submit_p95']:>10.2f}ms")
+    print()
+    print(f"targets: median < {TARGET_MEDIAN_MS:g} ms, p95 < {TARGET_P95_MS:g} ms, flat with size. "
           f"anchor: Label Studio 1.23 next-task {ANCHOR_NEXT_MS:g} ms, submit {ANCHOR_SUBMIT_MS:g} ms "
           "(medians at 50,000 tasks, quoted from the issue, not measured here)")
     for r in results:
@@ -195,8 +259,16 @@ def main(argv: list[str] | None = None) -> int:
             f"{ANCHOR_NEXT_MS / r['next_median']:.0f}x faster than the anchor; "
             f"submit {verdict(r['submit_median'], r['submit_p95'])}, "
             f"{ANCHOR_SUBMIT_MS / r['submit_median']:.0f}x faster than the anchor; "
-            f"ingest {r['pairs']:,} pairs in {r['ingest_s']:.1f} s, assignments+labels set-up {r['setup_s']:.1f} s"
+            f"{r['pairs']:,} pairs, assignments+labels set-up {r['setup_s']:.1f} s"
         )
+    for backend in backends:
+        mine = [r for r in results if r["backend"] == backend]
+        if len(mine) > 1:
+            lo, hi = mine[0], mine[-1]
+            print(f"  {backend}: {hi['pairs']:,} against {lo['pairs']:,} pairs: next median x"
+                  f"{hi['next_median'] / lo['next_median']:.2f}, submit median x"
+                  f"{hi['submit_median'] / lo['submit_median']:.2f}; ingest peak memory x"
+                  f"{hi['peak_mb'] / lo['peak_mb']:.2f}")
     return 0
 
 

@@ -32,7 +32,7 @@ from typing import Iterable
 from sqlalchemy.exc import IntegrityError
 
 from .errors import MmrbError
-from .model import Assignment, Label, Pair, Side
+from .model import Assignment, Label, Side
 from .seeding import unit
 from .store import Store, now
 

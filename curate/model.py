@@ -98,6 +98,19 @@ class Candidate:
 
 
 @dataclass(frozen=True)
+class SampleFailure:
+    """A sampling request that still failed after its retries: kept so a resumed run can
+    send it again and a summary can count it; removed when the same key later succeeds."""
+
+    item_id: str
+    model: str
+    params_key: str
+    sample_index: int
+    attempts: int
+    error: str
+
+
+@dataclass(frozen=True)
 class Pair:
     id: str
     item_id: str
@@ -153,6 +166,18 @@ class Label:
     revision: int = 0
     created_at: str | None = None
     updated_at: str | None = None
+
+
+@dataclass(frozen=True)
+class LabelHistoryEntry:
+    """An earlier version of a label, kept when it was edited or withdrawn (undone)."""
+
+    pair_id: str
+    annotator: str
+    revision: int
+    snapshot: Label  # the label as it was
+    replaced_at: str
+    action: Literal["edit", "undo"]
 
 
 @dataclass(frozen=True)

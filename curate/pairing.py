@@ -97,7 +97,7 @@ class PairingReport:
             f"{self.created} pairs created ({self.strategy}) from {self.items} items; "
             f"{self.existing} already stored, {self.near_duplicates} near-identical skipped, "
             f"{self.capped} over the per-item cap",
-            f"correctness decided by: "
+            "correctness decided by: "
             + (", ".join(f"{k} {v}" for k, v in sorted(self.by_method.items())) or "nothing")
             + f"; {self.unsure_candidates} candidates unsure (for humans)",
         ]

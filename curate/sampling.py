@@ -7,12 +7,12 @@ a stored key. Requests that still fail after their retries (and empty or oversiz
 go to ``sample_failures``, never to ``candidates``: the run is incomplete until a later run
 sends them again and succeeds, which removes them.
 
-Writes go through one writer task that commits what has arrived every ``flush_every``
-responses or ``flush_interval`` seconds, whichever comes first, in a worker thread so the
-event loop keeps sending. That is the durability window: a SIGKILL loses at most the
-responses of the last ``flush_interval`` (50 ms by default) plus one commit, and those keys are
-simply asked again on resume. Inserts use ON CONFLICT DO NOTHING, so two runs over the same store cannot
-collide either.
+Writes go through the store's batch writer (curate/store/writer.py), which commits what has
+arrived every ``flush_every`` responses or ``flush_interval`` seconds, whichever comes first,
+in its own thread so the event loop keeps sending. That is the durability window: a SIGKILL
+loses at most the responses of the last ``flush_interval`` (50 ms by default) plus one commit,
+and those keys are simply asked again on resume. A key stored already is left as it is
+(ON CONFLICT DO NOTHING), so two runs over the same store cannot collide either.
 
 Models file (TOML, or YAML with the same structure)::
 
@@ -47,14 +47,13 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import aiohttp  # noqa: F401  the transport of .llm: imported with this module (0.4 s), not mid-run
-from sqlalchemy import delete, select, tuple_
-
-from . import schema as S
 from .errors import InputError, InputProblem, MmrbError
 from .llm import Completion, Endpoint, LLMClient, count_kinds, image_data_url, user_message
-from .model import Item
+from .model import Candidate, Item, SampleFailure
 from .seeding import hex_hash
-from .store import Store, dumps, now, params_key
+from .store import Store, params_key
+from .store.items import SampleKey
+from .store.writer import BatchWriter
 
 DEFAULT_MAX_SIDE = 1024
 
@@ -182,7 +181,7 @@ def load_models(path: str | Path) -> list[ModelSpec]:
 
 
 # -- the run ---------------------------------------------------------------------------------
-Key = tuple[str, str, str, int]  # item, model label, params_key, sample_index
+Key = SampleKey  # item, model label, params_key, sample_index
 
 
 def candidate_id(key: Key) -> str:
@@ -252,10 +251,8 @@ class SampleReport:
         return out
 
 
-def stored_keys(store: Store, conn=None) -> set[Key]:
-    c = S.candidates.c
-    with store._r(conn) as cx:
-        return {tuple(r) for r in cx.execute(select(c.item_id, c.model, c.params_key, c.sample_index))}
+def stored_keys(store: Store) -> set[Key]:
+    return store.candidate_keys()
 
 
 def plan_requests(items: Sequence[Item], specs: Sequence[ModelSpec], have: set[Key]) -> dict[str, list[tuple[Item, Key]]]:
@@ -271,94 +268,22 @@ def plan_requests(items: Sequence[Item], specs: Sequence[ModelSpec], have: set[K
     return todo
 
 
-class _Writer:
-    """Commits results in small groups from a worker thread.
+def result_writer(store: Store, specs: dict[str, ModelSpec], flush_every: int,
+                  flush_interval: float) -> BatchWriter[tuple[Key, Completion]]:
+    """Commits each (key, completion) as a candidate or, when the request failed, a failure."""
 
-    A group is committed when ``flush_every`` results are waiting or ``flush_interval``
-    seconds after the first of them arrived, and takes everything that is waiting, so a slow
-    commit never lets a backlog build up (the durability window stays one interval plus one
-    commit)."""
-
-    def __init__(self, store: Store, specs: dict[str, ModelSpec], flush_every: int, flush_interval: float):
-        self.store = store
-        self.specs = specs
-        self.flush_every = max(1, flush_every)
-        self.flush_interval = flush_interval
-        self.committed = 0
-        self.error: BaseException | None = None
-        self._buf: list[tuple[Key, Completion]] = []
-        self._wake = asyncio.Event()
-        self._full = asyncio.Event()
-        self._closed = False
-
-    def put(self, key: Key, comp: Completion) -> None:
-        self._buf.append((key, comp))
-        self._wake.set()
-        if len(self._buf) >= self.flush_every:
-            self._full.set()
-
-    def close(self) -> None:
-        self._closed = True
-        self._wake.set()
-        self._full.set()
-
-    async def run(self) -> None:
-        while True:
-            await self._wake.wait()
-            if not self._closed:
-                try:
-                    async with asyncio.timeout(self.flush_interval):
-                        await self._full.wait()
-                except TimeoutError:
-                    pass
-            batch, self._buf = self._buf, []
-            self._wake.clear()
-            self._full.clear()
-            if batch:
-                try:
-                    await asyncio.to_thread(self.commit, batch)
-                except BaseException as e:
-                    self.error = e  # workers stop sending: nothing more could be stored
-                    raise
-            if self._closed and not self._buf:
-                return
-
-    def commit(self, batch: list[tuple[Key, Completion]]) -> None:
-        ok_rows, fail_rows, ok_keys = [], [], []
-        ts = now()
+    def commit(batch: list[tuple[Key, Completion]]) -> None:
+        answers, failures = [], []
         for key, comp in batch:
-            spec = self.specs[key[1]]
             if comp.ok:
-                ok_keys.append(key)
-                ok_rows.append(dict(
-                    id=candidate_id(key), item_id=key[0], model=key[1], text=comp.text,
-                    params=dumps(dict(spec.endpoint.params)), params_key=key[2], sample_index=key[3],
-                    prompt_tokens=comp.prompt_tokens, completion_tokens=comp.completion_tokens, created_at=ts,
-                ))
+                answers.append(Candidate(id=candidate_id(key), item_id=key[0], model=key[1], text=comp.text,
+                                         params=specs[key[1]].endpoint.params, sample_index=key[3],
+                                         prompt_tokens=comp.prompt_tokens, completion_tokens=comp.completion_tokens))
             else:
-                fail_rows.append(dict(item_id=key[0], model=key[1], params_key=key[2], sample_index=key[3],
-                                      attempts=comp.attempts, error=comp.error or "unknown error", created_at=ts))
-        fc = S.sample_failures.c
-        with self.store.write() as conn:
-            ins = _insert_ignore(conn)
-            if ok_rows:
-                conn.execute(ins(S.candidates).on_conflict_do_nothing(), ok_rows)
-                conn.execute(delete(S.sample_failures).where(
-                    tuple_(fc.item_id, fc.model, fc.params_key, fc.sample_index).in_(ok_keys)))
-            if fail_rows:
-                fkeys = [(r["item_id"], r["model"], r["params_key"], r["sample_index"]) for r in fail_rows]
-                conn.execute(delete(S.sample_failures).where(
-                    tuple_(fc.item_id, fc.model, fc.params_key, fc.sample_index).in_(fkeys)))
-                conn.execute(ins(S.sample_failures), fail_rows)
-        self.committed += len(batch)
+                failures.append(SampleFailure(*key, attempts=comp.attempts, error=comp.error or "unknown error"))
+        store.record_samples(answers, failures)
 
-
-def _insert_ignore(conn):
-    if conn.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert
+    return BatchWriter(commit, flush_every=flush_every, flush_interval=flush_interval, name="sample-writer")
 
 
 class _ImageCache:
@@ -437,9 +362,8 @@ async def sample_async(
     try:
         if check and any(todo.values()):
             await _check_endpoints(clients, [s for s in specs if todo[s.label]])
-        writer = _Writer(store, {s.label: s for s in specs}, flush_every, flush_interval)
+        writer = result_writer(store, {s.label: s for s in specs}, flush_every, flush_interval)
         images = _ImageCache()
-        writer_task = asyncio.create_task(writer.run())
 
         async def worker(spec: ModelSpec, queue: Iterator[tuple[Item, Key]]) -> None:
             client = clients[spec.label]
@@ -460,7 +384,7 @@ async def sample_async(
                     st.errors.append(comp.error or "unknown error")
                 if comp.attempts > 1:
                     st.retried += 1
-                writer.put(key, comp)
+                writer.put((key, comp))
                 if on_progress:
                     on_progress(spec.label, int(comp.ok), int(not comp.ok))
 
@@ -476,9 +400,8 @@ async def sample_async(
                 w.cancel()
             raise
         finally:
-            writer.close()  # flush what has arrived, even when interrupted
             try:
-                await asyncio.shield(writer_task)
+                await asyncio.to_thread(writer.close)  # flush what has arrived, even when interrupted
             except Exception as e:
                 raise MmrbError(
                     f"could not store responses in {store.display_name}: {e.__class__.__name__}: {e} "

@@ -224,7 +224,8 @@ def judge_verdicts(
     """Run each judge on the pairs in both orders (resumable judge runs) and read back the
     verdicts: ``FAILED`` for a failed request, ``None`` for an answer without a verdict."""
     from .judging import JudgeTask, get_template
-    from .judging.runner import JudgeConfig, load_judgments, run_judge
+    from .judging.records import RunDataset
+    from .judging.runner import JudgeConfig, run_judge
 
     tmpl = get_template(template)
     cands = {c.id: c for c in store.candidates(ids=sorted({x for p in pairs for x in (p.first_id, p.second_id)}))}
@@ -246,7 +247,7 @@ def judge_verdicts(
         cfg = JudgeConfig(ep, tmpl, order="both", max_image_side=max_image_side,
                           allow_missing_images=allow_missing_images)
         summary = run_judge(
-            store, tasks, cfg, purpose="select", dataset="select",
+            store, tasks, cfg, purpose="select", dataset=RunDataset(name="select"),
             progress=(lambda d, t, name=ep.label: progress(name, d, t)) if progress else None,
         )
         if report is not None:
@@ -254,7 +255,7 @@ def judge_verdicts(
             if not summary.complete:
                 report.incomplete.append(summary.failure_line())
         got: dict[str, dict[str, str | None]] = defaultdict(dict)
-        for j in load_judgments(store, summary.run_id):
+        for j in store.judgments(summary.run_id):
             if j.sample_index == 0:
                 got[j.pair_id][j.order] = FAILED if j.outcome == "error" else j.verdict if j.outcome == "parsed" else None
         out[ep.label] = dict(got)

@@ -10,18 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import func, select
-
-from . import schema as S
-
-
-@dataclass(frozen=True)
-class CategoryCounts:
-    items: int = 0
-    candidates: int = 0
-    pairs: int = 0
-    selected: int = 0
-    labels: int = 0  # submitted labels on this category's pairs
+from .store.counts import CategoryCounts
 
 
 @dataclass(frozen=True)
@@ -48,102 +37,40 @@ class Status:
         return d
 
 
-def _grouped(conn, col, table) -> dict[str, int]:
-    return {k: v for k, v in conn.execute(select(col, func.count()).select_from(table).group_by(col)).all()}
-
-
 def collect(store, examples: int = 10) -> Status:
-    with store.read() as c:
-        stages = {
-            "items": c.scalar(select(func.count()).select_from(S.items)) or 0,
-            "candidates": c.scalar(select(func.count()).select_from(S.candidates)) or 0,
-            "pairs": c.scalar(select(func.count()).select_from(S.pairs)) or 0,
-            "annotators": c.scalar(select(func.count()).select_from(S.annotators)) or 0,
-            "assignments": c.scalar(select(func.count()).select_from(S.assignments)) or 0,
-            "labels": c.scalar(select(func.count()).select_from(S.labels)) or 0,
-            "adjudications": c.scalar(select(func.count()).select_from(S.adjudications)) or 0,
-            "judge_runs": c.scalar(select(func.count()).select_from(S.judge_runs)) or 0,
-        }
-        pairs_by_status = _grouped(c, S.pairs.c.status, S.pairs)
-        labels_by_status = _grouped(c, S.labels.c.status, S.labels)
-        label_sources = _grouped(c, S.labels.c.source, S.labels)
-        assignments_by_state = _grouped(c, S.assignments.c.state, S.assignments)
-        images = _grouped(c, S.item_images.c.status, S.item_images)
-        stored = c.execute(
-            select(S.images.c.sha256, S.images.c.path, S.images.c.bytes, func.count())
-            .select_from(S.item_images.join(S.images, S.images.c.sha256 == S.item_images.c.sha256))
-            .where(S.item_images.c.status == "ok")
-            .group_by(S.images.c.sha256, S.images.c.path, S.images.c.bytes)
-        ).all()
+    with store.read() as c:  # one snapshot
+        tallies = store.tallies(conn=c)
+        stages = store.counts(conn=c).as_dict()
+        uses = store.stored_image_uses(conn=c)
+        images = dict(tallies.image_refs_by_status)
         broken_refs, broken = 0, {}
-        for sha, rel, size, refs in stored:
-            why = store.images.check(rel, size)
+        for use in uses:
+            why = store.images.check(use.path, use.bytes)
             if why:
-                broken[sha] = why
-                broken_refs += refs
+                broken[use.sha256] = why
+                broken_refs += use.refs
         if broken_refs:
             images["ok"] = images.get("ok", 0) - broken_refs
             images["broken"] = broken_refs
             if not images["ok"]:
                 del images["ok"]
-        broken_rows = c.execute(
-            select(S.item_images.c.item_id, S.item_images.c.source, S.item_images.c.sha256)
-            .where(S.item_images.c.sha256.in_(sorted(broken)[:examples]), S.item_images.c.status == "ok")
-            .order_by(S.item_images.c.item_id, S.item_images.c.position)
-            .limit(examples)
-        ).all() if broken else []
-
-        cat = S.items.c.category
-        per: dict[str, dict[str, int]] = {}
-        for name, q in {
-            "items": select(cat, func.count()).group_by(cat),
-            "candidates": select(cat, func.count()).select_from(S.candidates.join(S.items)).group_by(cat),
-            "pairs": select(cat, func.count()).select_from(S.pairs.join(S.items)).group_by(cat),
-            "selected": select(cat, func.count())
-            .select_from(S.pairs.join(S.items))
-            .where(S.pairs.c.status == "selected")
-            .group_by(cat),
-            "labels": select(cat, func.count())
-            .select_from(S.labels.join(S.pairs).join(S.items))
-            .where(S.labels.c.status == "submitted")
-            .group_by(cat),
-        }.items():
-            for k, v in c.execute(q).all():
-                per.setdefault(k, {})[name] = v
-        categories = {k: CategoryCounts(**v) for k, v in sorted(per.items())}
-
-        missing = c.execute(
-            select(S.item_images.c.item_id, S.item_images.c.source, S.item_images.c.status)
-            .where(S.item_images.c.status != "ok")
-            .order_by(S.item_images.c.item_id, S.item_images.c.position)
-            .limit(examples)
-        ).all()
-
-        per_pair = (
-            select(S.pairs.c.id, func.count(S.labels.c.pair_id).label("n"))
-            .select_from(
-                S.pairs.outerjoin(S.labels, (S.labels.c.pair_id == S.pairs.c.id) & (S.labels.c.status == "submitted"))
-            )
-            .group_by(S.pairs.c.id)
-            .subquery()
-        )
-        labels_per_pair = dict(
-            c.execute(select(per_pair.c.n, func.count()).group_by(per_pair.c.n).order_by(per_pair.c.n)).all()
-        )
+        broken_rows = (store.image_refs(stored=True, sha256s=sorted(broken)[:examples], limit=examples, conn=c)
+                       if broken else [])
+        missing = store.image_refs(stored=False, limit=examples, conn=c)
     return Status(
         db=store.display_name,
         backend=store.backend,
         stages=stages,
-        pairs_by_status=pairs_by_status,
-        labels_by_status=labels_by_status,
-        assignments_by_state=assignments_by_state,
-        categories=categories,
+        pairs_by_status=tallies.pairs_by_status,
+        labels_by_status=tallies.labels_by_status,
+        assignments_by_state=tallies.assignments_by_state,
+        categories=tallies.categories,
         images=images,
-        missing_examples=[{"item": i, "source": s, "status": st} for i, s, st in missing],
+        missing_examples=[{"item": r.item_id, "source": r.source, "status": r.status} for r in missing],
         broken_files=len(broken),
-        broken_examples=[{"item": i, "source": s, "problem": broken[h]} for i, s, h in broken_rows],
-        labels_per_pair={int(k): v for k, v in labels_per_pair.items()},
-        label_sources=label_sources,
+        broken_examples=[{"item": r.item_id, "source": r.source, "problem": broken[r.sha256]} for r in broken_rows],
+        labels_per_pair=tallies.labels_per_pair,
+        label_sources=tallies.label_sources,
     )
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from curate.judging.runner import judge_runs
 from curate.sides import to_letter
 from curate.store import Store
 
@@ -17,13 +16,13 @@ def scored_runs(store: Store, options: ScoringOptions) -> tuple[list[ScoredJudgm
     """Every stored evaluation run scored under ``options``, and a message per run that
     could not be scored (e.g. its dataset file is gone)."""
     out, problems = [], []
-    for row in judge_runs(store, "evaluate"):
+    for run in store.judge_runs("evaluate"):
         try:
-            loaded = load_run(store, row["id"])
+            loaded = load_run(store, run.id)
         except Exception as e:  # one unreadable dataset must not hide the other runs
-            problems.append(f"run {row['id']}: {e}")
+            problems.append(f"run {run.id}: {e}")
             continue
-        out.append(score_loaded_run(store, row["id"], loaded, options))
+        out.append(score_loaded_run(store, run.id, loaded, options))
     return out, problems
 
 

@@ -32,6 +32,7 @@ from curate.formats import Layout, detect_layout, mm_rlhf, mmrb, mmrb2, triplets
 from curate.formats import vlrewardbench as vlrb
 from curate.formats.fields import Fields, parse_rows
 from curate.formats.reader import Row, load_rows
+from curate.judging.records import RunDataset
 
 from .records import EvalPair
 
@@ -204,18 +205,5 @@ def renamed(x: EvalPair, new: str) -> EvalPair:
 
 
 def dataset_label(paths: list[str] | str, limit: int | None = None) -> str:
-    """How a run names its dataset: absolute paths (and the --limit), so a resumed run
-    can check it is scoring the same pairs."""
-    if isinstance(paths, (str, Path)):
-        paths = [paths]
-    label = ";".join(str(Path(p).resolve()) for p in paths)
-    return label + (f"[:{limit}]" if limit is not None else "")
-
-
-def dataset_paths(label: str) -> tuple[list[str], int | None]:
-    """The inverse of dataset_label."""
-    limit = None
-    if label.endswith("]") and "[:" in label:
-        label, _, n = label.rpartition("[:")
-        limit = int(n[:-1])
-    return [p for p in label.split(";") if p], limit
+    """How a report names its dataset files (as a judge run does: RunDataset.label)."""
+    return RunDataset.files(paths, limit).label

@@ -24,7 +24,7 @@ from typing import Any, Callable, Mapping, Sequence
 import httpx
 
 from curate.errors import MmrbError
-from curate.judging.records import JudgeTask, Judgment
+from curate.judging.records import JudgeTask, Judgment, RunDataset
 from curate.judging.runner import (
     RunSummary,
     default_run_id,
@@ -32,7 +32,6 @@ from curate.judging.runner import (
     execute,
     finish_run,
     require_images,
-    stored_outcomes,
 )
 from curate.llm import DEFAULT_MAX_RESPONSE_CHARS, RETRY_STATUS, image_data_url, retry_after_seconds
 from curate.model import Preference
@@ -227,7 +226,7 @@ def run_reward_model(
     cfg: RewardModelConfig,
     *,
     run_id: str | None = None,
-    dataset: str = "",
+    dataset: RunDataset = RunDataset(),
     retry_errors: bool = True,
     progress: Callable[[int, int], None] | None = None,
 ) -> RunSummary:
@@ -235,7 +234,7 @@ def run_reward_model(
     run_id = run_id or default_run_id(cfg.name, identity, dataset)
     require_images(tasks, cfg.allow_missing_images)
     ensure_run(store, run_id, purpose="evaluate", judge=cfg.name, identity=identity, dataset=dataset)
-    stored = stored_outcomes(store, run_id)
+    stored = store.judgment_outcomes(run_id)
     todo = [
         t for t in tasks if (o := stored.get((t.pair_id, "forward", 0))) is None or (retry_errors and o == "error")
     ]

@@ -5,26 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from sqlalchemy import select
-
-from curate import schema as S
 from curate.errors import MmrbError
 from curate.judging.order import plan
-from curate.judging.records import Judgment
-from curate.judging.runner import load_judgments
-from curate.store import Store, loads
+from curate.judging.records import JudgeRun, Judgment
+from curate.store import Store
 
-from .datasets import dataset_paths, read_dataset
+from .datasets import read_dataset
 from .records import EvalPair
 from .scoring import order_judgments
 
 
-def run_row(store: Store, run_id: str) -> dict:
-    with store.read() as c:
-        row = c.execute(select(S.judge_runs).where(S.judge_runs.c.id == run_id)).mappings().first()
-    if row is None:
+def stored_run(store: Store, run_id: str) -> JudgeRun:
+    run = store.judge_run(run_id)
+    if run is None:
         raise MmrbError(f"no judge run {run_id!r} in {store.display_name}")
-    return dict(row)
+    return run
 
 
 def load_run(
@@ -32,17 +27,15 @@ def load_run(
 ) -> tuple[str, list[EvalPair], list[Judgment], str]:
     """(judge name, dataset pairs, judgments in dataset order, dataset label). The dataset is
     read from the path the run recorded unless given."""
-    row = run_row(store, run_id)
-    label = row["dataset"]
+    run = stored_run(store, run_id)
     if pairs is None:
-        paths, limit = dataset_paths(label)
-        if not paths:
+        if not run.dataset.paths:
             raise MmrbError(f"run {run_id!r} records no dataset: pass --dataset")
-        pairs = read_dataset(paths)
-        if limit is not None:
-            pairs = pairs[:limit]
+        pairs = read_dataset(list(run.dataset.paths))
+        if run.dataset.limit is not None:
+            pairs = pairs[: run.dataset.limit]
     pairs = list(pairs)
-    return row["judge"], pairs, order_judgments(load_judgments(store, run_id), pairs), label
+    return run.judge, pairs, order_judgments(store.judgments(run_id), pairs), run.dataset.label
 
 
 @dataclass(frozen=True)
@@ -103,5 +96,5 @@ def health(identity: Mapping[str, Any], pairs: Sequence[EvalPair], judgments: Se
 
 def run_health(store: Store, run_id: str, pairs: Sequence[EvalPair], judgments: Sequence[Judgment]) -> RunHealth:
     """The health of a stored run on ``pairs`` (its judgments as ``load_run`` gives them)."""
-    row = run_row(store, run_id)
-    return health(loads(row["config"]), pairs, judgments, row.get("status"))
+    run = stored_run(store, run_id)
+    return health(run.config, pairs, judgments, run.status)

@@ -10,11 +10,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from curate.judging.records import Judgment
-from curate.judging.runner import JudgeConfig, RunSummary, judge_runs, load_judgments, run_judge
+from curate.judging.records import Judgment, RunDataset
+from curate.judging.runner import JudgeConfig, RunSummary, run_judge
 from curate.store import Store
 
-from .datasets import dataset_label, read_dataset
+from .datasets import read_dataset
 from .formats import read_judgment_file, write_judgments
 from .leaderboard import health_of
 from .records import EvalPair
@@ -31,7 +31,11 @@ class Dataset:
     runs.load_run when a stored run is scored without a dataset)."""
 
     pairs: list[EvalPair]
-    label: str
+    files: RunDataset
+
+    @property
+    def label(self) -> str:
+        return self.files.label
 
 
 def open_dataset(paths: Sequence[str], limit: int | None = None) -> Dataset:
@@ -39,7 +43,7 @@ def open_dataset(paths: Sequence[str], limit: int | None = None) -> Dataset:
     pairs = read_dataset(list(paths))
     if limit is not None:
         pairs = pairs[:limit]
-    return Dataset(pairs, dataset_label(list(paths), limit))
+    return Dataset(pairs, RunDataset.files(list(paths), limit))
 
 
 @dataclass(frozen=True)
@@ -113,12 +117,12 @@ def evaluate(
     write the run's judgments to ``export`` when given, and score them."""
     tasks = [p.task() for p in dataset.pairs]
     if isinstance(judge, JudgeConfig):
-        summary = run_judge(store, tasks, judge, run_id=run_id, dataset=dataset.label,
+        summary = run_judge(store, tasks, judge, run_id=run_id, dataset=dataset.files,
                             retry_errors=retry_errors, progress=progress)
     else:
-        summary = run_reward_model(store, tasks, judge, run_id=run_id, dataset=dataset.label,
+        summary = run_reward_model(store, tasks, judge, run_id=run_id, dataset=dataset.files,
                                    retry_errors=retry_errors, progress=progress)
-    judgments = order_judgments(load_judgments(store, summary.run_id), dataset.pairs)
+    judgments = order_judgments(store.judgments(summary.run_id), dataset.pairs)
     health = run_health(store, summary.run_id, dataset.pairs, judgments)
     if export:
         write_judgments(export, judgments)
@@ -161,5 +165,5 @@ def evaluation_runs(store: Store, named: Sequence[str], every: bool = False) -> 
     """The runs to compare: those ``named``, then with ``every`` each other stored evaluation run."""
     ids = list(named)
     if every:
-        ids += [r["id"] for r in judge_runs(store, "evaluate") if r["id"] not in ids]
+        ids += [r.id for r in store.judge_runs("evaluate") if r.id not in ids]
     return ids

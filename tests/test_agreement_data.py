@@ -190,11 +190,11 @@ def test_the_same_labels_from_the_store_and_from_a_csv_give_identical_statistics
 def test_store_values_containing_the_column_separator_fall_back_to_rows(store, monkeypatch):
     """Columns come back as one delimited string each; a value containing the separator
     (here "p", in every pair id) must not shift labels between pairs."""
-    from curate.agreement import table as table_module
+    from curate.store import columns
 
     _seed_store(store)
     fast = from_store(store)
-    monkeypatch.setattr(table_module, "_SEP", "p")
+    monkeypatch.setattr(columns, "_SEP", "p")
     slow = from_store(store)
     assert list(slow.units) == list(fast.units) and slow.annotators == fast.annotators
     assert list(slow.category) == list(fast.category) and slow.gold == fast.gold

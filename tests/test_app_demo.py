@@ -31,7 +31,7 @@ def test_sample_is_built_once_with_demo_accounts(sample_db, capsys):
     mtime = sample_db.stat().st_mtime_ns
     assert demo.ensure_sample() == info and sample_db.stat().st_mtime_ns == mtime  # not rebuilt
     with Store(info["db"], info["images"]) as s:
-        assert s.count("items") >= 24 and s.count("pairs") > 0
+        assert s.counts().items >= 24 and s.counts().pairs > 0
         for name, password, role in demo.ACCOUNTS:
             who = auth.authenticate(s, name, password)
             assert who is not None and who.role == role
@@ -43,7 +43,7 @@ def test_sample_is_built_once_with_demo_accounts(sample_db, capsys):
         per_pair = {}
         for a in s.assignments():
             per_pair.setdefault(a.pair_id, set()).add(a.left)
-        assert len(per_pair) == s.count("pairs")
+        assert len(per_pair) == s.counts().pairs
 
 
 def test_app_opens_on_the_sample_without_arguments(sample_db):

@@ -193,7 +193,7 @@ def test_undo_brings_the_last_pair_back_prefilled(sqlite_env):
     assert "Question 0" in all_text(at)
     k = form_keys(at)
     assert at.radio(key=k["q_left"]).value == "correct" and at.radio(key=k["q_pref"]).value == "left"
-    assert [h["action"] for h in s.label_history("p0", "alice")] == ["undo"]
+    assert [h.action for h in s.label_history("p0", "alice")] == ["undo"]
 
 
 def test_edit_own_label_keeps_history(sqlite_env):
@@ -210,7 +210,7 @@ def test_edit_own_label_keeps_history(sqlite_env):
     submit(at)
     got = s.get_label("p0", "alice")
     assert got.preference == "second" and got.revision == 2
-    assert [h["snapshot"]["preference"] for h in s.label_history("p0", "alice")] == ["first"]
+    assert [h.snapshot.preference for h in s.label_history("p0", "alice")] == ["first"]
 
 
 def test_two_tabs_cannot_submit_the_same_pair_twice(app_env):

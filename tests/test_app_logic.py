@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from annotate import admin, auth, form, keys, outage, queue, render
 from curate.errors import MmrbError
 from curate.model import Label
-from tests.support.streamlit_server import PASSWORD, seed_store
+from tests.support.streamlit_server import seed_store
 
 
 # -- accounts ----------------------------------------------------------------------------
@@ -194,24 +194,21 @@ def test_admin_figures(store):
     short = admin.short_of_overlap(store)
     assert short["pair"].tolist() == ["p2"] and short["waiting_on"].tolist() == ["alice, bob"]
     dis = admin.disagreements(store)
-    assert [d["pair_id"] for d in dis] == ["p0"]
+    assert [d.pair_id for d in dis] == ["p0"]
     glance = admin.agreement_glance(store)
-    assert glance["preference"]["pairs"] == 2 and glance["preference"]["percent"] == 0.5
+    assert glance["preference"].pairs == 2 and glance["preference"].percent == 0.5
     # two pairs: a value, but no interval (below curate.agreement.stats.MIN_BOOTSTRAP_PAIRS)
-    assert glance["preference"]["alpha"] is not None and glance["preference"]["low"] is None
-    assert glance["preference"]["interval_undefined"] == "too few pairs"
-    assert glance["correctness_first"]["alpha"] is None and "undefined" in glance["correctness_first"]["note"]
-    simple = admin._simple_glance(store)  # the fallback without curate.agreement agrees
-    for f in admin.GLANCE_FIELDS:
-        assert (simple[f]["pairs"], simple[f]["percent"]) == (glance[f]["pairs"], glance[f]["percent"])
+    assert glance["preference"].alpha is not None and glance["preference"].low is None
+    assert glance["preference"].interval_undefined == "too few pairs"
+    assert glance["correctness_first"].alpha is None and "undefined" in glance["correctness_first"].note
     det = admin.pair_details(store, "p0")
-    assert det["first"].model == "model-alpha"
+    assert det.first.model == "model-alpha"
 
 
 def test_agreement_glance_with_no_overlap(sqlite_store):
     seed_store(sqlite_store, n_pairs=2, annotators=("alice",))
     g = admin.agreement_glance(sqlite_store)
-    assert g["preference"]["alpha"] is None and g["preference"]["note"] == "no pair has two labels yet"
+    assert g["preference"].alpha is None and g["preference"].note == "no pair has two labels yet"
 
 
 # -- the pair as HTML (render.markdown_html, item_html, responses_html) -----------------------

@@ -182,7 +182,7 @@ def test_errors(sqlite_store):
         assign(store, k=1)
     with pytest.raises(MmrbError, match="not found"):
         assign(store, k=1, annotators=["a"], pair_ids=["nope"])
-    assert store.count("assignments") == 0
+    assert store.counts().assignments == 0
 
 
 def test_dropped_pairs_not_assigned(sqlite_store):

@@ -60,10 +60,9 @@ PAIRS = [inline(f"PID{n}") for n in range(3)]
 
 
 def seed(store, tmp) -> None:
-    from curate.judging.records import Judgment
-    from curate.judging.runner import JudgmentWriter, ensure_run
+    from curate.judging.records import Judgment, RunDataset
+    from curate.judging.runner import ensure_run
     from curate.model import Adjudication, Annotator, Assignment, Candidate, ImageRef, Item, Label, Pair
-    from mmrb_eval.datasets import dataset_label
     from tests.support.streamlit_server import _password_hash
 
     img = store.images.put(png(1))
@@ -102,15 +101,13 @@ def seed(store, tmp) -> None:
         "category": short(f"ECAT{n}"), "images": [inline(f"EIMG{n}")]}) + "\n" for n in range(2)), encoding="utf-8")
     from mmrb_eval.datasets import read_dataset
 
-    label = dataset_label([str(ds)])
+    label = RunDataset.files([str(ds)])
     run = inline("RUN")
     ensure_run(store, run, purpose="evaluate", judge=inline("JUDGE"), identity={"kind": "test"}, dataset=label)
-    w = JudgmentWriter(store, run)
-    for p in read_dataset(ds):
-        w.put(Judgment(p.id, "forward", 0, "first", "parsed", block("JOUT"), block("JPROMPT")))
-    w.close()
+    store.add_judgments(run, [Judgment(p.id, "forward", 0, "first", "parsed", block("JOUT"), block("JPROMPT"))
+                              for p in read_dataset(ds)])
     ensure_run(store, inline("ORPHAN"), purpose="evaluate", judge=inline("OJ"), identity={},
-               dataset=str(tmp / "gone![i](http:evil.test/gone.png).jsonl"))
+               dataset=RunDataset.files(tmp / "gone![i](http:evil.test/gone.png).jsonl"))
 
 
 @pytest.fixture(scope="module")

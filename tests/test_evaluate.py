@@ -12,12 +12,12 @@ import pytest
 from tests.support.data import shared
 from curate.errors import InputError, MmrbError
 from curate.judging.records import Judgment
-from curate.judging.runner import load_judgments
-from mmrb_eval.datasets import dataset_label, dataset_paths, read_dataset
+from curate.judging.records import RunDataset
+from mmrb_eval.datasets import dataset_label, read_dataset
 from mmrb_eval.formats import read_judgments, write_judgments
 from mmrb_eval.reward_model import RewardModelConfig, fill, pick, run_reward_model
 from mmrb_eval.scoring import ScoringOptions, score
-from tests.support.fake_openai import FakeOpenAI
+from tests.support.fake_openai import Fault, FakeOpenAI
 
 
 def write_jsonl(path, rows):
@@ -96,7 +96,8 @@ def test_bad_datasets_name_file_line_and_field(tmp_path):
         read_dataset(write_jsonl(tmp_path / "m.jsonl", [{"ID": "1", "Output1": "a", "Output2": "b", "Better": "A"}]))
     with pytest.raises(InputError, match="file not found"):
         read_dataset(tmp_path / "none.jsonl")
-    assert dataset_paths(dataset_label([str(f)], 5)) == ([str(f.resolve())], 5)
+    assert RunDataset.files([str(f)], 5) == RunDataset((str(f.resolve()),), 5)
+    assert dataset_label([str(f)], 5) == f"{f.resolve()}[:5]"
 
 
 def test_real_shared_datasets():
@@ -235,19 +236,19 @@ def test_reward_model_pairs_ties_retries_and_resume(sqlite_store):
         pairs = [EvalPair("a", "q", "good good", "good", "first"),  # 2 > 1: first
                  EvalPair("b", "q", "bad", "good", "second"),  # 0 < 1: second
                  EvalPair("c", "q", "good", "good", "first")]  # 1 = 1: a tie
-        s = run_reward_model(sqlite_store, [p.task() for p in pairs], cfg, run_id="rm1", dataset="d")
+        s = run_reward_model(sqlite_store, [p.task() for p in pairs], cfg, run_id="rm1", dataset=RunDataset(("d",)))
         assert s.outcomes == {"parsed": 3} and len(rm.bodies) == 7  # 6 + one 503 retried
-        js = {j.pair_id: j for j in load_judgments(sqlite_store, "rm1")}
+        js = {j.pair_id: j for j in sqlite_store.judgments("rm1")}
         assert (js["a"].verdict, js["a"].score_first, js["a"].score_second) == ("first", 2.0, 1.0)
         assert js["b"].verdict == "second" and js["c"].verdict == "tie"
         r = score(pairs, list(js.values()), ScoringOptions(bootstrap=0))
         assert r["overall"]["correct_n"] == "2/3" and r["tie_rate"]["count"] == 1  # ties wrong (RewardBench)
-        assert run_reward_model(sqlite_store, [p.task() for p in pairs], cfg, run_id="rm1", dataset="d").sent == 0
+        assert run_reward_model(sqlite_store, [p.task() for p in pairs], cfg, run_id="rm1", dataset=RunDataset(("d",))).sent == 0
         assert len(rm.bodies) == 7
         bad = RewardModelConfig(name="rm", url=rm.url, request={"input": {"text": "{response}"}}, response_field="nope")
-        s = run_reward_model(sqlite_store, [pairs[0].task()], bad, run_id="rm2", dataset="d")
+        s = run_reward_model(sqlite_store, [pairs[0].task()], bad, run_id="rm2", dataset=RunDataset(("d",)))
         assert s.outcomes == {"error": 1}
-        assert "no field 'nope'" in load_judgments(sqlite_store, "rm2")[0].error
+        assert "no field 'nope'" in sqlite_store.judgments("rm2")[0].error
     finally:
         rm.close()
 
@@ -346,7 +347,6 @@ def test_reads_every_layout_mmrb_build_writes(tmp_path):
 
 # -- failed requests: never scored as answers, the run is incomplete, not ranked ---------------
 def test_failed_requests_leave_the_run_incomplete_exit_1_and_resume_only_them(tmp_path, capsys):
-    from curate.judging.runner import judge_runs
     from curate.store import Store
 
     ds = write_jsonl(tmp_path / "d.jsonl", [
@@ -372,7 +372,7 @@ def test_failed_requests_leave_the_run_incomplete_exit_1_and_resume_only_them(tm
         assert rc == 1 and health == {"complete": False, "planned": 12, "answered": 8, "failed": 4, "missing": 0,
                                       "completeness": 8 / 12, "error_rate": 4 / 12, "status": "incomplete"}
         with Store(db, images=img) as s:
-            assert [(r["status"], r["planned"], r["failed"]) for r in judge_runs(s)] == [("incomplete", 12, 4)]
+            assert [(r.status, r.planned, r.failed) for r in s.judge_runs()] == [("incomplete", 12, 4)]
         assert srv.count() == 16  # 4 failed judgments x 2 attempts, not resent with --no-retry-errors
         rc, out = command("score", ["--run", "flaky-1", "--db", db, "--images", img, "--json", "--bootstrap", "0"],
                           capsys)
@@ -426,17 +426,17 @@ def test_reward_model_oversized_or_unreachable_is_a_failure(sqlite_store):
         pairs = [EvalPair("a", "q", "good good", "good", "first")]
         cfg = RewardModelConfig(name="rm", url=rm.url, request={"input": {"text": "{response}"}},
                                 response_field="out.rewards.0", max_response_chars=10)
-        s = run_reward_model(sqlite_store, [p.task() for p in pairs], cfg, run_id="rm", dataset="d")
-        (j,) = load_judgments(sqlite_store, "rm")
+        s = run_reward_model(sqlite_store, [p.task() for p in pairs], cfg, run_id="rm", dataset=RunDataset(("d",)))
+        (j,) = sqlite_store.judgments("rm")
         assert s.outcomes == {"error": 1} and not s.complete
         assert json.loads(j.raw) == {"first": None, "second": None}  # nothing of the oversized body is kept
         assert "response body over 10 bytes (max_response_chars)" in j.error and len(rm.bodies) == 2
         ok = RewardModelConfig(name="rm", url=rm.url, request={"input": {"text": "{response}"}},
                                response_field="out.rewards.0")
-        s = run_reward_model(sqlite_store, [p.task() for p in pairs], ok, run_id="rm", dataset="d")
+        s = run_reward_model(sqlite_store, [p.task() for p in pairs], ok, run_id="rm", dataset=RunDataset(("d",)))
         assert s.complete and s.sent == 1
         dead = RewardModelConfig(name="far", url="http://127.0.0.1:9/score", max_retries=0)
-        s = run_reward_model(sqlite_store, [p.task() for p in pairs], dead, run_id="far", dataset="d")
+        s = run_reward_model(sqlite_store, [p.task() for p in pairs], dead, run_id="far", dataset=RunDataset(("d",)))
         assert (s.failed, s.complete) == (1, False) and "judge far: 1 of 1 judgments failed" in s.failure_line()
     finally:
         rm.close()

@@ -256,3 +256,37 @@ def test_cli_skip_invalid(sqlite_store, tmp_path, capsys):
                                       str(sqlite_store.images.root), "--skip-invalid", str(rej)], capsys)
     assert rc == 0 and "1 rows rejected" in out and f"{path}:2 field 'category'" in out
     assert rej.exists()
+
+
+def test_a_bad_row_far_into_a_big_file_leaves_nothing_and_every_problem_is_named(store, tmp_path):
+    """The import streams the file into one transaction batch by batch (several batches are
+    written before the bad rows); any problem rolls all of it back and every one is reported,
+    a duplicate id included however far from its first use."""
+    from curate.errors import InputError
+    from curate.ingest import ingest_pairs
+    from curate.ingest.importer import BATCH
+    from tests.ingest_helpers import assert_nothing_written
+
+    n = 3 * BATCH + 500
+    rows = [{"id": f"r{k}", "prompt": f"question {k}", "chosen": f"yes {k}", "rejected": f"no {k}"} for k in range(n)]
+    rows[n - 300] = {"id": "bad", "prompt": "q", "chosen": "a"}  # no rejected
+    rows[n - 100] = dict(rows[10])  # the same pair as line 11
+    path = tmp_path / "big.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(InputError) as e:
+        ingest_pairs(store, path, "vlrewardbench-text")
+    probs = e.value.problems
+    assert str(probs[0]) == f"{path}:{n - 299} field 'rejected': missing required field"
+    assert [(p.line, p.field, p.message.split(" id ")[0]) for p in probs[1:]] == [
+        (n - 99, "id", f"duplicate {kind}") for kind in ("item", "candidate", "candidate", "pair")]
+    assert all(p.message.endswith("(first at line 11)") for p in probs[1:])
+    assert_nothing_written(store)
+    # keeping the valid rows writes all of them, and the two others go to the rejects file
+    rep = ingest_pairs(store, path, "vlrewardbench-text", skip_invalid=tmp_path / "rejects.jsonl")
+    assert (rep.pairs, rep.rejected) == (n - 2, 2) and store.counts().pairs == n - 2
+    rejects = [json.loads(x) for x in (tmp_path / "rejects.jsonl").read_text().splitlines()]
+    assert [(r["line"], r["problems"][0]["field"]) for r in rejects] == [(n - 299, "rejected"), (n - 99, "id")]
+    # a second import of the same file: every valid row is already in the store (n - 2 rows),
+    # besides the bad row and the repeat's four ids
+    with pytest.raises(InputError, match=f"{n + 3} problems in input, nothing was written"):
+        ingest_pairs(store, path, "vlrewardbench-text")

@@ -8,9 +8,12 @@ from PIL import Image
 
 from curate.errors import MmrbError
 from curate.judging import BUILTIN_TEMPLATES, JudgeTask
-from curate.judging.runner import JudgeConfig, load_judgments, run_judge, stored_outcomes
+from curate.judging.records import RunDataset
+from curate.judging.runner import JudgeConfig, run_judge
 from curate.llm import Endpoint
 from tests.support.fake_openai import FakeOpenAI, Fault, faults_then
+
+D = RunDataset(("d",))
 
 
 def shown_answers(prompt: str) -> tuple[str, str]:
@@ -41,9 +44,9 @@ def config(url: str, template: str = "mmrb", **kw) -> JudgeConfig:
 def test_every_judgment_is_stored_and_a_rerun_sends_nothing(store):
     with FakeOpenAI(fair_judge) as srv:
         cfg = config(srv.url, order="both")
-        s = run_judge(store, tasks(), cfg, run_id="r1", dataset="d")
+        s = run_judge(store, tasks(), cfg, run_id="r1", dataset=D)
         assert (s.planned, s.sent, s.already_stored, s.outcomes) == (8, 8, 0, {"parsed": 8})
-        js = {j.key: j for j in load_judgments(store, "r1")}
+        js = {j.key: j for j in store.judgments("r1")}
         assert len(js) == 8
         # p0 = (GOOD, BAD): forward shows GOOD as A -> A -> first; reverse shows BAD as A -> B -> first
         for order in ("forward", "reverse"):
@@ -55,7 +58,7 @@ def test_every_judgment_is_stored_and_a_rerun_sends_nothing(store):
         assert fwd.outcome == "parsed" and fwd.prompt_tokens and fwd.completion_tokens
         assert srv.count() == 8 and set(srv.key_counts().values()) == {1}
 
-        again = run_judge(store, tasks(), cfg, run_id="r1", dataset="d")
+        again = run_judge(store, tasks(), cfg, run_id="r1", dataset=D)
         assert (again.sent, again.already_stored) == (0, 8)
         assert srv.count() == 8
 
@@ -63,12 +66,12 @@ def test_every_judgment_is_stored_and_a_rerun_sends_nothing(store):
 def test_resume_sends_only_what_is_not_stored(sqlite_store):
     with FakeOpenAI(fair_judge) as srv:
         cfg = config(srv.url, order="random", samples=3, seed=5)
-        run_judge(sqlite_store, tasks(6)[:2], cfg, run_id="r", dataset="d")  # "crashed" after two pairs
+        run_judge(sqlite_store, tasks(6)[:2], cfg, run_id="r", dataset=D)  # "crashed" after two pairs
         assert srv.count() == 6
-        s = run_judge(sqlite_store, tasks(6), cfg, run_id="r", dataset="d")
+        s = run_judge(sqlite_store, tasks(6), cfg, run_id="r", dataset=D)
         assert (s.already_stored, s.sent) == (6, 12)
         assert srv.count() == 18 and max(srv.key_counts().values()) == 1  # nothing sent twice
-        js = load_judgments(sqlite_store, "r")
+        js = sqlite_store.judgments("r")
         assert len(js) == 18 and all(j.verdict == ("first" if int(j.pair_id[1]) % 2 == 0 else "second") for j in js)
         # the seeded random orders: the same on a rerun, mixed across samples
         orders = {(j.pair_id, j.sample_index): j.order for j in js}
@@ -84,23 +87,23 @@ def test_failures_are_stored_as_errors_and_retried_on_resume(sqlite_store):
 
     with FakeOpenAI(answer) as srv:
         cfg = config(srv.url, max_retries=0)
-        s = run_judge(sqlite_store, tasks(), cfg, run_id="r", dataset="d")
+        s = run_judge(sqlite_store, tasks(), cfg, run_id="r", dataset=D)
         assert s.outcomes == {"parsed": 3, "error": 1}
-        err = [j for j in load_judgments(sqlite_store, "r") if j.outcome == "error"]
+        err = [j for j in sqlite_store.judgments("r") if j.outcome == "error"]
         assert len(err) == 1 and err[0].pair_id == "p1" and "HTTP 500" in err[0].error and err[0].raw is None
 
-        kept = run_judge(sqlite_store, tasks(), cfg, run_id="r", dataset="d", retry_errors=False)
+        kept = run_judge(sqlite_store, tasks(), cfg, run_id="r", dataset=D, retry_errors=False)
         assert kept.sent == 0
-        s = run_judge(sqlite_store, tasks(), cfg, run_id="r", dataset="d")
+        s = run_judge(sqlite_store, tasks(), cfg, run_id="r", dataset=D)
         assert (s.sent, s.outcomes) == (1, {"parsed": 1})
-        assert stored_outcomes(sqlite_store, "r") == {(f"p{i}", "forward", 0): "parsed" for i in range(4)}
+        assert sqlite_store.judgment_outcomes("r") == {(f"p{i}", "forward", 0): "parsed" for i in range(4)}
         counts = srv.key_counts()
         assert counts["r|p1|forward|0"] == 2 and sum(counts.values()) == 5
 
 
 def test_retries_inside_one_run(sqlite_store):
     with FakeOpenAI(faults_then([Fault("429", retry_after=0.01), Fault("500")], fair_judge)) as srv:
-        s = run_judge(sqlite_store, tasks(2), config(srv.url, max_retries=3), run_id="r", dataset="d")
+        s = run_judge(sqlite_store, tasks(2), config(srv.url, max_retries=3), run_id="r", dataset=D)
         assert s.outcomes == {"parsed": 2} and srv.count() == 6
 
 
@@ -114,8 +117,8 @@ def test_unparsed_and_both_are_outcomes(sqlite_store):
         return fair_judge(req)
 
     with FakeOpenAI(answer) as srv:
-        run_judge(sqlite_store, tasks(3), config(srv.url), run_id="r", dataset="d")
-    js = {j.pair_id: j for j in load_judgments(sqlite_store, "r")}
+        run_judge(sqlite_store, tasks(3), config(srv.url), run_id="r", dataset=D)
+    js = {j.pair_id: j for j in sqlite_store.judgments("r")}
     assert (js["p0"].outcome, js["p0"].verdict) == ("both", None)
     assert (js["p1"].outcome, js["p1"].verdict) == ("unparsed", None)
     assert (js["p2"].outcome, js["p2"].verdict) == ("parsed", "first")
@@ -123,19 +126,19 @@ def test_unparsed_and_both_are_outcomes(sqlite_store):
 
 def test_another_configuration_is_refused_under_the_same_run_id(sqlite_store):
     with FakeOpenAI(fair_judge) as srv:
-        run_judge(sqlite_store, tasks(1), config(srv.url), run_id="r", dataset="d")
+        run_judge(sqlite_store, tasks(1), config(srv.url), run_id="r", dataset=D)
         with pytest.raises(MmrbError, match="different configuration.*order"):
-            run_judge(sqlite_store, tasks(1), config(srv.url, order="both"), run_id="r", dataset="d")
+            run_judge(sqlite_store, tasks(1), config(srv.url, order="both"), run_id="r", dataset=D)
         with pytest.raises(MmrbError, match="dataset"):
-            run_judge(sqlite_store, tasks(1), config(srv.url), run_id="r", dataset="other")
+            run_judge(sqlite_store, tasks(1), config(srv.url), run_id="r", dataset=RunDataset(("other",)))
         # concurrency is not part of a run's identity
         cfg = config(srv.url)
         faster = JudgeConfig(endpoint=Endpoint(**{**cfg.endpoint.__dict__, "concurrency": 9}), template=cfg.template)
-        assert run_judge(sqlite_store, tasks(1), faster, run_id="r", dataset="d").already_stored == 1
+        assert run_judge(sqlite_store, tasks(1), faster, run_id="r", dataset=D).already_stored == 1
         # without a run id, the id is derived from the configuration and the dataset
-        a = run_judge(sqlite_store, tasks(1), cfg, dataset="d").run_id
-        assert a.startswith("judge-") and a == run_judge(sqlite_store, tasks(1), cfg, dataset="d").run_id
-        assert a != run_judge(sqlite_store, tasks(1), config(srv.url, order="both"), dataset="d").run_id
+        a = run_judge(sqlite_store, tasks(1), cfg, dataset=D).run_id
+        assert a.startswith("judge-") and a == run_judge(sqlite_store, tasks(1), cfg, dataset=D).run_id
+        assert a != run_judge(sqlite_store, tasks(1), config(srv.url, order="both"), dataset=D).run_id
 
 
 def test_images_go_with_the_prompt_in_the_template_order(sqlite_store, tmp_path):
@@ -143,40 +146,38 @@ def test_images_go_with_the_prompt_in_the_template_order(sqlite_store, tmp_path)
     Image.new("RGB", (8, 6), (200, 10, 10)).save(img)
     t = [JudgeTask("p0", "what is red?", "GOOD", "BAD", (str(img),))]
     with FakeOpenAI(fair_judge) as srv:
-        run_judge(sqlite_store, t, config(srv.url), run_id="a", dataset="d")
+        run_judge(sqlite_store, t, config(srv.url), run_id="a", dataset=D)
         parts = srv.chat_requests()[0].body["messages"][0]["content"]
         assert [p["type"] for p in parts] == ["text", "image_url"]  # Multimodal RewardBench: text, then image
         assert parts[1]["image_url"]["url"].startswith("data:image/png;base64,")
 
         srv.reset()
         srv.answer = lambda req: "<answer>1</answer>"
-        run_judge(sqlite_store, t, config(srv.url, template="r1"), run_id="b", dataset="d")
+        run_judge(sqlite_store, t, config(srv.url, template="r1"), run_id="b", dataset=D)
         parts = srv.chat_requests()[0].body["messages"][0]["content"]
         assert [p["type"] for p in parts] == ["image_url", "text"]  # R1-Reward: image first
-        assert load_judgments(sqlite_store, "b")[0].verdict == "first"
+        assert sqlite_store.judgments("b")[0].verdict == "first"
 
         gone = [JudgeTask("p0", "q", "GOOD", "BAD", (str(tmp_path / "absent.png"),))]
         with pytest.raises(MmrbError, match="1 image.*not found.*absent.png"):
-            run_judge(sqlite_store, gone, config(srv.url), run_id="c", dataset="d")
+            run_judge(sqlite_store, gone, config(srv.url), run_id="c", dataset=D)
         srv.reset()
         srv.answer = fair_judge
         cfg = JudgeConfig(**{**config(srv.url).__dict__, "allow_missing_images": True})
-        run_judge(sqlite_store, gone, cfg, run_id="c", dataset="d")
+        run_judge(sqlite_store, gone, cfg, run_id="c", dataset=D)
         assert isinstance(srv.chat_requests()[0].body["messages"][0]["content"], str)  # text only
 
 
 def test_ratings_mode_stores_scores_in_canonical_order(sqlite_store):
     with FakeOpenAI(lambda req: "Rating A: [[8]]\nRating B: [[3]]") as srv:
-        run_judge(sqlite_store, tasks(1), config(srv.url, template="ratings", order="both"), run_id="r", dataset="d")
-    js = {j.order: j for j in load_judgments(sqlite_store, "r")}
+        run_judge(sqlite_store, tasks(1), config(srv.url, template="ratings", order="both"), run_id="r", dataset=D)
+    js = {j.order: j for j in sqlite_store.judgments("r")}
     # forward: A is the first response -> first 8, second 3; reverse: A is the second response
     assert (js["forward"].score_first, js["forward"].score_second, js["forward"].verdict) == (8, 3, "first")
     assert (js["reverse"].score_first, js["reverse"].score_second, js["reverse"].verdict) == (3, 8, "second")
 
 
 def test_failed_requests_are_errors_apart_from_unparsed_and_the_run_is_incomplete(store):
-    from curate.judging.runner import judge_runs
-
     answers = {"question 0": "", "question 1": "[[A]]" + "x" * 2000, "question 2": Fault("500"),
                "question 3": Fault("malformed"), "question 4": "No verdict, sorry."}
 
@@ -187,16 +188,16 @@ def test_failed_requests_are_errors_apart_from_unparsed_and_the_run_is_incomplet
         cfg = JudgeConfig(endpoint=Endpoint(base_url=srv.url, model="judge", name="j", max_retries=1,
                                             backoff_base=0.001, max_response_chars=1000),
                           template=BUILTIN_TEMPLATES["mmrb"])
-        s = run_judge(store, tasks(6), cfg, run_id="r", dataset="d")
+        s = run_judge(store, tasks(6), cfg, run_id="r", dataset=D)
         assert s.outcomes == {"error": 4, "unparsed": 1, "parsed": 1}
         assert (s.planned, s.failed, s.missing, s.complete) == (6, 4, 0, False)
-        js = {j.pair_id: j for j in load_judgments(store, "r")}
+        js = {j.pair_id: j for j in store.judgments("r")}
         assert js["p0"].error.startswith("empty response") and js["p1"].error.startswith("response of 2005 characters")
         assert js["p2"].error.startswith("HTTP 500") and js["p3"].error.startswith("malformed response")
         assert all(js[p].outcome == "error" and js[p].raw is None and js[p].verdict is None for p in ("p0", "p1", "p2", "p3"))
         assert (js["p4"].outcome, js["p4"].raw) == ("unparsed", "No verdict, sorry.")  # a real answer, kept
-        (row,) = judge_runs(store)
-        assert (row["status"], row["planned"], row["failed"]) == ("incomplete", 6, 4)
+        (row,) = store.judge_runs()
+        assert (row.status, row.planned, row.failed) == ("incomplete", 6, 4)
         line = s.failure_line()
         assert line.startswith("judge j: 4 of 6 judgments failed after retries (1 empty response, 1 over the size limit, "
                                "1 HTTP 500, 1 malformed response; e.g. ")
@@ -204,26 +205,27 @@ def test_failed_requests_are_errors_apart_from_unparsed_and_the_run_is_incomplet
 
         srv.reset()
         answers.clear()
-        s = run_judge(store, tasks(6), cfg, run_id="r", dataset="d")
+        s = run_judge(store, tasks(6), cfg, run_id="r", dataset=D)
         assert srv.count() == 4 and s.complete and s.outcomes == {"parsed": 4}  # the unparsed one is not resent
-        (row,) = judge_runs(store)
-        assert (row["status"], row["planned"], row["failed"]) == ("complete", 6, 0)
+        (row,) = store.judge_runs()
+        assert (row.status, row.planned, row.failed) == ("complete", 6, 0)
         # keeping failures as they are leaves a run incomplete
         answers["question 5"] = Fault("500")
-        s = run_judge(store, tasks(6), cfg, run_id="r2", dataset="d")
-        s = run_judge(store, tasks(6), cfg, run_id="r2", dataset="d", retry_errors=False)
+        s = run_judge(store, tasks(6), cfg, run_id="r2", dataset=D)
+        s = run_judge(store, tasks(6), cfg, run_id="r2", dataset=D, retry_errors=False)
         assert s.sent == 0 and s.failed == 1 and not s.complete
 
 
 def test_a_store_from_before_run_status_is_migrated(db_url, tmp_path):
     from sqlalchemy import update
 
-    from curate import schema as S
-    from curate.judging.runner import ensure_run, judge_runs
+    from curate.store import migrations as M
+    from curate.store import schema as S
+    from curate.judging.runner import ensure_run
     from curate.store import Store
 
     s = Store(db_url, images=tmp_path / "im")
-    ensure_run(s, "old", purpose="evaluate", judge="j", identity={"kind": "vlm"}, dataset="d")
+    ensure_run(s, "old", purpose="evaluate", judge="j", identity={"kind": "vlm"}, dataset=D)
     with s.write() as c:  # a store written by version 1: no status, planned, failed
         for col in ("status", "planned", "failed"):
             c.exec_driver_sql(f"ALTER TABLE judge_runs DROP COLUMN {col}")
@@ -231,13 +233,84 @@ def test_a_store_from_before_run_status_is_migrated(db_url, tmp_path):
     s.close()
     s = Store(db_url, images=tmp_path / "im")
     try:
-        assert s.get_setting("schema_version") == str(S.SCHEMA_VERSION)
-        (row,) = judge_runs(s)
-        assert (row["id"], row["status"], row["planned"], row["failed"]) == ("old", None, None, None)
+        assert s.get_setting("schema_version") == str(M.SCHEMA_VERSION)
+        (row,) = s.judge_runs()
+        assert (row.id, row.status, row.planned, row.failed) == ("old", None, None, None)
         with FakeOpenAI(fair_judge) as srv:
             cfg = config(srv.url)
-            run_judge(s, tasks(2), cfg, run_id="new", dataset="d")
-        assert {(r["id"], r["status"], r["planned"], r["failed"]) for r in judge_runs(s)} == {
+            run_judge(s, tasks(2), cfg, run_id="new", dataset=D)
+        assert {(r.id, r.status, r.planned, r.failed) for r in s.judge_runs()} == {
             ("old", None, None, None), ("new", "complete", 2, 0)}
     finally:
         s.close()
+
+
+def test_judge_runs_and_judgments_through_the_store(store):
+    from curate.judging.records import JudgeRun, Judgment
+
+    ds = RunDataset(("/data/a.jsonl", "/data/b;c.jsonl"), 7)  # a ';' in a path no longer splits it
+    run, new = store.add_judge_run(JudgeRun("r", "evaluate", "j", {"kind": "vlm", "seed": 1}, ds))
+    assert new and (run.status, run.dataset) == ("incomplete", ds)
+    again, new = store.add_judge_run(JudgeRun("r", "select", "other", {}, RunDataset()))
+    assert not new and again == run == store.judge_run("r")  # the stored run is left as it was
+    assert store.judge_run("none") is None
+    store.add_judgments("r", [Judgment("p0", "forward", 0, "first"),
+                              Judgment("p1", "reverse", 1, None, "error", error="HTTP 500")])
+    assert store.judgment_outcomes("r") == {("p0", "forward", 0): "parsed", ("p1", "reverse", 1): "error"}
+    assert store.judgment_errors("r") == {("p1", "reverse", 1): "HTTP 500"}
+    # an answer to a stored failure replaces it; a key not named in ``replace`` is only added
+    store.add_judgments("r", [Judgment("p1", "reverse", 1, "second")], replace={("p1", "reverse", 1)})
+    assert sorted((j.key, j.verdict, j.outcome) for j in store.judgments("r")) == [
+        (("p0", "forward", 0), "first", "parsed"), (("p1", "reverse", 1), "second", "parsed")]
+    store.set_judge_run_status("r", "complete", planned=2, failed=0)
+    assert (store.judge_run("r").status, store.judge_run("r").planned, store.judge_run("r").failed) == ("complete", 2, 0)
+    store.set_judge_run_status("r", "incomplete")  # planned and failed stay
+    assert [(r.id, r.status, r.planned) for r in store.judge_runs("evaluate")] == [("r", "incomplete", 2)]
+    assert store.judge_runs("select") == []
+
+
+def test_packed_datasets_of_older_stores_are_converted(db_url, tmp_path):
+    from sqlalchemy import insert, update
+
+    from curate.judging.records import JudgeRun
+    from curate.judging.runner import default_run_id
+    from curate.store import Store
+    from curate.store import schema as S
+
+    s = Store(db_url, images=tmp_path / "im")
+    with s.write() as c:  # runs as version 2 stored them: the dataset packed into one string
+        for run_id, purpose, packed in (("two", "evaluate", "/d/a.jsonl;/d/b.jsonl[:50]"), ("one", "evaluate", "/d/a.jsonl"),
+                                        ("sel", "select", "select"), ("none", "evaluate", "")):
+            c.execute(insert(S.judge_runs).values(id=run_id, purpose=purpose, judge="j", config="{}", dataset=packed,
+                                                  created_at=run_id))
+        c.execute(update(S.settings).where(S.settings.c.key == "schema_version").values(value="2"))
+    s.close()
+    s = Store(db_url, images=tmp_path / "im")
+    try:
+        got = {r.id: r.dataset for r in s.judge_runs()}
+        assert got == {"two": RunDataset(("/d/a.jsonl", "/d/b.jsonl"), 50), "one": RunDataset(("/d/a.jsonl",)),
+                       "sel": RunDataset(name="select"), "none": RunDataset()}
+        # reports and default run ids see the same dataset name as before
+        assert [got[k].label for k in ("two", "one", "sel", "none")] == [
+            "/d/a.jsonl;/d/b.jsonl[:50]", "/d/a.jsonl", "select", ""]
+        assert default_run_id("j", {}, got["two"]).endswith("-" + __import__("hashlib").sha256(
+            b'{"dataset":"/d/a.jsonl;/d/b.jsonl[:50]","identity":{}}').hexdigest()[:10])
+        # the same dataset on resume is the same run
+        assert not s.add_judge_run(JudgeRun("two", "evaluate", "j", {}, RunDataset(("/d/a.jsonl", "/d/b.jsonl"), 50)))[1]
+    finally:
+        s.close()
+    Store(db_url, images=tmp_path / "im").close()  # a second open finds nothing to convert
+
+
+def test_judgment_writer_commits_batches_and_replaces_failures_once(sqlite_store):
+    from curate.judging.records import JudgeRun, Judgment
+    from curate.judging.runner import judgment_writer
+
+    sqlite_store.add_judge_run(JudgeRun("r", "evaluate", "j", {}, D))
+    sqlite_store.add_judgments("r", [Judgment("p0", outcome="error", verdict=None, error="timeout")])
+    w = judgment_writer(sqlite_store, "r", replace_keys=[("p0", "forward", 0)])
+    for i in range(300):
+        w.put(Judgment(f"p{i}", verdict="first"))
+    w.close()
+    assert w.committed == 300
+    assert set(sqlite_store.judgment_outcomes("r").values()) == {"parsed"} and len(sqlite_store.judgments("r")) == 300

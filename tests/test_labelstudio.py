@@ -12,13 +12,11 @@ from pathlib import Path
 import httpx
 import pytest
 from PIL import Image
-from sqlalchemy import select
 
 from annotate.labelstudio.client import Client, LabelStudioError
 from annotate.labelstudio.config import CORRECTNESS_CHOICES, labeling_config
 from annotate.labelstudio.pull import AnnotationProblem, pull
 from annotate.labelstudio.push import left_side, push
-from curate import schema as S
 from curate.errors import MmrbError
 from curate.model import Annotator, Assignment, Candidate, ImageRef, Item, Pair
 from tests.support.labelstudio_server import DOCUMENT_ROOT, label_studio_fixture
@@ -107,10 +105,8 @@ def result_as_seen(left: str, cf, cs, pref, rationale="", flag=None) -> list[dic
 
 def snapshot(store) -> dict:
     with store.read() as c:
-        return {
-            t.name: sorted(tuple(r) for r in c.execute(select(t)).all())
-            for t in (S.labels, S.label_history, S.annotators, S.assignments)
-        }
+        return {"labels": store.labels(status=None, conn=c), "label_history": store.label_history(conn=c),
+                "annotators": store.annotators(conn=c), "assignments": store.assignments(conn=c)}
 
 
 # canonical answers per (pair, user): (correctness first, correctness second, preference, rationale)
@@ -190,7 +186,7 @@ def test_push_annotate_pull_round_trip(store, client):
     assert (edited.new, edited.updated, edited.unchanged, edited.annotators_created) == (0, 1, 7, [])
     lb = store.get_label("p1", "alice@example.com")
     assert (lb.preference, lb.correctness_second, lb.rationale, lb.revision) == ("first", "incorrect", "B is vague after all", 2)
-    assert [h["snapshot"]["preference"] for h in store.label_history("p1", "alice@example.com")] == ["tie"]
+    assert [h.snapshot.preference for h in store.label_history("p1", "alice@example.com")] == ["tie"]
 
     before = snapshot(store)
     third = pull(store, client, title)

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from curate.judging.records import Judgment
-from curate.judging.runner import JudgmentWriter, ensure_run
+from curate.judging.records import Judgment, RunDataset
+from curate.judging.runner import ensure_run
 from mmrb_eval.dashboard import category_rows, mistakes, scored_runs
-from mmrb_eval.datasets import dataset_label
 from mmrb_eval.scoring import ScoringOptions
 
 
@@ -23,15 +22,15 @@ def seed(store, tmp_path) -> Path:
     from mmrb_eval.datasets import read_dataset
 
     pairs = read_dataset(ds)
-    label = dataset_label([str(ds)])
+    label = RunDataset.files([str(ds)])
     for run, verdict in (("sharp-1", None), ("lazy-1", "first")):
         ensure_run(store, run, purpose="evaluate", judge=run.split("-")[0], identity={"kind": "test"}, dataset=label)
-        w = JudgmentWriter(store, run)
+        js = []
         for p in pairs:
             v = verdict or p.preferred
-            w.put(Judgment(p.id, "forward", 0, v, "parsed", f"I pick [[{'A' if v == 'first' else 'B'}]]", "prompt"))
-        w.close()
-    ensure_run(store, "orphan", purpose="evaluate", judge="x", identity={}, dataset=str(tmp_path / "gone.jsonl"))
+            js.append(Judgment(p.id, "forward", 0, v, "parsed", f"I pick [[{'A' if v == 'first' else 'B'}]]", "prompt"))
+        store.add_judgments(run, js)
+    ensure_run(store, "orphan", purpose="evaluate", judge="x", identity={}, dataset=RunDataset.files(tmp_path / "gone.jsonl"))
     return ds
 
 
@@ -96,14 +95,11 @@ def seed_broken(store, ds: Path) -> None:
 
     pairs = read_dataset(ds)
     ensure_run(store, "broken-1", purpose="evaluate", judge="broken", identity={"kind": "vlm", "order": "fixed"},
-               dataset=dataset_label([str(ds)]))
-    w = JudgmentWriter(store, "broken-1")
-    for i, p in enumerate(pairs):
-        if i == 0:
-            w.put(Judgment(p.id, "forward", 0, p.preferred, "parsed", "[[A]]", "prompt"))
-        else:
-            w.put(Judgment(p.id, "forward", 0, None, "error", None, "prompt", error="HTTP 500: server error"))
-    w.close()
+               dataset=RunDataset.files([str(ds)]))
+    store.add_judgments("broken-1", [
+        Judgment(p.id, "forward", 0, p.preferred, "parsed", "[[A]]", "prompt") if i == 0 else
+        Judgment(p.id, "forward", 0, None, "error", None, "prompt", error="HTTP 500: server error")
+        for i, p in enumerate(pairs)])
 
 
 def test_incomplete_runs_apart_on_the_board(store, tmp_path):

@@ -59,7 +59,7 @@ def test_cross_model_pairs_all_models_with_correctness(store):
     assert firsts["first"] and firsts["second"]
     # re-running creates nothing
     again = pair_items(store, strategy="cross_model")
-    assert again.created == 0 and again.existing == 9 and store.count("pairs") == 9
+    assert again.created == 0 and again.existing == 9 and store.counts().pairs == 9
 
 
 def test_correct_incorrect_and_same_correctness(store):

@@ -58,8 +58,8 @@ def test_guidelines_cover_the_essentials():
 def test_sample_imports_in_one_go(store):
     report = ingest_items(store, SAMPLE / "items.jsonl", allow_missing_images=True)
     rows = _rows()
-    assert report.items == len(rows) == store.count("items")
-    assert report.candidates == sum(len(r["responses"]) for r in rows) == store.count("candidates")
+    assert report.items == len(rows) == store.counts().items
+    assert report.candidates == sum(len(r["responses"]) for r in rows) == store.counts().candidates
     assert report.images_missing == 1
     c = store.candidates(item_id="vqa-01")
     assert [x.id for x in c] == ["vqa-01:vlm-alpha:0", "vqa-01:vlm-beta:0", "vqa-01:vlm-delta:0", "vqa-01:vlm-gamma:0"]

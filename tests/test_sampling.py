@@ -141,7 +141,7 @@ def test_sample_stores_every_response_and_resumes(store):
         # new items: only they are asked for
         add_items(store, 1, start=10)
         sample(store, specs)
-        assert srv.count() == 12 and store.count("candidates") == 12
+        assert srv.count() == 12 and store.counts().candidates == 12
 
 
 def test_failures_recorded_then_retried(sqlite_store):
@@ -151,11 +151,11 @@ def test_failures_recorded_then_retried(sqlite_store):
         rep = sample(store, [spec(srv.url, max_retries=2)])
         assert rep.done == 2 and rep.failed == 1
         assert srv.count(prompt="question 1") == 3  # 1 + 2 retries
-        assert store.count("sample_failures") == 1
+        assert len(store.sample_failures()) == 1
         assert "1 failed" in "\n".join(rep.lines())
         srv.answer = lambda r: "fixed"
         rep = sample(store, [spec(srv.url, max_retries=2)])
-        assert rep.done == 1 and store.count("sample_failures") == 0 and store.count("candidates") == 3
+        assert rep.done == 1 and len(store.sample_failures()) == 0 and store.counts().candidates == 3
         assert srv.count(prompt="question 0") == 1  # never sent twice
 
 
@@ -192,7 +192,7 @@ def test_unreachable_endpoint_is_a_clear_error(sqlite_store):
     s.close()
     with pytest.raises(MmrbError, match=rf"cannot reach model 'm1' at http://127.0.0.1:{port}/v1: connection error"):
         sample(sqlite_store, [spec(f"http://127.0.0.1:{port}/v1")])
-    assert sqlite_store.count("candidates") == 0
+    assert sqlite_store.counts().candidates == 0
 
 
 def test_model_not_served_is_a_clear_error(sqlite_store):
@@ -357,14 +357,12 @@ def test_cli_summary_and_bad_models_file(tmp_path, capsys):
 
 
 def test_store_failure_stops_the_run_with_a_clear_error(sqlite_store, monkeypatch):
-    from curate import sampling
-
     add_items(sqlite_store, 40, images=False)
 
-    def broken(self, batch):
+    def broken(answers, failures, conn=None):
         raise OSError("disk full")
 
-    monkeypatch.setattr(sampling._Writer, "commit", broken)
+    monkeypatch.setattr(sqlite_store, "record_samples", broken)
     with FakeOpenAI(latency=0.02) as srv:
         with pytest.raises(MmrbError, match="could not store responses in .*OSError: disk full"):
             sample(sqlite_store, [spec(srv.url, concurrency=2)], flush_every=1)
@@ -385,11 +383,7 @@ def test_empty_and_oversized_answers_are_failures_not_candidates(sqlite_store):
         assert rep.done == 1 and rep.failed == 4 and not rep.complete
         # each asked once: an empty or oversized answer is not retried within the run
         assert srv.count() == 5
-        with store.read() as c:
-            from curate import schema as S
-
-            errors = dict(c.execute(S.sample_failures.select().with_only_columns(
-                S.sample_failures.c.item_id, S.sample_failures.c.error)).all())
+        errors = {f.item_id: f.error for f in store.sample_failures()}
         assert [c.text for c in store.candidates()] == ["a fine answer"]
         assert errors["it000"].startswith("empty response") and errors["it001"].startswith("empty response")
         assert errors["it002"] == "response of 1001 characters is over the limit of 1000 (max_response_chars)"
@@ -402,7 +396,7 @@ def test_empty_and_oversized_answers_are_failures_not_candidates(sqlite_store):
         srv.answer = lambda r: "now fine"
         rep = sample(store, [spec(srv.url, max_response_chars=1000)])
         assert srv.count() == 4 and rep.done == 4 and rep.complete and rep.failure_lines() == []
-        assert store.count("sample_failures") == 0 and store.count("candidates") == 5
+        assert len(store.sample_failures()) == 0 and store.counts().candidates == 5
 
 
 def test_default_response_limit_is_generous_but_bounded(sqlite_store):

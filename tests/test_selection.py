@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import io
-import re
 
 import numpy as np
 import pytest
@@ -350,12 +349,10 @@ def test_cli_select_exits_1_on_failed_requests_and_names_them(tmp_path, capsys):
         assert "judge fooled: 4 of 4" in err and "rerun the same command to send only those" in err
         with Store(db, images=img) as s:
             assert {p.status for p in s.pairs()} == {"candidate"}
-            from curate.judging.runner import judge_runs
-
-            assert {(r["judge"], r["status"], r["planned"], r["failed"]) for r in judge_runs(s, "select")} == {
+            assert {(r.judge, r.status, r.planned, r.failed) for r in s.judge_runs("select")} == {
                 ("oracle", "incomplete", 4, 4), ("fooled", "incomplete", 4, 4)}
         mode["answer"] = _answers
         assert run_command("select", ["--db", db, "--images", img, "--judges", str(models)]) == 0
         assert "dropped 2 easy" in capsys.readouterr().out
         with Store(db, images=img) as s:
-            assert {r["status"] for r in judge_runs(s, "select")} == {"complete"}
+            assert {r.status for r in s.judge_runs("select")} == {"complete"}

@@ -45,7 +45,7 @@ def test_a_stale_handoff_code_is_refused(store, alice):
 def test_the_store_keeps_only_hashes_of_the_secrets(store, alice):
     from sqlalchemy import select
 
-    from curate import schema as S
+    from curate.store import schema as S
 
     st = sessions.start(store, alice)
     token, _ = sessions.claim(store, st.handoff)
@@ -377,7 +377,7 @@ def test_an_organisation_identity_older_than_the_end_of_sessions_starts_none(sql
 def test_a_store_from_before_sessions_gets_them_when_opened(db_url, tmp_path):
     from sqlalchemy import inspect, update
 
-    from curate import schema as S
+    from curate.store import schema as S
     from curate.store import Store
 
     with Store(db_url, images=tmp_path / "img") as s:  # make it look like a version-1 store

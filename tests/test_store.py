@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import insert, update
+from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 
-from curate import schema as S
+from curate.store import migrations as M
+from curate.store import schema as S
 from curate.errors import StoreError
 from curate.model import Adjudication, Annotator, Assignment, Candidate, ImageRef, Item, Label, Pair
 from curate.store import ConflictError, Store
@@ -56,13 +57,13 @@ def test_next_assignment_and_label_lifecycle(store):
     edited = store.save_label(Label("p0", "ann", "correct", "correct", "tie", rationale="both"), expected_revision=1)
     assert edited.revision == 2 and store.get_label("p0", "ann").preference == "tie"
     hist = store.label_history("p0", "ann")
-    assert [h["snapshot"]["preference"] for h in hist] == ["first"]
+    assert [h.snapshot.preference for h in hist] == ["first"]
     # undo withdraws the latest label and reopens the pair at the front of the queue
     store.save_label(Label("p1", "ann", preference="second"))
     undone = store.undo_last("ann")
     assert undone.pair_id == "p1" and store.get_label("p1", "ann") is None
     assert store.next_assignment("ann").pair_id == "p1"
-    assert [h["action"] for h in store.label_history("p1", "ann")] == ["undo"]
+    assert [h.action for h in store.label_history("p1", "ann")] == ["undo"]
 
 
 def test_import_is_one_transaction(store):
@@ -72,13 +73,13 @@ def test_import_is_one_transaction(store):
             store.add_items([Item(id="new", prompt="q", category="vqa")], conn=conn)
             store.add_items([Item(id="i0", prompt="duplicate", category="vqa")], conn=conn)
     assert store.get_item("new") is None
-    assert store.count("items") == 1
+    assert store.counts().items == 1
 
 
 def test_newer_schema_is_refused(db_url, tmp_path):
     s = Store(db_url, images=tmp_path / "im")
     with s.write() as c:
-        c.execute(update(S.settings).where(S.settings.c.key == "schema_version").values(value=str(S.SCHEMA_VERSION + 1)))
+        c.execute(update(S.settings).where(S.settings.c.key == "schema_version").values(value=str(M.SCHEMA_VERSION + 1)))
     s.close()
     with pytest.raises(StoreError, match="newer mmrb-studio"):
         Store(db_url, images=tmp_path / "im")
@@ -102,8 +103,8 @@ def test_older_store_is_migrated_in_place(db_url, tmp_path, monkeypatch):
         c.exec_driver_sql("ALTER TABLE pairs DROP COLUMN reason")
         c.execute(update(S.settings).where(S.settings.c.key == "schema_version").values(value="1"))
     s.close()
-    monkeypatch.setattr(S, "MIGRATIONS", {2: [("pairs", "reason")]})
-    monkeypatch.setattr(S, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(M, "MIGRATIONS", {2: [M.AddColumn("pairs", "reason")]})
+    monkeypatch.setattr(M, "SCHEMA_VERSION", 2)
     s = Store(db_url, images=tmp_path / "im")
     assert s.get_setting("schema_version") == "2"
     assert [p.reason for p in s.pairs()] == [None]
@@ -126,7 +127,7 @@ def test_processes_opening_a_new_store_at_once_all_succeed(db_url, tmp_path):
     results = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0, 0, 0, 0], [err for _, err in results]
     with Store(db_url, images=tmp_path / "im") as s:
-        assert s.get_setting("schema_version") == str(S.SCHEMA_VERSION)
+        assert s.get_setting("schema_version") == str(M.SCHEMA_VERSION)
 
 
 def test_a_database_host_that_never_answers_fails_instead_of_hanging(tmp_path):
@@ -141,3 +142,84 @@ def test_a_database_host_that_never_answers_fails_instead_of_hanging(tmp_path):
         with pytest.raises(StoreError, match="cannot open the store"):
             Store(f"postgresql://u:pw@127.0.0.1:{port}/db", images=tmp_path)
         assert time.monotonic() - t0 < 30
+
+
+def test_save_label_new_and_edit_conflicts(store):
+    from curate.store import NEW_LABEL
+
+    _seed(store, 2)
+    first = store.save_label(Label("p0", "ann", preference="first"), expected_revision=NEW_LABEL)
+    assert first.revision == 1 and store.get_assignment("p0", "ann").state == "done"
+    with pytest.raises(ConflictError, match="already labelled"):
+        store.save_label(Label("p0", "ann", preference="second"))  # a new label by default
+    with pytest.raises(ConflictError, match=r"changed since it was opened \(revision 1, expected 5\)"):
+        store.save_label(Label("p0", "ann", preference="second"), expected_revision=5)
+    with pytest.raises(ConflictError, match="no longer exists"):
+        store.save_label(Label("p1", "ann", preference="second"), expected_revision=1)
+    draft = store.save_label(Label("p0", "ann", preference="tie", status="draft"), expected_revision=1)
+    assert draft.revision == 2 and store.get_assignment("p0", "ann").state == "open"  # a draft reopens it
+    assert store.get_label("p0", "ann").preference == "tie" and store.get_label("p1", "ann") is None
+    (h,) = store.label_history()
+    assert (h.pair_id, h.annotator, h.revision, h.action, h.snapshot) == ("p0", "ann", 1, "edit", first)
+
+
+def test_counts_and_tallies(store):
+    _seed(store, 3)
+    store.save_label(Label("p0", "ann", preference="first"))
+    store.save_label(Label("p1", "ann", status="skipped"))
+    c = store.counts()
+    assert (c.items, c.candidates, c.pairs, c.annotators, c.assignments, c.labels, c.adjudications, c.judge_runs) == (
+        3, 6, 3, 1, 3, 2, 0, 0)
+    assert list(c.as_dict()) == ["items", "candidates", "pairs", "annotators", "assignments", "labels",
+                                 "adjudications", "judge_runs"]
+    t = store.tallies()
+    assert t.pairs_by_status == {"candidate": 3} and t.labels_by_status == {"submitted": 1, "skipped": 1}
+    assert t.assignments_by_state == {"done": 2, "open": 1} and t.image_refs_by_status == {"missing": 3}
+    assert t.labels_per_pair == {0: 2, 1: 1} and t.label_sources == {"app": 2}
+    vqa = t.categories["vqa"]
+    assert (vqa.items, vqa.candidates, vqa.pairs, vqa.selected, vqa.labels) == (3, 6, 3, 0, 1)
+    assert [(r.item_id, r.status) for r in store.image_refs(stored=False, limit=2)] == [("i0", "missing"), ("i1", "missing")]
+    assert store.stored_image_uses() == []
+    (w,) = store.annotator_work()
+    assert (w.annotator, w.assigned, w.done) == ("ann", 3, 2)
+    assert sorted((o.pair_id, o.assigned, o.submitted, o.waiting_on) for o in store.pair_overlap()) == [
+        ("p0", 1, 1, ()), ("p1", 1, 0, ()), ("p2", 1, 0, ("ann",))]
+    assert sorted((r.category, r.state, r.assignments) for r in store.progress_by_category()) == [
+        ("vqa", "done", 2), ("vqa", "open", 1)]
+
+
+def test_sample_results_and_failures(store):
+    from curate.model import SampleFailure
+    from curate.store import params_key
+
+    _seed(store, 2)
+    pk = params_key({"t": 1})
+    store.record_samples([], [SampleFailure("i0", "m", pk, 0, 3, "HTTP 500"), SampleFailure("i1", "m", pk, 0, 1, "x")])
+    answer = Candidate(id="c0", item_id="i0", model="m", text="hi", params={"t": 1})
+    store.record_samples([answer], [SampleFailure("i1", "m", pk, 0, 2, "timeout")])
+    assert store.sample_failures() == [SampleFailure("i1", "m", pk, 0, 2, "timeout")]  # replaced, and i0's removed
+    store.record_samples([Candidate(id="c0", item_id="i0", model="m", text="again", params={"t": 1})], [])
+    assert ("i0", "m", pk, 0) in store.candidate_keys() and store.candidates(ids=["c0"])[0].text == "hi"
+
+
+def test_the_queue_table_is_vacuumed_at_a_fixed_threshold(db_url, tmp_path):
+    # dead queue-index entries slowed "next pair" on PostgreSQL as the store grew (see
+    # store/migrations.QUEUE_VACUUM): new stores and migrated ones both get the fixed threshold
+    s = Store(db_url, images=tmp_path / "im")
+    with s.write() as c:
+        if s.backend == "postgresql":
+            c.exec_driver_sql("ALTER TABLE assignments RESET (autovacuum_vacuum_threshold, "
+                              "autovacuum_vacuum_scale_factor, autovacuum_analyze_threshold, "
+                              "autovacuum_analyze_scale_factor, vacuum_index_cleanup)")
+        c.execute(update(S.settings).where(S.settings.c.key == "schema_version").values(value="3"))
+    s.close()
+    s = Store(db_url, images=tmp_path / "im")
+    try:
+        assert s.get_setting("schema_version") == str(M.SCHEMA_VERSION)
+        if s.backend == "postgresql":
+            with s.read() as c:
+                opts = c.exec_driver_sql("SELECT reloptions FROM pg_class WHERE relname = 'assignments'").scalar()
+            assert {"autovacuum_vacuum_scale_factor=0", "autovacuum_vacuum_threshold=1000",
+                    "vacuum_index_cleanup=on"} <= set(opts)
+    finally:
+        s.close()

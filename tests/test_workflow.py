@@ -9,7 +9,7 @@ import pytest
 
 from curate.errors import InputError
 from curate.judging.records import Judgment
-from curate.judging.runner import JudgmentWriter, ensure_run
+from curate.judging.runner import ensure_run
 from mmrb_eval.config import load_judge, with_response_limit
 from mmrb_eval.formats import write_judgments
 from mmrb_eval.leaderboard import incomplete_runs, read_report
@@ -78,11 +78,9 @@ def test_score_file_names_the_judge_after_the_file_and_the_dataset_after_the_fil
 def stored_run(store, tmp_path, run_id: str, verdict_of) -> None:
     dataset = open_dataset([str(dataset_file(tmp_path))])
     ensure_run(store, run_id, purpose="evaluate", judge=run_id.split("-")[0], identity={"kind": "test"},
-               dataset=dataset.label)
-    w = JudgmentWriter(store, run_id)
-    for p in dataset.pairs:
-        w.put(Judgment(p.id, "forward", 0, verdict_of(p), "parsed", "", "prompt"))
-    w.close()
+               dataset=dataset.files)
+    store.add_judgments(run_id, [Judgment(p.id, "forward", 0, verdict_of(p), "parsed", "", "prompt")
+                                 for p in dataset.pairs])
 
 
 def test_score_run_reads_the_recorded_dataset_or_the_pairs_given(sqlite_store, tmp_path):

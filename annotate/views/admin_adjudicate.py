@@ -16,29 +16,29 @@ rows = admin.disagreements(s)
 if not rows:
     st.info("No disagreements to adjudicate.")
     st.stop()
-pending = sum(1 for r in rows if r["adjudication"] is None)
+pending = sum(1 for r in rows if r.adjudication is None)
 st.caption(f"{len(rows)} pairs with disagreeing labels, {pending} not yet decided.")
-ids = [r["pair_id"] for r in rows]
-pid = st.selectbox("Pair", ids, format_func=lambda p: p + ("" if next(r for r in rows if r["pair_id"] == p)["adjudication"] else "  (pending)"))
-row = next(r for r in rows if r["pair_id"] == pid)
+ids = [r.pair_id for r in rows]
+pid = st.selectbox("Pair", ids, format_func=lambda p: p + ("" if next(r for r in rows if r.pair_id == p).adjudication else "  (pending)"))
+row = next(r for r in rows if r.pair_id == pid)
 d = admin.pair_details(s, pid)
-rich(d["item"].prompt)
+rich(d.item.prompt)
 c1, c2 = st.columns(2)
 for col, name in ((c1, "first"), (c2, "second")):
-    cand = d[name]
+    cand = d.first if name == "first" else d.second
     with col:
         st.markdown(f"**{name.title()} response** · model {plain(cand.model)}")
         with st.container(height=300):
             rich(cand.text)
-if d["pair"].known_preference:
-    st.caption(f"Known answer (gold or imported): {plain(d['pair'].known_preference)}")
+if d.pair.known_preference:
+    st.caption(f"Known answer (gold or imported): {plain(d.pair.known_preference)}")
 st.markdown("**Labels**")
 st.dataframe(
     [dict(annotator=l.annotator, preference=l.preference, first=l.correctness_first, second=l.correctness_second,
-          rationale=l.rationale, flag=l.flag or "", seconds=l.seconds) for l in row["labels"]],
+          rationale=l.rationale, flag=l.flag or "", seconds=l.seconds) for l in row.labels],
     hide_index=True,
 )
-prev = row["adjudication"]
+prev = row.adjudication
 opts = ("first", "second", "tie")
 corr = (None, "correct", "incorrect", "unsure")
 with st.form(f"adj_{pid}"):

@@ -16,11 +16,11 @@ titles = {"preference": "Preference", "correctness_first": "Correctness, first r
 for col, (field, res) in zip(cols, glance.items()):
     with col:
         st.markdown(f"**{titles[field]}**")
-        st.metric("alpha", "undefined" if res["alpha"] is None else f"{res['alpha']:.3f}")
-        if res.get("low") is not None:
-            st.caption(f"95% interval {res['low']:.3f} to {res['high']:.3f} (bootstrap over pairs)")
-        elif res.get("interval_undefined"):
-            st.caption(f"95% interval undefined ({res['interval_undefined']})")
-        st.metric("percent agreement", "–" if res["percent"] is None else f"{res['percent']:.0%}")
-        st.caption(f"{res['pairs']} pairs, {res['labels']} labels. {res['note']}")
+        st.metric("alpha", "undefined" if res.alpha is None else f"{res.alpha:.3f}")
+        if res.low is not None:
+            st.caption(f"95% interval {res.low:.3f} to {res.high:.3f} (bootstrap over pairs)")
+        elif res.interval_undefined:
+            st.caption(f"95% interval undefined ({res.interval_undefined})")
+        st.metric("percent agreement", "–" if res.percent is None else f"{res.percent:.0%}")
+        st.caption(f"{res.pairs} pairs, {res.labels} labels. {res.note}")
 st.caption("The full report with confidence intervals: `mmrb agreement`.")

@@ -10,7 +10,8 @@ import pandas as pd
 
 from . import stats as st
 from .stats import Estimate
-from .table import FieldLabels, LabelTable, sorted_codes
+from ..store.columns import sorted_codes
+from .table import FieldLabels, LabelTable
 
 DEFAULT_MIN_SHARED = 10  # pairs two annotators must share for a Cohen kappa
 

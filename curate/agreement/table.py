@@ -456,109 +456,28 @@ def _from_file_columns(name: str, n: int, line_of: Callable[[int], int], columns
 
 
 # -- the store ---------------------------------------------------------------------------
-# Columns come back as one delimited string each (group_concat / string_agg): a million
-# rows through the DB-API cost ~1 us each in tuples and str objects (5 s for 1M labels),
-# one string per column ~0.2 s in SQL, and pyarrow splits and encodes it in C.
-_SEP = "\x1f"  # ASCII unit separator; a value containing it falls back to row fetching
-
-
-def _fetch(store, query) -> tuple[list[str], list[tuple]]:
-    """Run one SELECT on the raw DB-API cursor: no SQLAlchemy Row object per row."""
-    with store.read() as conn:
-        compiled = query.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True})
-        cur = conn.connection.dbapi_connection.cursor()
-        try:
-            cur.execute(str(compiled))
-            cols = [d[0] for d in cur.description]
-            rows = cur.fetchall()
-        finally:
-            cur.close()
-    return cols, rows
-
-
-def _fetch_columns(store, columns: Sequence, from_, where=None) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Each column as (codes, distinct values in codepoint order), NULL read as ``""``;
-    every column's codes follow the same row order."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    from sqlalchemy import func, select
-
-    exprs = [func.coalesce(c, "") for c in columns]
-    # aggregates of one SELECT step through the same rows in the same order, so the
-    # strings line up; the count detects a value that contains the separator
-    query = select(func.count(), *(func.aggregate_strings(e, _SEP) for e in exprs)).select_from(from_)
-    if where is not None:
-        query = query.where(where)
-    _, [(n, *texts)] = _fetch(store, query)
-    if not n:
-        return [(np.zeros(0, dtype=np.int64), np.array([], dtype=object)) for _ in columns]
-    out = []
-    for text in texts:
-        # Arrow strings straight over the UTF-8 bytes, cut after each separator (a byte no
-        # multi-byte character contains): every value keeps one trailing separator, so
-        # equal values stay equal, and it is dropped from the few distinct ones below.
-        data = (text + _SEP).encode()
-        cuts = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord(_SEP)) + 1
-        if len(cuts) != n:
-            break
-        offsets = np.concatenate([[0], cuts]).astype(np.int64)
-        values = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data))
-        enc = values.dictionary_encode()
-        distinct = pc.utf8_slice_codeunits(enc.dictionary, 0, -1)
-        # arrow sorts UTF-8 bytewise, which is codepoint order
-        out.append(_rank_sorted(enc.indices.to_numpy(), distinct.to_numpy(zero_copy_only=False),
-                                pc.array_sort_indices(distinct).to_numpy()))
-    else:
-        return out
-    query = select(*exprs).select_from(from_)  # slow path: one tuple per row
-    _, rows = _fetch(store, query if where is None else query.where(where))
-    grid = np.array(rows, dtype=object).reshape(len(rows), len(columns))
-    return [sorted_codes(grid[:, k]) for k in range(len(columns))]
-
-
-def _rank_sorted(codes: np.ndarray, uniques: np.ndarray, order: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Recode (codes, uniques) so the uniques are in codepoint order (``order`` sorts them),
-    whatever the server collation."""
-    if order is None:
-        order = np.argsort(uniques.astype(str), kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    return rank[codes].astype(np.int64), np.asarray(uniques, dtype=object)[order]
-
-
-def sorted_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Codes into the sorted distinct values (codepoint order, whatever the server collation)."""
-    if not len(values):
-        return np.zeros(0, dtype=np.int64), np.array([], dtype=object)
-    codes, uniques = pd.factorize(values, sort=False)
-    return _rank_sorted(codes, np.asarray(uniques, dtype=object))
-
-
+# The store reads the labels as columns of codes (curate/store/columns.py: one scan).
 def from_store(store, *, scales: Mapping[str, tuple[str, ...]] | None = None,
                levels: Mapping[str, Level] | None = None) -> LabelTable:
     """Submitted labels of the store: preference, correctness of each response, and every
     key of ``Label.ratings`` (an ordered rating).
 
     One scan of the labels table reads pair, annotator, the three label fields and the
-    ratings text as columns of codes (see :func:`_fetch_columns`); each distinct ratings
+    ratings text as columns of codes (Store.label_columns); each distinct ratings
     text is parsed once.
     """
-    from .. import schema as S
-
     scales, levels = dict(scales or {}), dict(levels or {})
-    L, P, I = S.labels, S.pairs, S.items
     specs = [field_spec(name, (), scales, levels) for name in STORE_FIELDS]
     for spec in specs:
         if len(spec.values) > 3:
             raise MmrbError(f"--scale {spec.name}: the store's {spec.name} takes at most 3 values "
                             f"({', '.join(field_spec(spec.name, (), {}, {}).values)})")
-    (unit_codes, units), (ann_codes, ann_names), *label_cols, (text_codes, texts) = _fetch_columns(
-        store, [L.c.pair_id, L.c.annotator, *(L.c[name] for name in STORE_FIELDS), L.c.ratings],
-        L, L.c.status == "submitted")
+    cols = store.label_columns()
+    (unit_codes, units), (ann_codes, ann_names), (text_codes, texts) = cols.pair, cols.annotator, cols.ratings
     annotators = tuple(str(a) for a in ann_names)
     fields: dict[str, FieldLabels] = {}
-    for name, spec, (raw, values) in zip(STORE_FIELDS, specs, label_cols):
+    for name, spec in zip(STORE_FIELDS, specs):
+        raw, values = cols.fields[name]
         # a missing value ("") or one outside the vocabulary is no label
         index = {v: n for n, v in enumerate(spec.values)}
         codes = np.array([index.get(v, -1) for v in values], dtype=np.int64)[raw]
@@ -566,8 +485,7 @@ def from_store(store, *, scales: Mapping[str, tuple[str, ...]] | None = None,
         fields[name] = FieldLabels(spec, unit_codes[keep], ann_codes[keep], codes[keep])
     _add_ratings(fields, text_codes, texts, unit_codes, ann_codes, units, annotators, scales, levels)
     cats = np.full(len(units), "", dtype=object)
-    (id_codes, ids), (cat_codes, cat_names) = _fetch_columns(store, [P.c.id, I.c.category],
-                                                             P.join(I, I.c.id == P.c.item_id))
+    (id_codes, ids), (cat_codes, cat_names) = store.pair_category_columns()
     at = pd.Index(units).get_indexer(ids)[id_codes]  # -1: a pair without submitted labels
     cats[at[at >= 0]] = cat_names[cat_codes[at >= 0]]
     gold = _store_gold(store, units)
@@ -597,20 +515,15 @@ def _add_ratings(fields: dict[str, FieldLabels], text_codes: np.ndarray, texts: 
 
 def _store_gold(store, units: np.ndarray) -> dict[str, dict[int, int]]:
     """Gold pairs: the known preference, and the reference-decided correctness."""
-    from sqlalchemy import select
-
-    from .. import schema as S
-
-    P = S.pairs
-    _, rows = _fetch(store, select(P.c.id, P.c.known_preference, P.c.auto_first, P.c.auto_second)
-                     .where(P.c.is_gold.is_(True)))
-    at = pd.Index(units).get_indexer([r[0] for r in rows]) if rows else []  # not a 200k-entry dict
+    rows = store.gold_pairs()
+    at = pd.Index(units).get_indexer([r.pair_id for r in rows]) if rows else []  # not a 200k-entry dict
     gold: dict[str, dict[int, int]] = {}
-    for u, (_, pref, a1, a2) in zip(at, rows):
+    for u, r in zip(at, rows):
         if u < 0:
             continue
-        for name, v, vocab in (("preference", pref, PREFERENCES), ("correctness_first", a1, CORRECTNESS),
-                               ("correctness_second", a2, CORRECTNESS)):
+        for name, v, vocab in (("preference", r.known_preference, PREFERENCES),
+                               ("correctness_first", r.auto_first, CORRECTNESS),
+                               ("correctness_second", r.auto_second, CORRECTNESS)):
             if v in vocab:
                 gold.setdefault(name, {})[int(u)] = vocab.index(v)
     return gold

@@ -2,8 +2,8 @@
 
 ``ingest_items`` reads the project's items format; ``ingest_pairs`` reads one of
 ``FORMATS`` (a benchmark's own, read by its module in curate/formats, or the generic one).
-Both check every row first and then write the whole file in one transaction (see
-``common.run_import``); docs/formats.md describes each format.
+Both check every row and write the whole file in one transaction, all or nothing (see
+``importer.run_import``); docs/formats.md describes each format.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from ..formats.mmrb2 import JSON_KEY as MMRB2_KEY
 from ..formats.mmrb2 import task_of
 from ..model import DEFAULT_CATEGORIES
 from . import generic, mm_rlhf, mmrb, mmrb2, vlrewardbench
-from .common import IngestReport, run_import
+from .common import IngestReport
+from .importer import run_import
 from .items import ingest_items
 
 FORMATS = ("mmrb", "vlrewardbench", "vlrewardbench-text", "mmrb2", "mm-rlhf", "generic")

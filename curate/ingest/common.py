@@ -1,36 +1,24 @@
 """What every importer shares: a row's fields as the importer reads them (store ids,
-allowed categories, staged images), duplicate detection, the all-or-nothing write and the
-rejects file.
+allowed categories, staged images), duplicate-id rules and the import's report.
 
-An importer module supplies ``parse(fields, ctx) -> ParsedRow`` for one row, reading it
-with its format's module (curate/formats) and turning the record into items, candidates,
-pairs and labels; ``run_import`` does the rest. Nothing touches the store until every row has been checked; then images are
-copied and all rows are written in one transaction (or, with ``skip_invalid``, the valid
-rows are, and the rejected ones go to a JSONL file with their reasons).
+A format module supplies ``parse(fields, ctx) -> ParsedRow`` for one row, reading it with its
+format's module (curate/formats) and turning the record into items, candidates, pairs and
+labels; ``importer.run_import`` reads the file and writes it (all or nothing).
 """
 
 from __future__ import annotations
 
 import base64
-import contextlib
 import hashlib
-import json
-import logging
-import os
-import tempfile
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
-from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
 
-from .. import schema as S
-from ..errors import InputError, InputProblem, MmrbError
-from ..formats.fields import Fields, jsonable, text_problems
-from ..formats.reader import Row, read_rows
-from ..images import ImageProblem, StoredImage
+from ..errors import InputProblem
+from ..formats.fields import Fields
+from ..images import ImageProblem
 from ..model import Candidate, ImageRef, Item, Label, Pair
 from ..seeding import coin, hex_hash
 
@@ -249,217 +237,3 @@ class ImportFields(Fields):
                 return None
             refs.append(ref)
         return tuple(refs)
-
-
-# -- the import itself ---------------------------------------------------------------------
-ParseFn = Callable[[ImportFields, Context], ParsedRow]
-
-
-def run_import(
-    store,
-    path: str | Path,
-    parse: ParseFn,
-    *,
-    format: str,
-    json_key: str | None = None,
-    skip_invalid: str | Path | None = None,
-    images_root: str | Path | None = None,
-    missing_images_ok: bool = False,
-    categories: Iterable[str] | None = None,
-    shared_items: bool = False,
-    annotators: Iterable[str] = (),
-) -> IngestReport:
-    """Check every row of ``path``, then write all of it in one transaction.
-
-    ``shared_items``: several rows may carry the same item (and candidates), e.g. one
-    prompt with several pairs; identical repeats are merged, different ones are an error.
-    ``annotators``: names created (inactive, without password) for imported labels.
-    ``images_root``: the folder image paths resolve in (default: the file's folder).
-    """
-    path = Path(path)
-    ctx = Context(
-        store,
-        path,
-        images_root=Path(images_root) if images_root else None,
-        missing_images_ok=missing_images_ok,
-        categories=categories,
-    )
-    report = IngestReport(file=str(path), format=format)
-    accepted: list[tuple[Row, ParsedRow]] = []
-    rejected: list[tuple[Row, list[InputProblem]]] = []
-    first_seen: dict[tuple[str, str], tuple[int, Any]] = {}  # (kind, id) -> (line, object)
-
-    for row in read_rows(path, json_key):
-        report.rows += 1
-        if row.data is None:
-            rejected.append((row, [InputProblem(str(path), row.line, None, row.error or "unreadable row")]))
-            continue
-        f = ImportFields(ctx, row.line, row.data)
-        for name, message in text_problems(row.data):
-            f.bad(name, message)
-        parsed = parse(f, ctx) if not f.problems else ParsedRow()
-        if not f.problems:
-            _check_duplicates(f, parsed, first_seen, shared_items)
-        if f.problems:
-            rejected.append((row, f.problems))
-        else:
-            accepted.append((row, parsed))
-
-    # ids already in the store (an earlier import of the same file, usually)
-    _check_existing(store, ctx, accepted, rejected)
-    lost = 0  # races lost to another import
-    while True:
-        problems = [p for _, ps in rejected for p in ps]
-        if problems and skip_invalid is None:
-            raise InputError(sorted(problems, key=lambda p: (p.line or 0)))
-        if not accepted and not rejected:
-            raise InputError([InputProblem(str(path), None, None, "no records found")])
-        items = _unique([i for _, p in accepted for i in p.items])
-        cands = _unique([c for _, p in accepted for c in p.candidates])
-        pairs = [x for _, p in accepted for x in p.pairs]
-        labels = [x for _, p in accepted for x in p.labels]
-        try:
-            report.images_stored = _write(store, ctx, items, cands, pairs, labels, annotators if labels else ())
-            break
-        except IntegrityError as e:
-            # Another import committed first. Rows with ids it wrote become "already in the
-            # store" like any other (an error, or rejects with --skip-invalid); a row both
-            # may write (a shared image, an annotator) is there now, so trying again works.
-            lost += 1
-            n = len(rejected)
-            _check_existing(store, ctx, accepted, rejected)
-            if len(rejected) == n and lost >= _ATTEMPTS:
-                raise MmrbError(f"{ctx.name}: the store refused the import, nothing was written: {e.orig}") from None
-
-    report.items, report.candidates, report.pairs, report.labels = len(items), len(cands), len(pairs), len(labels)
-    missing = [(i.id, r.source) for i in items for r in i.images if r.status == "missing"]
-    report.images_missing = len(missing)
-    report.missing_examples = [f"{iid}: {src}" for iid, src in missing[:5]]
-    if rejected:
-        report.rejected = len(rejected)
-        report.rejects_file = str(skip_invalid)
-        report.problems = problems
-        _write_rejects(Path(skip_invalid), rejected)
-    return report
-
-
-_ATTEMPTS = 3  # races lost to other imports (with no id of ours taken) before giving up
-
-
-def _unique(objs: list) -> list:
-    return list({o.id: o for o in objs}.values())
-
-
-def _check_duplicates(f: ImportFields, parsed: ParsedRow, seen: dict, shared_items: bool) -> None:
-    for kind, objs in (("item", parsed.items), ("candidate", parsed.candidates), ("pair", parsed.pairs)):
-        for o in objs:
-            if len(o.id) > MAX_ID:
-                f.bad("id", f"{kind} id is {len(o.id)} characters, the store keeps up to {MAX_ID}: {o.id[:60]}...")
-                return
-    pending = []
-    for kind, objs in (("item", parsed.items), ("candidate", parsed.candidates), ("pair", parsed.pairs)):
-        for o in objs:
-            prev = seen.get((kind, o.id))
-            if prev is None:
-                pending.append(((kind, o.id), (f.line, o)))
-            elif shared_items and kind != "pair" and prev[1] == o:
-                continue
-            elif shared_items and kind != "pair":
-                f.bad("id", f"{kind} {o.id!r} also at line {prev[0]} with different content")
-            else:
-                f.bad("id", f"duplicate {kind} id {o.id!r} (first at line {prev[0]})")
-    if not f.problems:
-        seen.update(pending)
-
-
-def _check_existing(store, ctx: Context, accepted: list, rejected: list) -> None:
-    item_ids = {i.id for _, p in accepted for i in p.items}
-    pair_ids = {x.id for _, p in accepted for x in p.pairs}
-    if not item_ids and not pair_ids:
-        return
-    have_items = store.item_ids(item_ids)
-    have_pairs: set[str] = set()
-    with store.read() as c:
-        ids = list(pair_ids)
-        for n in range(0, len(ids), 500):
-            have_pairs |= set(c.scalars(select(S.pairs.c.id).where(S.pairs.c.id.in_(ids[n : n + 500]))))
-    if not have_items and not have_pairs:
-        return
-    keep = []
-    for row, parsed in accepted:
-        dup = [i.id for i in parsed.items if i.id in have_items] + [x.id for x in parsed.pairs if x.id in have_pairs]
-        if dup:
-            msg = f"id {dup[0]!r} is already in the store (imported before, or by an import running at the same time)"
-            rejected.append((row, [InputProblem(ctx.name, row.line, "id", msg)]))
-        else:
-            keep.append((row, parsed))
-    accepted[:] = keep
-
-
-def _write(store, ctx: Context, items, cands, pairs, labels, annotators) -> int:
-    """Copy the images, then write every row in one transaction; returns the images stored.
-
-    On any failure the image files this call created are removed again, but only those no
-    committed row names (see ImageStore.writing): a file is content-addressed, and another
-    import of the same image may have committed meanwhile."""
-    images = store.images
-    used = sorted({r.sha256 for i in items for r in i.images if r.sha256})
-    created: list[StoredImage] = []
-    stored: list[StoredImage] = []
-    try:
-        with images.writing() if used else contextlib.nullcontext():
-            for sha in used:
-                st = ctx.staged[sha]
-                data = st.data if st.data is not None else images.read_source(st.source, st.root)
-                s, new = images.add(data, st.source)
-                if new:
-                    created.append(s)
-                if s.sha256 != sha:
-                    raise ImageProblem("corrupt", f"image {st.source} changed while it was being imported")
-                stored.append(s)
-            with store.write() as conn:
-                store.add_images(stored, conn=conn)
-                store.add_items(items, conn=conn)
-                store.add_candidates(cands, conn=conn)
-                store.add_pairs(pairs, conn=conn)
-                for name in annotators:
-                    if store.ensure_annotator(name, conn=conn):
-                        # imported raters are not app users: nobody should assign them work
-                        store.update_annotator(name, conn=conn, active=False)
-                store.add_labels(labels, conn=conn)
-    except BaseException as e:
-        images.remove_unreferenced(created, lambda shas: set(store.image_paths(shas)))
-        if isinstance(e, ImageProblem):  # the file changed between the check and the copy
-            raise MmrbError(f"{ctx.name}: {e}; nothing was written") from e
-        raise
-    return len(stored)
-
-
-class _QuietAbortedPipeline(logging.Filter):
-    """psycopg warns ("error ignored terminating <Pipeline ...>") when a batch insert that
-    lost a race ends its pipeline; the failure itself is handled by run_import."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not str(record.msg).startswith("error ignored terminating")
-
-
-logging.getLogger("psycopg").addFilter(_QuietAbortedPipeline())
-
-
-def _write_rejects(path: Path, rejected: list[tuple[Row, list[InputProblem]]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".rejects-")
-    with os.fdopen(fd, "wb") as out:
-        for row, problems in sorted(rejected, key=lambda r: r[0].line):
-            rec = {
-                "file": problems[0].file,
-                "line": row.line,
-                "problems": [{"field": p.field, "message": p.message} for p in problems],
-                "row": jsonable(row.data) if row.data is not None else row.raw,
-            }
-            try:
-                line = json.dumps(rec, ensure_ascii=False, default=str).encode("utf-8")
-            except UnicodeEncodeError:  # text that was not valid UTF-8: kept as \\udcXX escapes
-                line = json.dumps(rec, default=str).encode("ascii")
-            out.write(line + b"\n")
-    os.replace(tmp, path)

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Iterable
 
 from ..model import DEFAULT_CATEGORIES, Candidate, Item
-from .common import Context, ImportFields, IngestReport, ParsedRow, run_import
+from .common import Context, ImportFields, IngestReport, ParsedRow
+from .importer import run_import
 
 FIELDS = ("id", "prompt", "images", "image", "reference", "category", "source", "responses", "metadata")
 

@@ -1,14 +1,20 @@
-"""The two values a judge run moves around: a task to judge and a stored judgment."""
+"""What a judge run moves around: a task to judge, a stored judgment, and the run itself
+(its dataset and how complete its last pass left it)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping, get_args
+from pathlib import Path
+from typing import Any, Iterable, Literal, Mapping, get_args
 
 from ..model import Order, Preference
 
 Outcome = Literal["parsed", "unparsed", "both", "error"]
 OUTCOMES: tuple[str, ...] = get_args(Outcome)
+RunPurpose = Literal["evaluate", "select"]
+# After each pass: "complete" (every planned judgment has an answer), else "incomplete"
+RunStatus = Literal["complete", "incomplete"]
+JudgmentKey = tuple[str, str, int]  # (pair, order, sample index)
 
 
 @dataclass(frozen=True)
@@ -39,5 +45,43 @@ class Judgment:
     extra: Mapping[str, Any] = field(default_factory=dict)  # format-specific, not stored
 
     @property
-    def key(self) -> tuple[str, str, int]:
+    def key(self) -> JudgmentKey:
         return (self.pair_id, self.order, self.sample_index)
+
+
+@dataclass(frozen=True)
+class RunDataset:
+    """What a run judged: dataset files in order with the ``--limit`` on their pairs, or a
+    named set that is no file (``mmrb select`` judges the store's own pairs)."""
+
+    paths: tuple[str, ...] = ()
+    limit: int | None = None
+    name: str = ""
+
+    @classmethod
+    def files(cls, paths: str | Path | Iterable[str | Path], limit: int | None = None) -> "RunDataset":
+        """Absolute paths, so that a resumed run can check it is judging the same files."""
+        if isinstance(paths, (str, Path)):
+            paths = [paths]
+        return cls(tuple(str(Path(p).resolve()) for p in paths), limit)
+
+    @property
+    def label(self) -> str:
+        """How reports name the dataset, and what default run ids hash (unchanged since runs
+        stored it as this one string: the same command still finds its run)."""
+        if self.name:
+            return self.name
+        return ";".join(self.paths) + (f"[:{self.limit}]" if self.limit is not None else "")
+
+
+@dataclass(frozen=True)
+class JudgeRun:
+    id: str
+    purpose: RunPurpose
+    judge: str
+    config: Mapping[str, Any]  # the judge's identity (JudgeConfig.identity)
+    dataset: RunDataset
+    created_at: str | None = None
+    status: RunStatus | None = None  # None for runs stored before schema version 2
+    planned: int | None = None  # judgments the last pass asked for
+    failed: int | None = None  # of those, stored as failures (outcome "error")

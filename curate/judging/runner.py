@@ -16,24 +16,20 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import queue
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence
 
-from sqlalchemy import delete, insert, select, update
-
-from .. import schema as S
 from ..errors import MmrbError
 from ..llm import Completion, Endpoint, LLMClient, count_kinds, image_data_url
 from ..model import Order
 from ..sides import shown_first, shown_pair, stored_pair, verdict_from_letter
-from ..store import Store, dumps, loads, now
+from ..store import Store, dumps, loads
+from ..store.writer import BatchWriter
 from .order import plan
 from .parsing import get_parser
-from .records import JudgeTask, Judgment
+from .records import JudgeRun, JudgeTask, Judgment, JudgmentKey, RunDataset, RunPurpose
 from .templates import Template
 
 # Config keys that may change between a run and its resumption.
@@ -105,30 +101,24 @@ class RunSummary:
                 "rerun the same command to send only those")
 
 
-def default_run_id(name: str, identity: Mapping[str, Any], dataset: str) -> str:
-    h = hashlib.sha256(dumps({"identity": identity, "dataset": dataset}).encode()).hexdigest()[:10]
+def default_run_id(name: str, identity: Mapping[str, Any], dataset: RunDataset) -> str:
+    h = hashlib.sha256(dumps({"identity": identity, "dataset": dataset.label}).encode()).hexdigest()[:10]
     safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in name)[:60]
     return f"{safe}-{h}"
 
 
 # -- store side ----------------------------------------------------------------------------
-def ensure_run(store: Store, run_id: str, *, purpose: str, judge: str, identity: Mapping, dataset: str) -> bool:
+def ensure_run(store: Store, run_id: str, *, purpose: RunPurpose, judge: str, identity: Mapping,
+               dataset: RunDataset) -> bool:
     """Create the judge run, or check that an existing one has the same identity.
     Returns True when the run already existed (a resumption)."""
-    with store.write() as c:
-        row = c.execute(select(S.judge_runs).where(S.judge_runs.c.id == run_id)).mappings().first()
-        if row is None:
-            c.execute(
-                insert(S.judge_runs).values(
-                    id=run_id, purpose=purpose, judge=judge, config=dumps(dict(identity)), dataset=dataset,
-                    created_at=now(), status="incomplete",
-                )
-            )
-            return False
-    old = loads(row["config"])
-    if old != loads(dumps(dict(identity))) or row["dataset"] != dataset:
+    stored, created = store.add_judge_run(JudgeRun(run_id, purpose, judge, dict(identity), dataset))
+    if created:
+        return False
+    old = stored.config
+    if old != loads(dumps(dict(identity))) or stored.dataset != dataset:
         changed = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
-        if row["dataset"] != dataset:
+        if stored.dataset != dataset:
             changed.append("dataset")
         raise MmrbError(
             f"judge run {run_id!r} exists with a different configuration ({', '.join(changed)}); "
@@ -137,152 +127,36 @@ def ensure_run(store: Store, run_id: str, *, purpose: str, judge: str, identity:
     return True
 
 
-def set_run_status(store: Store, run_id: str, status: str, planned: int | None = None,
-                   failed: int | None = None) -> None:
-    values: dict[str, Any] = {"status": status}
-    if planned is not None:
-        values.update(planned=planned, failed=failed)
-    with store.write() as c:
-        c.execute(update(S.judge_runs).where(S.judge_runs.c.id == run_id).values(**values))
-
-
-def finish_run(store: Store, summary: RunSummary, planned: Sequence[tuple[str, str, int]]) -> RunSummary:
+def finish_run(store: Store, summary: RunSummary, planned: Sequence[JudgmentKey]) -> RunSummary:
     """Count what the planned judgments hold after a pass and store the run's status."""
-    stored = stored_outcomes(store, summary.run_id)
+    stored = store.judgment_outcomes(summary.run_id)
     failed = {k for k in planned if stored.get(k) == "error"}
     summary.failed = len(failed)
     summary.missing = sum(1 for k in planned if k not in stored)
     summary.errors = []
     if failed:
-        j = S.judgments.c
-        q = select(j.pair_id, j.order, j.sample_index, j.error).where(j.run_id == summary.run_id, j.outcome == "error")
-        with store.read() as c:
-            summary.errors = [r[3] or "unknown error" for r in c.execute(q) if tuple(r[:3]) in failed]
-    set_run_status(store, summary.run_id, "complete" if summary.complete else "incomplete",
-                   len(planned), summary.failed)
+        summary.errors = [e or "unknown error" for k, e in store.judgment_errors(summary.run_id).items() if k in failed]
+    store.set_judge_run_status(summary.run_id, "complete" if summary.complete else "incomplete",
+                               planned=len(planned), failed=summary.failed)
     return summary
 
 
-def stored_outcomes(store: Store, run_id: str) -> dict[tuple[str, str, int], str]:
-    q = select(S.judgments.c.pair_id, S.judgments.c.order, S.judgments.c.sample_index, S.judgments.c.outcome).where(
-        S.judgments.c.run_id == run_id
-    )
-    with store.read() as c:
-        return {(r[0], r[1], r[2]): r[3] for r in c.execute(q)}
+def judgment_writer(store: Store, run_id: str, replace_keys: Iterable[JudgmentKey] = ()) -> BatchWriter[Judgment]:
+    """Commits judgments as they arrive; stored failures of ``replace_keys`` that a new
+    answer arrives for are replaced, never duplicated."""
+    stale = set(replace_keys)
 
+    def commit(batch: list[Judgment]) -> None:
+        store.add_judgments(run_id, batch, replace=stale)
+        stale.difference_update(j.key for j in batch)
 
-def load_judgments(store: Store, run_id: str) -> list[Judgment]:
-    with store.read() as c:
-        rows = c.execute(select(S.judgments).where(S.judgments.c.run_id == run_id)).mappings().all()
-    return [
-        Judgment(
-            pair_id=r["pair_id"],
-            order=r["order"],
-            sample_index=r["sample_index"],
-            verdict=r["verdict"],
-            outcome=r["outcome"],
-            raw=r["raw"],
-            prompt=r["prompt"],
-            score_first=r["score_first"],
-            score_second=r["score_second"],
-            prompt_tokens=r["prompt_tokens"],
-            completion_tokens=r["completion_tokens"],
-            error=r["error"],
-        )
-        for r in rows
-    ]
-
-
-def judge_runs(store: Store, purpose: str | None = None) -> list[dict]:
-    q = select(S.judge_runs).order_by(S.judge_runs.c.created_at)
-    if purpose:
-        q = q.where(S.judge_runs.c.purpose == purpose)
-    with store.read() as c:
-        return [dict(r, config=loads(r["config"])) for r in c.execute(q).mappings()]
-
-
-class JudgmentWriter:
-    """One thread that commits queued judgments in batches (one transaction each)."""
-
-    def __init__(self, store: Store, run_id: str, replace_keys: Iterable[tuple] = ()):
-        self.store = store
-        self.run_id = run_id
-        self._replace = set(replace_keys)  # stored error rows a new answer replaces
-        self._q: queue.Queue = queue.Queue()
-        self._error: BaseException | None = None
-        self.written = 0
-        self._thread = threading.Thread(target=self._run, name="judgment-writer", daemon=True)
-        self._thread.start()
-
-    def put(self, j: Judgment) -> None:
-        if self._error:
-            raise MmrbError(f"storing judgments failed: {self._error}") from self._error
-        self._q.put(j)
-
-    def close(self) -> None:
-        self._q.put(None)
-        self._thread.join()
-        if self._error:
-            raise MmrbError(f"storing judgments failed: {self._error}") from self._error
-
-    def _run(self) -> None:
-        done = False
-        while not done:
-            batch = [self._q.get()]
-            while len(batch) < 1000:
-                try:
-                    batch.append(self._q.get_nowait())
-                except queue.Empty:
-                    break
-            if batch[-1] is None or None in batch:
-                done = True
-                batch = [b for b in batch if b is not None]
-            if batch and not self._error:
-                try:
-                    self._write(batch)
-                except BaseException as e:  # surfaced to the event loop by put()/close()
-                    self._error = e
-
-    def _write(self, batch: list[Judgment]) -> None:
-        ts = now()
-        rows = [
-            dict(
-                run_id=self.run_id,
-                pair_id=j.pair_id,
-                order=j.order,
-                sample_index=j.sample_index,
-                prompt=j.prompt,
-                raw=j.raw,
-                verdict=j.verdict,
-                outcome=j.outcome,
-                score_first=j.score_first,
-                score_second=j.score_second,
-                prompt_tokens=j.prompt_tokens,
-                completion_tokens=j.completion_tokens,
-                error=j.error,
-                created_at=ts,
-            )
-            for j in batch
-        ]
-        stale = [j.key for j in batch if j.key in self._replace]
-        with self.store.write() as c:
-            for key in stale:
-                c.execute(
-                    delete(S.judgments).where(
-                        S.judgments.c.run_id == self.run_id,
-                        S.judgments.c.pair_id == key[0],
-                        S.judgments.c.order == key[1],
-                        S.judgments.c.sample_index == key[2],
-                    )
-                )
-            c.execute(insert(S.judgments), rows)
-        self._replace.difference_update(stale)
-        self.written += len(rows)
+    # every answer is committed as soon as the previous commit is done (no waiting interval)
+    return BatchWriter(commit, flush_every=1000, flush_interval=0.0, name="judgment-writer")
 
 
 def pending(
     tasks: Sequence[JudgeTask],
-    stored: Mapping[tuple[str, str, int], str],
+    stored: Mapping[JudgmentKey, str],
     order: str,
     samples: int,
     seed: int,
@@ -401,8 +275,8 @@ def run_judge(
     config: JudgeConfig,
     *,
     run_id: str | None = None,
-    purpose: str = "evaluate",
-    dataset: str = "",
+    purpose: RunPurpose = "evaluate",
+    dataset: RunDataset = RunDataset(),
     retry_errors: bool = True,
     progress: Callable[[int, int], None] | None = None,
     client_factory: Callable[[Endpoint], LLMClient] = LLMClient,
@@ -412,7 +286,7 @@ def run_judge(
     run_id = run_id or default_run_id(config.name, identity, dataset)
     require_images(tasks, config.allow_missing_images)
     ensure_run(store, run_id, purpose=purpose, judge=config.name, identity=identity, dataset=dataset)
-    stored = stored_outcomes(store, run_id)
+    stored = store.judgment_outcomes(run_id)
     todo, have = pending(tasks, stored, config.order, config.samples, config.seed, retry_errors)
     summary = RunSummary(run_id, planned=len(todo) + have, already_stored=have, judge=config.name)
 
@@ -446,21 +320,30 @@ def execute(
     failed judgments of an earlier attempt are replaced, never duplicated."""
     if not n_todo:
         return summary
-    set_run_status(store, summary.run_id, "incomplete")  # until the pass ends with every answer
-    writer = JudgmentWriter(store, summary.run_id, replace_keys=[k for k, o in stored.items() if o == "error"])
+    store.set_judge_run_status(summary.run_id, "incomplete")  # until the pass ends with every answer
+    writer = judgment_writer(store, summary.run_id, replace_keys=[k for k, o in stored.items() if o == "error"])
     t0 = time.perf_counter()
+
+    def sink(j: Judgment) -> None:
+        try:
+            writer.put(j)
+        except Exception as e:
+            raise MmrbError(f"storing judgments failed: {e}") from e
 
     async def go() -> dict[str, int]:
         client = make_client()
         try:
-            return await work(client, writer.put)
+            return await work(client, sink)
         finally:
             await client.aclose()
 
     try:
         summary.outcomes = asyncio.run(go())
     finally:
-        writer.close()
+        try:
+            writer.close()
+        except Exception as e:
+            raise MmrbError(f"storing judgments failed: {e}") from e
     summary.sent = n_todo
     summary.seconds = time.perf_counter() - t0
     return summary
@@ -468,7 +351,6 @@ def execute(
 
 __all__ = [
     "JudgeConfig",
-    "JudgmentWriter",
     "RunSummary",
     "build_messages",
     "check_images",
@@ -477,12 +359,9 @@ __all__ = [
     "execute",
     "finish_run",
     "judge_all",
-    "judge_runs",
     "judgment_from",
-    "load_judgments",
+    "judgment_writer",
     "pending",
     "require_images",
     "run_judge",
-    "set_run_status",
-    "stored_outcomes",
 ]

@@ -1,4 +1,5 @@
-"""Tables of the store (SQLAlchemy Core), the same on SQLite and PostgreSQL.
+"""Tables of the store (SQLAlchemy Core), the same on SQLite and PostgreSQL. Only the store
+package imports this module: everything else goes through ``Store``.
 
 JSON-ish fields are TEXT holding canonical JSON (sorted keys) so that both backends store
 byte-identical values and exports stay reproducible.
@@ -232,7 +233,7 @@ judge_runs = Table(
     Column("purpose", String(16), nullable=False),  # "evaluate" or "select"
     Column("judge", String(200), nullable=False),
     Column("config", Text, nullable=False),
-    Column("dataset", Text, nullable=False, default=""),
+    Column("dataset", Text, nullable=False, default=""),  # JSON {"paths", "limit", "name"} (RunDataset)
     Column("created_at", String(32), nullable=False),
     # After each pass: "complete" (every planned judgment has an answer), else "incomplete"
     # (failed requests or judgments never sent); NULL for runs stored before version 2.
@@ -259,19 +260,3 @@ judgments = Table(
     Column("error", Text),
     Column("created_at", String(32), nullable=False),
 )
-
-ALL_TABLES = metadata.sorted_tables
-
-
-# -- migrations -------------------------------------------------------------------------
-# New tables come from ``create_all``; a new column of an existing table needs a step here.
-# ``MIGRATIONS[v]`` brings a store from version v - 1 to v: a list of ``(table, column)``
-# pairs, each added with ALTER TABLE ... ADD COLUMN unless it is already there (two
-# processes may open an old store at once). A column added this way must be nullable or
-# carry a server default, since existing rows get no value from Python.
-MIGRATIONS: dict[int, list[tuple[str, str]]] = {
-    2: [("judge_runs", "status"), ("judge_runs", "planned"), ("judge_runs", "failed"),
-        ("annotators", "sessions_not_before")],
-}
-
-SCHEMA_VERSION = max(MIGRATIONS, default=1)

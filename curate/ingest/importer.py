@@ -1,0 +1,291 @@
+"""The import itself: a file streams row by row into one store transaction.
+
+A format module supplies ``parse(fields, ctx) -> ParsedRow`` for one row; ``run_import``
+reads the file once, checks each row (its fields, ids repeated anywhere in the file, ids
+already in the store) and writes the rows in batches as it goes. The first problem stops the
+writing but not the checking, so every problem of the file is reported, and the transaction
+is rolled back: nothing is written. With ``skip_invalid`` the valid rows are kept and the
+rejected ones go to a JSONL file with their reasons. Memory stays flat as the file grows:
+a batch of rows, and the ids taken so far live in the transaction (store/imports.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from contextlib import ExitStack
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from ..errors import InputError, InputProblem, MmrbError
+from ..images import ImageProblem, StoredImage
+from ..store import ImportConflict, ImportSession, SeenKey, Store, dumps
+from ..formats.fields import jsonable, text_problems
+from ..formats.reader import read_rows
+from .common import MAX_ID, Context, ImportFields, IngestReport, ParsedRow
+
+ParseFn = Callable[[ImportFields, Context], ParsedRow]
+BATCH = 1000  # rows per write: memory holds one batch
+_ATTEMPTS = 3  # races lost to other imports before giving up
+
+
+def run_import(
+    store: Store,
+    path: str | Path,
+    parse: ParseFn,
+    *,
+    format: str,
+    json_key: str | None = None,
+    skip_invalid: str | Path | None = None,
+    images_root: str | Path | None = None,
+    missing_images_ok: bool = False,
+    categories: Iterable[str] | None = None,
+    shared_items: bool = False,
+    annotators: Iterable[str] = (),
+) -> IngestReport:
+    """Check every row of ``path`` and write all of it in one transaction.
+
+    ``shared_items``: several rows may carry the same item (and candidates), e.g. one
+    prompt with several pairs; identical repeats are merged, different ones are an error.
+    ``annotators``: names created (inactive, without password) for imported labels.
+    ``images_root``: the folder image paths resolve in (default: the file's folder).
+    """
+    path = Path(path)
+    for attempt in range(1, _ATTEMPTS + 1):
+        run = _Import(store, path, parse, json_key=json_key, skip=skip_invalid is not None, shared=shared_items,
+                      raters=tuple(annotators),
+                      ctx=Context(store, path, images_root=Path(images_root) if images_root else None,
+                                  missing_images_ok=missing_images_ok, categories=categories))
+        try:
+            report = run.execute(format)
+            break
+        except ImportConflict as e:
+            # Another import committed the same ids first. Reading the file again makes them
+            # "already in the store" like any other (an error, or rejects with --skip-invalid).
+            if attempt == _ATTEMPTS:
+                raise MmrbError(f"{path}: {e}") from None
+    if run.rejected:
+        report.rejected = len(run.rejected)
+        report.rejects_file = str(skip_invalid)
+        report.problems = run.problems()
+        _write_rejects(Path(str(skip_invalid)), path, json_key, run.rejected)
+    return report
+
+
+def _key(kind: str, ident: str) -> bytes:
+    return hashlib.blake2b(f"{kind}\0{ident}".encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def _content(obj: Any) -> bytes:
+    return hashlib.blake2b(dumps(asdict(obj)).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+class _Import:
+    """One pass over the file into one transaction."""
+
+    def __init__(self, store: Store, path: Path, parse: ParseFn, *, json_key: str | None, skip: bool, shared: bool,
+                 raters: tuple[str, ...], ctx: Context):
+        self.store, self.path, self.parse, self.json_key = store, path, parse, json_key
+        self.skip, self.shared, self.raters, self.ctx = skip, shared, raters, ctx
+        self.rejected: dict[int, list[InputProblem]] = {}  # line -> problems
+        self.writing = True  # until a problem, unless invalid rows are skipped
+        self.stored: dict[str, StoredImage] = {}  # images copied by this import
+        self.created: list[StoredImage] = []  # of those, the files this import created
+        self.unwritten: set[bytes] = set()  # keys a row took but did not write (rejected later)
+        self.raters_added = False
+
+    def problems(self) -> list[InputProblem]:
+        return sorted((p for ps in self.rejected.values() for p in ps), key=lambda p: p.line or 0)
+
+    def execute(self, format: str) -> IngestReport:
+        report = IngestReport(file=str(self.path), format=format)
+        missing: list[str] = []
+        try:
+            with ExitStack() as images_lock:  # released before any clean-up, which locks the folder
+                self.images_lock = images_lock
+                with self.store.importing() as session:
+                    batch: list[tuple[int, ParsedRow, ImportFields]] = []
+                    for row in read_rows(self.path, self.json_key):
+                        report.rows += 1
+                        if row.data is None:
+                            self.reject(row.line, [InputProblem(str(self.path), row.line, None,
+                                                                row.error or "unreadable row")])
+                            continue
+                        f = ImportFields(self.ctx, row.line, row.data)
+                        for name, message in text_problems(row.data):
+                            f.bad(name, message)
+                        parsed = self.parse(f, self.ctx) if not f.problems else ParsedRow()
+                        if not f.problems:
+                            _check_lengths(f, parsed)
+                        if f.problems:
+                            self.reject(row.line, f.problems)
+                            continue
+                        batch.append((row.line, parsed, f))
+                        if len(batch) >= BATCH:
+                            self.flush(session, batch, report, missing)
+                            batch = []
+                    self.flush(session, batch, report, missing)
+                    if not report.rows:
+                        raise InputError([InputProblem(str(self.path), None, None, "no records found")])
+                    if self.rejected and not self.skip:
+                        raise InputError(self.problems())  # rolls the transaction back
+        except BaseException as e:
+            self.store.images.remove_unreferenced(self.created, lambda shas: set(self.store.image_paths(shas)))
+            if isinstance(e, ImageProblem):  # the file changed between the check and the copy
+                raise MmrbError(f"{self.ctx.name}: {e}; nothing was written") from e
+            raise
+        report.images_stored = len(self.stored)
+        report.missing_examples = missing
+        if self.skip and self.created:  # files of rows that were rejected after their images were copied
+            self.store.images.remove_unreferenced(self.created, lambda shas: set(self.store.image_paths(shas)))
+        return report
+
+    def reject(self, line: int, problems: list[InputProblem]) -> None:
+        self.rejected.setdefault(line, []).extend(problems)
+        if not self.skip:
+            self.writing = False
+
+    def flush(self, session: ImportSession, batch: list[tuple[int, ParsedRow, ImportFields]], report: IngestReport,
+              missing: list[str]) -> None:
+        if not batch:
+            return
+        # 1. ids repeated in the file: against the rows before this batch, then within it
+        keyed = [(line, parsed, f, _keys(parsed, self.shared)) for line, parsed, f in batch]
+        earlier = session.seen([k for *_, ks in keyed for _, _, k, _ in ks])
+        here: dict[bytes, SeenKey] = {}
+        Entry = tuple[str, Any, bytes, bytes | None]
+        accepted: list[tuple[int, ParsedRow, list[Entry], list[Entry]]] = []
+        taken: list[tuple[bytes, int, bytes | None]] = []
+        for line, parsed, f, ks in keyed:
+            pending, fresh, repeats = [], [], []
+            for kind, obj, k, content in ks:
+                prev = here.get(k) or earlier.get(k)
+                if prev is None:
+                    pending.append((k, line, content))
+                    fresh.append((kind, obj, k, content))
+                elif self.shared and kind != "pair" and prev.content == content:
+                    repeats.append((kind, obj, k, content))  # merged with the row that took it
+                elif self.shared and kind != "pair":
+                    f.bad("id", f"{kind} {obj.id!r} also at line {prev.line} with different content")
+                else:
+                    f.bad("id", f"duplicate {kind} id {obj.id!r} (first at line {prev.line})")
+            if f.problems:
+                self.reject(line, f.problems)
+                continue
+            for k, n, c in pending:
+                here[k] = SeenKey(n, c)
+            taken += pending
+            accepted.append((line, parsed, fresh, repeats))
+        session.register(taken)
+        # 2. ids already in the store (an earlier import of the same file, usually); a repeat
+        # is checked and written only when the row that took its id was not written
+        have = session.existing(
+            [o.id for _, _, fresh, repeats in accepted for kind, o, _, _ in fresh + repeats if kind == "item"],
+            [o.id for _, _, fresh, _ in accepted for kind, o, _, _ in fresh if kind == "pair"])
+        rows = []
+        for line, parsed, fresh, repeats in accepted:
+            mine = fresh + [e for e in repeats if e[2] in self.unwritten]
+            dup = [o.id for kind, o, _, _ in mine if kind in ("item", "pair") and o.id in have]
+            if dup:
+                msg = (f"id {dup[0]!r} is already in the store (imported before, or by an import running "
+                       "at the same time)")
+                self.reject(line, [InputProblem(self.ctx.name, line, "id", msg)])
+                self.unwritten.update(k for _, _, k, _ in fresh)
+            else:
+                self.unwritten.difference_update(k for _, _, k, _ in mine)
+                rows.append((parsed, mine))
+        if not self.writing:
+            self.ctx.staged.clear()  # nothing will be written: no image is needed any more
+            return
+        # 3. the batch
+        items = [o for _, fresh in rows for kind, o, _, _ in fresh if kind == "item"]
+        cands = [o for _, fresh in rows for kind, o, _, _ in fresh if kind == "candidate"]
+        pairs = [x for parsed, _ in rows for x in parsed.pairs]
+        labels = [x for parsed, _ in rows for x in parsed.labels]
+        if labels and not self.raters_added:
+            session.add_raters(self.raters)
+            self.raters_added = True
+        session.write(images=self.copy_images(items), items=items, candidates=cands, pairs=pairs, labels=labels)
+        report.items += len(items)
+        report.candidates += len(cands)
+        report.pairs += len(pairs)
+        report.labels += len(labels)
+        gone = [f"{i.id}: {r.source}" for i in items for r in i.images if r.status == "missing"]
+        report.images_missing += len(gone)
+        missing += gone[: 5 - len(missing)]  # a few examples
+
+    def copy_images(self, items: list) -> list[StoredImage]:
+        """Copy the images the batch's items name into the image folder (once each)."""
+        new = []
+        images = self.store.images
+        for sha in dict.fromkeys(r.sha256 for i in items for r in i.images if r.sha256):
+            if sha in self.stored:
+                continue
+            if not self.stored:
+                # held until the rows naming the files are committed (see ImageStore.writing)
+                self.images_lock.enter_context(images.writing())
+            st = self.ctx.staged.pop(sha)
+            data = st.data if st.data is not None else images.read_source(st.source, st.root)
+            s, created = images.add(data, st.source)
+            if created:
+                self.created.append(s)
+            if s.sha256 != sha:
+                raise ImageProblem("corrupt", f"image {st.source} changed while it was being imported")
+            self.stored[sha] = s
+            new.append(s)
+        return new
+
+
+def _keys(parsed: ParsedRow, shared: bool) -> list[tuple[str, Any, bytes, bytes | None]]:
+    """(kind, object, key, content digest) of each id a row takes."""
+    out = []
+    for kind, objs in (("item", parsed.items), ("candidate", parsed.candidates), ("pair", parsed.pairs)):
+        for o in objs:
+            out.append((kind, o, _key(kind, o.id), _content(o) if shared and kind != "pair" else None))
+    return out
+
+
+def _check_lengths(f: ImportFields, parsed: ParsedRow) -> None:
+    for kind, objs in (("item", parsed.items), ("candidate", parsed.candidates), ("pair", parsed.pairs)):
+        for o in objs:
+            if len(o.id) > MAX_ID:
+                f.bad("id", f"{kind} id is {len(o.id)} characters, the store keeps up to {MAX_ID}: {o.id[:60]}...")
+                return
+
+
+class _QuietAbortedPipeline(logging.Filter):
+    """psycopg warns ("error ignored terminating <Pipeline ...>") when a batch insert that
+    lost a race ends its pipeline; the failure itself is handled by run_import."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("error ignored terminating")
+
+
+logging.getLogger("psycopg").addFilter(_QuietAbortedPipeline())
+
+
+def _write_rejects(path: Path, source: Path, json_key: str | None, rejected: dict[int, list[InputProblem]]) -> None:
+    """The rejected rows, read again from the file, each with its reasons (in file order)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".rejects-")
+    with os.fdopen(fd, "wb") as out:
+        for row in read_rows(source, json_key):
+            problems = rejected.get(row.line)
+            if problems is None:
+                continue
+            rec = {
+                "file": problems[0].file,
+                "line": row.line,
+                "problems": [{"field": p.field, "message": p.message} for p in problems],
+                "row": jsonable(row.data) if row.data is not None else row.raw,
+            }
+            try:
+                line = json.dumps(rec, ensure_ascii=False, default=str).encode("utf-8")
+            except UnicodeEncodeError:  # text that was not valid UTF-8: kept as \\udcXX escapes
+                line = json.dumps(rec, default=str).encode("ascii")
+            out.write(line + b"\n")
+    os.replace(tmp, path)

@@ -1,0 +1,39 @@
+"""The store: one API over SQLite (embedded default) and PostgreSQL (teams), and the only
+way into the database: no module outside this package imports the schema or writes SQL.
+
+One module per aggregate: ``items`` (images, items, candidates, pairs), ``imports`` (an import's
+transaction), ``labels``
+(assignments, labels and their history, adjudications), ``people`` (annotators, sessions,
+sign-in attempts), ``judging`` (judge runs and judgments), ``counts``, ``columns`` (the agreement fast path),
+``settings``;
+``engine`` and ``migrations`` open it, and ``writer`` commits a run's results in batches.
+
+Every public method that writes more than one row runs in one transaction. Methods take an
+optional ``conn`` so that a stage can group several calls into a single transaction::
+
+    with store.write() as conn:
+        store.add_items(items, conn=conn)
+        store.add_candidates(cands, conn=conn)
+"""
+
+from __future__ import annotations
+
+from ..errors import StoreError
+from .base import ConflictError
+from .columns import ColumnStore
+from .counts import CountStore
+from .engine import DEFAULT_DB, dumps, is_url, loads, now, resolve_db
+from .imports import ImportConflict, ImportSession, ImportStore, SeenKey
+from .items import ItemStore, params_key
+from .judging import JudgingStore
+from .labels import NEW_LABEL, LabelStore, NewLabel
+from .people import PeopleStore
+from .settings import SettingsStore
+
+
+class Store(ImportStore, ItemStore, LabelStore, PeopleStore, JudgingStore, CountStore, ColumnStore, SettingsStore):
+    """Everything a stage reads or writes (see the modules of this package)."""
+
+
+__all__ = ["DEFAULT_DB", "NEW_LABEL", "ConflictError", "ImportConflict", "ImportSession", "SeenKey", "NewLabel", "Store", "StoreError", "dumps", "is_url", "loads", "now", "params_key",
+           "resolve_db"]

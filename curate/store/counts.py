@@ -1,0 +1,208 @@
+"""Counts of what a store holds: the figures behind ``mmrb status`` (curate/status.py) and
+the lead's progress pages (annotate/admin.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Collection
+
+from sqlalchemy import Column, Connection, Table, case, func, select
+
+from . import schema as S
+from .base import StoreBase
+
+
+@dataclass(frozen=True)
+class StageCounts:
+    """Rows per stage, in pipeline order."""
+
+    items: int = 0
+    candidates: int = 0
+    pairs: int = 0
+    annotators: int = 0
+    assignments: int = 0
+    labels: int = 0
+    adjudications: int = 0
+    judge_runs: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class CategoryCounts:
+    items: int = 0
+    candidates: int = 0
+    pairs: int = 0
+    selected: int = 0
+    labels: int = 0  # submitted labels on this category's pairs
+
+
+@dataclass(frozen=True)
+class Tallies:
+    pairs_by_status: dict[str, int]
+    labels_by_status: dict[str, int]
+    label_sources: dict[str, int]
+    assignments_by_state: dict[str, int]
+    image_refs_by_status: dict[str, int]  # item image references, by status as imported
+    categories: dict[str, CategoryCounts]  # sorted by name
+    labels_per_pair: dict[int, int]  # n submitted labels -> n pairs
+
+
+@dataclass(frozen=True)
+class StoredImageUse:
+    """A stored image file and how many item references (status ok) point at it."""
+
+    sha256: str
+    path: str
+    bytes: int
+    refs: int
+
+
+@dataclass(frozen=True)
+class ImageRefRow:
+    item_id: str
+    source: str
+    status: str
+    sha256: str | None
+
+
+@dataclass(frozen=True)
+class AnnotatorWork:
+    """An annotator's assignments, and the labels they gave (submitted or skipped)."""
+
+    annotator: str
+    assigned: int
+    done: int
+
+
+@dataclass(frozen=True)
+class LabelActivity:
+    """One label, as much of it as progress figures need."""
+
+    annotator: str
+    status: str
+    flag: str | None
+    seconds: float | None
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class CategoryProgress:
+    category: str
+    state: str
+    assignments: int
+
+
+@dataclass(frozen=True)
+class PairOverlap:
+    """How many annotators a pair is assigned to, how many submitted, who it waits on."""
+
+    pair_id: str
+    assigned: int
+    submitted: int
+    waiting_on: tuple[str, ...]  # annotators whose assignment is open, sorted
+
+
+class CountStore(StoreBase):
+    def counts(self, conn: Connection | None = None) -> StageCounts:
+        tables = [S.metadata.tables[f.name] for f in fields(StageCounts)]
+        q = select(*(select(func.count()).select_from(t).scalar_subquery() for t in tables))
+        with self._r(conn) as c:
+            return StageCounts(*c.execute(q).one())
+
+    def tallies(self, conn: Connection | None = None) -> Tallies:
+        cat = S.items.c.category
+        per_category = {
+            "items": select(cat, func.count()).group_by(cat),
+            "candidates": select(cat, func.count()).select_from(S.candidates.join(S.items)).group_by(cat),
+            "pairs": select(cat, func.count()).select_from(S.pairs.join(S.items)).group_by(cat),
+            "selected": select(cat, func.count()).select_from(S.pairs.join(S.items))
+            .where(S.pairs.c.status == "selected").group_by(cat),
+            "labels": select(cat, func.count()).select_from(S.labels.join(S.pairs).join(S.items))
+            .where(S.labels.c.status == "submitted").group_by(cat),
+        }
+        per_pair = (
+            select(S.pairs.c.id, func.count(S.labels.c.pair_id).label("n"))
+            .select_from(
+                S.pairs.outerjoin(S.labels, (S.labels.c.pair_id == S.pairs.c.id) & (S.labels.c.status == "submitted"))
+            )
+            .group_by(S.pairs.c.id)
+            .subquery()
+        )
+        with self._r(conn) as c:
+            per: dict[str, dict[str, int]] = {}
+            for name, q in per_category.items():
+                for k, v in c.execute(q).all():
+                    per.setdefault(k, {})[name] = v
+            return Tallies(
+                pairs_by_status=_grouped(c, S.pairs, S.pairs.c.status),
+                labels_by_status=_grouped(c, S.labels, S.labels.c.status),
+                label_sources=_grouped(c, S.labels, S.labels.c.source),
+                assignments_by_state=_grouped(c, S.assignments, S.assignments.c.state),
+                image_refs_by_status=_grouped(c, S.item_images, S.item_images.c.status),
+                categories={k: CategoryCounts(**v) for k, v in sorted(per.items())},
+                labels_per_pair={int(n): k for n, k in c.execute(
+                    select(per_pair.c.n, func.count()).group_by(per_pair.c.n).order_by(per_pair.c.n)).all()},
+            )
+
+    # -- images behind item references ---------------------------------------------------
+    def stored_image_uses(self, conn: Connection | None = None) -> list[StoredImageUse]:
+        i, r = S.images.c, S.item_images.c
+        q = (select(i.sha256, i.path, i.bytes, func.count())
+             .select_from(S.item_images.join(S.images, i.sha256 == r.sha256))
+             .where(r.status == "ok")
+             .group_by(i.sha256, i.path, i.bytes))
+        with self._r(conn) as c:
+            return [StoredImageUse(*row) for row in c.execute(q)]
+
+    def image_refs(self, *, stored: bool, sha256s: Collection[str] | None = None, limit: int,
+                   conn: Connection | None = None) -> list[ImageRefRow]:
+        """The first ``limit`` item image references (by item, then position): with
+        ``stored``, those stored as ok (of the given files when ``sha256s``); else those
+        recorded as missing, corrupt or too large."""
+        r = S.item_images.c
+        q = select(r.item_id, r.source, r.status, r.sha256)
+        q = q.where(r.status == "ok") if stored else q.where(r.status != "ok")
+        if sha256s is not None:
+            q = q.where(r.sha256.in_(sorted(sha256s)))
+        with self._r(conn) as c:
+            return [ImageRefRow(*row) for row in c.execute(q.order_by(r.item_id, r.position).limit(limit))]
+
+    # -- the lead's progress pages ---------------------------------------------------------
+    def annotator_work(self, conn: Connection | None = None) -> list[AnnotatorWork]:
+        a = S.assignments.c
+        q = (select(a.annotator, func.count(), func.sum(case((a.state == "done", 1), else_=0)))
+             .group_by(a.annotator).order_by(a.annotator))
+        with self._r(conn) as c:
+            return [AnnotatorWork(name, n, int(done or 0)) for name, n, done in c.execute(q)]
+
+    def label_activity(self, conn: Connection | None = None) -> list[LabelActivity]:
+        lc = S.labels.c
+        with self._r(conn) as c:
+            return [LabelActivity(*row) for row in
+                    c.execute(select(lc.annotator, lc.status, lc.flag, lc.seconds, lc.updated_at))]
+
+    def progress_by_category(self, conn: Connection | None = None) -> list[CategoryProgress]:
+        q = (select(S.items.c.category, S.assignments.c.state, func.count())
+             .select_from(S.assignments.join(S.pairs, S.pairs.c.id == S.assignments.c.pair_id)
+                          .join(S.items, S.items.c.id == S.pairs.c.item_id))
+             .group_by(S.items.c.category, S.assignments.c.state))
+        with self._r(conn) as c:
+            return [CategoryProgress(*row) for row in c.execute(q)]
+
+    def pair_overlap(self, conn: Connection | None = None) -> list[PairOverlap]:
+        """Every assigned pair, in the order the database groups them."""
+        a, lc = S.assignments.c, S.labels.c
+        with self._r(conn) as c:
+            assigned = c.execute(select(a.pair_id, func.count()).group_by(a.pair_id)).all()
+            submitted = dict(c.execute(select(lc.pair_id, func.count()).where(lc.status == "submitted")
+                                       .group_by(lc.pair_id)).all())
+            waiting: dict[str, list[str]] = {}
+            for pid, who in c.execute(select(a.pair_id, a.annotator).where(a.state == "open")):
+                waiting.setdefault(pid, []).append(who)
+        return [PairOverlap(pid, n, submitted.get(pid, 0), tuple(sorted(waiting.get(pid, ())))) for pid, n in assigned]
+
+
+def _grouped(conn: Connection, table: Table, col: Column) -> dict[str, int]:
+    return {k: v for k, v in conn.execute(select(col, func.count()).select_from(table).group_by(col)).all()}

@@ -1,0 +1,113 @@
+"""Connections: the SQLite and PostgreSQL engines, the dialect-specific insert, and the
+small helpers every aggregate module of the store shares."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Sequence, TypeVar
+
+from sqlalchemy import Connection, Table, create_engine, event
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.sql.dml import Insert
+
+from ..errors import StoreError
+
+DEFAULT_DB = "mmrb.db"
+
+T = TypeVar("T")
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def dumps(obj: Any) -> str:
+    """Canonical JSON: the same value always gives the same bytes."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def dumps_mapping(obj: Mapping[str, Any]) -> str:
+    """``dumps`` of a mapping, without encoding the common empty one."""
+    return dumps(dict(obj)) if obj else "{}"
+
+
+def loads(text: str | None) -> Any:
+    return json.loads(text) if text else {}
+
+
+def resolve_db(db: str | None) -> str:
+    return db or os.environ.get("MMRB_DB") or DEFAULT_DB
+
+
+def is_url(db: str) -> bool:
+    return "://" in db
+
+
+def display_name(db: str) -> str:
+    return make_url(db).render_as_string(hide_password=True) if is_url(db) else db
+
+
+def make_engine(db: str) -> Engine:
+    if not is_url(db):
+        Path(db).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(f"sqlite:///{db}", connect_args={"timeout": 60})
+
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_conn: Any, _rec: Any) -> None:  # pragma: no cover - exercised by every test
+            dbapi_conn.isolation_level = None  # SQLAlchemy's begin event drives transactions
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA busy_timeout=60000")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.close()
+
+        @event.listens_for(engine, "begin")
+        def _on_begin(conn: Connection) -> None:
+            # Writes take the write lock up front (BEGIN IMMEDIATE): no upgrade deadlocks, and
+            # concurrent writers queue on busy_timeout instead of failing.
+            write = conn.get_execution_options().get("mmrb_write", False)
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+        return engine
+    url = make_url(db)
+    if url.drivername in ("postgresql", "postgres"):
+        url = url.set(drivername="postgresql+psycopg")
+    if not url.drivername.startswith("postgresql"):
+        raise StoreError(f"unsupported database URL {db!r}: use a file path (SQLite) or postgresql://")
+    # a connect timeout: a database host that drops packets must fail, not hang a page
+    return create_engine(url, pool_size=5, max_overflow=10, pool_pre_ping=True,
+                         connect_args={"connect_timeout": 10})
+
+
+def insert_ignoring(conn: Connection, table: Table) -> Insert:
+    """INSERT ... ON CONFLICT DO NOTHING in the connection's dialect (the one place that
+    chooses between SQLite's and PostgreSQL's)."""
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as dialect_insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert as dialect_insert
+    return dialect_insert(table).on_conflict_do_nothing()
+
+
+def chunks(seq: Sequence[T], n: int) -> Iterator[Sequence[T]]:
+    for i in range(0, len(seq), n):
+        yield seq[i : i + n]
+
+
+def insert_chunked(conn: Connection, table: Table, rows: Sequence[dict], size: int = 2000) -> None:
+    """Insert rows that each give every column of ``table`` they set (the same keys). Rows
+    go to the driver's executemany as tuples: SQLAlchemy's per-row parameter processing
+    cost more than the database's own work on a large import (bench/store.py)."""
+    if not rows:
+        return
+    cols = list(rows[0])
+    q = conn.dialect.identifier_preparer
+    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+    sql = (f"INSERT INTO {q.format_table(table)} ({', '.join(q.quote(c) for c in cols)}) "
+           f"VALUES ({', '.join([mark] * len(cols))})")
+    for chunk in chunks(rows, size):
+        conn.exec_driver_sql(sql, [tuple(r[c] for c in cols) for r in chunk])

@@ -1,0 +1,104 @@
+"""Writing an import: one transaction that a file streams into, batch by batch.
+
+An import (curate/ingest/importer.py) checks each row and writes the rows in batches as it
+goes; any problem stops the writing, and the transaction is rolled back unless the caller
+keeps the valid rows. To find ids repeated across the whole file without holding the file
+in memory, each row's ids go, as 16-byte digests with the row's line, into a temporary
+table of the same transaction: memory stays flat however long the file is.
+"""
+
+from __future__ import annotations
+
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Sequence
+
+from sqlalchemy import Column, Connection, Integer, LargeBinary, MetaData, Table, insert, select
+from sqlalchemy.exc import IntegrityError
+
+from ..images import StoredImage
+from ..model import Candidate, Item, Label, Pair
+from . import schema as S
+from .base import ConflictError, StoreBase
+from .engine import chunks
+
+
+@dataclass(frozen=True)
+class SeenKey:
+    """Where an id was first seen in this import, and a digest of what it named."""
+
+    line: int
+    content: bytes | None
+
+
+class ImportConflict(ConflictError):
+    """Another import wrote the same rows first; nothing of this one was written."""
+
+
+class ImportSession:
+    """The open transaction of one import (see ``Store.importing``)."""
+
+    def __init__(self, store: "ImportStore", conn: Connection, keys: Table):
+        self._store = store
+        self._conn = conn
+        self._keys = keys
+
+    def seen(self, keys: Sequence[bytes]) -> dict[bytes, SeenKey]:
+        """The keys registered earlier in this import."""
+        k = self._keys.c
+        out: dict[bytes, SeenKey] = {}
+        for chunk in chunks(sorted(set(keys)), 500):
+            for key, line, content in self._conn.execute(select(k.key, k.line, k.content).where(k.key.in_(chunk))):
+                out[bytes(key)] = SeenKey(line, None if content is None else bytes(content))
+        return out
+
+    def register(self, entries: Iterable[tuple[bytes, int, bytes | None]]) -> None:
+        """(key, line, content digest) of ids now taken by a row of this import."""
+        rows = [{"key": k, "line": n, "content": c} for k, n, c in entries]
+        if rows:
+            self._conn.execute(insert(self._keys), rows)
+
+    def existing(self, item_ids: Iterable[str], pair_ids: Iterable[str]) -> set[str]:
+        """Of these item and pair ids, those the store holds (this import's rows included)."""
+        out = self._store.item_ids(item_ids, conn=self._conn)
+        for chunk in chunks(sorted(set(pair_ids)), 500):
+            out |= set(self._conn.scalars(select(S.pairs.c.id).where(S.pairs.c.id.in_(chunk))))
+        return out
+
+    def write(self, *, images: Sequence[StoredImage] = (), items: Sequence[Item] = (),
+              candidates: Sequence[Candidate] = (), pairs: Sequence[Pair] = (), labels: Sequence[Label] = ()) -> None:
+        s, c = self._store, self._conn
+        try:
+            s.add_images(images, conn=c)
+            s.add_items(items, conn=c)
+            s.add_candidates(candidates, conn=c)
+            s.add_pairs(pairs, conn=c)
+            s.add_labels(labels, conn=c)
+        except IntegrityError as e:  # the whole transaction is rolled back as this leaves importing()
+            raise ImportConflict(f"the store refused the import, nothing was written: {e.orig}") from None
+
+    def add_raters(self, names: Iterable[str]) -> None:
+        """Annotators for imported labels: created inactive and without a password, since
+        imported raters are not app users and nobody should assign them work."""
+        for name in names:
+            if self._store.ensure_annotator(name, conn=self._conn):
+                self._store.update_annotator(name, conn=self._conn, active=False)
+
+
+class ImportStore(StoreBase):
+    @contextmanager
+    def importing(self) -> Iterator[ImportSession]:
+        """One write transaction for an import: committed when the block ends, rolled back
+        (nothing written) when it raises; ImportConflict when another import committed the
+        same ids first."""
+        keys = Table(f"import_keys_{uuid.uuid4().hex[:12]}", MetaData(),
+                     Column("key", LargeBinary(16), primary_key=True), Column("line", Integer, nullable=False),
+                     Column("content", LargeBinary(16)), prefixes=["TEMPORARY"])
+        try:
+            with self.write() as conn:
+                keys.create(conn)  # a failed import's rollback removes it
+                yield ImportSession(self, conn, keys)
+                keys.drop(conn)
+        except IntegrityError as e:  # at commit (a deferred check)
+            raise ImportConflict(f"the store refused the import, nothing was written: {e.orig}") from None

@@ -1,0 +1,270 @@
+"""Items, their images, candidate responses and pairs."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from sqlalchemy import Connection, delete, insert, select, tuple_, update
+
+from ..images import StoredImage
+from ..model import Candidate, ImageRef, Item, Pair, SampleFailure
+from . import schema as S
+from .base import StoreBase
+from .engine import chunks, dumps, dumps_mapping, insert_chunked, insert_ignoring, loads, now
+
+SampleKey = tuple[str, str, str, int]  # item, model label, params_key, sample_index
+
+
+class ItemStore(StoreBase):
+    # -- images --------------------------------------------------------------------------
+    def add_images(self, stored: Iterable[StoredImage], conn: Connection | None = None) -> None:
+        rows = {s.sha256: asdict(s) for s in stored}
+        if not rows:
+            return
+        with self._w(conn) as c:
+            have = set(c.scalars(select(S.images.c.sha256).where(S.images.c.sha256.in_(list(rows)))))
+            new = [r for k, r in rows.items() if k not in have]
+            if new:
+                c.execute(insert(S.images), new)
+
+    def image_hashes(self, conn: Connection | None = None) -> set[str]:
+        """Every stored image (its sha256)."""
+        with self._r(conn) as c:
+            return set(c.scalars(select(S.images.c.sha256)))
+
+    def image_path(self, sha256: str, conn: Connection | None = None) -> Path | None:
+        with self._r(conn) as c:
+            rel = c.scalar(select(S.images.c.path).where(S.images.c.sha256 == sha256))
+        return self.images.path(rel) if rel else None
+
+    def image_paths(self, sha256s: Iterable[str], conn: Connection | None = None) -> dict[str, Path]:
+        """Paths of many images in a few queries (one per image cost 0.35 ms each, which
+        was most of a 2,000-item sampling run's start-up). Unknown hashes are left out."""
+        shas = sorted({h for h in sha256s if h})
+        out: dict[str, Path] = {}
+        with self._r(conn) as c:
+            for chunk in chunks(shas, 500):
+                for sha, rel in c.execute(select(S.images.c.sha256, S.images.c.path).where(S.images.c.sha256.in_(chunk))):
+                    out[sha] = self.images.path(rel)
+        return out
+
+    # -- items ---------------------------------------------------------------------------
+    def add_items(self, items: Iterable[Item], conn: Connection | None = None) -> int:
+        items = list(items)
+        if not items:
+            return 0
+        ts = now()
+        item_rows = [
+            dict(
+                id=i.id,
+                prompt=i.prompt,
+                category=i.category,
+                reference=i.reference,
+                source=i.source,
+                metadata=dumps_mapping(i.metadata),
+                created_at=ts,
+            )
+            for i in items
+        ]
+        image_rows = [
+            dict(item_id=i.id, position=n, source=r.source, sha256=r.sha256, status=r.status, error=r.error)
+            for i in items
+            for n, r in enumerate(i.images)
+        ]
+        with self._w(conn) as c:
+            insert_chunked(c, S.items, item_rows)
+            insert_chunked(c, S.item_images, image_rows)
+        return len(items)
+
+    def item_ids(self, ids: Iterable[str] | None = None, conn: Connection | None = None) -> set[str]:
+        with self._r(conn) as c:
+            if ids is None:
+                return set(c.scalars(select(S.items.c.id)))
+            out: set[str] = set()
+            for chunk in chunks(list(ids), 500):
+                out |= set(c.scalars(select(S.items.c.id).where(S.items.c.id.in_(chunk))))
+            return out
+
+    def get_item(self, item_id: str, conn: Connection | None = None) -> Item | None:
+        got = self.items(ids=[item_id], conn=conn)
+        return got[0] if got else None
+
+    def items(
+        self, *, ids: Iterable[str] | None = None, category: str | None = None, conn: Connection | None = None
+    ) -> list[Item]:
+        q = select(S.items).order_by(S.items.c.id)
+        if ids is not None:
+            q = q.where(S.items.c.id.in_(list(ids)))
+        if category is not None:
+            q = q.where(S.items.c.category == category)
+        with self._r(conn) as c:
+            rows = c.execute(q).mappings().all()
+            img_q = select(S.item_images, S.images.c.width, S.images.c.height).join(
+                S.images, S.images.c.sha256 == S.item_images.c.sha256, isouter=True
+            )
+            if ids is not None or category is not None:
+                img_q = img_q.where(S.item_images.c.item_id.in_([r["id"] for r in rows]))
+            imgs: dict[str, list[ImageRef]] = {}
+            for r in c.execute(img_q.order_by(S.item_images.c.item_id, S.item_images.c.position)).mappings():
+                imgs.setdefault(r["item_id"], []).append(
+                    ImageRef(r["source"], r["sha256"], r["status"], r["width"], r["height"], r["error"])
+                )
+        return [
+            Item(
+                id=r["id"],
+                prompt=r["prompt"],
+                category=r["category"],
+                images=tuple(imgs.get(r["id"], ())),
+                reference=r["reference"],
+                source=r["source"],
+                metadata=loads(r["metadata"]),
+            )
+            for r in rows
+        ]
+
+    # -- candidates ----------------------------------------------------------------------
+    def add_candidates(self, cands: Iterable[Candidate], conn: Connection | None = None) -> int:
+        ts = now()
+        rows = [candidate_row(c, ts) for c in cands]
+        with self._w(conn) as c:
+            insert_chunked(c, S.candidates, rows)
+        return len(rows)
+
+    def candidates(
+        self, *, item_id: str | None = None, ids: Iterable[str] | None = None, conn: Connection | None = None
+    ) -> list[Candidate]:
+        q = select(S.candidates).order_by(S.candidates.c.item_id, S.candidates.c.id)
+        if item_id is not None:
+            q = q.where(S.candidates.c.item_id == item_id)
+        if ids is not None:
+            q = q.where(S.candidates.c.id.in_(list(ids)))
+        with self._r(conn) as c:
+            return [_candidate(r) for r in c.execute(q).mappings()]
+
+    # -- sampling: each result is a candidate or a failure (curate/sampling.py) ---------------
+    def candidate_keys(self, conn: Connection | None = None) -> set[SampleKey]:
+        """(item, model, params_key, sample_index) of every stored candidate."""
+        c = S.candidates.c
+        with self._r(conn) as cx:
+            return {(r[0], r[1], r[2], r[3]) for r in cx.execute(select(c.item_id, c.model, c.params_key, c.sample_index))}
+
+    def record_samples(self, answers: Sequence[Candidate], failures: Sequence[SampleFailure],
+                       conn: Connection | None = None) -> None:
+        """One transaction: the answers as candidates (a key stored already, e.g. by a run in
+        parallel, is left as it is) and the failures, each replacing an earlier failure of its
+        key; an answer removes its key's failure."""
+        ts = now()
+        fc = S.sample_failures.c
+        keys = tuple_(fc.item_id, fc.model, fc.params_key, fc.sample_index)
+        with self._w(conn) as c:
+            if answers:
+                c.execute(insert_ignoring(c, S.candidates), [candidate_row(a, ts) for a in answers])
+            done = [(a.item_id, a.model, params_key(a.params), a.sample_index) for a in answers]
+            done += [(f.item_id, f.model, f.params_key, f.sample_index) for f in failures]
+            for chunk in chunks(done, 500):
+                c.execute(delete(S.sample_failures).where(keys.in_(list(chunk))))
+            if failures:
+                c.execute(insert(S.sample_failures), [dict(shallow(f), created_at=ts) for f in failures])
+
+    def sample_failures(self, conn: Connection | None = None) -> list[SampleFailure]:
+        fc = S.sample_failures.c
+        q = select(fc.item_id, fc.model, fc.params_key, fc.sample_index, fc.attempts, fc.error).order_by(
+            fc.item_id, fc.model, fc.params_key, fc.sample_index)
+        with self._r(conn) as c:
+            return [SampleFailure(*r) for r in c.execute(q)]
+
+    # -- pairs ---------------------------------------------------------------------------
+    def add_pairs(self, pairs: Iterable[Pair], conn: Connection | None = None) -> int:
+        ts = now()
+        rows = [_pair_row(p, ts) for p in pairs]
+        with self._w(conn) as c:
+            insert_chunked(c, S.pairs, rows)
+        return len(rows)
+
+    def get_pair(self, pair_id: str, conn: Connection | None = None) -> Pair | None:
+        with self._r(conn) as c:
+            r = c.execute(select(S.pairs).where(S.pairs.c.id == pair_id)).mappings().first()
+        return _pair(r) if r else None
+
+    def pairs(
+        self,
+        *,
+        status: str | None = None,
+        item_id: str | None = None,
+        ids: Iterable[str] | None = None,
+        conn: Connection | None = None,
+    ) -> list[Pair]:
+        q = select(S.pairs).order_by(S.pairs.c.id)
+        if status is not None:
+            q = q.where(S.pairs.c.status == status)
+        if item_id is not None:
+            q = q.where(S.pairs.c.item_id == item_id)
+        if ids is not None:
+            q = q.where(S.pairs.c.id.in_(list(ids)))
+        with self._r(conn) as c:
+            return [_pair(r) for r in c.execute(q).mappings()]
+
+    def update_pair(self, pair_id: str, conn: Connection | None = None, **values: Any) -> None:
+        if "metadata" in values:
+            values["metadata"] = dumps(dict(values["metadata"]))
+        with self._w(conn) as c:
+            c.execute(update(S.pairs).where(S.pairs.c.id == pair_id).values(**values))
+
+
+# -- row <-> model -----------------------------------------------------------------------
+def params_key(params: Mapping[str, Any]) -> str:
+    return hashlib.sha256(dumps_mapping(params).encode()).hexdigest()[:16] if params else _NO_PARAMS
+
+
+_NO_PARAMS = hashlib.sha256(b"{}").hexdigest()[:16]
+
+
+def candidate_row(c: Candidate, ts: str) -> dict[str, Any]:
+    return dict(
+        id=c.id,
+        item_id=c.item_id,
+        model=c.model,
+        text=c.text,
+        params=dumps_mapping(c.params),
+        params_key=params_key(c.params),
+        sample_index=c.sample_index,
+        prompt_tokens=c.prompt_tokens,
+        completion_tokens=c.completion_tokens,
+        created_at=ts,
+    )
+
+
+def _candidate(r: Mapping) -> Candidate:
+    return Candidate(
+        id=r["id"],
+        item_id=r["item_id"],
+        model=r["model"],
+        text=r["text"],
+        params=loads(r["params"]),
+        sample_index=r["sample_index"],
+        prompt_tokens=r["prompt_tokens"],
+        completion_tokens=r["completion_tokens"],
+    )
+
+
+def shallow(obj: Any) -> dict[str, Any]:
+    """A dataclass as a dict without asdict's deep copy (slow for big metadata)."""
+    return {f.name: getattr(obj, f.name) for f in fields(obj)}
+
+
+def _pair_row(p: Pair, ts: str) -> dict[str, Any]:
+    row = shallow(p)
+    row["metadata"] = dumps_mapping(p.metadata)
+    row["created_at"] = ts
+    return row
+
+
+def _pair(r: Mapping) -> Pair:
+    d = dict(r)
+    d.pop("created_at", None)
+    d["metadata"] = loads(d["metadata"])
+    d["is_gold"] = bool(d["is_gold"])
+    return Pair(**d)

@@ -1,0 +1,129 @@
+"""Creating a store's tables and bringing an older store up to this version.
+
+New tables come from ``create_all``; anything else an existing store lacks is a step here.
+``MIGRATIONS[v]`` brings a store from version v - 1 to v. Every step checks first and does
+nothing when its change is already there (two processes may open an old store at once), and
+all of them run in the transaction that opens the store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, insert, inspect, select, update
+from sqlalchemy.schema import CreateColumn
+
+from ..errors import StoreError
+from ..judging.records import RunDataset
+from . import schema as S
+from .rows import dataset_json
+
+_SCHEMA_LOCK = 0x6D6D7262  # "mmrb": the advisory lock held while a store's schema is created
+
+
+@dataclass(frozen=True)
+class AddColumn:
+    """A new column of an existing table. It must be nullable or carry a server default,
+    since existing rows get no value from Python."""
+
+    table: str
+    column: str
+
+    def apply(self, conn: Connection) -> None:
+        if self.column in {c["name"] for c in inspect(conn).get_columns(self.table)}:
+            return
+        col = S.metadata.tables[self.table].c[self.column]
+        ddl = CreateColumn(col).compile(dialect=conn.dialect)
+        conn.exec_driver_sql(f"ALTER TABLE {conn.dialect.identifier_preparer.quote(self.table)} ADD COLUMN {ddl}")
+
+
+@dataclass(frozen=True)
+class RunDatasets:
+    """Judge runs stored their dataset packed into one string, ``"/a.jsonl;/b.jsonl[:N]"``
+    (``mmrb select`` runs: ``"select"``); now it is structured JSON (store/judging.py)."""
+
+    def apply(self, conn: Connection) -> None:
+        R = S.judge_runs.c
+        for run_id, purpose, text in conn.execute(select(R.id, R.purpose, R.dataset)).all():
+            if text.startswith("{"):
+                continue  # converted already
+            conn.execute(update(S.judge_runs).where(R.id == run_id)
+                         .values(dataset=dataset_json(_packed_dataset(text, purpose))))
+
+
+def _packed_dataset(text: str, purpose: str) -> RunDataset:
+    if purpose == "select":
+        return RunDataset(name=text)
+    limit = None
+    if text.endswith("]") and "[:" in text:
+        text, _, n = text.rpartition("[:")
+        limit = int(n[:-1])
+    return RunDataset(tuple(p for p in text.split(";") if p), limit)
+
+
+@dataclass(frozen=True)
+class TableOptions:
+    """PostgreSQL storage options of a table (nothing to do on SQLite)."""
+
+    table: str
+    options: tuple[tuple[str, str], ...]
+
+    def apply(self, conn: Connection) -> None:
+        if conn.dialect.name == "postgresql":
+            opts = ", ".join(f"{k} = {v}" for k, v in self.options)
+            conn.exec_driver_sql(f"ALTER TABLE {conn.dialect.identifier_preparer.quote(self.table)} SET ({opts})")
+
+
+# Closing an assignment updates its ``state``, which the queue index holds: PostgreSQL keeps
+# the old (annotator, 'open', seq) entry until VACUUM, and "next open pair" steps over every
+# such entry at the front of the annotator's queue (EXPLAIN ANALYZE at 500,000 pairs: 337
+# buffers and 1.9 ms, against 6 buffers and 0.08 ms once vacuumed). Autovacuum's default
+# trigger is 20% of the table, so those entries grew with the store; a fixed threshold keeps
+# them to about a thousand at any size, and index cleanup is never skipped for this table.
+QUEUE_VACUUM = TableOptions("assignments", (
+    ("autovacuum_vacuum_scale_factor", "0"), ("autovacuum_vacuum_threshold", "1000"),
+    ("autovacuum_analyze_scale_factor", "0"), ("autovacuum_analyze_threshold", "1000"),
+    ("vacuum_index_cleanup", "on"),
+))
+ON_CREATE: list["Step"] = [QUEUE_VACUUM]  # what create_all does not express
+
+Step = AddColumn | RunDatasets | TableOptions
+
+MIGRATIONS: dict[int, list[Step]] = {
+    2: [AddColumn("judge_runs", "status"), AddColumn("judge_runs", "planned"), AddColumn("judge_runs", "failed"),
+        AddColumn("annotators", "sessions_not_before")],
+    3: [RunDatasets()],
+    4: [QUEUE_VACUUM],
+}
+
+SCHEMA_VERSION = max(MIGRATIONS, default=1)
+
+
+def init_schema(conn: Connection, create: bool, name: str) -> None:
+    """Create what is missing and migrate, in the caller's (write) transaction."""
+    if conn.dialect.name == "postgresql":
+        # two processes creating or migrating one database at once would race on the
+        # catalog (pg_type UniqueViolation); SQLite's BEGIN IMMEDIATE serialises
+        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_SCHEMA_LOCK})")
+    if create:
+        S.metadata.create_all(conn, checkfirst=True)
+    row = conn.execute(select(S.settings.c.value).where(S.settings.c.key == "schema_version")).first()
+    if row is None:
+        for step in ON_CREATE:
+            step.apply(conn)
+        conn.execute(insert(S.settings).values(key="schema_version", value=str(SCHEMA_VERSION)))
+    elif int(row[0]) > SCHEMA_VERSION:
+        raise StoreError(
+            f"the store {name} has schema version {row[0]}, made by a newer "
+            f"mmrb-studio; this version reads up to {SCHEMA_VERSION}: upgrade mmrb-studio"
+        )
+    elif int(row[0]) < SCHEMA_VERSION:
+        migrate(conn, int(row[0]))
+
+
+def migrate(conn: Connection, version: int) -> None:
+    """Bring a store at ``version`` up to ``SCHEMA_VERSION``."""
+    for v in range(version + 1, SCHEMA_VERSION + 1):
+        for step in MIGRATIONS.get(v, []):
+            step.apply(conn)
+    conn.execute(update(S.settings).where(S.settings.c.key == "schema_version").values(value=str(SCHEMA_VERSION)))
