@@ -54,9 +54,14 @@ def main() -> None:
         ui.configure(ui.AppConfig(db=db, images=args.images, guidelines=args.guidelines))
     else:
         sample = _sample()
-        ui.configure(ui.AppConfig(db=sample["db"], images=sample["images"],
-                                  guidelines=args.guidelines or sample["guidelines"],
-                                  demo_accounts=tuple(sample["accounts"])))
+        ui.configure(
+            ui.AppConfig(
+                db=sample["db"],
+                images=sample["images"],
+                guidelines=args.guidelines or sample["guidelines"],
+                demo_accounts=tuple(sample["accounts"]),
+            )
+        )
 
     # a store that cannot answer shows a calm notice and retries, never a traceback (annotate/guard.py)
     who = guarded(session_ui.current_user)

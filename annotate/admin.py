@@ -6,7 +6,7 @@ Admin pages are unblinded: they may show model names, gold answers and every lab
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from statistics import median
 
 import pandas as pd
@@ -23,7 +23,7 @@ def _ts(s: str | None) -> datetime | None:
 def progress_by_annotator(store: Store, *, now: datetime | None = None) -> pd.DataFrame:
     """Per annotator: assigned, done, submitted, skipped, flagged, labels in the last hour,
     labels per hour of work and the median seconds per label."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     with store.read() as c:
         work = {w.annotator: w for w in store.annotator_work(conn=c)}
         activity = store.label_activity(conn=c)
@@ -63,8 +63,12 @@ def progress_by_category(store: Store) -> pd.DataFrame:
         cats.setdefault(r.category, {})[r.state] = r.assignments
     return pd.DataFrame(
         [
-            dict(category=cat, assigned=sum(v.values()), done=v.get("done", 0),
-                 share_done=round(v.get("done", 0) / sum(v.values()), 3))
+            dict(
+                category=cat,
+                assigned=sum(v.values()),
+                done=v.get("done", 0),
+                share_done=round(v.get("done", 0) / sum(v.values()), 3),
+            )
             for cat, v in sorted(cats.items())
         ]
     )
@@ -76,8 +80,15 @@ def short_of_overlap(store: Store, k: int | None = None) -> pd.DataFrame:
     for r in store.pair_overlap():
         want = k if k is not None else r.assigned
         if r.submitted < want:
-            out.append(dict(pair=r.pair_id, wanted=want, assigned=r.assigned, labelled=r.submitted,
-                            waiting_on=", ".join(r.waiting_on)))
+            out.append(
+                dict(
+                    pair=r.pair_id,
+                    wanted=want,
+                    assigned=r.assigned,
+                    labelled=r.submitted,
+                    waiting_on=", ".join(r.waiting_on),
+                )
+            )
     return pd.DataFrame(out, columns=["pair", "wanted", "assigned", "labelled", "waiting_on"])
 
 
@@ -126,8 +137,11 @@ def disagreements(store: Store) -> list[Disagreement]:
     for lab in store.labels(status="submitted"):
         by.setdefault(lab.pair_id, []).append(lab)
     adj = store.adjudications()
-    return [Disagreement(pid, tuple(labs), adj.get(pid)) for pid, labs in sorted(by.items())
-            if len(labs) >= 2 and len({vote(x) for x in labs}) > 1]
+    return [
+        Disagreement(pid, tuple(labs), adj.get(pid))
+        for pid, labs in sorted(by.items())
+        if len(labs) >= 2 and len({vote(x) for x in labs}) > 1
+    ]
 
 
 def pair_details(store: Store, pair_id: str) -> PairDetails | None:

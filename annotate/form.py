@@ -111,8 +111,12 @@ def to_label(
 
 
 def skip_label(pair_id: str, annotator: str, seconds: float | None) -> Label:
-    return Label(pair_id=pair_id, annotator=annotator, status="skipped",
-                 seconds=None if seconds is None else round(max(seconds, 0.0), 3))
+    return Label(
+        pair_id=pair_id,
+        annotator=annotator,
+        status="skipped",
+        seconds=None if seconds is None else round(max(seconds, 0.0), 3),
+    )
 
 
 def from_label(label: Label, left_side: Side) -> FormInput:

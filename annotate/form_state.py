@@ -29,8 +29,9 @@ class FormKeys:
 
 def keys_of(mode: str, generation: int | None) -> FormKeys:
     g = f"{mode}{generation or ''}"
-    return FormKeys(f"q_left_{g}", f"q_right_{g}", f"q_pref_{g}", f"q_rationale_{g}", f"q_flag_{g}",
-                    f"q_form_{g}", f"q_submit_{g}")
+    return FormKeys(
+        f"q_left_{g}", f"q_right_{g}", f"q_pref_{g}", f"q_rationale_{g}", f"q_flag_{g}", f"q_form_{g}", f"q_submit_{g}"
+    )
 
 
 def form_keys(mode: str) -> FormKeys:

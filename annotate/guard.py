@@ -125,8 +125,12 @@ def _show_pending(p: outage.PendingSave) -> None:
     except Exception as e:  # the image's path comes from the store
         if not outage.is_store_failure(e):
             raise
-        gone = image_html(None, item_id=p.view.item_id, alt="",
-                          missing_reason="The image cannot be loaded while the database is not reachable.")
+        gone = image_html(
+            None,
+            item_id=p.view.item_id,
+            alt="",
+            missing_reason="The image cannot be loaded while the database is not reachable.",
+        )
         st.html(item_html(gone, p.view.category, p.view.prompt))
     # set the kept answers on new widgets: shown outside its page (when the user lookup in
     # app.py failed) a widget is a new one, and a submitted label-page form was cleared

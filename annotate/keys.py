@@ -11,9 +11,15 @@ import json
 
 # key -> (widget key prefix, option index) for radios, or (button key prefix, None)
 KEYS: dict[str, tuple[str, int | None]] = {
-    "1": ("q_left", 0), "2": ("q_left", 1), "3": ("q_left", 2),
-    "8": ("q_right", 0), "9": ("q_right", 1), "0": ("q_right", 2),
-    "a": ("q_pref", 0), "t": ("q_pref", 1), "d": ("q_pref", 2),
+    "1": ("q_left", 0),
+    "2": ("q_left", 1),
+    "3": ("q_left", 2),
+    "8": ("q_right", 0),
+    "9": ("q_right", 1),
+    "0": ("q_right", 2),
+    "a": ("q_pref", 0),
+    "t": ("q_pref", 1),
+    "d": ("q_pref", 2),
     "Enter": ("q_submit", None),
     "s": ("act_skip", None),
     "u": ("act_undo", None),
@@ -79,4 +85,8 @@ _SCRIPT = """
 def script() -> str:
     """The listener as a <script> for ``st.html(..., unsafe_allow_javascript=True)``."""
     keys = {k: [p, i] for k, (p, i) in KEYS.items()}
-    return "<script>" + _SCRIPT % {"keys": json.dumps(keys), "cycle": json.dumps(CYCLE), "focus": json.dumps(FOCUS)} + "</script>"
+    return (
+        "<script>"
+        + _SCRIPT % {"keys": json.dumps(keys), "cycle": json.dumps(CYCLE), "focus": json.dumps(FOCUS)}
+        + "</script>"
+    )

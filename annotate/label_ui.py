@@ -66,8 +66,13 @@ def _with_key(keys: tuple[str, str, str]) -> Callable[[str], str]:
     return lambda v: f"{v}  ({keys[CORRECT_OPTS.index(v)]})"
 
 
-def label_form(view: PairView, *, mode: str, prefill: FormInput | None = None,
-               on_submit: Callable[[PairView, str], None] | None = None) -> None:
+def label_form(
+    view: PairView,
+    *,
+    mode: str,
+    prefill: FormInput | None = None,
+    on_submit: Callable[[PairView, str], None] | None = None,
+) -> None:
     """Both responses and the decisions, in one form: nothing reruns until submit."""
     retry = st.session_state.pop("q_retry", None)
     if retry is not None and retry[0] == (mode, view.pair_id):
@@ -91,7 +96,9 @@ def label_form(view: PairView, *, mode: str, prefill: FormInput | None = None,
             index=None,
             horizontal=True,
             key=k.preference,
-            format_func=lambda v: {"left": "left is better  (A)", "tie": "tie  (T)", "right": "right is better  (D)"}[v],
+            format_func=lambda v: {"left": "left is better  (A)", "tie": "tie  (T)", "right": "right is better  (D)"}[
+                v
+            ],
         )
         st.text_area(
             f"Rationale  (E to write, Esc to leave) · required for: {rationale_required_for(_rule(for_display=True))}",

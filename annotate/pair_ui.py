@@ -28,8 +28,13 @@ def show_item(view: PairView) -> None:
 
 
 def zoom_button(view: PairView) -> None:
-    st.button("Full size image  `Z`", key="act_zoom", on_click=_open_zoom, args=(view.image_sha256,),
-              disabled=not view.image_sha256)
+    st.button(
+        "Full size image  `Z`",
+        key="act_zoom",
+        on_click=_open_zoom,
+        args=(view.image_sha256,),
+        disabled=not view.image_sha256,
+    )
 
 
 def _open_zoom(sha: str | None) -> None:
@@ -56,8 +61,9 @@ def zoom_dialog(sha: str) -> None:
 
     with Image.open(path) as im:
         w, h = im.size
-    z = st.select_slider("Zoom", options=[0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0], value=1.0,
-                         format_func=lambda v: f"{int(v * 100)}%")
+    z = st.select_slider(
+        "Zoom", options=[0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0], value=1.0, format_func=lambda v: f"{int(v * 100)}%"
+    )
     st.caption(f"Original size {w} x {h} pixels")
     with st.container(height=620, border=False):
         st.image(str(path), width=max(1, int(w * z)))

@@ -17,5 +17,9 @@ class ProgressTotals:
     @classmethod
     def of(cls, people: pd.DataFrame) -> ProgressTotals:
         med = people["median_seconds"].dropna()
-        return cls(int(people["done"].sum()), int(people["assigned"].sum()), int(people["last_hour"].sum()),
-                   float(med.median()) if len(med) else None)
+        return cls(
+            int(people["done"].sum()),
+            int(people["assigned"].sum()),
+            int(people["last_hour"].sum()),
+            float(med.median()) if len(med) else None,
+        )

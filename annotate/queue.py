@@ -37,9 +37,7 @@ class PairView:
         return other(self.left_side)
 
 
-def build_view(
-    store: Store, assignment: Assignment, *, with_label: bool = False, conn=None
-) -> PairView | None:
+def build_view(store: Store, assignment: Assignment, *, with_label: bool = False, conn=None) -> PairView | None:
     pair = store.get_pair(assignment.pair_id, conn=conn)
     if pair is None:
         return None

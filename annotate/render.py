@@ -45,8 +45,9 @@ def escape_plain(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def image_html(jpeg: bytes | None, *, item_id: str, alt: str, missing_reason: str | None = None,
-               src: str | None = None) -> str:
+def image_html(
+    jpeg: bytes | None, *, item_id: str, alt: str, missing_reason: str | None = None, src: str | None = None
+) -> str:
     """The item's image as one self-contained element, keyed by item.
 
     The element is replaced (never updated in place) when the item changes, so the previous
@@ -129,5 +130,9 @@ def responses_html(token: str, left: str, right: str) -> str:
             f'padding:.25rem 1rem">{markdown_html(text)}</div></div>'
         )
 
-    return ('<div class="mmrb-responses" style="display:grid;grid-template-columns:1fr 1fr;gap:1rem">'
-            + box("left", left) + box("right", right) + "</div>")
+    return (
+        '<div class="mmrb-responses" style="display:grid;grid-template-columns:1fr 1fr;gap:1rem">'
+        + box("left", left)
+        + box("right", right)
+        + "</div>"
+    )

@@ -154,8 +154,11 @@ def flush() -> None:
         st.html(_handoff_html(code), unsafe_allow_javascript=True)
         st.stop()
     if ss.pop("clear_cookie", False):
-        st.html(f"<script>fetch({json.dumps(web.session_path())}, {{method: 'DELETE', credentials: 'same-origin'}});"
-                "</script>", unsafe_allow_javascript=True)
+        st.html(
+            f"<script>fetch({json.dumps(web.session_path())}, {{method: 'DELETE', credentials: 'same-origin'}});"
+            "</script>",
+            unsafe_allow_javascript=True,
+        )
 
 
 def _handoff_html(code: str) -> str:

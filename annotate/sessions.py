@@ -46,8 +46,14 @@ def digest(secret: str) -> str:
 def start(store: Store, who: Annotator, *, now: float | None = None, hours: float = SESSION_HOURS) -> Started:
     t = time.time() if now is None else now
     sid, code = secrets.token_hex(16), secrets.token_urlsafe(32)
-    store.add_session(sid, who.name, created_at=t, expires_at=t + hours * 3600,
-                      handoff_hash=digest(code), handoff_until=t + HANDOFF_SECONDS)
+    store.add_session(
+        sid,
+        who.name,
+        created_at=t,
+        expires_at=t + hours * 3600,
+        handoff_hash=digest(code),
+        handoff_until=t + HANDOFF_SECONDS,
+    )
     return Started(sid, code)
 
 
@@ -60,14 +66,18 @@ def claim(store: Store, code: str, *, now: float | None = None) -> tuple[str, fl
     return (token, expires) if expires is not None else None
 
 
-def check(store: Store, *, session_id: str | None = None, token: str | None = None,
-          now: float | None = None) -> Live | None:
+def check(
+    store: Store, *, session_id: str | None = None, token: str | None = None, now: float | None = None
+) -> Live | None:
     """The live session of an active account, by its id or by the cookie token; else None."""
     if not session_id and not token:
         return None
     t = time.time() if now is None else now
-    got = (store.session_account(session_id=session_id, at=t) if session_id
-           else store.session_account(token_hash=digest(token), at=t))  # type: ignore[arg-type]
+    got = (
+        store.session_account(session_id=session_id, at=t)
+        if session_id
+        else store.session_account(token_hash=digest(token), at=t)
+    )  # type: ignore[arg-type]
     if got is None or not got[1].active:
         return None
     return Live(*got)

@@ -16,7 +16,7 @@ it cannot set a cookie the page's script cannot read. Two things need plain HTTP
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
@@ -53,8 +53,13 @@ def routes(get_store: StoreGetter) -> list[Route]:
             if token:
                 await run_in_threadpool(sessions.end, store, token=token)
             out = Response(status_code=204)
-            out.delete_cookie(sessions.COOKIE, path=base_path() or "/", httponly=True, samesite="strict",
-                              secure=request.url.scheme == "https")
+            out.delete_cookie(
+                sessions.COOKIE,
+                path=base_path() or "/",
+                httponly=True,
+                samesite="strict",
+                secure=request.url.scheme == "https",
+            )
             return out
         code = (await request.body())[:200].decode("ascii", "replace").strip()
         got = await run_in_threadpool(sessions.claim, store, code)
@@ -65,8 +70,15 @@ def routes(get_store: StoreGetter) -> list[Route]:
         if replaced:  # a browser holds one session: the one its cookie named ends with it
             await run_in_threadpool(sessions.end, store, token=replaced)
         out = Response(status_code=204)
-        out.set_cookie(sessions.COOKIE, token, max_age=max(1, int(expires - time.time())), path=base_path() or "/",
-                       httponly=True, samesite="strict", secure=request.url.scheme == "https")
+        out.set_cookie(
+            sessions.COOKIE,
+            token,
+            max_age=max(1, int(expires - time.time())),
+            path=base_path() or "/",
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+        )
         return out
 
     return [Route(session_path(), session, methods=["POST", "DELETE"])]

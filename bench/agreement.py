@@ -52,13 +52,28 @@ def build_store(path: Path, n_pairs: int, seed: int = 0) -> None:
     with store.write() as c:
         for lo in range(0, n_pairs, 20_000):
             ids = range(lo, min(n_pairs, lo + 20_000))
-            store.add_items([Item(id=f"i{n:07d}", prompt="q", category=MMRB_CATEGORIES[n % 6], source="bench")
-                             for n in ids], conn=c)
-            store.add_candidates([Candidate(id=f"i{n:07d}/{m}", item_id=f"i{n:07d}", model=m, text=m)
-                                  for n in ids for m in "ab"], conn=c)
-            store.add_pairs([Pair(id=f"p{n:07d}", item_id=f"i{n:07d}", first_id=f"i{n:07d}/a", second_id=f"i{n:07d}/b",
-                                  origin="bench", status="selected", is_gold=n % 100 == 0,
-                                  known_preference="first" if n % 100 == 0 else None) for n in ids], conn=c)
+            store.add_items(
+                [Item(id=f"i{n:07d}", prompt="q", category=MMRB_CATEGORIES[n % 6], source="bench") for n in ids], conn=c
+            )
+            store.add_candidates(
+                [Candidate(id=f"i{n:07d}/{m}", item_id=f"i{n:07d}", model=m, text=m) for n in ids for m in "ab"], conn=c
+            )
+            store.add_pairs(
+                [
+                    Pair(
+                        id=f"p{n:07d}",
+                        item_id=f"i{n:07d}",
+                        first_id=f"i{n:07d}/a",
+                        second_id=f"i{n:07d}/b",
+                        origin="bench",
+                        status="selected",
+                        is_gold=n % 100 == 0,
+                        known_preference="first" if n % 100 == 0 else None,
+                    )
+                    for n in ids
+                ],
+                conn=c,
+            )
         for a in range(ANNOTATORS):
             store.add_annotator(Annotator(f"ann{a}"), conn=c)
         truth = rng.choice(3, size=n_pairs, p=[0.45, 0.45, 0.10])
@@ -70,11 +85,22 @@ def build_store(path: Path, n_pairs: int, seed: int = 0) -> None:
         for a in range(ANNOTATORS):
             p, x1, x2 = PREFS[noisy(truth, 3)], CORR[noisy(c1, 2)], CORR[noisy(c2, 2)]
             for lo in range(0, n_pairs, 50_000):
-                store.add_labels([
-                    Label(f"p{n:07d}", f"ann{a}", correctness_first=x1[n], correctness_second=x2[n], preference=p[n],
-                          source="bench", created_at=ts, updated_at=ts)
-                    for n in range(lo, min(n_pairs, lo + 50_000))
-                ], conn=c)
+                store.add_labels(
+                    [
+                        Label(
+                            f"p{n:07d}",
+                            f"ann{a}",
+                            correctness_first=x1[n],
+                            correctness_second=x2[n],
+                            preference=p[n],
+                            source="bench",
+                            created_at=ts,
+                            updated_at=ts,
+                        )
+                        for n in range(lo, min(n_pairs, lo + 50_000))
+                    ],
+                    conn=c,
+                )
     store.close()
     tmp.rename(path)
 
@@ -88,16 +114,32 @@ def write_labels_csv(table: LabelTable, path: Path) -> None:
     annotators = np.asarray(table.annotators, dtype=object)
     for name, fl in table.fields.items():
         values = np.asarray(fl.spec.values, dtype=object)
-        parts.append(pa.table({"item": table.units[fl.unit], "annotator": annotators[fl.annotator],
-                               "field": np.full(len(fl.code), name, dtype=object), "value": values[fl.code],
-                               "category": table.category[fl.unit]}))
+        parts.append(
+            pa.table(
+                {
+                    "item": table.units[fl.unit],
+                    "annotator": annotators[fl.annotator],
+                    "field": np.full(len(fl.code), name, dtype=object),
+                    "value": values[fl.code],
+                    "category": table.category[fl.unit],
+                }
+            )
+        )
         gold = table.gold.get(name, {})
         if gold:
             units = np.fromiter(gold, dtype=np.int64, count=len(gold))
             codes = np.fromiter(gold.values(), dtype=np.int64, count=len(gold))
-            parts.append(pa.table({"item": table.units[units], "annotator": np.full(len(units), GOLD, dtype=object),
-                                   "field": np.full(len(units), name, dtype=object), "value": values[codes],
-                                   "category": table.category[units]}))
+            parts.append(
+                pa.table(
+                    {
+                        "item": table.units[units],
+                        "annotator": np.full(len(units), GOLD, dtype=object),
+                        "field": np.full(len(units), name, dtype=object),
+                        "value": values[codes],
+                        "category": table.category[units],
+                    }
+                )
+            )
     tmp = path.with_suffix(".tmp.csv")
     pcsv.write_csv(pa.concat_tables(parts), tmp)
     tmp.rename(path)
@@ -160,15 +202,19 @@ def main(argv: list[str] | None = None) -> int:
         measured[name] = (min(g[0] for g in got), max(g[1] for g in got), got[0][2])
     (t_store, mb_store, out_store), (t_file, mb_file, out_file) = measured["store"], measured["file"]
     same = out_store.replace(str(db), "SOURCE") == out_file.replace(str(csv), "SOURCE")
-    print(f"mmrb agreement, {n_pairs:,} pairs x {ANNOTATORS} annotators x 3 fields, {args.resamples} resamples "
-          f"(best of {runs}):")
+    print(
+        f"mmrb agreement, {n_pairs:,} pairs x {ANNOTATORS} annotators x 3 fields, {args.resamples} resamples "
+        f"(best of {runs}):"
+    )
     print(f"  --db (SQLite store):  {t_store:6.2f} s  {mb_store:7,.0f} MB peak")
     print(f"  --labels (CSV file):  {t_file:6.2f} s  {mb_file:7,.0f} MB peak")
-    print(f"  file / store: time {t_file / t_store:.2f}, memory {mb_file / mb_store:.2f} "
-          f"(target at most {RATIO_TARGET:g} each); same report from both: {'yes' if same else 'NO'}")
+    print(
+        f"  file / store: time {t_file / t_store:.2f}, memory {mb_file / mb_store:.2f} "
+        f"(target at most {RATIO_TARGET:g} each); same report from both: {'yes' if same else 'NO'}"
+    )
     assert same, "the store and the file gave different reports"
 
-    import krippendorff  # noqa: F401  - imports are a per-process cost, not the report's
+    import krippendorff
     import statsmodels.stats.inter_rater  # noqa: F401
 
     store = Store(str(db), images=images)
@@ -181,8 +227,10 @@ def main(argv: list[str] | None = None) -> int:
 
     t0, c0 = time.perf_counter(), time.process_time()
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
-        rows = con.execute("SELECT pair_id, annotator, preference, correctness_first, correctness_second, ratings "
-                           "FROM labels WHERE status = 'submitted'").fetchall()
+        rows = con.execute(
+            "SELECT pair_id, annotator, preference, correctness_first, correctness_second, ratings "
+            "FROM labels WHERE status = 'submitted'"
+        ).fetchall()
     t_rows, c_rows = time.perf_counter() - t0, time.process_time() - c0
     assert len(rows) == len(table.units) * len(table.annotators)
     del rows
@@ -191,19 +239,24 @@ def main(argv: list[str] | None = None) -> int:
     report = agreement_report(table, per_category=True, pairs=True, resamples=args.resamples, seed=0)
     t_report, c_report = time.perf_counter() - t0, time.process_time() - c0
     print()
-    print(f"in process: {len(table.units):,} pairs x {len(table.annotators)} annotators x {len(table.fields)} fields = "
-          f"{table.n_labels:,} labels; {args.resamples} bootstrap resamples; {len(report.categories)} categories")
+    print(
+        f"in process: {len(table.units):,} pairs x {len(table.annotators)} annotators x {len(table.fields)} fields = "
+        f"{table.n_labels:,} labels; {args.resamples} bootstrap resamples; {len(report.categories)} categories"
+    )
     print(f"read the store (one scan into numpy):   {t_read:.2f} s wall, {c_read:.2f} s CPU")
-    print(f"  anchor: the same columns row by row:  {t_rows:.2f} s wall, {c_rows:.2f} s CPU "
-          f"(fetch alone, before any numpy: {c_rows / c_read:.1f}x our whole read)")
+    print(
+        f"  anchor: the same columns row by row:  {t_rows:.2f} s wall, {c_rows:.2f} s CPU "
+        f"(fetch alone, before any numpy: {c_rows / c_read:.1f}x our whole read)"
+    )
     print(f"full agreement report:                  {t_report:.2f} s wall, {c_report:.2f} s CPU")
-    print(f"total:                                  {t_read + t_report:.2f} s wall, {c_read + c_report:.2f} s CPU "
-          "(target < 5 s)")
+    print(
+        f"total:                                  {t_read + t_report:.2f} s wall, {c_read + c_report:.2f} s CPU "
+        "(target < 5 s)"
+    )
     for name, f in report.fields.items():
         print(f"  {name:<20} alpha {f.alpha}  AC1 {f.ac1}")
 
     # anchor 1: the krippendorff package on the raw annotators x pairs matrix (point values only)
-    import krippendorff
 
     t_kr, t_ours = 0.0, 0.0
     for name, fl in table.fields.items():
@@ -217,10 +270,14 @@ def main(argv: list[str] | None = None) -> int:
         st.bootstrap(fl.spec, counts, resamples=args.resamples)
         t_ours += time.perf_counter() - t
         assert abs(ref - report.fields[name].alpha.value) < 1e-9, (name, ref)
-    print(f"krippendorff.alpha on the raw matrix, 3 fields (point values): {t_kr:.2f} s; "
-          f"x{args.resamples} resamples would be ~{t_kr * args.resamples:.0f} s")
-    print(f"our vectorised bootstrap, 3 fields x {args.resamples} resamples: {t_ours:.2f} s; "
-          f"ratio against krippendorff x{args.resamples}: {t_kr * args.resamples / t_ours:.0f}x faster")
+    print(
+        f"krippendorff.alpha on the raw matrix, 3 fields (point values): {t_kr:.2f} s; "
+        f"x{args.resamples} resamples would be ~{t_kr * args.resamples:.0f} s"
+    )
+    print(
+        f"our vectorised bootstrap, 3 fields x {args.resamples} resamples: {t_ours:.2f} s; "
+        f"ratio against krippendorff x{args.resamples}: {t_kr * args.resamples / t_ours:.0f}x faster"
+    )
     print(f"full report vs one krippendorff point pass: {t_report / t_kr:.1f}x the time")
 
     # anchor 2: NLTK AnnotationTask alpha (pure Python) on a subset
@@ -236,10 +293,12 @@ def main(argv: list[str] | None = None) -> int:
     t = time.perf_counter()
     ours = st.kripp_alpha(fl.spec, sub).value
     t_sub = time.perf_counter() - t
-    print(f"NLTK AnnotationTask alpha on {nltk_pairs:,} pairs: {t_nltk:.2f} s (alpha {nltk_alpha:.4f}); ours on the "
-          f"same subset {t_sub * 1000:.1f} ms (alpha {ours:.4f}): {t_nltk / t_sub:.0f}x faster; "
-          f"NLTK extrapolated to {len(table.units):,} pairs ~{t_nltk * len(table.units) / nltk_pairs:.0f} s "
-          f"({t_nltk * len(table.units) / nltk_pairs / t_report:.0f}x our full report)")
+    print(
+        f"NLTK AnnotationTask alpha on {nltk_pairs:,} pairs: {t_nltk:.2f} s (alpha {nltk_alpha:.4f}); ours on the "
+        f"same subset {t_sub * 1000:.1f} ms (alpha {ours:.4f}): {t_nltk / t_sub:.0f}x faster; "
+        f"NLTK extrapolated to {len(table.units):,} pairs ~{t_nltk * len(table.units) / nltk_pairs:.0f} s "
+        f"({t_nltk * len(table.units) / nltk_pairs / t_report:.0f}x our full report)"
+    )
     assert abs(nltk_alpha - ours) < 1e-6
     return 0
 

@@ -45,8 +45,10 @@ def texts(n_needed: int) -> list[str]:
             row = json.loads(line)
             out += [row["chosen"], row["rejected"]]
     if not out:
-        base = ("The image shows a bar chart of quarterly revenue. **Q3** is the highest at 42 million; "
-                "Q1 is the lowest. The trend is upward except for a dip in Q4.\n\n- Q1: 18\n- Q2: 27\n- Q3: 42\n- Q4: 35\n\n")
+        base = (
+            "The image shows a bar chart of quarterly revenue. **Q3** is the highest at 42 million; "
+            "Q1 is the lowest. The trend is upward except for a dip in Q4.\n\n- Q1: 18\n- Q2: 27\n- Q3: 42\n- Q4: 35\n\n"
+        )
         out = [(base * 8)[:1500], (base.replace("42", "40") * 8)[:1500]]
     return out
 
@@ -78,7 +80,14 @@ def build(db: str, images: Path, n_pairs: int, n_annotators: int, k: int, n_imag
             s.images.thumbnail(st_.path)  # as the import would: pre-scaled JPEGs ready to serve
         s.add_images(stored)
         pw = auth.hash_password(PASSWORD)
-        cats = ("vqa", "reasoning", "knowledge", "safety", "open_generation/correctness_task", "open_generation/preference_task")
+        cats = (
+            "vqa",
+            "reasoning",
+            "knowledge",
+            "safety",
+            "open_generation/correctness_task",
+            "open_generation/preference_task",
+        )
         with s.write() as c:
             for a in names:
                 s.add_annotator(Annotator(a, "annotator", pw), conn=c)
@@ -87,20 +96,47 @@ def build(db: str, images: Path, n_pairs: int, n_annotators: int, k: int, n_imag
                 hi = min(n_pairs, lo + step)
                 img = lambda n: stored[n % n_images]  # noqa: E731
                 s.add_items(
-                    (Item(f"i{n:06d}", f"Question {n}: what does the picture show, and what stands out?", cats[n % 6],
-                          (ImageRef(f"img{n % n_images}.png", img(n).sha256, "ok", img(n).width, img(n).height),))
-                     for n in range(lo, hi)), conn=c)
+                    (
+                        Item(
+                            f"i{n:06d}",
+                            f"Question {n}: what does the picture show, and what stands out?",
+                            cats[n % 6],
+                            (ImageRef(f"img{n % n_images}.png", img(n).sha256, "ok", img(n).width, img(n).height),),
+                        )
+                        for n in range(lo, hi)
+                    ),
+                    conn=c,
+                )
                 s.add_candidates(
-                    (Candidate(f"i{n:06d}/{m}", f"i{n:06d}", f"model-{m}", pool[(2 * n + j) % len(pool)])
-                     for n in range(lo, hi) for j, m in enumerate("xy")), conn=c)
-                s.add_pairs((Pair(f"p{n:06d}", f"i{n:06d}", f"i{n:06d}/x", f"i{n:06d}/y", "bench") for n in range(lo, hi)), conn=c)
+                    (
+                        Candidate(f"i{n:06d}/{m}", f"i{n:06d}", f"model-{m}", pool[(2 * n + j) % len(pool)])
+                        for n in range(lo, hi)
+                        for j, m in enumerate("xy")
+                    ),
+                    conn=c,
+                )
+                s.add_pairs(
+                    (Pair(f"p{n:06d}", f"i{n:06d}", f"i{n:06d}/x", f"i{n:06d}/y", "bench") for n in range(lo, hi)),
+                    conn=c,
+                )
                 s.add_assignments(
-                    (Assignment(f"p{n:06d}", names[(n * k + j) % n_annotators],
-                                "first" if int(hashlib.sha256(f"{n}/{j}".encode()).hexdigest(), 16) % 2 else "second", n)
-                     for n in range(lo, hi) for j in range(k)), conn=c)
+                    (
+                        Assignment(
+                            f"p{n:06d}",
+                            names[(n * k + j) % n_annotators],
+                            "first" if int(hashlib.sha256(f"{n}/{j}".encode()).hexdigest(), 16) % 2 else "second",
+                            n,
+                        )
+                        for n in range(lo, hi)
+                        for j in range(k)
+                    ),
+                    conn=c,
+                )
     print(flush=True)
-    print(f"built {n_pairs:,} pairs, {n_pairs * k:,} assignments for {n_annotators} annotators, "
-          f"{n_images} images in {time.perf_counter() - t:.1f} s")
+    print(
+        f"built {n_pairs:,} pairs, {n_pairs * k:,} assignments for {n_annotators} annotators, "
+        f"{n_images} images in {time.perf_counter() - t:.1f} s"
+    )
     return names
 
 
@@ -190,8 +226,10 @@ def run_app(db: str, images: Path, annotator: str, n_labels: int, warmup: int, t
                     idle.append(t_idle)
         b.close()
     if idle:
-        print(f"           (the app's run ended a median {statistics.median(idle):.0f} ms after the key; the rest is "
-              "the browser rendering and decoding)")
+        print(
+            f"           (the app's run ended a median {statistics.median(idle):.0f} ms after the key; the rest is "
+            "the browser rendering and decoding)"
+        )
     return times
 
 
@@ -205,9 +243,18 @@ def run_bare(minimal: bool, n_labels: int, warmup: int = 5) -> list[float]:
     from tests.support.streamlit_server import free_port
 
     port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "bench" / "apps" / "bare_page.py"), "--server.headless=true",
-           "--server.address=127.0.0.1", f"--server.port={port}", "--browser.gatherUsageStats=false",
-           "--server.fileWatcherType=none"] + (["--", "--minimal"] if minimal else [])
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(ROOT / "bench" / "apps" / "bare_page.py"),
+        "--server.headless=true",
+        "--server.address=127.0.0.1",
+        f"--server.port={port}",
+        "--browser.gatherUsageStats=false",
+        "--server.fileWatcherType=none",
+    ] + (["--", "--minimal"] if minimal else [])
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -229,10 +276,16 @@ def run_bare(minimal: bool, n_labels: int, warmup: int = 5) -> list[float]:
             wait_idle(page)
             for n in range(n_labels + warmup):
                 page.wait_for_selector(f".st-key-q_submit_{tk(n)} button", state="attached")
-                page.evaluate("(() => { const r = document.querySelector('.st-key-q_left_%s input[type=radio]'); r && r.click(); })()" % tk(n))
+                page.evaluate(
+                    "(() => { const r = document.querySelector('.st-key-q_left_%s input[type=radio]'); r && r.click(); })()"
+                    % tk(n)
+                )
                 page.wait_for_timeout(100)
                 page.evaluate(WATCH, [tk(n + 1), f"i{n + 1}", False])
-                page.evaluate("() => { window.__t0 = performance.now(); document.querySelector('.st-key-q_submit_%s button').click(); }" % tk(n))
+                page.evaluate(
+                    "() => { window.__t0 = performance.now(); document.querySelector('.st-key-q_submit_%s button').click(); }"
+                    % tk(n)
+                )
                 ms = page.evaluate(RACE)
                 if n >= warmup:
                     times.append(ms)
@@ -266,9 +319,15 @@ def run_label_studio(n_tasks: int, n_calls: int, tmp: Path, pool: list[str]) -> 
         chunk = 5_000
         for lo in range(0, n_tasks, chunk):
             tasks = [
-                {"data": {"prompt": f"Question {n}: what does the picture show?", "image": "/static/images/logo.png",
-                          "response_a": pool[(2 * n) % len(pool)], "response_b": pool[(2 * n + 1) % len(pool)],
-                          "pair_id": f"p{n:06d}"}}
+                {
+                    "data": {
+                        "prompt": f"Question {n}: what does the picture show?",
+                        "image": "/static/images/logo.png",
+                        "response_a": pool[(2 * n) % len(pool)],
+                        "response_b": pool[(2 * n + 1) % len(pool)],
+                        "pair_id": f"p{n:06d}",
+                    }
+                }
                 for n in range(lo, min(n_tasks, lo + chunk))
             ]
             r = c.post(f"/api/projects/{proj['id']}/import", json=tasks)
@@ -308,13 +367,17 @@ def main(argv: list[str] | None = None) -> int:
         names = build(db, images, n_pairs, n_ann, k, n_images=30 if a.quick else 300)
         times = run_app(db, images, names[0], n_labels, warmup=5, tmp=tmp)
         med, p95 = statistics.median(times), pct(times, 95)
-        print(f"mmrb app   submit key -> next pair shown over {len(times)} labels: "
-              f"median {med:.0f} ms, p95 {p95:.0f} ms (targets 120 / 200 ms) "
-              f"{'OK' if med < 120 and p95 < 200 else 'MISSED'}")
+        print(
+            f"mmrb app   submit key -> next pair shown over {len(times)} labels: "
+            f"median {med:.0f} ms, p95 {p95:.0f} ms (targets 120 / 200 ms) "
+            f"{'OK' if med < 120 and p95 < 200 else 'MISSED'}"
+        )
         for minimal, what in ((False, "bare page of this shape"), (True, "minimal page (4 elements)")):
             bt = run_bare(minimal, n_labels)
-            print(f"reference  {what:<27} median {statistics.median(bt):.0f} ms, p95 {pct(bt, 95):.0f} ms: "
-                  f"Streamlit's own rerun here; mmrb / it: median {med / statistics.median(bt):.2f}")
+            print(
+                f"reference  {what:<27} median {statistics.median(bt):.0f} ms, p95 {pct(bt, 95):.0f} ms: "
+                f"Streamlit's own rerun here; mmrb / it: median {med / statistics.median(bt):.2f}"
+            )
         if a.no_anchor:
             return 0
         got = run_label_studio(ls_tasks, n_labels, tmp, texts(2 * ls_tasks))
@@ -322,10 +385,14 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         ls_times, import_s = got
         ls_med, ls_p95 = statistics.median(ls_times), pct(ls_times, 95)
-        print(f"anchor     Label Studio submit + next-task API over {len(ls_times)} labels on {ls_tasks:,} tasks "
-              f"(imported in {import_s:.0f} s): median {ls_med:.0f} ms, p95 {ls_p95:.0f} ms")
-        print(f"ratio      mmrb / Label Studio: median {med / ls_med:.2f}, p95 {p95 / ls_p95:.2f} "
-              "(mmrb includes the browser render; the anchor is API calls only)")
+        print(
+            f"anchor     Label Studio submit + next-task API over {len(ls_times)} labels on {ls_tasks:,} tasks "
+            f"(imported in {import_s:.0f} s): median {ls_med:.0f} ms, p95 {ls_p95:.0f} ms"
+        )
+        print(
+            f"ratio      mmrb / Label Studio: median {med / ls_med:.2f}, p95 {p95 / ls_p95:.2f} "
+            "(mmrb includes the browser render; the anchor is API calls only)"
+        )
     return 0
 
 

@@ -63,12 +63,20 @@ def make_store(path: Path, n: int) -> Store:
         items, cands, pairs, labels = [], [], [], []
         for k in ids:
             im = stored[k % len(stored)]
-            items.append(Item(f"i{k}", f"Question {k}: what does the image show?", CATEGORIES[k % len(CATEGORIES)],
-                              images=(ImageRef(f"img{k % 50}.png", im.sha256, "ok", im.width, im.height),)))
+            items.append(
+                Item(
+                    f"i{k}",
+                    f"Question {k}: what does the image show?",
+                    CATEGORIES[k % len(CATEGORIES)],
+                    images=(ImageRef(f"img{k % 50}.png", im.sha256, "ok", im.width, im.height),),
+                )
+            )
             cands += [Candidate(f"i{k}:m1:0", f"i{k}", "m1", text()), Candidate(f"i{k}:m2:0", f"i{k}", "m2", text())]
             pairs.append(Pair(f"p{k}", f"i{k}", f"i{k}:m1:0", f"i{k}:m2:0", origin="bench", task="preference"))
             pref = rng.choice(("first", "second"))
-            labels += [Label(f"p{k}", a, "correct", "correct", pref, rationale="bench", seconds=10.0) for a in ANNOTATORS]
+            labels += [
+                Label(f"p{k}", a, "correct", "correct", pref, rationale="bench", seconds=10.0) for a in ANNOTATORS
+            ]
         with store.write() as conn:
             store.add_items(items, conn=conn)
             store.add_candidates(cands, conn=conn)

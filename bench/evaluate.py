@@ -45,13 +45,18 @@ def write_inputs(work: Path, n: int, url: str, concurrency: int) -> tuple[Path, 
     cats = ["general", "hallucination", "reasoning"]
     with ds.open("w") as f:
         for i in range(n):
-            f.write(json.dumps({
-                "id": f"pair-{i:05d}",
-                "prompt": f"Question {i}: what is in the picture?",
-                "chosen": f"GOOD answer {i}: a cat on a red sofa, next to a lamp.",
-                "rejected": f"BAD answer {i}: a dog under a blue table.",
-                "category": cats[i % 3],
-            }) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "id": f"pair-{i:05d}",
+                        "prompt": f"Question {i}: what is in the picture?",
+                        "chosen": f"GOOD answer {i}: a cat on a red sofa, next to a lamp.",
+                        "rejected": f"BAD answer {i}: a dog under a blue table.",
+                        "category": cats[i % 3],
+                    }
+                )
+                + "\n"
+            )
     judge = work / "judge.toml"
     judge.write_text(
         f'name = "bench-judge"\nbase_url = "{url}"\nmodel = "bench"\ntemplate = "mmrb"\n'
@@ -75,8 +80,23 @@ def child_main(argv: list[str]) -> int:
 
 
 def evaluate_cmd(ds: Path, judge: Path, db: Path) -> list[str]:
-    return [sys.executable, __file__, "--child", "--dataset", str(ds), "--judge", str(judge), "--order", "both",
-            "--db", str(db), "--json", "--quiet", "--bootstrap", "200"]
+    return [
+        sys.executable,
+        __file__,
+        "--child",
+        "--dataset",
+        str(ds),
+        "--judge",
+        str(judge),
+        "--order",
+        "both",
+        "--db",
+        str(db),
+        "--json",
+        "--quiet",
+        "--bootstrap",
+        "200",
+    ]
 
 
 def parse_child(out: str, err: str) -> tuple[dict, float, float]:
@@ -144,7 +164,9 @@ def main() -> int:
 
         # 2. killed half way, then resumed
         db2 = work / "crash.db"
-        child = subprocess.Popen(evaluate_cmd(ds, judge, db2), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+        child = subprocess.Popen(
+            evaluate_cmd(ds, judge, db2), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT
+        )
         while stored_count(db2) < total // 2 and child.poll() is None:
             time.sleep(0.02)
         os.kill(child.pid, signal.SIGKILL)
@@ -164,26 +186,47 @@ def main() -> int:
         final_keys = stored_keys(db2)
 
     identical = full == resumed
-    print(f"pairs {args.pairs}, judgments {total} (both orders), latency {args.latency * 1000:.0f} ms, "
-          f"concurrency {args.concurrency}")
-    print(f"throughput: {rate:.1f} judgments/s vs limit {limit:.0f}/s = {100 * rate / limit:.1f}% (target >= 85%); "
-          f"wall incl. start-up and scoring {wall:.1f} s; requests {requests_full}")
-    print(f"CPU of the evaluate process: {1000 * cpu1 / total:.2f} ms per judgment (start-up and scoring included), "
-          f"so one core sustains about {total / cpu1:.0f}/s; load average during the run {load:.1f} on {os.cpu_count()} cores")
+    print(
+        f"pairs {args.pairs}, judgments {total} (both orders), latency {args.latency * 1000:.0f} ms, "
+        f"concurrency {args.concurrency}"
+    )
+    print(
+        f"throughput: {rate:.1f} judgments/s vs limit {limit:.0f}/s = {100 * rate / limit:.1f}% (target >= 85%); "
+        f"wall incl. start-up and scoring {wall:.1f} s; requests {requests_full}"
+    )
+    print(
+        f"CPU of the evaluate process: {1000 * cpu1 / total:.2f} ms per judgment (start-up and scoring included), "
+        f"so one core sustains about {total / cpu1:.0f}/s; load average during the run {load:.1f} on {os.cpu_count()} cores"
+    )
     print(f"peak memory (RSS of the evaluate process): {peak1:.0f} MB full run, {peak2:.0f} MB resumed run")
-    print(f"crash: SIGKILL with {len(at_kill)} judgments stored; resume sent {rinfo['sent']} "
-          f"(already stored {rinfo['already_stored']}); stored judgments sent twice: {sent_twice} (target 0); "
-          f"in flight at the kill and re-sent: {in_flight_resent}; final stored {len(final_keys)}/{total}")
-    print(f"final metrics identical to the uninterrupted run: {identical} "
-          f"(overall {full['overall']['correct_n']} = {full['overall']['accuracy']}, "
-          f"resumed {resumed['overall']['correct_n']})")
+    print(
+        f"crash: SIGKILL with {len(at_kill)} judgments stored; resume sent {rinfo['sent']} "
+        f"(already stored {rinfo['already_stored']}); stored judgments sent twice: {sent_twice} (target 0); "
+        f"in flight at the kill and re-sent: {in_flight_resent}; final stored {len(final_keys)}/{total}"
+    )
+    print(
+        f"final metrics identical to the uninterrupted run: {identical} "
+        f"(overall {full['overall']['correct_n']} = {full['overall']['accuracy']}, "
+        f"resumed {resumed['overall']['correct_n']})"
+    )
     ok = identical and sent_twice == 0 and len(final_keys) == total
-    print(json.dumps({
-        "judgments_per_second": rate, "limit": limit, "ratio": round(rate / limit, 4),
-        "peak_rss_mb": round(max(peak1, peak2), 1),
-        "cpu_ms_per_judgment": round(1000 * cpu1 / total, 3), "load_average": round(load, 2), "stored_at_kill": len(at_kill), "sent_twice": sent_twice,
-        "in_flight_resent": in_flight_resent, "identical": identical, "ok": ok,
-    }))
+    print(
+        json.dumps(
+            {
+                "judgments_per_second": rate,
+                "limit": limit,
+                "ratio": round(rate / limit, 4),
+                "peak_rss_mb": round(max(peak1, peak2), 1),
+                "cpu_ms_per_judgment": round(1000 * cpu1 / total, 3),
+                "load_average": round(load, 2),
+                "stored_at_kill": len(at_kill),
+                "sent_twice": sent_twice,
+                "in_flight_resent": in_flight_resent,
+                "identical": identical,
+                "ok": ok,
+            }
+        )
+    )
     return 0 if ok else 1
 
 

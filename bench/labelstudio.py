@@ -59,15 +59,27 @@ def build_store(path: Path, n_pairs: int, n_images: int = 50) -> Store:
         store.add_candidates(
             (Candidate(f"{i.id}/{m}", i.id, m, f"{m}: {text}") for i in items for m in ("alpha", "beta")), conn=c
         )
-        store.add_pairs((Pair(f"pair{n:05d}", i.id, f"{i.id}/alpha", f"{i.id}/beta", "bench") for n, i in enumerate(items)), conn=c)
+        store.add_pairs(
+            (Pair(f"pair{n:05d}", i.id, f"{i.id}/alpha", f"{i.id}/beta", "bench") for n, i in enumerate(items)), conn=c
+        )
     return store
 
 
 def result(n: int) -> list[dict]:
     return [
         {"from_name": "correct_a", "to_name": "response_a", "type": "choices", "value": {"choices": [CHOICES[n % 3]]}},
-        {"from_name": "correct_b", "to_name": "response_b", "type": "choices", "value": {"choices": [CHOICES[(n + 1) % 3]]}},
-        {"from_name": "preference", "to_name": "prompt", "type": "choices", "value": {"choices": [("A", "B", "Tie")[n % 3]]}},
+        {
+            "from_name": "correct_b",
+            "to_name": "response_b",
+            "type": "choices",
+            "value": {"choices": [CHOICES[(n + 1) % 3]]},
+        },
+        {
+            "from_name": "preference",
+            "to_name": "prompt",
+            "type": "choices",
+            "value": {"choices": [("A", "B", "Tie")[n % 3]]},
+        },
         {"from_name": "rationale", "to_name": "prompt", "type": "textarea", "value": {"text": [f"reason {n}"]}},
     ]
 
@@ -152,14 +164,20 @@ def main(argv: list[str] | None = None) -> int:
         repull_s = time.perf_counter() - t
         assert again.unchanged == n_ann and again.new == again.updated == 0
 
-        print(f"push  {n_pairs:>7,} pairs        {push_s:7.1f} s  {n_pairs / push_s:8.0f} items/s   "
-              f"anchor (LS bulk import) {anchor_push_s:6.1f} s  ratio {push_s / anchor_push_s:.2f}")
-        print(f"pull  {n_ann:>7,} annotations  {pull_s:7.1f} s  {n_ann / pull_s:8.0f} items/s   "
-              f"anchor (LS JSON export, mean of 2) {anchor_pull_s:6.1f} s  ratio {pull_s / anchor_pull_s:.2f}")
+        print(
+            f"push  {n_pairs:>7,} pairs        {push_s:7.1f} s  {n_pairs / push_s:8.0f} items/s   "
+            f"anchor (LS bulk import) {anchor_push_s:6.1f} s  ratio {push_s / anchor_push_s:.2f}"
+        )
+        print(
+            f"pull  {n_ann:>7,} annotations  {pull_s:7.1f} s  {n_ann / pull_s:8.0f} items/s   "
+            f"anchor (LS JSON export, mean of 2) {anchor_pull_s:6.1f} s  ratio {pull_s / anchor_pull_s:.2f}"
+        )
         print(f"pull again (nothing changed)  {repull_s:7.1f} s  {n_ann / repull_s:8.0f} items/s")
-        print(f"pull breakdown: Label Studio export {got.seconds['export']:.1f} s, mapping + store write "
-              f"{got.seconds['store']:.1f} s ({n_ann / got.seconds['store']:.0f} annotations/s); "
-              f"the export anchor varies with server load, so compare the two parts")
+        print(
+            f"pull breakdown: Label Studio export {got.seconds['export']:.1f} s, mapping + store write "
+            f"{got.seconds['store']:.1f} s ({n_ann / got.seconds['store']:.0f} annotations/s); "
+            f"the export anchor varies with server load, so compare the two parts"
+        )
         store.close()
         client.close()
     finally:

@@ -48,25 +48,36 @@ def make_store(db: str, images: str, n: int) -> None:
             Image.new("RGB", (64, 48), ((i * 7) % 256, (i * 13) % 256, (i * 29) % 256)).save(buf, "PNG")
             s = store.images.put(buf.getvalue())
             stored.append(s)
-            items.append(Item(id=f"item{i:05d}", prompt=f"What is in picture {i}?", category="vqa",
-                              images=(ImageRef(f"p{i}.png", s.sha256, "ok", s.width, s.height),)))
+            items.append(
+                Item(
+                    id=f"item{i:05d}",
+                    prompt=f"What is in picture {i}?",
+                    category="vqa",
+                    images=(ImageRef(f"p{i}.png", s.sha256, "ok", s.width, s.height),),
+                )
+            )
         with store.write() as conn:
             store.add_images(stored, conn=conn)
             store.add_items(items, conn=conn)
 
 
 def start_server(latency: float, log: Path) -> tuple[subprocess.Popen, str]:
-    p = subprocess.Popen([sys.executable, str(ROOT / "tests/support/fake_openai.py"), "--latency", str(latency),
-                          "--log", str(log)], stdout=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests/support/fake_openai.py"), "--latency", str(latency), "--log", str(log)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     return p, p.stdout.readline().strip()
 
 
 def write_models(path: Path, url: str, concurrency: int) -> None:
-    path.write_text("".join(
-        f'[[models]]\nname = "{m}"\nbase_url = "{url}"\nmodel = "{m}"\nconcurrency = {concurrency}\n'
-        f"[models.params]\ntemperature = 0.7\nmax_tokens = 256\n"
-        for m in ("model-a", "model-b", "model-c")
-    ))
+    path.write_text(
+        "".join(
+            f'[[models]]\nname = "{m}"\nbase_url = "{url}"\nmodel = "{m}"\nconcurrency = {concurrency}\n'
+            f"[models.params]\ntemperature = 0.7\nmax_tokens = 256\n"
+            for m in ("model-a", "model-b", "model-c")
+        )
+    )
 
 
 def logged_keys(log: Path) -> list[str]:
@@ -98,8 +109,9 @@ def bare_client_rate(url: str, n: int, concurrency: int) -> float:
         async def one(k: int, i: int) -> None:
             body = json.dumps({"model": f"bare-{k}", "messages": [{"role": "user", "content": f"q{i}"}]}).encode()
             async with sems[k]:
-                async with sessions[k].post(url + "/chat/completions", data=body,
-                                            headers={"content-type": "application/json"}) as r:
+                async with sessions[k].post(
+                    url + "/chat/completions", data=body, headers={"content-type": "application/json"}
+                ) as r:
                     json.loads(await r.read())
 
         t0 = time.perf_counter()
@@ -127,8 +139,10 @@ def count(db: str) -> int:
 
 def stored_keys(db: str) -> set[str]:
     with sqlite3.connect(db) as con:
-        return {f"{a}/{b}/{c}/{d}" for a, b, c, d in
-                con.execute("select item_id, model, params_key, sample_index from candidates")}
+        return {
+            f"{a}/{b}/{c}/{d}"
+            for a, b, c, d in con.execute("select item_id, model, params_key, sample_index from candidates")
+        }
 
 
 def main() -> int:
@@ -159,8 +173,12 @@ def main() -> int:
             s0 = cpu_seconds(server.pid)
             r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
-            out = subprocess.run([*SAMPLER, "--db", db1, "--images", img1, "--models", str(models), "--no-progress"],
-                                 cwd=ROOT, capture_output=True, text=True)
+            out = subprocess.run(
+                [*SAMPLER, "--db", db1, "--images", img1, "--models", str(models), "--no-progress"],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+            )
             wall = time.perf_counter() - t0
             r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
             server_cpu = cpu_seconds(server.pid) - s0
@@ -172,19 +190,27 @@ def main() -> int:
             got = count(db1)
             rate = got / run_s
             cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-            print(f"items x models          {n_items} x 3 = {total} requests, latency {a.latency * 1000:.0f} ms, "
-                  f"concurrency {a.concurrency} per endpoint")
+            print(
+                f"items x models          {n_items} x 3 = {total} requests, latency {a.latency * 1000:.0f} ms, "
+                f"concurrency {a.concurrency} per endpoint"
+            )
             print(f"responses stored        {got} / {total}")
             print(f"sampling time           {run_s:.2f} s (process wall {wall:.2f} s incl. start-up)")
-            print(f"throughput              {rate:.0f} responses/s; limit {limit:.0f}/s; ratio {rate / limit:.1%} "
-                  f"(target >= 85%)")
-            print(f"incl. start-up          {got / wall:.0f} responses/s over the process wall time "
-                  f"({got / wall / limit:.1%} of the limit): Python start-up and imports")
+            print(
+                f"throughput              {rate:.0f} responses/s; limit {limit:.0f}/s; ratio {rate / limit:.1%} "
+                f"(target >= 85%)"
+            )
+            print(
+                f"incl. start-up          {got / wall:.0f} responses/s over the process wall time "
+                f"({got / wall / limit:.1%} of the limit): Python start-up and imports"
+            )
             print(f"sampler CPU             {cpu:.2f} s = {cpu / wall:.0%} of one core over the process wall time")
             print(f"sampler peak memory     {r1.ru_maxrss / 1024:.0f} MiB (max RSS of a child process)")
             print(f"fake server CPU         {server_cpu:.2f} s over the same time")
-            print(f"bare aiohttp loop        {bare:.0f} responses/s here and now ({bare / limit:.1%} of the limit); "
-                  f"sampler / bare = {rate / bare:.1%}")
+            print(
+                f"bare aiohttp loop        {bare:.0f} responses/s here and now ({bare / limit:.1%} of the limit); "
+                f"sampler / bare = {rate / bare:.1%}"
+            )
             print(f"machine load            {os.getloadavg()[0]:.1f} (1-minute load average on {os.cpu_count()} CPUs)")
 
             # -- phase 2: kill at half way, resume -----------------------------------------
@@ -204,7 +230,7 @@ def main() -> int:
             if out.returncode != 0:
                 print(out.stdout, out.stderr)
                 return 1
-            sent_second = logged_keys(log)[log_before + len(sent_first):]
+            sent_second = logged_keys(log)[log_before + len(sent_first) :]
             final = stored_keys(db2)
             twice_stored = sum(1 for k in sent_second if k in at_kill)
             resent_unstored = len(set(sent_second) & set(sent_first))
@@ -212,7 +238,9 @@ def main() -> int:
             print(f"killed at               {len(at_kill)} / {total} stored ({len(sent_first)} requests sent)")
             print(f"resumed run sent        {len(sent_second)} requests")
             print(f"sent twice (stored key) {twice_stored} (target 0)")
-            print(f"re-sent, not stored     {resent_unstored} (in flight or inside the 50 ms commit window at the kill)")
+            print(
+                f"re-sent, not stored     {resent_unstored} (in flight or inside the 50 ms commit window at the kill)"
+            )
             print(f"responses lost          {lost} (target 0)")
             ok = rate / limit >= 0.85 and twice_stored == 0 and lost == 0
             print("RESULT                  " + ("meets the targets" if ok else "BELOW TARGET"))

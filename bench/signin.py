@@ -33,8 +33,12 @@ def main(argv=None) -> int:
         auth.set_active(s, "gone", False)
         s.ensure_annotator("nopw")
         auth.dummy_hash()  # made once per process
-        cases = {"wrong password (anchor)": "alice", "unknown name": "nobody", "no password": "nopw",
-                 "disabled account": "gone"}
+        cases = {
+            "wrong password (anchor)": "alice",
+            "unknown name": "nobody",
+            "no password": "nopw",
+            "disabled account": "gone",
+        }
         ms: dict[str, list[float]] = {k: [] for k in cases}
         for _ in range(rounds):  # interleaved, so load on the machine hits every case alike
             for k, name in cases.items():

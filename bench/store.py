@@ -45,8 +45,10 @@ TARGET_MEDIAN_MS, TARGET_P95_MS = 5.0, 20.0
 ANCHOR_NEXT_MS, ANCHOR_SUBMIT_MS = 164.0, 104.0  # Label Studio 1.23, 50,000 tasks (from the issue)
 PER_PAIR = 3
 # `mmrb ingest pairs` as the console script runs it, reporting its own peak memory on exit
-CHILD = ("import resource, sys\nfrom curate.cli import main\nrc = main(sys.argv[1:])\n"
-         "print('MAXRSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\nsys.exit(rc)")
+CHILD = (
+    "import resource, sys\nfrom curate.cli import main\nrc = main(sys.argv[1:])\n"
+    "print('MAXRSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\nsys.exit(rc)"
+)
 
 
 def source_rows(quick: bool) -> list[dict] | None:
@@ -81,8 +83,20 @@ def pct(xs: list[float], q: int) -> float:
 
 def ingest(url: str, images: Path, data: Path, n_pairs: int) -> dict:
     """``mmrb ingest pairs`` in a child process: (seconds, peak MB)."""
-    cmd = [sys.executable, "-c", CHILD, "ingest", "pairs", str(data), "--format", "vlrewardbench-text",
-           "--db", url, "--images", str(images)]
+    cmd = [
+        sys.executable,
+        "-c",
+        CHILD,
+        "ingest",
+        "pairs",
+        str(data),
+        "--format",
+        "vlrewardbench-text",
+        "--db",
+        url,
+        "--images",
+        str(images),
+    ]
     t0 = time.perf_counter()
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     seconds = time.perf_counter() - t0
@@ -104,20 +118,31 @@ def executemany_reference(data: Path, db: Path) -> float:
             iid = r["id"] + "~" + hashlib.sha256(line.encode()).hexdigest()[:10]  # ids repeat in the source
             items.append((iid, r["prompt"], "general", None, "bench", "{}", ts))
             refs.append((iid, 0, r["image"], None, "missing", None))
-            cands += [(f"{iid}:a:0", iid, "a", r["chosen"], "{}", "k", 0, ts),
-                      (f"{iid}:b:0", iid, "b", r["rejected"], "{}", "k", 0, ts)]
+            cands += [
+                (f"{iid}:a:0", iid, "a", r["chosen"], "{}", "k", 0, ts),
+                (f"{iid}:b:0", iid, "b", r["rejected"], "{}", "k", 0, ts),
+            ]
             pairs.append((iid, iid, f"{iid}:a:0", f"{iid}:b:0", "import:bench", "first", "candidate", 0, "{}", ts))
     con = sqlite3.connect(db, isolation_level=None)
     con.execute("PRAGMA synchronous=NORMAL")
     con.execute("BEGIN IMMEDIATE")
-    con.executemany("INSERT INTO items (id, prompt, category, reference, source, metadata, created_at) "
-                    "VALUES (?,?,?,?,?,?,?)", items)
-    con.executemany("INSERT INTO item_images (item_id, position, source, sha256, status, error) VALUES (?,?,?,?,?,?)",
-                    refs)
-    con.executemany("INSERT INTO candidates (id, item_id, model, text, params, params_key, sample_index, created_at) "
-                    "VALUES (?,?,?,?,?,?,?,?)", cands)
-    con.executemany("INSERT INTO pairs (id, item_id, first_id, second_id, origin, known_preference, status, is_gold, "
-                    "metadata, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)", pairs)
+    con.executemany(
+        "INSERT INTO items (id, prompt, category, reference, source, metadata, created_at) VALUES (?,?,?,?,?,?,?)",
+        items,
+    )
+    con.executemany(
+        "INSERT INTO item_images (item_id, position, source, sha256, status, error) VALUES (?,?,?,?,?,?)", refs
+    )
+    con.executemany(
+        "INSERT INTO candidates (id, item_id, model, text, params, params_key, sample_index, created_at) "
+        "VALUES (?,?,?,?,?,?,?,?)",
+        cands,
+    )
+    con.executemany(
+        "INSERT INTO pairs (id, item_id, first_id, second_id, origin, known_preference, status, is_gold, "
+        "metadata, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        pairs,
+    )
     con.execute("COMMIT")
     con.close()
     return time.perf_counter() - t0
@@ -141,11 +166,13 @@ def queue(url: str, images: Path, n_ann: int, calls: int) -> dict:
                     h = int(hashlib.sha256(f"{pid}|{a}|0".encode()).hexdigest()[:8], 16)
                     planned.append((pid, a, "first" if h % 2 else "second", seq[a]))
                     seq[a] += 1
-            rows = [Assignment(pid, a, left, s, state="done" if s < seq[a] // 2 else "open")
-                    for pid, a, left, s in planned]
+            rows = [
+                Assignment(pid, a, left, s, state="done" if s < seq[a] // 2 else "open") for pid, a, left, s in planned
+            ]
             store.add_assignments(rows, conn=conn)
-            store.add_labels([Label(r.pair_id, r.annotator, preference="first") for r in rows if r.state == "done"],
-                             conn=conn)
+            store.add_labels(
+                [Label(r.pair_id, r.annotator, preference="first") for r in rows if r.state == "done"], conn=conn
+            )
         setup_s = time.perf_counter() - t0
         nxt, sub = [], []
         for k in range(calls):
@@ -157,8 +184,14 @@ def queue(url: str, images: Path, n_ann: int, calls: int) -> dict:
             t = time.perf_counter()
             store.save_label(label)
             sub.append((time.perf_counter() - t) * 1000)
-        return dict(assignments=len(rows), setup_s=setup_s, next_median=statistics.median(nxt), next_p95=pct(nxt, 95),
-                    submit_median=statistics.median(sub), submit_p95=pct(sub, 95))
+        return dict(
+            assignments=len(rows),
+            setup_s=setup_s,
+            next_median=statistics.median(nxt),
+            next_p95=pct(nxt, 95),
+            submit_median=statistics.median(sub),
+            submit_p95=pct(sub, 95),
+        )
     finally:
         store.close()
 
@@ -208,8 +241,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench/store.py: skipped: {VLRB} not present (run with --quick to use synthetic pairs)")
         return 0
     origin = "real VL-RewardBench pairs" if VLRB.exists() else "synthetic pairs"
-    print(f"store benchmark: {', '.join(f'{n:,}' for n in sizes)} pairs ({origin}, repeated with new ids), "
-          f"{n_ann} annotators, {PER_PAIR} annotators per pair, {calls:,} next+submit calls")
+    print(
+        f"store benchmark: {', '.join(f'{n:,}' for n in sizes)} pairs ({origin}, repeated with new ids), "
+        f"{n_ann} annotators, {PER_PAIR} annotators per pair, {calls:,} next+submit calls"
+    )
 
     results = []
     with tempfile.TemporaryDirectory(prefix="mmrb-bench-") as tmp_name:
@@ -224,8 +259,12 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 url, drop = got
                 try:
-                    r = dict(backend=backend, pairs=n, reference_rows_per_s=n / ref_s,
-                             **ingest(url, tmp / f"images-{backend}-{n}", data, n))
+                    r = dict(
+                        backend=backend,
+                        pairs=n,
+                        reference_rows_per_s=n / ref_s,
+                        **ingest(url, tmp / f"images-{backend}-{n}", data, n),
+                    )
                     if not args.no_queue:
                         r.update(queue(url, tmp / f"images-{backend}-{n}", n_ann, calls))
                     results.append(r)
@@ -236,23 +275,31 @@ def main(argv: list[str] | None = None) -> int:
             data.unlink()
 
     print()
-    print("ingest: `mmrb ingest pairs` in a child process (rows/s over its wall time, start-up included; peak = its "
-          "max RSS); anchor: plain sqlite3 executemany of the same rows in this run")
+    print(
+        "ingest: `mmrb ingest pairs` in a child process (rows/s over its wall time, start-up included; peak = its "
+        "max RSS); anchor: plain sqlite3 executemany of the same rows in this run"
+    )
     print(f"{'backend':<10}{'pairs':>9}{'rows/s':>9}{'peak MB':>9}{'anchor rows/s':>15}{'of anchor':>11}")
     for r in results:
-        print(f"{r['backend']:<10}{r['pairs']:>9,}{r['rows_per_s']:>9,.0f}{r['peak_mb']:>9,.0f}"
-              f"{r['reference_rows_per_s']:>15,.0f}{r['rows_per_s'] / r['reference_rows_per_s']:>10.0%}")
+        print(
+            f"{r['backend']:<10}{r['pairs']:>9,}{r['rows_per_s']:>9,.0f}{r['peak_mb']:>9,.0f}"
+            f"{r['reference_rows_per_s']:>15,.0f}{r['rows_per_s'] / r['reference_rows_per_s']:>10.0%}"
+        )
     if args.no_queue:
         return 0
     print()
     print(f"{'backend':<10}{'pairs':>9}{'next med':>10}{'next p95':>10}{'submit med':>12}{'submit p95':>12}")
     for r in results:
-        print(f"{r['backend']:<10}{r['pairs']:>9,}{r['next_median']:>8.2f}ms{r['next_p95']:>8.2f}ms"
-              f"{r['submit_median']:>10.2f}ms{r['submit_p95']:>10.2f}ms")
+        print(
+            f"{r['backend']:<10}{r['pairs']:>9,}{r['next_median']:>8.2f}ms{r['next_p95']:>8.2f}ms"
+            f"{r['submit_median']:>10.2f}ms{r['submit_p95']:>10.2f}ms"
+        )
     print()
-    print(f"targets: median < {TARGET_MEDIAN_MS:g} ms, p95 < {TARGET_P95_MS:g} ms, flat with size. "
-          f"anchor: Label Studio 1.23 next-task {ANCHOR_NEXT_MS:g} ms, submit {ANCHOR_SUBMIT_MS:g} ms "
-          "(medians at 50,000 tasks, quoted from the issue, not measured here)")
+    print(
+        f"targets: median < {TARGET_MEDIAN_MS:g} ms, p95 < {TARGET_P95_MS:g} ms, flat with size. "
+        f"anchor: Label Studio 1.23 next-task {ANCHOR_NEXT_MS:g} ms, submit {ANCHOR_SUBMIT_MS:g} ms "
+        "(medians at 50,000 tasks, quoted from the issue, not measured here)"
+    )
     for r in results:
         print(
             f"  {r['backend']}: next {verdict(r['next_median'], r['next_p95'])}, "
@@ -265,10 +312,12 @@ def main(argv: list[str] | None = None) -> int:
         mine = [r for r in results if r["backend"] == backend]
         if len(mine) > 1:
             lo, hi = mine[0], mine[-1]
-            print(f"  {backend}: {hi['pairs']:,} against {lo['pairs']:,} pairs: next median x"
-                  f"{hi['next_median'] / lo['next_median']:.2f}, submit median x"
-                  f"{hi['submit_median'] / lo['submit_median']:.2f}; ingest peak memory x"
-                  f"{hi['peak_mb'] / lo['peak_mb']:.2f}")
+            print(
+                f"  {backend}: {hi['pairs']:,} against {lo['pairs']:,} pairs: next median x"
+                f"{hi['next_median'] / lo['next_median']:.2f}, submit median x"
+                f"{hi['submit_median'] / lo['submit_median']:.2f}; ingest peak memory x"
+                f"{hi['peak_mb'] / lo['peak_mb']:.2f}"
+            )
     return 0
 
 

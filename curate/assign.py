@@ -26,8 +26,8 @@ Rules, in the order they are applied (each run is one transaction):
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from sqlalchemy.exc import IntegrityError
 
@@ -136,7 +136,9 @@ def _assign(store: Store, k, annotators, seed, gold_rate, max_k, batch, pair_ids
             for n in names:
                 store.ensure_annotator(n, conn=conn)
         if not names:
-            raise MmrbError("no annotators to assign to: add annotators first (mmrb annotators add) or pass --annotators")
+            raise MmrbError(
+                "no annotators to assign to: add annotators first (mmrb annotators add) or pass --annotators"
+            )
 
         all_pairs = [p for p in store.pairs(conn=conn) if p.status != "dropped"]
         gold_pool = [p for p in all_pairs if p.is_gold]
@@ -229,7 +231,9 @@ def _assign(store: Store, k, annotators, seed, gold_rate, max_k, batch, pair_ids
             for _, pid, is_gold in slots:
                 seq += 1
                 rows.append(
-                    Assignment(pair_id=pid, annotator=n, left=side_for(pid, n, seed), seq=seq, batch=batch, is_gold=is_gold)
+                    Assignment(
+                        pair_id=pid, annotator=n, left=side_for(pid, n, seed), seq=seq, batch=batch, is_gold=is_gold
+                    )
                 )
                 if is_gold:
                     n_gold += 1

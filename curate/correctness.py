@@ -167,12 +167,20 @@ _CAP = r"(?-i:([A-J]))"  # an option letter is a capital, so the article "a" is 
 _OPEN = r"[\(\[\*]*\s*"
 _END = r"(?![\w'])(?!\s*[=+/^²<>×])"  # "answer is E = mc^2" names no option
 _AFFIRM = (
-    re.compile(_MARKER + r"\s*(?:is|would\s+be|should\s+be)?\s*[:=\-]?\s*(?:option|choice)?\s*" + _OPEN + _CAP + _END, re.I),
+    re.compile(
+        _MARKER + r"\s*(?:is|would\s+be|should\s+be)?\s*[:=\-]?\s*(?:option|choice)?\s*" + _OPEN + _CAP + _END, re.I
+    ),
     re.compile(_MARKER + r"\s*(?:is|:)\s*[\(\[]?([a-j])[\)\]]?\s*\.?\s*$", re.I),  # "the answer is d"
     re.compile(
-        r"\b(?:choose|chose|pick|select|go\s+with|go\s+for|opt\s+for|i'd\s+say)\s+(?:option\s+|choice\s+)?" + _OPEN + _CAP + _END, re.I
+        r"\b(?:choose|chose|pick|select|go\s+with|go\s+for|opt\s+for|i'd\s+say)\s+(?:option\s+|choice\s+)?"
+        + _OPEN
+        + _CAP
+        + _END,
+        re.I,
     ),
-    re.compile(r"\b(?:so|therefore|thus|hence)\s*,?\s*(?:option\s+)?[\(\[]?" + _CAP + r"[\)\]]?\s*[.!]?\s*$", re.I),  # "..., so B."
+    re.compile(
+        r"\b(?:so|therefore|thus|hence)\s*,?\s*(?:option\s+)?[\(\[]?" + _CAP + r"[\)\]]?\s*[.!]?\s*$", re.I
+    ),  # "..., so B."
     re.compile(r"^\W*" + _CAP + r"[\)\]]?\s*,\s*(?:because|since|as)\b", re.I),  # "B, because ..."
     re.compile(
         r"(?<![\w'])[\(\[]?" + _CAP + r"[\)\]]?\s+is\s+(?:also\s+)?(?:the\s+)?"
@@ -183,7 +191,10 @@ _AFFIRM = (
 _MORE_LETTERS = re.compile(r"\s*[\)\]\*]*\s*(?:,|/|&|\bor\b|\band\b)\s*[\(\[]?\s*" + _CAP + _END, re.I)
 _REJECT = (
     re.compile(
-        r"(?<![\w'])[\(\[]?" + _CAP + r"[\)\]]?\s+(?:is|was)\s+(?:wrong|incorrect|false|not\s+(?:correct|right|the\s+answer))\b", re.I
+        r"(?<![\w'])[\(\[]?"
+        + _CAP
+        + r"[\)\]]?\s+(?:is|was)\s+(?:wrong|incorrect|false|not\s+(?:correct|right|the\s+answer))\b",
+        re.I,
     ),
     re.compile(r"\bnot\s+(?:option\s+)?[\(\[]?" + _CAP + r"[\)\]]?" + _END, re.I),
     re.compile(r"\b(?:eliminate|rule\s+out|exclude)\s+(?:option\s+)?[\(\[]?" + _CAP + _END, re.I),
@@ -191,7 +202,9 @@ _REJECT = (
 _MENTION = (
     re.compile(r"[\(\[]" + _CAP + r"[\)\]]"),  # (B)
     re.compile(r"(?:^|(?<=\s))" + _CAP + r"\)"),  # B)
-    re.compile(r"^[ \t]*\**" + _CAP + r"\**[ \t]*(?:[.,]|$)", re.M),  # a line that starts "B." or is "B" ("A:" may be Q/A)
+    re.compile(
+        r"^[ \t]*\**" + _CAP + r"\**[ \t]*(?:[.,]|$)", re.M
+    ),  # a line that starts "B." or is "B" ("A:" may be Q/A)
     re.compile(r"\b(?:option|choice)\s+" + _CAP + _END, re.I),
     re.compile(r"\*\*" + _CAP + r"\*\*"),
 )
@@ -241,7 +254,7 @@ def _read_letter(text: str) -> tuple[str | None, str, int]:
     if len(affirmed) > 1:
         return None, f"several answers: {', '.join(sorted(affirmed))}", 0
     if affirmed:
-        (letter, pos), = affirmed.items()
+        ((letter, pos),) = affirmed.items()
         return letter, "", pos
     mentioned: dict[str, int] = {}
     for m in (m for pattern in _MENTION for m in pattern.finditer(text)):
@@ -251,7 +264,7 @@ def _read_letter(text: str) -> tuple[str | None, str, int]:
         mentioned.setdefault(m.group(2), m.start(2))
     kept = {k: v for k, v in mentioned.items() if k not in rejected}
     if len(kept) == 1:
-        (letter, pos), = kept.items()
+        ((letter, pos),) = kept.items()
         return letter, "", pos
     if kept:
         return None, f"several letters: {', '.join(sorted(kept))}", 0
@@ -344,7 +357,7 @@ _YES_WORD = re.compile(r"\b(?:yes|yeah|yep|yup|true)\b", re.I)
 
 
 def _lead_yes_no(scope: str) -> str | None:
-    """"yes"/"no" when the scope leads with it and never turns, "mixed" when it turns, or None."""
+    """ "yes"/"no" when the scope leads with it and never turns, "mixed" when it turns, or None."""
     if m := _NO_PHRASE.match(scope):
         lead, end = "no", m.end()
     elif m := _LEAD_YES_NO.match(scope):
@@ -497,8 +510,20 @@ _SPELLING = {"grey": "gray", "sept": "september"} | {
 _NEAR = {
     frozenset(p.split())
     for p in (
-        "gray silver", "gray white", "gray black", "silver white", "gold yellow", "gold orange", "yellow orange",
-        "brown beige", "brown orange", "red pink", "red orange", "pink purple", "purple blue", "white beige",
+        "gray silver",
+        "gray white",
+        "gray black",
+        "silver white",
+        "gold yellow",
+        "gold orange",
+        "yellow orange",
+        "brown beige",
+        "brown orange",
+        "red pink",
+        "red orange",
+        "pink purple",
+        "purple blue",
+        "white beige",
     )
 }
 _NEEDS_CAPITAL = {"may", "march"}  # also ordinary words
@@ -534,7 +559,12 @@ def _opens_with(text: str, ref_norm: str) -> str | None:
     23 °C." -> "at 23 °C."), after "It is"/"This is"/an article; None if it does not. What
     follows must be about the answer: a bracket, a new sentence of three words or more, or a
     linking word after a comma ("Cat, dog." and "Cat. Dog." offer two answers)."""
-    t = re.sub(r"^\W*(?:(?:it|this|that)(?:\s+is|'s)\s+|these\s+are\s+|they\s+are\s+)?(?:(?:a|an|the)\s+)?", "", text, flags=re.I)
+    t = re.sub(
+        r"^\W*(?:(?:it|this|that)(?:\s+is|'s)\s+|these\s+are\s+|they\s+are\s+)?(?:(?:a|an|the)\s+)?",
+        "",
+        text,
+        flags=re.I,
+    )
     words = r"\W+".join(re.escape(w) for w in ref_norm.split())
     m = re.match(rf"{words}(?:\s*[(]|\s*[.!]?\s*$|\s*[.!](?=\s*\S+\s+\S+\s+\S)|\s*[,;:\u2014]\s*(?={_LINKS}))", t, re.I)
     return t[m.end() :] if m else None
@@ -561,7 +591,9 @@ def _grade_text(text: str, reference: str) -> CorrectnessVerdict:
         if how is not None:
             return CorrectnessVerdict("correct", "exact", want, want, how)
     if want in _CLASS_OF:
-        d = _closed_class_mismatch(marked[-1].text if marked else text, want, len(_sentences(text)) == 1 or bool(marked))
+        d = _closed_class_mismatch(
+            marked[-1].text if marked else text, want, len(_sentences(text)) == 1 or bool(marked)
+        )
         if d is not None:
             return d
     if _is_refusal(text):
@@ -576,7 +608,10 @@ def _matches_reference(text: str, want: str, marked: list[_Span]) -> str | None:
     """How the response plainly gives the reference, or None."""
     bold = _bold(text)
     short_bold = {_words(s.text) for s in bold if len(s.text.split()) <= 4}
-    candidates = ((marked[-1] if marked else None, "marked answer"), (bold[-1] if short_bold == {want} else None, "bold answer"))
+    candidates = (
+        (marked[-1] if marked else None, "marked answer"),
+        (bold[-1] if short_bold == {want} else None, "bold answer"),
+    )
     for span, how in candidates:
         if span is not None and _words(span.text) == want:
             sentence = _sentence_at(text, span.start)

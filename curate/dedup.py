@@ -15,8 +15,9 @@ others are the duplicates.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Sequence
+from typing import TYPE_CHECKING, Literal
 
 from .correctness import normalise
 from .model import Item
@@ -171,5 +172,12 @@ def report_duplicates(store: Store, *, max_distance: int = DEFAULT_MAX_DISTANCE)
     return DuplicatesReport(tuple(find_duplicates(store, store.items(), max_distance=max_distance)))
 
 
-__all__ = ["DuplicateGroup", "DuplicatesReport", "duplicate_lines", "find_duplicates", "item_hashes", "phash_of",
-           "report_duplicates"]
+__all__ = [
+    "DuplicateGroup",
+    "DuplicatesReport",
+    "duplicate_lines",
+    "find_duplicates",
+    "item_hashes",
+    "phash_of",
+    "report_duplicates",
+]

@@ -12,10 +12,10 @@ import re
 import stat
 import tempfile
 import warnings
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 
@@ -127,7 +127,9 @@ class ImageStore:
             if not stat.S_ISREG(st.st_mode):
                 raise ImageProblem("corrupt", f"image path is not a regular file: {name}")
             if st.st_size > self.max_bytes:
-                raise ImageProblem("too_large", f"image file {name} is {st.st_size:,} bytes, over the limit of {self.max_bytes:,}")
+                raise ImageProblem(
+                    "too_large", f"image file {name} is {st.st_size:,} bytes, over the limit of {self.max_bytes:,}"
+                )
             data = f.read(self.max_bytes + 1)  # the file may grow after fstat
         if len(data) > self.max_bytes:
             raise ImageProblem("too_large", f"image file {name} is over the limit of {self.max_bytes:,} bytes")

@@ -37,10 +37,11 @@ import json
 import os
 import random
 import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Mapping, Sequence
+from typing import Any
 
 from .errors import MmrbError
 
@@ -217,7 +218,7 @@ def failure_kind(error: str | None) -> str:
 
 
 def count_kinds(errors: Sequence[str | None]) -> str:
-    """"5 over the size limit, 1 empty response": failures by cause, most frequent first."""
+    """ "5 over the size limit, 1 empty response": failures by cause, most frequent first."""
     from collections import Counter
 
     return ", ".join(f"{n} {k}" for k, n in Counter(failure_kind(e) for e in errors).most_common())
@@ -260,8 +261,9 @@ class LLMClient:
             )
         return self._session
 
-    async def _request(self, method: str, url: str, limit: int | None = None,
-                       **kw: Any) -> tuple[int, Mapping[str, str], bytes]:
+    async def _request(
+        self, method: str, url: str, limit: int | None = None, **kw: Any
+    ) -> tuple[int, Mapping[str, str], bytes]:
         async with self._http().request(method, url, **kw) as resp:
             if limit is None or (resp.content_length is not None and resp.content_length <= limit):
                 return resp.status, resp.headers, await resp.read()
@@ -304,8 +306,7 @@ class LLMClient:
                             "POST", self._chat_url, limit, data=content, headers=headers
                         )
                 if status < 400:
-                    return _completion(json.loads(body_bytes), attempt, time.perf_counter() - t0,
-                                       ep.max_response_chars)
+                    return _completion(json.loads(body_bytes), attempt, time.perf_counter() - t0, ep.max_response_chars)
                 retryable = status in RETRY_STATUS
                 msg = f"HTTP {status}: {_error_message(body_bytes)}"
                 retry_after = retry_after_seconds(resp_headers)
@@ -345,7 +346,7 @@ class LLMClient:
             await self._session.close()
             self._session = None
 
-    async def __aenter__(self) -> "LLMClient":
+    async def __aenter__(self) -> LLMClient:
         return self
 
     async def __aexit__(self, *exc) -> None:
@@ -366,10 +367,18 @@ def _completion(resp: Any, attempts: int, seconds: float, max_chars: int = DEFAU
     elif len(text) > max_chars:
         error = f"response of {len(text)} characters is over the limit of {max_chars} (max_response_chars)"
     if error:
-        return Completion(ok=False, error=error, attempts=attempts, prompt_tokens=pt, completion_tokens=ct,
-                          seconds=seconds)
-    return Completion(ok=True, text=text, attempts=attempts, prompt_tokens=pt, completion_tokens=ct,
-                      finish_reason=choice.get("finish_reason"), seconds=seconds)
+        return Completion(
+            ok=False, error=error, attempts=attempts, prompt_tokens=pt, completion_tokens=ct, seconds=seconds
+        )
+    return Completion(
+        ok=True,
+        text=text,
+        attempts=attempts,
+        prompt_tokens=pt,
+        completion_tokens=ct,
+        finish_reason=choice.get("finish_reason"),
+        seconds=seconds,
+    )
 
 
 __all__ = [

@@ -12,8 +12,9 @@ curate/sides.py alone maps between the two.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping, get_args
+from typing import Any, Literal, get_args
 
 Correctness = Literal["correct", "incorrect", "unsure"]
 Preference = Literal["first", "second", "tie"]

@@ -30,10 +30,11 @@ Rules common to all:
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 from statistics import mean
-from typing import TYPE_CHECKING, Iterable, Literal
+from typing import TYPE_CHECKING, Literal
 
 from .correctness import CorrectnessVerdict, decide, normalise, options_from_prompt
 from .errors import MmrbError

@@ -51,7 +51,8 @@ _UNIT_TABLE["per cent"] = _UNIT_TABLE["%"]
 
 _SCALES = {"k": 1000, "thousand": 1000, "million": 10**6, "billion": 10**9}
 _NUMBER_WORDS = {
-    w: i for i, w in enumerate(
+    w: i
+    for i, w in enumerate(
         "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
         "fifteen sixteen seventeen eighteen nineteen twenty".split()
     )
@@ -211,7 +212,10 @@ def compare(got: Quantity, want: Quantity, *, rel_tol: Fraction, abs_tol: Fracti
     gk, wk = got.kind, want.kind
     if (gk == "percent") != (wk == "percent") and None in (gk, wk):
         # 45% against 0.45 or against 45: read the plain number both ways, the best reading wins
-        readings = [_compare_values(got, want, rel_tol, abs_tol), _compare_values(*_as_ratios(got, want), rel_tol, abs_tol)]
+        readings = [
+            _compare_values(got, want, rel_tol, abs_tol),
+            _compare_values(*_as_ratios(got, want), rel_tol, abs_tol),
+        ]
         return max(readings, key=lambda r: _RANK[r[0]])
     if gk and wk and gk != wk:
         return "unsure", f"units of different kinds: {got.unit} vs {want.unit}"

@@ -42,11 +42,13 @@ import asyncio
 import re
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import aiohttp  # noqa: F401  the transport of .llm: imported with this module (0.4 s), not mid-run
+
 from .errors import InputError, InputProblem, MmrbError
 from .llm import Completion, Endpoint, LLMClient, count_kinds, image_data_url, user_message
 from .model import Candidate, Item, SampleFailure
@@ -75,8 +77,15 @@ class ModelSpec:
 # -- the models file -------------------------------------------------------------------------
 _ENDPOINT_KEYS = {f.name for f in fields(Endpoint)}
 _MODEL_KEYS = _ENDPOINT_KEYS | {"samples"}
-_NUMERIC = {"concurrency": (int, 1), "samples": (int, 1), "max_retries": (int, 0), "timeout": (float, 0.001),
-            "backoff_base": (float, 0.0), "backoff_max": (float, 0.0), "max_response_chars": (int, 1)}
+_NUMERIC = {
+    "concurrency": (int, 1),
+    "samples": (int, 1),
+    "max_retries": (int, 0),
+    "timeout": (float, 0.001),
+    "backoff_base": (float, 0.0),
+    "backoff_max": (float, 0.0),
+    "max_response_chars": (int, 1),
+}
 
 
 def _parse_file(path: Path) -> dict:
@@ -88,8 +97,13 @@ def _parse_file(path: Path) -> dict:
             data = yaml.safe_load(text)
         except yaml.YAMLError as e:
             mark = getattr(e, "problem_mark", None)
-            raise InputError([InputProblem(str(path), mark.line + 1 if mark else None, None,
-                                           f"not valid YAML: {getattr(e, 'problem', e)}")]) from None
+            raise InputError(
+                [
+                    InputProblem(
+                        str(path), mark.line + 1 if mark else None, None, f"not valid YAML: {getattr(e, 'problem', e)}"
+                    )
+                ]
+            ) from None
     else:
         import tomllib
 
@@ -97,8 +111,9 @@ def _parse_file(path: Path) -> dict:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             m = re.search(r"\(at line (\d+)", str(e))
-            raise InputError([InputProblem(str(path), int(m.group(1)) if m else None, None,
-                                           f"not valid TOML: {e}")]) from None
+            raise InputError(
+                [InputProblem(str(path), int(m.group(1)) if m else None, None, f"not valid TOML: {e}")]
+            ) from None
     if not isinstance(data, dict):
         raise InputError([InputProblem(str(path), None, None, "expected a table with a 'models' list")])
     return data
@@ -121,7 +136,9 @@ def load_models(path: str | Path) -> list[ModelSpec]:
     fname = str(path)
     unknown_top = set(data) - {"models", "defaults"}
     for k in sorted(unknown_top):
-        problems.append(InputProblem(fname, None, k, "unknown top-level key (expected 'models' and optional 'defaults')"))
+        problems.append(
+            InputProblem(fname, None, k, "unknown top-level key (expected 'models' and optional 'defaults')")
+        )
     defaults = data.get("defaults") or {}
     if not isinstance(defaults, dict):
         problems.append(InputProblem(fname, None, "defaults", "must be a table"))
@@ -143,7 +160,9 @@ def load_models(path: str | Path) -> list[ModelSpec]:
         if isinstance(defaults.get("params"), dict) and isinstance(raw.get("params"), dict):
             entry["params"] = {**defaults["params"], **raw["params"]}
         for k in sorted(set(entry) - _MODEL_KEYS):
-            problems.append(InputProblem(fname, line, f"{where}.{k}", f"unknown key (known: {', '.join(sorted(_MODEL_KEYS))})"))
+            problems.append(
+                InputProblem(fname, line, f"{where}.{k}", f"unknown key (known: {', '.join(sorted(_MODEL_KEYS))})")
+            )
         before = len(problems)
         for k in ("base_url", "model"):
             v = entry.get(k)
@@ -162,7 +181,11 @@ def load_models(path: str | Path) -> list[ModelSpec]:
                 continue
             v = entry[k]
             if isinstance(v, bool) or not isinstance(v, (int, float)) or (typ is int and not isinstance(v, int)):
-                problems.append(InputProblem(fname, line, f"{where}.{k}", f"must be {'an integer' if typ is int else 'a number'}, got {v!r}"))
+                problems.append(
+                    InputProblem(
+                        fname, line, f"{where}.{k}", f"must be {'an integer' if typ is int else 'a number'}, got {v!r}"
+                    )
+                )
             elif v < low:
                 problems.append(InputProblem(fname, line, f"{where}.{k}", f"must be at least {low}, got {v}"))
         if len(problems) > before:
@@ -170,8 +193,14 @@ def load_models(path: str | Path) -> list[ModelSpec]:
         samples = entry.pop("samples", 1)
         ep = Endpoint(**{k: v for k, v in entry.items() if k in _ENDPOINT_KEYS})
         if ep.label in seen:
-            problems.append(InputProblem(fname, line, f"{where}.name",
-                                         f"model label {ep.label!r} is used twice (also models[{seen[ep.label]}]): give each a distinct name"))
+            problems.append(
+                InputProblem(
+                    fname,
+                    line,
+                    f"{where}.name",
+                    f"model label {ep.label!r} is used twice (also models[{seen[ep.label]}]): give each a distinct name",
+                )
+            )
             continue
         seen[ep.label] = n
         specs.append(ModelSpec(ep, samples))
@@ -228,8 +257,10 @@ class SampleReport:
         if not self.failed:
             return []
         per = ", ".join(f"{name}: {s.failed}" for name, s in self.models.items() if s.failed)
-        out = [f"incomplete: {self.failed} requests still failed after retries ({per}); "
-               "they are kept in sample_failures, not stored as candidates"]
+        out = [
+            f"incomplete: {self.failed} requests still failed after retries ({per}); "
+            "they are kept in sample_failures, not stored as candidates"
+        ]
         for name, s in self.models.items():
             if s.failed:
                 out.append(f"  {name}: {count_kinds(s.errors)}; e.g. {s.errors[0]}")
@@ -255,7 +286,9 @@ def stored_keys(store: Store) -> set[Key]:
     return store.candidate_keys()
 
 
-def plan_requests(items: Sequence[Item], specs: Sequence[ModelSpec], have: set[Key]) -> dict[str, list[tuple[Item, Key]]]:
+def plan_requests(
+    items: Sequence[Item], specs: Sequence[ModelSpec], have: set[Key]
+) -> dict[str, list[tuple[Item, Key]]]:
     """Missing keys per model, items in order (so models move through images together)."""
     todo: dict[str, list[tuple[Item, Key]]] = {s.label: [] for s in specs}
     keyed = [(s.label, s.params_key, s.samples) for s in specs]  # params_key hashes JSON: once per model
@@ -268,17 +301,27 @@ def plan_requests(items: Sequence[Item], specs: Sequence[ModelSpec], have: set[K
     return todo
 
 
-def result_writer(store: Store, specs: dict[str, ModelSpec], flush_every: int,
-                  flush_interval: float) -> BatchWriter[tuple[Key, Completion]]:
+def result_writer(
+    store: Store, specs: dict[str, ModelSpec], flush_every: int, flush_interval: float
+) -> BatchWriter[tuple[Key, Completion]]:
     """Commits each (key, completion) as a candidate or, when the request failed, a failure."""
 
     def commit(batch: list[tuple[Key, Completion]]) -> None:
         answers, failures = [], []
         for key, comp in batch:
             if comp.ok:
-                answers.append(Candidate(id=candidate_id(key), item_id=key[0], model=key[1], text=comp.text,
-                                         params=specs[key[1]].endpoint.params, sample_index=key[3],
-                                         prompt_tokens=comp.prompt_tokens, completion_tokens=comp.completion_tokens))
+                answers.append(
+                    Candidate(
+                        id=candidate_id(key),
+                        item_id=key[0],
+                        model=key[1],
+                        text=comp.text,
+                        params=specs[key[1]].endpoint.params,
+                        sample_index=key[3],
+                        prompt_tokens=comp.prompt_tokens,
+                        completion_tokens=comp.completion_tokens,
+                    )
+                )
             else:
                 failures.append(SampleFailure(*key, attempts=comp.attempts, error=comp.error or "unknown error"))
         store.record_samples(answers, failures)
@@ -374,7 +417,9 @@ async def sample_async(
                     return
                 urls = [await images.get(p, max_side) for p in paths[item.id]]
                 extra = {"seed": base_seed + key[3]} if isinstance(base_seed, int) and key[3] else None
-                comp = await client.complete([user_message(item.prompt, urls)], params=extra, request_id=request_id(key))
+                comp = await client.complete(
+                    [user_message(item.prompt, urls)], params=extra, request_id=request_id(key)
+                )
                 if comp.ok:
                     st.done += 1
                     st.prompt_tokens += comp.prompt_tokens or 0
@@ -431,5 +476,13 @@ def sample(store: Store, specs: Sequence[ModelSpec], **kw: Any) -> SampleReport:
     return asyncio.run(sample_async(store, specs, **kw))
 
 
-__all__ = ["ModelSpec", "SampleReport", "candidate_id", "load_models", "plan_requests", "sample", "sample_async",
-           "stored_keys"]
+__all__ = [
+    "ModelSpec",
+    "SampleReport",
+    "candidate_id",
+    "load_models",
+    "plan_requests",
+    "sample",
+    "sample_async",
+    "stored_keys",
+]

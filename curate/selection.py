@@ -30,8 +30,9 @@ judgments obtained elsewhere, e.g. an earlier ``mmrb evaluate`` run.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Literal
 
 from .dedup import DEFAULT_MAX_DISTANCE, DuplicateGroup, duplicate_lines, find_duplicates
 from .errors import MmrbError
@@ -113,9 +114,11 @@ class SelectReport:
             f"{self.duplicates_dropped} duplicates",
         ]
         if self.unjudged or self.held:
-            out.append(f"left as they were: {len(self.unjudged)} unjudged (the judges without a verdict could "
-                       f"change the decision), {len(self.held)} hard pairs held (their category's target depends "
-                       "on unjudged pairs)")
+            out.append(
+                f"left as they were: {len(self.unjudged)} unjudged (the judges without a verdict could "
+                f"change the decision), {len(self.held)} hard pairs held (their category's target depends "
+                "on unjudged pairs)"
+            )
             for pid, outcomes in list(self.unjudged.items())[:5]:
                 out.append(f"  unjudged {pid}: " + ", ".join(f"{j} {o}" for j, o in sorted(outcomes.items())))
             if len(self.unjudged) > 5:
@@ -125,7 +128,9 @@ class SelectReport:
         for cat, c in sorted(self.per_category.items()):
             tgt = c.get("target")
             short = " (short of target)" if tgt is not None and c["kept"] < tgt else ""
-            out.append(f"  {cat}: {c['hard']} hard, {c['kept']} kept" + (f" of target {tgt}{short}" if tgt is not None else ""))
+            out.append(
+                f"  {cat}: {c['hard']} hard, {c['kept']} kept" + (f" of target {tgt}{short}" if tgt is not None else "")
+            )
         return out + duplicate_lines(self.duplicates)
 
 
@@ -175,8 +180,14 @@ def decide(
         elif hard + open_ < m:  # easy whatever the missing verdicts would have been
             report.easy += 1
             extra = f"; {_without_verdict(outcomes)}, which could not change that" if open_ else ""
-            out.append(SelectionDecision(p.id, "dropped", f"{PREFIX} easy: {hard} of {n} judges wrong or inconsistent, "
-                                f"need {m}{extra}", outcomes))
+            out.append(
+                SelectionDecision(
+                    p.id,
+                    "dropped",
+                    f"{PREFIX} easy: {hard} of {n} judges wrong or inconsistent, need {m}{extra}",
+                    outcomes,
+                )
+            )
         else:  # the judges without a verdict decide it: not decided
             report.unjudged[p.id] = outcomes
             open_by_cat[cat].append(p)
@@ -193,12 +204,21 @@ def decide(
             if target_per_category is None or hard_before + open_before < target_per_category:
                 report.kept += 1
                 report.per_category[cat]["kept"] += 1
-                out.append(SelectionDecision(p.id, "selected", f"{PREFIX} hard: {h} of {n} judges wrong or "
-                                             f"inconsistent ({names})", outcomes))
+                out.append(
+                    SelectionDecision(
+                        p.id, "selected", f"{PREFIX} hard: {h} of {n} judges wrong or inconsistent ({names})", outcomes
+                    )
+                )
             elif hard_before >= target_per_category:
                 report.over_target += 1
-                out.append(SelectionDecision(p.id, "dropped", f"{PREFIX} hard ({h} of {n}) but over the target of "
-                                    f"{target_per_category} for {cat}", outcomes))
+                out.append(
+                    SelectionDecision(
+                        p.id,
+                        "dropped",
+                        f"{PREFIX} hard ({h} of {n}) but over the target of {target_per_category} for {cat}",
+                        outcomes,
+                    )
+                )
             else:  # kept or over the target depending on unjudged pairs ranked before it
                 report.held[p.id] = f"{open_before} unjudged pairs of {cat} rank before it"
             hard_before += 1
@@ -244,10 +264,15 @@ def judge_verdicts(
         if ep.label in seen:
             raise MmrbError(f"judge {ep.label!r} is listed twice: give each a distinct name")
         seen.add(ep.label)
-        cfg = JudgeConfig(ep, tmpl, order="both", max_image_side=max_image_side,
-                          allow_missing_images=allow_missing_images)
+        cfg = JudgeConfig(
+            ep, tmpl, order="both", max_image_side=max_image_side, allow_missing_images=allow_missing_images
+        )
         summary = run_judge(
-            store, tasks, cfg, purpose="select", dataset=RunDataset(name="select"),
+            store,
+            tasks,
+            cfg,
+            purpose="select",
+            dataset=RunDataset(name="select"),
             progress=(lambda d, t, name=ep.label: progress(name, d, t)) if progress else None,
         )
         if report is not None:
@@ -257,7 +282,9 @@ def judge_verdicts(
         got: dict[str, dict[str, str | None]] = defaultdict(dict)
         for j in store.judgments(summary.run_id):
             if j.sample_index == 0:
-                got[j.pair_id][j.order] = FAILED if j.outcome == "error" else j.verdict if j.outcome == "parsed" else None
+                got[j.pair_id][j.order] = (
+                    FAILED if j.outcome == "error" else j.verdict if j.outcome == "parsed" else None
+                )
         out[ep.label] = dict(got)
     return out
 
@@ -292,8 +319,9 @@ def select(
     for g in report.duplicates:
         if (g.kind == "image" and drop_duplicate_images) or (g.kind == "prompt" and drop_duplicate_prompts):
             for d in g.duplicates:
-                dup_of.setdefault(d, f"{PREFIX} duplicate {'image' if g.kind == 'image' else 'prompt and image'} "
-                                     f"of item {g.keep}")
+                dup_of.setdefault(
+                    d, f"{PREFIX} duplicate {'image' if g.kind == 'image' else 'prompt and image'} of item {g.keep}"
+                )
 
     decisions: list[SelectionDecision] = []
     to_judge: list[Pair] = []
@@ -309,11 +337,21 @@ def select(
             to_judge.append(p)
 
     if verdicts is None:
-        verdicts = judge_verdicts(store, to_judge, items, judges, template=template, max_image_side=max_image_side,
-                                  allow_missing_images=allow_missing_images, progress=progress, report=report)
+        verdicts = judge_verdicts(
+            store,
+            to_judge,
+            items,
+            judges,
+            template=template,
+            max_image_side=max_image_side,
+            allow_missing_images=allow_missing_images,
+            progress=progress,
+            report=report,
+        )
     category_of = {p.id: items[p.item_id].category for p in to_judge}
-    decisions += decide(to_judge, category_of, verdicts, m=m, target_per_category=target_per_category,
-                        seed=seed, report=report)
+    decisions += decide(
+        to_judge, category_of, verdicts, m=m, target_per_category=target_per_category, seed=seed, report=report
+    )
 
     by_id = {p.id: p for p in pairs}
     with store.write() as conn:
@@ -328,5 +366,12 @@ def select(
 
 
 __all__ = [
-    "FAILED", "MISSING", "SelectionDecision", "SelectReport", "decide", "judge_outcome", "judge_verdicts", "select",
+    "FAILED",
+    "MISSING",
+    "SelectionDecision",
+    "SelectReport",
+    "decide",
+    "judge_outcome",
+    "judge_verdicts",
+    "select",
 ]

@@ -54,8 +54,9 @@ def collect(store, examples: int = 10) -> Status:
             images["broken"] = broken_refs
             if not images["ok"]:
                 del images["ok"]
-        broken_rows = (store.image_refs(stored=True, sha256s=sorted(broken)[:examples], limit=examples, conn=c)
-                       if broken else [])
+        broken_rows = (
+            store.image_refs(stored=True, sha256s=sorted(broken)[:examples], limit=examples, conn=c) if broken else []
+        )
         missing = store.image_refs(stored=False, limit=examples, conn=c)
     return Status(
         db=store.display_name,
@@ -87,15 +88,21 @@ def render(st: Status) -> str:
             extra = "  (" + ", ".join(f"{s} {n}" for s, n in sorted(st.assignments_by_state.items())) + ")"
         out.append(f"  {k:<14}{v:>8}{extra}")
     if st.categories:
-        out += ["", "per category:", f"  {'category':<36}{'items':>7}{'cands':>7}{'pairs':>7}{'selected':>9}{'labels':>8}"]
+        out += [
+            "",
+            "per category:",
+            f"  {'category':<36}{'items':>7}{'cands':>7}{'pairs':>7}{'selected':>9}{'labels':>8}",
+        ]
         for name, cc in st.categories.items():
             out.append(f"  {name:<36}{cc.items:>7}{cc.candidates:>7}{cc.pairs:>7}{cc.selected:>9}{cc.labels:>8}")
     total_refs = sum(st.images.values())
     bad = {k: v for k, v in st.images.items() if k not in ("ok", "broken")}
     out += ["", f"images: {total_refs} references, {st.images.get('ok', 0)} stored and readable"]
     if st.broken_files:
-        out.append(f"  BROKEN: {st.images['broken']} references to {st.broken_files} stored files that are gone "
-                   "or unreadable (the store is damaged: restore the image folder from a backup)")
+        out.append(
+            f"  BROKEN: {st.images['broken']} references to {st.broken_files} stored files that are gone "
+            "or unreadable (the store is damaged: restore the image folder from a backup)"
+        )
         for ex in st.broken_examples:
             out.append(f"    {ex['item']}: {ex['source']} ({ex['problem']})")
     for k, v in sorted(bad.items()):

@@ -75,7 +75,9 @@ def load_judge(path: str | Path, **overrides: Any) -> JudgeConfig | RewardModelC
         kw.update({k: d[k] for k in ENDPOINT_KEYS if k in d and k in RewardModelConfig.__dataclass_fields__})
         if "concurrency" in overrides:
             kw["concurrency"] = overrides["concurrency"]
-        return RewardModelConfig(name=str(d.get("name") or need("url")), url=need("url"), allow_missing_images=allow_missing, **kw)
+        return RewardModelConfig(
+            name=str(d.get("name") or need("url")), url=need("url"), allow_missing_images=allow_missing, **kw
+        )
     if kind != "vlm":
         raise InputError([InputProblem(str(p), None, "kind", "must be vlm or reward_model")])
     template_ref = str(d.get("template", "mmrb"))
@@ -121,20 +123,45 @@ def with_response_limit(cfg: JudgeConfig | RewardModelConfig, limit: int | None)
 def add_scoring_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("scoring rules (every rule is echoed in the report)")
     g.add_argument("--preset", choices=sorted(PRESETS), help="the official rules of a benchmark's own script")
-    g.add_argument("--aggregate", choices=["each", "majority"], help="score every judgment, or a majority vote per pair")
-    g.add_argument("--parse-failure", choices=["coin", "wrong", "half", "excluded"],
-                   help="what an answer without a readable verdict scores (default wrong); a failed request is never scored")
-    g.add_argument("--verdicts", choices=list(VERDICT_RULE_NAMES), help="re-read judge texts with a benchmark script's rule (default stored)")
+    g.add_argument(
+        "--aggregate", choices=["each", "majority"], help="score every judgment, or a majority vote per pair"
+    )
+    g.add_argument(
+        "--parse-failure",
+        choices=["coin", "wrong", "half", "excluded"],
+        help="what an answer without a readable verdict scores (default wrong); a failed request is never scored",
+    )
+    g.add_argument(
+        "--verdicts",
+        choices=list(VERDICT_RULE_NAMES),
+        help="re-read judge texts with a benchmark script's rule (default stored)",
+    )
     g.add_argument("--groups", choices=list(GROUPINGS), help="how pairs are grouped (default: their category)")
-    g.add_argument("--both", choices=["unparsed", "first_shown"], help="an output naming both answers: a parse failure, or A (the Multimodal RewardBench rule)")
+    g.add_argument(
+        "--both",
+        choices=["unparsed", "first_shown"],
+        help="an output naming both answers: a parse failure, or A (the Multimodal RewardBench rule)",
+    )
     g.add_argument("--ties", choices=["wrong", "half", "excluded"], help="what a tie scores (default wrong)")
-    g.add_argument("--split", choices=["excluded", "wrong", "half", "coin"], help="majority vote with no majority (default excluded)")
-    g.add_argument("--missing", choices=["excluded", "wrong"], help="dataset pairs without any judgment (default excluded, always counted)")
+    g.add_argument(
+        "--split",
+        choices=["excluded", "wrong", "half", "coin"],
+        help="majority vote with no majority (default excluded)",
+    )
+    g.add_argument(
+        "--missing",
+        choices=["excluded", "wrong"],
+        help="dataset pairs without any judgment (default excluded, always counted)",
+    )
     g.add_argument("--samples-used", type=int, help="only the first N samples of each order")
     g.add_argument("--orders", choices=["both", "forward", "reverse"], help="which display orders to score")
     g.add_argument("--coin-seed", type=int, help="seed of the coin for unparsed verdicts (default 123)")
-    g.add_argument("--subsplit", action="append", metavar="CAT:PREFIX=NAME,*=NAME", help="split a category by id prefix")
-    g.add_argument("--weights", metavar="CAT=W,...", help="weights of the size-weighted average (default: pairs per category)")
+    g.add_argument(
+        "--subsplit", action="append", metavar="CAT:PREFIX=NAME,*=NAME", help="split a category by id prefix"
+    )
+    g.add_argument(
+        "--weights", metavar="CAT=W,...", help="weights of the size-weighted average (default: pairs per category)"
+    )
     g.add_argument("--bootstrap", type=int, help="bootstrap resamples for the 95%% intervals (default 1000; 0 = none)")
     g.add_argument("--bootstrap-seed", type=int)
     g.add_argument("--confidence", type=float, help="interval level (default 0.95)")

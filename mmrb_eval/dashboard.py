@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from curate.sides import to_letter
 from curate.store import Store
@@ -83,8 +83,11 @@ def mistakes(run: ScoredJudgments, category: str | None = None, limit: int = 20)
             continue
         if j.outcome == "error" or (j.outcome == "parsed" and j.verdict == p.preferred):
             continue
-        kind = "picked the rejected response" if j.outcome == "parsed" and j.verdict != "tie" else (
-            "tie" if j.verdict == "tie" else f"no verdict ({j.outcome})")
+        kind = (
+            "picked the rejected response"
+            if j.outcome == "parsed" and j.verdict != "tie"
+            else ("tie" if j.verdict == "tie" else f"no verdict ({j.outcome})")
+        )
         out.append(
             {
                 "pair": p.id,

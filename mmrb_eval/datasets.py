@@ -24,8 +24,9 @@ always show the chosen response first (the flaw that inflates R1-Reward's own nu
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from curate.errors import InputError, InputProblem
 from curate.formats import Layout, detect_layout, mm_rlhf, mmrb, mmrb2, triplets
@@ -89,21 +90,42 @@ def _images(value: Any, base: Path) -> tuple[str, ...]:
 
 # -- records -> pairs, per layout ----------------------------------------------------------
 def mmrb_pair(rec: mmrb.MmrbRecord, p: Path) -> EvalPair:
-    return EvalPair(id=rec.id, prompt=rec.text or "", first=rec.output1, second=rec.output2, preferred=rec.preferred,
-                    category=rec.category or "all", images=_images(rec.images, p.parent), source="mmrb")
+    return EvalPair(
+        id=rec.id,
+        prompt=rec.text or "",
+        first=rec.output1,
+        second=rec.output2,
+        preferred=rec.preferred,
+        category=rec.category or "all",
+        images=_images(rec.images, p.parent),
+        source="mmrb",
+    )
 
 
 def judge_output_pair(rec: mmrb.MmrbJudgeOutput, p: Path) -> EvalPair:
     meta = rec.meta
-    return EvalPair(id=rec.id, prompt=str(meta.get("Text", "")), first=str(meta.get("Output1", "")),
-                    second=str(meta.get("Output2", "")), preferred="first" if rec.label == "A" else "second",
-                    category=str(meta.get("Category") or "all"), images=_images(rec.images, p.parent), source="mmrb")
+    return EvalPair(
+        id=rec.id,
+        prompt=str(meta.get("Text", "")),
+        first=str(meta.get("Output1", "")),
+        second=str(meta.get("Output2", "")),
+        preferred="first" if rec.label == "A" else "second",
+        category=str(meta.get("Category") or "all"),
+        images=_images(rec.images, p.parent),
+        source="mmrb",
+    )
 
 
 def mmrb2_pair(rec: mmrb2.Mmrb2Pair, p: Path) -> EvalPair:
-    return EvalPair(id=rec.id, prompt=rec.prompt, first=mmrb2.render_text(rec.response_a),
-                    second=mmrb2.render_text(rec.response_b), preferred=rec.preferred, category=mmrb2.task_of(p),
-                    source=rec.prompt_source if rec.prompt_source is not None else "mmrb2")
+    return EvalPair(
+        id=rec.id,
+        prompt=rec.prompt,
+        first=mmrb2.render_text(rec.response_a),
+        second=mmrb2.render_text(rec.response_b),
+        preferred=rec.preferred,
+        category=mmrb2.task_of(p),
+        source=rec.prompt_source if rec.prompt_source is not None else "mmrb2",
+    )
 
 
 def _parse_vlrb(f: Fields) -> vlrb.VlrbRecord | None:

@@ -31,9 +31,10 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from curate.errors import InputError, InputProblem
 from curate.formats import detect_layout, mmrb, mmrb2, r1_rewards, triplets
@@ -103,7 +104,9 @@ def read_judgment_file(
         return _read_mmrb(p, pairs)
     if fmt == "mmrb2":
         if pairs is None:
-            raise InputError([InputProblem(str(p), None, None, "MMRB2 judgements need --dataset (the ground-truth files)")])
+            raise InputError(
+                [InputProblem(str(p), None, None, "MMRB2 judgements need --dataset (the ground-truth files)")]
+            )
         return _read_mmrb2(p, list(pairs))
     if fmt == "vlrewardbench":
         if vlrb_k is not None and vlrb_k < 1:
@@ -115,7 +118,9 @@ def read_judgment_file(
         if pairs is None:
             raise InputError([InputProblem(str(p), None, None, "mmrb-studio judgments need --dataset")])
         return JudgmentFile(own.read(p), list(pairs))
-    raise InputError([InputProblem(str(p), None, None, f"unknown judgment format {fmt!r}: use one of {', '.join(FORMATS)}")])
+    raise InputError(
+        [InputProblem(str(p), None, None, f"unknown judgment format {fmt!r}: use one of {', '.join(FORMATS)}")]
+    )
 
 
 def _check_mmrb_category(f: Fields, value: Any, field: str) -> None:
@@ -148,7 +153,17 @@ def _read_mmrb(p: Path, pairs: Sequence[EvalPair] | None) -> JudgmentFile:
     for rec, pid in zip(records, ids):
         for i, text in enumerate(rec.outputs):
             if text == MMRB_FAILED_OUTPUT:
-                judgments.append(Judgment(pid, "forward", i, None, "error", raw=text, error="the judge script's marker of a failed request"))
+                judgments.append(
+                    Judgment(
+                        pid,
+                        "forward",
+                        i,
+                        None,
+                        "error",
+                        raw=text,
+                        error="the judge script's marker of a failed request",
+                    )
+                )
                 continue
             parsed = parse_brackets(text)
             judgments.append(
@@ -183,8 +198,17 @@ def _read_mmrb2(p: Path, pairs: list[EvalPair]) -> JudgmentFile:
         known = j.value in ("A", "B")
         for t in by_source.get(j.pair_id) or [j.pair_id]:
             # any other value is counted by the script, and never equals the ground truth
-            out.append(Judgment(t, j.order, j.index, verdict_from_letter(j.value, j.order) if known else None,
-                                "parsed" if known else "unparsed", raw=raw, extra={"verdict_from": "judgement"}))
+            out.append(
+                Judgment(
+                    t,
+                    j.order,
+                    j.index,
+                    verdict_from_letter(j.value, j.order) if known else None,
+                    "parsed" if known else "unparsed",
+                    raw=raw,
+                    extra={"verdict_from": "judgement"},
+                )
+            )
     return JudgmentFile(out, pairs, frozenset(listed))
 
 
@@ -236,7 +260,9 @@ def _read_vlrb(p: Path, pairs: Sequence[EvalPair] | None, k: int | None, trust_f
     if trust_flag:
         odd = sum(1 for r in data if r is not None and r.flag_status not in ("agree", "reject", "doesntMatch"))
         if odd:
-            warnings.append(f"{odd} records whose flag_status is not agree, reject or doesntMatch are ignored, as cal.py does")
+            warnings.append(
+                f"{odd} records whose flag_status is not agree, reject or doesntMatch are ignored, as cal.py does"
+            )
     # pairs from the records: one per distinct key (cal.py's id + query + responses), first
     # seen in the file
     first: dict[str, vlrb.VlrbInference] = {}
@@ -311,8 +337,9 @@ def _read_vlrb(p: Path, pairs: Sequence[EvalPair] | None, k: int | None, trust_f
     return JudgmentFile(out, list(pairs), warnings=tuple(warnings))
 
 
-def _match_vlrb(first: dict[str, vlrb.VlrbInference], own_ids: dict[str, str],
-                pairs: Sequence[EvalPair]) -> tuple[dict[str, str], int]:
+def _match_vlrb(
+    first: dict[str, vlrb.VlrbInference], own_ids: dict[str, str], pairs: Sequence[EvalPair]
+) -> tuple[dict[str, str], int]:
     """Dataset pair of each record item: by cal.py's key when the dataset has it (the
     original layout), else by id and the two responses (a copy that renamed its fields),
     else by id alone; the count of items matched by id whose responses differ."""
@@ -340,8 +367,17 @@ def _read_rewards(p: Path, pairs: Sequence[EvalPair] | None) -> JudgmentFile:
     first_row = first_record(p, rows)
     layout = detect_layout(first_row.data, p)
     if layout not in ("mmrb", "triplet"):
-        raise InputError([InputProblem(str(p), first_row.line, None, "R1-Reward rows are Multimodal RewardBench rows "
-                                       "(ID, Output1, Output2, Better, Category) or triplets (id, prompt, chosen, rejected)")])
+        raise InputError(
+            [
+                InputProblem(
+                    str(p),
+                    first_row.line,
+                    None,
+                    "R1-Reward rows are Multimodal RewardBench rows "
+                    "(ID, Output1, Output2, Better, Category) or triplets (id, prompt, chosen, rejected)",
+                )
+            ]
+        )
     labelled = pairs is None and layout == "mmrb"
 
     def parse_row(f: Fields) -> Any:
@@ -363,7 +399,15 @@ def _read_rewards(p: Path, pairs: Sequence[EvalPair] | None) -> JudgmentFile:
         chosen = preferred_of.get(pid, "first")
         rejected = other(chosen)
         # NaN is neither higher, lower nor equal: no verdict (the script counts it wrong)
-        verdict = chosen if r_chosen > r_rejected else rejected if r_chosen < r_rejected else "tie" if r_chosen == r_rejected else None
+        verdict = (
+            chosen
+            if r_chosen > r_rejected
+            else rejected
+            if r_chosen < r_rejected
+            else "tie"
+            if r_chosen == r_rejected
+            else None
+        )
         scores = {f"score_{chosen}": float(r_chosen), f"score_{rejected}": float(r_rejected)}
         out.append(
             Judgment(

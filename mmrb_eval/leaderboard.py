@@ -13,8 +13,8 @@ import csv
 import html
 import io
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from curate.errors import InputError, InputProblem
 from curate.formats.reader import MALFORMED
@@ -45,15 +45,21 @@ def health_of(report: dict) -> dict:
     (failed judgments, dataset pairs without any)."""
     h = report.get("run_health")
     if h:
-        return {"complete": bool(h["complete"]), "completeness": h.get("completeness"), "error_rate": h.get("error_rate")}
+        return {
+            "complete": bool(h["complete"]),
+            "completeness": h.get("completeness"),
+            "error_rate": h.get("error_rate"),
+        }
     failed = (report.get("outcomes") or {}).get("error", 0)
     total = report.get("judgments", 0)
     missing = report.get("missing_pairs", 0)
     judged = report.get("pairs", 0) - missing
     planned = total + missing * (total / judged if judged > 0 else 1)
-    return {"complete": not failed and not missing,
-            "completeness": (total - failed) / planned if planned else None,
-            "error_rate": failed / total if total else None}
+    return {
+        "complete": not failed and not missing,
+        "completeness": (total - failed) / planned if planned else None,
+        "error_rate": failed / total if total else None,
+    }
 
 
 def incomplete_runs(reports: Sequence[dict]) -> list[str]:
@@ -85,8 +91,14 @@ def table_rows(reports: Sequence[dict], sort: str = "overall", include_incomplet
             "preset": r.get("options", {}).get("preset"),
         }
         rows.append(row)
-    rows.sort(key=lambda x: (not (include_incomplete or x["complete"]), x[sort]["accuracy"] is None,
-                             -(x[sort]["accuracy"] or 0), x["judge"]))
+    rows.sort(
+        key=lambda x: (
+            not (include_incomplete or x["complete"]),
+            x[sort]["accuracy"] is None,
+            -(x[sort]["accuracy"] or 0),
+            x["judge"],
+        )
+    )
     rank = 0
     for row in rows:
         ranked = include_incomplete or row["complete"]
@@ -115,8 +127,21 @@ def _pct(x: float | None) -> str:
 
 
 def _header(cats: list[str]) -> list[str]:
-    return ["#", "judge", "complete %", "error %", "overall", "macro", "size-weighted", *cats, "parse fail %",
-            "tie %", "consistency %", "acc chosen 1st", "acc chosen 2nd"]
+    return [
+        "#",
+        "judge",
+        "complete %",
+        "error %",
+        "overall",
+        "macro",
+        "size-weighted",
+        *cats,
+        "parse fail %",
+        "tie %",
+        "consistency %",
+        "acc chosen 1st",
+        "acc chosen 2nd",
+    ]
 
 
 def _cells(row: dict, cats: list[str]) -> list[str]:
@@ -138,8 +163,10 @@ def _cells(row: dict, cats: list[str]) -> list[str]:
 
 
 NOTE = "Accuracy in %, [95% bootstrap interval] (correct/n); complete %: planned judgments answered."
-APART = ("Incomplete runs, not ranked: some judgments failed or were never made, so their scores cover "
-         "part of the dataset (rerun `mmrb evaluate` to complete them; `--include-incomplete` ranks them).")
+APART = (
+    "Incomplete runs, not ranked: some judgments failed or were never made, so their scores cover "
+    "part of the dataset (rerun `mmrb evaluate` to complete them; `--include-incomplete` ranks them)."
+)
 
 
 def _split(rows: list[dict]) -> tuple[list[dict], list[dict]]:
@@ -181,14 +208,21 @@ def to_csv(reports: Sequence[dict], sort: str = "overall", include_incomplete: b
             s = row[g] if g in ("overall", "macro", "size_weighted") else row["categories"].get(g) or {}
             ci = s.get("ci") or [None, None]
             out += [s.get("accuracy"), ci[0], ci[1], s.get("correct"), s.get("n")]
-        out += [row["parse_failure_rate"], row["tie_rate"], row["consistency"], row["acc_chosen_first"],
-                row["acc_chosen_second"], row["preset"] or ""]
+        out += [
+            row["parse_failure_rate"],
+            row["tie_rate"],
+            row["consistency"],
+            row["acc_chosen_first"],
+            row["acc_chosen_second"],
+            row["preset"] or "",
+        ]
         w.writerow(["" if v is None else v for v in out])
     return buf.getvalue()
 
 
-def to_html(reports: Sequence[dict], sort: str = "overall", title: str = "Leaderboard",
-            include_incomplete: bool = False) -> str:
+def to_html(
+    reports: Sequence[dict], sort: str = "overall", title: str = "Leaderboard", include_incomplete: bool = False
+) -> str:
     cats = categories_of(reports)
     ranked, apart = _split(table_rows(reports, sort, include_incomplete))
     e = html.escape
@@ -202,14 +236,16 @@ def to_html(reports: Sequence[dict], sort: str = "overall", title: str = "Leader
     if apart:
         parts.append("<h2>Incomplete runs (not ranked)</h2>\n<p>" + e(APART) + "</p>\n" + table(apart))
     return (
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + e(title) + "</title>\n"
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>' + e(title) + "</title>\n"
         "<style>body{font-family:sans-serif}table{border-collapse:collapse}"
         "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td:nth-child(2){text-align:left}</style>"
         "</head><body>\n<h1>" + e(title) + "</h1>\n" + "".join(parts) + "<p>" + e(NOTE) + "</p>\n</body></html>\n"
     )
 
 
-def plot_rows(reports: Sequence[dict], sort: str = "overall", include_incomplete: bool = False) -> tuple[list[dict], list[dict]]:
+def plot_rows(
+    reports: Sequence[dict], sort: str = "overall", include_incomplete: bool = False
+) -> tuple[list[dict], list[dict]]:
     """(the rows drawn as bars, best first; the incomplete runs named apart)."""
     ranked, apart = _split(table_rows(reports, sort, include_incomplete))
     return [r for r in ranked if r[sort]["accuracy"] is not None], apart
@@ -231,8 +267,14 @@ def plot(reports: Sequence[dict], path: str | Path, sort: str = "overall", inclu
         accs = [100 * r[sort]["accuracy"] for r in rows]
         lo = [100 * (r[sort]["accuracy"] - r[sort]["ci"][0]) if r[sort].get("ci") else 0 for r in rows]
         hi = [100 * (r[sort]["ci"][1] - r[sort]["accuracy"]) if r[sort].get("ci") else 0 for r in rows]
-        ax.barh(list(ys), accs, xerr=[lo, hi], color=["#4c72b0" if r["complete"] else "#bbbbbb" for r in rows],
-                ecolor="black", capsize=3)
+        ax.barh(
+            list(ys),
+            accs,
+            xerr=[lo, hi],
+            color=["#4c72b0" if r["complete"] else "#bbbbbb" for r in rows],
+            ecolor="black",
+            capsize=3,
+        )
         ax.set_yticks(list(ys))
         ax.set_yticklabels([_name(r) for r in rows])
         ax.axvline(50, color="grey", linestyle=":", linewidth=1)

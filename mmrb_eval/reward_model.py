@@ -18,8 +18,9 @@ import hashlib
 import json
 import os
 import random
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import httpx
 
@@ -42,7 +43,9 @@ from curate.store import Store
 class RewardModelConfig:
     name: str
     url: str
-    request: Mapping[str, Any] = field(default_factory=lambda: {"prompt": "{prompt}", "response": "{response}", "image": "{image}"})
+    request: Mapping[str, Any] = field(
+        default_factory=lambda: {"prompt": "{prompt}", "response": "{response}", "image": "{image}"}
+    )
     response_field: str = "score"
     headers: Mapping[str, str] = field(default_factory=dict)
     api_key_env: str | None = None
@@ -144,9 +147,11 @@ class RewardClient:
                 err, retry = f"connection error: {e.__class__.__name__}: {e}", True
             if not retry or attempt > self.cfg.max_retries:
                 return None, None, err + (f" (after {attempt} attempts)" if attempt > 1 else "")
-            delay = retry_after if retry_after is not None else min(
-                self.cfg.backoff_max, self.cfg.backoff_base * 2 ** (attempt - 1)
-            ) * self._rng.uniform(0.5, 1.0)
+            delay = (
+                retry_after
+                if retry_after is not None
+                else min(self.cfg.backoff_max, self.cfg.backoff_base * 2 ** (attempt - 1)) * self._rng.uniform(0.5, 1.0)
+            )
             await self._sleep(delay)
 
     async def _post(self, body: Mapping[str, Any]) -> tuple[int, Any, bytes | None]:
@@ -183,7 +188,9 @@ async def score_pairs(
             elif os.path.exists(img):
                 urls.append(await asyncio.to_thread(image_data_url, img, cfg.max_image_side))
         bodies = [
-            fill(cfg.request, {"prompt": task.prompt, "response": resp, "image": urls[0] if urls else "", "images": urls})
+            fill(
+                cfg.request, {"prompt": task.prompt, "response": resp, "image": urls[0] if urls else "", "images": urls}
+            )
             for resp in (task.first, task.second)
         ]
         (s1, raw1, e1), (s2, raw2, e2) = await asyncio.gather(*(client.score(b) for b in bodies))
@@ -235,12 +242,14 @@ def run_reward_model(
     require_images(tasks, cfg.allow_missing_images)
     ensure_run(store, run_id, purpose="evaluate", judge=cfg.name, identity=identity, dataset=dataset)
     stored = store.judgment_outcomes(run_id)
-    todo = [
-        t for t in tasks if (o := stored.get((t.pair_id, "forward", 0))) is None or (retry_errors and o == "error")
-    ]
+    todo = [t for t in tasks if (o := stored.get((t.pair_id, "forward", 0))) is None or (retry_errors and o == "error")]
     summary = RunSummary(run_id, planned=len(tasks), already_stored=len(tasks) - len(todo), judge=cfg.name)
     execute(
-        store, summary, stored, len(todo), lambda: RewardClient(cfg),
+        store,
+        summary,
+        stored,
+        len(todo),
+        lambda: RewardClient(cfg),
         lambda client, sink: score_pairs(client, todo, sink, progress),
     )
     return finish_run(store, summary, [(t.pair_id, "forward", 0) for t in tasks])

@@ -16,7 +16,7 @@ beside the script it restates:
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from curate.formats import mm_rlhf
 from curate.formats import vlrewardbench as vlrb

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from curate.errors import MmrbError
 from curate.judging.order import plan
@@ -64,18 +65,30 @@ class RunHealth:
         return self.failed / sent if sent else None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"complete": self.complete, "planned": self.planned, "answered": self.answered,
-                "failed": self.failed, "missing": self.missing, "completeness": self.completeness,
-                "error_rate": self.error_rate, "status": self.status}
+        return {
+            "complete": self.complete,
+            "planned": self.planned,
+            "answered": self.answered,
+            "failed": self.failed,
+            "missing": self.missing,
+            "completeness": self.completeness,
+            "error_rate": self.error_rate,
+            "status": self.status,
+        }
 
 
-def planned_keys(identity: Mapping[str, Any], pairs: Sequence[EvalPair],
-                 judgments: Sequence[Judgment]) -> list[tuple[str, str, int]]:
+def planned_keys(
+    identity: Mapping[str, Any], pairs: Sequence[EvalPair], judgments: Sequence[Judgment]
+) -> list[tuple[str, str, int]]:
     """The (pair, order, sample) judgments a run with this configuration asks for. A run of
     an unknown kind plans what it stored for each pair, and one judgment for a pair without."""
     kind = identity.get("kind")
     if kind == "vlm":
-        order, samples, seed = identity.get("order", "fixed"), int(identity.get("samples", 1)), int(identity.get("seed", 0))
+        order, samples, seed = (
+            identity.get("order", "fixed"),
+            int(identity.get("samples", 1)),
+            int(identity.get("seed", 0)),
+        )
         return [(p.id, o, i) for p in pairs for o, i in plan(p.id, order, samples, seed)]
     if kind == "reward_model":
         return [(p.id, "forward", 0) for p in pairs]
@@ -85,8 +98,9 @@ def planned_keys(identity: Mapping[str, Any], pairs: Sequence[EvalPair],
     return [k for p in pairs for k in stored.get(p.id, [(p.id, "forward", 0)])]
 
 
-def health(identity: Mapping[str, Any], pairs: Sequence[EvalPair], judgments: Sequence[Judgment],
-           status: str | None = None) -> RunHealth:
+def health(
+    identity: Mapping[str, Any], pairs: Sequence[EvalPair], judgments: Sequence[Judgment], status: str | None = None
+) -> RunHealth:
     outcome = {j.key: j.outcome for j in judgments}
     keys = planned_keys(identity, pairs, judgments)
     failed = sum(1 for k in keys if outcome.get(k) == "error")

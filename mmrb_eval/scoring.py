@@ -39,8 +39,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Collection, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from curate.judging.records import Judgment
 from curate.model import MM_RLHF_CATEGORIES, ORDERS, VLRB_CATEGORIES, Order, Side
@@ -486,7 +487,12 @@ def _average(names, stats, reps, weights, conf, label) -> dict:
     if all(reps[c] is not None for c in names):
         mat = np.vstack([reps[c] for c in names])
         ci = _interval((w[:, None] * mat).sum(0) / w.sum(), conf)
-    return {"accuracy": round(value, 6), "ci": ci, "groups": len(names), "weights": {c: _num(weights[c]) for c in names}}
+    return {
+        "accuracy": round(value, 6),
+        "ci": ci,
+        "groups": len(names),
+        "weights": {c: _num(weights[c]) for c in names},
+    }
 
 
 def _fixed_macro(names: Sequence[str], stats: dict, reps: dict, conf: float, empty: str) -> dict:
@@ -496,7 +502,12 @@ def _fixed_macro(names: Sequence[str], stats: dict, reps: dict, conf: float, emp
 
     empties = [c for c in names if not stats[c]["n"]]
     if empties and empty == "undefined":
-        return {"accuracy": None, "ci": None, "groups": len(names), "reason": f"no scored units in {', '.join(empties)}"}
+        return {
+            "accuracy": None,
+            "ci": None,
+            "groups": len(names),
+            "reason": f"no scored units in {', '.join(empties)}",
+        }
     accs = [stats[c]["accuracy"] or 0.0 for c in names]
     ci = None
     if not empties and all(reps[c] is not None for c in names):
@@ -645,10 +656,14 @@ def render_text(report: dict, title: str = "") -> str:
         f"error {oc['error']}); parse-failure rate {_pct(pf)}; tie rate {_pct(report['tie_rate'])}"
     )
     if report["both_counted_as_first_shown"]:
-        lines.append(f"  note: {report['both_counted_as_first_shown']} outputs naming both answers were counted as A (official rule)")
+        lines.append(
+            f"  note: {report['both_counted_as_first_shown']} outputs naming both answers were counted as A (official rule)"
+        )
     nu = report["not_used"]
     if nu["later_sample"] or nu["other_order"]:
-        lines.append(f"  not used by these rules: {nu['later_sample']} later samples, {nu['other_order']} in other orders")
+        lines.append(
+            f"  not used by these rules: {nu['later_sample']} later samples, {nu['other_order']} in other orders"
+        )
     lines.append(
         f"pairs: {report['pairs']}, missing {report['missing_pairs']}, excluded units {report['excluded_units']}, "
         f"unknown judgments {report['unknown_judgments']}, failed judgments {report['n_failed']}"

@@ -117,18 +117,23 @@ def evaluate(
     write the run's judgments to ``export`` when given, and score them."""
     tasks = [p.task() for p in dataset.pairs]
     if isinstance(judge, JudgeConfig):
-        summary = run_judge(store, tasks, judge, run_id=run_id, dataset=dataset.files,
-                            retry_errors=retry_errors, progress=progress)
+        summary = run_judge(
+            store, tasks, judge, run_id=run_id, dataset=dataset.files, retry_errors=retry_errors, progress=progress
+        )
     else:
-        summary = run_reward_model(store, tasks, judge, run_id=run_id, dataset=dataset.files,
-                                   retry_errors=retry_errors, progress=progress)
+        summary = run_reward_model(
+            store, tasks, judge, run_id=run_id, dataset=dataset.files, retry_errors=retry_errors, progress=progress
+        )
     judgments = order_judgments(store.judgments(summary.run_id), dataset.pairs)
     health = run_health(store, summary.run_id, dataset.pairs, judgments)
     if export:
         write_judgments(export, judgments)
     figures = score(dataset.pairs, judgments, options)
-    return Evaluation(summary, health, ScoredJudgments(judge.name, dataset.label, dataset.pairs, judgments,
-                                                       figures, summary.run_id, health))
+    return Evaluation(
+        summary,
+        health,
+        ScoredJudgments(judge.name, dataset.label, dataset.pairs, judgments, figures, summary.run_id, health),
+    )
 
 
 def score_file(
@@ -148,8 +153,9 @@ def score_file(
     return ScoredJudgments(Path(path).stem, label, f.pairs, f.judgments, figures)
 
 
-def score_run(store: Store, run_id: str, options: ScoringOptions,
-              pairs: Sequence[EvalPair] | None = None) -> ScoredJudgments:
+def score_run(
+    store: Store, run_id: str, options: ScoringOptions, pairs: Sequence[EvalPair] | None = None
+) -> ScoredJudgments:
     """A stored run scored on ``pairs``, else on the dataset it recorded."""
     return score_loaded_run(store, run_id, load_run(store, run_id, pairs), options)
 

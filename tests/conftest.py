@@ -8,8 +8,11 @@ NEEDS_SYSTEM = ("browser", "labelstudio")  # Chromium, a Label Studio server: le
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--quick", action="store_true",
-                     help="leave out the browser and Label Studio tests (the inner loop: ./run test --quick)")
+    parser.addoption(
+        "--quick",
+        action="store_true",
+        help="leave out the browser and Label Studio tests (the inner loop: ./run test --quick)",
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -38,8 +38,15 @@ def fixture_copy(name: str, tmp: Path, images: dict[str, str] | None = None) -> 
 
 def counts(store) -> dict[str, int]:
     c, t = store.counts(), store.tallies()
-    return {"items": c.items, "item_images": sum(t.image_refs_by_status.values()), "images": len(store.image_hashes()),
-            "candidates": c.candidates, "pairs": c.pairs, "labels": c.labels, "annotators": c.annotators}
+    return {
+        "items": c.items,
+        "item_images": sum(t.image_refs_by_status.values()),
+        "images": len(store.image_hashes()),
+        "candidates": c.candidates,
+        "pairs": c.pairs,
+        "labels": c.labels,
+        "annotators": c.annotators,
+    }
 
 
 def assert_nothing_written(store) -> None:

@@ -16,6 +16,7 @@ from curate.agreement import stats as st
 from curate.agreement.table import FieldSpec
 from curate.errors import InputError, MmrbError
 
+
 def main(argv: list[str]) -> int:
     """`mmrb agreement ...` through the command module alone (as curate.cli.main runs it),
     so other stages' parsers cannot break these tests."""
@@ -51,10 +52,14 @@ def k2011_frame(field: str = "x") -> pd.DataFrame:
 
 
 def k2011_matrix() -> np.ndarray:
-    return np.array([[np.nan if v == "." else float(v) for v in line.split(":")[1].split()] for line in K2011.splitlines()])
+    return np.array(
+        [[np.nan if v == "." else float(v) for v in line.split(":")[1].split()] for line in K2011.splitlines()]
+    )
 
 
-@pytest.mark.parametrize("level,expected", [("nominal", 0.743), ("ordinal", 0.815), ("interval", 0.849), ("ratio", 0.797)])
+@pytest.mark.parametrize(
+    "level,expected", [("nominal", 0.743), ("ordinal", 0.815), ("interval", 0.849), ("ratio", 0.797)]
+)
 def test_krippendorff_2011_at_every_level(level, expected):
     table = from_long(k2011_frame(), scales={"x": ("1", "2", "3", "4", "5")}, levels={"x": level})
     f = agreement_report(table, resamples=200).fields["x"]
@@ -76,8 +81,20 @@ def test_exact_fractions_and_other_coefficients():
 
 
 def test_fleiss_wikipedia_example_and_complete_data_forms_agree():
-    counts = np.array([[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
-                       [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]])
+    counts = np.array(
+        [
+            [0, 0, 0, 0, 14],
+            [0, 2, 6, 4, 2],
+            [0, 0, 3, 5, 6],
+            [0, 3, 9, 2, 0],
+            [2, 2, 8, 1, 1],
+            [7, 7, 0, 0, 0],
+            [3, 2, 6, 3, 0],
+            [2, 5, 3, 2, 2],
+            [6, 5, 2, 1, 0],
+            [0, 2, 2, 3, 7],
+        ]
+    )
     assert st.fleiss_kappa(counts).value == pytest.approx(0.210, abs=5e-4)
     # with every unit rated by the same number of raters the missing-data form is Fleiss'
     assert st.fleiss_kappa_missing(counts).value == pytest.approx(st.fleiss_kappa(counts).value, abs=1e-12)
@@ -110,7 +127,9 @@ def test_bootstrap_is_seeded_and_covers_the_estimate():
     rng = np.random.default_rng(3)
     spec = FieldSpec("p", "nominal", ("first", "second", "tie"))
     truth = rng.integers(0, 2, size=400)
-    counts = np.array([np.bincount(np.where(rng.random(3) < 0.8, t, rng.integers(0, 3, 3)), minlength=3) for t in truth])
+    counts = np.array(
+        [np.bincount(np.where(rng.random(3) < 0.8, t, rng.integers(0, 3, 3)), minlength=3) for t in truth]
+    )
     a = st.bootstrap(spec, counts, resamples=500, seed=1)
     assert a == st.bootstrap(spec, counts, resamples=500, seed=1)
     assert a != st.bootstrap(spec, counts, resamples=500, seed=2)
@@ -120,16 +139,19 @@ def test_bootstrap_is_seeded_and_covers_the_estimate():
 
 def test_undefined_cases_are_values_with_reasons():
     # one category only
-    df = pd.DataFrame([(u, a, "preference", "first") for u in "pq" for a in "abc"],
-                      columns=["unit", "annotator", "field", "value"])
+    df = pd.DataFrame(
+        [(u, a, "preference", "first") for u in "pq" for a in "abc"], columns=["unit", "annotator", "field", "value"]
+    )
     f = agreement_report(from_long(df), resamples=50, min_shared=1).fields["preference"]
     assert f.alpha.value is None and "no variation" in f.alpha.undefined
     assert f.percent_agreement.value == 1.0
     assert f.fleiss_kappa.value is None and f.fleiss_kappa_missing.value is None
     assert all(c["kappa"].value is None for c in f.cohen)
     # a single label per pair
-    df = pd.DataFrame([("p", "a", "preference", "first"), ("q", "b", "preference", "second")],
-                      columns=["unit", "annotator", "field", "value"])
+    df = pd.DataFrame(
+        [("p", "a", "preference", "first"), ("q", "b", "preference", "second")],
+        columns=["unit", "annotator", "field", "value"],
+    )
     f = agreement_report(from_long(df), resamples=50).fields["preference"]
     for e in (f.alpha, f.percent_agreement, f.ac1, f.fleiss_kappa_missing):
         assert e.value is None and "two or more labels" in e.undefined
@@ -157,9 +179,15 @@ def _pairs_frame(n_pairable: int, n_single: int = 0) -> pd.DataFrame:
     labelled by a alone."""
     rows = []
     for u in range(n_pairable):
-        rows += [(f"p{u:02d}", "a", "preference", "first" if u % 2 else "second"),
-                 (f"p{u:02d}", "b", "preference", ("second" if u % 2 else "first") if u % 3 == 0 else
-                  ("first" if u % 2 else "second"))]
+        rows += [
+            (f"p{u:02d}", "a", "preference", "first" if u % 2 else "second"),
+            (
+                f"p{u:02d}",
+                "b",
+                "preference",
+                ("second" if u % 2 else "first") if u % 3 == 0 else ("first" if u % 2 else "second"),
+            ),
+        ]
     rows += [(f"s{u:02d}", "a", "preference", "first") for u in range(n_single)]
     return pd.DataFrame(rows, columns=["unit", "annotator", "field", "value"])
 
@@ -167,8 +195,10 @@ def _pairs_frame(n_pairable: int, n_single: int = 0) -> pd.DataFrame:
 def test_one_pair_gives_a_value_but_no_interval():
     """The issue's case: one pair, two annotators who disagree. The bootstrap could only
     resample that pair ([0.0, 0.0]); the interval is undefined, the value stays."""
-    df = pd.DataFrame([("p1", "a", "preference", "first"), ("p1", "b", "preference", "second")],
-                      columns=["unit", "annotator", "field", "value"])
+    df = pd.DataFrame(
+        [("p1", "a", "preference", "first"), ("p1", "b", "preference", "second")],
+        columns=["unit", "annotator", "field", "value"],
+    )
     rep = agreement_report(from_long(df), resamples=200)
     f = rep.fields["preference"]
     assert st.MIN_BOOTSTRAP_PAIRS == rep.min_pairs == 10  # the documented minimum
@@ -186,10 +216,15 @@ def test_one_pair_gives_a_value_but_no_interval():
     assert st.bootstrap(FieldSpec("p", "nominal", ("first", "second", "tie")), counts).undefined == "too few pairs"
 
 
-@pytest.mark.parametrize("n_pairable, n_single, defined", [
-    (9, 0, False), (9, 5, False),  # a pair with one label adds nothing to agreement: not counted
-    (10, 0, True), (12, 3, True),
-])
+@pytest.mark.parametrize(
+    "n_pairable, n_single, defined",
+    [
+        (9, 0, False),
+        (9, 5, False),  # a pair with one label adds nothing to agreement: not counted
+        (10, 0, True),
+        (12, 3, True),
+    ],
+)
 def test_the_minimum_counts_pairs_with_two_or_more_labels(n_pairable, n_single, defined):
     rep = agreement_report(from_long(_pairs_frame(n_pairable, n_single)), resamples=200, per_category=True)
     for f in (rep.fields["preference"], rep.categories["(none)"]["fields"]["preference"]):
@@ -214,10 +249,19 @@ def test_the_minimum_can_be_lowered_and_is_per_category():
 
 # -- invariants ------------------------------------------------------------------------------
 label_rows = hs.lists(
-    hs.tuples(hs.integers(0, 12), hs.sampled_from("abcd"), hs.sampled_from(["first", "second", "tie"]),
-              hs.sampled_from(["correct", "incorrect", "unsure"]), hs.sampled_from(["correct", "incorrect"]),
-              hs.sampled_from("ABC"), hs.sampled_from("AB"), hs.sampled_from("xyz")),
-    min_size=1, max_size=50, unique_by=lambda r: (r[0], r[1]),
+    hs.tuples(
+        hs.integers(0, 12),
+        hs.sampled_from("abcd"),
+        hs.sampled_from(["first", "second", "tie"]),
+        hs.sampled_from(["correct", "incorrect", "unsure"]),
+        hs.sampled_from(["correct", "incorrect"]),
+        hs.sampled_from("ABC"),
+        hs.sampled_from("AB"),
+        hs.sampled_from("xyz"),
+    ),
+    min_size=1,
+    max_size=50,
+    unique_by=lambda r: (r[0], r[1]),
 )
 # small enough that the invariants compare intervals, not only "too few pairs"
 INVARIANT_MIN_PAIRS = 2
@@ -231,19 +275,41 @@ def _frame(rows, swap=False, rename=None):
         if swap:
             pref, c1, c2, g1, g2 = flip[pref], c2, c1, g2, g1
         unit = f"p{u:02d}"
-        out += [(unit, a, "preference", pref, cat), (unit, a, "correctness_first", c1, cat),
-                (unit, a, "correctness_second", c2, cat), (unit, a, "grade_first", g1, cat),
-                (unit, a, "grade_second", g2, cat)]
+        out += [
+            (unit, a, "preference", pref, cat),
+            (unit, a, "correctness_first", c1, cat),
+            (unit, a, "correctness_second", c2, cat),
+            (unit, a, "grade_first", g1, cat),
+            (unit, a, "grade_second", g2, cat),
+        ]
     df = pd.DataFrame(out, columns=["unit", "annotator", "field", "value", "category"])
     df["category"] = df.groupby("unit")["category"].transform("first")  # one category per pair
     return df
 
 
 def _stats(f):
-    return [f.alpha.value, f.alpha.low, f.alpha.high, f.alpha.interval_undefined, f.percent_agreement.value,
-            f.percent_agreement.low, f.percent_agreement.high, f.percent_agreement.interval_undefined,
-            f.ac1.value, f.ac1.low, f.ac1.high, f.ac1.interval_undefined, f.fleiss_kappa.value,
-            f.fleiss_kappa_missing.value, f.n_pairs, f.n_pairable, f.n_labels, f.labels_per_pair, f.scale, f.level]
+    return [
+        f.alpha.value,
+        f.alpha.low,
+        f.alpha.high,
+        f.alpha.interval_undefined,
+        f.percent_agreement.value,
+        f.percent_agreement.low,
+        f.percent_agreement.high,
+        f.percent_agreement.interval_undefined,
+        f.ac1.value,
+        f.ac1.low,
+        f.ac1.high,
+        f.ac1.interval_undefined,
+        f.fleiss_kappa.value,
+        f.fleiss_kappa_missing.value,
+        f.n_pairs,
+        f.n_pairable,
+        f.n_labels,
+        f.labels_per_pair,
+        f.scale,
+        f.level,
+    ]
 
 
 def _close(x, y):
@@ -255,8 +321,13 @@ def _close(x, y):
             assert a == pytest.approx(b, abs=1e-9)
 
 
-SWAPPED = {"preference": "preference", "correctness_first": "correctness_second",
-           "correctness_second": "correctness_first", "grade_first": "grade_second", "grade_second": "grade_first"}
+SWAPPED = {
+    "preference": "preference",
+    "correctness_first": "correctness_second",
+    "correctness_second": "correctness_first",
+    "grade_first": "grade_second",
+    "grade_second": "grade_first",
+}
 
 
 def _same_field(fa, fb):
@@ -297,8 +368,9 @@ def test_swapping_responses_and_flipping_labels_changes_no_statistic(rows):
 def test_relabelling_annotators_changes_nothing(rows, names):
     rename = dict(zip("abcd", names))
     a = agreement_report(from_long(_frame(rows)), resamples=100, min_shared=2, min_pairs=INVARIANT_MIN_PAIRS)
-    b = agreement_report(from_long(_frame(rows, rename=rename)), resamples=100, min_shared=2,
-                         min_pairs=INVARIANT_MIN_PAIRS)
+    b = agreement_report(
+        from_long(_frame(rows, rename=rename)), resamples=100, min_shared=2, min_pairs=INVARIANT_MIN_PAIRS
+    )
     for name in a.fields:
         _close(_stats(a.fields[name]), _stats(b.fields[name]))
         assert {rename[k]: v for k, v in a.fields[name].annotators.items()} == b.fields[name].annotators
@@ -311,10 +383,18 @@ def test_relabelling_annotators_changes_nothing(rows, names):
 
 # -- per pair, majority, gold --------------------------------------------------------------------
 def test_per_pair_majority_and_gold():
-    rows = [("p1", "a", "first"), ("p1", "b", "first"), ("p1", "c", "second"),
-            ("p2", "a", "tie"), ("p2", "b", "first"),
-            ("p3", "a", "second"), ("p3", "b", "second"), ("p3", "c", "second"),
-            ("p1", "@gold", "first"), ("p3", "@gold", "first")]
+    rows = [
+        ("p1", "a", "first"),
+        ("p1", "b", "first"),
+        ("p1", "c", "second"),
+        ("p2", "a", "tie"),
+        ("p2", "b", "first"),
+        ("p3", "a", "second"),
+        ("p3", "b", "second"),
+        ("p3", "c", "second"),
+        ("p1", "@gold", "first"),
+        ("p3", "@gold", "first"),
+    ]
     df = pd.DataFrame([(u, a, "preference", v) for u, a, v in rows], columns=["unit", "annotator", "field", "value"])
     rep = agreement_report(from_long(df), pairs=True, resamples=50)
     pairs = rep.pairs.set_index("pair")
@@ -335,12 +415,14 @@ def test_per_pair_majority_and_gold():
 # -- files -------------------------------------------------------------------------------------------
 def test_file_with_screen_sides_is_mapped_to_responses(tmp_path):
     f = tmp_path / "labels.csv"
-    f.write_text("item,annotator,field,value,left\n"
-                 "p1,a,preference,left,first\n"
-                 "p1,b,preference,right,second\n"  # b saw them swapped: right = first
-                 "p1,c,preference,first,\n"
-                 "p1,a,correctness_left,correct,first\n"
-                 "p1,b,correctness_left,incorrect,second\n")
+    f.write_text(
+        "item,annotator,field,value,left\n"
+        "p1,a,preference,left,first\n"
+        "p1,b,preference,right,second\n"  # b saw them swapped: right = first
+        "p1,c,preference,first,\n"
+        "p1,a,correctness_left,correct,first\n"
+        "p1,b,correctness_left,incorrect,second\n"
+    )
     t = read_labels_file(f)
     rep = agreement_report(t, pairs=True, resamples=0)
     assert rep.pairs.set_index("field").loc["preference", "agreement"] == 1.0
@@ -355,14 +437,18 @@ def test_file_errors_name_file_line_and_field(tmp_path, capsys):
         read_labels_file(f)
     assert f"{f}:3 field 'left'" in str(e.value)
     j = tmp_path / "labels.jsonl"
-    j.write_text('{"item": "p1", "annotator": "a", "field": "score", "value": 7}\n'
-                 '{"item": "p1", "annotator": "a", "field": "score", "value": 2}\nnot json\n')
+    j.write_text(
+        '{"item": "p1", "annotator": "a", "field": "score", "value": 7}\n'
+        '{"item": "p1", "annotator": "a", "field": "score", "value": 2}\nnot json\n'
+    )
     with pytest.raises(InputError) as e:
         read_labels_file(j, scales={"score": ("1", "2", "3")})
     msg = str(e.value)
     assert f"{j}:3: not valid JSON" in msg
-    j.write_text('{"item": "p1", "annotator": "a", "field": "score", "value": 7}\n'
-                 '{"item": "p1", "annotator": "a", "field": "score", "value": 2}\n')
+    j.write_text(
+        '{"item": "p1", "annotator": "a", "field": "score", "value": 7}\n'
+        '{"item": "p1", "annotator": "a", "field": "score", "value": 2}\n'
+    )
     with pytest.raises(InputError) as e:
         read_labels_file(j, scales={"score": ("1", "2", "3")})
     assert f"{j}:1 field 'value': '7' is not on the scale" in str(e.value)
@@ -374,10 +460,12 @@ def test_file_errors_name_file_line_and_field(tmp_path, capsys):
 def test_csv_cells_are_read_as_the_csv_module_reads_them(tmp_path):
     f = tmp_path / "labels.csv"
     # a byte-order mark, quoted commas and line breaks, blank lines, padding, an empty value (no label)
-    f.write_bytes("\ufeffitem,annotator,field,value,category\n"
-                  '"p,1", a ,preference, first ,"multi\nline"\n\n'
-                  "p2,a,preference,,vqa\n"
-                  "p2,b,preference,second,vqa\n".encode())
+    f.write_bytes(
+        "\ufeffitem,annotator,field,value,category\n"
+        '"p,1", a ,preference, first ,"multi\nline"\n\n'
+        "p2,a,preference,,vqa\n"
+        "p2,b,preference,second,vqa\n".encode()
+    )
     t = read_labels_file(f)
     assert list(t.units) == ["p,1", "p2"] and t.annotators == ("a", "b")
     assert list(t.category) == ["multi\nline", "vqa"] and t.n_labels == 2
@@ -392,7 +480,9 @@ def test_csv_rows_that_do_not_fit_the_header_are_errors(tmp_path):
     with pytest.raises(InputError) as e:
         read_labels_file(f)
     assert [(p.line, p.message) for p in e.value.problems] == [
-        (3, "3 fields where the header has 4"), (4, "5 fields where the header has 4")]
+        (3, "3 fields where the header has 4"),
+        (4, "5 fields where the header has 4"),
+    ]
     f.write_text("item,annotator,field\np1,a,preference\n")
     with pytest.raises(InputError, match=f"{f}:1 field 'value': missing column"):
         read_labels_file(f)
@@ -407,8 +497,23 @@ def test_csv_rows_that_do_not_fit_the_header_are_errors(tmp_path):
 def test_cli_text_and_json(tmp_path, capsys):
     f = tmp_path / "k.csv"
     k2011_frame("score").rename(columns={"unit": "item"}).to_csv(f, index=False)
-    assert main(["agreement", "--labels", str(f), "--scale", "score=1,2,3,4,5", "--level", "score=interval",
-                 "--json", "--resamples", "100"]) == 0
+    assert (
+        main(
+            [
+                "agreement",
+                "--labels",
+                str(f),
+                "--scale",
+                "score=1,2,3,4,5",
+                "--level",
+                "score=interval",
+                "--json",
+                "--resamples",
+                "100",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     fs = out["fields"]["score"]
     assert fs["level"] == "interval" and fs["krippendorff_alpha"]["value"] == pytest.approx(0.849, abs=5e-4)
@@ -427,8 +532,25 @@ def test_bench_quick_runs(tmp_path):
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    r = subprocess.run([sys.executable, "-m", "bench.agreement", "--quick", "--pairs", "300",
-                        "--resamples", "100", "--nltk-pairs", "100", "--cache", str(tmp_path)],
-                       capture_output=True, text=True, timeout=300, cwd=root)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench.agreement",
+            "--quick",
+            "--pairs",
+            "300",
+            "--resamples",
+            "100",
+            "--nltk-pairs",
+            "100",
+            "--cache",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=root,
+    )
     assert r.returncode == 0, r.stderr
     assert "full agreement report" in r.stdout and "NLTK AnnotationTask alpha" in r.stdout

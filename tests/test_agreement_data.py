@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-from tests.support.data import shared
 from curate.agreement import agreement_report, from_long, from_store, read_labels_file
 from curate.model import Annotator, Candidate, Item, Label, Pair
+from tests.support.data import shared
 
 MMRB2 = ("t2i", "edit", "interleaved", "reasoning")
 
@@ -29,12 +29,16 @@ def _mmrb2_long(tmp_path):
         for p in pairs:
             h = p["human_annotations"]
             if isinstance(h, list):
-                rows += [dict(item=p["id"], annotator=f"r{k}", field="score", value=v, category=name)
-                         for k, v in enumerate(h)]
+                rows += [
+                    dict(item=p["id"], annotator=f"r{k}", field="score", value=v, category=name)
+                    for k, v in enumerate(h)
+                ]
             else:
                 for side, key in (("first", "response_a_ratings"), ("second", "response_b_ratings")):
-                    rows += [dict(item=p["id"], annotator=f"r{k}", field=f"grade_{side}", value=v, category=name)
-                             for k, v in enumerate(h.get(key, []))]
+                    rows += [
+                        dict(item=p["id"], annotator=f"r{k}", field=f"grade_{side}", value=v, category=name)
+                        for k, v in enumerate(h.get(key, []))
+                    ]
     path = tmp_path / "mmrb2_labels.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path, raw
@@ -61,15 +65,24 @@ def test_mmrb2_real_labels(tmp_path):
     for name in ("t2i", "edit", "interleaved"):
         m = np.array([p["human_annotations"] for p in raw[name]], dtype=float).T
         got = rep.categories[name]["fields"]["score"].alpha
-        assert got.value == pytest.approx(krippendorff.alpha(reliability_data=m, level_of_measurement="ordinal"), abs=1e-12)
+        assert got.value == pytest.approx(
+            krippendorff.alpha(reliability_data=m, level_of_measurement="ordinal"), abs=1e-12
+        )
     # reasoning grades: pairs without grades are missing, not zero; three letters where present
     g = rep.fields["grade_first"]
     n_graded = sum(1 for p in raw["reasoning"] if p["human_annotations"].get("response_a_ratings"))
     assert g.n_pairs == n_graded and g.scale == ("C", "B", "A")
-    grades = np.array([[{"C": 0, "B": 1, "A": 2}[v] for v in p["human_annotations"]["response_a_ratings"]]
-                       for p in raw["reasoning"] if p["human_annotations"].get("response_a_ratings")], dtype=float).T
+    grades = np.array(
+        [
+            [{"C": 0, "B": 1, "A": 2}[v] for v in p["human_annotations"]["response_a_ratings"]]
+            for p in raw["reasoning"]
+            if p["human_annotations"].get("response_a_ratings")
+        ],
+        dtype=float,
+    ).T
     assert g.alpha.value == pytest.approx(
-        krippendorff.alpha(reliability_data=grades, level_of_measurement="ordinal"), abs=1e-12)
+        krippendorff.alpha(reliability_data=grades, level_of_measurement="ordinal"), abs=1e-12
+    )
     assert "score" not in rep.categories["reasoning"]["fields"]  # no score labels there: left out
 
 
@@ -91,9 +104,21 @@ def test_mmrb2_score_is_consistent_with_chosen(tmp_path):
 def _seed_store(store):
     store.add_items([Item(id=f"i{n}", prompt="q", category="vqa" if n % 2 else "safety") for n in range(6)])
     store.add_candidates([Candidate(id=f"i{n}/{m}", item_id=f"i{n}", model=m, text=m) for n in range(6) for m in "ab"])
-    store.add_pairs([Pair(id=f"p{n}", item_id=f"i{n}", first_id=f"i{n}/a", second_id=f"i{n}/b", origin="test",
-                          is_gold=n == 0, known_preference="first" if n == 0 else None,
-                          auto_first="correct" if n == 0 else None) for n in range(6)])
+    store.add_pairs(
+        [
+            Pair(
+                id=f"p{n}",
+                item_id=f"i{n}",
+                first_id=f"i{n}/a",
+                second_id=f"i{n}/b",
+                origin="test",
+                is_gold=n == 0,
+                known_preference="first" if n == 0 else None,
+                auto_first="correct" if n == 0 else None,
+            )
+            for n in range(6)
+        ]
+    )
     prefs = {"x": "fffstf", "y": "ffssst", "z": "fsfs.f"}
     rows = []
     for who, ps in prefs.items():
@@ -102,12 +127,20 @@ def _seed_store(store):
             if c == ".":
                 continue
             pref = {"f": "first", "s": "second", "t": "tie"}[c]
-            lab = Label(f"p{n}", who, correctness_first="correct" if c == "f" else "incorrect",
-                        correctness_second="unsure" if n == 3 else "correct", preference=pref,
-                        ratings={"score": (n + len(who)) % 4 + 1} if n != 5 else {})
+            lab = Label(
+                f"p{n}",
+                who,
+                correctness_first="correct" if c == "f" else "incorrect",
+                correctness_second="unsure" if n == 3 else "correct",
+                preference=pref,
+                ratings={"score": (n + len(who)) % 4 + 1} if n != 5 else {},
+            )
             store.save_label(lab)
-            rows += [(f"p{n}", who, "preference", pref), (f"p{n}", who, "correctness_first", lab.correctness_first),
-                     (f"p{n}", who, "correctness_second", lab.correctness_second)]
+            rows += [
+                (f"p{n}", who, "preference", pref),
+                (f"p{n}", who, "correctness_first", lab.correctness_first),
+                (f"p{n}", who, "correctness_second", lab.correctness_second),
+            ]
             if lab.ratings:
                 rows.append((f"p{n}", who, "score", str(lab.ratings["score"])))
     # a draft is not a label yet
@@ -155,18 +188,28 @@ def _labels_csv(store, path):
         cat = category[lab.pair_id]
         if lab.annotator == "y":
             screen = {"first": "right", "second": "left"}.get(lab.preference, lab.preference)
-            rows += [(lab.pair_id, "y", "preference", screen, "second", cat),
-                     (lab.pair_id, "y", "correctness_left", lab.correctness_second, "second", cat),
-                     (lab.pair_id, "y", "correctness_right", lab.correctness_first, "second", cat)]
+            rows += [
+                (lab.pair_id, "y", "preference", screen, "second", cat),
+                (lab.pair_id, "y", "correctness_left", lab.correctness_second, "second", cat),
+                (lab.pair_id, "y", "correctness_right", lab.correctness_first, "second", cat),
+            ]
         else:
-            rows += [(lab.pair_id, lab.annotator, f, getattr(lab, f), "", cat)
-                     for f in ("preference", "correctness_first", "correctness_second")]
+            rows += [
+                (lab.pair_id, lab.annotator, f, getattr(lab, f), "", cat)
+                for f in ("preference", "correctness_first", "correctness_second")
+            ]
         rows += [(lab.pair_id, lab.annotator, k, str(v), "", cat) for k, v in lab.ratings.items()]
     for p in pairs.values():
         if p.is_gold:
-            rows += [(p.id, "@gold", f, v, "", category[p.id]) for f, v in
-                     (("preference", p.known_preference), ("correctness_first", p.auto_first),
-                      ("correctness_second", p.auto_second)) if v]
+            rows += [
+                (p.id, "@gold", f, v, "", category[p.id])
+                for f, v in (
+                    ("preference", p.known_preference),
+                    ("correctness_first", p.auto_first),
+                    ("correctness_second", p.auto_second),
+                )
+                if v
+            ]
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["item", "annotator", "field", "value", "left", "category"])
@@ -225,8 +268,9 @@ def test_store_letter_grades_use_the_known_ordinal_scale(sqlite_store):
     assert t.fields["grade_first"].spec.values == ("C", "B", "A")  # curate.model.MMRB2_GRADES, low to high
     assert t.fields["other"].spec.level == "nominal"  # unknown text: nominal unless --scale is given
     rep = agreement_report(t, resamples=0)
-    ref = krippendorff.alpha(reliability_data=np.array([[2, 1, 2], [2, 0, 2], [1, 0, 2]], dtype=float),
-                             level_of_measurement="ordinal")
+    ref = krippendorff.alpha(
+        reliability_data=np.array([[2, 1, 2], [2, 0, 2], [1, 0, 2]], dtype=float), level_of_measurement="ordinal"
+    )
     assert rep.fields["grade_first"].alpha.value == pytest.approx(ref, abs=1e-12)
 
 
@@ -243,10 +287,18 @@ GRADED = [  # (response A's grades, response B's grades)
 
 
 def _reasoning_file(path, graded):
-    pairs = [{"id": f"g{n}", "response_a": {"model_name": "agent-a", "response_content": [["text", f"a{n}"]]},
-              "response_b": {"model_name": "agent-b", "response_content": [["text", f"b{n}"]]}, "chosen": "A",
-              "human_annotations": {"response_a_ratings": ga, "response_b_ratings": gb},
-              "prompt_source": "fixture", "prompt_metadata": {}} for n, (ga, gb) in enumerate(graded)]
+    pairs = [
+        {
+            "id": f"g{n}",
+            "response_a": {"model_name": "agent-a", "response_content": [["text", f"a{n}"]]},
+            "response_b": {"model_name": "agent-b", "response_content": [["text", f"b{n}"]]},
+            "chosen": "A",
+            "human_annotations": {"response_a_ratings": ga, "response_b_ratings": gb},
+            "prompt_source": "fixture",
+            "prompt_metadata": {},
+        }
+        for n, (ga, gb) in enumerate(graded)
+    ]
     path.write_text(json.dumps({"pairs": pairs}))
     return pairs
 
@@ -258,7 +310,9 @@ def _grades_csv(path, pairs):
     for p in pairs:
         h = p["human_annotations"]
         for field, key in (("grade_first", "response_a_ratings"), ("grade_second", "response_b_ratings")):
-            rows += [f"mmrb2:reasoning:{p['id']},mmrb2-rater-{k + 1},{field},{g}" for k, g in enumerate(h.get(key) or [])]
+            rows += [
+                f"mmrb2:reasoning:{p['id']},mmrb2-rater-{k + 1},{field},{g}" for k, g in enumerate(h.get(key) or [])
+            ]
     path.write_text("\n".join(rows) + "\n")
     return path
 
@@ -277,8 +331,10 @@ def _store_and_file(store, tmp_path, src, pairs):
 
     ingest_pairs(store, src, "mmrb2", category="reasoning")
     kw = dict(resamples=200)
-    return (agreement_report(from_store(store), **kw),
-            agreement_report(read_labels_file(_grades_csv(tmp_path / "grades.csv", pairs)), **kw))
+    return (
+        agreement_report(from_store(store), **kw),
+        agreement_report(read_labels_file(_grades_csv(tmp_path / "grades.csv", pairs)), **kw),
+    )
 
 
 def _assert_same_grades(a, b):
@@ -333,8 +389,20 @@ def test_cli_on_the_store(tmp_path, capsys):
         _seed_store(s)
     p = argparse.ArgumentParser()
     agreement.add_arguments(p)
-    args = p.parse_args(["--db", str(db), "--images", str(tmp_path / "img"), "--json", "--category",
-                         "--resamples", "50", "--min-shared", "3"])
+    args = p.parse_args(
+        [
+            "--db",
+            str(db),
+            "--images",
+            str(tmp_path / "img"),
+            "--json",
+            "--category",
+            "--resamples",
+            "50",
+            "--min-shared",
+            "3",
+        ]
+    )
     assert agreement.run(args) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out["fields"]) == {"preference", "correctness_first", "correctness_second", "score"}

@@ -263,7 +263,7 @@ def test_missing_image_shows_a_placeholder_and_html_is_text(sqlite_env):
     hostile = [e.proto.body for e in at.get("html") if "window.__pwned" in e.proto.body]
     assert len(hostile) == 1
     assert "&lt;script&gt;" in hostile[0] and "&lt;img" in hostile[0]
-    assert "<script" not in hostile[0] and "<img src=\"nope" not in hostile[0]
+    assert "<script" not in hostile[0] and '<img src="nope' not in hostile[0]
     assert "<code>code &lt;b&gt;</code>" in hostile[0]  # code stays code
     assert XSS.startswith("Here is **bold**") and "<strong>bold</strong>" in hostile[0]
     label(at, left="correct", right="correct", pref="left")
@@ -298,8 +298,13 @@ def test_sign_out_returns_to_the_sign_in_page(sqlite_env):
 # -- OIDC sign-in (Streamlit's st.login) ------------------------------------------------------
 # A real identity provider cannot run here; what is ours is tested: the button appears only
 # when the deployment configures [auth], and an identity maps to an active account only.
-OIDC_SECRETS = {"redirect_uri": "http://127.0.0.1:8501/oauth2callback", "cookie_secret": "x" * 32,
-                "client_id": "mmrb", "client_secret": "s", "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration"}
+OIDC_SECRETS = {
+    "redirect_uri": "http://127.0.0.1:8501/oauth2callback",
+    "cookie_secret": "x" * 32,
+    "client_id": "mmrb",
+    "client_secret": "s",
+    "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration",
+}
 
 
 def test_organisation_sign_in_is_offered_only_when_configured(sqlite_env):

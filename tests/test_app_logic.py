@@ -67,12 +67,23 @@ def _inline_tokens(md_source: str) -> list:
     return out
 
 
-@pytest.mark.parametrize("text", [
-    "![x](http://evil.test/y.png)", "[a](javascript:alert(1))", "<img src=x onerror=alert(1)>",
-    "</script><script>x</script>", "$x^2$ :red[red] :material/home:", "see http://evil.test/a and www.evil.test",
-    "mail me@evil.test", "# heading\n- item\n> quote\n1. one", "| a | b |\n|---|---|\n| 1 | 2 |",
-    "`code` **bold** _it_ ~~gone~~ \\ back", "&lt; &amp; &#60;", "p0/a*b_c",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "![x](http://evil.test/y.png)",
+        "[a](javascript:alert(1))",
+        "<img src=x onerror=alert(1)>",
+        "</script><script>x</script>",
+        "$x^2$ :red[red] :material/home:",
+        "see http://evil.test/a and www.evil.test",
+        "mail me@evil.test",
+        "# heading\n- item\n> quote\n1. one",
+        "| a | b |\n|---|---|\n| 1 | 2 |",
+        "`code` **bold** _it_ ~~gone~~ \\ back",
+        "&lt; &amp; &#60;",
+        "p0/a*b_c",
+    ],
+)
 def test_plain_shows_a_data_string_as_text_only(text):
     out = _inline_tokens(render.plain(text))
     assert all(t != "autolink" and t.type in ("text", "softbreak", "hardbreak") for t in out), (text, out)
@@ -81,8 +92,12 @@ def test_plain_shows_a_data_string_as_text_only(text):
 
 
 @settings(max_examples=800, deadline=None)
-@given(st.lists(st.sampled_from(list("<>/&\"'=`\\ \n*_[]()!:|-#$~@.ab") + ["http://", "www.", "javascript:", "img"]),
-                max_size=40).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(list("<>/&\"'=`\\ \n*_[]()!:|-#$~@.ab") + ["http://", "www.", "javascript:", "img"]),
+        max_size=40,
+    ).map("".join)
+)
 def test_plain_never_lets_markdown_or_html_through(text):
     out = _inline_tokens(render.plain(text))
     assert all(t != "autolink" and t.type in ("text", "softbreak", "hardbreak") for t in out), (text, out)
@@ -102,15 +117,22 @@ def test_image_html_is_keyed_by_item_and_escaped():
 def test_form_rules():
     full = form.FormInput(left="correct", right="incorrect", preference="left")
     assert form.problems(full) == []
-    assert form.problems(form.FormInput()) == ["rate the left response", "rate the right response", "choose a preference"]
+    assert form.problems(form.FormInput()) == [
+        "rate the left response",
+        "rate the right response",
+        "choose a preference",
+    ]
     tie = form.FormInput(left="correct", right="correct", preference="tie")
     assert form.problems(tie) == ["write a rationale: a tie needs a rationale"]
     assert form.problems(form.FormInput("unsure", "correct", "right", rationale="  ")) == [
-        "write a rationale: an 'unsure' needs a rationale"]
+        "write a rationale: an 'unsure' needs a rationale"
+    ]
     assert form.problems(form.FormInput(flag="broken_image")) == ["write a rationale: a flag needs a short note"]
     assert form.problems(form.FormInput(flag="broken_image", rationale="blank")) == []
     assert form.problems(tie, frozenset({"never"})) == []
-    assert form.problems(full, frozenset({"always"})) == ["write a rationale: the guidelines ask for a rationale on every label"]
+    assert form.problems(full, frozenset({"always"})) == [
+        "write a rationale: the guidelines ask for a rationale on every label"
+    ]
 
 
 def test_rationale_rule_comes_from_the_project(sqlite_store):
@@ -212,18 +234,21 @@ def test_agreement_glance_with_no_overlap(sqlite_store):
 
 
 # -- the pair as HTML (render.markdown_html, item_html, responses_html) -----------------------
-@pytest.mark.parametrize("text, shown, absent", [
-    ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;", "<script"),
-    ('<img src=x onerror="alert(1)">', "&lt;img src=x onerror=", "<img"),
-    ("[click](javascript:alert(1))", "[click](javascript:alert(1))", "href"),
-    ("![pixel](http://tracker.example/p.png)", "[image: pixel &lt;http://tracker.example/p.png&gt;]", "<img"),
-    ("![a][r]\n\n[r]: http://tracker.example/r.png", "[image: a &lt;http://tracker.example/r.png&gt;]", "<img"),
-    ("[d](data:image/png;base64,AAAA) [f](file:///etc/passwd)", "[d](data:image/png;base64,AAAA)", "href"),
-    ("[ok](https://example.org/a) [rel](/label) [m](mailto:a@b.c)", '<a href="https://example.org/a">', "<img"),
-    ("Inline `code <b>` stays", "<code>code &lt;b&gt;</code>", "<b>"),
-    ("| a | b |\n|---|---|\n| 1 | 2 |", "<table>", "<script"),
-    ("**bold** and *it*", "<strong>bold</strong>", "<script"),
-])
+@pytest.mark.parametrize(
+    "text, shown, absent",
+    [
+        ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;", "<script"),
+        ('<img src=x onerror="alert(1)">', "&lt;img src=x onerror=", "<img"),
+        ("[click](javascript:alert(1))", "[click](javascript:alert(1))", "href"),
+        ("![pixel](http://tracker.example/p.png)", "[image: pixel &lt;http://tracker.example/p.png&gt;]", "<img"),
+        ("![a][r]\n\n[r]: http://tracker.example/r.png", "[image: a &lt;http://tracker.example/r.png&gt;]", "<img"),
+        ("[d](data:image/png;base64,AAAA) [f](file:///etc/passwd)", "[d](data:image/png;base64,AAAA)", "href"),
+        ("[ok](https://example.org/a) [rel](/label) [m](mailto:a@b.c)", '<a href="https://example.org/a">', "<img"),
+        ("Inline `code <b>` stays", "<code>code &lt;b&gt;</code>", "<b>"),
+        ("| a | b |\n|---|---|\n| 1 | 2 |", "<table>", "<script"),
+        ("**bold** and *it*", "<strong>bold</strong>", "<script"),
+    ],
+)
 def test_markdown_html_renders_markdown_and_no_html_of_its_own(text, shown, absent):
     out = render.markdown_html(text)
     assert shown in out and absent not in out
@@ -237,8 +262,32 @@ def test_markdown_html_never_lets_a_tag_or_handler_through(text):
     out = render.markdown_html(text)
     # the only tags are the ones Markdown makes; no attribute but href/title/class/start/align
     for tag in re.findall(r"<([a-zA-Z][a-zA-Z0-9]*)", out):
-        assert tag in {"p", "em", "strong", "code", "pre", "a", "ul", "ol", "li", "blockquote", "h1", "h2", "h3",
-                       "h4", "h5", "h6", "hr", "br", "table", "thead", "tbody", "tr", "th", "td"}, (tag, out)
+        assert tag in {
+            "p",
+            "em",
+            "strong",
+            "code",
+            "pre",
+            "a",
+            "ul",
+            "ol",
+            "li",
+            "blockquote",
+            "h1",
+            "h2",
+            "h3",
+            "h4",
+            "h5",
+            "h6",
+            "hr",
+            "br",
+            "table",
+            "thead",
+            "tbody",
+            "tr",
+            "th",
+            "td",
+        }, (tag, out)
     for attr in re.findall(r"<[a-z0-9]+((?:\s+[^\s=>]+(?:=\"[^\"]*\")?)*)\s*/?>", out):
         for name in re.findall(r"\s([^\s=]+)=", attr):
             assert name in {"href", "title", "class", "start", "style"}, (name, out)
@@ -249,7 +298,7 @@ def test_markdown_html_never_lets_a_tag_or_handler_through(text):
 def test_responses_html_marks_both_sides_with_the_pair_token():
     out = render.responses_html("abc123", "left **text**", "<b>right</b>")
     assert out.count('data-pair="abc123"') == 2
-    assert 'mmrb-response-left' in out and 'mmrb-response-right' in out
+    assert "mmrb-response-left" in out and "mmrb-response-right" in out
     assert "<strong>text</strong>" in out and "&lt;b&gt;right&lt;/b&gt;" in out
 
 
@@ -286,9 +335,13 @@ def test_store_failures_are_told_from_answers_and_bugs(tmp_path):
 def test_backoff_doubles_up_to_a_cap_and_the_message_is_one_calm_line():
     assert [outage.backoff(n) for n in range(1, 7)] == [1, 2, 4, 8, 8, 8]
     m = outage.message(2, 4, saving=True)
-    assert m == ("Not saved yet: the database is not reachable. Your answers are kept below; retrying in 4 s "
-                 "(attempt 3). No need to reload.")
-    assert outage.message(1, 0.2, saving=False) == ("The database is not reachable; retrying in 1 s (attempt 2). "
-                                                    "No need to reload.")
+    assert m == (
+        "Not saved yet: the database is not reachable. Your answers are kept below; retrying in 4 s "
+        "(attempt 3). No need to reload."
+    )
+    assert outage.message(1, 0.2, saving=False) == (
+        "The database is not reachable; retrying in 1 s (attempt 2). No need to reload."
+    )
     assert outage.message(1, 3, saving=True, reason=outage.REFUSED).startswith(
-        "Not saved yet: the database could not do this (the error is in the server log). Your answers are kept")
+        "Not saved yet: the database could not do this (the error is in the server log). Your answers are kept"
+    )

@@ -43,14 +43,17 @@ def test_the_clock_forgets_the_oldest_beyond_its_size():
     assert c.started(("db", "a", "p2"), now=50.0) == 3.0
 
 
-@pytest.mark.parametrize("rule, words", [
-    (frozenset({"tie", "unsure", "flag"}), "flag, tie, unsure"),
-    (frozenset({"never", "tie"}), "never"),
-    (frozenset({"always", "tie"}), "always"),
-    (frozenset({"tie"}), "tie"),
-    (frozenset({"sometimes"}), "never"),  # a word the rule does not know asks for nothing
-    (frozenset(), "never"),
-])
+@pytest.mark.parametrize(
+    "rule, words",
+    [
+        (frozenset({"tie", "unsure", "flag"}), "flag, tie, unsure"),
+        (frozenset({"never", "tie"}), "never"),
+        (frozenset({"always", "tie"}), "always"),
+        (frozenset({"tie"}), "tie"),
+        (frozenset({"sometimes"}), "never"),  # a word the rule does not know asks for nothing
+        (frozenset(), "never"),
+    ],
+)
 def test_rationale_required_for_says_what_the_rule_checks(rule, words):
     assert rationale_required_for(rule) == words
 
@@ -94,8 +97,9 @@ def test_guidelines_from_the_store_else_the_file(sqlite_store, tmp_path):
 
 
 def test_progress_totals():
-    people = pd.DataFrame({"done": [3, 4, 0], "assigned": [5, 5, 2], "last_hour": [1, 2, 0],
-                           "median_seconds": [10.0, 20.0, None]})
+    people = pd.DataFrame(
+        {"done": [3, 4, 0], "assigned": [5, 5, 2], "last_hour": [1, 2, 0], "median_seconds": [10.0, 20.0, None]}
+    )
     assert ProgressTotals.of(people) == ProgressTotals(done=7, assigned=12, last_hour=3, median_seconds=15.0)
     none_timed = people.assign(median_seconds=[None, None, None])
     assert ProgressTotals.of(none_timed).median_seconds is None

@@ -17,11 +17,22 @@ def seed_pairs(store, n: int, *, gold: int = 0, start: int = 0) -> list[str]:
     items, cands, pairs = [], [], []
     for i in range(start, start + n + gold):
         items.append(Item(id=f"it{i}", prompt=f"q{i}", category="vqa"))
-        cands += [Candidate(id=f"c{i}a", item_id=f"it{i}", model="m1", text="a"),
-                  Candidate(id=f"c{i}b", item_id=f"it{i}", model="m2", text="b")]
+        cands += [
+            Candidate(id=f"c{i}a", item_id=f"it{i}", model="m1", text="a"),
+            Candidate(id=f"c{i}b", item_id=f"it{i}", model="m2", text="b"),
+        ]
         is_gold = i >= start + n
-        pairs.append(Pair(id=f"p{i}", item_id=f"it{i}", first_id=f"c{i}a", second_id=f"c{i}b", origin="test",
-                          is_gold=is_gold, known_preference="first" if is_gold else None))
+        pairs.append(
+            Pair(
+                id=f"p{i}",
+                item_id=f"it{i}",
+                first_id=f"c{i}a",
+                second_id=f"c{i}b",
+                origin="test",
+                is_gold=is_gold,
+                known_preference="first" if is_gold else None,
+            )
+        )
     with store.write() as conn:
         store.add_items(items, conn=conn)
         store.add_candidates(cands, conn=conn)

@@ -21,7 +21,10 @@ def test_bench_annotate_quick():
         unavailable(f"{CHROMIUM} is not installed")
     out = subprocess.run(
         [sys.executable, "-m", "bench.annotate", "--quick", "--pairs", "300", "--labels", "5", "--no-anchor"],
-        capture_output=True, text=True, timeout=600, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert "submit key -> next pair shown over 5 labels: median" in out.stdout

@@ -16,7 +16,10 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_bench_store_quick(pg_server):
     out = subprocess.run(
         [sys.executable, "-m", "bench.store", "--quick", "--pairs", "500", "--calls", "50"],
-        capture_output=True, text=True, timeout=300, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
     )
     assert out.returncode == 0, out.stderr
     for backend in ("sqlite", "postgres"):  # the figures this run measured on each backend

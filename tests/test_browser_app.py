@@ -185,7 +185,9 @@ def test_missing_image_placeholder_and_the_image_is_keyed_by_item(page, server):
     showing(page, 3)
     img = page.locator('img[data-item="i3"]')
     img.wait_for()
-    assert page.evaluate("() => { const i = document.querySelector('img[data-item]'); return i.complete && i.naturalWidth > 0 }")
+    assert page.evaluate(
+        "() => { const i = document.querySelector('img[data-item]'); return i.complete && i.naturalWidth > 0 }"
+    )
     assert page.locator("img[data-item]").count() == 1  # never the old item's image beside the new prompt
     shot(page, "annotate-page.png")
 

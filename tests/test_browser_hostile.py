@@ -16,7 +16,15 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.support.services import unavailable
-from tests.support.streamlit_server import CHROMIUM, CHROMIUM_ARGS, PASSWORD, StreamlitServer, png, wait_cookie, wait_idle
+from tests.support.streamlit_server import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    PASSWORD,
+    StreamlitServer,
+    png,
+    wait_cookie,
+    wait_idle,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -31,26 +39,30 @@ def short(tag: str) -> str:
 
 def inline(tag: str) -> str:
     """A hostile one-line string of at most 200 characters (ids, model names)."""
-    return (f"{tag} ![i](http://{EVIL}/{tag}.png) [js](javascript:{PWN}) <img src=//{EVIL}/{tag}r.png onerror={PWN}>"
-            f" <a href=http://{EVIL}/{tag}/raw-a>a</a> $x$ :red[r] </script><script>{PWN}</script>")[:200]
+    return (
+        f"{tag} ![i](http://{EVIL}/{tag}.png) [js](javascript:{PWN}) <img src=//{EVIL}/{tag}r.png onerror={PWN}>"
+        f" <a href=http://{EVIL}/{tag}/raw-a>a</a> $x$ :red[r] </script><script>{PWN}</script>"
+    )[:200]
 
 
 def block(tag: str) -> str:
     """Hostile free text: every way Markdown or HTML could fetch, run or become an element."""
-    return "\n\n".join([
-        f"{tag} starts here with **bold**",
-        f"![md image](http://{EVIL}/{tag}/md.png) and ![ref image][r] and <http://{EVIL}/{tag}/auto>",
-        f"[a link](http://{EVIL}/{tag}/md-link) [js link](javascript:{PWN}) [data link](data:text/html,<script>{PWN}</script>)",
-        "![data image](data:image/svg+xml;base64,PHN2ZyB4bWxucz0naHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmcnLz4=)",
-        f'<img src="http://{EVIL}/{tag}/raw.png" onerror="{PWN}"> <img srcset="http://{EVIL}/{tag}/set.png 2x">',
-        f"<script>{PWN}</script>",
-        f'<iframe src="http://{EVIL}/{tag}/frame"></iframe><object data="http://{EVIL}/{tag}/obj"></object>',
-        f'<a href="http://{EVIL}/{tag}/raw-a">raw anchor</a> <svg><image href="http://{EVIL}/{tag}/svg.png"/></svg>',
-        f'<style>@import url("http://{EVIL}/{tag}/css");</style><link rel="stylesheet" href="http://{EVIL}/{tag}/l.css">',
-        f'<video poster="http://{EVIL}/{tag}/poster.png"></video> <div style="background:url(http://{EVIL}/{tag}/bg.png)">bg</div>',
-        "$\\href{http://" + EVIL + "/" + tag + "/tex}{tex}$ :red[red] :material/home:",
-        f"[r]: http://{EVIL}/{tag}/ref.png",
-    ])
+    return "\n\n".join(
+        [
+            f"{tag} starts here with **bold**",
+            f"![md image](http://{EVIL}/{tag}/md.png) and ![ref image][r] and <http://{EVIL}/{tag}/auto>",
+            f"[a link](http://{EVIL}/{tag}/md-link) [js link](javascript:{PWN}) [data link](data:text/html,<script>{PWN}</script>)",
+            "![data image](data:image/svg+xml;base64,PHN2ZyB4bWxucz0naHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmcnLz4=)",
+            f'<img src="http://{EVIL}/{tag}/raw.png" onerror="{PWN}"> <img srcset="http://{EVIL}/{tag}/set.png 2x">',
+            f"<script>{PWN}</script>",
+            f'<iframe src="http://{EVIL}/{tag}/frame"></iframe><object data="http://{EVIL}/{tag}/obj"></object>',
+            f'<a href="http://{EVIL}/{tag}/raw-a">raw anchor</a> <svg><image href="http://{EVIL}/{tag}/svg.png"/></svg>',
+            f'<style>@import url("http://{EVIL}/{tag}/css");</style><link rel="stylesheet" href="http://{EVIL}/{tag}/l.css">',
+            f'<video poster="http://{EVIL}/{tag}/poster.png"></video> <div style="background:url(http://{EVIL}/{tag}/bg.png)">bg</div>',
+            "$\\href{http://" + EVIL + "/" + tag + "/tex}{tex}$ :red[red] :material/home:",
+            f"[r]: http://{EVIL}/{tag}/ref.png",
+        ]
+    )
 
 
 ANN, OTHER = short("ANN"), short("OTH")
@@ -71,10 +83,21 @@ def seed(store, tmp) -> None:
         iid = inline(f"IID{n}")
         ref = ImageRef(inline(f"SRC{n}"), img.sha256, "ok", img.width, img.height)
         items.append(Item(id=iid, prompt=block(f"PRM{n}"), category=CAT, images=(ref,)))
-        cands += [Candidate(id=inline(f"CA{n}"), item_id=iid, model=inline(f"MODA{n}"), text=block(f"RSA{n}")),
-                  Candidate(id=inline(f"CB{n}"), item_id=iid, model=inline(f"MODB{n}"), text=block(f"RSB{n}"))]
-        pairs.append(Pair(id=pid, item_id=iid, first_id=cands[-2].id, second_id=cands[-1].id, origin=inline("ORG"),
-                          known_preference="first", is_gold=n == 0))
+        cands += [
+            Candidate(id=inline(f"CA{n}"), item_id=iid, model=inline(f"MODA{n}"), text=block(f"RSA{n}")),
+            Candidate(id=inline(f"CB{n}"), item_id=iid, model=inline(f"MODB{n}"), text=block(f"RSB{n}")),
+        ]
+        pairs.append(
+            Pair(
+                id=pid,
+                item_id=iid,
+                first_id=cands[-2].id,
+                second_id=cands[-1].id,
+                origin=inline("ORG"),
+                known_preference="first",
+                is_gold=n == 0,
+            )
+        )
     with store.write() as c:
         store.add_images([img], conn=c)
         store.add_items(items, conn=c)
@@ -84,30 +107,64 @@ def seed(store, tmp) -> None:
     store.add_annotator(Annotator(LEAD, "admin", h))
     for name in (ANN, OTHER):
         store.add_annotator(Annotator(name, "annotator", h))
-    store.add_assignments(Assignment(pair_id=p.id, annotator=a, left="first", seq=n)
-                          for a in (ANN, OTHER) for n, p in enumerate(pairs))
+    store.add_assignments(
+        Assignment(pair_id=p.id, annotator=a, left="first", seq=n) for a in (ANN, OTHER) for n, p in enumerate(pairs)
+    )
     # pairs 1 and 2 labelled by both, differently (two disagreements); pair 0 stays open for ANN
     for pid in PAIRS[1:]:
         store.save_label(Label(pid, ANN, "correct", "incorrect", "first", rationale=block("RAT"), seconds=3.0))
-        store.save_label(Label(pid, OTHER, "incorrect", "correct", "second", rationale=block("RAO"),
-                               flag="other", flag_note=block("FLN"), seconds=4.0))
+        store.save_label(
+            Label(
+                pid,
+                OTHER,
+                "incorrect",
+                "correct",
+                "second",
+                rationale=block("RAO"),
+                flag="other",
+                flag_note=block("FLN"),
+                seconds=4.0,
+            )
+        )
     store.set_adjudication(Adjudication(PAIRS[2], LEAD, "first", "correct", "incorrect", note=block("NOTE")))
     store.set_setting("guidelines_md", block("GDL"))
     store.set_setting("rationale_required", "tie,unsure,flag," + short("RULE"))
     # an evaluation run for the leaderboard: a judge that always says "first" (so it has mistakes)
     ds = tmp / "dataset.jsonl"
-    ds.write_text("".join(json.dumps({
-        "id": inline(f"EID{n}"), "prompt": block(f"EPR{n}"), "chosen": block(f"ECH{n}"), "rejected": block(f"ERJ{n}"),
-        "category": short(f"ECAT{n}"), "images": [inline(f"EIMG{n}")]}) + "\n" for n in range(2)), encoding="utf-8")
+    ds.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": inline(f"EID{n}"),
+                    "prompt": block(f"EPR{n}"),
+                    "chosen": block(f"ECH{n}"),
+                    "rejected": block(f"ERJ{n}"),
+                    "category": short(f"ECAT{n}"),
+                    "images": [inline(f"EIMG{n}")],
+                }
+            )
+            + "\n"
+            for n in range(2)
+        ),
+        encoding="utf-8",
+    )
     from mmrb_eval.datasets import read_dataset
 
     label = RunDataset.files([str(ds)])
     run = inline("RUN")
     ensure_run(store, run, purpose="evaluate", judge=inline("JUDGE"), identity={"kind": "test"}, dataset=label)
-    store.add_judgments(run, [Judgment(p.id, "forward", 0, "first", "parsed", block("JOUT"), block("JPROMPT"))
-                              for p in read_dataset(ds)])
-    ensure_run(store, inline("ORPHAN"), purpose="evaluate", judge=inline("OJ"), identity={},
-               dataset=RunDataset.files(tmp / "gone![i](http:evil.test/gone.png).jsonl"))
+    store.add_judgments(
+        run,
+        [Judgment(p.id, "forward", 0, "first", "parsed", block("JOUT"), block("JPROMPT")) for p in read_dataset(ds)],
+    )
+    ensure_run(
+        store,
+        inline("ORPHAN"),
+        purpose="evaluate",
+        judge=inline("OJ"),
+        identity={},
+        dataset=RunDataset.files(tmp / "gone![i](http:evil.test/gone.png).jsonl"),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -229,8 +286,15 @@ def test_every_annotator_page_with_hostile_data_fetches_nothing_outside(browser,
         w.sign_in(ANN)
         w.page.get_by_text("PRM0 starts here").wait_for(timeout=45_000)
         w.page.locator("[data-testid=stExpander] summary", has_text="Guidelines").click()  # the panel under the form
-        w.check("label page", "PRM0 starts here", "RSA0 starts here", "RSB0 starts here", "ANN![i]", "CAT![i]",
-                "GDL starts here")
+        w.check(
+            "label page",
+            "PRM0 starts here",
+            "RSA0 starts here",
+            "RSB0 starts here",
+            "ANN![i]",
+            "CAT![i]",
+            "GDL starts here",
+        )
         w.open("My labels")
         w.page.wait_for_selector("[data-testid=stDataFrame]", timeout=45_000)
         w.check("my labels")

@@ -25,8 +25,14 @@ GOLDEN = ROOT / "tests" / "golden" / "build"
 UPDATE = os.environ.get("MMRB_UPDATE_GOLDEN") == "1"
 GOLDEN_FILES = ("triplets.jsonl", "multimodal_rewardbench.jsonl", "vl_rewardbench.jsonl", "README.md", "build.json")
 
-RULES = Rules(min_labels=3, agreement={"preference": Threshold(0.66)}, resamples=200,
-              name="fixture benchmark", license="cc-by-nc-4.0", license_note="Fixture data written for the tests.")
+RULES = Rules(
+    min_labels=3,
+    agreement={"preference": Threshold(0.66)},
+    resamples=200,
+    name="fixture benchmark",
+    license="cc-by-nc-4.0",
+    license_note="Fixture data written for the tests.",
+)
 
 # pair: (category, task, labels "annotator:pref[:c1c2][!flag]", adjudication)
 SCENARIO = {
@@ -64,16 +70,41 @@ def seed_store(store) -> None:
         else:
             s = stored[n % 3]
             images = (ImageRef(f"img{n}.png", s.sha256, "ok", s.width, s.height),)
-        items.append(Item(id=iid, prompt=f"Question {n}: what is shown?", category=cat, images=images,
-                          reference="a red square" if n == 0 else None, source="fixture" if n % 2 else "fixture-b"))
-        cands += [Candidate(id=f"{iid}/m1", item_id=iid, model="model-1", text=f"Answer one to {n}, short."),
-                  Candidate(id=f"{iid}/m2", item_id=iid, model="model-2", text=f"Answer two to question {n}, longer.")]
-        pairs.append(Pair(id=pid, item_id=iid, first_id=f"{iid}/m1", second_id=f"{iid}/m2", origin="test", task=task,
-                          status="selected"))
+        items.append(
+            Item(
+                id=iid,
+                prompt=f"Question {n}: what is shown?",
+                category=cat,
+                images=images,
+                reference="a red square" if n == 0 else None,
+                source="fixture" if n % 2 else "fixture-b",
+            )
+        )
+        cands += [
+            Candidate(id=f"{iid}/m1", item_id=iid, model="model-1", text=f"Answer one to {n}, short."),
+            Candidate(id=f"{iid}/m2", item_id=iid, model="model-2", text=f"Answer two to question {n}, longer."),
+        ]
+        pairs.append(
+            Pair(
+                id=pid,
+                item_id=iid,
+                first_id=f"{iid}/m1",
+                second_id=f"{iid}/m2",
+                origin="test",
+                task=task,
+                status="selected",
+            )
+        )
     store.add_items(items)
     store.add_candidates(cands)
-    store.add_pairs(pairs + [Pair(id="p99", item_id="item00", first_id="item00/m1", second_id="item00/m2",
-                                  origin="test", status="dropped")])
+    store.add_pairs(
+        pairs
+        + [
+            Pair(
+                id="p99", item_id="item00", first_id="item00/m1", second_id="item00/m2", origin="test", status="dropped"
+            )
+        ]
+    )
     for a in "abc":
         store.add_annotator(Annotator(a))
     for pid, (_, _, labels, adj) in SCENARIO.items():
@@ -91,8 +122,15 @@ def test_dry_run_counts_each_rule_per_category(store):
     seed_store(store)
     res = dry_run(store, RULES)
     removed = res.removed()
-    assert res.rules == ["adjudicated_exclude", "flagged", "min_labels", "agreement:preference", "no_preference",
-                         "tie", "correctness_task"]
+    assert res.rules == [
+        "adjudicated_exclude",
+        "flagged",
+        "min_labels",
+        "agreement:preference",
+        "no_preference",
+        "tie",
+        "correctness_task",
+    ]
     assert removed["adjudicated_exclude"] == {"vqa": 1}
     assert removed["flagged"] == {"safety": 1}
     assert removed["min_labels"] == {"safety": 1, "vqa": 1}
@@ -112,18 +150,21 @@ def test_dry_run_counts_each_rule_per_category(store):
 CT = "open_generation/correctness_task"
 
 
-@pytest.mark.parametrize("category, task, corr, removed_by", [
-    # the category alone puts a pair in the correctness task, whatever its task says
-    (CT, None, "cc", "correctness_task"),  # both judged correct: not a correctness triplet
-    (CT, None, "ii", "correctness_task"),
-    (CT, None, "ic", "correctness_task"),  # the chosen one judged incorrect
-    (CT, "preference", "cc", "correctness_task"),  # pairing's "same verdict" label does not exempt it
-    (CT, None, "ci", None),
-    (CT, "correctness", "cc", "correctness_task"),
-    ("vqa", "correctness", "cc", "correctness_task"),  # so does task "correctness"
-    ("vqa", None, "cc", None),  # any other pair: no correctness rule
-    ("open_generation/preference_task", None, "cc", None),
-])
+@pytest.mark.parametrize(
+    "category, task, corr, removed_by",
+    [
+        # the category alone puts a pair in the correctness task, whatever its task says
+        (CT, None, "cc", "correctness_task"),  # both judged correct: not a correctness triplet
+        (CT, None, "ii", "correctness_task"),
+        (CT, None, "ic", "correctness_task"),  # the chosen one judged incorrect
+        (CT, "preference", "cc", "correctness_task"),  # pairing's "same verdict" label does not exempt it
+        (CT, None, "ci", None),
+        (CT, "correctness", "cc", "correctness_task"),
+        ("vqa", "correctness", "cc", "correctness_task"),  # so does task "correctness"
+        ("vqa", None, "cc", None),  # any other pair: no correctness rule
+        ("open_generation/preference_task", None, "cc", None),
+    ],
+)
 def test_correctness_task_rule_by_category_or_task(category, task, corr, removed_by):
     item = Item(id="i", prompt="q", category=category)
     pair = Pair(id="p", item_id="i", first_id="i/a", second_id="i/b", origin="test", task=task)
@@ -149,10 +190,12 @@ def test_correctness_task_rule_on_the_store_with_empty_task(sqlite_store):
     an empty task, whose majority judged both responses correct, are removed by the rule."""
     s = sqlite_store
     s.add_items([Item(id=f"i{n}", prompt="q", category=CT) for n in range(3)])
-    s.add_candidates([Candidate(id=f"i{n}/{m}", item_id=f"i{n}", model=m, text=f"{m} {n}")
-                      for n in range(3) for m in ("m1", "m2")])
-    s.add_pairs([Pair(id=f"p{n}", item_id=f"i{n}", first_id=f"i{n}/m1", second_id=f"i{n}/m2", origin="test")
-                 for n in range(3)])
+    s.add_candidates(
+        [Candidate(id=f"i{n}/{m}", item_id=f"i{n}", model=m, text=f"{m} {n}") for n in range(3) for m in ("m1", "m2")]
+    )
+    s.add_pairs(
+        [Pair(id=f"p{n}", item_id=f"i{n}", first_id=f"i{n}/m1", second_id=f"i{n}/m2", origin="test") for n in range(3)]
+    )
     for a in "abc":
         s.add_annotator(Annotator(a))
     votes = {"p0": ["cc", "cc", "ci"], "p1": ["cc", "ci", "ci"], "p2": ["cc", "cc", "cc"]}
@@ -178,7 +221,9 @@ def test_build_matches_golden_files_and_loads_everywhere(store, tmp_path):
         assert (out / name).read_bytes() == (GOLDEN / name).read_bytes(), f"{name} differs from tests/golden/build"
     rows = [json.loads(x) for x in (out / "triplets.jsonl").read_text().splitlines()]
     by_id = {r["id"]: r for r in rows}
-    assert by_id["p09"]["chosen"] == "Answer two to question 9, longer." and by_id["p09"]["rejected"].startswith("Answer one")
+    assert by_id["p09"]["chosen"] == "Answer two to question 9, longer." and by_id["p09"]["rejected"].startswith(
+        "Answer one"
+    )
     assert by_id["p11"]["images"] == []  # its image is missing from the store: kept without it
     for r in rows:
         for p in r["images"]:
@@ -199,8 +244,12 @@ def test_build_matches_golden_files_and_loads_everywhere(store, tmp_path):
     assert isinstance(ds.features["images"].feature, datasets.Image) and len(ds) == 6
     img = ds[0]["images"][0]
     assert img.size == (8, 6)
-    pq = datasets.load_dataset("parquet", data_files=str(out / "data" / "test-00000-of-00001.parquet"),
-                               split="train", cache_dir=str(tmp_path / "hf-cache"))
+    pq = datasets.load_dataset(
+        "parquet",
+        data_files=str(out / "data" / "test-00000-of-00001.parquet"),
+        split="train",
+        cache_dir=str(tmp_path / "hf-cache"),
+    )
     assert isinstance(pq.features["images"].feature, datasets.Image)
     assert pq[0]["images"][0].tobytes() == img.tobytes() and pq["id"] == ds["id"]
     # the card has its plots
@@ -256,8 +305,14 @@ def test_missing_images_drop_rule(sqlite_store):
 
 
 @settings(max_examples=50, deadline=None)
-@given(hs.lists(hs.tuples(hs.text("abcdef", min_size=1, max_size=6), hs.sampled_from(["x", "y", "z"])),
-                unique_by=lambda t: t[0], max_size=40), hs.integers(0, 5))
+@given(
+    hs.lists(
+        hs.tuples(hs.text("abcdef", min_size=1, max_size=6), hs.sampled_from(["x", "y", "z"])),
+        unique_by=lambda t: t[0],
+        max_size=40,
+    ),
+    hs.integers(0, 5),
+)
 def test_chosen_placement_is_seeded_and_balanced(rows, seed):
     ts = [Triplet(id=i, prompt="", images=(), chosen="", rejected="", category=c) for i, c in rows]
     first = export.chosen_first(ts, seed)
@@ -282,7 +337,9 @@ def test_sample_rules_and_yaml_equivalent(tmp_path):
 
 def test_rules_errors_name_file_and_key(tmp_path):
     f = tmp_path / "rules.toml"
-    f.write_text('[filter]\nmin_labels = "three"\nflaged_out = true\n[filter.agreement]\npreference = { majority = 2 }\n')
+    f.write_text(
+        '[filter]\nmin_labels = "three"\nflaged_out = true\n[filter.agreement]\npreference = { majority = 2 }\n'
+    )
     with pytest.raises(InputError) as e:
         load_rules(f)
     msg = str(e.value)
@@ -315,8 +372,9 @@ def test_cli_dry_run_and_build(tmp_path, capsys):
     with Store(str(db), images=tmp_path / "img") as s:
         seed_store(s)
     rules = tmp_path / "rules.toml"
-    rules.write_text("[filter]\nmin_labels = 3\n[filter.agreement]\npreference = { majority = 0.66 }\n"
-                     "[export]\nresamples = 50\n")
+    rules.write_text(
+        "[filter]\nmin_labels = 3\n[filter.agreement]\npreference = { majority = 0.66 }\n[export]\nresamples = 50\n"
+    )
     base = ["--db", str(db), "--images", str(tmp_path / "img"), "--rules", str(rules)]
     assert _mmrb_build(base + ["--dry-run"]) == 0
     out = capsys.readouterr().out

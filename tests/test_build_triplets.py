@@ -23,12 +23,17 @@ def test_make_triplets_orients_by_the_decision_and_keeps_only_stored_images(sqli
     gone = "f" * 64
     item = Item("i1", "q?", "vqa", images=(ImageRef("a.png", img.sha256), ImageRef("b.png", gone)))
     cands = {"c1": Candidate("c1", "i1", "m1", "one"), "c2": Candidate("c2", "i1", "m2", "two")}
-    kept = [BuildDecision(Pair(pid, "i1", "c1", "c2", "test"), "vqa", None, chosen=chosen, n_labels=3, agreement=2 / 3)
-            for pid, chosen in (("p2", "first"), ("p1", "second"))]
-    triplets, sources, missing = make_triplets(sqlite_store, kept, BuildInputs({"i1": item}, cands,
-                                                                               {img.sha256: True, gone: False}))
+    kept = [
+        BuildDecision(Pair(pid, "i1", "c1", "c2", "test"), "vqa", None, chosen=chosen, n_labels=3, agreement=2 / 3)
+        for pid, chosen in (("p2", "first"), ("p1", "second"))
+    ]
+    triplets, sources, missing = make_triplets(
+        sqlite_store, kept, BuildInputs({"i1": item}, cands, {img.sha256: True, gone: False})
+    )
     assert [(t.id, t.chosen, t.rejected, t.chosen_model, t.rejected_model) for t in triplets] == [
-        ("p1", "two", "one", "m2", "m1"), ("p2", "one", "two", "m1", "m2")]
+        ("p1", "two", "one", "m2", "m1"),
+        ("p2", "one", "two", "m1", "m2"),
+    ]
     rel = f"images/{img.sha256}.png"
     assert all(t.images == (rel,) for t in triplets) and list(sources) == [rel]
     assert missing == ["p1", "p2"]  # each lost its second image

@@ -40,8 +40,10 @@ def test_the_full_parser_still_knows_every_command_option():
 
 
 def test_a_command_does_not_import_the_other_stages():
-    code = ("import sys\nfrom curate.cli import main\ntry:\n    main(['sample', '--help'])\nexcept SystemExit:\n    pass\n"
-            "print(sorted(m for m in ('curate.pairing', 'curate.assign', 'mmrb_eval.config', 'curate.dedup') if m in sys.modules))")
+    code = (
+        "import sys\nfrom curate.cli import main\ntry:\n    main(['sample', '--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('curate.pairing', 'curate.assign', 'mmrb_eval.config', 'curate.dedup') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
 
@@ -55,8 +57,25 @@ def _command_paths(parser, path=()):
                 yield from _command_paths(sub, (*path, name))
 
 
-HEAVY = ("sqlalchemy", "psycopg", "numpy", "pandas", "pyarrow", "scipy", "sklearn", "statsmodels", "matplotlib",
-         "httpx", "aiohttp", "openai", "label_studio_sdk", "PIL", "streamlit", "datasets", "rich")
+HEAVY = (
+    "sqlalchemy",
+    "psycopg",
+    "numpy",
+    "pandas",
+    "pyarrow",
+    "scipy",
+    "sklearn",
+    "statsmodels",
+    "matplotlib",
+    "httpx",
+    "aiohttp",
+    "openai",
+    "label_studio_sdk",
+    "PIL",
+    "streamlit",
+    "datasets",
+    "rich",
+)
 
 
 @pytest.mark.parametrize("path", list(_command_paths(build_parser())), ids=lambda p: " ".join(p) or "mmrb")
@@ -64,8 +83,10 @@ def test_help_imports_no_heavy_library(path):
     # `mmrb --help` took 0.7 s when it built every command's options (sqlalchemy, numpy, httpx), and
     # `mmrb score --help` 0.55 s when its options came from modules importing the store and numpy
     argv = [*path, "--help"]
-    code = (f"import sys\nfrom curate.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
-            f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))")
+    code = (
+        f"import sys\nfrom curate.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "usage: mmrb" in out
     assert out.strip().splitlines()[-1] == "[]"

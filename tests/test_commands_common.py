@@ -23,9 +23,16 @@ from curate.model import Item
 from curate.selection import SelectReport
 
 
-@pytest.mark.parametrize("value, expected", [
-    (None, None), ("", None), ("a", ["a"]), (" a , b ,,c ", ["a", "b", "c"]), (" , ", []),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (None, None),
+        ("", None),
+        ("a", ["a"]),
+        (" a , b ,,c ", ["a", "b", "c"]),
+        (" , ", []),
+    ],
+)
 def test_names(value, expected):
     assert names(value) == expected
 
@@ -47,8 +54,10 @@ def test_response_limit():
 
 def test_load_models_applies_the_limit_to_every_endpoint(tmp_path):
     f = tmp_path / "models.toml"
-    f.write_text('[[models]]\nbase_url = "http://x/v1"\nmodel = "a"\nmax_response_chars = 50\n'
-                 '[[models]]\nbase_url = "http://x/v1"\nmodel = "b"\n')
+    f.write_text(
+        '[[models]]\nbase_url = "http://x/v1"\nmodel = "a"\nmax_response_chars = 50\n'
+        '[[models]]\nbase_url = "http://x/v1"\nmodel = "b"\n'
+    )
     as_filed = load_models(str(f), argparse.Namespace(max_response_chars=None))
     assert as_filed[0].endpoint.max_response_chars == 50
     limited = load_models(str(f), argparse.Namespace(max_response_chars=9))
@@ -99,8 +108,13 @@ def test_duplicate_lines_and_the_duplicates_report():
 
 def test_report_duplicates_of_the_store(sqlite_store):
     with sqlite_store.write() as c:
-        sqlite_store.add_items([Item(id=i, prompt=p, category="c") for i, p in
-                                (("a", "Same question?"), ("b", "same  question?"), ("c", "Another one"))], conn=c)
+        sqlite_store.add_items(
+            [
+                Item(id=i, prompt=p, category="c")
+                for i, p in (("a", "Same question?"), ("b", "same  question?"), ("c", "Another one"))
+            ],
+            conn=c,
+        )
     rep = report_duplicates(sqlite_store)
     assert rep.groups == (DuplicateGroup("prompt", "a", ("b",)),)
     assert rep.lines()[-1] == "  prompt: b duplicate a"

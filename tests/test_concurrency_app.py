@@ -59,7 +59,9 @@ def _annotator(db: str, images: str, name: str, barrier, out) -> None:
                 if view is None:
                     return
                 f = FormInput(left="correct", right="incorrect", preference="left")
-                res = save(store, to_label(f, pair_id=view.pair_id, annotator=name, left_side=view.left_side, seconds=1.0))
+                res = save(
+                    store, to_label(f, pair_id=view.pair_id, annotator=name, left_side=view.left_side, seconds=1.0)
+                )
                 if res.ok:
                     saved.append((view.pair_id, res.label.correctness_first, res.label.preference))
                 else:

@@ -234,7 +234,7 @@ def test_choice_roundtrip(letter, form):
     assert d.verdict == "correct"
 
 
-@given(st.integers(-10**6, 10**6))
+@given(st.integers(-(10**6), 10**6))
 def test_number_roundtrip(n):
     assert decide(f"The answer is {n}", str(n)).verdict == "correct"
     assert decide(f"The answer is {n + 1}", str(n)).verdict == "incorrect"

@@ -71,8 +71,10 @@ class PrivatePostgres:
         self._pg(f"{self.bin}/pg_ctl -D {self.data} -m fast -w -t 60 stop")
 
     def running(self) -> bool:
-        return subprocess.run(self._as_pg + [f"{self.bin}/pg_ctl -D {self.data} status"],
-                              capture_output=True).returncode == 0
+        return (
+            subprocess.run(self._as_pg + [f"{self.bin}/pg_ctl -D {self.data} status"], capture_output=True).returncode
+            == 0
+        )
 
     def create_db(self, name: str) -> str:
         import psycopg
@@ -83,7 +85,9 @@ class PrivatePostgres:
 
     def destroy(self) -> None:
         if self.running():
-            subprocess.run(self._as_pg + [f"{self.bin}/pg_ctl -D {self.data} -m immediate -w stop"], capture_output=True)
+            subprocess.run(
+                self._as_pg + [f"{self.bin}/pg_ctl -D {self.data} -m immediate -w stop"], capture_output=True
+            )
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -154,8 +158,11 @@ def test_postgres_stops_during_a_submit_the_answers_wait_and_are_saved_when_it_r
             no_raw_error(page)
             # the answers are still in the form, on the same pair
             page.get_by_text("Question 0: what is in the picture?").wait_for()
-            page.wait_for_function("n => document.querySelectorAll('[class*=\"st-key-q_\"] input[type=radio]:checked').length === n",
-                                   arg=4, timeout=30_000)
+            page.wait_for_function(
+                "n => document.querySelectorAll('[class*=\"st-key-q_\"] input[type=radio]:checked').length === n",
+                arg=4,
+                timeout=30_000,
+            )
             assert sorted(page.evaluate(CHECKED)) == ["q_flag=no", "q_left=correct", "q_pref=left", "q_right=incorrect"]
             assert page.locator("[data-testid=stForm]").count() == 1
             # it keeps trying, further apart each time
@@ -175,7 +182,10 @@ def test_postgres_stops_during_a_submit_the_answers_wait_and_are_saved_when_it_r
         with Store(db, images=images) as s:
             got = s.get_label("p0", "alice")
         assert got is not None and (got.correctness_first, got.correctness_second, got.preference) == (
-            "correct", "incorrect", "first")  # seed_store: alice sees p0 with the first response on the left
+            "correct",
+            "incorrect",
+            "first",
+        )  # seed_store: alice sees p0 with the first response on the left
         assert recovered_in < 20, recovered_in
 
         # any page, any store failure: a calm notice, and the page comes back by itself
@@ -209,8 +219,11 @@ def test_postgres_stops_during_a_submit_the_answers_wait_and_are_saved_when_it_r
             page.get_by_role("button", name="Save changes").click()
             notice(page, "Not saved yet")
             no_raw_error(page)
-            page.wait_for_function("n => document.querySelectorAll('[class*=\"st-key-q_\"] input[type=radio]:checked').length === n",
-                                   arg=4, timeout=30_000)
+            page.wait_for_function(
+                "n => document.querySelectorAll('[class*=\"st-key-q_\"] input[type=radio]:checked').length === n",
+                arg=4,
+                timeout=30_000,
+            )
             assert sorted(page.evaluate(CHECKED)) == ["q_flag=no", "q_left=correct", "q_pref=tie", "q_right=incorrect"]
             assert page.locator("[data-testid=stForm]").count() == 1  # the kept form alone, not beside a stale one
             assert page.locator('[class*="st-key-q_rationale"] textarea').input_value() == "both fine on reflection"

@@ -9,15 +9,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from tests.support.data import shared
 from curate.errors import InputError, MmrbError
-from curate.judging.records import Judgment
-from curate.judging.records import RunDataset
+from curate.judging.records import Judgment, RunDataset
 from mmrb_eval.datasets import dataset_label, read_dataset
 from mmrb_eval.formats import read_judgments, write_judgments
 from mmrb_eval.reward_model import RewardModelConfig, fill, pick, run_reward_model
 from mmrb_eval.scoring import ScoringOptions, score
-from tests.support.fake_openai import Fault, FakeOpenAI
+from tests.support.data import shared
+from tests.support.fake_openai import FakeOpenAI, Fault
 
 
 def write_jsonl(path, rows):
@@ -28,12 +27,30 @@ def write_jsonl(path, rows):
 # -- datasets ----------------------------------------------------------------------------
 def test_mmrb_layout(tmp_path):
     f = tmp_path / "all_data.json"
-    f.write_text(json.dumps([
-        {"ID": "math_1", "Text": "2+2?", "Image": "images/a.jpg", "Output1": "4", "Output2": "5",
-         "Better": "Output1", "Category": "reasoning"},
-        {"ID": "pairs_2", "Text": "q", "Image": "images/b.jpg", "Output1": "x", "Output2": "y",
-         "Better": "Output2", "Category": "safety"},
-    ]))
+    f.write_text(
+        json.dumps(
+            [
+                {
+                    "ID": "math_1",
+                    "Text": "2+2?",
+                    "Image": "images/a.jpg",
+                    "Output1": "4",
+                    "Output2": "5",
+                    "Better": "Output1",
+                    "Category": "reasoning",
+                },
+                {
+                    "ID": "pairs_2",
+                    "Text": "q",
+                    "Image": "images/b.jpg",
+                    "Output1": "x",
+                    "Output2": "y",
+                    "Better": "Output2",
+                    "Category": "safety",
+                },
+            ]
+        )
+    )
     a, b = read_dataset(f)
     assert (a.id, a.first, a.second, a.preferred, a.category) == ("math_1", "4", "5", "first", "reasoning")
     assert a.images == (str(tmp_path / "images/a.jpg"),) and a.chosen == "4" and a.rejected == "5"
@@ -41,11 +58,24 @@ def test_mmrb_layout(tmp_path):
 
 
 def test_triplet_layout_order_groups_and_categories(tmp_path):
-    rows = [{"id": f"t{i}", "prompt": "p", "chosen": f"good{i}", "rejected": f"bad{i}", "category": "vqa",
-             "images": [f"img/{i}.png"], "source": "mine", "chosen_model": "m1"} for i in range(40)]
-    rows += [{"id": "dup", "prompt": "p", "chosen": "c1", "rejected": "r1", "image": "long/x.png"},
-             {"id": "dup", "prompt": "p", "chosen": "c2", "rejected": "r2", "image": "long/x.png"},
-             {"id": "hallucination_pair-1", "prompt": "p", "chosen": "c", "rejected": "r", "image": "x.jpg"}]
+    rows = [
+        {
+            "id": f"t{i}",
+            "prompt": "p",
+            "chosen": f"good{i}",
+            "rejected": f"bad{i}",
+            "category": "vqa",
+            "images": [f"img/{i}.png"],
+            "source": "mine",
+            "chosen_model": "m1",
+        }
+        for i in range(40)
+    ]
+    rows += [
+        {"id": "dup", "prompt": "p", "chosen": "c1", "rejected": "r1", "image": "long/x.png"},
+        {"id": "dup", "prompt": "p", "chosen": "c2", "rejected": "r2", "image": "long/x.png"},
+        {"id": "hallucination_pair-1", "prompt": "p", "chosen": "c", "rejected": "r", "image": "x.jpg"},
+    ]
     pairs = read_dataset(write_jsonl(tmp_path / "d.jsonl", rows))
     t = pairs[:40]
     # the canonical order is a hash of the id: not always chosen first
@@ -60,17 +90,37 @@ def test_triplet_layout_order_groups_and_categories(tmp_path):
 
 
 def test_vlrb_and_mmrb2_layouts(tmp_path):
-    v = write_jsonl(tmp_path / "vl.jsonl", [
-        {"id": "a", "query": "q", "response": ["r0", "r1"], "human_ranking": [1, 0], "image_path": "images/povid/1.jpg"},
-        {"id": "hallucination_b", "query": "q", "response": ["r0", "r1"], "human_ranking": [0, 1]},
-    ])
+    v = write_jsonl(
+        tmp_path / "vl.jsonl",
+        [
+            {
+                "id": "a",
+                "query": "q",
+                "response": ["r0", "r1"],
+                "human_ranking": [1, 0],
+                "image_path": "images/povid/1.jpg",
+            },
+            {"id": "hallucination_b", "query": "q", "response": ["r0", "r1"], "human_ranking": [0, 1]},
+        ],
+    )
     p, h = read_dataset(v)
     # cal.py groups by the id, never by the folder of image_path ("a" is VLFeedback's: general)
     assert (p.preferred, p.category, p.chosen, h.category) == ("second", "general", "r1", "hallucination")
     m = tmp_path / "edit_response_only.json"
-    m.write_text(json.dumps({"pairs": [{"id": "e1", "chosen": "B",
-                                        "response_a": "{'model_name': 'x', 'response_content': [['text', 'hello'], ['image', 'i.jpg']]}",
-                                        "response_b": "plain"}]}))
+    m.write_text(
+        json.dumps(
+            {
+                "pairs": [
+                    {
+                        "id": "e1",
+                        "chosen": "B",
+                        "response_a": "{'model_name': 'x', 'response_content': [['text', 'hello'], ['image', 'i.jpg']]}",
+                        "response_b": "plain",
+                    }
+                ]
+            }
+        )
+    )
     (e,) = read_dataset(m)
     # one rendering of a response, the importer's (curate/formats/mmrb2.render_text)
     assert (e.category, e.preferred, e.first, e.second) == ("edit", "second", "hello\n\n[image: i.jpg]", "plain")
@@ -80,10 +130,13 @@ def test_vlrb_and_mmrb2_layouts(tmp_path):
 
 
 def test_bad_datasets_name_file_line_and_field(tmp_path):
-    f = write_jsonl(tmp_path / "bad.jsonl", [
-        {"id": "a", "prompt": "p", "chosen": "c", "rejected": "r"},
-        {"id": "b", "prompt": "p", "chosen": "c"},
-    ])
+    f = write_jsonl(
+        tmp_path / "bad.jsonl",
+        [
+            {"id": "a", "prompt": "p", "chosen": "c", "rejected": "r"},
+            {"id": "b", "prompt": "p", "chosen": "c"},
+        ],
+    )
     with pytest.raises(InputError) as e:
         read_dataset(f)
     assert "bad.jsonl:2 field 'rejected': missing" in str(e.value)
@@ -132,17 +185,27 @@ def test_acc_plus_on_real_mm_rlhf_groups():
 # -- formats -----------------------------------------------------------------------------
 def test_mmrb2_judgements_against_ground_truth(tmp_path):
     gt = tmp_path / "t2i_response_only.json"
-    gt.write_text(json.dumps({"pairs": [
-        {"id": "a", "response_a": "x", "response_b": "y", "chosen": "A"},
-        {"id": "b", "response_a": "x", "response_b": "y", "chosen": "B"},
-        {"id": "c", "response_a": "x", "response_b": "y", "chosen": "A"},
-    ]}))
+    gt.write_text(
+        json.dumps(
+            {
+                "pairs": [
+                    {"id": "a", "response_a": "x", "response_b": "y", "chosen": "A"},
+                    {"id": "b", "response_a": "x", "response_b": "y", "chosen": "B"},
+                    {"id": "c", "response_a": "x", "response_b": "y", "chosen": "A"},
+                ]
+            }
+        )
+    )
     preds = tmp_path / "preds.json"
-    preds.write_text(json.dumps({
-        "a": {"forward": [{"judgement": "A"}], "reverse": [{"judgement": "B"}]},  # both right (reverse flipped)
-        "b": {"forward": [{"judgement": "A"}], "reverse": [{"judgement": None}]},  # wrong; no verdict
-        "zzz": {"forward": [{"judgement": "A"}]},
-    }))
+    preds.write_text(
+        json.dumps(
+            {
+                "a": {"forward": [{"judgement": "A"}], "reverse": [{"judgement": "B"}]},  # both right (reverse flipped)
+                "b": {"forward": [{"judgement": "A"}], "reverse": [{"judgement": None}]},  # wrong; no verdict
+                "zzz": {"forward": [{"judgement": "A"}]},
+            }
+        )
+    )
     js, pairs = read_judgments(preds, "mmrb2", read_dataset(gt))
     from mmrb_eval.scoring import preset_options
 
@@ -154,8 +217,10 @@ def test_mmrb2_judgements_against_ground_truth(tmp_path):
 
 
 def test_own_format_roundtrip_and_errors(tmp_path):
-    js = [Judgment("a", "reverse", 2, "first", "parsed", "[[B]]", "prompt", 1.0, 2.0, 10, 5),
-          Judgment("b", "forward", 0, None, "error", None, "p", error="HTTP 500")]
+    js = [
+        Judgment("a", "reverse", 2, "first", "parsed", "[[B]]", "prompt", 1.0, 2.0, 10, 5),
+        Judgment("b", "forward", 0, None, "error", None, "p", error="HTTP 500"),
+    ]
     f = tmp_path / "j.jsonl"
     assert write_judgments(f, js) == 2
     back, _ = read_judgments(f, "mmrb-studio", [])
@@ -169,10 +234,18 @@ def test_own_format_roundtrip_and_errors(tmp_path):
 
 def test_mmrb_outputs_with_a_dataset_and_several_samples(tmp_path):
     ds = tmp_path / "all_data.json"
-    ds.write_text(json.dumps([{"ID": "v_1", "Text": "q", "Output1": "a", "Output2": "b", "Better": "Output2", "Category": "vqa"}]))
-    out = write_jsonl(tmp_path / "o.jsonl", [{"ID": "v_1", "Label": "B", "outputs": ["[[B]]", "[[A]]", "hmm"], "Meta": {}}])
+    ds.write_text(
+        json.dumps([{"ID": "v_1", "Text": "q", "Output1": "a", "Output2": "b", "Better": "Output2", "Category": "vqa"}])
+    )
+    out = write_jsonl(
+        tmp_path / "o.jsonl", [{"ID": "v_1", "Label": "B", "outputs": ["[[B]]", "[[A]]", "hmm"], "Meta": {}}]
+    )
     js, pairs = read_judgments(out, "mmrb", read_dataset(ds))
-    assert [(j.sample_index, j.verdict, j.outcome) for j in js] == [(0, "second", "parsed"), (1, "first", "parsed"), (2, None, "unparsed")]
+    assert [(j.sample_index, j.verdict, j.outcome) for j in js] == [
+        (0, "second", "parsed"),
+        (1, "first", "parsed"),
+        (2, None, "unparsed"),
+    ]
     assert pairs[0].category == "vqa"
 
 
@@ -217,7 +290,9 @@ class RM:
 def test_fill_and_pick():
     t = {"input": {"q": "{prompt}", "text": "{response}", "imgs": "{images}", "img": "{image}"}, "n": 1}
     assert fill(t, {"prompt": "Q", "response": "R", "images": ["u1"], "image": "u1"}) == {
-        "input": {"q": "Q", "text": "R", "imgs": ["u1"], "img": "u1"}, "n": 1}
+        "input": {"q": "Q", "text": "R", "imgs": ["u1"], "img": "u1"},
+        "n": 1,
+    }
     assert pick({"a": {"b": [1, 2.5]}}, "a.b.1") == 2.5
     assert pick({"score": [0.3]}, "score") == 0.3
     with pytest.raises(ValueError, match="no field"):
@@ -231,11 +306,19 @@ def test_reward_model_pairs_ties_retries_and_resume(sqlite_store):
 
     rm = RM(fail_first=1)
     try:
-        cfg = RewardModelConfig(name="rm", url=rm.url, request={"input": {"q": "{prompt}", "text": "{response}"}},
-                                response_field="out.rewards.0", backoff_base=0.01, concurrency=2)
-        pairs = [EvalPair("a", "q", "good good", "good", "first"),  # 2 > 1: first
-                 EvalPair("b", "q", "bad", "good", "second"),  # 0 < 1: second
-                 EvalPair("c", "q", "good", "good", "first")]  # 1 = 1: a tie
+        cfg = RewardModelConfig(
+            name="rm",
+            url=rm.url,
+            request={"input": {"q": "{prompt}", "text": "{response}"}},
+            response_field="out.rewards.0",
+            backoff_base=0.01,
+            concurrency=2,
+        )
+        pairs = [
+            EvalPair("a", "q", "good good", "good", "first"),  # 2 > 1: first
+            EvalPair("b", "q", "bad", "good", "second"),  # 0 < 1: second
+            EvalPair("c", "q", "good", "good", "first"),
+        ]  # 1 = 1: a tie
         s = run_reward_model(sqlite_store, [p.task() for p in pairs], cfg, run_id="rm1", dataset=RunDataset(("d",)))
         assert s.outcomes == {"parsed": 3} and len(rm.bodies) == 7  # 6 + one 503 retried
         js = {j.pair_id: j for j in sqlite_store.judgments("rm1")}
@@ -243,7 +326,12 @@ def test_reward_model_pairs_ties_retries_and_resume(sqlite_store):
         assert js["b"].verdict == "second" and js["c"].verdict == "tie"
         r = score(pairs, list(js.values()), ScoringOptions(bootstrap=0))
         assert r["overall"]["correct_n"] == "2/3" and r["tie_rate"]["count"] == 1  # ties wrong (RewardBench)
-        assert run_reward_model(sqlite_store, [p.task() for p in pairs], cfg, run_id="rm1", dataset=RunDataset(("d",))).sent == 0
+        assert (
+            run_reward_model(
+                sqlite_store, [p.task() for p in pairs], cfg, run_id="rm1", dataset=RunDataset(("d",))
+            ).sent
+            == 0
+        )
         assert len(rm.bodies) == 7
         bad = RewardModelConfig(name="rm", url=rm.url, request={"input": {"text": "{response}"}}, response_field="nope")
         s = run_reward_model(sqlite_store, [pairs[0].task()], bad, run_id="rm2", dataset=RunDataset(("d",)))
@@ -270,15 +358,32 @@ def fair(req) -> str:
 
 
 def test_evaluate_then_rescore_and_resume(tmp_path, capsys, db_url):
-    ds = write_jsonl(tmp_path / "d.jsonl", [
-        {"id": f"t{i}", "prompt": "p", "chosen": f"good {i}", "rejected": f"bad {i}", "category": "AB"[i % 2]}
-        for i in range(6)
-    ])
+    ds = write_jsonl(
+        tmp_path / "d.jsonl",
+        [
+            {"id": f"t{i}", "prompt": "p", "chosen": f"good {i}", "rejected": f"bad {i}", "category": "AB"[i % 2]}
+            for i in range(6)
+        ],
+    )
     with FakeOpenAI(fair, latency=0.01) as srv:
         judge = tmp_path / "judge.toml"
         judge.write_text(f'name = "fair"\nbase_url = "{srv.url}"\nmodel = "m"\ntemplate = "mmrb"\nconcurrency = 3\n')
-        argv = ["--dataset", str(ds), "--judge", str(judge), "--order", "both", "--db", db_url,
-                "--images", str(tmp_path / "img"), "--json", "--quiet", "--bootstrap", "50"]
+        argv = [
+            "--dataset",
+            str(ds),
+            "--judge",
+            str(judge),
+            "--order",
+            "both",
+            "--db",
+            db_url,
+            "--images",
+            str(tmp_path / "img"),
+            "--json",
+            "--quiet",
+            "--bootstrap",
+            "50",
+        ]
         rc, out = command("evaluate", argv, capsys)
         report = json.loads(out)
         assert rc == 0 and report["overall"]["correct_n"] == "12/12" and report["judge"] == "fair"
@@ -287,11 +392,28 @@ def test_evaluate_then_rescore_and_resume(tmp_path, capsys, db_url):
         again = json.loads(out)
         assert again["run_info"]["sent"] == 0 and again["run_info"]["already_stored"] == 12
         assert srv.count() == 12
-        assert {k: v for k, v in again.items() if k != "run_info"} == {k: v for k, v in report.items() if k != "run_info"}
+        assert {k: v for k, v in again.items() if k != "run_info"} == {
+            k: v for k, v in report.items() if k != "run_info"
+        }
 
         # rescore the stored run under other rules, without calling the judge
-        rc, out = command("score", ["--run", report["run"], "--db", db_url, "--images", str(tmp_path / "img"),
-                                    "--orders", "forward", "--json", "--bootstrap", "0"], capsys)
+        rc, out = command(
+            "score",
+            [
+                "--run",
+                report["run"],
+                "--db",
+                db_url,
+                "--images",
+                str(tmp_path / "img"),
+                "--orders",
+                "forward",
+                "--json",
+                "--bootstrap",
+                "0",
+            ],
+            capsys,
+        )
         assert json.loads(out)["overall"]["correct_n"] == "6/6"
         assert srv.count() == 12
         rc, out = command("score", ["--run", report["run"], "--db", db_url, "--images", str(tmp_path / "img")], capsys)
@@ -300,8 +422,23 @@ def test_evaluate_then_rescore_and_resume(tmp_path, capsys, db_url):
         # the same through the mmrb entry point: a leaderboard of every stored run
         from curate.cli import main
 
-        assert main(["leaderboard", "--all-runs", "--db", db_url, "--images", str(tmp_path / "img"),
-                     "--format", "csv", "--bootstrap", "0"]) == 0
+        assert (
+            main(
+                [
+                    "leaderboard",
+                    "--all-runs",
+                    "--db",
+                    db_url,
+                    "--images",
+                    str(tmp_path / "img"),
+                    "--format",
+                    "csv",
+                    "--bootstrap",
+                    "0",
+                ]
+            )
+            == 0
+        )
         lines = capsys.readouterr().out.splitlines()
         assert len(lines) == 2 and lines[1].startswith("1,fair,true,1.0,0.0,1.0,")
         assert srv.count() == 12
@@ -309,8 +446,21 @@ def test_evaluate_then_rescore_and_resume(tmp_path, capsys, db_url):
 
 def test_score_command_files(tmp_path, capsys):
     path = shared("multimodal_rewardbench/example_judge_outputs.jsonl")
-    rc, out = command("score", ["--judgments", str(path), "--format", "mmrb", "--preset", "mmrb", "--json",
-                                "--output", str(tmp_path / "r.json")], capsys)
+    rc, out = command(
+        "score",
+        [
+            "--judgments",
+            str(path),
+            "--format",
+            "mmrb",
+            "--preset",
+            "mmrb",
+            "--json",
+            "--output",
+            str(tmp_path / "r.json"),
+        ],
+        capsys,
+    )
     r = json.loads(out)
     assert rc == 0 and r["overall"]["accuracy"] == 0.5 and r["options"]["preset"] == "mmrb"
     assert json.loads((tmp_path / "r.json").read_text()) == r
@@ -326,8 +476,18 @@ def test_reads_every_layout_mmrb_build_writes(tmp_path):
     from curate.model import Triplet
 
     triplets = [
-        Triplet(id=f"t{i}", prompt=f"q{i}", images=(f"images/{i}.png",), chosen=f"good{i}", rejected=f"bad{i}",
-                category=["vqa", "safety"][i % 2], source="s", chosen_model="m1", rejected_model="m2", task="preference")
+        Triplet(
+            id=f"t{i}",
+            prompt=f"q{i}",
+            images=(f"images/{i}.png",),
+            chosen=f"good{i}",
+            rejected=f"bad{i}",
+            category=["vqa", "safety"][i % 2],
+            source="s",
+            chosen_model="m1",
+            rejected_model="m2",
+            task="preference",
+        )
         for i in range(6)
     ]
     first = export.chosen_first(triplets, seed=0)
@@ -349,10 +509,13 @@ def test_reads_every_layout_mmrb_build_writes(tmp_path):
 def test_failed_requests_leave_the_run_incomplete_exit_1_and_resume_only_them(tmp_path, capsys):
     from curate.store import Store
 
-    ds = write_jsonl(tmp_path / "d.jsonl", [
-        {"id": f"t{i}", "prompt": "p", "chosen": f"good {i}", "rejected": f"bad {i}", "category": "AB"[i % 2]}
-        for i in range(6)
-    ])
+    ds = write_jsonl(
+        tmp_path / "d.jsonl",
+        [
+            {"id": f"t{i}", "prompt": "p", "chosen": f"good {i}", "rejected": f"bad {i}", "category": "AB"[i % 2]}
+            for i in range(6)
+        ],
+    )
     db, img = str(tmp_path / "s.db"), str(tmp_path / "img")
     mode = {"broken": ("good 1", "good 4")}
 
@@ -361,21 +524,47 @@ def test_failed_requests_leave_the_run_incomplete_exit_1_and_resume_only_them(tm
 
     with FakeOpenAI(answer) as srv:
         judge = tmp_path / "judge.toml"
-        judge.write_text(f'name = "flaky"\nbase_url = "{srv.url}"\nmodel = "m"\ntemplate = "mmrb"\nmax_retries = 1\n'
-                         "backoff_base = 0.001\n")
-        argv = ["--dataset", str(ds), "--judge", str(judge), "--order", "both", "--db", db, "--images", img,
-                "--quiet", "--bootstrap", "0", "--run", "flaky-1"]
+        judge.write_text(
+            f'name = "flaky"\nbase_url = "{srv.url}"\nmodel = "m"\ntemplate = "mmrb"\nmax_retries = 1\n'
+            "backoff_base = 0.001\n"
+        )
+        argv = [
+            "--dataset",
+            str(ds),
+            "--judge",
+            str(judge),
+            "--order",
+            "both",
+            "--db",
+            db,
+            "--images",
+            img,
+            "--quiet",
+            "--bootstrap",
+            "0",
+            "--run",
+            "flaky-1",
+        ]
         rc, out = command("evaluate", argv, capsys)
         assert rc == 1 and "INCOMPLETE: 8 of 12 judgments answered" in out
         rc, out = command("evaluate", argv + ["--json", "--no-retry-errors"], capsys)
         health = json.loads(out)["run_health"]
-        assert rc == 1 and health == {"complete": False, "planned": 12, "answered": 8, "failed": 4, "missing": 0,
-                                      "completeness": 8 / 12, "error_rate": 4 / 12, "status": "incomplete"}
+        assert rc == 1 and health == {
+            "complete": False,
+            "planned": 12,
+            "answered": 8,
+            "failed": 4,
+            "missing": 0,
+            "completeness": 8 / 12,
+            "error_rate": 4 / 12,
+            "status": "incomplete",
+        }
         with Store(db, images=img) as s:
             assert [(r.status, r.planned, r.failed) for r in s.judge_runs()] == [("incomplete", 12, 4)]
         assert srv.count() == 16  # 4 failed judgments x 2 attempts, not resent with --no-retry-errors
-        rc, out = command("score", ["--run", "flaky-1", "--db", db, "--images", img, "--json", "--bootstrap", "0"],
-                          capsys)
+        rc, out = command(
+            "score", ["--run", "flaky-1", "--db", db, "--images", img, "--json", "--bootstrap", "0"], capsys
+        )
         rescored = json.loads(out)  # a rescore carries the run's health, so the leaderboard keeps it apart
         assert rescored["run_health"]["complete"] is False and rescored["run_health"]["failed"] == 4
 
@@ -396,8 +585,23 @@ def test_evaluate_failure_messages_name_the_judge_and_the_resume(tmp_path, capsy
     mod = importlib.import_module("mmrb_eval.commands.evaluate")
     p = argparse.ArgumentParser()
     mod.add_arguments(p)
-    rc = mod.run(p.parse_args(["--dataset", str(ds), "--judge", str(judge), "--db", str(tmp_path / "s.db"),
-                               "--quiet", "--bootstrap", "0", "--run", "far-1"]))
+    rc = mod.run(
+        p.parse_args(
+            [
+                "--dataset",
+                str(ds),
+                "--judge",
+                str(judge),
+                "--db",
+                str(tmp_path / "s.db"),
+                "--quiet",
+                "--bootstrap",
+                "0",
+                "--run",
+                "far-1",
+            ]
+        )
+    )
     out, err = capsys.readouterr()
     assert rc == 1 and "INCOMPLETE: 0 of 1 judgments answered" in out
     assert "judge far: 1 of 1 judgments failed after retries (1 connection error; e.g. connection error" in err
@@ -405,13 +609,25 @@ def test_evaluate_failure_messages_name_the_judge_and_the_resume(tmp_path, capsy
 
 
 def test_response_size_limit_from_judge_file_and_command_line(tmp_path, capsys):
-    ds = write_jsonl(tmp_path / "d.jsonl", [{"id": f"t{i}", "prompt": "p", "chosen": f"good {i}", "rejected": "bad"}
-                                            for i in range(2)])
+    ds = write_jsonl(
+        tmp_path / "d.jsonl",
+        [{"id": f"t{i}", "prompt": "p", "chosen": f"good {i}", "rejected": "bad"} for i in range(2)],
+    )
     with FakeOpenAI(lambda req: "[[A]] " + "because " * 10) as srv:
         judge = tmp_path / "judge.toml"
         judge.write_text(f'name = "wordy"\nbase_url = "{srv.url}"\nmodel = "m"\nmax_response_chars = 20\n')
-        argv = ["--dataset", str(ds), "--judge", str(judge), "--db", str(tmp_path / "s.db"), "--quiet",
-                "--bootstrap", "0", "--json"]
+        argv = [
+            "--dataset",
+            str(ds),
+            "--judge",
+            str(judge),
+            "--db",
+            str(tmp_path / "s.db"),
+            "--quiet",
+            "--bootstrap",
+            "0",
+            "--json",
+        ]
         rc, out = command("evaluate", argv, capsys)
         assert rc == 1 and json.loads(out)["run_health"]["failed"] == 2 and srv.count() == 2
         rc, out = command("evaluate", argv + ["--max-response-chars", "1000"], capsys)
@@ -424,15 +640,21 @@ def test_reward_model_oversized_or_unreachable_is_a_failure(sqlite_store):
     rm = RM()
     try:
         pairs = [EvalPair("a", "q", "good good", "good", "first")]
-        cfg = RewardModelConfig(name="rm", url=rm.url, request={"input": {"text": "{response}"}},
-                                response_field="out.rewards.0", max_response_chars=10)
+        cfg = RewardModelConfig(
+            name="rm",
+            url=rm.url,
+            request={"input": {"text": "{response}"}},
+            response_field="out.rewards.0",
+            max_response_chars=10,
+        )
         s = run_reward_model(sqlite_store, [p.task() for p in pairs], cfg, run_id="rm", dataset=RunDataset(("d",)))
         (j,) = sqlite_store.judgments("rm")
         assert s.outcomes == {"error": 1} and not s.complete
         assert json.loads(j.raw) == {"first": None, "second": None}  # nothing of the oversized body is kept
         assert "response body over 10 bytes (max_response_chars)" in j.error and len(rm.bodies) == 2
-        ok = RewardModelConfig(name="rm", url=rm.url, request={"input": {"text": "{response}"}},
-                               response_field="out.rewards.0")
+        ok = RewardModelConfig(
+            name="rm", url=rm.url, request={"input": {"text": "{response}"}}, response_field="out.rewards.0"
+        )
         s = run_reward_model(sqlite_store, [p.task() for p in pairs], ok, run_id="rm", dataset=RunDataset(("d",)))
         assert s.complete and s.sent == 1
         dead = RewardModelConfig(name="far", url="http://127.0.0.1:9/score", max_retries=0)
@@ -445,17 +667,39 @@ def test_reward_model_oversized_or_unreachable_is_a_failure(sqlite_store):
 def test_leaderboard_lists_incomplete_runs_apart(tmp_path, capsys):
     from curate.cli import main
 
-    ds = write_jsonl(tmp_path / "d.jsonl", [
-        {"id": f"t{i}", "prompt": "p", "chosen": f"good {i}", "rejected": f"bad {i}", "category": "AB"[i % 2]}
-        for i in range(6)
-    ])
+    ds = write_jsonl(
+        tmp_path / "d.jsonl",
+        [
+            {"id": f"t{i}", "prompt": "p", "chosen": f"good {i}", "rejected": f"bad {i}", "category": "AB"[i % 2]}
+            for i in range(6)
+        ],
+    )
     db, img = str(tmp_path / "s.db"), str(tmp_path / "img")
     with FakeOpenAI(fair) as srv:
         for name, url in (("fair", srv.url), ("dead", "http://127.0.0.1:9/v1")):
             judge = tmp_path / f"{name}.toml"
             judge.write_text(f'name = "{name}"\nbase_url = "{url}"\nmodel = "m"\nmax_retries = 0\n')
-            command("evaluate", ["--dataset", str(ds), "--judge", str(judge), "--order", "both", "--db", db,
-                                 "--images", img, "--quiet", "--bootstrap", "0", "--run", name], capsys)
+            command(
+                "evaluate",
+                [
+                    "--dataset",
+                    str(ds),
+                    "--judge",
+                    str(judge),
+                    "--order",
+                    "both",
+                    "--db",
+                    db,
+                    "--images",
+                    img,
+                    "--quiet",
+                    "--bootstrap",
+                    "0",
+                    "--run",
+                    name,
+                ],
+                capsys,
+            )
     base = ["leaderboard", "--all-runs", "--db", db, "--images", img, "--bootstrap", "0"]
     for extra in ([], ["--parse-failure", "half"], ["--parse-failure", "coin"]):
         assert main(base + extra + ["--plot", str(tmp_path / "b.png")]) == 0

@@ -16,7 +16,10 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_bench_quick(tmp_path):
     p = subprocess.run(
         [sys.executable, "-m", "bench.evaluate", "--quick", "--workdir", str(tmp_path)],
-        capture_output=True, text=True, timeout=300, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
     )
     assert p.returncode == 0, p.stdout + p.stderr
     figures = json.loads(p.stdout.strip().splitlines()[-1])

@@ -78,8 +78,10 @@ def test_concurrent_imports_of_one_file_never_lose_committed_images(db_url, tmp_
         run = tmp_path / f"run{r}"
         for k in range(18):  # new images each time: both imports find every file new
             write_image(run / f"img/{k}.png", color=(r * 11 % 256, k * 13, 200), size=(300 + k, 200))
-        rows = [{"id": f"r{r}-{i}", "prompt": "Count.", "images": [f"img/{i % 18}.png"], "category": "vqa"}
-                for i in range(25)]
+        rows = [
+            {"id": f"r{r}-{i}", "prompt": "Count.", "images": [f"img/{i % 18}.png"], "category": "vqa"}
+            for i in range(25)
+        ]
         path = _items(run / "items.jsonl", rows)
         argv = ["ingest", "items", str(path), "--db", db_url, "--images", str(images)]
         results = _race([argv, argv], run)
@@ -99,8 +101,18 @@ def test_a_failed_import_keeps_a_file_another_import_committed_meanwhile(sqlite_
     image, other ids) commits, then B fails. B must not remove X."""
     write_image(tmp_path / "img/x.png", "purple")
     a = _items(tmp_path / "a.jsonl", [{"id": "a", "prompt": "p", "image": "img/x.png", "category": "vqa"}])
-    b = _items(tmp_path / "b.jsonl", [{"id": "b", "prompt": "p", "image": "img/x.png", "category": "vqa",
-                                       "responses": [{"model": "m", "text": "t"}]}])
+    b = _items(
+        tmp_path / "b.jsonl",
+        [
+            {
+                "id": "b",
+                "prompt": "p",
+                "image": "img/x.png",
+                "category": "vqa",
+                "responses": [{"model": "m", "text": "t"}],
+            }
+        ],
+    )
     real_write = sqlite_store.write
 
     def write_after_a_commits():
@@ -167,9 +179,13 @@ def test_paths_outside_the_root_are_refused_alike(bad_store, outside, there, abs
 
 def test_benchmark_pairs_refuse_outside_paths_too(bad_store, outside):
     """Pair formats record a missing image as missing; a path outside is still an error."""
-    path = _items(outside / "data/vl.jsonl", [
-        {"id": "x", "prompt": "p", "chosen": "a", "rejected": "b", "image": "../outside/secret.png"},
-        {"id": "y", "prompt": "p", "chosen": "a", "rejected": "b", "image": "img/not-shipped.png"}])
+    path = _items(
+        outside / "data/vl.jsonl",
+        [
+            {"id": "x", "prompt": "p", "chosen": "a", "rejected": "b", "image": "../outside/secret.png"},
+            {"id": "y", "prompt": "p", "chosen": "a", "rejected": "b", "image": "img/not-shipped.png"},
+        ],
+    )
     with pytest.raises(InputError) as e:
         ingest_pairs(bad_store, path, "vlrewardbench-text")
     assert [(p.line, p.field) for p in e.value.problems] == [(1, "image")]
@@ -181,18 +197,30 @@ def test_a_hugging_face_image_path_is_confined(bad_store, outside):
     import pandas as pd
 
     path = outside / "data/x.parquet"
-    pd.DataFrame([{"id": "a", "prompt": "p", "category": "vqa",
-                   "image": {"bytes": None, "path": str(outside / "outside/secret.png")}}]).to_parquet(path)
+    pd.DataFrame(
+        [
+            {
+                "id": "a",
+                "prompt": "p",
+                "category": "vqa",
+                "image": {"bytes": None, "path": str(outside / "outside/secret.png")},
+            }
+        ]
+    ).to_parquet(path)
     with pytest.raises(InputError, match="outside the images root"):
         ingest_items(bad_store, path)
     assert_nothing_written(bad_store)
 
 
 def test_inside_paths_and_inside_symlinks_still_work(store, outside):
-    path = _items(outside / "data/items.jsonl", [
-        {"id": "a", "prompt": "p", "category": "vqa", "image": "img/ok.png"},
-        {"id": "b", "prompt": "p", "category": "vqa", "image": "to-inside.png"},
-        {"id": "c", "prompt": "p", "category": "vqa", "image": str(outside / "data/img/ok.png")}])
+    path = _items(
+        outside / "data/items.jsonl",
+        [
+            {"id": "a", "prompt": "p", "category": "vqa", "image": "img/ok.png"},
+            {"id": "b", "prompt": "p", "category": "vqa", "image": "to-inside.png"},
+            {"id": "c", "prompt": "p", "category": "vqa", "image": str(outside / "data/img/ok.png")},
+        ],
+    )
     assert ingest_items(store, path).images_stored == 1
 
 
@@ -238,14 +266,16 @@ def _expect(store, path, where: list[tuple[int, str | None]], words: list[str], 
 
 def test_invalid_utf8_in_jsonl(bad_store, tmp_path):
     path = tmp_path / "bad.jsonl"
-    path.write_bytes(b'{"id": "a", "prompt": "ok", "category": "vqa"}\n'
-                     b'{"id": "b", "prompt": "bad \xff\xfe here", "category": "vqa"}\n')
+    path.write_bytes(
+        b'{"id": "a", "prompt": "ok", "category": "vqa"}\n'
+        b'{"id": "b", "prompt": "bad \xff\xfe here", "category": "vqa"}\n'
+    )
     _expect(bad_store, path, [(2, "prompt")], ["not valid UTF-8 (byte 0xff at character 5)"])
 
 
 def test_invalid_utf8_in_csv_cell_and_header(bad_store, tmp_path):
     path = tmp_path / "bad.csv"
-    path.write_bytes(b"id,prompt,category\na,ok,vqa\nb,\"two\nlines \xe9\",vqa\n")
+    path.write_bytes(b'id,prompt,category\na,ok,vqa\nb,"two\nlines \xe9",vqa\n')
     _expect(bad_store, path, [(3, "prompt")], ["not valid UTF-8 (byte 0xe9"])
     path.write_bytes(b"id,prompt,category,not\xe9s\na,ok,vqa,x\n")
     _expect(bad_store, path, [(2, "not\\udce9s")], ["field name not valid UTF-8"])
@@ -253,9 +283,13 @@ def test_invalid_utf8_in_csv_cell_and_header(bad_store, tmp_path):
 
 def test_invalid_utf8_in_a_json_file(bad_store, tmp_path):
     path = tmp_path / "t2i_bad.json"
-    rec = {"id": "1", "response_a": {"model_name": "m1", "response_content": [["text", "A"]]},
-           "response_b": {"model_name": "m2", "response_content": [["text", "B"]]}, "chosen": "A",
-           "human_annotations": [5, 5, 5]}
+    rec = {
+        "id": "1",
+        "response_a": {"model_name": "m1", "response_content": [["text", "A"]]},
+        "response_b": {"model_name": "m2", "response_content": [["text", "B"]]},
+        "chosen": "A",
+        "human_annotations": [5, 5, 5],
+    }
     text = json.dumps({"pairs": [rec, dict(rec, id="2", chosen="B\udcff")]}, indent=1, ensure_ascii=False)
     path.write_bytes(text.encode("utf-8", "surrogateescape"))
     line = next(n for n, t in enumerate(text.splitlines()) if '"id": "2"' in t)  # the line before: "{"
@@ -263,27 +297,43 @@ def test_invalid_utf8_in_a_json_file(bad_store, tmp_path):
 
 
 def test_escaped_key_in_an_mmrb2_file(store, tmp_path):
-    rec = {"id": "1", "response_a": {"model_name": "m1", "response_content": [["text", "A"]]},
-           "response_b": {"model_name": "m2", "response_content": [["text", "B"]]}, "chosen": "A",
-           "human_annotations": [5, 5, 5]}
+    rec = {
+        "id": "1",
+        "response_a": {"model_name": "m1", "response_content": [["text", "A"]]},
+        "response_b": {"model_name": "m2", "response_content": [["text", "B"]]},
+        "chosen": "A",
+        "human_annotations": [5, 5, 5],
+    }
     path = tmp_path / "t2i_escaped.json"
     path.write_text('{"prompt_count": 1, "\\u0070airs": [\n' + json.dumps(rec) + "\n]}")
     assert ingest_pairs(store, path, "mmrb2").pairs == 1
     # the list under an escaped key that is not the first: lines still count from the file
     bad = tmp_path / "t2i_escaped_bad.json"
-    bad.write_text('{"other": [1, 2],\n "p\\u0061irs": [\n' + json.dumps(dict(rec, id="2")) + ",\n" + json.dumps(dict(rec, id="3", chosen="C")) + "\n]}")
+    bad.write_text(
+        '{"other": [1, 2],\n "p\\u0061irs": [\n'
+        + json.dumps(dict(rec, id="2"))
+        + ",\n"
+        + json.dumps(dict(rec, id="3", chosen="C"))
+        + "\n]}"
+    )
     with pytest.raises(InputError) as e:
         ingest_pairs(store, bad, "mmrb2")
     assert [(p.line, p.field) for p in e.value.problems] == [(4, "chosen")]
 
 
-@pytest.mark.parametrize("row,field", [
-    ({"id": "a", "prompt": "nul\u0000here", "category": "vqa"}, "prompt"),
-    ({"id": "a\u0000", "prompt": "p", "category": "vqa"}, "id"),
-    ({"id": "a", "prompt": "p", "category": "vqa", "metadata": {"note": ["x", "y\u0000"]}}, "metadata.note[1]"),
-    ({"id": "a", "prompt": "p", "category": "vqa", "responses": [{"model": "m", "text": "\u0000"}]}, "responses[0].text"),
-    ({"id": "a", "prompt": "p", "category": "vqa", "half": "\ud800"}, "half"),
-])
+@pytest.mark.parametrize(
+    "row,field",
+    [
+        ({"id": "a", "prompt": "nul\u0000here", "category": "vqa"}, "prompt"),
+        ({"id": "a\u0000", "prompt": "p", "category": "vqa"}, "id"),
+        ({"id": "a", "prompt": "p", "category": "vqa", "metadata": {"note": ["x", "y\u0000"]}}, "metadata.note[1]"),
+        (
+            {"id": "a", "prompt": "p", "category": "vqa", "responses": [{"model": "m", "text": "\u0000"}]},
+            "responses[0].text",
+        ),
+        ({"id": "a", "prompt": "p", "category": "vqa", "half": "\ud800"}, "half"),
+    ],
+)
 def test_nul_and_broken_unicode_are_refused_on_both_backends(bad_store, tmp_path, row, field):
     path = _items(tmp_path / "x.jsonl", [{"id": "ok", "prompt": "p", "category": "vqa"}, row])
     _expect(bad_store, path, [(2, field)], ["nothing was written"])
@@ -299,8 +349,13 @@ def test_unreadable_image_names_the_file(bad_store, tmp_path):
     (tmp_path / "img").mkdir()
     (tmp_path / "img/broken.png").write_bytes(b"not an image at all")
     (tmp_path / "img/cut.png").write_bytes(png()[:80])
-    path = _items(tmp_path / "x.jsonl", [{"id": "a", "prompt": "p", "category": "vqa", "image": "img/broken.png"},
-                                         {"id": "b", "prompt": "p", "category": "vqa", "image": "img/cut.png"}])
+    path = _items(
+        tmp_path / "x.jsonl",
+        [
+            {"id": "a", "prompt": "p", "category": "vqa", "image": "img/broken.png"},
+            {"id": "b", "prompt": "p", "category": "vqa", "image": "img/cut.png"},
+        ],
+    )
     with pytest.raises(InputError) as e:
         ingest_items(bad_store, path)
     text = str(e.value)
@@ -311,22 +366,27 @@ def test_unreadable_image_names_the_file(bad_store, tmp_path):
 
 
 # -- 7. ids that look alike are one id; invisible characters are refused -------------------
-@pytest.mark.parametrize("second,words", [
-    ("a\u200b", ["U+200B (ZERO WIDTH SPACE)"]),
-    ("\u202ea", ["U+202E (RIGHT-TO-LEFT OVERRIDE)"]),
-    ("a\ufeff", ["U+FEFF (ZERO WIDTH NO-BREAK SPACE)"]),
-    ("a\u00ad", ["U+00AD (SOFT HYPHEN)"]),
-    ("a\tb", ["U+0009"]),
-    ("ａ", ["duplicate item id 'a' (first at line 1)"]),  # full-width
-    ("a ", ["duplicate item id 'a' (first at line 1)"]),
-    ("\u00a0a", ["duplicate item id 'a' (first at line 1)"]),  # no-break space
-    ("𝐚", ["duplicate item id 'a' (first at line 1)"]),  # mathematical bold
-    ("bа", ["mixes letters of Latin ('b') and Cyrillic ('а')"]),  # Cyrillic а
-    ("οk", ["mixes letters of Greek ('ο') and Latin ('k')"]),  # Greek omicron
-])
+@pytest.mark.parametrize(
+    "second,words",
+    [
+        ("a\u200b", ["U+200B (ZERO WIDTH SPACE)"]),
+        ("\u202ea", ["U+202E (RIGHT-TO-LEFT OVERRIDE)"]),
+        ("a\ufeff", ["U+FEFF (ZERO WIDTH NO-BREAK SPACE)"]),
+        ("a\u00ad", ["U+00AD (SOFT HYPHEN)"]),
+        ("a\tb", ["U+0009"]),
+        ("ａ", ["duplicate item id 'a' (first at line 1)"]),  # full-width
+        ("a ", ["duplicate item id 'a' (first at line 1)"]),
+        ("\u00a0a", ["duplicate item id 'a' (first at line 1)"]),  # no-break space
+        ("𝐚", ["duplicate item id 'a' (first at line 1)"]),  # mathematical bold
+        ("bа", ["mixes letters of Latin ('b') and Cyrillic ('а')"]),  # Cyrillic а
+        ("οk", ["mixes letters of Greek ('ο') and Latin ('k')"]),  # Greek omicron
+    ],
+)
 def test_lookalike_and_invisible_ids(bad_store, tmp_path, second, words):
-    path = _items(tmp_path / "x.jsonl", [{"id": "a", "prompt": "p", "category": "vqa"},
-                                         {"id": second, "prompt": "p", "category": "vqa"}])
+    path = _items(
+        tmp_path / "x.jsonl",
+        [{"id": "a", "prompt": "p", "category": "vqa"}, {"id": second, "prompt": "p", "category": "vqa"}],
+    )
     _expect(bad_store, path, [(2, "id")], words)
 
 
@@ -337,8 +397,12 @@ def test_ids_in_one_script_are_fine(store, tmp_path):
 
 
 def test_model_names_are_ids_too(bad_store, tmp_path):
-    row = {"id": "a", "prompt": "p", "category": "vqa",
-           "responses": [{"model": "m", "text": "x"}, {"model": "m\u200d", "text": "y"}]}
+    row = {
+        "id": "a",
+        "prompt": "p",
+        "category": "vqa",
+        "responses": [{"model": "m", "text": "x"}, {"model": "m\u200d", "text": "y"}],
+    }
     _expect(bad_store, _items(tmp_path / "x.jsonl", [row]), [(1, "responses[1].model")], ["U+200D"])
 
 
@@ -350,11 +414,34 @@ def test_a_lookalike_of_a_stored_id_is_already_in_the_store(store, tmp_path):
 
 
 def test_benchmark_ids_are_normalised(bad_store, tmp_path):
-    rows = [{"ID": "q1", "Text": "t", "Image": "x.png", "Output1": "a", "Output2": "b", "Better": "Output1",
-             "Category": "vqa"}, {"ID": "ｑ1", "Text": "t", "Image": "x.png", "Output1": "a", "Output2": "b",
-                                  "Better": "Output1", "Category": "vqa"}]
-    _expect(bad_store, _items(tmp_path / "mmrb.jsonl", rows), [(2, "id")] * 4, ["duplicate item id 'mmrb:q1'"],
-            fn=ingest_pairs, format="mmrb")
+    rows = [
+        {
+            "ID": "q1",
+            "Text": "t",
+            "Image": "x.png",
+            "Output1": "a",
+            "Output2": "b",
+            "Better": "Output1",
+            "Category": "vqa",
+        },
+        {
+            "ID": "ｑ1",
+            "Text": "t",
+            "Image": "x.png",
+            "Output1": "a",
+            "Output2": "b",
+            "Better": "Output1",
+            "Category": "vqa",
+        },
+    ]
+    _expect(
+        bad_store,
+        _items(tmp_path / "mmrb.jsonl", rows),
+        [(2, "id")] * 4,
+        ["duplicate item id 'mmrb:q1'"],
+        fn=ingest_pairs,
+        format="mmrb",
+    )
 
 
 @given(hs.text(max_size=12))
@@ -509,7 +596,11 @@ def test_status_counts_files_not_rows(sqlite_store, tmp_path, capsys):
     st = collect(sqlite_store)
     assert st.images == {"ok": 1, "broken": 4} and st.broken_files == 2
     assert {e["item"]: e["problem"].split(" ")[0] for e in st.broken_examples} == {
-        "i0": "file", "i3": "file", "i1": "50", "i4": "50"}
+        "i0": "file",
+        "i3": "file",
+        "i1": "50",
+        "i4": "50",
+    }
     assert counts(sqlite_store)["item_images"] == 5  # the rows alone would say 5 stored
     rc, out, _ = run_cli(status_cmd, ["--db", sqlite_store.db, "--images", str(sqlite_store.images.root)], capsys)
     assert rc == 1 and "5 references, 1 stored and readable" in out and "BROKEN: 4 references to 2 stored files" in out

@@ -41,8 +41,10 @@ def test_rows_keep_lines_nulls_on_request_and_name_bad_json(tmp_path):
     assert list(read_rows(path))[1].error == "expected a JSON object, got NoneType"
     with pytest.raises(InputError) as e:  # scoring's whole-file read: every bad row, in the importer's words
         load_rows(path)
-    assert [(p.line, p.message.split(":")[0]) for p in e.value.problems] == [(2, "expected a JSON object, got NoneType"),
-                                                                          (4, "malformed JSON")]
+    assert [(p.line, p.message.split(":")[0]) for p in e.value.problems] == [
+        (2, "expected a JSON object, got NoneType"),
+        (4, "malformed JSON"),
+    ]
 
 
 def test_scoring_refuses_text_that_is_not_utf8(tmp_path):
@@ -63,8 +65,15 @@ def test_layouts_from_the_first_record():
 
 
 # -- Multimodal RewardBench ------------------------------------------------------------------
-MMRB = {"ID": "vqa_1", "Text": "How many?", "Image": "images/a.png", "Output1": "Three.", "Output2": "Five.",
-        "Better": "Output2", "Category": "vqa"}
+MMRB = {
+    "ID": "vqa_1",
+    "Text": "How many?",
+    "Image": "images/a.png",
+    "Output1": "Three.",
+    "Output2": "Five.",
+    "Better": "Output2",
+    "Category": "vqa",
+}
 
 
 def test_mmrb_record_and_what_each_reader_needs(tmp_path):
@@ -74,56 +83,88 @@ def test_mmrb_record_and_what_each_reader_needs(tmp_path):
     bare = {k: MMRB[k] for k in ("ID", "Output1", "Output2", "Better")}
     assert mmrb.parse(Fields("f", 1, bare)) == mmrb.MmrbRecord("vqa_1", "Three.", "Five.", "Output2")  # scoring
     assert problems(mmrb.parse, bare, need=mmrb.IMPORT_NEEDS) == [  # the importer needs more
-        ("Text", "missing required field"), ("Category", "missing required field"), ("Image", "missing required field")]
+        ("Text", "missing required field"),
+        ("Category", "missing required field"),
+        ("Image", "missing required field"),
+    ]
     assert problems(mmrb.parse, dict(MMRB, Better="A")) == [
-        ("Better", "expected 'Output1' or 'Output2', got 'A': the better response is Output1 or Output2")]
+        ("Better", "expected 'Output1' or 'Output2', got 'A': the better response is Output1 or Output2")
+    ]
 
 
 def test_mmrb_write_then_read(tmp_path):
-    recs = [mmrb.MmrbRecord("a", "x", "", "Output1", "q", ("i.png",), "vqa"),
-            mmrb.MmrbRecord("b", "y", "z", "Output2", "", (), "safety")]
+    recs = [
+        mmrb.MmrbRecord("a", "x", "", "Output1", "q", ("i.png",), "vqa"),
+        mmrb.MmrbRecord("b", "y", "z", "Output2", "", (), "safety"),
+    ]
     mmrb.write(tmp_path / "m.jsonl", recs)
     assert read(tmp_path / "m.jsonl", mmrb.parse) == recs
     assert list(json.loads((tmp_path / "m.jsonl").read_text().splitlines()[1])) == list(mmrb.FIELDS)
 
 
 def test_mmrb_judge_outputs(tmp_path):
-    path = write_jsonl(tmp_path / "o.jsonl", [
-        {"ID": "v_1", "Image": "i.jpg", "Label": "B", "output": "[[B]]", "Meta": {"Category": "vqa"}},
-        {"ID": "v_2", "outputs": ["[[A]]", "None"], "Meta": {}},
-    ])
+    path = write_jsonl(
+        tmp_path / "o.jsonl",
+        [
+            {"ID": "v_1", "Image": "i.jpg", "Label": "B", "output": "[[B]]", "Meta": {"Category": "vqa"}},
+            {"ID": "v_2", "outputs": ["[[A]]", "None"], "Meta": {}},
+        ],
+    )
     a, b = read(path, lambda f: mmrb.parse_output(f, labelled=False))
     assert (a.id, a.label, a.outputs, a.images, a.meta) == ("v_1", "B", ("[[B]]",), ("i.jpg",), {"Category": "vqa"})
     assert (b.label, b.outputs) == (None, ("[[A]]", "None"))
     with pytest.raises(InputError, match="o.jsonl:2 field 'Label': missing"):  # the file is the labels
         read(path, lambda f: mmrb.parse_output(f, labelled=True))
     assert problems(mmrb.parse_output, {"ID": "x", "Label": "a", "output": 1}, labelled=True) == [
-        ("Label", "must be A or B, not 'a'"), ("output", "must be the judge's text (a string)")]
+        ("Label", "must be A or B, not 'a'"),
+        ("output", "must be the judge's text (a string)"),
+    ]
 
 
 # -- triplets --------------------------------------------------------------------------------
 def test_triplets_write_then_read(tmp_path):
-    ts = [Triplet("t1", "q", ("images/1.png", "images/2.png"), "good", "bad", "vqa", "mine", "m1", "m2", "preference", 3,
-                  0.5),
-          Triplet("t2", "", (), "c", "", "safety")]
+    ts = [
+        Triplet(
+            "t1", "q", ("images/1.png", "images/2.png"), "good", "bad", "vqa", "mine", "m1", "m2", "preference", 3, 0.5
+        ),
+        Triplet("t2", "", (), "c", "", "safety"),
+    ]
     triplets.write(tmp_path / "triplets.jsonl", ts)
     a, b = read(tmp_path / "triplets.jsonl", triplets.parse)
     assert (a.id, a.prompt, a.images, a.chosen, a.rejected, a.category, a.source) == (
-        "t1", "q", ("images/1.png", "images/2.png"), "good", "bad", "vqa", "mine")
-    assert a.extra == {"chosen_model": "m1", "rejected_model": "m2", "task": "preference", "n_labels": 3, "agreement": 0.5}
+        "t1",
+        "q",
+        ("images/1.png", "images/2.png"),
+        "good",
+        "bad",
+        "vqa",
+        "mine",
+    )
+    assert a.extra == {
+        "chosen_model": "m1",
+        "rejected_model": "m2",
+        "task": "preference",
+        "n_labels": 3,
+        "agreement": 0.5,
+    }
     assert (b.prompt, b.rejected, b.images, b.extra["task"]) == ("", "", (), None)
 
 
 def test_chosen_rejected_copies(tmp_path):
-    path = write_jsonl(tmp_path / "c.jsonl", [
-        {"id": "g1", "prompt": "p", "chosen": "c", "rejected": "r", "image": "mcq/1.png", "prompt_id": 7},
-        {"id": "g2", "query": "asked", "chosen": "c", "rejected": "r", "video": "video/2.mp4", "image": ""},
-    ])
+    path = write_jsonl(
+        tmp_path / "c.jsonl",
+        [
+            {"id": "g1", "prompt": "p", "chosen": "c", "rejected": "r", "image": "mcq/1.png", "prompt_id": 7},
+            {"id": "g2", "query": "asked", "chosen": "c", "rejected": "r", "video": "video/2.mp4", "image": ""},
+        ],
+    )
     a, b = read(path, triplets.parse)
     assert (a.images, a.image, a.video, a.group) == (("mcq/1.png",), "mcq/1.png", None, "7")
     assert (b.prompt, b.images, b.image, b.video) == ("asked", (), "", "video/2.mp4")
     assert problems(triplets.parse, {"id": "x", "chosen": "c"}, need={"prompt"}) == [
-        ("prompt", "missing required field"), ("rejected", "missing required field")]
+        ("prompt", "missing required field"),
+        ("rejected", "missing required field"),
+    ]
 
 
 def test_chosen_first_is_scorings_stored_orientation():
@@ -138,50 +179,105 @@ def test_chosen_first_is_scorings_stored_orientation():
 
 
 # -- VL-RewardBench ----------------------------------------------------------------------------
-VLRB = {"id": "RLAIF-V-5", "query": "Describe.", "response": ["a dog", "a cat"], "human_ranking": [1, 0],
-        "models": ["m-a", "m-b"], "image": "images/5.jpg", "query_source": "RLAIF-V", "judge": "gpt",
-        "ground_truth": "", "meta": {"category": "hallucination"}}
+VLRB = {
+    "id": "RLAIF-V-5",
+    "query": "Describe.",
+    "response": ["a dog", "a cat"],
+    "human_ranking": [1, 0],
+    "models": ["m-a", "m-b"],
+    "image": "images/5.jpg",
+    "query_source": "RLAIF-V",
+    "judge": "gpt",
+    "ground_truth": "",
+    "meta": {"category": "hallucination"},
+}
 
 
 def test_vlrb_original_records(tmp_path):
     (rec,) = read(write_jsonl(tmp_path / "v.jsonl", [VLRB]), vlrb.parse)
     assert (rec.id, rec.response, rec.ranking, rec.models, rec.images, rec.query_source) == (
-        "RLAIF-V-5", ("a dog", "a cat"), (1, 0), ("m-a", "m-b"), ("images/5.jpg",), "RLAIF-V")
+        "RLAIF-V-5",
+        ("a dog", "a cat"),
+        (1, 0),
+        ("m-a", "m-b"),
+        ("images/5.jpg",),
+        "RLAIF-V",
+    )
     assert rec.meta == {"category": "hallucination"} and rec.extra == {"judge": "gpt", "ground_truth": ""}
     # copies that say "ranking" and "image_path"
     other = {"id": "x", "query": "q", "response": ["a", "b"], "ranking": [0, 1], "image_path": "i/povid/1.jpg"}
-    assert (vlrb.parse(Fields("f", 1, other)).ranking, vlrb.parse(Fields("f", 1, other)).image_path) == ((0, 1), "i/povid/1.jpg")
-    assert problems(vlrb.parse, dict(VLRB, human_ranking=[0])) == [("human_ranking", "expected two numeric ranks such as [0, 1]")]
+    assert (vlrb.parse(Fields("f", 1, other)).ranking, vlrb.parse(Fields("f", 1, other)).image_path) == (
+        (0, 1),
+        "i/povid/1.jpg",
+    )
+    assert problems(vlrb.parse, dict(VLRB, human_ranking=[0])) == [
+        ("human_ranking", "expected two numeric ranks such as [0, 1]")
+    ]
     # a model name with ':' is fine to read, not to import (it is part of candidate ids)
     assert vlrb.parse(Fields("f", 1, dict(VLRB, models=["a:1", "b"]))) is not None
     assert problems(vlrb.parse, dict(VLRB, models=["a:1", "b"]), need=vlrb.IMPORT_NEEDS) == [
-        ("models", "expected two model names (without ':')")]
+        ("models", "expected two model names (without ':')")
+    ]
 
 
 def test_vlrb_write_then_read(tmp_path):
-    recs = [vlrb.VlrbRecord("a", "q", ("x", "y"), (0, 1), ("i.png",), ("m1", "m2"), "src", None,
-                            {"category": "vqa", "images": ["i.png"]},
-                            {"judge": "human", "rationale": "", "human_error_analysis": "", "ground_truth": "5"})]
+    recs = [
+        vlrb.VlrbRecord(
+            "a",
+            "q",
+            ("x", "y"),
+            (0, 1),
+            ("i.png",),
+            ("m1", "m2"),
+            "src",
+            None,
+            {"category": "vqa", "images": ["i.png"]},
+            {"judge": "human", "rationale": "", "human_error_analysis": "", "ground_truth": "5"},
+        )
+    ]
     vlrb.write(tmp_path / "v.jsonl", recs)
     assert read(tmp_path / "v.jsonl", vlrb.parse) == recs
     assert list(json.loads((tmp_path / "v.jsonl").read_text())) == list(vlrb.PUBLISHED)
 
 
 def test_vlrb_text_copy(tmp_path):
-    (rec,) = read(write_jsonl(tmp_path / "t.jsonl", [
-        {"id": "hallucination_pair-1", "prompt": "p", "chosen": "c", "rejected": "r", "image": "img/1.jpg",
-         "chosen_reason": "why"}]), vlrb.parse_text)
+    (rec,) = read(
+        write_jsonl(
+            tmp_path / "t.jsonl",
+            [
+                {
+                    "id": "hallucination_pair-1",
+                    "prompt": "p",
+                    "chosen": "c",
+                    "rejected": "r",
+                    "image": "img/1.jpg",
+                    "chosen_reason": "why",
+                }
+            ],
+        ),
+        vlrb.parse_text,
+    )
     assert (rec.id, rec.chosen, rec.images, rec.category) == ("hallucination_pair-1", "c", ("img/1.jpg",), None)
 
 
 # cal.py's grouping: the id up to its first "_" or "-", compared exactly
 CAL_GROUPS = [
-    ("RLAIF-V-5", "hallucination"), ("RLHF-V_3", "hallucination"), ("hallucination_pair-1003", "hallucination"),
-    ("mathverse_4", "reasoning"), ("mmmu-pro_5", "reasoning"), ("mmmu_pro-11", "reasoning"),
-    ("wildvision-battle-13", "general"), ("svit-1", "general"), ("LRVInstruction-8", "general"),
+    ("RLAIF-V-5", "hallucination"),
+    ("RLHF-V_3", "hallucination"),
+    ("hallucination_pair-1003", "hallucination"),
+    ("mathverse_4", "reasoning"),
+    ("mmmu-pro_5", "reasoning"),
+    ("mmmu_pro-11", "reasoning"),
+    ("wildvision-battle-13", "general"),
+    ("svit-1", "general"),
+    ("LRVInstruction-8", "general"),
     # what the two readers used to disagree on: the importer said hallucination for both (a
     # case-blind "rlhf"/"povid" prefix), scoring "all" for the first ("rlhf" named no group)
-    ("rlhf_3", "general"), ("povid_2", "general"), ("MMMU-9", "general"), ("RLAIF", "hallucination"), ("", "general"),
+    ("rlhf_3", "general"),
+    ("povid_2", "general"),
+    ("MMMU-9", "general"),
+    ("RLAIF", "hallucination"),
+    ("", "general"),
 ]
 
 
@@ -196,23 +292,43 @@ def test_vlrb_category_of_a_record():
     rec = vlrb.parse(Fields("f", 1, dict(VLRB, id="rlhf_3", meta={}, query_source="RLHF-V")))
     assert (rec.stated_category, rec.category) == (None, "general")  # query_source is not cal.py's rule
     assert vlrb.parse(Fields("f", 1, dict(VLRB, meta={"category": "vqa"}))).category == "vqa"
-    assert vlrb.parse(Fields("f", 1, dict(VLRB, meta='{"category": "vqa"}'))).category == "hallucination"  # published meta is text
+    assert (
+        vlrb.parse(Fields("f", 1, dict(VLRB, meta='{"category": "vqa"}'))).category == "hallucination"
+    )  # published meta is text
 
 
 def test_vlrb_inference_records(tmp_path):
-    rec = {"id": "mmmu-1", "query": "q", "response": ["a", "b"], "ranking": [1, 0],
-           "meta": {"random_number": 1, "filter_choice": "Answer 2 is better", "filter_prompt": "P"}}
+    rec = {
+        "id": "mmmu-1",
+        "query": "q",
+        "response": ["a", "b"],
+        "ranking": [1, 0],
+        "meta": {"random_number": 1, "filter_choice": "Answer 2 is better", "filter_prompt": "P"},
+    }
     r = vlrb.parse_inference(Fields("f", 1, rec))
     assert (r.ranking, r.random_number, r.filter_choice, r.filter_prompt, r.key) == (
-        (1, 0), 1, "Answer 2 is better", "P", "mmmu-1q" + "a\tb")
-    assert problems(vlrb.parse_inference, dict(rec, ranking=[1, 2])) == [("ranking", "must be [0, 1] or [1, 0], not [1, 2]")]
+        (1, 0),
+        1,
+        "Answer 2 is better",
+        "P",
+        "mmmu-1q" + "a\tb",
+    )
+    assert problems(vlrb.parse_inference, dict(rec, ranking=[1, 2])) == [
+        ("ranking", "must be [0, 1] or [1, 0], not [1, 2]")
+    ]
     assert problems(vlrb.parse_inference, rec, trust_flag=True) == [("meta.flag_status", "missing")]
 
 
 # -- MMRB2 -----------------------------------------------------------------------------------
-MMRB2 = {"id": "p1", "response_a": {"model_name": "m1", "response_content": [["text", "Look"], ["image", "p1_0.jpg"]]},
-         "response_b": {"model_name": "m2", "response_content": [["text", "B"]]}, "chosen": "A",
-         "human_annotations": [5, 4, 2], "prompt_source": "bench", "prompt_metadata": {"id": "1"}}
+MMRB2 = {
+    "id": "p1",
+    "response_a": {"model_name": "m1", "response_content": [["text", "Look"], ["image", "p1_0.jpg"]]},
+    "response_b": {"model_name": "m2", "response_content": [["text", "B"]]},
+    "chosen": "A",
+    "human_annotations": [5, 4, 2],
+    "prompt_source": "bench",
+    "prompt_metadata": {"id": "1"},
+}
 
 
 def test_mmrb2_ground_truth(tmp_path):
@@ -226,7 +342,8 @@ def test_mmrb2_ground_truth(tmp_path):
     r = mmrb2.parse(Fields("f", 1, copy))
     assert r.response_a == rec.response_a and r.response_b == mmrb2.Mmrb2Response((("text", "just text"),))
     assert problems(mmrb2.parse, copy, need=mmrb2.IMPORT_NEEDS) == [
-        ("response_b", "expected an object with model_name and response_content, got str")]
+        ("response_b", "expected an object with model_name and response_content, got str")
+    ]
     assert problems(mmrb2.parse, dict(MMRB2, chosen="C")) == [("chosen", "expected 'A' or 'B', got 'C'")]
     assert mmrb2.task_from_filename("my_edit_set.json") == "edit" and mmrb2.task_from_filename("x.json") is None
 
@@ -238,8 +355,11 @@ def test_mmrb2_task_of_a_file_name():
     assert mmrb2.task_of(Path("REASONING.json")) == "reasoning"
     assert mmrb2.task_of(Path("my_t2i.json")) == "t2i"  # scoring used to say "my": its first word
     assert mmrb2.task_of(Path("x.json"), "edit") == "edit"
-    with pytest.raises(InputError, match=r"file name 'my_set.json' \(no word of it is one of t2i, edit, interleaved, "
-                                         r"reasoning\); name the file after its task"):
+    with pytest.raises(
+        InputError,
+        match=r"file name 'my_set.json' \(no word of it is one of t2i, edit, interleaved, "
+        r"reasoning\); name the file after its task",
+    ):
         mmrb2.task_of(Path("my_set.json"))
     with pytest.raises(InputError, match="; pass --category"):
         mmrb2.task_of(Path("my_set.json"), option="--category")
@@ -266,8 +386,9 @@ def test_mmrb2_ratings():
 
 def test_mmrb2_judgements(tmp_path):
     path = tmp_path / "preds.json"
-    path.write_text(json.dumps({"a": {"forward": [{"judgement": "A"}, {"judgement": ""}], "reverse": [{"judgement": 0}]},
-                                "b": {}}))
+    path.write_text(
+        json.dumps({"a": {"forward": [{"judgement": "A"}, {"judgement": ""}], "reverse": [{"judgement": 0}]}, "b": {}})
+    )
     got = mmrb2.read_judgements(path)
     assert got.listed == ("a", "b")
     assert got.judgements == [mmrb2.Judgement("a", "forward", 0, "A")]  # empty ones are no judgement
@@ -289,17 +410,32 @@ def test_mm_rlhf_rows():
     assert problems(mm_rlhf.parse, {**row, "image": "misc/q.png"})[0][0] == "image"
 
 
-@pytest.mark.parametrize("image, video, category", [
-    ("mcq/1.png", None, "mcq"), ("long/short_1.png", None, "long"), ("short/long.png", None, "long"),
-    # the importer used to take a folder only: no category for the first, "mcq" for the second
-    ("data/mcq_long.png", None, "mcq"), ("MCQ/1.png", None, None),
-    ("", "video/v1.mp4", "video"), (None, "long/v.mp4", "long"), ("other/q.png", "video/v.mp4", None), (None, None, None),
-])
+@pytest.mark.parametrize(
+    "image, video, category",
+    [
+        ("mcq/1.png", None, "mcq"),
+        ("long/short_1.png", None, "long"),
+        ("short/long.png", None, "long"),
+        # the importer used to take a folder only: no category for the first, "mcq" for the second
+        ("data/mcq_long.png", None, "mcq"),
+        ("MCQ/1.png", None, None),
+        ("", "video/v1.mp4", "video"),
+        (None, "long/v.mp4", "long"),
+        ("other/q.png", "video/v.mp4", None),
+        (None, None, None),
+    ],
+)
 def test_mm_rlhf_category_is_get_acc_py_s(image, video, category):
     # get_acc.py: the first of mcq, long, short, safety, video found in ``image or video``
     assert mm_rlhf.category_of(image, video) == category
-    row = {"id": "q1", "prompt": "p", "chosen": "c", "rejected": "r", **({"image": image} if image else {}),
-           **({"video": video} if video else {})}
+    row = {
+        "id": "q1",
+        "prompt": "p",
+        "chosen": "c",
+        "rejected": "r",
+        **({"image": image} if image else {}),
+        **({"video": video} if video else {}),
+    }
     rec = mm_rlhf.parse(Fields("f", 1, row))
     assert (rec.category if rec else None) == category
 
@@ -309,12 +445,15 @@ def test_r1_rewards_rows():
     rec = r1_rewards.parse(Fields("f", 1, row), mmrb.parse)
     assert (rec.chosen, rec.rejected, rec.critic, rec.row.id) == (0.5, 2, "<answer>2</answer>", "vqa_1")
     assert problems(r1_rewards.parse, {**row, "rewards": [True, 1]}, parse_row=mmrb.parse) == [
-        ("rewards", "must be [reward of chosen, reward of rejected], two numbers")]
+        ("rewards", "must be [reward of chosen, reward of rejected], two numbers")
+    ]
 
 
 def test_own_judgments_write_then_read(tmp_path):
-    js = [Judgment("a", "reverse", 1, "tie", "parsed", "[[C]]", "p", 0.5, None, 3, 4),
-          Judgment("b", error="timeout", outcome="error", verdict=None)]
+    js = [
+        Judgment("a", "reverse", 1, "tie", "parsed", "[[C]]", "p", 0.5, None, 3, 4),
+        Judgment("b", error="timeout", outcome="error", verdict=None),
+    ]
     assert judgments.write(tmp_path / "j.jsonl", js) == 2
     assert judgments.read(tmp_path / "j.jsonl") == js
     write_jsonl(tmp_path / "j.jsonl", [{"pair_id": "a", "order": "sideways"}])
@@ -331,28 +470,64 @@ def test_import_and_scoring_read_a_benchmark_file_alike(sqlite_store, tmp_path):
     from mmrb_eval.datasets import read_dataset
     from mmrb_eval.rules import source_id
 
-    spaced = {"model_name": "m3", "response_content": [["text", " Look\n"], ["image", "p3_0.jpg"], ["text", "then this "]]}
+    spaced = {
+        "model_name": "m3",
+        "response_content": [["text", " Look\n"], ["image", "p3_0.jpg"], ["text", "then this "]],
+    }
     files = {
         "mmrb": (write_jsonl(tmp_path / "m.jsonl", [MMRB, dict(MMRB, ID="vqa_2", Better="Output1")]), "mmrb_id"),
         # rlhf_3 with query_source RLHF-V: the importer said hallucination, scoring "all"
-        "vlrewardbench": (write_jsonl(tmp_path / "v.jsonl", [VLRB, dict(VLRB, id="mmmu_2", human_ranking=[0, 1]),
-                                                             dict(VLRB, id="rlhf_3", meta={}, query_source="RLHF-V")]),
-                          "vlrb_id"),
-        "vlrewardbench-text": (write_jsonl(tmp_path / "t.jsonl", [
-            {"id": "RLHF-V_4", "prompt": "p", "chosen": "c1", "rejected": "r1", "image": "vl_reward/img/image_4.jpg"},
-            {"id": "rlaif_5", "prompt": "p", "chosen": "c2", "rejected": "r2", "image": "vl_reward/img/image_5.jpg"},
-        ]), "vlrb_id"),
+        "vlrewardbench": (
+            write_jsonl(
+                tmp_path / "v.jsonl",
+                [
+                    VLRB,
+                    dict(VLRB, id="mmmu_2", human_ranking=[0, 1]),
+                    dict(VLRB, id="rlhf_3", meta={}, query_source="RLHF-V"),
+                ],
+            ),
+            "vlrb_id",
+        ),
+        "vlrewardbench-text": (
+            write_jsonl(
+                tmp_path / "t.jsonl",
+                [
+                    {
+                        "id": "RLHF-V_4",
+                        "prompt": "p",
+                        "chosen": "c1",
+                        "rejected": "r1",
+                        "image": "vl_reward/img/image_4.jpg",
+                    },
+                    {
+                        "id": "rlaif_5",
+                        "prompt": "p",
+                        "chosen": "c2",
+                        "rejected": "r2",
+                        "image": "vl_reward/img/image_5.jpg",
+                    },
+                ],
+            ),
+            "vlrb_id",
+        ),
         # mcq_long.png: the importer found no category folder, scoring found "mcq"
-        "mm-rlhf": (write_jsonl(tmp_path / "r.jsonl", [
-            {"id": "q1", "image": "data/mcq_long.png", "prompt": "p", "chosen": "a", "rejected": "b"},
-            {"id": "q1", "image": "data/mcq_long.png", "prompt": "p", "chosen": "a", "rejected": "c"},
-            {"id": "v2", "video": "video/v2.mp4", "prompt": "p", "chosen": "x", "rejected": "y"},
-        ]), "mm_rlhf_id"),
+        "mm-rlhf": (
+            write_jsonl(
+                tmp_path / "r.jsonl",
+                [
+                    {"id": "q1", "image": "data/mcq_long.png", "prompt": "p", "chosen": "a", "rejected": "b"},
+                    {"id": "q1", "image": "data/mcq_long.png", "prompt": "p", "chosen": "a", "rejected": "c"},
+                    {"id": "v2", "video": "video/v2.mp4", "prompt": "p", "chosen": "x", "rejected": "y"},
+                ],
+            ),
+            "mm_rlhf_id",
+        ),
         # a response whose parts the two readers joined differently; a task named after a prefix
         "mmrb2": (tmp_path / "my_edit_response_only.json", "mmrb2_id"),
     }
-    files["mmrb2"][0].write_text(json.dumps({"pairs": [MMRB2, dict(MMRB2, id="p2", chosen="B"),
-                                                       dict(MMRB2, id="p3", response_b=spaced)]}))
+    files["mmrb2"][0].write_text(
+        json.dumps({"pairs": [MMRB2, dict(MMRB2, id="p2", chosen="B"), dict(MMRB2, id="p3", response_b=spaced)]})
+    )
     for fmt, (path, id_key) in files.items():
         before = {i.id for i in sqlite_store.items()}
         ingest_pairs(sqlite_store, path, fmt)
@@ -364,10 +539,13 @@ def test_import_and_scoring_read_a_benchmark_file_alike(sqlite_store, tmp_path):
                 first, second = (sqlite_store.candidates(ids=[c])[0].text for c in (p.first_id, p.second_id))
                 chosen, rejected = (first, second) if p.known_preference == "first" else (second, first)
                 imported.setdefault(item.metadata[id_key], []).append(
-                    (chosen, rejected, item.category, first if fmt in ORDERED else None))
+                    (chosen, rejected, item.category, first if fmt in ORDERED else None)
+                )
         scored: dict[str, list] = {}
         for x in read_dataset(path):
-            scored.setdefault(source_id(x), []).append((x.chosen, x.rejected, x.category, x.first if fmt in ORDERED else None))
+            scored.setdefault(source_id(x), []).append(
+                (x.chosen, x.rejected, x.category, x.first if fmt in ORDERED else None)
+            )
         assert {k: sorted(v) for k, v in imported.items()} == {k: sorted(v) for k, v in scored.items()}, fmt
     assert scored["p3"][0][1] == "Look\n\n[image: p3_0.jpg]\n\nthen this" and scored["p3"][0][2] == "edit"
 

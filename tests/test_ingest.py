@@ -34,8 +34,14 @@ def _items_file(tmp_path, rows: list, name="items.jsonl"):
     return path
 
 
-GOOD = {"id": "a", "prompt": "Count.", "images": ["img/shapes.png"], "category": "vqa", "reference": "5",
-        "responses": [{"model": "m", "text": "5"}]}
+GOOD = {
+    "id": "a",
+    "prompt": "Count.",
+    "images": ["img/shapes.png"],
+    "category": "vqa",
+    "reference": "5",
+    "responses": [{"model": "m", "text": "5"}],
+}
 
 
 def test_items_jsonl_round_trip(store, tmp_path):
@@ -50,24 +56,46 @@ def test_items_jsonl_round_trip(store, tmp_path):
     assert (it1.images[0].width, it1.images[0].height) == (40, 30)
     cands = store.candidates(item_id="it-1")
     assert {c.id: (c.model, c.sample_index) for c in cands} == {
-        "it-1:m1:0": ("m1", 0), "it-1:m1:1": ("m1", 1), "it-1:m2:0": ("m2", 0)}
+        "it-1:m1:0": ("m1", 0),
+        "it-1:m1:1": ("m1", 1),
+        "it-1:m2:0": ("m2", 0),
+    }
     assert store.candidates(item_id="it-2") == [
-        Candidate("it-2:m1:0", "it-2", "m1", "STOP", params={"temperature": 0.7}, sample_index=0)]
+        Candidate("it-2:m1:0", "it-2", "m1", "STOP", params={"temperature": 0.7}, sample_index=0)
+    ]
 
 
 def test_csv_and_parquet_give_the_same_items(sqlite_store, tmp_path):
     rows = [
-        {"id": "c1", "prompt": "Count.", "image": "img/shapes.png", "category": "vqa", "reference": "5",
-         "responses": json.dumps([{"model": "m", "text": "five,\n\"quoted\""}])},
-        {"id": "c2", "prompt": "Read.", "images": json.dumps(["img/sign.png", "img/shapes.png"]),
-         "category": "knowledge", "reference": None, "responses": None},
+        {
+            "id": "c1",
+            "prompt": "Count.",
+            "image": "img/shapes.png",
+            "category": "vqa",
+            "reference": "5",
+            "responses": json.dumps([{"model": "m", "text": 'five,\n"quoted"'}]),
+        },
+        {
+            "id": "c2",
+            "prompt": "Read.",
+            "images": json.dumps(["img/sign.png", "img/shapes.png"]),
+            "category": "knowledge",
+            "reference": None,
+            "responses": None,
+        },
     ]
     for rel, color in IMAGES.items():
         write_image(tmp_path / rel, color)
     pd.DataFrame(rows).to_csv(tmp_path / "items.csv", index=False)
     # Parquet with native lists rather than JSON strings
-    native = [dict(r, images=json.loads(r["images"]) if r.get("images") else None,
-                   responses=json.loads(r["responses"]) if r["responses"] else None) for r in rows]
+    native = [
+        dict(
+            r,
+            images=json.loads(r["images"]) if r.get("images") else None,
+            responses=json.loads(r["responses"]) if r["responses"] else None,
+        )
+        for r in rows
+    ]
     pd.DataFrame(native).to_parquet(tmp_path / "items.parquet")
     ingest_items(sqlite_store, tmp_path / "items.csv")
     from_csv = sqlite_store.items(), sqlite_store.candidates()
@@ -76,7 +104,7 @@ def test_csv_and_parquet_give_the_same_items(sqlite_store, tmp_path):
     other = Store(str(tmp_path / "other.db"), images=tmp_path / "other-images")
     ingest_items(other, tmp_path / "items.parquet")
     assert (other.items(), other.candidates()) == from_csv
-    assert from_csv[1][0].text == "five,\n\"quoted\""
+    assert from_csv[1][0].text == 'five,\n"quoted"'
     assert [len(i.images) for i in from_csv[0]] == [1, 2]
     other.close()
 
@@ -119,7 +147,13 @@ def test_malformed_json(bad_store, tmp_path):
 
 def test_missing_field(bad_store, tmp_path):
     bad = {k: v for k, v in GOOD.items() if k != "prompt"}
-    _expect_problem(bad_store, _items_file(tmp_path, [dict(GOOD, id="x"), dict(bad, id="b")]), 2, "prompt", ["missing required field"])
+    _expect_problem(
+        bad_store,
+        _items_file(tmp_path, [dict(GOOD, id="x"), dict(bad, id="b")]),
+        2,
+        "prompt",
+        ["missing required field"],
+    )
 
 
 def test_missing_response_text(bad_store, tmp_path):
@@ -142,13 +176,19 @@ def test_id_already_in_store(store, tmp_path):
 
 
 def test_unknown_category(bad_store, tmp_path):
-    _expect_problem(bad_store, _items_file(tmp_path, [dict(GOOD, category="vqaa")]), 1, "category",
-                    ["unknown category 'vqaa'", "open_generation/correctness_task"])
+    _expect_problem(
+        bad_store,
+        _items_file(tmp_path, [dict(GOOD, category="vqaa")]),
+        1,
+        "category",
+        ["unknown category 'vqaa'", "open_generation/correctness_task"],
+    )
 
 
 def test_categories_option_restricts(bad_store, tmp_path):
-    _expect_problem(bad_store, _items_file(tmp_path, [GOOD]), 1, "category", ["unknown category 'vqa'"],
-                    categories=["safety"])
+    _expect_problem(
+        bad_store, _items_file(tmp_path, [GOOD]), 1, "category", ["unknown category 'vqa'"], categories=["safety"]
+    )
 
 
 def test_missing_image(bad_store, tmp_path):
@@ -184,17 +224,19 @@ def test_csv_line_numbers_count_multiline_cells(bad_store, tmp_path):
     for rel, color in IMAGES.items():
         write_image(tmp_path / rel, color)
     (tmp_path / "x.csv").write_text(
-        'id,prompt,image,category\n'
-        'a,"two\nlines",img/shapes.png,vqa\n'
-        'b,fine,img/shapes.png,nope\n'
+        'id,prompt,image,category\na,"two\nlines",img/shapes.png,vqa\nb,fine,img/shapes.png,nope\n'
     )
     _expect_problem(bad_store, tmp_path / "x.csv", 4, "category", ["unknown category 'nope'"])
 
 
 def test_parquet_row_numbers(bad_store, tmp_path):
     write_image(tmp_path / "img/shapes.png")
-    pd.DataFrame([dict(id="a", prompt="p", image="img/shapes.png", category="vqa"),
-                  dict(id="b", prompt=None, image="img/shapes.png", category="vqa")]).to_parquet(tmp_path / "x.parquet")
+    pd.DataFrame(
+        [
+            dict(id="a", prompt="p", image="img/shapes.png", category="vqa"),
+            dict(id="b", prompt=None, image="img/shapes.png", category="vqa"),
+        ]
+    ).to_parquet(tmp_path / "x.parquet")
     _expect_problem(bad_store, tmp_path / "x.parquet", 2, "prompt", ["missing required field"])
 
 
@@ -252,8 +294,20 @@ def test_cli_items(db_url, tmp_path, capsys):
 def test_cli_skip_invalid(sqlite_store, tmp_path, capsys):
     path = _items_file(tmp_path, [GOOD, dict(GOOD, id="b", category="nope")])
     rej = tmp_path / "rej.jsonl"
-    rc, out, _ = run_cli(ingest_cmd, ["items", str(path), "--db", sqlite_store.db, "--images",
-                                      str(sqlite_store.images.root), "--skip-invalid", str(rej)], capsys)
+    rc, out, _ = run_cli(
+        ingest_cmd,
+        [
+            "items",
+            str(path),
+            "--db",
+            sqlite_store.db,
+            "--images",
+            str(sqlite_store.images.root),
+            "--skip-invalid",
+            str(rej),
+        ],
+        capsys,
+    )
     assert rc == 0 and "1 rows rejected" in out and f"{path}:2 field 'category'" in out
     assert rej.exists()
 
@@ -278,7 +332,8 @@ def test_a_bad_row_far_into_a_big_file_leaves_nothing_and_every_problem_is_named
     probs = e.value.problems
     assert str(probs[0]) == f"{path}:{n - 299} field 'rejected': missing required field"
     assert [(p.line, p.field, p.message.split(" id ")[0]) for p in probs[1:]] == [
-        (n - 99, "id", f"duplicate {kind}") for kind in ("item", "candidate", "candidate", "pair")]
+        (n - 99, "id", f"duplicate {kind}") for kind in ("item", "candidate", "candidate", "pair")
+    ]
     assert all(p.message.endswith("(first at line 11)") for p in probs[1:])
     assert_nothing_written(store)
     # keeping the valid rows writes all of them, and the two others go to the rejects file

@@ -7,7 +7,6 @@ import collections
 import json
 
 import pytest
-from tests.support.data import shared
 
 from curate.commands import ingest as ingest_cmd
 from curate.errors import InputError
@@ -21,6 +20,7 @@ from tests.ingest_helpers import (  # noqa: F401 (fixtures)
     run_cli,
     write_image,
 )
+from tests.support.data import shared
 
 
 def test_mmrb(store, tmp_path):
@@ -92,7 +92,10 @@ def test_mmrb2_scores_become_labels(store, tmp_path):
     assert p.known_preference == "first" and p.origin == "import:mmrb2"
     labels = store.labels(pair_id=p.id)
     assert [(lb.annotator, lb.preference, lb.ratings["score"]) for lb in labels] == [
-        ("mmrb2-rater-1", "first", 5), ("mmrb2-rater-2", "first", 4), ("mmrb2-rater-3", "second", 2)]
+        ("mmrb2-rater-1", "first", 5),
+        ("mmrb2-rater-2", "first", 4),
+        ("mmrb2-rater-3", "second", 2),
+    ]
     assert all(lb.source == "import:mmrb2" for lb in labels)
     assert store.get_annotator("mmrb2-rater-1").active is False
     # same model on both sides: two samples of one model
@@ -143,8 +146,15 @@ def _bad(store, tmp_path, name, fmt, text, line, field, words, images=None):
     assert_nothing_written(store)
 
 
-MMRB_ROW = {"ID": "vqa_1", "Text": "q", "Image": "images/a.png", "Output1": "x", "Output2": "y", "Better": "Output1",
-            "Category": "vqa"}
+MMRB_ROW = {
+    "ID": "vqa_1",
+    "Text": "q",
+    "Image": "images/a.png",
+    "Output1": "x",
+    "Output2": "y",
+    "Better": "Output1",
+    "Category": "vqa",
+}
 
 
 def _jsonl(*rows) -> str:
@@ -152,13 +162,29 @@ def _jsonl(*rows) -> str:
 
 
 def test_mmrb_bad_label(bad_store, tmp_path):
-    _bad(bad_store, tmp_path, "m.jsonl", "mmrb", _jsonl(MMRB_ROW, dict(MMRB_ROW, ID="vqa_2", Better="A")), 2, "Better",
-         ["expected 'Output1' or 'Output2'"])
+    _bad(
+        bad_store,
+        tmp_path,
+        "m.jsonl",
+        "mmrb",
+        _jsonl(MMRB_ROW, dict(MMRB_ROW, ID="vqa_2", Better="A")),
+        2,
+        "Better",
+        ["expected 'Output1' or 'Output2'"],
+    )
 
 
 def test_mmrb_unknown_category(bad_store, tmp_path):
-    _bad(bad_store, tmp_path, "m.jsonl", "mmrb", _jsonl(dict(MMRB_ROW, Category="hallucination")), 1, "Category",
-         ["unknown category 'hallucination'"])
+    _bad(
+        bad_store,
+        tmp_path,
+        "m.jsonl",
+        "mmrb",
+        _jsonl(dict(MMRB_ROW, Category="hallucination")),
+        1,
+        "Category",
+        ["unknown category 'hallucination'"],
+    )
 
 
 def test_mmrb_missing_field_and_malformed_json(bad_store, tmp_path):
@@ -168,21 +194,49 @@ def test_mmrb_missing_field_and_malformed_json(bad_store, tmp_path):
 
 
 def test_mmrb_duplicate_id(bad_store, tmp_path):
-    _bad(bad_store, tmp_path, "m.jsonl", "mmrb", _jsonl(MMRB_ROW, MMRB_ROW), 2, "id", ["duplicate item id 'mmrb:vqa_1'"])
+    _bad(
+        bad_store, tmp_path, "m.jsonl", "mmrb", _jsonl(MMRB_ROW, MMRB_ROW), 2, "id", ["duplicate item id 'mmrb:vqa_1'"]
+    )
 
 
 def test_pairs_corrupt_and_oversized_images_are_errors(bad_store, tmp_path):
-    _bad(bad_store, tmp_path, "m.jsonl", "mmrb", _jsonl(MMRB_ROW), 1, "Image", ["not a readable image"],
-         images={"images/a.png": b"\x89PNG\r\n\x1a\n garbage"})
+    _bad(
+        bad_store,
+        tmp_path,
+        "m.jsonl",
+        "mmrb",
+        _jsonl(MMRB_ROW),
+        1,
+        "Image",
+        ["not a readable image"],
+        images={"images/a.png": b"\x89PNG\r\n\x1a\n garbage"},
+    )
     bad_store.images.max_pixels = 100
-    _bad(bad_store, tmp_path, "m.jsonl", "mmrb", _jsonl(MMRB_ROW), 1, "Image", ["over the limit"],
-         images={"images/a.png": png(size=(20, 20))})
+    _bad(
+        bad_store,
+        tmp_path,
+        "m.jsonl",
+        "mmrb",
+        _jsonl(MMRB_ROW),
+        1,
+        "Image",
+        ["over the limit"],
+        images={"images/a.png": png(size=(20, 20))},
+    )
 
 
 def test_vlrewardbench_exact_duplicate_row(bad_store, tmp_path):
     row = {"id": "a", "prompt": "p", "chosen": "x", "rejected": "y", "image": "i.jpg"}
-    _bad(bad_store, tmp_path, "v.jsonl", "vlrewardbench-text", _jsonl(row, dict(row, id="b"), row), 3, "id",
-         ["duplicate item id", "first at line 1"])
+    _bad(
+        bad_store,
+        tmp_path,
+        "v.jsonl",
+        "vlrewardbench-text",
+        _jsonl(row, dict(row, id="b"), row),
+        3,
+        "id",
+        ["duplicate item id", "first at line 1"],
+    )
 
 
 def test_vlrewardbench_bad_ranking(bad_store, tmp_path):
@@ -193,14 +247,28 @@ def test_vlrewardbench_bad_ranking(bad_store, tmp_path):
 def test_vlrewardbench_stated_category(store, bad_store, tmp_path):
     # mmrb build's export states the project's category in meta: imported as it is (scoring
     # reads it the same way); one that is not a known category is refused
-    row = {"id": "t1", "query": "q", "response": ["x", "y"], "human_ranking": [0, 1], "image": "i.jpg",
-           "meta": {"category": "vqa"}}
+    row = {
+        "id": "t1",
+        "query": "q",
+        "response": ["x", "y"],
+        "human_ranking": [0, 1],
+        "image": "i.jpg",
+        "meta": {"category": "vqa"},
+    }
     path = tmp_path / "v.jsonl"
     path.write_text(_jsonl(row, dict(row, id="t2", meta={})))
     ingest_pairs(store, path, "vlrewardbench")
     assert sorted(i.category for i in store.items()) == ["general", "vqa"]
-    _bad(bad_store, tmp_path, "v.jsonl", "vlrewardbench", _jsonl(dict(row, meta={"category": "vqa!"})), 1,
-         "meta.category", ["unknown category 'vqa!'"])
+    _bad(
+        bad_store,
+        tmp_path,
+        "v.jsonl",
+        "vlrewardbench",
+        _jsonl(dict(row, meta={"category": "vqa!"})),
+        1,
+        "meta.category",
+        ["unknown category 'vqa!'"],
+    )
 
 
 def test_mmrb2_duplicate_ids(bad_store, tmp_path):
@@ -225,10 +293,26 @@ def test_mmrb2_bad_scores_and_unknown_task(bad_store, tmp_path):
 
 def test_mm_rlhf_conflicting_rows_and_unknown_category(bad_store, tmp_path):
     a = {"id": "q", "image": "mcq/q.png", "prompt": "p", "chosen": "x", "rejected": "y"}
-    _bad(bad_store, tmp_path, "r.jsonl", "mm-rlhf", _jsonl(a, dict(a, prompt="other", rejected="z")), 2, "id",
-         ["also at line 1 with different content"])
-    _bad(bad_store, tmp_path, "r.jsonl", "mm-rlhf", _jsonl(dict(a, image="misc/q.png")), 1, "image",
-         ["cannot tell the category"])
+    _bad(
+        bad_store,
+        tmp_path,
+        "r.jsonl",
+        "mm-rlhf",
+        _jsonl(a, dict(a, prompt="other", rejected="z")),
+        2,
+        "id",
+        ["also at line 1 with different content"],
+    )
+    _bad(
+        bad_store,
+        tmp_path,
+        "r.jsonl",
+        "mm-rlhf",
+        _jsonl(dict(a, image="misc/q.png")),
+        1,
+        "image",
+        ["cannot tell the category"],
+    )
 
 
 def test_generic_bad_preference(bad_store, tmp_path):
@@ -241,7 +325,9 @@ def test_generic_bad_preference(bad_store, tmp_path):
 
 def test_pairs_skip_invalid(store, tmp_path):
     rej = tmp_path / "rej.jsonl"
-    (tmp_path / "m.jsonl").write_text(_jsonl(MMRB_ROW, dict(MMRB_ROW, ID="vqa_2", Better="?"), dict(MMRB_ROW, ID="vqa_3")))
+    (tmp_path / "m.jsonl").write_text(
+        _jsonl(MMRB_ROW, dict(MMRB_ROW, ID="vqa_2", Better="?"), dict(MMRB_ROW, ID="vqa_3"))
+    )
     r = ingest_pairs(store, tmp_path / "m.jsonl", "mmrb", skip_invalid=rej)
     assert (r.pairs, r.rejected, r.images_missing) == (2, 1, 2)
     rec = json.loads(rej.read_text())
@@ -250,8 +336,11 @@ def test_pairs_skip_invalid(store, tmp_path):
 
 def test_cli_pairs(db_url, tmp_path, capsys):
     path = fixture_copy("vlrewardbench_text.jsonl", tmp_path)
-    rc, out, _ = run_cli(ingest_cmd, ["pairs", str(path), "--format", "vlrewardbench-text", "--db", db_url,
-                                      "--images", str(tmp_path / "im")], capsys)
+    rc, out, _ = run_cli(
+        ingest_cmd,
+        ["pairs", str(path), "--format", "vlrewardbench-text", "--db", db_url, "--images", str(tmp_path / "im")],
+        capsys,
+    )
     assert rc == 0 and "3 pairs" in out and "3 image references missing" in out
 
 
@@ -266,8 +355,20 @@ def test_images_root_option(sqlite_store, tmp_path):
 def test_images_root_cli_and_its_old_name(tmp_path, capsys, option):
     path = fixture_copy("vlrewardbench_text.jsonl", tmp_path)
     write_image(tmp_path / "elsewhere/vl_reward/img/image_0.jpg")
-    rc, out, _ = run_cli(ingest_cmd, ["pairs", str(path), "--format", "vlrewardbench-text", "--db",
-                                      str(tmp_path / "s.db"), option, str(tmp_path / "elsewhere")], capsys)
+    rc, out, _ = run_cli(
+        ingest_cmd,
+        [
+            "pairs",
+            str(path),
+            "--format",
+            "vlrewardbench-text",
+            "--db",
+            str(tmp_path / "s.db"),
+            option,
+            str(tmp_path / "elsewhere"),
+        ],
+        capsys,
+    )
     assert rc == 0 and "1 images stored" in out and "2 image references missing" in out
 
 
@@ -289,7 +390,12 @@ def test_real_mm_rlhf(sqlite_store):
     cat = {i.id: i.category for i in sqlite_store.items()}
     # pairs per category, as the data README counts rows
     assert collections.Counter(cat[p.item_id] for p in sqlite_store.pairs()) == {
-        "mcq": 42, "long": 37, "short": 34, "safety": 32, "video": 25}
+        "mcq": 42,
+        "long": 37,
+        "short": 34,
+        "safety": 32,
+        "video": 25,
+    }
 
 
 @pytest.mark.slow

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from curate.errors import InputError
 from curate.judging import (
@@ -143,7 +144,7 @@ def test_builtin_templates_render():
     text = t.render("What is {x}?", "first answer", "second answer")
     assert "[User Question]\nWhat is {x}?\n\n[The Start of Assistant A's Answer]\nfirst answer\n" in text
     assert text.endswith("second answer\n[The End of Assistant B's Answer]")
-    assert "\"[[A]]\" if assistant A is better, \"[[B]]\" if assistant B is better." in text
+    assert '"[[A]]" if assistant A is better, "[[B]]" if assistant B is better.' in text
     assert "[[C]]" not in text  # pair-v2 without the tie option
     v = BUILTIN_TEMPLATES["vlrewardbench"].render("Q", "a1", "a2")
     assert "Answer 1: a1\n\nAnswer 2: a2" in v and "Overall Judgment: Answer X is better" in v
@@ -155,11 +156,13 @@ def test_builtin_templates_render():
 
 def test_user_template_files(tmp_path):
     txt = tmp_path / "mine.txt"
-    txt.write_text("Q: {question}\n1) {answer_a}\n2) {answer_b}\nSay VERDICT: 1 or 2. JSON: {\"k\": 1}")
+    txt.write_text('Q: {question}\n1) {answer_a}\n2) {answer_b}\nSay VERDICT: 1 or 2. JSON: {"k": 1}')
     t = load_template(txt, parser=r"regex:VERDICT:\s*(\d)")
-    assert t.render("q", "x", "y") == "Q: q\n1) x\n2) y\nSay VERDICT: 1 or 2. JSON: {\"k\": 1}"
+    assert t.render("q", "x", "y") == 'Q: q\n1) x\n2) y\nSay VERDICT: 1 or 2. JSON: {"k": 1}'
     toml = tmp_path / "mine.toml"
-    toml.write_text('text = "{question} {answer_a} {answer_b}"\nparser = "r1"\nsystem = "be fair"\nimage_first = true\n')
+    toml.write_text(
+        'text = "{question} {answer_a} {answer_b}"\nparser = "r1"\nsystem = "be fair"\nimage_first = true\n'
+    )
     t = get_template(str(toml))
     assert (t.parser, t.system, t.image_first) == ("r1", "be fair", True)
 

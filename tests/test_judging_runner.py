@@ -31,8 +31,7 @@ def fair_judge(req) -> str:
 def tasks(n: int = 4) -> list[JudgeTask]:
     # even pairs have the good response first, odd pairs second
     return [
-        JudgeTask(f"p{i}", f"question {i}", *(("GOOD", "BAD") if i % 2 == 0 else ("BAD", "GOOD")))
-        for i in range(n)
+        JudgeTask(f"p{i}", f"question {i}", *(("GOOD", "BAD") if i % 2 == 0 else ("BAD", "GOOD"))) for i in range(n)
     ]
 
 
@@ -178,29 +177,41 @@ def test_ratings_mode_stores_scores_in_canonical_order(sqlite_store):
 
 
 def test_failed_requests_are_errors_apart_from_unparsed_and_the_run_is_incomplete(store):
-    answers = {"question 0": "", "question 1": "[[A]]" + "x" * 2000, "question 2": Fault("500"),
-               "question 3": Fault("malformed"), "question 4": "No verdict, sorry."}
+    answers = {
+        "question 0": "",
+        "question 1": "[[A]]" + "x" * 2000,
+        "question 2": Fault("500"),
+        "question 3": Fault("malformed"),
+        "question 4": "No verdict, sorry.",
+    }
 
     def answer(req):
         return next((a for q, a in answers.items() if q in req.prompt_text), fair_judge(req))
 
     with FakeOpenAI(answer) as srv:
-        cfg = JudgeConfig(endpoint=Endpoint(base_url=srv.url, model="judge", name="j", max_retries=1,
-                                            backoff_base=0.001, max_response_chars=1000),
-                          template=BUILTIN_TEMPLATES["mmrb"])
+        cfg = JudgeConfig(
+            endpoint=Endpoint(
+                base_url=srv.url, model="judge", name="j", max_retries=1, backoff_base=0.001, max_response_chars=1000
+            ),
+            template=BUILTIN_TEMPLATES["mmrb"],
+        )
         s = run_judge(store, tasks(6), cfg, run_id="r", dataset=D)
         assert s.outcomes == {"error": 4, "unparsed": 1, "parsed": 1}
         assert (s.planned, s.failed, s.missing, s.complete) == (6, 4, 0, False)
         js = {j.pair_id: j for j in store.judgments("r")}
         assert js["p0"].error.startswith("empty response") and js["p1"].error.startswith("response of 2005 characters")
         assert js["p2"].error.startswith("HTTP 500") and js["p3"].error.startswith("malformed response")
-        assert all(js[p].outcome == "error" and js[p].raw is None and js[p].verdict is None for p in ("p0", "p1", "p2", "p3"))
+        assert all(
+            js[p].outcome == "error" and js[p].raw is None and js[p].verdict is None for p in ("p0", "p1", "p2", "p3")
+        )
         assert (js["p4"].outcome, js["p4"].raw) == ("unparsed", "No verdict, sorry.")  # a real answer, kept
         (row,) = store.judge_runs()
         assert (row.status, row.planned, row.failed) == ("incomplete", 6, 4)
         line = s.failure_line()
-        assert line.startswith("judge j: 4 of 6 judgments failed after retries (1 empty response, 1 over the size limit, "
-                               "1 HTTP 500, 1 malformed response; e.g. ")
+        assert line.startswith(
+            "judge j: 4 of 6 judgments failed after retries (1 empty response, 1 over the size limit, "
+            "1 HTTP 500, 1 malformed response; e.g. "
+        )
         assert "run r is stored as incomplete; rerun the same command to send only those" in line
 
         srv.reset()
@@ -219,10 +230,10 @@ def test_failed_requests_are_errors_apart_from_unparsed_and_the_run_is_incomplet
 def test_a_store_from_before_run_status_is_migrated(db_url, tmp_path):
     from sqlalchemy import update
 
-    from curate.store import migrations as M
-    from curate.store import schema as S
     from curate.judging.runner import ensure_run
     from curate.store import Store
+    from curate.store import migrations as M
+    from curate.store import schema as S
 
     s = Store(db_url, images=tmp_path / "im")
     ensure_run(s, "old", purpose="evaluate", judge="j", identity={"kind": "vlm"}, dataset=D)
@@ -240,7 +251,9 @@ def test_a_store_from_before_run_status_is_migrated(db_url, tmp_path):
             cfg = config(srv.url)
             run_judge(s, tasks(2), cfg, run_id="new", dataset=D)
         assert {(r.id, r.status, r.planned, r.failed) for r in s.judge_runs()} == {
-            ("old", None, None, None), ("new", "complete", 2, 0)}
+            ("old", None, None, None),
+            ("new", "complete", 2, 0),
+        }
     finally:
         s.close()
 
@@ -254,16 +267,23 @@ def test_judge_runs_and_judgments_through_the_store(store):
     again, new = store.add_judge_run(JudgeRun("r", "select", "other", {}, RunDataset()))
     assert not new and again == run == store.judge_run("r")  # the stored run is left as it was
     assert store.judge_run("none") is None
-    store.add_judgments("r", [Judgment("p0", "forward", 0, "first"),
-                              Judgment("p1", "reverse", 1, None, "error", error="HTTP 500")])
+    store.add_judgments(
+        "r", [Judgment("p0", "forward", 0, "first"), Judgment("p1", "reverse", 1, None, "error", error="HTTP 500")]
+    )
     assert store.judgment_outcomes("r") == {("p0", "forward", 0): "parsed", ("p1", "reverse", 1): "error"}
     assert store.judgment_errors("r") == {("p1", "reverse", 1): "HTTP 500"}
     # an answer to a stored failure replaces it; a key not named in ``replace`` is only added
     store.add_judgments("r", [Judgment("p1", "reverse", 1, "second")], replace={("p1", "reverse", 1)})
     assert sorted((j.key, j.verdict, j.outcome) for j in store.judgments("r")) == [
-        (("p0", "forward", 0), "first", "parsed"), (("p1", "reverse", 1), "second", "parsed")]
+        (("p0", "forward", 0), "first", "parsed"),
+        (("p1", "reverse", 1), "second", "parsed"),
+    ]
     store.set_judge_run_status("r", "complete", planned=2, failed=0)
-    assert (store.judge_run("r").status, store.judge_run("r").planned, store.judge_run("r").failed) == ("complete", 2, 0)
+    assert (store.judge_run("r").status, store.judge_run("r").planned, store.judge_run("r").failed) == (
+        "complete",
+        2,
+        0,
+    )
     store.set_judge_run_status("r", "incomplete")  # planned and failed stay
     assert [(r.id, r.status, r.planned) for r in store.judge_runs("evaluate")] == [("r", "incomplete", 2)]
     assert store.judge_runs("select") == []
@@ -279,24 +299,43 @@ def test_packed_datasets_of_older_stores_are_converted(db_url, tmp_path):
 
     s = Store(db_url, images=tmp_path / "im")
     with s.write() as c:  # runs as version 2 stored them: the dataset packed into one string
-        for run_id, purpose, packed in (("two", "evaluate", "/d/a.jsonl;/d/b.jsonl[:50]"), ("one", "evaluate", "/d/a.jsonl"),
-                                        ("sel", "select", "select"), ("none", "evaluate", "")):
-            c.execute(insert(S.judge_runs).values(id=run_id, purpose=purpose, judge="j", config="{}", dataset=packed,
-                                                  created_at=run_id))
+        for run_id, purpose, packed in (
+            ("two", "evaluate", "/d/a.jsonl;/d/b.jsonl[:50]"),
+            ("one", "evaluate", "/d/a.jsonl"),
+            ("sel", "select", "select"),
+            ("none", "evaluate", ""),
+        ):
+            c.execute(
+                insert(S.judge_runs).values(
+                    id=run_id, purpose=purpose, judge="j", config="{}", dataset=packed, created_at=run_id
+                )
+            )
         c.execute(update(S.settings).where(S.settings.c.key == "schema_version").values(value="2"))
     s.close()
     s = Store(db_url, images=tmp_path / "im")
     try:
         got = {r.id: r.dataset for r in s.judge_runs()}
-        assert got == {"two": RunDataset(("/d/a.jsonl", "/d/b.jsonl"), 50), "one": RunDataset(("/d/a.jsonl",)),
-                       "sel": RunDataset(name="select"), "none": RunDataset()}
+        assert got == {
+            "two": RunDataset(("/d/a.jsonl", "/d/b.jsonl"), 50),
+            "one": RunDataset(("/d/a.jsonl",)),
+            "sel": RunDataset(name="select"),
+            "none": RunDataset(),
+        }
         # reports and default run ids see the same dataset name as before
         assert [got[k].label for k in ("two", "one", "sel", "none")] == [
-            "/d/a.jsonl;/d/b.jsonl[:50]", "/d/a.jsonl", "select", ""]
-        assert default_run_id("j", {}, got["two"]).endswith("-" + __import__("hashlib").sha256(
-            b'{"dataset":"/d/a.jsonl;/d/b.jsonl[:50]","identity":{}}').hexdigest()[:10])
+            "/d/a.jsonl;/d/b.jsonl[:50]",
+            "/d/a.jsonl",
+            "select",
+            "",
+        ]
+        assert default_run_id("j", {}, got["two"]).endswith(
+            "-"
+            + __import__("hashlib").sha256(b'{"dataset":"/d/a.jsonl;/d/b.jsonl[:50]","identity":{}}').hexdigest()[:10]
+        )
         # the same dataset on resume is the same run
-        assert not s.add_judge_run(JudgeRun("two", "evaluate", "j", {}, RunDataset(("/d/a.jsonl", "/d/b.jsonl"), 50)))[1]
+        assert not s.add_judge_run(JudgeRun("two", "evaluate", "j", {}, RunDataset(("/d/a.jsonl", "/d/b.jsonl"), 50)))[
+            1
+        ]
     finally:
         s.close()
     Store(db_url, images=tmp_path / "im").close()  # a second open finds nothing to convert

@@ -68,8 +68,11 @@ def seed(store) -> None:
     store.add_pairs(pairs)
     store.add_annotator(Annotator("lead", role="admin"))
     store.add_assignments(
-        [Assignment("p0", "lead", "first", 0, batch="b1"), Assignment("p2", "lead", "first", 1, batch="b1"),
-         Assignment("p1", "lead", "first", 2, batch="b2")]
+        [
+            Assignment("p0", "lead", "first", 0, batch="b1"),
+            Assignment("p2", "lead", "first", 1, batch="b1"),
+            Assignment("p1", "lead", "first", 2, batch="b2"),
+        ]
     )
 
 
@@ -105,8 +108,12 @@ def result_as_seen(left: str, cf, cs, pref, rationale="", flag=None) -> list[dic
 
 def snapshot(store) -> dict:
     with store.read() as c:
-        return {"labels": store.labels(status=None, conn=c), "label_history": store.label_history(conn=c),
-                "annotators": store.annotators(conn=c), "assignments": store.assignments(conn=c)}
+        return {
+            "labels": store.labels(status=None, conn=c),
+            "label_history": store.label_history(conn=c),
+            "annotators": store.annotators(conn=c),
+            "assignments": store.assignments(conn=c),
+        }
 
 
 # canonical answers per (pair, user): (correctness first, correctness second, preference, rationale)
@@ -144,7 +151,10 @@ def test_push_annotate_pull_round_trip(store, client):
         if item.images[0].sha256 is None:
             assert d["image"] == ""
             continue
-        got = httpx.get(client.url + d["image"], headers={"Authorization": f"Token {client.sdk._client_wrapper._tokens_client.api_key}"})
+        got = httpx.get(
+            client.url + d["image"],
+            headers={"Authorization": f"Token {client.sdk._client_wrapper._tokens_client.api_key}"},
+        )
         assert got.status_code == 200
         assert got.content == store.image_path(item.images[0].sha256).read_bytes()
     assert {tasks["p0"]["data"]["image"]} == {tasks["p3"]["data"]["image"]}  # one upload per image
@@ -159,8 +169,10 @@ def test_push_annotate_pull_round_trip(store, client):
     for (pid, name), (cf, cs, pref, why) in PLAN.items():
         flag = "Broken image" if pid == "p4" else None
         a = client.sdk.annotations.create(
-            id=tasks[pid]["id"], result=result_as_seen(tasks[pid]["data"]["left"], cf, cs, pref, why, flag),
-            completed_by=users[name], lead_time=12.5,
+            id=tasks[pid]["id"],
+            result=result_as_seen(tasks[pid]["data"]["left"], cf, cs, pref, why, flag),
+            completed_by=users[name],
+            lead_time=12.5,
         )
         ann_ids[(pid, name)] = a.id
     client.sdk.annotations.create(id=tasks["p3"]["id"], result=[], completed_by=users["bob"], was_cancelled=True)
@@ -180,12 +192,18 @@ def test_push_annotate_pull_round_trip(store, client):
     # alice changes her mind on p1 in Label Studio
     left = tasks["p1"]["data"]["left"]
     client.sdk.annotations.update(
-        id=ann_ids[("p1", "alice")], result=result_as_seen(left, "correct", "incorrect", "first", "B is vague after all")
+        id=ann_ids[("p1", "alice")],
+        result=result_as_seen(left, "correct", "incorrect", "first", "B is vague after all"),
     )
     edited = pull(store, client, title)
     assert (edited.new, edited.updated, edited.unchanged, edited.annotators_created) == (0, 1, 7, [])
     lb = store.get_label("p1", "alice@example.com")
-    assert (lb.preference, lb.correctness_second, lb.rationale, lb.revision) == ("first", "incorrect", "B is vague after all", 2)
+    assert (lb.preference, lb.correctness_second, lb.rationale, lb.revision) == (
+        "first",
+        "incorrect",
+        "B is vague after all",
+        2,
+    )
     assert [h.snapshot.preference for h in store.label_history("p1", "alice@example.com")] == ["tie"]
 
     before = snapshot(store)
@@ -263,7 +281,9 @@ def pulled(store, client):
     r = push(store, client, title)
     t = tasks_by_pair(client, r.project_id)["p0"]
     alice = ls_user(client, "alice@example.com")
-    client.sdk.annotations.create(id=t["id"], result=result_as_seen(t["data"]["left"], "correct", "incorrect", "first"), completed_by=alice)
+    client.sdk.annotations.create(
+        id=t["id"], result=result_as_seen(t["data"]["left"], "correct", "incorrect", "first"), completed_by=alice
+    )
     assert pull(store, client, title).new == 1
     return store, title, r.project_id
 
@@ -295,7 +315,10 @@ def test_wrong_url_and_wrong_key(pulled, label_studio, other_web_server):
         (Client(dead, label_studio.token), "cannot reach Label Studio at http://127.0.0.1:"),
         (Client(other_web_server, label_studio.token), "does not look like a Label Studio server .*404.*check --url"),
         (Client(label_studio.url + "/nothing-here", label_studio.token), r"is --url a Label Studio server\?"),
-        (Client(label_studio.url, "0" * 40, key_name="the API key in $LS_KEY"), "rejected the API key in \\$LS_KEY \\(401"),
+        (
+            Client(label_studio.url, "0" * 40, key_name="the API key in $LS_KEY"),
+            "rejected the API key in \\$LS_KEY \\(401",
+        ),
     ]
     for c, message in cases:
         with pytest.raises(LabelStudioError, match=message):
@@ -339,7 +362,9 @@ def test_config_changed_by_hand(pulled, client):
     xml = client.get_project(project_id).label_config
     client.update_project(project_id, label_config=xml.replace('<Choice value="Tie"', '<Choice value="Equal"'))
     for action in (pull, push):
-        with pytest.raises(MmrbError, match=r"was changed by hand: control 'preference' has choices \['A', 'B', 'Equal'\]"):
+        with pytest.raises(
+            MmrbError, match=r"was changed by hand: control 'preference' has choices \['A', 'B', 'Equal'\]"
+        ):
             action(store, client, title)
     assert snapshot(store) == before
 
@@ -350,10 +375,15 @@ def test_annotation_with_unexpected_fields(pulled, client):
     tasks = tasks_by_pair(client, project_id)
     bob = ls_user(client, "bob@example.com")
     t = tasks["p1"]
-    client.sdk.annotations.create(id=t["id"], result=result_as_seen(t["data"]["left"], "correct", "correct", "tie"), completed_by=bob)
+    client.sdk.annotations.create(
+        id=t["id"], result=result_as_seen(t["data"]["left"], "correct", "correct", "tie"), completed_by=bob
+    )
     odd = [{"from_name": "mood", "to_name": "prompt", "type": "choices", "value": {"choices": ["happy"]}}]
     client.sdk.annotations.create(id=tasks["p2"]["id"], result=odd, completed_by=bob)
-    with pytest.raises(AnnotationProblem, match=r"(?s)nothing was written.*pair p2\), annotation \d+ by bob@example.com: result 0 has an unexpected from_name 'mood'"):
+    with pytest.raises(
+        AnnotationProblem,
+        match=r"(?s)nothing was written.*pair p2\), annotation \d+ by bob@example.com: result 0 has an unexpected from_name 'mood'",
+    ):
         pull(store, client, title)
     assert snapshot(store) == before  # bob's valid label on p1 was not written either
 
@@ -366,7 +396,9 @@ def test_labels_from_the_app_are_not_overwritten(pulled, client):
     store.save_label(Label("p1", "bob@example.com", "correct", "correct", "tie", source="app"))
     t = tasks_by_pair(client, project_id)["p1"]
     bob = ls_user(client, "bob@example.com")
-    client.sdk.annotations.create(id=t["id"], result=result_as_seen(t["data"]["left"], "incorrect", "correct", "second"), completed_by=bob)
+    client.sdk.annotations.create(
+        id=t["id"], result=result_as_seen(t["data"]["left"], "incorrect", "correct", "second"), completed_by=bob
+    )
     r = pull(store, client, title)
     assert r.conflicts == [("p1", "bob@example.com")] and r.new == 0
     assert store.get_label("p1", "bob@example.com").preference == "tie"
@@ -389,8 +421,23 @@ def test_cli_push_pull_then_agreement(tmp_path, label_studio, monkeypatch, capsy
 
     monkeypatch.setenv("WRONG_LS_KEY", "f" * 40)
     fresh = tmp_path / "never-created.db"
-    assert main(["labelstudio", "pull", "--db", str(fresh), "--url", label_studio.url, "--project", title,
-                 "--api-key-env", "WRONG_LS_KEY"]) == 1
+    assert (
+        main(
+            [
+                "labelstudio",
+                "pull",
+                "--db",
+                str(fresh),
+                "--url",
+                label_studio.url,
+                "--project",
+                title,
+                "--api-key-env",
+                "WRONG_LS_KEY",
+            ]
+        )
+        == 1
+    )
     assert "rejected the API key in $WRONG_LS_KEY (401" in capsys.readouterr().err
     assert not fresh.exists()  # the server is checked before the store is opened
 
@@ -398,7 +445,10 @@ def test_cli_push_pull_then_agreement(tmp_path, label_studio, monkeypatch, capsy
     common += ["--api-key-env", "MY_LS_KEY"]
     guidelines = tmp_path / "g.md"
     guidelines.write_text("# Guidelines\n\nPrefer the **correct** answer.\n")
-    assert main(["labelstudio", "push", *common, "--overlap", "2", "--category", "vqa", "--guidelines", str(guidelines)]) == 0
+    assert (
+        main(["labelstudio", "push", *common, "--overlap", "2", "--category", "vqa", "--guidelines", str(guidelines)])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "pairs selected: 3; already in the project: 0; pushed now: 3" in out
     c = Client(label_studio.url, label_studio.token)
@@ -408,7 +458,11 @@ def test_cli_push_pull_then_agreement(tmp_path, label_studio, monkeypatch, capsy
     users = [ls_user(c, f"{n}@example.com") for n in ("alice", "bob")]
     for pid, t in tasks.items():
         for u in users:
-            c.sdk.annotations.create(id=t["id"], result=result_as_seen(t["data"]["left"], "correct", "incorrect", "first", "ok"), completed_by=u)
+            c.sdk.annotations.create(
+                id=t["id"],
+                result=result_as_seen(t["data"]["left"], "correct", "incorrect", "first", "ok"),
+                completed_by=u,
+            )
     assert main(["labelstudio", "pull", *common]) == 0
     out = capsys.readouterr().out
     assert "labels new: 6; updated: 0; unchanged: 0" in out
@@ -424,9 +478,23 @@ def test_cli_push_pull_then_agreement(tmp_path, label_studio, monkeypatch, capsy
 def test_bench_quick_runs(label_studio, tmp_path):
     env = dict(os.environ, MMRB_BENCH_LS_KEY=label_studio.token)
     out = subprocess.run(
-        [sys.executable, "-m", "bench.labelstudio", "--quick", "--url", label_studio.url,
-         "--api-key-env", "MMRB_BENCH_LS_KEY", "--workdir", str(tmp_path)],
-        capture_output=True, text=True, env=env, timeout=600, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "bench.labelstudio",
+            "--quick",
+            "--url",
+            label_studio.url,
+            "--api-key-env",
+            "MMRB_BENCH_LS_KEY",
+            "--workdir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        cwd=ROOT,
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert "push" in out.stdout and "pull" in out.stdout and "items/s" in out.stdout

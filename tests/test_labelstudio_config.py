@@ -45,7 +45,9 @@ def test_every_choice_has_its_own_hotkey():
 def test_config_problems_name_what_was_changed_by_hand():
     xml = labeling_config()
     renamed = xml.replace('<Choice value="Tie"', '<Choice value="Equal"')
-    assert config_problems(renamed) == ["control 'preference' has choices ['A', 'B', 'Equal'], expected ['A', 'B', 'Tie']"]
+    assert config_problems(renamed) == [
+        "control 'preference' has choices ['A', 'B', 'Equal'], expected ['A', 'B', 'Tie']"
+    ]
     dropped = re.sub(r'\s*<TextArea name="rationale"[^>]*/>', "", xml)
     assert config_problems(dropped) == ["control 'rationale' is missing"]
     added = xml.replace("</View>\n", '<Rating name="stars" toName="prompt"/></View>\n')
@@ -78,9 +80,13 @@ def _as_seen(left, cf, cs, pref):
         p = "A" if pref == a_is else "B"
     res = []
     if ca:
-        res.append({"from_name": "correct_a", "to_name": "response_a", "type": "choices", "value": {"choices": [inv_c[ca]]}})
+        res.append(
+            {"from_name": "correct_a", "to_name": "response_a", "type": "choices", "value": {"choices": [inv_c[ca]]}}
+        )
     if cb:
-        res.append({"from_name": "correct_b", "to_name": "response_b", "type": "choices", "value": {"choices": [inv_c[cb]]}})
+        res.append(
+            {"from_name": "correct_b", "to_name": "response_b", "type": "choices", "value": {"choices": [inv_c[cb]]}}
+        )
     if pref:
         # to_name deliberately odd: the UI and the SDK disagree on it, parsing must not care
         res.append({"from_name": "preference", "to_name": "response_a", "type": "choices", "value": {"choices": [p]}})

@@ -21,15 +21,22 @@ def reports() -> list[dict]:
     pairs = [EvalPair(f"p{i}", "q", "a", "b", "first" if i % 2 else "second", "XY"[i % 2]) for i in range(8)]
     # judge "steady" is right on 6 of 8; judge "biased" always says first (right on the 4 "first" pairs);
     # judge "silent" never gives a verdict; judge "hasty" is right on the 6 pairs it judged, 2 are missing
-    steady = [Judgment(p.id, "forward", 0, p.preferred if i < 6 else ("first" if p.preferred == "second" else "second"))
-              for i, p in enumerate(pairs)]
+    steady = [
+        Judgment(p.id, "forward", 0, p.preferred if i < 6 else ("first" if p.preferred == "second" else "second"))
+        for i, p in enumerate(pairs)
+    ]
     biased = [Judgment(p.id, "forward", 0, "first") for p in pairs]
     silent = [Judgment(p.id, "forward", 0, None, "unparsed") for p in pairs]
     hasty = [Judgment(p.id, "forward", 0, p.preferred) for p in pairs[:6]]
     opts = ScoringOptions(bootstrap=200, bootstrap_seed=3)
     out = []
     for name, js in (("biased", biased), ("steady", steady), ("silent", silent), ("hasty", hasty)):
-        out.append({"judge": name, **score(pairs, js, opts if name != "silent" else ScoringOptions(bootstrap=0, parse_failure="excluded"))})
+        out.append(
+            {
+                "judge": name,
+                **score(pairs, js, opts if name != "silent" else ScoringOptions(bootstrap=0, parse_failure="excluded")),
+            }
+        )
     return out
 
 
@@ -102,8 +109,11 @@ def test_leaderboard_command(tmp_path, capsys):
         files.append(str(f))
     p = argparse.ArgumentParser()
     leaderboard.add_arguments(p)
-    rc = leaderboard.run(p.parse_args(files + ["--format", "csv", "--output", str(tmp_path / "b.csv"),
-                                               "--plot", str(tmp_path / "b.png")]))
+    rc = leaderboard.run(
+        p.parse_args(
+            files + ["--format", "csv", "--output", str(tmp_path / "b.csv"), "--plot", str(tmp_path / "b.png")]
+        )
+    )
     assert rc == 0 and (tmp_path / "b.csv").read_text() == render(reports(), "csv")
     assert (tmp_path / "b.png").exists()
     (tmp_path / "bad.json").write_text("{}")

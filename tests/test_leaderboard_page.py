@@ -16,9 +16,21 @@ from mmrb_eval.scoring import ScoringOptions
 def seed(store, tmp_path) -> Path:
     """Two judges on a four-pair dataset; 'sharp' is right on all, 'lazy' always says first."""
     ds = tmp_path / "d.jsonl"
-    ds.write_text("".join(
-        json.dumps({"id": f"t{i}", "prompt": f"question {i}", "chosen": f"good {i}", "rejected": f"bad {i}",
-                    "category": "vqa" if i < 2 else "safety"}) + "\n" for i in range(4)))
+    ds.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"t{i}",
+                    "prompt": f"question {i}",
+                    "chosen": f"good {i}",
+                    "rejected": f"bad {i}",
+                    "category": "vqa" if i < 2 else "safety",
+                }
+            )
+            + "\n"
+            for i in range(4)
+        )
+    )
     from mmrb_eval.datasets import read_dataset
 
     pairs = read_dataset(ds)
@@ -30,7 +42,9 @@ def seed(store, tmp_path) -> Path:
             v = verdict or p.preferred
             js.append(Judgment(p.id, "forward", 0, v, "parsed", f"I pick [[{'A' if v == 'first' else 'B'}]]", "prompt"))
         store.add_judgments(run, js)
-    ensure_run(store, "orphan", purpose="evaluate", judge="x", identity={}, dataset=RunDataset.files(tmp_path / "gone.jsonl"))
+    ensure_run(
+        store, "orphan", purpose="evaluate", judge="x", identity={}, dataset=RunDataset.files(tmp_path / "gone.jsonl")
+    )
     return ds
 
 
@@ -68,9 +82,13 @@ def test_page_renders(sqlite_store, tmp_path):
     assert len(at.dataframe) == 2  # the board and the category table
     board = at.dataframe[0].value
     assert list(board["judge"]) == ["sharp", "lazy"] and list(board["correct/n"])[0] == "4/4"
-    at.selectbox(key="lb_judge").select(next(o for o in at.selectbox(key="lb_judge").options if o.startswith("lazy"))).run()
+    at.selectbox(key="lb_judge").select(
+        next(o for o in at.selectbox(key="lb_judge").options if o.startswith("lazy"))
+    ).run()
     assert not at.exception and len(at.expander) >= 2  # the rules + one per mistake
-    at.selectbox(key="lb_judge").select(next(o for o in at.selectbox(key="lb_judge").options if o.startswith("sharp"))).run()
+    at.selectbox(key="lb_judge").select(
+        next(o for o in at.selectbox(key="lb_judge").options if o.startswith("sharp"))
+    ).run()
     assert any("No mistakes" in s.value for s in at.success)
     at.selectbox(key="lb_preset").select("mmrb").run()
     assert not at.exception
@@ -94,12 +112,23 @@ def seed_broken(store, ds: Path) -> None:
     from mmrb_eval.datasets import read_dataset
 
     pairs = read_dataset(ds)
-    ensure_run(store, "broken-1", purpose="evaluate", judge="broken", identity={"kind": "vlm", "order": "fixed"},
-               dataset=RunDataset.files([str(ds)]))
-    store.add_judgments("broken-1", [
-        Judgment(p.id, "forward", 0, p.preferred, "parsed", "[[A]]", "prompt") if i == 0 else
-        Judgment(p.id, "forward", 0, None, "error", None, "prompt", error="HTTP 500: server error")
-        for i, p in enumerate(pairs)])
+    ensure_run(
+        store,
+        "broken-1",
+        purpose="evaluate",
+        judge="broken",
+        identity={"kind": "vlm", "order": "fixed"},
+        dataset=RunDataset.files([str(ds)]),
+    )
+    store.add_judgments(
+        "broken-1",
+        [
+            Judgment(p.id, "forward", 0, p.preferred, "parsed", "[[A]]", "prompt")
+            if i == 0
+            else Judgment(p.id, "forward", 0, None, "error", None, "prompt", error="HTTP 500: server error")
+            for i, p in enumerate(pairs)
+        ],
+    )
 
 
 def test_incomplete_runs_apart_on_the_board(store, tmp_path):
@@ -110,8 +139,15 @@ def test_incomplete_runs_apart_on_the_board(store, tmp_path):
     runs, _ = scored_runs(store, ScoringOptions(bootstrap=0))
     by = {r.judge: r for r in runs}
     assert by["broken"].health.as_dict() | {"status": None} == {
-        "complete": False, "planned": 4, "answered": 1, "failed": 3, "missing": 0, "completeness": 0.25,
-        "error_rate": 0.75, "status": None}
+        "complete": False,
+        "planned": 4,
+        "answered": 1,
+        "failed": 3,
+        "missing": 0,
+        "completeness": 0.25,
+        "error_rate": 0.75,
+        "status": None,
+    }
     assert by["sharp"].health.complete and by["lazy"].health.complete
     ranked, apart = board_rows(runs)
     assert [r["judge"] for r in ranked] == ["sharp", "lazy"] and [r["#"] for r in ranked] == [1, 2]

@@ -20,7 +20,7 @@ from curate.llm import (
     retry_after_seconds,
     user_message,
 )
-from tests.support.fake_openai import Fault, FakeOpenAI, Reply, faults_then
+from tests.support.fake_openai import FakeOpenAI, Fault, Reply, faults_then
 
 
 @pytest.fixture
@@ -306,5 +306,7 @@ def test_failures_counted_by_cause():
     assert failure_kind("HTTP 503: busy (after 5 attempts)") == "HTTP 503"
     assert failure_kind("response of 9 characters is over the limit of 5 (max_response_chars)") == "over the size limit"
     assert failure_kind("connection error: ClientConnectorError: refused") == "connection error"
-    assert count_kinds(["timeout", "empty response (finish_reason=stop)", "timeout (after 2 attempts)"]) == \
-        "2 timeout, 1 empty response"
+    assert (
+        count_kinds(["timeout", "empty response (finish_reason=stop)", "timeout (after 2 attempts)"])
+        == "2 timeout, 1 empty response"
+    )

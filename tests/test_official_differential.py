@@ -25,7 +25,8 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from curate.cli import main as mmrb
 
@@ -36,7 +37,9 @@ OFFICIAL = ROOT.parent / "shared" / "official"
 def official(rel: str) -> Path:
     p = OFFICIAL / rel
     if not p.exists():
-        pytest.skip(f"../shared/official/{rel} not present beside this checkout (the benchmarks' scripts are not part of the repository)")
+        pytest.skip(
+            f"../shared/official/{rel} not present beside this checkout (the benchmarks' scripts are not part of the repository)"
+        )
     return p
 
 
@@ -92,21 +95,72 @@ SEEDS = range(30)
 
 # -- Multimodal RewardBench: scripts/2_get_accuracy.py -------------------------------------
 MMRB_FORMS = [
-    "[[A]]", "[[B]]", "[[C]]", "[[A]] [[B]]", "[[B]] ... [[A]]", "[[C]] [[B]]", "[[B]] [[C]]", "[[C]] [[A]]",
-    "[[A]][[B]][[C]]", "[[a]]", "[[b]]", "[[c]]", "[A]", "[[ A ]]", "[[A]", "[[[B]]]", "A", "B", "1", "2",
-    "Assistant A is better", "", "tie", "[[Ａ]]", "[[A]]\n", "**[[B]]**",
+    "[[A]]",
+    "[[B]]",
+    "[[C]]",
+    "[[A]] [[B]]",
+    "[[B]] ... [[A]]",
+    "[[C]] [[B]]",
+    "[[B]] [[C]]",
+    "[[C]] [[A]]",
+    "[[A]][[B]][[C]]",
+    "[[a]]",
+    "[[b]]",
+    "[[c]]",
+    "[A]",
+    "[[ A ]]",
+    "[[A]",
+    "[[[B]]]",
+    "A",
+    "B",
+    "1",
+    "2",
+    "Assistant A is better",
+    "",
+    "tie",
+    "[[Ａ]]",
+    "[[A]]\n",
+    "**[[B]]**",
 ]
-MMRB_CATEGORIES = ["open_generation/correctness_task", "open_generation/preference_task", "knowledge", "reasoning", "safety", "vqa"]
-MMRB_ID_PREFIXES = ["pairs_", "PAIRS-", "Pairs", "math_", "MATH-", "mathvista_", "code_", "hateful_", "vqa_", "nocaps_", "x", ""]
+MMRB_CATEGORIES = [
+    "open_generation/correctness_task",
+    "open_generation/preference_task",
+    "knowledge",
+    "reasoning",
+    "safety",
+    "vqa",
+]
+MMRB_ID_PREFIXES = [
+    "pairs_",
+    "PAIRS-",
+    "Pairs",
+    "math_",
+    "MATH-",
+    "mathvista_",
+    "code_",
+    "hateful_",
+    "vqa_",
+    "nocaps_",
+    "x",
+    "",
+]
 
 
 def mmrb_rows(rng: random.Random, n: int) -> list[dict]:
     rows = []
     for i in range(n):
         num = rng.randrange(max(2, n // 3))  # repeats: duplicate ids
-        text = rng.choice(["", "Reasoning. ", "A is short; B is long. "]) + rng.choice(MMRB_FORMS) + rng.choice(["", " end", "\n[[C]]"])
-        row = {"ID": f"{rng.choice(MMRB_ID_PREFIXES)}{num}", "Label": rng.choice("AB"), "output": text,
-               "Meta": {"Category": rng.choice(MMRB_CATEGORIES)}}
+        text = (
+            rng.choice(["", "Reasoning. ", "A is short; B is long. "])
+            + rng.choice(MMRB_FORMS)
+            + rng.choice(["", " end", "\n[[C]]"])
+        )
+        row = {
+            "ID": f"{rng.choice(MMRB_ID_PREFIXES)}{num}",
+            "Label": rng.choice("AB"),
+            "output": text,
+            "Meta": {"Category": rng.choice(MMRB_CATEGORIES)},
+        }
         if rng.random() < 0.15:  # extra samples beside "output": the script reads "output" only
             row["outputs"] = [rng.choice(MMRB_FORMS) for _ in range(3)]
         rows.append(row)
@@ -155,15 +209,30 @@ FRAGMENTS = st.sampled_from(["[[A]]", "[[B]]", "[[C]]", "[[a]]", "[[", "]]", "A"
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.tuples(st.lists(FRAGMENTS, max_size=8), st.sampled_from("AB"), st.sampled_from(MMRB_CATEGORIES),
-                          st.sampled_from(MMRB_ID_PREFIXES)), min_size=1, max_size=25))
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(FRAGMENTS, max_size=8),
+            st.sampled_from("AB"),
+            st.sampled_from(MMRB_CATEGORIES),
+            st.sampled_from(MMRB_ID_PREFIXES),
+        ),
+        min_size=1,
+        max_size=25,
+    )
+)
 def test_mmrb_preset_equals_2_get_accuracy_on_any_text(tmp_path, rows):
     # texts glued from bracket fragments: [[A]] or [[B]] may appear across fragment borders
-    lines = [{"ID": f"{pre}{i}", "Label": label, "output": "".join(frags), "Meta": {"Category": cat}}
-             for i, (frags, label, cat, pre) in enumerate(rows)]
+    lines = [
+        {"ID": f"{pre}{i}", "Label": label, "output": "".join(frags), "Meta": {"Category": cat}}
+        for i, (frags, label, cat, pre) in enumerate(rows)
+    ]
     path = write_jsonl(tmp_path / "out.jsonl", lines)
-    assert_same_groups(mmrb_official(path), ours("--judgments", str(path), "--format", "mmrb", "--preset", "mmrb"),
-                       skip=("safety", "reasoning"))
+    assert_same_groups(
+        mmrb_official(path),
+        ours("--judgments", str(path), "--format", "mmrb", "--preset", "mmrb"),
+        skip=("safety", "reasoning"),
+    )
 
 
 def test_mmrb_failed_requests_are_left_out_not_coined(tmp_path):
@@ -189,8 +258,13 @@ def test_mmrb_several_samples(tmp_path):
     # the first sample of each row, which is the script's figure on those first samples
     rng = random.Random(3)
     rows = mmrb_rows(rng, 40)
-    multi = [{**{k: v for k, v in r.items() if k not in ("output", "outputs")},
-              "outputs": [r["output"], rng.choice(MMRB_FORMS), rng.choice(MMRB_FORMS)]} for r in rows]
+    multi = [
+        {
+            **{k: v for k, v in r.items() if k not in ("output", "outputs")},
+            "outputs": [r["output"], rng.choice(MMRB_FORMS), rng.choice(MMRB_FORMS)],
+        }
+        for r in rows
+    ]
     path = write_jsonl(tmp_path / "multi.jsonl", multi)
     with pytest.raises(KeyError):
         mmrb_official(path)
@@ -200,15 +274,18 @@ def test_mmrb_several_samples(tmp_path):
     assert r["not_used"]["later_sample"] == 80
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("output", None, "field 'output': must be the judge's text"),
-    ("output", 1, "field 'output': must be the judge's text"),
-    ("output", ["[[A]]"], "field 'output': must be the judge's text"),
-    ("Label", "a", "field 'Label': must be A or B"),
-    ("ID", None, "field 'ID': missing"),
-    ("Meta", {}, "field 'Meta.Category': missing"),
-    ("Meta", {"Category": "all"}, "also one of the scoring script's group names"),
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("output", None, "field 'output': must be the judge's text"),
+        ("output", 1, "field 'output': must be the judge's text"),
+        ("output", ["[[A]]"], "field 'output': must be the judge's text"),
+        ("Label", "a", "field 'Label': must be A or B"),
+        ("ID", None, "field 'ID': missing"),
+        ("Meta", {}, "field 'Meta.Category': missing"),
+        ("Meta", {"Category": "all"}, "also one of the scoring script's group names"),
+    ],
+)
 def test_mmrb_malformed_values_are_refused_by_line_and_field(tmp_path, field, value, message):
     # The script raises on most of these (TypeError, KeyError); on a list output, a lower-case
     # label, a row without ID or a category named "all" it gives figures that mean nothing
@@ -233,8 +310,10 @@ def mmrb2_case(rng: random.Random, task: str = "") -> tuple[list[dict], dict]:
     ids = [f"{task}p{i}" for i in range(n)]
     if rng.random() < 0.3:  # a ground-truth id repeated
         ids.append(rng.choice(ids))
-    gt = [{"id": i, "response_a": "{'response_content': [['text', 'a']]}", "response_b": "b", "chosen": rng.choice("AB")}
-          for i in ids]
+    gt = [
+        {"id": i, "response_a": "{'response_content': [['text', 'a']]}", "response_b": "b", "chosen": rng.choice("AB")}
+        for i in ids
+    ]
     preds: dict = {}
     for i in dict.fromkeys(ids):
         kind = rng.random()
@@ -267,8 +346,16 @@ def test_mmrb2_preset_equals_compute_accuracy(tmp_path):
         (tmp_path / "t2i_response_only.json").write_text(json.dumps({"pairs": gt}))
         (tmp_path / "preds.json").write_text(json.dumps(preds))
         theirs = mod.compute_task_accuracy(preds, {"pairs": gt}, "image")
-        r = ours("--judgments", str(tmp_path / "preds.json"), "--format", "mmrb2", "--preset", "mmrb2",
-                 "--dataset", str(tmp_path / "t2i_response_only.json"))
+        r = ours(
+            "--judgments",
+            str(tmp_path / "preds.json"),
+            "--format",
+            "mmrb2",
+            "--preset",
+            "mmrb2",
+            "--dataset",
+            str(tmp_path / "t2i_response_only.json"),
+        )
         assert r["pairs"] == theirs.total_pairs
         assert r["missing_pairs"] == theirs.missing_pairs
         assert r["pairs"] - r["missing_pairs"] == theirs.evaluated_pairs
@@ -291,8 +378,15 @@ def test_mmrb2_all_four_tasks(tmp_path):
         merged.update(preds)
     (tmp_path / "all.json").write_text(json.dumps(merged))
     results, text = quiet(mod.evaluate_all_tasks, pred_files, str(bench))
-    r = ours("--judgments", str(tmp_path / "all.json"), "--format", "mmrb2", "--preset", "mmrb2",
-             *[a for t in names for a in ("--dataset", str(bench / f"{t}.json"))])
+    r = ours(
+        "--judgments",
+        str(tmp_path / "all.json"),
+        "--format",
+        "mmrb2",
+        "--preset",
+        "mmrb2",
+        *[a for t in names for a in ("--dataset", str(bench / f"{t}.json"))],
+    )
     for res, task in zip(results, names):
         c = r["categories"][task]
         assert (c["correct"], c["n"], c["dataset_pairs"]) == (res.total_correct, res.total_evaluated, res.total_pairs)
@@ -305,19 +399,36 @@ def test_mmrb2_malformed_entries_are_refused(tmp_path):
     # the script raises on these (AttributeError, TypeError); mmrb-studio names the entry
     gt = [{"id": "p0", "response_a": "a", "response_b": "b", "chosen": "A"}]
     (tmp_path / "t2i.json").write_text(json.dumps({"pairs": gt}))
-    for bad, where in ([{"p0": {"forward": ["A"]}}, "p0.forward[0]"], [{"p0": {"forward": None}}, "p0.forward"],
-                       [{"p0": ["A"]}, "'p0'"]):
+    for bad, where in (
+        [{"p0": {"forward": ["A"]}}, "p0.forward[0]"],
+        [{"p0": {"forward": None}}, "p0.forward"],
+        [{"p0": ["A"]}, "'p0'"],
+    ):
         (tmp_path / "preds.json").write_text(json.dumps(bad))
-        err = refused("--judgments", str(tmp_path / "preds.json"), "--format", "mmrb2", "--dataset", str(tmp_path / "t2i.json"))
+        err = refused(
+            "--judgments", str(tmp_path / "preds.json"), "--format", "mmrb2", "--dataset", str(tmp_path / "t2i.json")
+        )
         assert where in err
 
 
 # -- VL-RewardBench: cal.py, restated from ../shared/official/README.md --------------------
 CAL_PATTERN = r"(?:Overall Judgment|Therefore)\s*.*\s*-*\s*Answer\s*(\d+)\s*is\s*(?:the\s*)?(?:slightly\s*)?better"
-CAL_DATASETS = {"RLAIF": "rlaif-v", "RLHF": "rlhf-v", "mathverse": "reasoning_tasks", "mmmu": "reasoning_tasks",
-                "wildvision": "wildvision-battle", "hallucination": "povid"}
-CAL_GROUPS = {"vlfeedback": "general", "wildvision-battle": "general", "povid": "hallucination",
-              "rlhf-v": "hallucination", "rlaif-v": "hallucination", "reasoning_tasks": "reasoning"}
+CAL_DATASETS = {
+    "RLAIF": "rlaif-v",
+    "RLHF": "rlhf-v",
+    "mathverse": "reasoning_tasks",
+    "mmmu": "reasoning_tasks",
+    "wildvision": "wildvision-battle",
+    "hallucination": "povid",
+}
+CAL_GROUPS = {
+    "vlfeedback": "general",
+    "wildvision-battle": "general",
+    "povid": "hallucination",
+    "rlhf-v": "hallucination",
+    "rlaif-v": "hallucination",
+    "reasoning_tasks": "reasoning",
+}
 
 
 def cal_reference(records: list, ks=(1, 3, 5, 7, 9)) -> dict[int, dict]:
@@ -349,8 +460,15 @@ def cal_reference(records: list, ks=(1, 3, 5, 7, 9)) -> dict[int, dict]:
                 continue
             key = item["id"] + item["query"] + "\t".join(sorted(item["response"]))
             prefix = re.split(r"[_-]", item["id"], maxsplit=1)[0]
-            d = items.setdefault(key, {"agree": 0, "reject": 0, "doesntMatch": 0,
-                                       "group": CAL_GROUPS[CAL_DATASETS.get(prefix, "vlfeedback")]})
+            d = items.setdefault(
+                key,
+                {
+                    "agree": 0,
+                    "reject": 0,
+                    "doesntMatch": 0,
+                    "group": CAL_GROUPS[CAL_DATASETS.get(prefix, "vlfeedback")],
+                },
+            )
             if d["agree"] + d["reject"] + d["doesntMatch"] >= k:
                 continue
             rn = item["meta"]["random_number"]
@@ -369,18 +487,38 @@ def cal_reference(records: list, ks=(1, 3, 5, 7, 9)) -> dict[int, dict]:
         groups = {g: (agree[g], total[g]) for g in ("general", "hallucination", "reasoning")}
         accs = [a / n if n else None for a, n in groups.values()]
         n_all = sum(total.values())
-        out[k] = {**groups, "overall": (sum(agree.values()), n_all),
-                  "macro": None if None in accs else sum(accs) / 3}
+        out[k] = {**groups, "overall": (sum(agree.values()), n_all), "macro": None if None in accs else sum(accs) / 3}
     return out
 
 
-CAL_IDS = ["RLAIF-V-12", "RLHF-V_3", "mathverse_4", "mmmu-pro_5", "wildvision_6", "hallucination_pair-7",
-           "LRVInstruction-8", "svit_9", "rlaif-v-10", "RLAIF", "wildvision", "mmmu_pro-11", "jailbreak_1"]
-CAL_TEXTS = ["Overall Judgment: Answer 1 is better", "**Overall Judgment**: **Answer 2** is better",
-             "Therefore, Answer 2 is slightly better.", "overall judgment:\nanswer 1 is the better one",
-             "Overall Judgment: Answer 3 is better", "Overall Judgment: Answer 01 is better", "Answer 1 is better",
-             "Therefore Answer 1 is better. Overall Judgment: Answer 2 is better", "", "unclear",
-             "Overall Judgment - Answer 2 is better"]
+CAL_IDS = [
+    "RLAIF-V-12",
+    "RLHF-V_3",
+    "mathverse_4",
+    "mmmu-pro_5",
+    "wildvision_6",
+    "hallucination_pair-7",
+    "LRVInstruction-8",
+    "svit_9",
+    "rlaif-v-10",
+    "RLAIF",
+    "wildvision",
+    "mmmu_pro-11",
+    "jailbreak_1",
+]
+CAL_TEXTS = [
+    "Overall Judgment: Answer 1 is better",
+    "**Overall Judgment**: **Answer 2** is better",
+    "Therefore, Answer 2 is slightly better.",
+    "overall judgment:\nanswer 1 is the better one",
+    "Overall Judgment: Answer 3 is better",
+    "Overall Judgment: Answer 01 is better",
+    "Answer 1 is better",
+    "Therefore Answer 1 is better. Overall Judgment: Answer 2 is better",
+    "",
+    "unclear",
+    "Overall Judgment - Answer 2 is better",
+]
 
 
 def cal_records(rng: random.Random) -> list:
@@ -393,9 +531,19 @@ def cal_records(rng: random.Random) -> list:
         pid, q, resp, ranking = rng.choice(items)
         if rng.random() < 0.1:  # the same item with its responses in the other order
             resp, ranking = resp[::-1], ranking[::-1]
-        recs.append({"id": pid, "query": q, "response": resp, "ranking": ranking,
-                     "meta": {"random_number": rng.choice([0, 1, 1, 0, 2]), "filter_choice": rng.choice(CAL_TEXTS),
-                              "flag_status": "stale"}})
+        recs.append(
+            {
+                "id": pid,
+                "query": q,
+                "response": resp,
+                "ranking": ranking,
+                "meta": {
+                    "random_number": rng.choice([0, 1, 1, 0, 2]),
+                    "filter_choice": rng.choice(CAL_TEXTS),
+                    "flag_status": "stale",
+                },
+            }
+        )
         if rng.random() < 0.05:
             recs.append(None)
     if rng.random() < 0.2:
@@ -418,9 +566,13 @@ def test_vlrewardbench_preset_equals_cal_py(tmp_path):
         recs = cal_records(random.Random(seed))
         path = write_jsonl(tmp_path / f"infer{seed}.jsonl", recs)
         ref = cal_reference(recs, ks=(1, 3, 5, 7, 9, 10_000))
-        assert_same_as_cal(ref[10_000], ours("--judgments", str(path), "--format", "vlrewardbench", "--preset", "vlrewardbench"))
+        assert_same_as_cal(
+            ref[10_000], ours("--judgments", str(path), "--format", "vlrewardbench", "--preset", "vlrewardbench")
+        )
         for k in (1, 3, 5):  # the shuffles of main()'s loop, in its order
-            r = ours("--judgments", str(path), "--format", "vlrewardbench", "--preset", "vlrewardbench", "--vlrb-k", str(k))
+            r = ours(
+                "--judgments", str(path), "--format", "vlrewardbench", "--preset", "vlrewardbench", "--vlrb-k", str(k)
+            )
             assert_same_as_cal(ref[k], r)
 
 
@@ -434,18 +586,35 @@ def test_vlrewardbench_records_of_real_ids_are_grouped_by_prefix(tmp_path):
     for p in rows:
         flip = rng.random() < 0.5
         for _ in range(3):
-            recs.append({"id": p["id"], "query": p["prompt"],
-                         "response": [p["rejected"], p["chosen"]] if flip else [p["chosen"], p["rejected"]],
-                         "ranking": [1, 0] if flip else [0, 1],
-                         "meta": {"random_number": rng.choice([0, 1]), "filter_choice": rng.choice(CAL_TEXTS)}})
+            recs.append(
+                {
+                    "id": p["id"],
+                    "query": p["prompt"],
+                    "response": [p["rejected"], p["chosen"]] if flip else [p["chosen"], p["rejected"]],
+                    "ranking": [1, 0] if flip else [0, 1],
+                    "meta": {"random_number": rng.choice([0, 1]), "filter_choice": rng.choice(CAL_TEXTS)},
+                }
+            )
     path = write_jsonl(tmp_path / "infer.jsonl", recs)
     r = ours("--judgments", str(path), "--format", "vlrewardbench", "--preset", "vlrewardbench")
-    assert {g: c["dataset_pairs"] for g, c in r["categories"].items()} == {"general": 183, "hallucination": 749, "reasoning": 318}
+    assert {g: c["dataset_pairs"] for g, c in r["categories"].items()} == {
+        "general": 183,
+        "hallucination": 749,
+        "reasoning": 318,
+    }
     assert_same_as_cal(cal_reference(recs, ks=(10_000,))[10_000], r)
     # the same records scored against the text copy (id, prompt, chosen, rejected), whose pairs
     # are oriented by a hash of the id: the same figures
-    r2 = ours("--judgments", str(path), "--format", "vlrewardbench", "--preset", "vlrewardbench",
-              "--dataset", str(shared("vlrewardbench/pairs.jsonl")))
+    r2 = ours(
+        "--judgments",
+        str(path),
+        "--format",
+        "vlrewardbench",
+        "--preset",
+        "vlrewardbench",
+        "--dataset",
+        str(shared("vlrewardbench/pairs.jsonl")),
+    )
     for g in ("overall", "macro"):
         assert r2[g]["accuracy"] == r[g]["accuracy"], g
     assert r2["warnings"] == []
@@ -467,20 +636,43 @@ def test_r1_multimodal_reward_equals_1_get_accuracy(tmp_path):
     mod = load("r1_reward/Multimodal-Reward/1_get_accuracy.py", "r1_mmrb_official")
     for seed in SEEDS:
         rng = random.Random(seed)
-        rows = [{"ID": f"{rng.choice(MMRB_ID_PREFIXES)}{rng.randrange(20)}", "Text": "q", "Image": "i.png",
-                 "Output1": "one", "Output2": "two", "Better": rng.choice(["Output1", "Output2"]),
-                 "Category": rng.choice(MMRB_CATEGORIES), "rewards": rewards(rng), "critic": "<answer>1</answer>"}
-                for _ in range(rng.randint(1, 60))]
+        rows = [
+            {
+                "ID": f"{rng.choice(MMRB_ID_PREFIXES)}{rng.randrange(20)}",
+                "Text": "q",
+                "Image": "i.png",
+                "Output1": "one",
+                "Output2": "two",
+                "Better": rng.choice(["Output1", "Output2"]),
+                "Category": rng.choice(MMRB_CATEGORIES),
+                "rewards": rewards(rng),
+                "critic": "<answer>1</answer>",
+            }
+            for _ in range(rng.randint(1, 60))
+        ]
         path = write_jsonl(tmp_path / "r1.jsonl", rows)
         _, text = quiet(mod.compute_acc, argparse.Namespace(answers_file=str(path)))
-        theirs = {m.group(1): (int(m.group(2)), int(m.group(3)), float(m.group(4)))
-                  for m in re.finditer(r"^acc (.*): (\d+) / (\d+) = (\S+)$", text, re.M)}
+        theirs = {
+            m.group(1): (int(m.group(2)), int(m.group(3)), float(m.group(4)))
+            for m in re.finditer(r"^acc (.*): (\d+) / (\d+) = (\S+)$", text, re.M)
+        }
         r = ours("--judgments", str(path), "--format", "r1-rewards", "--preset", "r1-mmrb")
         assert_same_groups(theirs, r, skip=("safety", "reasoning"))
 
 
-VL_R1_IDS = ["mmmu_1", "x_mathverse", "hallucination_pair-2", "rlhf_3", "rlaif-4", "RLAIF-V-5", "RLHF-V-6",
-             "wildvision_7", "svit-8", "MMMU-9", "LRVInstruction-10"]
+VL_R1_IDS = [
+    "mmmu_1",
+    "x_mathverse",
+    "hallucination_pair-2",
+    "rlhf_3",
+    "rlaif-4",
+    "RLAIF-V-5",
+    "RLHF-V-6",
+    "wildvision_7",
+    "svit-8",
+    "MMMU-9",
+    "LRVInstruction-10",
+]
 
 
 def test_r1_vl_reward_bench_get_acc(tmp_path):
@@ -488,11 +680,22 @@ def test_r1_vl_reward_bench_get_acc(tmp_path):
     # record, its own included. The preset gives what it was meant to compute (rewards[0] >
     # rewards[1]); the comparison runs the script with that one slice removed, in memory.
     broken = load("r1_reward/VL-Reward-Bench/get_acc.py", "r1_vl_official")
-    meant = load("r1_reward/VL-Reward-Bench/get_acc.py", "r1_vl_meant", patch=('data["rewards"][:1]', 'data["rewards"]'))
+    meant = load(
+        "r1_reward/VL-Reward-Bench/get_acc.py", "r1_vl_meant", patch=('data["rewards"][:1]', 'data["rewards"]')
+    )
     for seed in SEEDS:
         rng = random.Random(seed)
-        rows = [{"id": rng.choice(VL_R1_IDS), "prompt": "q", "chosen": "c", "rejected": "r", "image": "vl/i.jpg",
-                 "rewards": rewards(rng)} for _ in range(rng.randint(1, 50))]
+        rows = [
+            {
+                "id": rng.choice(VL_R1_IDS),
+                "prompt": "q",
+                "chosen": "c",
+                "rejected": "r",
+                "image": "vl/i.jpg",
+                "rewards": rewards(rng),
+            }
+            for _ in range(rng.randint(1, 50))
+        ]
         path = write_jsonl(tmp_path / "vl.jsonl", rows)
         with pytest.raises(IndexError):
             broken.calculate_accuracy_and_stats(str(path))
@@ -506,8 +709,16 @@ def test_r1_vl_reward_bench_get_acc(tmp_path):
         assert close(r["macro"]["accuracy"], sum(s["accuracy"] for s in results.values()) / 3)
 
 
-MM_RLHF_PATHS = ["mcq/1.png", "long/2.jpg", "short/x.png", "safety/y.png", "other/q.png", "long/short_1.png",
-                 "data/mcq_long.png", ""]
+MM_RLHF_PATHS = [
+    "mcq/1.png",
+    "long/2.jpg",
+    "short/x.png",
+    "safety/y.png",
+    "other/q.png",
+    "long/short_1.png",
+    "data/mcq_long.png",
+    "",
+]
 
 
 def mm_rlhf_official(path: Path) -> argparse.Namespace:
@@ -528,7 +739,13 @@ def test_r1_mm_rlhf_get_acc(tmp_path):
         rng = random.Random(seed)
         rows = []
         for _ in range(rng.randint(1, 60)):
-            row = {"id": f"g{rng.randrange(12)}", "prompt": "q", "chosen": "c", "rejected": "r", "rewards": rewards(rng)}
+            row = {
+                "id": f"g{rng.randrange(12)}",
+                "prompt": "q",
+                "chosen": "c",
+                "rejected": "r",
+                "rewards": rewards(rng),
+            }
             where = rng.choice(MM_RLHF_PATHS + ["VIDEO"])
             if where == "VIDEO":
                 row["video"] = rng.choice(["video/v1.mp4", "clips/v2.mp4", "long/v3.mp4"])
@@ -551,5 +768,9 @@ def test_r1_mm_rlhf_get_acc(tmp_path):
 
 def test_r1_rewards_malformed(tmp_path):
     for bad in ([1], "12", [None, 1], [True, False], None):
-        path = write_jsonl(tmp_path / "r.jsonl", [{"id": "a", "prompt": "q", "chosen": "c", "rejected": "r", "rewards": bad}])
-        assert "r.jsonl:1 field 'rewards'" in refused("--judgments", str(path), "--format", "r1-rewards", "--preset", "r1-mm-rlhf")
+        path = write_jsonl(
+            tmp_path / "r.jsonl", [{"id": "a", "prompt": "q", "chosen": "c", "rejected": "r", "rewards": bad}]
+        )
+        assert "r.jsonl:1 field 'rewards'" in refused(
+            "--judgments", str(path), "--format", "r1-rewards", "--preset", "r1-mm-rlhf"
+        )

@@ -40,7 +40,11 @@ def test_similarity():
 
 def test_cross_model_pairs_all_models_with_correctness(store):
     item, cands = mc_item(1)
-    add(store, [item], cands + [Candidate(id="c1-m1b", item_id=item.id, model="m1", text="Totally different (D)", sample_index=1)])
+    add(
+        store,
+        [item],
+        cands + [Candidate(id="c1-m1b", item_id=item.id, model="m1", text="Totally different (D)", sample_index=1)],
+    )
     rep = pair_items(store, strategy="cross_model")
     pairs = store.pairs()
     # 5 candidates, m1 has two samples: 10 combinations minus the one same-model pair
@@ -134,8 +138,10 @@ def test_length_stats_and_balance(sqlite_store):
         items.append(Item(id=f"i{i}", prompt="q", category="knowledge", reference="A"))
         good = "Answer: A" + (" because of many detailed reasons here" if longer else "")
         bad = "Answer: B" + ("" if longer else " because of many detailed reasons here")
-        cands += [Candidate(id=f"g{i}", item_id=f"i{i}", model="m1", text=good),
-                  Candidate(id=f"b{i}", item_id=f"i{i}", model="m2", text=bad)]
+        cands += [
+            Candidate(id=f"g{i}", item_id=f"i{i}", model="m1", text=good),
+            Candidate(id=f"b{i}", item_id=f"i{i}", model="m2", text=bad),
+        ]
     add(store, items, cands)
     rep = pair_items(store, strategy="correct_incorrect", balance_length=True)
     st_ = rep.categories["knowledge"]
@@ -163,8 +169,10 @@ def test_errors(sqlite_store):
         pair_items(store, cap_per_item=0)
 
 
-@given(st.lists(st.sampled_from(["Answer: A", "Answer: B", "(C) I think", "No idea at all", "D"]), min_size=0, max_size=6),
-       st.integers(0, 5))
+@given(
+    st.lists(st.sampled_from(["Answer: A", "Answer: B", "(C) I think", "No idea at all", "D"]), min_size=0, max_size=6),
+    st.integers(0, 5),
+)
 def test_pair_invariants(texts, seed):
     item = Item(id="i", prompt="q", category="vqa", reference="A")
     cands = [Candidate(id=f"c{n}", item_id="i", model=f"m{n % 3}", text=t + " " + "x" * n) for n, t in enumerate(texts)]
@@ -184,8 +192,8 @@ def test_pair_invariants(texts, seed):
 
 
 def test_cli(tmp_path, capsys):
-    from tests.support.command_runner import run_command
     from curate.store import Store
+    from tests.support.command_runner import run_command
 
     db = str(tmp_path / "s.db")
     with Store(db, images=tmp_path / "img") as s:

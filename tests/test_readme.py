@@ -98,8 +98,12 @@ def _answer(req) -> str:
 
 
 def _bash(script: str, cwd: Path, env: dict) -> str:
-    proc = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, f"walkthrough block failed:\n{script}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
+    proc = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, (
+        f"walkthrough block failed:\n{script}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
+    )
     return proc.stdout
 
 
@@ -119,8 +123,15 @@ def _label_like_annotators(db: Path) -> int:
                     pref = {"first": "second", "second": "first"}.get(pref, "first")
                 right = "correct" if pref == "first" else "incorrect"
                 store.save_label(
-                    Label(pair.id, a.name, right, "incorrect" if right == "correct" else "correct", pref,
-                          rationale="checked against the image", seconds=12.0)
+                    Label(
+                        pair.id,
+                        a.name,
+                        right,
+                        "incorrect" if right == "correct" else "correct",
+                        pref,
+                        rationale="checked against the image",
+                        seconds=12.0,
+                    )
                 )
                 n += 1
     return n

@@ -75,4 +75,6 @@ def test_generator_reproduces_the_committed_items(tmp_path, monkeypatch):
     monkeypatch.setattr(mod, "IMAGES", tmp_path / "images")
     mod.main()
     assert (tmp_path / "items.jsonl").read_text() == (SAMPLE / "items.jsonl").read_text()
-    assert sorted(p.name for p in (tmp_path / "images").iterdir()) == sorted(p.name for p in (SAMPLE / "images").iterdir())
+    assert sorted(p.name for p in (tmp_path / "images").iterdir()) == sorted(
+        p.name for p in (SAMPLE / "images").iterdir()
+    )

@@ -18,7 +18,7 @@ from curate.llm import Endpoint
 from curate.model import ImageRef, Item
 from curate.sampling import ModelSpec, load_models, request_id, sample, stored_keys
 from curate.store import Store, params_key
-from tests.support.fake_openai import Fault, FakeOpenAI, faults_then
+from tests.support.fake_openai import FakeOpenAI, Fault, faults_then
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,7 +53,8 @@ def spec(url, name="m1", samples=1, **kw) -> ModelSpec:
 # -- models file -------------------------------------------------------------------------------
 def test_load_toml_and_yaml(tmp_path):
     toml = tmp_path / "m.toml"
-    toml.write_text(textwrap.dedent("""
+    toml.write_text(
+        textwrap.dedent("""
         [defaults]
         concurrency = 3
         [defaults.params]
@@ -70,10 +71,21 @@ def test_load_toml_and_yaml(tmp_path):
         model = "b"
         concurrency = 7
         api_key_env = "B_KEY"
-    """))
+    """)
+    )
     a, b = load_models(toml)
-    assert (a.label, a.samples, a.endpoint.concurrency, dict(a.endpoint.params)) == ("a", 2, 3, {"max_tokens": 100, "temperature": 0.5})
-    assert (b.label, b.endpoint.concurrency, b.endpoint.api_key_env, dict(b.endpoint.params)) == ("b", 7, "B_KEY", {"max_tokens": 100})
+    assert (a.label, a.samples, a.endpoint.concurrency, dict(a.endpoint.params)) == (
+        "a",
+        2,
+        3,
+        {"max_tokens": 100, "temperature": 0.5},
+    )
+    assert (b.label, b.endpoint.concurrency, b.endpoint.api_key_env, dict(b.endpoint.params)) == (
+        "b",
+        7,
+        "B_KEY",
+        {"max_tokens": 100},
+    )
     yml = tmp_path / "m.yaml"
     yml.write_text("models:\n  - base_url: http://127.0.0.1:9/v1\n    model: y\n    params: {temperature: 0}\n")
     (y,) = load_models(yml)
@@ -90,13 +102,24 @@ def test_sample_models_file_is_valid():
     [
         ('[[models]]\nmodel = "a"\n', r"m.toml:1 field 'models\[0\].base_url': required"),
         ('[[models]]\nbase_url = "ftp://x"\nmodel = "a"\n', r"field 'models\[0\].base_url': 'ftp://x' is not an http"),
-        ('[[models]]\nbase_url = "http://x/v1"\nmodel = "a"\nconcurrency = 0\n', r"models\[0\].concurrency': must be at least 1"),
-        ('[[models]]\nbase_url = "http://x/v1"\nmodel = "a"\nsamples = "2"\n', r"models\[0\].samples': must be an integer"),
-        ('[[models]]\nbase_url = "http://x/v1"\nmodel = "a"\ntemprature = 1\n', r"models\[0\].temprature': unknown key"),
-        ('[[models]]\nbase_url = "http://x/v1"\nmodel = "a"\n[[models]]\nbase_url = "http://y/v1"\nmodel = "a"\n',
-         r"m.toml:4 field 'models\[1\].name': model label 'a' is used twice"),
-        ('models = []\n', r"field 'models': must be a non-empty list"),
-        ('[[models]\nbase_url = 1\n', r"m.toml:1: not valid TOML"),
+        (
+            '[[models]]\nbase_url = "http://x/v1"\nmodel = "a"\nconcurrency = 0\n',
+            r"models\[0\].concurrency': must be at least 1",
+        ),
+        (
+            '[[models]]\nbase_url = "http://x/v1"\nmodel = "a"\nsamples = "2"\n',
+            r"models\[0\].samples': must be an integer",
+        ),
+        (
+            '[[models]]\nbase_url = "http://x/v1"\nmodel = "a"\ntemprature = 1\n',
+            r"models\[0\].temprature': unknown key",
+        ),
+        (
+            '[[models]]\nbase_url = "http://x/v1"\nmodel = "a"\n[[models]]\nbase_url = "http://y/v1"\nmodel = "a"\n',
+            r"m.toml:4 field 'models\[1\].name': model label 'a' is used twice",
+        ),
+        ("models = []\n", r"field 'models': must be a non-empty list"),
+        ("[[models]\nbase_url = 1\n", r"m.toml:1: not valid TOML"),
         ('[[models]]\nbase_url = "http://x/v1"\nmodel = "a"\nparams = 3\n', r"models\[0\].params': must be a table"),
     ],
 )
@@ -171,7 +194,9 @@ def test_images_resized_and_missing_images_skipped(sqlite_store):
     store = sqlite_store
     add_items(store, 1, size=(400, 100))
     with store.write() as conn:
-        store.add_items([Item(id="broken", prompt="q", category="vqa", images=(ImageRef("gone.png", None, "missing"),))], conn=conn)
+        store.add_items(
+            [Item(id="broken", prompt="q", category="vqa", images=(ImageRef("gone.png", None, "missing"),))], conn=conn
+        )
     with FakeOpenAI() as srv:
         rep = sample(store, [spec(srv.url)], max_side=40)
         (req,) = srv.chat_requests()
@@ -247,7 +272,9 @@ def _wait_until_held(db: str, images: Path, n: int, srv: FakeOpenAI, proc: subpr
     with Store(db, images=images) as watch:
         while len(watch.candidates()) < n or len(srv.chat_requests()) <= n:
             assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, f"stored {len(watch.candidates())} of {n}, sent {len(srv.chat_requests())}"
+            assert time.monotonic() < deadline, (
+                f"stored {len(watch.candidates())} of {n}, sent {len(srv.chat_requests())}"
+            )
             time.sleep(0.2)
 
 
@@ -273,7 +300,9 @@ def test_sigkill_and_resume_sends_nothing_twice_and_loses_nothing(db_url, tmp_pa
         assert proc.returncode == -signal.SIGKILL
         with Store(db, images=tmp_path / "img") as store:
             before = {c.id: c for c in store.candidates()}
-            stored_at_kill = {request_id((c.item_id, c.model, params_key(c.params), c.sample_index)) for c in before.values()}
+            stored_at_kill = {
+                request_id((c.item_id, c.model, params_key(c.params), c.sample_index)) for c in before.values()
+            }
         assert len(before) == STORED_AT_KILL
         release.set()
         sent_before = len(srv.chat_requests())
@@ -303,9 +332,14 @@ def test_progress_bar_on_a_terminal_shows_count_rate_and_eta(tmp_path):
         models = tmp_path / "models.toml"
         models.write_text(f'[[models]]\nname = "vlm-one"\nbase_url = "{srv.url}"\nmodel = "vlm-one"\nconcurrency = 2\n')
         main_fd, sub_fd = pty.openpty()
-        proc = subprocess.Popen(SAMPLE_CMD + ["--db", db, "--images", str(tmp_path / "img"), "--models", str(models)],
-                                cwd=ROOT, stdout=subprocess.PIPE, stderr=sub_fd, text=True,
-                                env={**os.environ, "COLUMNS": "140", "TERM": "xterm"})
+        proc = subprocess.Popen(
+            SAMPLE_CMD + ["--db", db, "--images", str(tmp_path / "img"), "--models", str(models)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=sub_fd,
+            text=True,
+            env={**os.environ, "COLUMNS": "140", "TERM": "xterm"},
+        )
         os.close(sub_fd)
         chunks = []
         while True:
@@ -327,8 +361,13 @@ def test_progress_bar_on_a_terminal_shows_count_rate_and_eta(tmp_path):
 
 @pytest.mark.slow
 def test_bench_quick_runs():
-    out = subprocess.run([sys.executable, "-m", "bench.sample", "--quick", "--items", "30", "--latency", "0.05"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.sample", "--quick", "--items", "30", "--latency", "0.05"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr + out.stdout
     assert "responses stored        90 / 90" in out.stdout
     assert "sent twice (stored key) 0" in out.stdout and "responses lost          0" in out.stdout
@@ -419,8 +458,13 @@ def test_cli_exits_1_naming_failed_model_and_resumes_only_those(tmp_path, capsys
         add_items(store, 3, images=False)
     with FakeOpenAI(answer=lambda r: "fine" if r.model == "a" else Fault("500")) as srv:
         models = tmp_path / "models.toml"
-        models.write_text("".join(f'[[models]]\nname = "{n}"\nbase_url = "{srv.url}"\nmodel = "{n}"\n'
-                                  "max_retries = 1\nbackoff_base = 0.001\n" for n in ("a", "b")))
+        models.write_text(
+            "".join(
+                f'[[models]]\nname = "{n}"\nbase_url = "{srv.url}"\nmodel = "{n}"\n'
+                "max_retries = 1\nbackoff_base = 0.001\n"
+                for n in ("a", "b")
+            )
+        )
         args = ["--db", db, "--images", str(tmp_path / "img"), "--models", str(models)]
         assert run_command("sample", args) == 1
         out, err = capsys.readouterr()

@@ -4,7 +4,8 @@ rules reproduced (mmrb_eval/scoring.py)."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from curate.judging.records import Judgment
 from mmrb_eval.records import EvalPair
@@ -126,7 +127,10 @@ def test_both_orders_mmrb2_rule_and_position_bias():
     # (1 + 0 + 1 + 0) / 4 judgments
     assert r["overall"]["correct_n"] == "2/4"
     # leaving unread answers out instead (what MMRB2's judging script does before writing)
-    assert score(pairs, js, preset_options("mmrb2", parse_failure="excluded", bootstrap=0))["overall"]["correct_n"] == "2/3"
+    assert (
+        score(pairs, js, preset_options("mmrb2", parse_failure="excluded", bootstrap=0))["overall"]["correct_n"]
+        == "2/3"
+    )
     pos = r["position"]
     assert pos["first_shown_picked"] == {"rate": round(2 / 3, 6), "count": 2, "n": 3}
     # chosen shown first: r1 forward (right) -> 1/1; chosen shown second: r1 reverse (wrong), r2 forward (right)
@@ -232,7 +236,9 @@ def test_size_weighted_uses_dataset_sizes_by_default():
 
 def test_acc_plus():
     # prompt g1: three pairs all right; g2: two pairs, one wrong -> Acc+ 1/2, Acc 4/5
-    pairs = [P(f"g1#{i}", "first", group="g1") for i in range(3)] + [P(f"g2#{i}", "first", group="g2") for i in range(2)]
+    pairs = [P(f"g1#{i}", "first", group="g1") for i in range(3)] + [
+        P(f"g2#{i}", "first", group="g2") for i in range(2)
+    ]
     js = [J(p.id, "first") for p in pairs[:4]] + [J("g2#1", "second")]
     r = score(pairs, js, ScoringOptions(bootstrap=0))
     assert r["overall"]["correct_n"] == "4/5"
@@ -274,9 +280,16 @@ def F(pid, order="forward", i=0):
 
 
 ALL_OPTIONS = [
-    *(ScoringOptions(parse_failure=pf, missing=m, aggregate=a, bootstrap=0)
-      for pf in ("coin", "wrong", "half", "excluded") for m in ("excluded", "wrong") for a in ("each", "majority")),
-    *(preset_options(name, bootstrap=0) for name in ("mmrb", "vlrewardbench", "mmrb2", "r1-mmrb", "r1-vlrewardbench", "r1-mm-rlhf")),
+    *(
+        ScoringOptions(parse_failure=pf, missing=m, aggregate=a, bootstrap=0)
+        for pf in ("coin", "wrong", "half", "excluded")
+        for m in ("excluded", "wrong")
+        for a in ("each", "majority")
+    ),
+    *(
+        preset_options(name, bootstrap=0)
+        for name in ("mmrb", "vlrewardbench", "mmrb2", "r1-mmrb", "r1-vlrewardbench", "r1-mm-rlhf")
+    ),
 ]
 
 
@@ -306,7 +319,11 @@ def test_failed_requests_draw_no_coin_and_cast_no_vote():
     assert b["n_failed"] == 2 and b["pairs_without_answer"] == 0 and not b["complete"]
     # a majority vote over the answers only: 1 right of 1, the two failures do not outvote it
     pairs = [P("v", "first")]
-    r = score(pairs, [F("v"), J("v", "first", i=1), F("v", i=2)], preset_options("vlrewardbench", grouping="category", bootstrap=0))
+    r = score(
+        pairs,
+        [F("v"), J("v", "first", i=1), F("v", i=2)],
+        preset_options("vlrewardbench", grouping="category", bootstrap=0),
+    )
     assert r["overall"]["correct_n"] == "1/1" and r["excluded_units"] == 0
 
 
@@ -314,8 +331,12 @@ OUTCOME = st.sampled_from(["first", "second", "tie", None, "both", "error", "err
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 6), OUTCOME, st.sampled_from(["forward", "reverse"]), st.integers(0, 2)), max_size=30),
-       st.lists(st.sampled_from(["first", "second"]), min_size=7, max_size=7))
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 6), OUTCOME, st.sampled_from(["forward", "reverse"]), st.integers(0, 2)), max_size=30
+    ),
+    st.lists(st.sampled_from(["first", "second"]), min_size=7, max_size=7),
+)
 def test_failed_requests_change_no_figure(rows, labels):
     # Under every option, a file with failed requests scores as the same file without them
     # (and without the pairs that have nothing else), and the failures are counted apart.
@@ -335,12 +356,18 @@ def test_failed_requests_change_no_figure(rows, labels):
     for opts in ALL_OPTIONS:
         a = score(pairs, js, opts)
         b = score(kept_pairs, answered, opts)
-        used = [j for j in js if j.outcome == "error" and (opts.samples_used is None or j.sample_index < opts.samples_used)]
+        used = [
+            j for j in js if j.outcome == "error" and (opts.samples_used is None or j.sample_index < opts.samples_used)
+        ]
         assert a["n_failed"] == len(used) and a["complete"] == (not used)
         assert bool(a["warnings"]) == bool(used)
         for key in ("overall", "macro", "unit_statuses", "excluded_units", "parse_failure_rate", "tie_rate"):
             if key in ("overall", "macro"):
-                assert (a[key].get("correct"), a[key].get("n"), a[key]["accuracy"]) == (b[key].get("correct"), b[key].get("n"), b[key]["accuracy"]), (key, opts)
+                assert (a[key].get("correct"), a[key].get("n"), a[key]["accuracy"]) == (
+                    b[key].get("correct"),
+                    b[key].get("n"),
+                    b[key]["accuracy"],
+                ), (key, opts)
             else:
                 assert a[key] == b[key], (key, opts)
         for c, s in b["categories"].items():

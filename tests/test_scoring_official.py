@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
-from tests.support.data import shared
 from mmrb_eval.datasets import read_dataset
 from mmrb_eval.formats import read_judgment_file, read_judgments
 from mmrb_eval.scoring import preset_options, score
+from tests.support.data import shared
 
 
 def write_jsonl(path, rows):
@@ -39,8 +39,13 @@ def test_mmrb_bracket_rule_and_the_coin_sequence(tmp_path):
         ("B", "hmm"),  # fifth coin, B -> right
         ("A", "[[B]] then [[A]]"),  # [[A]] anywhere wins: A, right (the flaw, counted)
     ]
-    path = write_jsonl(tmp_path / "o.jsonl", [{"ID": f"vqa_{i}", "Label": label, "output": text, "Meta": {"Category": "vqa"}}
-                                              for i, (label, text) in enumerate(rows)])
+    path = write_jsonl(
+        tmp_path / "o.jsonl",
+        [
+            {"ID": f"vqa_{i}", "Label": label, "output": text, "Meta": {"Category": "vqa"}}
+            for i, (label, text) in enumerate(rows)
+        ],
+    )
     r = run(path, "mmrb", "mmrb")
     assert r["overall"]["correct_n"] == "4/7"
     assert r["unit_statuses"] == {"coin": 5, "correct": 2}
@@ -51,8 +56,13 @@ def test_mmrb_bracket_rule_and_the_coin_sequence(tmp_path):
 
 # -- VL-RewardBench ----------------------------------------------------------------------
 def vlrb_record(pid, query, responses, ranking, rn, text):
-    return {"id": pid, "query": query, "response": responses, "ranking": ranking,
-            "meta": {"random_number": rn, "filter_choice": text, "flag_status": "stale"}}
+    return {
+        "id": pid,
+        "query": query,
+        "response": responses,
+        "ranking": ranking,
+        "meta": {"random_number": rn, "filter_choice": text, "flag_status": "stale"},
+    }
 
 
 def test_vlrb_literal_records(tmp_path):
@@ -94,7 +104,9 @@ def test_vlrb_literal_records(tmp_path):
     # flag_status as written ("stale") is not a status cal.py counts: every record is ignored
     r = run(path, "vlrewardbench", "vlrewardbench", trust_flag=True)
     assert r["overall"]["n"] == 0 and r["judgments"] == 0
-    assert r["warnings"] == ["14 records whose flag_status is not agree, reject or doesntMatch are ignored, as cal.py does"]
+    assert r["warnings"] == [
+        "14 records whose flag_status is not agree, reject or doesntMatch are ignored, as cal.py does"
+    ]
     # k=1: one sample per item after cal.py's seeded shuffle
     js1, _ = read_judgments(path, "vlrewardbench", vlrb_k=1)
     assert len(js1) == 4 and sorted(j.sample_index for j in js1) == [0, 0, 0, 0]
@@ -115,11 +127,16 @@ def test_vlrb_records_against_the_text_copy_keep_their_verdicts(tmp_path):
     # the text copy has no response order: read_dataset orients each pair by a hash of its id,
     # so some pairs show the rejected response first. A record's "agree" is still right.
     ids = [f"hallucination_{i}" for i in range(8)]
-    ds = write_jsonl(tmp_path / "pairs.jsonl", [{"id": i, "prompt": "q", "chosen": f"good {i}", "rejected": f"bad {i}"} for i in ids])
+    ds = write_jsonl(
+        tmp_path / "pairs.jsonl", [{"id": i, "prompt": "q", "chosen": f"good {i}", "rejected": f"bad {i}"} for i in ids]
+    )
     pairs = read_dataset(ds)
     assert {p.preferred for p in pairs} == {"first", "second"}
-    recs = [vlrb_record(i, "q", [f"good {i}", f"bad {i}"], [0, 1], rn, f"Overall Judgment: Answer {1 + rn} is better")
-            for i in ids for rn in (0, 1)]
+    recs = [
+        vlrb_record(i, "q", [f"good {i}", f"bad {i}"], [0, 1], rn, f"Overall Judgment: Answer {1 + rn} is better")
+        for i in ids
+        for rn in (0, 1)
+    ]
     path = write_jsonl(tmp_path / "infer.jsonl", recs)
     r = run(path, "vlrewardbench", "vlrewardbench", pairs)
     assert r["overall"]["correct_n"] == "8/8" and r["warnings"] == []
@@ -134,15 +151,25 @@ def test_vlrb_records_against_the_text_copy_keep_their_verdicts(tmp_path):
 # -- MMRB2 -------------------------------------------------------------------------------
 def test_mmrb2_missing_and_unread_judgements(tmp_path):
     gt = tmp_path / "t2i_response_only.json"
-    gt.write_text(json.dumps({"pairs": [{"id": i, "response_a": "x", "response_b": "y", "chosen": c}
-                                        for i, c in zip("abcde", "ABABA")]}))
+    gt.write_text(
+        json.dumps(
+            {"pairs": [{"id": i, "response_a": "x", "response_b": "y", "chosen": c} for i, c in zip("abcde", "ABABA")]}
+        )
+    )
     preds = tmp_path / "preds.json"
-    preds.write_text(json.dumps({
-        "a": {},  # named: evaluated, no judgement
-        "b": {"forward": [], "reverse": []},  # named: evaluated, no judgement
-        "c": {"forward": [{"judgement": "a"}], "reverse": [{"judgement": 1}]},  # counted, both wrong
-        "d": {"forward": [{"judgement": "B"}, {"judgement": "A"}], "reverse": [{"judgement": None}]},  # right; skipped
-    }))  # e: missing
+    preds.write_text(
+        json.dumps(
+            {
+                "a": {},  # named: evaluated, no judgement
+                "b": {"forward": [], "reverse": []},  # named: evaluated, no judgement
+                "c": {"forward": [{"judgement": "a"}], "reverse": [{"judgement": 1}]},  # counted, both wrong
+                "d": {
+                    "forward": [{"judgement": "B"}, {"judgement": "A"}],
+                    "reverse": [{"judgement": None}],
+                },  # right; skipped
+            }
+        )
+    )  # e: missing
     r = run(preds, "mmrb2", "mmrb2", read_dataset(gt))
     assert r["overall"]["correct_n"] == "1/3"
     assert r["missing_pairs"] == 1 and r["unjudged_listed_pairs"] == 2
@@ -172,12 +199,23 @@ def test_r1_rewards_mm_rlhf_acc_and_acc_plus(tmp_path):
 
 def test_r1_rewards_vl_groups_and_macro(tmp_path):
     # R1-Reward's classify_id is case-sensitive: "RLAIF-V-1" is general there, not hallucination
-    rows = [{"id": "RLAIF-V-1", "rewards": [1, 0]}, {"id": "rlhf_2", "rewards": [0, 1]}, {"id": "mmmu_3", "rewards": [1, 0]}]
+    rows = [
+        {"id": "RLAIF-V-1", "rewards": [1, 0]},
+        {"id": "rlhf_2", "rewards": [0, 1]},
+        {"id": "mmmu_3", "rewards": [1, 0]},
+    ]
     path = write_jsonl(tmp_path / "vl.jsonl", [{"prompt": "q", "chosen": "c", "rejected": "r", **x} for x in rows])
     r = run(path, "r1-rewards", "r1-vlrewardbench")
-    assert {g: s["correct_n"] for g, s in r["categories"].items()} == {"general": "1/1", "hallucination": "0/1", "reasoning": "1/1"}
+    assert {g: s["correct_n"] for g, s in r["categories"].items()} == {
+        "general": "1/1",
+        "hallucination": "0/1",
+        "reasoning": "1/1",
+    }
     assert r["macro"]["accuracy"] == round(2 / 3, 6)
     # an empty group counts as 0 in its macro
     path = write_jsonl(tmp_path / "vl2.jsonl", [{"prompt": "q", "chosen": "c", "rejected": "r", **rows[0]}])
     r = run(path, "r1-rewards", "r1-vlrewardbench")
-    assert r["macro"]["accuracy"] == round(1 / 3, 6) and r["macro"]["empty_groups_as_zero"] == ["hallucination", "reasoning"]
+    assert r["macro"]["accuracy"] == round(1 / 3, 6) and r["macro"]["empty_groups_as_zero"] == [
+        "hallucination",
+        "reasoning",
+    ]

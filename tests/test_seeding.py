@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import hashlib
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from curate import seeding
 
@@ -71,5 +72,7 @@ def test_ingest_and_labelstudio_call_sites():
     assert left_side("pair-9", 3) == ("first" if h[0] & 1 == 0 else "second")
     assert id_hash("a", "b", n=8) == hashlib.sha256(b"a\x00b\x00").hexdigest()[:8]
     flips = [seeded_swap(f"k{i}") for i in range(200)]
-    assert flips == [int(hashlib.sha256(f"order\x00k{i}\x00".encode()).hexdigest()[:8], 16) % 2 == 1 for i in range(200)]
+    assert flips == [
+        int(hashlib.sha256(f"order\x00k{i}\x00".encode()).hexdigest()[:8], 16) % 2 == 1 for i in range(200)
+    ]
     assert 60 < sum(flips) < 140

@@ -13,7 +13,7 @@ from curate.errors import MmrbError
 from curate.llm import Endpoint
 from curate.model import Candidate, ImageRef, Item, Pair
 from curate.selection import FAILED, MISSING, SelectReport, decide, judge_outcome, select
-from tests.support.fake_openai import Fault, FakeOpenAI
+from tests.support.fake_openai import FakeOpenAI, Fault
 
 
 def picture(seed: int, size=(64, 64), fmt="PNG") -> bytes:
@@ -36,8 +36,10 @@ def setup(store, specs):
             refs = (ImageRef(f"{iid}.png", s.sha256, "ok", s.width, s.height),)
         items.append(Item(id=iid, prompt=prompt, category=cat, images=refs))
         good, bad = f"{iid}-good", f"{iid}-bad"
-        cands += [Candidate(id=good, item_id=iid, model="m1", text=f"GOOD answer for {iid}"),
-                  Candidate(id=bad, item_id=iid, model="m2", text=f"poor answer for {iid}")]
+        cands += [
+            Candidate(id=good, item_id=iid, model="m1", text=f"GOOD answer for {iid}"),
+            Candidate(id=bad, item_id=iid, model="m2", text=f"poor answer for {iid}"),
+        ]
         first_good = int(iid[-1]) % 2 == 0  # both sides occur
         a, b = (good, bad) if first_good else (bad, good)
         kp = None if known is None else ("first" if first_good else "second")
@@ -61,8 +63,10 @@ def test_judge_outcome():
 
 
 def _pairs(n, cat="vqa"):
-    return [Pair(id=f"p{i}", item_id=f"i{i}", first_id="a", second_id="b", origin="t", known_preference="first")
-            for i in range(n)]
+    return [
+        Pair(id=f"p{i}", item_id=f"i{i}", first_id="a", second_id="b", origin="t", known_preference="first")
+        for i in range(n)
+    ]
 
 
 def test_decide_m_of_n_and_reasons():
@@ -99,8 +103,14 @@ def test_decide_only_from_valid_verdicts():
     ps = _pairs(6)
     cat = {p.id: "vqa" for p in ps}
     verdicts = {  # 3 judges, m = 2
-        "j1": {"p0": FAIL, "p1": WRONG, "p2": RIGHT, "p3": WRONG, "p4": {"forward": None, "reverse": None},
-               "p5": {"forward": "first", "reverse": FAILED}},
+        "j1": {
+            "p0": FAIL,
+            "p1": WRONG,
+            "p2": RIGHT,
+            "p3": WRONG,
+            "p4": {"forward": None, "reverse": None},
+            "p5": {"forward": "first", "reverse": FAILED},
+        },
         "j2": {"p0": FAIL, "p1": FLIP, "p2": RIGHT, "p3": RIGHT, "p4": WRONG, "p5": RIGHT},
         "j3": {"p0": FAIL, "p1": FAIL, "p2": FAIL, "p3": FAIL, "p4": RIGHT, "p5": RIGHT},
     }
@@ -119,7 +129,9 @@ def test_decide_only_from_valid_verdicts():
     # one order failed: the judge has no verdict on the pair
     assert out["p5"].status == "dropped" and rep.judge_outcomes["j1"]["failed"] == 2
     assert rep.easy == 2 and rep.kept == 1 and set(rep.unjudged) == {"p0", "p3", "p4"}
-    assert "3 unjudged" in "\n".join(rep.lines()) and "unjudged p0: j1 failed, j2 failed, j3 failed" in "\n".join(rep.lines())
+    assert "3 unjudged" in "\n".join(rep.lines()) and "unjudged p0: j1 failed, j2 failed, j3 failed" in "\n".join(
+        rep.lines()
+    )
 
 
 def test_target_waits_for_unjudged_pairs_ranked_before():
@@ -144,9 +156,17 @@ CELL = {"right": RIGHT, "wrong": WRONG, "flip": FLIP, "fail": FAIL, "unparsed": 
 
 
 @settings(max_examples=150, deadline=None)
-@given(hs.integers(1, 3).flatmap(lambda n: hs.tuples(
-    hs.just(n), hs.integers(1, n), hs.lists(hs.lists(verdict_of, min_size=n, max_size=n), min_size=1, max_size=5),
-    hs.one_of(hs.none(), hs.integers(0, 3)))), hs.randoms(use_true_random=False))
+@given(
+    hs.integers(1, 3).flatmap(
+        lambda n: hs.tuples(
+            hs.just(n),
+            hs.integers(1, n),
+            hs.lists(hs.lists(verdict_of, min_size=n, max_size=n), min_size=1, max_size=5),
+            hs.one_of(hs.none(), hs.integers(0, 3)),
+        )
+    ),
+    hs.randoms(use_true_random=False),
+)
 def test_a_failure_never_decides_a_pair(case, rnd):
     """Whatever the failed or unparsed verdicts would have been, every decided pair gets the
     same status: the decision comes from the valid verdicts alone. Every completion of the
@@ -192,14 +212,17 @@ def test_stratified_target_seeded():
 
 
 def test_duplicates(sqlite_store):
-    setup(sqlite_store, [
-        ("i1", "How many cats?", 1, "vqa", (64, 64), "k"),
-        ("i2", "how many cats", 1, "vqa", (48, 48), "k"),  # same picture re-encoded smaller + same prompt
-        ("i3", "What colour is it?", 1, "vqa", (64, 64), "k"),  # same picture, other question
-        ("i4", "How many cats?", 2, "vqa", (64, 64), "k"),  # same prompt, other picture
-        ("t1", "Name a prime.", None, "vqa", None, "k"),
-        ("t2", "name a prime", None, "vqa", None, "k"),
-    ])
+    setup(
+        sqlite_store,
+        [
+            ("i1", "How many cats?", 1, "vqa", (64, 64), "k"),
+            ("i2", "how many cats", 1, "vqa", (48, 48), "k"),  # same picture re-encoded smaller + same prompt
+            ("i3", "What colour is it?", 1, "vqa", (64, 64), "k"),  # same picture, other question
+            ("i4", "How many cats?", 2, "vqa", (64, 64), "k"),  # same prompt, other picture
+            ("t1", "Name a prime.", None, "vqa", None, "k"),
+            ("t2", "name a prime", None, "vqa", None, "k"),
+        ],
+    )
     groups = find_duplicates(sqlite_store, sqlite_store.items())
     got = {(g.kind, g.keep, g.duplicates) for g in groups}
     assert got == {("image", "i1", ("i2", "i3")), ("prompt", "i1", ("i2",)), ("prompt", "t1", ("t2",))}
@@ -220,13 +243,16 @@ def _answers(req) -> str:
 
 
 def test_select_end_to_end(store):
-    setup(store, [
-        ("i1", "q1", 1, "vqa", (64, 64), "k"),
-        ("i2", "q2", 3, "vqa", (64, 64), "k"),
-        ("i3", "q3", 4, "reasoning", (64, 64), "k"),
-        ("i4", "q4", 5, "vqa", (64, 64), None),  # no known answer
-        ("i5", "q1", 1, "vqa", (64, 64), "k"),  # duplicate of i1
-    ])
+    setup(
+        store,
+        [
+            ("i1", "q1", 1, "vqa", (64, 64), "k"),
+            ("i2", "q2", 3, "vqa", (64, 64), "k"),
+            ("i3", "q3", 4, "reasoning", (64, 64), "k"),
+            ("i4", "q4", 5, "vqa", (64, 64), None),  # no known answer
+            ("i5", "q1", 1, "vqa", (64, 64), "k"),  # duplicate of i1
+        ],
+    )
     with FakeOpenAI(_answers) as srv:
         judges = [Endpoint(base_url=srv.url, model=m, concurrency=4) for m in ("oracle", "fooled", "biased")]
         rep = select(store, judges, m=2, drop_duplicate_prompts=True)
@@ -239,7 +265,10 @@ def test_select_end_to_end(store):
         p1 = store.get_pair("p-i1")
         assert p1.status == "selected" and p1.reason.startswith("select: hard: 2 of 3")
         assert p1.metadata["selection"] == {"oracle": "right", "fooled": "wrong", "biased": "inconsistent"}
-        assert store.get_pair("p-i5").status == "dropped" and "duplicate prompt and image of item i1" in store.get_pair("p-i5").reason
+        assert (
+            store.get_pair("p-i5").status == "dropped"
+            and "duplicate prompt and image of item i1" in store.get_pair("p-i5").reason
+        )
         assert store.get_pair("p-i4").status == "candidate" and "no known answer" in store.get_pair("p-i4").reason
 
         # rerun with a stricter m: judge runs resume (no new requests), decisions change
@@ -288,21 +317,38 @@ def _broken(kind: str):
         if kind == "huge":
             return "Overall Judgment: Answer 1 is better. " + "x" * 5000
         return Fault(kind)
+
     return answer
 
 
 @pytest.mark.parametrize("kind", ["500", "malformed", "drop", "empty", "huge", "garbage", "dead"])
 def test_failing_judges_decide_nothing_and_rerun_resends_only_them(sqlite_store, kind):
     store = sqlite_store
-    setup(store, [("i1", "q1", None, "vqa", None, "k"), ("i2", "q2", None, "vqa", None, "k"),
-                  ("i3", "q3", None, "reasoning", None, "k")])
+    setup(
+        store,
+        [
+            ("i1", "q1", None, "vqa", None, "k"),
+            ("i2", "q2", None, "vqa", None, "k"),
+            ("i3", "q3", None, "reasoning", None, "k"),
+        ],
+    )
     store.update_pair("p-i3", status="selected", reason="select: hard: 2 of 2 judges wrong or inconsistent (x, y)")
     before = {p.id: (p.status, p.reason, p.metadata) for p in store.pairs()}
     mode = {"answer": _broken(kind)}
     with FakeOpenAI(lambda req: mode["answer"](req)) as srv:
         url = "http://127.0.0.1:9/v1" if kind == "dead" else srv.url
-        judges = [Endpoint(base_url=url, model=m, concurrency=2, max_retries=1, backoff_base=0.001, timeout=5,
-                           max_response_chars=1000) for m in ("oracle", "fooled")]
+        judges = [
+            Endpoint(
+                base_url=url,
+                model=m,
+                concurrency=2,
+                max_retries=1,
+                backoff_base=0.001,
+                timeout=5,
+                max_response_chars=1000,
+            )
+            for m in ("oracle", "fooled")
+        ]
         rep = select(store, judges, m=2)
         # no pair was dropped or kept on failures: every one is as it was, and listed as unjudged
         assert {p.id: (p.status, p.reason, p.metadata) for p in store.pairs()} == before
@@ -318,8 +364,10 @@ def test_failing_judges_decide_nothing_and_rerun_resends_only_them(sqlite_store,
         # a rerun after one judge's failures were fixed sends only the failed judgments
         mode["answer"] = _answers
         if kind == "dead":
-            judges = [Endpoint(base_url=srv.url, model=m, concurrency=2, max_response_chars=1000)
-                      for m in ("oracle", "fooled")]
+            judges = [
+                Endpoint(base_url=srv.url, model=m, concurrency=2, max_response_chars=1000)
+                for m in ("oracle", "fooled")
+            ]
         srv.reset()
         rep = select(store, judges, m=2)
         assert srv.count() == 12 and rep.complete and not rep.unjudged
@@ -339,18 +387,26 @@ def test_cli_select_exits_1_on_failed_requests_and_names_them(tmp_path, capsys):
     mode = {"answer": lambda req: Fault("500")}
     with FakeOpenAI(lambda req: mode["answer"](req)) as srv:
         models = tmp_path / "judges.toml"
-        models.write_text("".join(
-            f'[[models]]\nname = "{m}"\nbase_url = "{srv.url}"\nmodel = "{m}"\nmax_retries = 1\nbackoff_base = 0.001\n'
-            for m in ("oracle", "fooled")))
+        models.write_text(
+            "".join(
+                f'[[models]]\nname = "{m}"\nbase_url = "{srv.url}"\nmodel = "{m}"\nmax_retries = 1\nbackoff_base = 0.001\n'
+                for m in ("oracle", "fooled")
+            )
+        )
         assert run_command("select", ["--db", db, "--images", img, "--judges", str(models)]) == 1
         out, err = capsys.readouterr()
         assert "kept 0; dropped 0 easy" in out and "2 unjudged" in out
-        assert "judge oracle: 4 of 4 judgments failed after retries (4 HTTP 500; e.g. HTTP 500: server error (after 2 attempts))" in err
+        assert (
+            "judge oracle: 4 of 4 judgments failed after retries (4 HTTP 500; e.g. HTTP 500: server error (after 2 attempts))"
+            in err
+        )
         assert "judge fooled: 4 of 4" in err and "rerun the same command to send only those" in err
         with Store(db, images=img) as s:
             assert {p.status for p in s.pairs()} == {"candidate"}
             assert {(r.judge, r.status, r.planned, r.failed) for r in s.judge_runs("select")} == {
-                ("oracle", "incomplete", 4, 4), ("fooled", "incomplete", 4, 4)}
+                ("oracle", "incomplete", 4, 4),
+                ("fooled", "incomplete", 4, 4),
+            }
         mode["answer"] = _answers
         assert run_command("select", ["--db", db, "--images", img, "--judges", str(models)]) == 0
         assert "dropped 2 easy" in capsys.readouterr().out

@@ -250,8 +250,11 @@ def test_an_open_tab_stops_at_once_undo_included(app_env, monkeypatch, how):
     _submit_sign_in(at, "alice", PASSWORD)
     _label_first_pair(at)
     assert app_env.get_label("p0", "alice") is not None
-    argv = {"reset-password": ["reset-password", "alice", "--password-stdin"],
-            "disable": ["disable", "alice"], "sign-out": ["sign-out", "alice"]}[how]
+    argv = {
+        "reset-password": ["reset-password", "alice", "--password-stdin"],
+        "disable": ["disable", "alice"],
+        "sign-out": ["sign-out", "alice"],
+    }[how]
     assert _cli([*argv, "--db", app_env.db], monkeypatch, "brand new password\n") == 0
     at.button(key="act_undo").click().run()  # the tab is still open; Undo must not act
     assert not at.exception, at.exception
@@ -290,8 +293,9 @@ def _served(store):
     async def media(request):  # stands in for Streamlit's media route behind the guard
         return Response(b"jpeg bytes", media_type="image/jpeg")
 
-    return Starlette(routes=web.routes(lambda: store) + [Route("/media/{name}", media)],
-                     middleware=web.middleware(lambda: store))
+    return Starlette(
+        routes=web.routes(lambda: store) + [Route("/media/{name}", media)], middleware=web.middleware(lambda: store)
+    )
 
 
 def test_the_cookie_is_set_by_the_server_httponly_and_media_needs_a_live_one(store, alice):
@@ -332,8 +336,13 @@ def test_plain_http_gets_no_secure_flag_and_delete_ends_the_session(store, alice
 
 
 # -- the organisation's sign-in (st.login): its identity cookie is Streamlit's, 30 days ----
-OIDC_SECRETS = {"redirect_uri": "http://127.0.0.1:8501/oauth2callback", "cookie_secret": "x" * 32,
-                "client_id": "mmrb", "client_secret": "s", "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration"}
+OIDC_SECRETS = {
+    "redirect_uri": "http://127.0.0.1:8501/oauth2callback",
+    "cookie_secret": "x" * 32,
+    "client_id": "mmrb",
+    "client_secret": "s",
+    "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration",
+}
 ANN = "ann@example.org"
 
 
@@ -377,8 +386,8 @@ def test_an_organisation_identity_older_than_the_end_of_sessions_starts_none(sql
 def test_a_store_from_before_sessions_gets_them_when_opened(db_url, tmp_path):
     from sqlalchemy import inspect, update
 
-    from curate.store import schema as S
     from curate.store import Store
+    from curate.store import schema as S
 
     with Store(db_url, images=tmp_path / "img") as s:  # make it look like a version-1 store
         with s.write() as c:

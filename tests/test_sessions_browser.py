@@ -32,9 +32,8 @@ ENDED = "Your session has ended"
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory):
     """Two `streamlit run app.py` processes on one PostgreSQL database."""
-    from tests.support.services import ensure_postgres, new_pg_database
-
     from curate.store import Store
+    from tests.support.services import ensure_postgres, new_pg_database
 
     if not os.path.exists(CHROMIUM):
         unavailable(f"{CHROMIUM} is not installed (tests/setup-system.sh installs it)")
@@ -110,8 +109,15 @@ def sees_sign_in_page(page, ended: bool = True) -> None:
 
 def mmrb(*argv: str, stdin: str = "") -> str:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    r = subprocess.run([sys.executable, "-m", "curate.cli", *argv], input=stdin, capture_output=True, text=True,
-                       cwd=ROOT, env=env, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "curate.cli", *argv],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     return r.stdout
 

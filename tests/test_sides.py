@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from curate import sides
 
@@ -15,8 +16,18 @@ preference = st.sampled_from(["first", "second", "tie", None])
 value = st.one_of(st.none(), st.integers(), st.text(max_size=3))
 
 # the spelled-out tables the module replaces, as an independent oracle
-SWAP = {"first": "second", "second": "first", "A": "B", "B": "A", "left": "right", "right": "left",
-        "forward": "reverse", "reverse": "forward", "tie": "tie", None: None}
+SWAP = {
+    "first": "second",
+    "second": "first",
+    "A": "B",
+    "B": "A",
+    "left": "right",
+    "right": "left",
+    "forward": "reverse",
+    "reverse": "forward",
+    "tie": "tie",
+    None: None,
+}
 JUDGE = {"forward": {"A": "first", "B": "second"}, "reverse": {"A": "second", "B": "first"}}
 SCREEN = {"first": {"left": "first", "right": "second"}, "second": {"left": "second", "right": "first"}}
 

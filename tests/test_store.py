@@ -6,27 +6,39 @@ import pytest
 from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 
-from curate.store import migrations as M
-from curate.store import schema as S
 from curate.errors import StoreError
 from curate.model import Adjudication, Annotator, Assignment, Candidate, ImageRef, Item, Label, Pair
 from curate.store import ConflictError, Store
+from curate.store import migrations as M
+from curate.store import schema as S
 
 
 def _seed(store: Store, n_pairs: int = 3) -> None:
     store.add_items(
-        [Item(id=f"i{n}", prompt=f"What is {n}?", category="vqa", images=(ImageRef("x.png", None, "missing"),))
-         for n in range(n_pairs)]
+        [
+            Item(id=f"i{n}", prompt=f"What is {n}?", category="vqa", images=(ImageRef("x.png", None, "missing"),))
+            for n in range(n_pairs)
+        ]
     )
     store.add_candidates(
-        [Candidate(id=f"i{n}/{m}", item_id=f"i{n}", model=m, text=f"{m} says {n}") for n in range(n_pairs) for m in "ab"]
+        [
+            Candidate(id=f"i{n}/{m}", item_id=f"i{n}", model=m, text=f"{m} says {n}")
+            for n in range(n_pairs)
+            for m in "ab"
+        ]
     )
     store.add_pairs(
-        [Pair(id=f"p{n}", item_id=f"i{n}", first_id=f"i{n}/a", second_id=f"i{n}/b", origin="test") for n in range(n_pairs)]
+        [
+            Pair(id=f"p{n}", item_id=f"i{n}", first_id=f"i{n}/a", second_id=f"i{n}/b", origin="test")
+            for n in range(n_pairs)
+        ]
     )
     store.add_annotator(Annotator("ann"))
     store.add_assignments(
-        [Assignment(pair_id=f"p{n}", annotator="ann", left="first" if n % 2 else "second", seq=n) for n in range(n_pairs)]
+        [
+            Assignment(pair_id=f"p{n}", annotator="ann", left="first" if n % 2 else "second", seq=n)
+            for n in range(n_pairs)
+        ]
     )
 
 
@@ -79,7 +91,9 @@ def test_import_is_one_transaction(store):
 def test_newer_schema_is_refused(db_url, tmp_path):
     s = Store(db_url, images=tmp_path / "im")
     with s.write() as c:
-        c.execute(update(S.settings).where(S.settings.c.key == "schema_version").values(value=str(M.SCHEMA_VERSION + 1)))
+        c.execute(
+            update(S.settings).where(S.settings.c.key == "schema_version").values(value=str(M.SCHEMA_VERSION + 1))
+        )
     s.close()
     with pytest.raises(StoreError, match="newer mmrb-studio"):
         Store(db_url, images=tmp_path / "im")
@@ -120,10 +134,16 @@ def test_processes_opening_a_new_store_at_once_all_succeed(db_url, tmp_path):
     import subprocess
     import sys
 
-    code = ("import sys\nfrom curate.store import Store\n"
-            "Store(sys.argv[1], images=sys.argv[2]).close()\nprint('ok')")
-    procs = [subprocess.Popen([sys.executable, "-c", code, db_url, str(tmp_path / "im")],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    code = "import sys\nfrom curate.store import Store\nStore(sys.argv[1], images=sys.argv[2]).close()\nprint('ok')"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, db_url, str(tmp_path / "im")],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
     results = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0, 0, 0, 0], [err for _, err in results]
     with Store(db_url, images=tmp_path / "im") as s:
@@ -169,23 +189,47 @@ def test_counts_and_tallies(store):
     store.save_label(Label("p1", "ann", status="skipped"))
     c = store.counts()
     assert (c.items, c.candidates, c.pairs, c.annotators, c.assignments, c.labels, c.adjudications, c.judge_runs) == (
-        3, 6, 3, 1, 3, 2, 0, 0)
-    assert list(c.as_dict()) == ["items", "candidates", "pairs", "annotators", "assignments", "labels",
-                                 "adjudications", "judge_runs"]
+        3,
+        6,
+        3,
+        1,
+        3,
+        2,
+        0,
+        0,
+    )
+    assert list(c.as_dict()) == [
+        "items",
+        "candidates",
+        "pairs",
+        "annotators",
+        "assignments",
+        "labels",
+        "adjudications",
+        "judge_runs",
+    ]
     t = store.tallies()
     assert t.pairs_by_status == {"candidate": 3} and t.labels_by_status == {"submitted": 1, "skipped": 1}
     assert t.assignments_by_state == {"done": 2, "open": 1} and t.image_refs_by_status == {"missing": 3}
     assert t.labels_per_pair == {0: 2, 1: 1} and t.label_sources == {"app": 2}
     vqa = t.categories["vqa"]
     assert (vqa.items, vqa.candidates, vqa.pairs, vqa.selected, vqa.labels) == (3, 6, 3, 0, 1)
-    assert [(r.item_id, r.status) for r in store.image_refs(stored=False, limit=2)] == [("i0", "missing"), ("i1", "missing")]
+    assert [(r.item_id, r.status) for r in store.image_refs(stored=False, limit=2)] == [
+        ("i0", "missing"),
+        ("i1", "missing"),
+    ]
     assert store.stored_image_uses() == []
     (w,) = store.annotator_work()
     assert (w.annotator, w.assigned, w.done) == ("ann", 3, 2)
     assert sorted((o.pair_id, o.assigned, o.submitted, o.waiting_on) for o in store.pair_overlap()) == [
-        ("p0", 1, 1, ()), ("p1", 1, 0, ()), ("p2", 1, 0, ("ann",))]
+        ("p0", 1, 1, ()),
+        ("p1", 1, 0, ()),
+        ("p2", 1, 0, ("ann",)),
+    ]
     assert sorted((r.category, r.state, r.assignments) for r in store.progress_by_category()) == [
-        ("vqa", "done", 2), ("vqa", "open", 1)]
+        ("vqa", "done", 2),
+        ("vqa", "open", 1),
+    ]
 
 
 def test_sample_results_and_failures(store):
@@ -208,9 +252,11 @@ def test_the_queue_table_is_vacuumed_at_a_fixed_threshold(db_url, tmp_path):
     s = Store(db_url, images=tmp_path / "im")
     with s.write() as c:
         if s.backend == "postgresql":
-            c.exec_driver_sql("ALTER TABLE assignments RESET (autovacuum_vacuum_threshold, "
-                              "autovacuum_vacuum_scale_factor, autovacuum_analyze_threshold, "
-                              "autovacuum_analyze_scale_factor, vacuum_index_cleanup)")
+            c.exec_driver_sql(
+                "ALTER TABLE assignments RESET (autovacuum_vacuum_threshold, "
+                "autovacuum_vacuum_scale_factor, autovacuum_analyze_threshold, "
+                "autovacuum_analyze_scale_factor, vacuum_index_cleanup)"
+            )
         c.execute(update(S.settings).where(S.settings.c.key == "schema_version").values(value="3"))
     s.close()
     s = Store(db_url, images=tmp_path / "im")
@@ -219,7 +265,10 @@ def test_the_queue_table_is_vacuumed_at_a_fixed_threshold(db_url, tmp_path):
         if s.backend == "postgresql":
             with s.read() as c:
                 opts = c.exec_driver_sql("SELECT reloptions FROM pg_class WHERE relname = 'assignments'").scalar()
-            assert {"autovacuum_vacuum_scale_factor=0", "autovacuum_vacuum_threshold=1000",
-                    "vacuum_index_cleanup=on"} <= set(opts)
+            assert {
+                "autovacuum_vacuum_scale_factor=0",
+                "autovacuum_vacuum_threshold=1000",
+                "vacuum_index_cleanup=on",
+            } <= set(opts)
     finally:
         s.close()

@@ -51,11 +51,19 @@ _NEEDS = {
 def test_every_browser_and_label_studio_test_carries_its_marker():
     # --quick keeps what is marked neither browser nor labelstudio; none of it may come from a
     # module that starts Chromium or a Label Studio server (such a module marks all its tests)
-    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "--quick"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "--quick"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     kept = {line.split("::")[0] for line in out.stdout.splitlines() if "::" in line}
     assert len(kept) > 30
-    unmarked = {f: [m for m, uses in _NEEDS.items() if uses.search((ROOT / f).read_text(encoding="utf-8"))]
-                for f in kept if f != "tests/test_suite.py"}
+    unmarked = {
+        f: [m for m, uses in _NEEDS.items() if uses.search((ROOT / f).read_text(encoding="utf-8"))]
+        for f in kept
+        if f != "tests/test_suite.py"
+    }
     assert {f: m for f, m in unmarked.items() if m} == {}

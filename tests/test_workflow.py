@@ -36,8 +36,15 @@ def fair(req) -> str:
 
 def dataset_file(tmp_path, n=4):
     ds = tmp_path / "d.jsonl"
-    ds.write_text("".join(json.dumps({"id": f"t{i}", "prompt": "p", "chosen": f"good {i}", "rejected": f"bad {i}",
-                                      "category": "AB"[i % 2]}) + "\n" for i in range(n)))
+    ds.write_text(
+        "".join(
+            json.dumps(
+                {"id": f"t{i}", "prompt": "p", "chosen": f"good {i}", "rejected": f"bad {i}", "category": "AB"[i % 2]}
+            )
+            + "\n"
+            for i in range(n)
+        )
+    )
     return ds
 
 
@@ -77,10 +84,12 @@ def test_score_file_names_the_judge_after_the_file_and_the_dataset_after_the_fil
 
 def stored_run(store, tmp_path, run_id: str, verdict_of) -> None:
     dataset = open_dataset([str(dataset_file(tmp_path))])
-    ensure_run(store, run_id, purpose="evaluate", judge=run_id.split("-")[0], identity={"kind": "test"},
-               dataset=dataset.files)
-    store.add_judgments(run_id, [Judgment(p.id, "forward", 0, verdict_of(p), "parsed", "", "prompt")
-                                 for p in dataset.pairs])
+    ensure_run(
+        store, run_id, purpose="evaluate", judge=run_id.split("-")[0], identity={"kind": "test"}, dataset=dataset.files
+    )
+    store.add_judgments(
+        run_id, [Judgment(p.id, "forward", 0, verdict_of(p), "parsed", "", "prompt") for p in dataset.pairs]
+    )
 
 
 def test_score_run_reads_the_recorded_dataset_or_the_pairs_given(sqlite_store, tmp_path):
@@ -107,8 +116,15 @@ def test_evaluate_judges_exports_scores_and_resumes(sqlite_store, tmp_path):
         judge = tmp_path / "judge.toml"
         judge.write_text(f'name = "fair"\nbase_url = "{srv.url}"\nmodel = "m"\nmax_retries = 0\n')
         cfg = load_judge(judge)
-        ev = evaluate(sqlite_store, dataset, cfg, OPTS, run_id="fair-1", export=tmp_path / "out.jsonl",
-                      progress=lambda done, total: seen.append((done, total)))
+        ev = evaluate(
+            sqlite_store,
+            dataset,
+            cfg,
+            OPTS,
+            run_id="fair-1",
+            export=tmp_path / "out.jsonl",
+            progress=lambda done, total: seen.append((done, total)),
+        )
         assert ev.complete and ev.summary.sent == 4 and ev.run_info()["sent"] == 4 and seen[-1] == (4, 4)
         assert ev.scored.report["run"] == "fair-1" and ev.scored.report["overall"]["correct_n"] == "4/4"
         assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 4

@@ -54,8 +54,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=os.environ.get("LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT"),
         help="the server's LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT (for --image-mode local-files; default: that variable)",
     )
-    p.add_argument("--guidelines", type=Path, default=None, help="markdown file shown as the instructions "
-                   "(default: the guidelines stored in the project)")
+    p.add_argument(
+        "--guidelines",
+        type=Path,
+        default=None,
+        help="markdown file shown as the instructions (default: the guidelines stored in the project)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the left/right order (default 0)")
     p = sub.add_parser("pull", help="pull annotations back as labels (idempotent)")
     _common(p)

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
+
 from curate.errors import MmrbError
 
 
@@ -65,7 +67,9 @@ class Client:
         if isinstance(e, httpx.TimeoutException):
             return LabelStudioError(f"{where} did not answer in time while trying to {what}")
         if isinstance(e, httpx.TransportError):
-            return LabelStudioError(f"lost the connection to {where} while trying to {what} ({e.__class__.__name__}: {e})")
+            return LabelStudioError(
+                f"lost the connection to {where} while trying to {what} ({e.__class__.__name__}: {e})"
+            )
         if isinstance(e, ApiError):
             status, detail = e.status_code, _detail(e.body)
             if status == 401 and "legacy token" in detail.lower():
@@ -77,10 +81,14 @@ class Client:
             if status in (401, 403):
                 return LabelStudioError(f"{where} rejected {self.key_name} ({status}: {detail}): check the key")
             if status == 404:
-                return LabelStudioError(f"{where} has no such resource while trying to {what} (404): is --url a Label Studio server?")
+                return LabelStudioError(
+                    f"{where} has no such resource while trying to {what} (404): is --url a Label Studio server?"
+                )
             return LabelStudioError(f"{where} refused to {what} ({status}: {detail})")
         if isinstance(e, json.JSONDecodeError):
-            return LabelStudioError(f"{where} answered with something that is not JSON while trying to {what}: is --url a Label Studio server?")
+            return LabelStudioError(
+                f"{where} answered with something that is not JSON while trying to {what}: is --url a Label Studio server?"
+            )
         raise e
 
     @contextmanager
@@ -144,7 +152,10 @@ class Client:
     def task_data(self, project_id: int) -> list[dict]:
         """(id, data) of every task of a project."""
         with self._call(f"list the tasks of project {project_id}"):
-            return [{"id": t.id, "data": t.data} for t in self.sdk.tasks.list(project=project_id, page_size=1000, fields="task_only")]
+            return [
+                {"id": t.id, "data": t.data}
+                for t in self.sdk.tasks.list(project=project_id, page_size=1000, fields="task_only")
+            ]
 
     def import_tasks(self, project_id: int, tasks: list[dict]) -> int:
         # no automatic retry: a retried import whose first attempt committed would duplicate
@@ -171,7 +182,9 @@ class Client:
             return self.sdk.import_storage.local.create(project=project_id, path=path, title=title, use_blob_urls=False)
 
     def uploads(self, project_id: int) -> list[dict]:
-        return self._raw("GET", f"/api/projects/{project_id}/file-uploads", "list uploaded files", params={"all": "true"})
+        return self._raw(
+            "GET", f"/api/projects/{project_id}/file-uploads", "list uploaded files", params={"all": "true"}
+        )
 
     def upload_files(self, project_id: int, files: list[tuple[str, bytes]]) -> None:
         """Store files in a project's upload folder without creating tasks from them."""

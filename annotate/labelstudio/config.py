@@ -86,8 +86,7 @@ def labeling_config() -> str:
         "<View>",
         f"  <Style>{_STYLE}  </Style>",
         '  <Header value="Prompt"/>',
-        '  <Image name="image" value="$image" zoom="true" zoomControl="true" rotateControl="false"'
-        ' maxWidth="100%"/>',
+        '  <Image name="image" value="$image" zoom="true" zoomControl="true" rotateControl="false" maxWidth="100%"/>',
         '  <Text name="prompt" value="$prompt"/>',
         '  <View className="mmrb-cols">',
         '    <View className="mmrb-col">',

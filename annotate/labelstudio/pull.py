@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from curate.errors import MmrbError
@@ -71,8 +71,8 @@ def _ts(value: str | None) -> str | None:
         return None
     d = datetime.fromisoformat(value.replace("Z", "+00:00"))
     if d.tzinfo is None:
-        d = d.replace(tzinfo=timezone.utc)
-    return d.astimezone(timezone.utc).isoformat(timespec="microseconds")
+        d = d.replace(tzinfo=UTC)
+    return d.astimezone(UTC).isoformat(timespec="microseconds")
 
 
 def annotator_name(user: Any, user_id: int) -> str:

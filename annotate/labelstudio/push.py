@@ -21,9 +21,10 @@ the project and covering the image folder (Label Studio serves local files only 
 from __future__ import annotations
 
 import html
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Literal
+from typing import Literal
 
 from curate.errors import MmrbError
 from curate.model import Item, Pair, Side
@@ -107,9 +108,7 @@ def instructions_html(markdown_text: str | None) -> str:
         return "<pre>" + html.escape(markdown_text) + "</pre>"
 
 
-def ensure_project(
-    client: Client, title: str, *, overlap: int | None, instructions: str | None
-) -> tuple[int, bool]:
+def ensure_project(client: Client, title: str, *, overlap: int | None, instructions: str | None) -> tuple[int, bool]:
     """The id of the project titled ``title`` (created if missing) and whether it was created."""
     if len(title.strip()) < 3 or len(title) > 50:
         raise MmrbError(f"project title {title!r}: Label Studio needs 3 to 50 characters")
@@ -237,8 +236,9 @@ def build_tasks(store: Store, pairs: list[Pair], seed: int) -> tuple[list[dict],
     cands = _candidates(store, {c for p in pairs for c in (p.first_id, p.second_id)})
     files: dict[str, Path] = {}
     no_image, several = 0, 0
-    known = store.image_paths(im.sha256 for item in items.values() for im in item.images
-                              if im.status == "ok" and im.sha256)
+    known = store.image_paths(
+        im.sha256 for item in items.values() for im in item.images if im.status == "ok" and im.sha256
+    )
     tasks = []
     for p in pairs:
         item = items[p.item_id]

@@ -19,7 +19,11 @@ if not rows:
 pending = sum(1 for r in rows if r.adjudication is None)
 st.caption(f"{len(rows)} pairs with disagreeing labels, {pending} not yet decided.")
 ids = [r.pair_id for r in rows]
-pid = st.selectbox("Pair", ids, format_func=lambda p: p + ("" if next(r for r in rows if r.pair_id == p).adjudication else "  (pending)"))
+pid = st.selectbox(
+    "Pair",
+    ids,
+    format_func=lambda p: p + ("" if next(r for r in rows if r.pair_id == p).adjudication else "  (pending)"),
+)
 row = next(r for r in rows if r.pair_id == pid)
 d = admin.pair_details(s, pid)
 rich(d.item.prompt)
@@ -34,22 +38,56 @@ if d.pair.known_preference:
     st.caption(f"Known answer (gold or imported): {plain(d.pair.known_preference)}")
 st.markdown("**Labels**")
 st.dataframe(
-    [dict(annotator=l.annotator, preference=l.preference, first=l.correctness_first, second=l.correctness_second,
-          rationale=l.rationale, flag=l.flag or "", seconds=l.seconds) for l in row.labels],
+    [
+        dict(
+            annotator=l.annotator,
+            preference=l.preference,
+            first=l.correctness_first,
+            second=l.correctness_second,
+            rationale=l.rationale,
+            flag=l.flag or "",
+            seconds=l.seconds,
+        )
+        for l in row.labels
+    ],
     hide_index=True,
 )
 prev = row.adjudication
 opts = ("first", "second", "tie")
 corr = (None, "correct", "incorrect", "unsure")
 with st.form(f"adj_{pid}"):
-    pref = st.radio("Final preference", opts, index=opts.index(prev.preference) if prev and prev.preference in opts else None, horizontal=True)
+    pref = st.radio(
+        "Final preference",
+        opts,
+        index=opts.index(prev.preference) if prev and prev.preference in opts else None,
+        horizontal=True,
+    )
     a, b = st.columns(2)
-    cf = a.selectbox("First response is", corr, index=corr.index(prev.correctness_first) if prev else 0, format_func=lambda v: v or "–")
-    cs = b.selectbox("Second response is", corr, index=corr.index(prev.correctness_second) if prev else 0, format_func=lambda v: v or "–")
+    cf = a.selectbox(
+        "First response is",
+        corr,
+        index=corr.index(prev.correctness_first) if prev else 0,
+        format_func=lambda v: v or "–",
+    )
+    cs = b.selectbox(
+        "Second response is",
+        corr,
+        index=corr.index(prev.correctness_second) if prev else 0,
+        format_func=lambda v: v or "–",
+    )
     excl = st.checkbox("Exclude this pair from the benchmark", value=bool(prev and prev.exclude))
     note = st.text_area("Note", value=prev.note if prev else "")
     if st.form_submit_button("Record decision", type="primary"):
-        s.set_adjudication(Adjudication(pair_id=pid, admin=who.name, preference=pref, correctness_first=cf,
-                                        correctness_second=cs, exclude=excl, note=note))
+        s.set_adjudication(
+            Adjudication(
+                pair_id=pid,
+                admin=who.name,
+                preference=pref,
+                correctness_first=cf,
+                correctness_second=cs,
+                exclude=excl,
+                note=note,
+            )
+        )
         flash.say("success", f"Decision recorded for {plain(pid)}.")
         st.rerun()

@@ -7,12 +7,17 @@ from annotate.session_ui import require
 
 require("admin_agreement")
 st.subheader("Agreement at a glance")
-st.caption("Pairs with at least two submitted labels. Krippendorff's alpha, nominal: rely on alpha >= .800; "
-           ".667 to .800 only for tentative conclusions.")
+st.caption(
+    "Pairs with at least two submitted labels. Krippendorff's alpha, nominal: rely on alpha >= .800; "
+    ".667 to .800 only for tentative conclusions."
+)
 glance = admin.agreement_glance(ui.store())
 cols = st.columns(3)
-titles = {"preference": "Preference", "correctness_first": "Correctness, first response",
-          "correctness_second": "Correctness, second response"}
+titles = {
+    "preference": "Preference",
+    "correctness_first": "Correctness, first response",
+    "correctness_second": "Correctness, second response",
+}
 for col, (field, res) in zip(cols, glance.items()):
     with col:
         st.markdown(f"**{titles[field]}**")

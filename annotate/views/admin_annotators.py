@@ -13,8 +13,9 @@ s = ui.store()
 st.subheader("Annotators")
 flash.show()
 people = admin.progress_by_annotator(s)
-st.dataframe(people[["annotator", "role", "active", "assigned", "done"]] if not people.empty else people,
-             hide_index=True)
+st.dataframe(
+    people[["annotator", "role", "active", "assigned", "done"]] if not people.empty else people, hide_index=True
+)
 
 with st.expander("Add an account"):
     with st.form("add_account", clear_on_submit=True):
@@ -56,7 +57,9 @@ with st.form("plan"):
     k = c1.number_input("k (labels per pair)", 1, 10, 3)
     max_k = c2.number_input("max k (adaptive overlap)", 1, 15, 3)
     gold = c3.number_input("gold rate", 0.0, 0.9, 0.0, step=0.05)
-    pick = st.multiselect("Annotators (empty: every active annotator)", [a.name for a in s.annotators() if a.role == "annotator"])
+    pick = st.multiselect(
+        "Annotators (empty: every active annotator)", [a.name for a in s.annotators() if a.role == "annotator"]
+    )
     if st.form_submit_button("Assign"):
         try:
             rep = assign(s, k=int(k), max_k=max(int(max_k), int(k)), gold_rate=float(gold), annotators=pick or None)

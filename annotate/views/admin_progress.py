@@ -17,8 +17,10 @@ else:
     a, b, c = st.columns(3)
     a.metric("Assignments done", f"{t.done} / {t.assigned}")
     b.metric("Labels in the last hour", t.last_hour)
-    c.metric("Median seconds per label (median over annotators)",
-             f"{t.median_seconds:.1f}" if t.median_seconds is not None else "–")
+    c.metric(
+        "Median seconds per label (median over annotators)",
+        f"{t.median_seconds:.1f}" if t.median_seconds is not None else "–",
+    )
     st.dataframe(people, hide_index=True)
 st.markdown("**By category**")
 st.dataframe(admin.progress_by_category(s), hide_index=True)

@@ -22,7 +22,9 @@ def _options():
     with st.expander("Scoring rules", expanded=False):
         c1, c2, c3, c4 = st.columns(4)
         preset = c1.selectbox("Preset", ["(none)", *sorted(PRESETS)], key="lb_preset")
-        failure = c2.selectbox("Unparsed verdicts", ["(preset/default)", "coin", "wrong", "half", "excluded"], key="lb_fail")
+        failure = c2.selectbox(
+            "Unparsed verdicts", ["(preset/default)", "coin", "wrong", "half", "excluded"], key="lb_fail"
+        )
         ties = c3.selectbox("Ties", ["(preset/default)", "wrong", "half", "excluded"], key="lb_ties")
         boots = c4.number_input("Bootstrap resamples", 0, 5000, 200, step=100, key="lb_boot")
     pick = lambda v: None if v.startswith("(") else v  # noqa: E731
@@ -42,8 +44,11 @@ def render(store) -> None:
         st.info("No evaluation runs yet: `mmrb evaluate --dataset FILE --judge judge.toml` stores one.")
         return
     reports = [r.report for r in runs]
-    include = st.checkbox("Rank incomplete runs too (marked)", key="lb_incomplete",
-                          help="Runs with failed or missing judgments score only part of the dataset.")
+    include = st.checkbox(
+        "Rank incomplete runs too (marked)",
+        key="lb_incomplete",
+        help="Runs with failed or missing judgments score only part of the dataset.",
+    )
     ranked, apart = board_rows(runs, include)
     if ranked:
         st.dataframe(ranked, hide_index=True)

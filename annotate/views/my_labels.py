@@ -20,8 +20,12 @@ if not rows:
     st.stop()
 
 table = [
-    dict(pair=lab.pair_id, status=lab.status, **{k: v for k, v in shown_label(lab, a.left).items() if k != "status"},
-         saved=(lab.updated_at or "")[:19].replace("T", " "))
+    dict(
+        pair=lab.pair_id,
+        status=lab.status,
+        **{k: v for k, v in shown_label(lab, a.left).items() if k != "status"},
+        saved=(lab.updated_at or "")[:19].replace("T", " "),
+    )
     for lab, a in rows
 ]
 st.subheader("My labels")

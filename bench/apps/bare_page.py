@@ -13,8 +13,10 @@ import streamlit as st
 
 MINIMAL = "--minimal" in sys.argv
 n = st.session_state.setdefault("n", 0)
-TEXT = ("The image shows a bar chart of quarterly revenue. **Q3** is the highest at 42 million; "
-        "Q1 is the lowest. The trend is upward except for a dip in Q4.\n\n- Q1: 18\n- Q2: 27\n- Q3: 42\n- Q4: 35\n\n") * 8
+TEXT = (
+    "The image shows a bar chart of quarterly revenue. **Q3** is the highest at 42 million; "
+    "Q1 is the lowest. The trend is upward except for a dip in Q4.\n\n- Q1: 18\n- Q2: 27\n- Q3: 42\n- Q4: 35\n\n"
+) * 8
 PIXEL = "data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"
 
 

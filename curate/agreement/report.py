@@ -8,9 +8,9 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from ..store.columns import sorted_codes
 from . import stats as st
 from .stats import Estimate
-from ..store.columns import sorted_codes
 from .table import FieldLabels, LabelTable
 
 DEFAULT_MIN_SHARED = 10  # pairs two annotators must share for a Cohen kappa
@@ -74,8 +74,13 @@ class AgreementReport:
             "n_pairs": self.n_pairs,
             "annotators": list(self.annotators),
             "n_labels": self.n_labels,
-            "bootstrap": {"resamples": self.resamples, "seed": self.seed, "interval": "percentile 95%",
-                          "unit": "pair", "min_pairs": self.min_pairs},
+            "bootstrap": {
+                "resamples": self.resamples,
+                "seed": self.seed,
+                "interval": "percentile 95%",
+                "unit": "pair",
+                "min_pairs": self.min_pairs,
+            },
             "fields": {k: f.as_dict() for k, f in self.fields.items()},
         }
         if self.categories is not None:
@@ -150,9 +155,18 @@ def field_data(table: LabelTable, fl: FieldLabels, unit_group: np.ndarray, n_gro
     return FieldData(fl, counts, counts.sum(axis=1), out, confusions)
 
 
-def field_report(table: LabelTable, fd: FieldData, *, mask: np.ndarray | None = None, group: int = -1,
-                 resamples: int = st.DEFAULT_RESAMPLES, seed: int = 0, key: str = "",
-                 min_shared: int = DEFAULT_MIN_SHARED, min_pairs: int = st.MIN_BOOTSTRAP_PAIRS) -> FieldReport:
+def field_report(
+    table: LabelTable,
+    fd: FieldData,
+    *,
+    mask: np.ndarray | None = None,
+    group: int = -1,
+    resamples: int = st.DEFAULT_RESAMPLES,
+    seed: int = 0,
+    key: str = "",
+    min_shared: int = DEFAULT_MIN_SHARED,
+    min_pairs: int = st.MIN_BOOTSTRAP_PAIRS,
+) -> FieldReport:
     """One field's report, over every unit (``group=-1``) or over a category (its ``mask``
     and its index in the annotator counts)."""
     fl, spec = fd.fl, fd.fl.spec
@@ -239,36 +253,50 @@ def pair_table(table: LabelTable, counts: dict[str, np.ndarray] | None = None) -
         patterns, _, pattern_of = st.distinct_rows(c)
         pu = {key: v[pattern_of] for key, v in st.per_unit(patterns).items()}
         values = np.array(list(fl.spec.values) + [None], dtype=object)
-        n[:, k], majority[:, k], share[:, k], entropy[:, k] = pu["n"], values[pu["majority"]], pu["share"], pu["entropy"]
+        n[:, k], majority[:, k], share[:, k], entropy[:, k] = (
+            pu["n"],
+            values[pu["majority"]],
+            pu["share"],
+            pu["entropy"],
+        )
     keep = n.ravel() > 0
     unit = np.repeat(np.arange(U), F)[keep]
     field = np.tile(np.arange(F), U)[keep]
     cat_codes, cat_names = sorted_codes(table.category.astype(str))
     # categoricals over the id arrays: no per-row string objects for 600k rows
-    return pd.DataFrame({
-        "pair": pd.Categorical.from_codes(unit, categories=pd.Index(table.units.astype(str))),
-        "category": pd.Categorical.from_codes(cat_codes[unit], categories=pd.Index(cat_names.astype(str))),
-        "field": pd.Categorical.from_codes(field, categories=pd.Index(names)),
-        "n_labels": n.ravel()[keep],
-        "majority": majority.ravel()[keep],
-        "agreement": np.round(share.ravel()[keep], 6),
-        "entropy": np.round(entropy.ravel()[keep], 6),
-    })
+    return pd.DataFrame(
+        {
+            "pair": pd.Categorical.from_codes(unit, categories=pd.Index(table.units.astype(str))),
+            "category": pd.Categorical.from_codes(cat_codes[unit], categories=pd.Index(cat_names.astype(str))),
+            "field": pd.Categorical.from_codes(field, categories=pd.Index(names)),
+            "n_labels": n.ravel()[keep],
+            "majority": majority.ravel()[keep],
+            "agreement": np.round(share.ravel()[keep], 6),
+            "entropy": np.round(entropy.ravel()[keep], 6),
+        }
+    )
 
 
-def agreement_report(table: LabelTable, *, per_category: bool = False, pairs: bool = False,
-                     resamples: int = st.DEFAULT_RESAMPLES, seed: int = 0,
-                     min_shared: int = DEFAULT_MIN_SHARED, min_pairs: int = st.MIN_BOOTSTRAP_PAIRS) -> AgreementReport:
+def agreement_report(
+    table: LabelTable,
+    *,
+    per_category: bool = False,
+    pairs: bool = False,
+    resamples: int = st.DEFAULT_RESAMPLES,
+    seed: int = 0,
+    min_shared: int = DEFAULT_MIN_SHARED,
+    min_pairs: int = st.MIN_BOOTSTRAP_PAIRS,
+) -> AgreementReport:
     unit_group, cat_names = sorted_codes(table.category.astype(str))
-    data = {name: field_data(table, fl, unit_group, len(cat_names))
-            for name, fl in sorted(table.fields.items())}
+    data = {name: field_data(table, fl, unit_group, len(cat_names)) for name, fl in sorted(table.fields.items())}
     # a field nobody labelled (e.g. correctness in a preference-only study) is left out
     data = {name: fd for name, fd in data.items() if fd.m.any()}
     # every field gets the same bootstrap key, so swapping the two correctness fields (the
     # A/B swap) swaps their reports exactly
-    fields = {name: field_report(table, fd, resamples=resamples, seed=seed, min_shared=min_shared,
-                                 min_pairs=min_pairs)
-              for name, fd in data.items()}
+    fields = {
+        name: field_report(table, fd, resamples=resamples, seed=seed, min_shared=min_shared, min_pairs=min_pairs)
+        for name, fd in data.items()
+    }
     categories = None
     if per_category:
         categories = {}
@@ -277,15 +305,30 @@ def agreement_report(table: LabelTable, *, per_category: bool = False, pairs: bo
             categories[cat or "(none)"] = {
                 "n_pairs": int(mask.sum()),
                 "fields": {
-                    name: field_report(table, fd, mask=mask, group=g, resamples=resamples, seed=seed,
-                                       key=f"category:{cat}", min_shared=min_shared, min_pairs=min_pairs)
+                    name: field_report(
+                        table,
+                        fd,
+                        mask=mask,
+                        group=g,
+                        resamples=resamples,
+                        seed=seed,
+                        key=f"category:{cat}",
+                        min_shared=min_shared,
+                        min_pairs=min_pairs,
+                    )
                     for name, fd in data.items()
                     if fd.m[mask].any()
                 },
             }
     counts = {name: fd.counts for name, fd in data.items()}
-    table = LabelTable(table.units, table.annotators, table.category,
-                       {k: v for k, v in table.fields.items() if k in data}, table.gold, table.source)
+    table = LabelTable(
+        table.units,
+        table.annotators,
+        table.category,
+        {k: v for k, v in table.fields.items() if k in data},
+        table.gold,
+        table.source,
+    )
     return AgreementReport(
         source=table.source,
         n_pairs=len(table.units),
@@ -315,8 +358,10 @@ _SCALE_SOURCE = {"given": "--scale", "known": "an importer's known scale", "obse
 
 def _field_rows(fields: dict[str, FieldReport]) -> list[str]:
     w = max([25] + [len(_fmt(f.alpha)) + 1 for f in fields.values()])  # "[undefined (too few pairs)]" is long
-    head = (f"  {'field':<22}{'level':<9}{'pairs':>8}{'labels':>9}  {'alpha [95% CI]':<{w}}"
-            f"{'% agree':>8}{'AC1':>8}{'Fleiss':>8}")
+    head = (
+        f"  {'field':<22}{'level':<9}{'pairs':>8}{'labels':>9}  {'alpha [95% CI]':<{w}}"
+        f"{'% agree':>8}{'AC1':>8}{'Fleiss':>8}"
+    )
     out = [head]
     notes = []
     for f in fields.values():
@@ -326,8 +371,10 @@ def _field_rows(fields: dict[str, FieldReport]) -> list[str]:
             f"{_short(f.percent_agreement):>8}{_short(f.ac1):>8}{_short(fk):>8}"
         )
         if f.scale_source in _SCALE_SOURCE:  # AC1 counts every value of the scale, used or not
-            notes.append(f"  {f.name}: scale {' < '.join(f.scale) if f.level != 'nominal' else ', '.join(f.scale)} "
-                         f"({_SCALE_SOURCE[f.scale_source]}, {len(f.scale)} values)")
+            notes.append(
+                f"  {f.name}: scale {' < '.join(f.scale) if f.level != 'nominal' else ', '.join(f.scale)} "
+                f"({_SCALE_SOURCE[f.scale_source]}, {len(f.scale)} values)"
+            )
         if f.alpha.undefined:
             notes.append(f"  {f.name}: alpha undefined: {f.alpha.undefined}")
         elif f.ac1.undefined:
@@ -350,15 +397,19 @@ def render_text(report: AgreementReport) -> str:
         for a, s in f.annotators.items():
             maj = "-" if s["majority"]["agreement"] is None else f"{s['majority']['agreement']:.3f}"
             gold = "-" if s["gold"]["agreement"] is None else f"{s['gold']['agreement']:.3f}"
-            lines.append(f"  {a:<20}{s['labels']:>7} labels  majority {maj} (n={s['majority']['n']})  "
-                         f"gold {gold} (n={s['gold']['n']})")
+            lines.append(
+                f"  {a:<20}{s['labels']:>7} labels  majority {maj} (n={s['majority']['n']})  "
+                f"gold {gold} (n={s['gold']['n']})"
+            )
         defined = [c for c in f.cohen if c["kappa"].value is not None]
         if defined:
             lines.append(f"  Cohen's kappa{' (quadratic weights)' if f.level != 'nominal' else ''}:")
             for c in f.cohen:
-                lines.append(f"    {c['a']} ~ {c['b']}: {_fmt(c['kappa'])} (n={c['n']})"
-                             if c["kappa"].value is not None else
-                             f"    {c['a']} ~ {c['b']}: undefined ({c['kappa'].undefined})")
+                lines.append(
+                    f"    {c['a']} ~ {c['b']}: {_fmt(c['kappa'])} (n={c['n']})"
+                    if c["kappa"].value is not None
+                    else f"    {c['a']} ~ {c['b']}: undefined ({c['kappa'].undefined})"
+                )
     if report.categories is not None:
         for cat, v in report.categories.items():
             lines += ["", f"Category {cat} ({v['n_pairs']} pairs)"]
@@ -367,6 +418,8 @@ def render_text(report: AgreementReport) -> str:
         lines += ["", "Per pair (share of labels on the majority value):"]
         for name, g in report.pairs.groupby("field", sort=True):
             unanimous = int(((g["agreement"] == 1) & (g["n_labels"] >= 2)).sum())
-            lines.append(f"  {name}: {len(g)} pairs, {unanimous} unanimous with two or more labels, "
-                         f"{int(g['majority'].isna().sum())} without a majority, mean entropy {g['entropy'].mean():.3f} bits")
+            lines.append(
+                f"  {name}: {len(g)} pairs, {unanimous} unanimous with two or more labels, "
+                f"{int(g['majority'].isna().sum())} without a majority, mean entropy {g['entropy'].mean():.3f} bits"
+            )
     return "\n".join(lines)

@@ -56,7 +56,7 @@ class Estimate:
     interval_undefined: str | None = None  # why there is no interval although there is a value
 
     @staticmethod
-    def none(reason: str) -> "Estimate":
+    def none(reason: str) -> Estimate:
         return Estimate(None, reason)
 
     def as_dict(self) -> dict:
@@ -113,8 +113,7 @@ def distinct_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
         slot[present] = np.arange(len(present))
         inverse = slot[key]
     else:
-        _, first, inverse, mult = np.unique(counts, axis=0, return_index=True, return_inverse=True,
-                                            return_counts=True)
+        _, first, inverse, mult = np.unique(counts, axis=0, return_index=True, return_inverse=True, return_counts=True)
         inverse = inverse.ravel()
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
@@ -219,8 +218,11 @@ def coefficients(counts: np.ndarray, q: int) -> tuple[Estimate, Estimate, Estima
         pe = float((pi * (1 - pi)).sum() / (q - 1))
         ac1 = Estimate((pa - pe) / (1 - pe))
     pe_f = float((pi**2).sum())
-    fk = (Estimate.none("a single category is used: no variation, kappa is undefined") if pe_f >= 1 - 1e-12
-          else Estimate((pa - pe_f) / (1 - pe_f)))
+    fk = (
+        Estimate.none("a single category is used: no variation, kappa is undefined")
+        if pe_f >= 1 - 1e-12
+        else Estimate((pa - pe_f) / (1 - pe_f))
+    )
     return Estimate(pa), ac1, fk
 
 
@@ -249,8 +251,9 @@ def fleiss_kappa(counts: np.ndarray) -> Estimate:
     if not len(m):
         return Estimate.none("no labels")
     if m.min() != m.max():
-        return Estimate.none(f"pairs have different numbers of labels ({m.min()} to {m.max()}); "
-                             "see the missing-data form")
+        return Estimate.none(
+            f"pairs have different numbers of labels ({m.min()} to {m.max()}); see the missing-data form"
+        )
     if m[0] < 2:
         return Estimate.none("every pair has a single label")
     if np.count_nonzero(counts.sum(axis=0)) < 2:
@@ -268,9 +271,16 @@ class Intervals:
     undefined: str | None = None  # why there are no intervals at all (too few pairs)
 
 
-def bootstrap(spec: FieldSpec, counts: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
-              key: str = "", confidence: float = DEFAULT_CONFIDENCE,
-              min_pairs: int = MIN_BOOTSTRAP_PAIRS) -> Intervals:
+def bootstrap(
+    spec: FieldSpec,
+    counts: np.ndarray,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    key: str = "",
+    confidence: float = DEFAULT_CONFIDENCE,
+    min_pairs: int = MIN_BOOTSTRAP_PAIRS,
+) -> Intervals:
     """Percentile intervals over pairs, resampled with replacement; undefined ("too few
     pairs") when fewer than ``min_pairs`` pairs have two or more labels.
 

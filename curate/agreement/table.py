@@ -26,9 +26,10 @@ from __future__ import annotations
 import csv
 import json
 import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Literal, Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -147,8 +148,9 @@ def parse_levels(items: Sequence[str] | None) -> dict[str, Level]:
     return out
 
 
-def field_spec(name: str, observed: Iterable[str], scales: Mapping[str, tuple[str, ...]],
-               levels: Mapping[str, Level]) -> FieldSpec:
+def field_spec(
+    name: str, observed: Iterable[str], scales: Mapping[str, tuple[str, ...]], levels: Mapping[str, Level]
+) -> FieldSpec:
     """Nominal for the fixed vocabularies and unscaled text; ordinal for a given scale, an
     importer's known scale (when every observed value is on it; store and files alike) or
     numbers; the level can always be overridden explicitly."""
@@ -192,8 +194,9 @@ def _used_sorted(codes: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.
     return rank[codes], vals[order]
 
 
-def _second_labels(unit: np.ndarray, annotator: np.ndarray, field_: np.ndarray, sizes: tuple[int, int, int]
-                   ) -> np.ndarray:
+def _second_labels(
+    unit: np.ndarray, annotator: np.ndarray, field_: np.ndarray, sizes: tuple[int, int, int]
+) -> np.ndarray:
     """Positions of the rows repeating an earlier row's (unit, annotator, field)."""
     n_units, n_annotators, n_fields = sizes
     key = unit.astype(np.int64)
@@ -207,9 +210,14 @@ def _second_labels(unit: np.ndarray, annotator: np.ndarray, field_: np.ndarray, 
     return np.flatnonzero(pd.Series(key).duplicated(keep="first").to_numpy())
 
 
-def from_long(df: pd.DataFrame, *, scales: Mapping[str, tuple[str, ...]] | None = None,
-              levels: Mapping[str, Level] | None = None, source: str = "",
-              lines: Sequence[int] | None = None) -> LabelTable:
+def from_long(
+    df: pd.DataFrame,
+    *,
+    scales: Mapping[str, tuple[str, ...]] | None = None,
+    levels: Mapping[str, Level] | None = None,
+    source: str = "",
+    lines: Sequence[int] | None = None,
+) -> LabelTable:
     """Build a table from a canonical long frame with columns unit, annotator, field, value
     (and optional category). Values outside a field's scale are input errors."""
     df = df.reset_index(drop=True)
@@ -219,14 +227,30 @@ def from_long(df: pd.DataFrame, *, scales: Mapping[str, tuple[str, ...]] | None 
         return codes, np.asarray(uniques, dtype=object)
 
     category = column(df["category"].fillna("").astype(str)) if "category" in df else None
-    return _table(source, column(df["unit"].to_numpy(dtype=object).astype(str)), column(df["annotator"]),
-                  column(df["field"]), column(df["value"]), category,
-                  (lambda i: i + 1) if lines is None else (lambda i: int(lines[i])), scales, levels)
+    return _table(
+        source,
+        column(df["unit"].to_numpy(dtype=object).astype(str)),
+        column(df["annotator"]),
+        column(df["field"]),
+        column(df["value"]),
+        category,
+        (lambda i: i + 1) if lines is None else (lambda i: int(lines[i])),
+        scales,
+        levels,
+    )
 
 
-def _table(source: str, unit: Column, annotator: Column, field_: Column, value: Column, category: Column | None,
-           line_of: Callable[[int], int], scales: Mapping[str, tuple[str, ...]] | None,
-           levels: Mapping[str, Level] | None) -> LabelTable:
+def _table(
+    source: str,
+    unit: Column,
+    annotator: Column,
+    field_: Column,
+    value: Column,
+    category: Column | None,
+    line_of: Callable[[int], int],
+    scales: Mapping[str, tuple[str, ...]] | None,
+    levels: Mapping[str, Level] | None,
+) -> LabelTable:
     """The table of long rows given as columns of codes (every code of unit, annotator, field
     and value >= 0; a category code < 0 reads as no category); ``line_of(row)`` says where a
     row came from."""
@@ -241,8 +265,14 @@ def _table(source: str, unit: Column, annotator: Column, field_: Column, value: 
     labels = np.flatnonzero(~is_gold) if gold_code >= 0 else slice(None)  # a slice: no copies
     second = _second_labels(u[labels], a[labels], f[labels], (len(units), len(ann_values), len(field_values)))
     for i in (second if gold_code < 0 else labels[second])[:50]:
-        problems.append(InputProblem(source, line_of(int(i)), "value", f"second label by {ann_values[a[i]]!r} for pair "
-                                     f"{units[u[i]]!r} field {field_values[f[i]]!r}"))
+        problems.append(
+            InputProblem(
+                source,
+                line_of(int(i)),
+                "value",
+                f"second label by {ann_values[a[i]]!r} for pair {units[u[i]]!r} field {field_values[f[i]]!r}",
+            )
+        )
     used = np.flatnonzero(np.bincount(a[labels], minlength=len(ann_values)))
     order = sorted(used, key=lambda n: ann_values[n])
     annotators = tuple(ann_values[n] for n in order)
@@ -267,8 +297,14 @@ def _table(source: str, unit: Column, annotator: Column, field_: Column, value: 
         on_scale[seen] = [index.get(x, -1) for x in value_values[seen]]
         codes = on_scale[vc]
         for i in rows[codes < 0][:50]:
-            problems.append(InputProblem(source, line_of(int(i)), "value", f"{value_values[v[i]]!r} is not on "
-                                         f"the scale of {name!r}: {', '.join(spec.values)}"))
+            problems.append(
+                InputProblem(
+                    source,
+                    line_of(int(i)),
+                    "value",
+                    f"{value_values[v[i]]!r} is not on the scale of {name!r}: {', '.join(spec.values)}",
+                )
+            )
         g = is_gold[rows]
         keep = ~g & (codes >= 0)
         fields[name] = FieldLabels(spec, u[rows[keep]], a_rank[a[rows[keep]]], codes[keep])
@@ -285,8 +321,9 @@ _FILE_COLUMNS = ("item", "annotator", "field", "value", "left", "category")
 _REQUIRED = ("item", "annotator", "field", "value")
 
 
-def read_labels_file(path: str | Path, *, scales: Mapping[str, tuple[str, ...]] | None = None,
-                     levels: Mapping[str, Level] | None = None) -> LabelTable:
+def read_labels_file(
+    path: str | Path, *, scales: Mapping[str, tuple[str, ...]] | None = None, levels: Mapping[str, Level] | None = None
+) -> LabelTable:
     path = Path(path)
     name = str(path)
     if not path.exists():
@@ -326,14 +363,20 @@ def _read_csv(path: Path, name: str) -> FileColumns:
     text = pa.dictionary(pa.int32(), pa.string())
     try:
         parse = pcsv.ParseOptions(newlines_in_values=True, invalid_row_handler=on_ragged)
-        convert = pcsv.ConvertOptions(include_columns=wanted, column_types=dict.fromkeys(wanted, text),
-                                      strings_can_be_null=False, quoted_strings_can_be_null=False)
+        convert = pcsv.ConvertOptions(
+            include_columns=wanted,
+            column_types=dict.fromkeys(wanted, text),
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+        )
         table = pcsv.read_csv(path, parse_options=parse, convert_options=convert)
     except pa.ArrowInvalid as e:
         raise MmrbError(f"{name}: not a readable CSV file: {e}") from None
     if ragged:
-        raise InputError(_ragged_rows(path, name, len(header)) or [
-            InputProblem(name, None, None, f"{len(ragged)} rows with another number of fields than the header")])
+        raise InputError(
+            _ragged_rows(path, name, len(header))
+            or [InputProblem(name, None, None, f"{len(ragged)} rows with another number of fields than the header")]
+        )
     n = table.num_rows
     chunked = dict(zip(table.column_names, table.unify_dictionaries().columns))
     del table
@@ -347,8 +390,11 @@ def _ragged_rows(path: Path, name: str, width: int) -> list[InputProblem]:
     with path.open(encoding="utf-8-sig", newline="") as f:
         records = (r for r in csv.reader(f) if r)
         next(records, None)
-        return [InputProblem(name, n, None, f"{len(r)} fields where the header has {width}")
-                for n, r in enumerate(records, 2) if len(r) != width]
+        return [
+            InputProblem(name, n, None, f"{len(r)} fields where the header has {width}")
+            for n, r in enumerate(records, 2)
+            if len(r) != width
+        ]
 
 
 def _canonical_column(column) -> Column:
@@ -392,9 +438,15 @@ def _read_jsonl(path: Path, name: str) -> FileColumns:
     return len(lines), lines.__getitem__, columns, problems
 
 
-def _from_file_columns(name: str, n: int, line_of: Callable[[int], int], columns: Mapping[str, Column],
-                       problems: list[InputProblem], scales: Mapping[str, tuple[str, ...]] | None,
-                       levels: Mapping[str, Level] | None) -> LabelTable:
+def _from_file_columns(
+    name: str,
+    n: int,
+    line_of: Callable[[int], int],
+    columns: Mapping[str, Column],
+    problems: list[InputProblem],
+    scales: Mapping[str, tuple[str, ...]] | None,
+    levels: Mapping[str, Level] | None,
+) -> LabelTable:
     """Check a file's rows and map screen sides to responses, a whole column at a time; each
     bad row gets its first problem, in the order a reader would meet them."""
     none: Column = (np.full(n, _ABSENT, dtype=np.int32), np.array([], dtype=object))
@@ -419,11 +471,21 @@ def _from_file_columns(name: str, n: int, line_of: Callable[[int], int], columns
     mark(side_field & ~has_left & ~unlabelled, 10)
     for i in np.flatnonzero(why):
         k = int(why[i])
-        col, message = (_REQUIRED[k - 1], "missing column") if k <= 4 else (_REQUIRED[k - 5], "empty") if k <= 7 else (
-            "left", f"{l_values[lc[i]]!r}: expected first or second" if k == 8 else
-            f"preference {v_values[v[i]]!r} is a screen side: give the column 'left' (first or second: which "
-            "response was shown on the left)" if k == 9 else
-            f"field {f_values[f[i]]!r} names a screen side: give the column 'left' (first or second)")
+        col, message = (
+            (_REQUIRED[k - 1], "missing column")
+            if k <= 4
+            else (_REQUIRED[k - 5], "empty")
+            if k <= 7
+            else (
+                "left",
+                f"{l_values[lc[i]]!r}: expected first or second"
+                if k == 8
+                else f"preference {v_values[v[i]]!r} is a screen side: give the column 'left' (first or second: which "
+                "response was shown on the left)"
+                if k == 9
+                else f"field {f_values[f[i]]!r} names a screen side: give the column 'left' (first or second)",
+            )
+        )
         problems.append(InputProblem(name, line_of(int(i)), col, message))
     if problems:
         raise InputError(problems)
@@ -448,17 +510,24 @@ def _from_file_columns(name: str, n: int, line_of: Callable[[int], int], columns
             f_mapped[at_left & (f == fk)] = code(fields, f"correctness_{side}")
     category = columns.get("category")
     keep: slice | np.ndarray = np.flatnonzero(~unlabelled) if unlabelled.any() else slice(None)  # a slice: no copies
-    return _table(name, (item[0][keep], item[1]), (annotator[0][keep], annotator[1]),
-                  (f_mapped[keep], np.asarray(fields, dtype=object)),
-                  (v_mapped[keep], np.asarray(values, dtype=object)),
-                  None if category is None else (category[0][keep], category[1]),
-                  line_of if isinstance(keep, slice) else lambda i: line_of(int(keep[i])), scales, levels)
+    return _table(
+        name,
+        (item[0][keep], item[1]),
+        (annotator[0][keep], annotator[1]),
+        (f_mapped[keep], np.asarray(fields, dtype=object)),
+        (v_mapped[keep], np.asarray(values, dtype=object)),
+        None if category is None else (category[0][keep], category[1]),
+        line_of if isinstance(keep, slice) else lambda i: line_of(int(keep[i])),
+        scales,
+        levels,
+    )
 
 
 # -- the store ---------------------------------------------------------------------------
 # The store reads the labels as columns of codes (curate/store/columns.py: one scan).
-def from_store(store, *, scales: Mapping[str, tuple[str, ...]] | None = None,
-               levels: Mapping[str, Level] | None = None) -> LabelTable:
+def from_store(
+    store, *, scales: Mapping[str, tuple[str, ...]] | None = None, levels: Mapping[str, Level] | None = None
+) -> LabelTable:
     """Submitted labels of the store: preference, correctness of each response, and every
     key of ``Label.ratings`` (an ordered rating).
 
@@ -470,8 +539,10 @@ def from_store(store, *, scales: Mapping[str, tuple[str, ...]] | None = None,
     specs = [field_spec(name, (), scales, levels) for name in STORE_FIELDS]
     for spec in specs:
         if len(spec.values) > 3:
-            raise MmrbError(f"--scale {spec.name}: the store's {spec.name} takes at most 3 values "
-                            f"({', '.join(field_spec(spec.name, (), {}, {}).values)})")
+            raise MmrbError(
+                f"--scale {spec.name}: the store's {spec.name} takes at most 3 values "
+                f"({', '.join(field_spec(spec.name, (), {}, {}).values)})"
+            )
     cols = store.label_columns()
     (unit_codes, units), (ann_codes, ann_names), (text_codes, texts) = cols.pair, cols.annotator, cols.ratings
     annotators = tuple(str(a) for a in ann_names)
@@ -492,9 +563,17 @@ def from_store(store, *, scales: Mapping[str, tuple[str, ...]] | None = None,
     return LabelTable(units, annotators, cats, fields, gold, store.display_name)
 
 
-def _add_ratings(fields: dict[str, FieldLabels], text_codes: np.ndarray, texts: np.ndarray, unit: np.ndarray,
-                 ann: np.ndarray, units: np.ndarray, annotators: tuple[str, ...],
-                 scales: Mapping[str, tuple[str, ...]], levels: Mapping[str, Level]) -> None:
+def _add_ratings(
+    fields: dict[str, FieldLabels],
+    text_codes: np.ndarray,
+    texts: np.ndarray,
+    unit: np.ndarray,
+    ann: np.ndarray,
+    units: np.ndarray,
+    annotators: tuple[str, ...],
+    scales: Mapping[str, tuple[str, ...]],
+    levels: Mapping[str, Level],
+) -> None:
     """Every key of Label.ratings becomes a field; each distinct JSON text is parsed once."""
     parsed = [json.loads(t) if t not in ("", "{}") else None for t in texts]
     for key in sorted({k for d in parsed if isinstance(d, dict) for k in d}):
@@ -506,8 +585,10 @@ def _add_ratings(fields: dict[str, FieldLabels], text_codes: np.ndarray, texts: 
         bad = np.flatnonzero(codes == -1)
         if len(bad):
             i = int(bad[0])
-            raise MmrbError(f"rating {key!r} = {per_text[text_codes[i]]!r} of pair {units[unit[i]]!r} by "
-                            f"{annotators[ann[i]]!r} is not on the scale {', '.join(spec.values)}")
+            raise MmrbError(
+                f"rating {key!r} = {per_text[text_codes[i]]!r} of pair {units[unit[i]]!r} by "
+                f"{annotators[ann[i]]!r} is not on the scale {', '.join(spec.values)}"
+            )
         keep = codes >= 0
         name = key if key not in fields else f"ratings.{key}"  # never shadow a label field
         fields[name] = FieldLabels(spec, unit[keep], ann[keep], codes[keep])
@@ -521,9 +602,11 @@ def _store_gold(store, units: np.ndarray) -> dict[str, dict[int, int]]:
     for u, r in zip(at, rows):
         if u < 0:
             continue
-        for name, v, vocab in (("preference", r.known_preference, PREFERENCES),
-                               ("correctness_first", r.auto_first, CORRECTNESS),
-                               ("correctness_second", r.auto_second, CORRECTNESS)):
+        for name, v, vocab in (
+            ("preference", r.known_preference, PREFERENCES),
+            ("correctness_first", r.auto_first, CORRECTNESS),
+            ("correctness_second", r.auto_second, CORRECTNESS),
+        ):
             if v in vocab:
                 gold.setdefault(name, {})[int(u)] = vocab.index(v)
     return gold

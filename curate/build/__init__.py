@@ -38,8 +38,9 @@ class BuildResult:
     missing_images: list[str]  # ids of triplets with an image missing from the store
 
 
-def make_triplets(store, kept: list[BuildDecision],
-                  inputs: BuildInputs) -> tuple[list[Triplet], dict[str, Path], list[str]]:
+def make_triplets(
+    store, kept: list[BuildDecision], inputs: BuildInputs
+) -> tuple[list[Triplet], dict[str, Path], list[str]]:
     """Triplets in pair-id order, the image files they need, and the ids missing an image
     (those keep only the images that exist: see missing_images in the rules)."""
     items, cands, image_ok = inputs.items, inputs.candidates, inputs.image_ok
@@ -49,8 +50,9 @@ def make_triplets(store, kept: list[BuildDecision],
     known = store.image_paths(im.sha256 for d in kept for im in items[d.pair.item_id].images if im.sha256)
     for d in sorted(kept, key=lambda d: d.pair.id):
         p, item = d.pair, items[d.pair.item_id]
-        chosen, rejected = (cands[p.first_id], cands[p.second_id]) if d.chosen == "first" else \
-            (cands[p.second_id], cands[p.first_id])
+        chosen, rejected = (
+            (cands[p.first_id], cands[p.second_id]) if d.chosen == "first" else (cands[p.second_id], cands[p.first_id])
+        )
         rels = []
         for im in item.images:
             if im.sha256 and image_ok.get(im.sha256):
@@ -60,11 +62,22 @@ def make_triplets(store, kept: list[BuildDecision],
                 rels.append(rel)
         if len(rels) < len(item.images):
             missing.append(p.id)
-        triplets.append(Triplet(
-            id=p.id, prompt=item.prompt, images=tuple(rels), chosen=chosen.text, rejected=rejected.text,
-            category=item.category, source=item.source, chosen_model=chosen.model, rejected_model=rejected.model,
-            task=p.task, n_labels=d.n_labels, agreement=None if d.agreement is None else round(d.agreement, 6),
-        ))
+        triplets.append(
+            Triplet(
+                id=p.id,
+                prompt=item.prompt,
+                images=tuple(rels),
+                chosen=chosen.text,
+                rejected=rejected.text,
+                category=item.category,
+                source=item.source,
+                chosen_model=chosen.model,
+                rejected_model=rejected.model,
+                task=p.task,
+                n_labels=d.n_labels,
+                agreement=None if d.agreement is None else round(d.agreement, 6),
+            )
+        )
     return triplets, sources, missing
 
 
@@ -83,8 +96,9 @@ def _agreement(store, considered: set[str], rules: Rules):
     sub = LabelTable(t.units, t.annotators, np.where(keep, t.category, ""), fields, t.gold, t.source)
     report = agreement_report(sub, per_category=True, resamples=rules.resamples, seed=rules.seed)
     if report.categories is not None:
-        report.categories = {c: v for c, v in report.categories.items()
-                             if any(f.n_labels for f in v["fields"].values())}
+        report.categories = {
+            c: v for c, v in report.categories.items() if any(f.n_labels for f in v["fields"].values())
+        }
     return report
 
 
@@ -182,8 +196,15 @@ def build(store, rules: Rules, out: str | Path) -> BuildResult:
         refs = {d.pair.id: inputs.items[d.pair.item_id].reference for d in result.kept}
         export.write_vlrb(tmp, triplets, first, refs)
         export.write_hf(tmp, triplets)
-        write_card(tmp, rules=rules, result=result, triplets=triplets, report=report,
-                   n_annotators=len(report.annotators), missing_image_triplets=len(missing))
+        write_card(
+            tmp,
+            rules=rules,
+            result=result,
+            triplets=triplets,
+            report=report,
+            n_annotators=len(report.annotators),
+            missing_image_triplets=len(missing),
+        )
         files = {p.relative_to(tmp).as_posix(): _sha256(p) for p in sorted(tmp.rglob("*")) if p.is_file()}
         manifest = {
             "rules": rules.as_dict(),

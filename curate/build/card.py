@@ -89,8 +89,16 @@ def _table(header: list[str], rows: list[list]) -> list[str]:
     return out
 
 
-def write_card(out: Path, *, rules: Rules, result: FilterResult, triplets: list[Triplet], report: AgreementReport,
-               n_annotators: int, missing_image_triplets: int) -> None:
+def write_card(
+    out: Path,
+    *,
+    rules: Rules,
+    result: FilterResult,
+    triplets: list[Triplet],
+    report: AgreementReport,
+    n_annotators: int,
+    missing_image_triplets: int,
+) -> None:
     plot_agreement(report, out / PLOT_AGREEMENT)
     plot_labels(report, out / PLOT_LABELS)
     cats = sorted({t.category for t in triplets})
@@ -119,8 +127,8 @@ def write_card(out: Path, *, rules: Rules, result: FilterResult, triplets: list[
         "## Files",
         "",
         "- `triplets.jsonl` with `images/`: one triplet a line; image paths are relative to this folder",
-        f"- `{PARQUET}`: the same rows with images embedded (`datasets.load_dataset(\"parquet\", data_files=...)`)",
-        "- `hf/`: `datasets.load_from_disk(\"hf\")`",
+        f'- `{PARQUET}`: the same rows with images embedded (`datasets.load_dataset("parquet", data_files=...)`)',
+        '- `hf/`: `datasets.load_from_disk("hf")`',
         "- `multimodal_rewardbench.jsonl`: Multimodal RewardBench layout (`ID, Text, Image, Output1, Output2, Better, Category`)",
         "- `vl_rewardbench.jsonl`: VL-RewardBench layout (`human_ranking` [0, 1] = first response preferred)",
         "",
@@ -136,58 +144,106 @@ def write_card(out: Path, *, rules: Rules, result: FilterResult, triplets: list[
     lines += [""]
     lines += _table(["source", "triplets"], [[s, n] for s, n in sorted(by_source.items())])
     lpp = Counter(t.n_labels for t in triplets)
-    lines += ["", f"Annotators: {n_annotators}. Labels per kept pair: "
-              + (", ".join(f"{k}: {v} pairs" for k, v in sorted(lpp.items())) or "none") + "."]
+    lines += [
+        "",
+        f"Annotators: {n_annotators}. Labels per kept pair: "
+        + (", ".join(f"{k}: {v} pairs" for k, v in sorted(lpp.items())) or "none")
+        + ".",
+    ]
     if missing_image_triplets:
-        lines += ["", f"Triplets with an image missing from the store: {missing_image_triplets}; their `images` "
-                  "list holds only the images that exist (rule `missing_images = \"keep\"`)."]
-    lines += ["", "## Filtering", "",
-              f"Pairs considered: {len(result.decisions)} (statuses: {', '.join(rules.statuses)}). Rules run in "
-              "order; a pair is counted under the first rule that removes it.", ""]
+        lines += [
+            "",
+            f"Triplets with an image missing from the store: {missing_image_triplets}; their `images` "
+            'list holds only the images that exist (rule `missing_images = "keep"`).',
+        ]
+    lines += [
+        "",
+        "## Filtering",
+        "",
+        f"Pairs considered: {len(result.decisions)} (statuses: {', '.join(rules.statuses)}). Rules run in "
+        "order; a pair is counted under the first rule that removes it.",
+        "",
+    ]
     removed = result.removed()
     considered = result.considered_per_category()
     all_cats = list(considered)
-    rows = [[r] + [removed.get(r, {}).get(c, 0) for c in all_cats] + [sum(removed.get(r, {}).values())]
-            for r in result.rules]
+    rows = [
+        [r] + [removed.get(r, {}).get(c, 0) for c in all_cats] + [sum(removed.get(r, {}).values())]
+        for r in result.rules
+    ]
     kept = result.kept_per_category()
     rows.append(["**kept**"] + [kept.get(c, 0) for c in all_cats] + [sum(kept.values())])
     lines += _table(["rule"] + all_cats + ["all"], rows)
-    lines += ["", "Rules: " + ", ".join(
-        [f"min_labels = {rules.min_labels}", f"flagged_out = {str(rules.flagged_out).lower()}"]
-        + [f"{f}: {'unanimous' if t.unanimous else f'majority >= {t.share:g}'}" for f, t in sorted(rules.agreement.items())]
-        + [f"correctness_task = {str(rules.correctness_task).lower()}",
-           f"adjudication overrides = {str(rules.adjudication).lower()}", f"missing_images = {rules.missing_images}"]
-    ) + "."]
-    lines += ["", "## Agreement", "",
-              f"Over the labels of every considered pair (before filtering), {report.resamples} bootstrap resamples "
-              f"over pairs (seed {report.seed}), percentile 95% intervals; with fewer than {report.min_pairs} pairs "
-              "that have two or more labels an interval is \"undefined (too few pairs)\" (hatched bars in the "
-              "plot). Krippendorff's thresholds: rely on alpha >= .800, .667 to .800 for tentative conclusions "
-              "only.", ""]
-    lines += _table(["field", "level", "pairs", "labels", "alpha [95% CI]", "percent agreement", "Gwet's AC1"],
-                    [[n, f.level, f.n_pairs, f.n_labels, str(f.alpha), str(f.percent_agreement), str(f.ac1)]
-                     for n, f in report.fields.items()])
+    lines += [
+        "",
+        "Rules: "
+        + ", ".join(
+            [f"min_labels = {rules.min_labels}", f"flagged_out = {str(rules.flagged_out).lower()}"]
+            + [
+                f"{f}: {'unanimous' if t.unanimous else f'majority >= {t.share:g}'}"
+                for f, t in sorted(rules.agreement.items())
+            ]
+            + [
+                f"correctness_task = {str(rules.correctness_task).lower()}",
+                f"adjudication overrides = {str(rules.adjudication).lower()}",
+                f"missing_images = {rules.missing_images}",
+            ]
+        )
+        + ".",
+    ]
+    lines += [
+        "",
+        "## Agreement",
+        "",
+        f"Over the labels of every considered pair (before filtering), {report.resamples} bootstrap resamples "
+        f"over pairs (seed {report.seed}), percentile 95% intervals; with fewer than {report.min_pairs} pairs "
+        'that have two or more labels an interval is "undefined (too few pairs)" (hatched bars in the '
+        "plot). Krippendorff's thresholds: rely on alpha >= .800, .667 to .800 for tentative conclusions "
+        "only.",
+        "",
+    ]
+    lines += _table(
+        ["field", "level", "pairs", "labels", "alpha [95% CI]", "percent agreement", "Gwet's AC1"],
+        [
+            [n, f.level, f.n_pairs, f.n_labels, str(f.alpha), str(f.percent_agreement), str(f.ac1)]
+            for n, f in report.fields.items()
+        ],
+    )
     if report.categories:
         lines += [""]
         fields = list(report.fields)
-        lines += _table(["category"] + [f"{f} alpha" for f in fields],
-                        [[c] + [str(v["fields"][f].alpha) if f in v["fields"] else "no labels" for f in fields]
-                         for c, v in report.categories.items()])
+        lines += _table(
+            ["category"] + [f"{f} alpha" for f in fields],
+            [
+                [c] + [str(v["fields"][f].alpha) if f in v["fields"] else "no labels" for f in fields]
+                for c, v in report.categories.items()
+            ],
+        )
     lines += ["", f"![agreement per category]({PLOT_AGREEMENT})", "", f"![label distribution]({PLOT_LABELS})", ""]
     lines += ["## Chosen vs rejected length", ""]
     if triplets:
         cl, rl = [len(t.chosen) for t in triplets], [len(t.rejected) for t in triplets]
         longer = sum(c > r for c, r in zip(cl, rl))
-        lines += _table(["", "mean chars", "median chars", "min", "max"],
-                        [["chosen", f"{statistics.fmean(cl):.1f}", f"{statistics.median(cl):g}", min(cl), max(cl)],
-                         ["rejected", f"{statistics.fmean(rl):.1f}", f"{statistics.median(rl):g}", min(rl), max(rl)]])
-        lines += ["", f"The chosen response is the longer one in {longer} of {len(triplets)} triplets "
-                  f"({longer / len(triplets):.1%}): a judge that prefers length alone scores that much."]
+        lines += _table(
+            ["", "mean chars", "median chars", "min", "max"],
+            [
+                ["chosen", f"{statistics.fmean(cl):.1f}", f"{statistics.median(cl):g}", min(cl), max(cl)],
+                ["rejected", f"{statistics.fmean(rl):.1f}", f"{statistics.median(rl):g}", min(rl), max(rl)],
+            ],
+        )
+        lines += [
+            "",
+            f"The chosen response is the longer one in {longer} of {len(triplets)} triplets "
+            f"({longer / len(triplets):.1%}): a judge that prefers length alone scores that much.",
+        ]
     else:
         lines += ["No triplets."]
     lines += ["", "## Licence", "", f"License: `{rules.license}`."]
     if rules.license_note:
         lines += ["", rules.license_note]
-    lines += ["Check the licence of every source before redistribution: "
-              + ", ".join(sorted(by_source)) + "." if by_source else ""]
+    lines += [
+        "Check the licence of every source before redistribution: " + ", ".join(sorted(by_source)) + "."
+        if by_source
+        else ""
+    ]
     (out / "README.md").write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")

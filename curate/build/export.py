@@ -36,8 +36,7 @@ def chosen_first(triplets: list[Triplet], seed: int) -> dict[str, bool]:
     out: dict[str, bool] = {}
     k = 0
     for cat in sorted({t.category for t in triplets}):
-        group = sorted((t for t in triplets if t.category == cat),
-                       key=lambda t: digest(seed, t.id))
+        group = sorted((t for t in triplets if t.category == cat), key=lambda t: digest(seed, t.id))
         for t in group:
             out[t.id] = k % 2 == 0
             k += 1
@@ -57,18 +56,21 @@ def write_jsonl(out: Path, rows: list[Triplet]) -> None:
 
 
 def write_mmrb(out: Path, rows: list[Triplet], first: dict[str, bool]) -> None:
-    mmrb.write(out / "multimodal_rewardbench.jsonl", (
-        mmrb.MmrbRecord(
-            id=t.id,
-            output1=t.chosen if first[t.id] else t.rejected,
-            output2=t.rejected if first[t.id] else t.chosen,
-            better="Output1" if first[t.id] else "Output2",
-            text=t.prompt,
-            images=t.images[:1],
-            category=t.category,
-        )
-        for t in rows
-    ))
+    mmrb.write(
+        out / "multimodal_rewardbench.jsonl",
+        (
+            mmrb.MmrbRecord(
+                id=t.id,
+                output1=t.chosen if first[t.id] else t.rejected,
+                output2=t.rejected if first[t.id] else t.chosen,
+                better="Output1" if first[t.id] else "Output2",
+                text=t.prompt,
+                images=t.images[:1],
+                category=t.category,
+            )
+            for t in rows
+        ),
+    )
 
 
 def write_vlrb(out: Path, rows: list[Triplet], first: dict[str, bool], references: dict[str, str | None]) -> None:
@@ -82,10 +84,19 @@ def write_vlrb(out: Path, rows: list[Triplet], first: dict[str, bool], reference
             images=t.images[:1],
             models=(t.chosen_model, t.rejected_model) if f else (t.rejected_model, t.chosen_model),
             query_source=t.source,
-            meta={"category": t.category, "task": t.task, "n_labels": t.n_labels, "agreement": t.agreement,
-                  "images": list(t.images)},
-            extra={"judge": "human", "rationale": "", "human_error_analysis": "",
-                   "ground_truth": references.get(t.id) or ""},
+            meta={
+                "category": t.category,
+                "task": t.task,
+                "n_labels": t.n_labels,
+                "agreement": t.agreement,
+                "images": list(t.images),
+            },
+            extra={
+                "judge": "human",
+                "rationale": "",
+                "human_error_analysis": "",
+                "ground_truth": references.get(t.id) or "",
+            },
         )
 
     vlrewardbench.write(out / "vl_rewardbench.jsonl", (record(t) for t in rows))

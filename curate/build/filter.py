@@ -104,8 +104,9 @@ def rule_names(rules: Rules) -> list[str]:
     return names
 
 
-def decide(pair: Pair, item: Item, labels: list[Label], adj: Adjudication | None, rules: Rules,
-           image_ok: dict[str, bool]) -> BuildDecision:
+def decide(
+    pair: Pair, item: Item, labels: list[Label], adj: Adjudication | None, rules: Rules, image_ok: dict[str, bool]
+) -> BuildDecision:
     adj = adj if rules.adjudication else None
     n = len(labels)
     missing = sum(1 for im in item.images if not (im.sha256 and image_ok.get(im.sha256, False)))
@@ -177,7 +178,6 @@ def apply_rules(store, rules: Rules) -> tuple[FilterResult, BuildInputs]:
                 path = known.get(im.sha256)
                 image_ok[im.sha256] = bool(path and path.is_file())
     decisions = [
-        decide(p, items[p.item_id], labels.get(p.id, []), adjudications.get(p.id), rules, image_ok)
-        for p in pairs
+        decide(p, items[p.item_id], labels.get(p.id, []), adjudications.get(p.id), rules, image_ok) for p in pairs
     ]
     return FilterResult(decisions, rule_names(rules)), BuildInputs(items, candidates, image_ok)

@@ -56,14 +56,25 @@ class Rules:
                 "missing_images": self.missing_images,
             },
             "export": {"seed": self.seed, "resamples": self.resamples},
-            "card": {"name": self.name, "description": self.description, "license": self.license,
-                     "license_note": self.license_note},
+            "card": {
+                "name": self.name,
+                "description": self.description,
+                "license": self.license,
+                "license_note": self.license_note,
+            },
         }
 
 
 _KNOWN = {
-    "filter": {"statuses", "min_labels", "flagged_out", "agreement", "correctness_task", "adjudication",
-               "missing_images"},
+    "filter": {
+        "statuses",
+        "min_labels",
+        "flagged_out",
+        "agreement",
+        "correctness_task",
+        "adjudication",
+        "missing_images",
+    },
     "export": {"seed", "resamples"},
     "card": {"name", "description", "license", "license_note"},
 }

@@ -19,17 +19,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     add_store_options(p)
     p.add_argument("--labels", metavar="FILE", help="CSV or JSONL long table instead of the store")
-    p.add_argument("--scale", action="append", metavar="FIELD=v1,v2,...",
-                   help="an ordered scale, low to high (the field becomes ordinal); repeatable")
-    p.add_argument("--level", action="append", metavar="FIELD=LEVEL",
-                   help="level of measurement: nominal, ordinal, interval or ratio; repeatable")
+    p.add_argument(
+        "--scale",
+        action="append",
+        metavar="FIELD=v1,v2,...",
+        help="an ordered scale, low to high (the field becomes ordinal); repeatable",
+    )
+    p.add_argument(
+        "--level",
+        action="append",
+        metavar="FIELD=LEVEL",
+        help="level of measurement: nominal, ordinal, interval or ratio; repeatable",
+    )
     p.add_argument("--category", action="store_true", help="also report every category")
     p.add_argument("--pairs", action="store_true", help="include per-pair rows (n labels, majority, share, entropy)")
     p.add_argument("--json", action="store_true", help="print the full report as JSON")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples over pairs (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--min-shared", type=int, default=10,
-                   help="pairs two annotators must share for a Cohen kappa (default 10)")
+    p.add_argument(
+        "--min-shared", type=int, default=10, help="pairs two annotators must share for a Cohen kappa (default 10)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,8 +51,14 @@ def run(args: argparse.Namespace) -> int:
     else:
         with open_store(args) as store:
             table = from_store(store, scales=scales, levels=levels)
-    report = agreement_report(table, per_category=args.category, pairs=args.pairs or args.json,
-                              resamples=args.resamples, seed=args.seed, min_shared=args.min_shared)
+    report = agreement_report(
+        table,
+        per_category=args.category,
+        pairs=args.pairs or args.json,
+        resamples=args.resamples,
+        seed=args.seed,
+        min_shared=args.min_shared,
+    )
     if args.json:
         print(json.dumps(report.as_dict(), indent=1, ensure_ascii=False))
     else:

@@ -28,14 +28,24 @@ def render_removed(result: FilterResult) -> str:
     width = max([len("considered")] + [len(r) for r in result.rules])
     cols = [max(len(c), 6) for c in cats]
     head = f"{'rule':<{width}}" + "".join(f"  {c:>{w}}" for c, w in zip(cats, cols)) + f"  {'all':>6}"
-    lines = [head, f"{'considered':<{width}}" + "".join(f"  {considered[c]:>{w}}" for c, w in zip(cats, cols))
-             + f"  {sum(considered.values()):>6}"]
+    lines = [
+        head,
+        f"{'considered':<{width}}"
+        + "".join(f"  {considered[c]:>{w}}" for c, w in zip(cats, cols))
+        + f"  {sum(considered.values()):>6}",
+    ]
     for r in result.rules:
         row = removed.get(r, {})
-        lines.append(f"{r:<{width}}" + "".join(f"  {row.get(c, 0):>{w}}" for c, w in zip(cats, cols))
-                     + f"  {sum(row.values()):>6}")
-    lines.append(f"{'kept':<{width}}" + "".join(f"  {kept.get(c, 0):>{w}}" for c, w in zip(cats, cols))
-                 + f"  {sum(kept.values()):>6}")
+        lines.append(
+            f"{r:<{width}}"
+            + "".join(f"  {row.get(c, 0):>{w}}" for c, w in zip(cats, cols))
+            + f"  {sum(row.values()):>6}"
+        )
+    lines.append(
+        f"{'kept':<{width}}"
+        + "".join(f"  {kept.get(c, 0):>{w}}" for c, w in zip(cats, cols))
+        + f"  {sum(kept.values()):>6}"
+    )
     return "\n".join(lines)
 
 
@@ -57,6 +67,9 @@ def run(args: argparse.Namespace) -> int:
     print(render_removed(res.result))
     print(f"wrote {len(res.triplets)} triplets to {res.out}")
     if res.missing_images:
-        print(f"{len(res.missing_images)} triplets have an image missing from the store (kept without it): "
-              + ", ".join(res.missing_images[:10]) + (" ..." if len(res.missing_images) > 10 else ""))
+        print(
+            f"{len(res.missing_images)} triplets have an image missing from the store (kept without it): "
+            + ", ".join(res.missing_images[:10])
+            + (" ..." if len(res.missing_images) > 10 else "")
+        )
     return 0

@@ -35,21 +35,33 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "instead of refusing the file",
     )
     it.add_argument("--images-root", metavar="DIR", default=None, help=IMAGES_ROOT_HELP)
-    it.add_argument("--skip-invalid", metavar="REJECTS_FILE", default=None,
-                    help="import the valid rows; write rejected rows with reasons to this JSONL file")
+    it.add_argument(
+        "--skip-invalid",
+        metavar="REJECTS_FILE",
+        default=None,
+        help="import the valid rows; write rejected rows with reasons to this JSONL file",
+    )
     add_store_options(it)
 
     pr = sub.add_parser("pairs", help="pairs of an existing benchmark")
     pr.add_argument("file")
     pr.add_argument("--format", required=True, choices=FORMATS)
     # --images-dir is the option's earlier name, kept so that existing scripts still work
-    pr.add_argument("--images-root", "--images-dir", dest="images_root", metavar="DIR", default=None,
-                    help=IMAGES_ROOT_HELP)
-    pr.add_argument("--category", default=None, help="MMRB2 only: the task (t2i, edit, interleaved, reasoning) "
-                    "when the file name does not start with it")
+    pr.add_argument(
+        "--images-root", "--images-dir", dest="images_root", metavar="DIR", default=None, help=IMAGES_ROOT_HELP
+    )
+    pr.add_argument(
+        "--category",
+        default=None,
+        help="MMRB2 only: the task (t2i, edit, interleaved, reasoning) when the file name does not start with it",
+    )
     pr.add_argument("--categories", default=None, help="comma-separated allowed categories (mmrb and generic formats)")
-    pr.add_argument("--skip-invalid", metavar="REJECTS_FILE", default=None,
-                    help="import the valid rows; write rejected rows with reasons to this JSONL file")
+    pr.add_argument(
+        "--skip-invalid",
+        metavar="REJECTS_FILE",
+        default=None,
+        help="import the valid rows; write rejected rows with reasons to this JSONL file",
+    )
     add_store_options(pr)
 
 

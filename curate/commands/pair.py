@@ -18,7 +18,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from curate.pairing import DEFAULT_NEAR_DUPLICATE, STRATEGIES
 
     add_store_options(p)
-    p.add_argument("--strategy", choices=STRATEGIES, default="cross_model", help="which pairs to make (default cross_model)")
+    p.add_argument(
+        "--strategy", choices=STRATEGIES, default="cross_model", help="which pairs to make (default cross_model)"
+    )
     p.add_argument("--seed", type=int, default=0, help="seed for sides, cap and balancing choices (default 0)")
     p.add_argument("--cap", type=int, default=None, help="at most this many pairs per item")
     p.add_argument(
@@ -27,7 +29,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=DEFAULT_NEAR_DUPLICATE,
         help=f"word-set Jaccard similarity at or above which two responses are not paired (default {DEFAULT_NEAR_DUPLICATE})",
     )
-    p.add_argument("--balance-length", action="store_true", help="within each category, balance chosen-longer and chosen-shorter pairs")
+    p.add_argument(
+        "--balance-length",
+        action="store_true",
+        help="within each category, balance chosen-longer and chosen-shorter pairs",
+    )
     p.add_argument("--items", default=None, help="file with one item id per line: pair only these")
     p.add_argument("--models", default=None, help="comma-separated model names: pair only their responses")
 

@@ -25,9 +25,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-check", action="store_true", help="do not ask each endpoint for its model list first")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (default: shown on a terminal)")
     p.add_argument("--flush-every", type=int, default=64, help="commit at least every N responses (default 64)")
-    p.add_argument("--max-response-chars", type=int, default=None, metavar="N",
-                   help="answers longer than N characters are failures (default: the models file's "
-                        "max_response_chars, else 200000)")
+    p.add_argument(
+        "--max-response-chars",
+        type=int,
+        default=None,
+        metavar="N",
+        help="answers longer than N characters are failures (default: the models file's "
+        "max_response_chars, else 200000)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,7 +40,14 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     from curate.commands.common import load_models, names, open_store, read_ids
     from curate.errors import MmrbError

@@ -23,20 +23,41 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     add_store_options(p)
     p.add_argument("--judges", default=None, help="models file of the judges (.toml/.yaml)")
-    p.add_argument("--m", type=int, default=None, help="hard = at least m judges wrong or inconsistent (default: a majority)")
+    p.add_argument(
+        "--m", type=int, default=None, help="hard = at least m judges wrong or inconsistent (default: a majority)"
+    )
     p.add_argument("--target", type=int, default=None, help="keep at most this many hard pairs per category")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--template", default=DEFAULT_TEMPLATE, help=f"judge prompt template name or file (default {DEFAULT_TEMPLATE})")
-    p.add_argument("--drop-duplicate-images", action="store_true", help="drop pairs of items whose image duplicates another item's")
-    p.add_argument("--drop-duplicate-prompts", action="store_true", help="drop pairs of items repeating another item's prompt and image")
-    p.add_argument("--phash-distance", type=int, default=DEFAULT_MAX_DISTANCE,
-                   help=f"images within this many pHash bits are duplicates (default {DEFAULT_MAX_DISTANCE} of 64)")
+    p.add_argument(
+        "--template", default=DEFAULT_TEMPLATE, help=f"judge prompt template name or file (default {DEFAULT_TEMPLATE})"
+    )
+    p.add_argument(
+        "--drop-duplicate-images", action="store_true", help="drop pairs of items whose image duplicates another item's"
+    )
+    p.add_argument(
+        "--drop-duplicate-prompts",
+        action="store_true",
+        help="drop pairs of items repeating another item's prompt and image",
+    )
+    p.add_argument(
+        "--phash-distance",
+        type=int,
+        default=DEFAULT_MAX_DISTANCE,
+        help=f"images within this many pHash bits are duplicates (default {DEFAULT_MAX_DISTANCE} of 64)",
+    )
     p.add_argument("--duplicates-only", action="store_true", help="only report duplicates; judge and change nothing")
     p.add_argument("--max-side", type=int, default=1024, help="downscale images sent to judges to this side (0: never)")
-    p.add_argument("--allow-missing-images", action="store_true", help="judge pairs whose images are missing on text alone")
-    p.add_argument("--max-response-chars", type=int, default=None, metavar="N",
-                   help="judge answers longer than N characters are failures (default: the models file's "
-                        "max_response_chars, else 200000)")
+    p.add_argument(
+        "--allow-missing-images", action="store_true", help="judge pairs whose images are missing on text alone"
+    )
+    p.add_argument(
+        "--max-response-chars",
+        type=int,
+        default=None,
+        metavar="N",
+        help="judge answers longer than N characters are failures (default: the models file's "
+        "max_response_chars, else 200000)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -69,8 +90,10 @@ def run(args: argparse.Namespace) -> int:
         )
     print("\n".join(report.lines()))
     if not report.complete:
-        print("incomplete: requests still failed after retries; the pairs they would decide were left as "
-              "they were", file=sys.stderr)
+        print(
+            "incomplete: requests still failed after retries; the pairs they would decide were left as they were",
+            file=sys.stderr,
+        )
         print("\n".join(report.incomplete), file=sys.stderr)
         return 1
     return 0

@@ -11,8 +11,9 @@ and ``images``). Problems come in the order the format reads its fields, whoever
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, TypeVar
+from typing import Any, TypeVar
 
 from ..errors import InputError, InputProblem
 from .reader import Row
@@ -35,7 +36,9 @@ class Fields:
     def has(self, name: str) -> bool:
         return self.data.get(name) is not None
 
-    def text(self, name: str, *, required: bool = True, allow_empty: bool = False, default: str | None = None) -> str | None:
+    def text(
+        self, name: str, *, required: bool = True, allow_empty: bool = False, default: str | None = None
+    ) -> str | None:
         v = self.data.get(name)
         if v is None:
             if required:

@@ -5,9 +5,9 @@ prompt_tokens, completion_tokens, error``, verdicts in the pair's stored order."
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Iterable
 
 from ..judging.records import OUTCOMES, Judgment
 from ..model import ORDERS

@@ -10,8 +10,8 @@ path when there is no image (``category_of``); the importer and scoring both use
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Collection
 
 from ..model import MM_RLHF_CATEGORIES
 from .fields import Fields

@@ -14,9 +14,10 @@ importer needs a prompt, a category and an image; scoring does not).
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Collection, Iterable, Literal, Mapping
+from typing import Any, Literal
 
 from ..model import MMRB_CATEGORIES, Letter, Side
 from .fields import Fields
@@ -61,7 +62,9 @@ def parse(f: Fields, need: Collection[str] = ()) -> MmrbRecord | None:
     better = f.text("Better")
     if better is not None and better not in BETTER:
         f.bad("Better", f"expected 'Output1' or 'Output2', got {better!r}: the better response is Output1 or Output2")
-    category = f.category("Category", f.text("Category", required="Category" in need, allow_empty="Category" not in need))
+    category = f.category(
+        "Category", f.text("Category", required="Category" in need, allow_empty="Category" not in need)
+    )
     images = f.images("Image", required="Image" in need)
     if f.problems or rid is None or out1 is None or out2 is None or images is None:
         return None
@@ -91,13 +94,28 @@ def parse_output(f: Fields, *, labelled: bool) -> MmrbJudgeOutput | None:
     images = f.images("Image")
     if f.problems or rid is None or images is None:
         return None
-    return MmrbJudgeOutput(rid, outputs, "A" if label == "A" else "B" if label == "B" else None, images,
-                           meta if isinstance(meta, dict) else {})
+    return MmrbJudgeOutput(
+        rid,
+        outputs,
+        "A" if label == "A" else "B" if label == "B" else None,
+        images,
+        meta if isinstance(meta, dict) else {},
+    )
 
 
 def write(path: Path, records: Iterable[MmrbRecord]) -> None:
-    write_jsonl(path, (
-        {"ID": r.id, "Text": r.text or "", "Image": r.images[0] if r.images else "", "Output1": r.output1,
-         "Output2": r.output2, "Better": r.better, "Category": r.category or ""}
-        for r in records
-    ))
+    write_jsonl(
+        path,
+        (
+            {
+                "ID": r.id,
+                "Text": r.text or "",
+                "Image": r.images[0] if r.images else "",
+                "Output1": r.output1,
+                "Output2": r.output2,
+                "Better": r.better,
+                "Category": r.category or "",
+            }
+            for r in records
+        ),
+    )

@@ -19,9 +19,10 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Collection
+from typing import Any
 
 from ..errors import InputError, InputProblem
 from ..model import MMRB2_CATEGORIES, MMRB2_GRADES, Letter, Order, Side
@@ -99,8 +100,14 @@ def task_of(path: Path, given: str | None = None, *, option: str | None = None) 
     if given:
         message = f"unknown MMRB2 task {given!r}: expected one of {tasks}"
     else:
-        how = f"pass {option}" if option else "name the file after its task as the benchmark does (t2i_response_only.json)"
-        message = f"cannot tell the MMRB2 task from the file name {path.name!r} (no word of it is one of {tasks}); {how}"
+        how = (
+            f"pass {option}"
+            if option
+            else "name the file after its task as the benchmark does (t2i_response_only.json)"
+        )
+        message = (
+            f"cannot tell the MMRB2 task from the file name {path.name!r} (no word of it is one of {tasks}); {how}"
+        )
     raise InputError([InputProblem(str(path), None, None, message)])
 
 
@@ -156,8 +163,10 @@ def _response(f: Fields, name: str, need: Collection[str]) -> Mmrb2Response | No
         return None
     parts = []
     for n, part in enumerate(content):
-        if not (isinstance(part, list) and len(part) == 2 and part[0] in ("text", "image") and isinstance(part[1], str)):
-            f.bad(f"{name}.response_content[{n}]", "expected [\"text\", str] or [\"image\", file name]")
+        if not (
+            isinstance(part, list) and len(part) == 2 and part[0] in ("text", "image") and isinstance(part[1], str)
+        ):
+            f.bad(f"{name}.response_content[{n}]", 'expected ["text", str] or ["image", file name]')
             return None
         parts.append((part[0], part[1]))
     return Mmrb2Response(tuple(parts), model)
@@ -185,14 +194,24 @@ def ratings(f: Fields, task: str) -> tuple[Rating, ...] | None:
             f.bad("human_annotations", "expected {response_a_ratings: [...], response_b_ratings: [...]}")
             return None
         ra, rb = ann.get("response_a_ratings") or [], ann.get("response_b_ratings") or []
-        if (ra and rb and len(ra) != len(rb)) or max(len(ra), len(rb)) > RATERS or not all(g in GRADES for g in ra + rb):
-            f.bad("human_annotations", f"expected up to 3 letter grades {'/'.join(GRADES)} per response "
-                  "(the same number for both, or none for one)")
+        if (
+            (ra and rb and len(ra) != len(rb))
+            or max(len(ra), len(rb)) > RATERS
+            or not all(g in GRADES for g in ra + rb)
+        ):
+            f.bad(
+                "human_annotations",
+                f"expected up to 3 letter grades {'/'.join(GRADES)} per response "
+                "(the same number for both, or none for one)",
+            )
             return None
-        return tuple(Rating(grade_a=ra[n] if ra else None, grade_b=rb[n] if rb else None)
-                     for n in range(max(len(ra), len(rb))))
-    if not isinstance(ann, list) or len(ann) > RATERS or not all(
-        isinstance(s, (int, float)) and not isinstance(s, bool) and 1 <= s <= 6 for s in ann
+        return tuple(
+            Rating(grade_a=ra[n] if ra else None, grade_b=rb[n] if rb else None) for n in range(max(len(ra), len(rb)))
+        )
+    if (
+        not isinstance(ann, list)
+        or len(ann) > RATERS
+        or not all(isinstance(s, (int, float)) and not isinstance(s, bool) and 1 <= s <= 6 for s in ann)
     ):
         f.bad("human_annotations", "expected up to 3 scores from 1 to 6")
         return None
@@ -221,7 +240,9 @@ def read_judgements(path: Path) -> Judgements:
                 continue
             for i, entry in enumerate(entries):
                 if not isinstance(entry, dict):
-                    problems.append(InputProblem(str(path), None, f"{pid}.{order}[{i}]", "must be an object with a judgement"))
+                    problems.append(
+                        InputProblem(str(path), None, f"{pid}.{order}[{i}]", "must be an object with a judgement")
+                    )
                     continue
                 if entry.get("judgement"):  # compute_accuracy.py skips an empty judgement: nothing was judged
                     out.append(Judgement(pid, order, i, entry["judgement"]))

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ..errors import InputError, InputProblem
 
@@ -38,7 +39,11 @@ def file_kind(path: Path) -> str:
     kind = FILE_KINDS.get(path.suffix.lower())
     if kind is None:
         raise InputError(
-            [InputProblem(str(path), None, None, f"unknown file type {path.suffix!r}: use .jsonl, .json, .csv or .parquet")]
+            [
+                InputProblem(
+                    str(path), None, None, f"unknown file type {path.suffix!r}: use .jsonl, .json, .csv or .parquet"
+                )
+            ]
         )
     return kind
 

@@ -16,17 +16,30 @@ importer, scoring) seeds it from the id (see ``chosen_first``).
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Collection, Iterable, Mapping
+from typing import Any
 
 from ..model import Triplet
 from ..seeding import coin
 from .fields import Fields
 from .writer import write_jsonl
 
-FIELDS = ("id", "prompt", "images", "chosen", "rejected", "category", "source", "chosen_model", "rejected_model",
-          "task", "n_labels", "agreement")
+FIELDS = (
+    "id",
+    "prompt",
+    "images",
+    "chosen",
+    "rejected",
+    "category",
+    "source",
+    "chosen_model",
+    "rejected_model",
+    "task",
+    "n_labels",
+    "agreement",
+)
 # kept as written for whoever needs them (scoring reports them per pair)
 EXTRA = ("chosen_model", "rejected_model", "task", "n_labels", "agreement")
 
@@ -79,8 +92,19 @@ def parse(f: Fields, need: Collection[str] = ()) -> TripletRecord | None:
     if f.problems or rid is None or prompt is None or chosen is None or rejected is None or images is None:
         return None
     extra = {k: f.data[k] for k in EXTRA if k in f.data}
-    return TripletRecord(rid, prompt, chosen, rejected, images, category, source, group or None,
-                         where.get("image"), where.get("video"), extra)
+    return TripletRecord(
+        rid,
+        prompt,
+        chosen,
+        rejected,
+        images,
+        category,
+        source,
+        group or None,
+        where.get("image"),
+        where.get("video"),
+        extra,
+    )
 
 
 def write(path: Path, triplets: Iterable[Triplet]) -> None:
@@ -93,12 +117,22 @@ def write_hf(triplets: list[Triplet], root: Path, parquet: Path, hf_dir: Path) -
     import datasets
     from datasets import Dataset, Features, Image, List, Value
 
-    features = Features({
-        "id": Value("string"), "prompt": Value("string"), "images": List(Image()),
-        "chosen": Value("string"), "rejected": Value("string"), "category": Value("string"),
-        "source": Value("string"), "chosen_model": Value("string"), "rejected_model": Value("string"),
-        "task": Value("string"), "n_labels": Value("int32"), "agreement": Value("float64"),
-    })
+    features = Features(
+        {
+            "id": Value("string"),
+            "prompt": Value("string"),
+            "images": List(Image()),
+            "chosen": Value("string"),
+            "rejected": Value("string"),
+            "category": Value("string"),
+            "source": Value("string"),
+            "chosen_model": Value("string"),
+            "rejected_model": Value("string"),
+            "task": Value("string"),
+            "n_labels": Value("int32"),
+            "agreement": Value("float64"),
+        }
+    )
     columns: dict[str, list] = {k: [] for k in features}
     for t in triplets:
         for k in features:

@@ -21,9 +21,10 @@ both responses (``item_key``, cal.py's key).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Collection, Iterable, Mapping
+from typing import Any
 
 from .fields import Fields
 from .triplets import TripletRecord
@@ -35,10 +36,33 @@ TEXT_FIELDS = ("id", "prompt", "chosen", "rejected", "image")
 CATEGORIES = ("general", "hallucination", "reasoning")
 IMPORT_NEEDS = frozenset({"query", "prompt", "models"})
 # the fields the published records carry, in their order (the writer keeps it)
-PUBLISHED = ("id", "query", "response", "image", "human_ranking", "models", "judge", "rationale", "query_source",
-             "meta", "human_error_analysis", "ground_truth")
-_READ = ("id", "query", "response", "image", "images", "image_path", "human_ranking", "ranking", "models",
-         "query_source", "meta")
+PUBLISHED = (
+    "id",
+    "query",
+    "response",
+    "image",
+    "human_ranking",
+    "models",
+    "judge",
+    "rationale",
+    "query_source",
+    "meta",
+    "human_error_analysis",
+    "ground_truth",
+)
+_READ = (
+    "id",
+    "query",
+    "response",
+    "image",
+    "images",
+    "image_path",
+    "human_ranking",
+    "ranking",
+    "models",
+    "query_source",
+    "meta",
+)
 
 # The one grouping of VL-RewardBench ids, cal.py's get_dataset_from_id (vl-rewardbench/
 # VL_RewardBench @ 9b10abd, as ../shared/official/README.md describes it): the id up to its
@@ -142,9 +166,9 @@ def parse(f: Fields, need: Collection[str] = ()) -> VlrbRecord | None:
     if ranking is not None and (len(ranking) != 2 or not all(isinstance(r, (int, float)) for r in ranking)):
         f.bad(rank_field, "expected two numeric ranks such as [0, 1]")
     models = f.value("models", (list,), required=False)
-    if models is not None and (len(models) != 2 or not all(
-        isinstance(m, str) and (m and ":" not in m or "models" not in need) for m in models
-    )):
+    if models is not None and (
+        len(models) != 2 or not all(isinstance(m, str) and (m and ":" not in m or "models" not in need) for m in models)
+    ):
         f.bad("models", "expected two model names (without ':')" if "models" in need else "expected two model names")
     elif models is not None:
         models = [f.check_ident(f"models[{n}]", m) for n, m in enumerate(models)]
@@ -156,8 +180,15 @@ def parse(f: Fields, need: Collection[str] = ()) -> VlrbRecord | None:
         return None
     a, b = responses
     return VlrbRecord(
-        rid, query, (a, b), (ranking[0], ranking[1]), images, (models[0], models[1]) if models else None, qsource,
-        image_path if isinstance(image_path, str) else None, meta if isinstance(meta, dict) else {},
+        rid,
+        query,
+        (a, b),
+        (ranking[0], ranking[1]),
+        images,
+        (models[0], models[1]) if models else None,
+        qsource,
+        image_path if isinstance(image_path, str) else None,
+        meta if isinstance(meta, dict) else {},
         f.metadata(_READ),
     )
 
@@ -197,16 +228,28 @@ def parse_inference(f: Fields, *, trust_flag: bool = False) -> VlrbInference | N
     if not trust_flag and not isinstance(choice, str):
         f.bad("meta.filter_choice", "must be the judge's text (a string)")
         return None
-    return VlrbInference(d["id"], d["query"], (resp[0], resp[1]), (ranking[0], ranking[1]), meta["random_number"],
-                         choice if isinstance(choice, str) else None, meta.get("flag_status"),
-                         str(meta.get("filter_prompt", "")))
+    return VlrbInference(
+        d["id"],
+        d["query"],
+        (resp[0], resp[1]),
+        (ranking[0], ranking[1]),
+        meta["random_number"],
+        choice if isinstance(choice, str) else None,
+        meta.get("flag_status"),
+        str(meta.get("filter_prompt", "")),
+    )
 
 
 def write(path: Path, records: Iterable[VlrbRecord]) -> None:
     def row(r: VlrbRecord) -> dict[str, Any]:
         known: dict[str, Any] = {
-            "id": r.id, "query": r.query, "response": list(r.response), "image": r.images[0] if r.images else "",
-            "human_ranking": list(r.ranking), "query_source": r.query_source, "meta": dict(r.meta),
+            "id": r.id,
+            "query": r.query,
+            "response": list(r.response),
+            "image": r.images[0] if r.images else "",
+            "human_ranking": list(r.ranking),
+            "query_source": r.query_source,
+            "meta": dict(r.meta),
         }
         if r.models is not None:
             known["models"] = list(r.models)

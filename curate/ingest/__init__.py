@@ -8,8 +8,8 @@ Both check every row and write the whole file in one transaction, all or nothing
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from ..errors import InputError, InputProblem
 from ..formats.mmrb2 import JSON_KEY as MMRB2_KEY
@@ -50,9 +50,7 @@ def ingest_pairs(
         return run_import(store, path, mm_rlhf.parse, shared_items=True, **kw)
     if format == "mmrb2":
         task = task_of(path, category, option="--category")
-        return run_import(
-            store, path, mmrb2.make_parser(task), json_key=MMRB2_KEY, annotators=mmrb2.RATERS, **kw
-        )
+        return run_import(store, path, mmrb2.make_parser(task), json_key=MMRB2_KEY, annotators=mmrb2.RATERS, **kw)
     if format == "generic":
         return run_import(store, path, generic.parse, categories=categories or DEFAULT_CATEGORIES, **kw)
     raise InputError([InputProblem(str(path), None, None, f"unknown format {format!r}; known: {', '.join(FORMATS)}")])

@@ -11,10 +11,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
-
+from typing import Any
 
 from ..errors import InputProblem
 from ..formats.fields import Fields
@@ -150,7 +150,7 @@ class Context:
         self.state: dict[str, Any] = {}  # free for a format's cross-row bookkeeping
 
     # images are checked now and copied only when the whole import is accepted
-    def image(self, f: "ImportFields", name: str, value: Any) -> ImageRef | None:
+    def image(self, f: ImportFields, name: str, value: Any) -> ImageRef | None:
         if isinstance(value, dict) and (value.get("bytes") or value.get("path")):
             data = value.get("bytes")
             if data:  # a Hugging Face image feature: {"bytes": ..., "path": ...}
@@ -169,7 +169,7 @@ class Context:
             return None
         return self._check(f, name, value, None)
 
-    def _check(self, f: "ImportFields", name: str, source: str, data: bytes | None) -> ImageRef | None:
+    def _check(self, f: ImportFields, name: str, source: str, data: bytes | None) -> ImageRef | None:
         key = source if data is None else hashlib.sha256(data).hexdigest()
         ref = self._image_cache.get(key)
         if ref is None:
@@ -192,7 +192,7 @@ class Context:
         f.bad(name, f"{ref.error}{hint}")
         return None
 
-    def check_category(self, f: "ImportFields", name: str, value: str | None) -> str | None:
+    def check_category(self, f: ImportFields, name: str, value: str | None) -> str | None:
         if value is None:
             return None
         if self.categories is not None and value not in self.categories:

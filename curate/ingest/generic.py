@@ -19,8 +19,19 @@ from .common import Context, ImportFields, ParsedRow
 from .pairs import UNKNOWN_MODEL, ordered_pair
 
 FIELDS = (
-    "id", "prompt", "images", "image", "category", "reference", "source",
-    "response_1", "response_2", "model_1", "model_2", "preference", "task",
+    "id",
+    "prompt",
+    "images",
+    "image",
+    "category",
+    "reference",
+    "source",
+    "response_1",
+    "response_2",
+    "model_1",
+    "model_2",
+    "preference",
+    "task",
 )
 PREFERENCES = {"1": "first", "2": "second", "tie": "tie", "first": "first", "second": "second"}
 TASKS = ("correctness", "preference")
@@ -50,7 +61,12 @@ def parse(f: ImportFields, ctx: Context) -> ParsedRow:
     if f.problems:
         return ParsedRow()
     item = Item(
-        id=rid, prompt=prompt, category=category, images=images, reference=reference, source=source,
+        id=rid,
+        prompt=prompt,
+        category=category,
+        images=images,
+        reference=reference,
+        source=source,
         metadata=f.metadata(FIELDS),
     )
     return ordered_pair(

@@ -16,16 +16,17 @@ import json
 import logging
 import os
 import tempfile
+from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from ..errors import InputError, InputProblem, MmrbError
-from ..images import ImageProblem, StoredImage
-from ..store import ImportConflict, ImportSession, SeenKey, Store, dumps
 from ..formats.fields import jsonable, text_problems
 from ..formats.reader import read_rows
+from ..images import ImageProblem, StoredImage
+from ..store import ImportConflict, ImportSession, SeenKey, Store, dumps
 from .common import MAX_ID, Context, ImportFields, IngestReport, ParsedRow
 
 ParseFn = Callable[[ImportFields, Context], ParsedRow]
@@ -56,10 +57,22 @@ def run_import(
     """
     path = Path(path)
     for attempt in range(1, _ATTEMPTS + 1):
-        run = _Import(store, path, parse, json_key=json_key, skip=skip_invalid is not None, shared=shared_items,
-                      raters=tuple(annotators),
-                      ctx=Context(store, path, images_root=Path(images_root) if images_root else None,
-                                  missing_images_ok=missing_images_ok, categories=categories))
+        run = _Import(
+            store,
+            path,
+            parse,
+            json_key=json_key,
+            skip=skip_invalid is not None,
+            shared=shared_items,
+            raters=tuple(annotators),
+            ctx=Context(
+                store,
+                path,
+                images_root=Path(images_root) if images_root else None,
+                missing_images_ok=missing_images_ok,
+                categories=categories,
+            ),
+        )
         try:
             report = run.execute(format)
             break
@@ -87,8 +100,18 @@ def _content(obj: Any) -> bytes:
 class _Import:
     """One pass over the file into one transaction."""
 
-    def __init__(self, store: Store, path: Path, parse: ParseFn, *, json_key: str | None, skip: bool, shared: bool,
-                 raters: tuple[str, ...], ctx: Context):
+    def __init__(
+        self,
+        store: Store,
+        path: Path,
+        parse: ParseFn,
+        *,
+        json_key: str | None,
+        skip: bool,
+        shared: bool,
+        raters: tuple[str, ...],
+        ctx: Context,
+    ):
         self.store, self.path, self.parse, self.json_key = store, path, parse, json_key
         self.skip, self.shared, self.raters, self.ctx = skip, shared, raters, ctx
         self.rejected: dict[int, list[InputProblem]] = {}  # line -> problems
@@ -112,8 +135,9 @@ class _Import:
                     for row in read_rows(self.path, self.json_key):
                         report.rows += 1
                         if row.data is None:
-                            self.reject(row.line, [InputProblem(str(self.path), row.line, None,
-                                                                row.error or "unreadable row")])
+                            self.reject(
+                                row.line, [InputProblem(str(self.path), row.line, None, row.error or "unreadable row")]
+                            )
                             continue
                         f = ImportFields(self.ctx, row.line, row.data)
                         for name, message in text_problems(row.data):
@@ -149,8 +173,13 @@ class _Import:
         if not self.skip:
             self.writing = False
 
-    def flush(self, session: ImportSession, batch: list[tuple[int, ParsedRow, ImportFields]], report: IngestReport,
-              missing: list[str]) -> None:
+    def flush(
+        self,
+        session: ImportSession,
+        batch: list[tuple[int, ParsedRow, ImportFields]],
+        report: IngestReport,
+        missing: list[str],
+    ) -> None:
         if not batch:
             return
         # 1. ids repeated in the file: against the rows before this batch, then within it
@@ -185,14 +214,16 @@ class _Import:
         # is checked and written only when the row that took its id was not written
         have = session.existing(
             [o.id for _, _, fresh, repeats in accepted for kind, o, _, _ in fresh + repeats if kind == "item"],
-            [o.id for _, _, fresh, _ in accepted for kind, o, _, _ in fresh if kind == "pair"])
+            [o.id for _, _, fresh, _ in accepted for kind, o, _, _ in fresh if kind == "pair"],
+        )
         rows = []
         for line, parsed, fresh, repeats in accepted:
             mine = fresh + [e for e in repeats if e[2] in self.unwritten]
             dup = [o.id for kind, o, _, _ in mine if kind in ("item", "pair") and o.id in have]
             if dup:
-                msg = (f"id {dup[0]!r} is already in the store (imported before, or by an import running "
-                       "at the same time)")
+                msg = (
+                    f"id {dup[0]!r} is already in the store (imported before, or by an import running at the same time)"
+                )
                 self.reject(line, [InputProblem(self.ctx.name, line, "id", msg)])
                 self.unwritten.update(k for _, _, k, _ in fresh)
             else:

@@ -14,8 +14,8 @@ Any other field is kept in the item's metadata.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from ..model import DEFAULT_CATEGORIES, Candidate, Item
 from .common import Context, ImportFields, IngestReport, ParsedRow
@@ -61,7 +61,14 @@ def parse_item(f: ImportFields, ctx: Context) -> ParsedRow:
         k = per_model.get(model, 0)
         per_model[model] = k + 1
         cands.append(
-            Candidate(id=f"{item_id}:{model}:{k}", item_id=item_id or "", model=model, text=text, params=params, sample_index=k)
+            Candidate(
+                id=f"{item_id}:{model}:{k}",
+                item_id=item_id or "",
+                model=model,
+                text=text,
+                params=params,
+                sample_index=k,
+            )
         )
     if f.problems:
         return ParsedRow()

@@ -29,12 +29,15 @@ def parse(f: ImportFields, ctx: Context) -> ParsedRow:
         if t not in texts:
             texts[t] = len(texts)
         n = texts[t]
-        cands.append(Candidate(id=f"{iid}:{UNKNOWN_MODEL}:{n}", item_id=iid, model=UNKNOWN_MODEL, text=t, sample_index=n))
+        cands.append(
+            Candidate(id=f"{iid}:{UNKNOWN_MODEL}:{n}", item_id=iid, model=UNKNOWN_MODEL, text=t, sample_index=n)
+        )
     meta = {"mm_rlhf_id": row.id}
     if rec.video:
         meta["video"] = rec.video
-    item = Item(id=iid, prompt=row.prompt, category=rec.category, images=row.images, source="mm-rlhf-rewardbench",
-                metadata=meta)
+    item = Item(
+        id=iid, prompt=row.prompt, category=rec.category, images=row.images, source="mm-rlhf-rewardbench", metadata=meta
+    )
     pair_id = f"{iid}:{k}"
     c_chosen, c_rejected = cands
     if c_chosen.id == c_rejected.id:

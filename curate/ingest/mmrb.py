@@ -28,8 +28,14 @@ def parse(f: ImportFields, ctx: Context) -> ParsedRow:
         return ParsedRow()
     meta = f.metadata(mmrb.FIELDS)
     meta["mmrb_id"] = rec.id
-    item = Item(id=fit_id(f"mmrb:{rec.id}", len(UNKNOWN_MODEL) + 4), prompt=rec.text or "", category=rec.category or "",
-                images=rec.images, source="multimodal-rewardbench", metadata=meta)
+    item = Item(
+        id=fit_id(f"mmrb:{rec.id}", len(UNKNOWN_MODEL) + 4),
+        prompt=rec.text or "",
+        category=rec.category or "",
+        images=rec.images,
+        source="multimodal-rewardbench",
+        metadata=meta,
+    )
     return ordered_pair(
         item,
         (UNKNOWN_MODEL, rec.output1),

@@ -17,7 +17,7 @@ The three annotators' ``human_annotations`` become labels from ``mmrb2-rater-1..
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..formats import mmrb2
 from ..formats.mmrb2 import Rating
@@ -31,8 +31,13 @@ CATEGORIES = mmrb2.CATEGORIES
 
 def _label(pair_id: str, rater: str, r: Rating) -> Label:
     if r.score is not None:
-        return Label(pair_id, rater, preference="first" if r.score > 3.5 else "second", ratings={"score": r.score},
-                     source="import:mmrb2")
+        return Label(
+            pair_id,
+            rater,
+            preference="first" if r.score > 3.5 else "second",
+            ratings={"score": r.score},
+            source="import:mmrb2",
+        )
     pref: Preference | None = None
     if r.grade_a and r.grade_b:  # some pairs grade only one response: the preference stays open
         ia, ib = mmrb2.GRADES.index(r.grade_a), mmrb2.GRADES.index(r.grade_b)

@@ -8,7 +8,8 @@ the pair id, so the chosen response is not always first.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..model import Candidate, Item, Pair
 from .common import ParsedRow, seeded_swap

@@ -32,11 +32,17 @@ def parse_text(f: ImportFields, ctx: Context) -> ParsedRow:
     meta = f.metadata(vlrb.TEXT_FIELDS)
     meta["vlrb_id"] = rec.id
     lo, hi = sorted((rec.chosen, rec.rejected))
-    item = Item(id=item_id(rec.id, rec.prompt, lo, hi), prompt=rec.prompt,
-                category=vlrb.category_of(rec.id, rec.category), images=rec.images, source="vl-rewardbench",
-                metadata=meta)
-    return chosen_rejected_pair(item, (UNKNOWN_MODEL, rec.chosen), (UNKNOWN_MODEL, rec.rejected),
-                                origin="import:vlrewardbench")
+    item = Item(
+        id=item_id(rec.id, rec.prompt, lo, hi),
+        prompt=rec.prompt,
+        category=vlrb.category_of(rec.id, rec.category),
+        images=rec.images,
+        source="vl-rewardbench",
+        metadata=meta,
+    )
+    return chosen_rejected_pair(
+        item, (UNKNOWN_MODEL, rec.chosen), (UNKNOWN_MODEL, rec.rejected), origin="import:vlrewardbench"
+    )
 
 
 def parse_original(f: ImportFields, ctx: Context) -> ParsedRow:

@@ -10,8 +10,8 @@ from the stored ``both`` outcome, and is always counted.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..model import LetterVerdict
 
@@ -85,9 +85,7 @@ def parse_r1(text: str) -> ParsedVerdict:
     return {"1": ParsedVerdict("parsed", "A"), "2": ParsedVerdict("parsed", "B")}.get(v, UNPARSED)
 
 
-_RATING = {
-    side: re.compile(rf"Rating\s+{side}\s*:\s*\[\[\s*(\d+(?:\.\d+)?)\s*\]\]", re.IGNORECASE) for side in "AB"
-}
+_RATING = {side: re.compile(rf"Rating\s+{side}\s*:\s*\[\[\s*(\d+(?:\.\d+)?)\s*\]\]", re.IGNORECASE) for side in "AB"}
 
 
 def parse_ratings(text: str, low: float = 1, high: float = 10) -> ParsedVerdict:

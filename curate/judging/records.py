@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Literal, Mapping, get_args
+from typing import Any, Literal, get_args
 
 from ..model import Order, Preference
 
@@ -59,7 +60,7 @@ class RunDataset:
     name: str = ""
 
     @classmethod
-    def files(cls, paths: str | Path | Iterable[str | Path], limit: int | None = None) -> "RunDataset":
+    def files(cls, paths: str | Path | Iterable[str | Path], limit: int | None = None) -> RunDataset:
         """Absolute paths, so that a resumed run can check it is judging the same files."""
         if isinstance(paths, (str, Path)):
             paths = [paths]

@@ -17,9 +17,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from ..errors import MmrbError
 from ..llm import Completion, Endpoint, LLMClient, count_kinds, image_data_url
@@ -94,11 +95,16 @@ class RunSummary:
 
     def failure_line(self) -> str:
         """What failed and how to resume (for an incomplete run)."""
-        parts = [f"{n} of {self.planned} judgments {what}" for n, what in
-                 ((self.failed, "failed after retries"), (self.missing, "were never sent")) if n]
+        parts = [
+            f"{n} of {self.planned} judgments {what}"
+            for n, what in ((self.failed, "failed after retries"), (self.missing, "were never sent"))
+            if n
+        ]
         eg = f" ({count_kinds(self.errors)}; e.g. {self.errors[0]})" if self.errors else ""
-        return (f"judge {self.judge}: {' and '.join(parts)}{eg}; run {self.run_id} is stored as incomplete; "
-                "rerun the same command to send only those")
+        return (
+            f"judge {self.judge}: {' and '.join(parts)}{eg}; run {self.run_id} is stored as incomplete; "
+            "rerun the same command to send only those"
+        )
 
 
 def default_run_id(name: str, identity: Mapping[str, Any], dataset: RunDataset) -> str:
@@ -108,8 +114,9 @@ def default_run_id(name: str, identity: Mapping[str, Any], dataset: RunDataset) 
 
 
 # -- store side ----------------------------------------------------------------------------
-def ensure_run(store: Store, run_id: str, *, purpose: RunPurpose, judge: str, identity: Mapping,
-               dataset: RunDataset) -> bool:
+def ensure_run(
+    store: Store, run_id: str, *, purpose: RunPurpose, judge: str, identity: Mapping, dataset: RunDataset
+) -> bool:
     """Create the judge run, or check that an existing one has the same identity.
     Returns True when the run already existed (a resumption)."""
     stored, created = store.add_judge_run(JudgeRun(run_id, purpose, judge, dict(identity), dataset))
@@ -136,8 +143,9 @@ def finish_run(store: Store, summary: RunSummary, planned: Sequence[JudgmentKey]
     summary.errors = []
     if failed:
         summary.errors = [e or "unknown error" for k, e in store.judgment_errors(summary.run_id).items() if k in failed]
-    store.set_judge_run_status(summary.run_id, "complete" if summary.complete else "incomplete",
-                               planned=len(planned), failed=summary.failed)
+    store.set_judge_run_status(
+        summary.run_id, "complete" if summary.complete else "incomplete", planned=len(planned), failed=summary.failed
+    )
     return summary
 
 
@@ -188,7 +196,9 @@ def check_images(tasks: Sequence[JudgeTask]) -> list[str]:
     return missing
 
 
-def build_messages(template: Template, task: JudgeTask, order: Order, image_urls: Sequence[str]) -> tuple[list[dict], str]:
+def build_messages(
+    template: Template, task: JudgeTask, order: Order, image_urls: Sequence[str]
+) -> tuple[list[dict], str]:
     a, b = shown_pair(task.first, task.second, shown_first(order))
     text = template.render(task.prompt, a, b)
     messages: list[dict] = []
@@ -205,8 +215,18 @@ def build_messages(template: Template, task: JudgeTask, order: Order, image_urls
 
 def judgment_from(task: JudgeTask, order: Order, index: int, prompt: str, comp: Completion, parser) -> Judgment:
     if not comp.ok:
-        return Judgment(task.pair_id, order, index, None, "error", None, prompt, error=comp.error,
-                        prompt_tokens=comp.prompt_tokens, completion_tokens=comp.completion_tokens)
+        return Judgment(
+            task.pair_id,
+            order,
+            index,
+            None,
+            "error",
+            None,
+            prompt,
+            error=comp.error,
+            prompt_tokens=comp.prompt_tokens,
+            completion_tokens=comp.completion_tokens,
+        )
     p = parser(comp.text)
     score_first, score_second = stored_pair(p.score_a, p.score_b, shown_first(order))
     return Judgment(

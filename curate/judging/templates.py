@@ -42,8 +42,8 @@ MMRB_TEXT = (
     "Avoid any position biases and ensure that the order in which the responses were presented does not "
     "influence your decision. Do not allow the length of the responses to influence your evaluation. Do "
     "not favor certain names of the assistants. Be as objective as possible. After providing your "
-    "explanation, output your final verdict by strictly following this format: \"[[A]]\" if assistant A "
-    "is better, \"[[B]]\" if assistant B is better.\n\n"
+    'explanation, output your final verdict by strictly following this format: "[[A]]" if assistant A '
+    'is better, "[[B]]" if assistant B is better.\n\n'
     "[User Question]\n{question}\n\n"
     "[The Start of Assistant A's Answer]\n{answer_a}\n[The End of Assistant A's Answer]\n\n"
     "[The Start of Assistant B's Answer]\n{answer_b}\n[The End of Assistant B's Answer]"
@@ -77,8 +77,8 @@ R1_TEXT = (
     "analysis enclosed within <think> and </think> tags. A tie is not permitted; you must choose a better "
     "option.\n\n"
     "- Conclude with a single numeric choice enclosed within <answer> and </answer> tags:\n"
-    "  - Output \"1\" if Response 1 is better.\n"
-    "  - Output \"2\" if Response 2 is better.\n\n"
+    '  - Output "1" if Response 1 is better.\n'
+    '  - Output "2" if Response 2 is better.\n\n'
     "###### **Input:**  \n"
     "###### [Question]:\n{question}  \n\n"
     "###### [Response 1]:\n{answer_a}  \n\n"
@@ -122,12 +122,16 @@ def load_template(path: str | Path, parser: str | None = None) -> Template:
         text = d.get("text")
         if not isinstance(text, str):
             raise InputError([InputProblem(str(p), None, "text", "a template file needs a text string")])
-        t = Template(p.stem, text, parser or d.get("parser", "brackets"), d.get("system"), bool(d.get("image_first", False)))
+        t = Template(
+            p.stem, text, parser or d.get("parser", "brackets"), d.get("system"), bool(d.get("image_first", False))
+        )
     else:
         t = Template(p.stem, p.read_text(encoding="utf-8"), parser or "brackets")
     missing = [ph for ph in PLACEHOLDERS if ph not in t.text]
     if missing:
-        raise InputError([InputProblem(str(p), None, "text", f"template lacks the placeholder(s) {', '.join(missing)}")])
+        raise InputError(
+            [InputProblem(str(p), None, "text", f"template lacks the placeholder(s) {', '.join(missing)}")]
+        )
     try:
         get_parser(t.parser)
     except ValueError as e:

@@ -35,5 +35,20 @@ class Store(ImportStore, ItemStore, LabelStore, PeopleStore, JudgingStore, Count
     """Everything a stage reads or writes (see the modules of this package)."""
 
 
-__all__ = ["DEFAULT_DB", "NEW_LABEL", "ConflictError", "ImportConflict", "ImportSession", "SeenKey", "NewLabel", "Store", "StoreError", "dumps", "is_url", "loads", "now", "params_key",
-           "resolve_db"]
+__all__ = [
+    "DEFAULT_DB",
+    "NEW_LABEL",
+    "ConflictError",
+    "ImportConflict",
+    "ImportSession",
+    "SeenKey",
+    "NewLabel",
+    "Store",
+    "StoreError",
+    "dumps",
+    "is_url",
+    "loads",
+    "now",
+    "params_key",
+    "resolve_db",
+]

@@ -4,9 +4,10 @@ transactions (``write``/``read``, and ``_w``/``_r`` that join a caller's transac
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Self
+from typing import Self
 
 from sqlalchemy import Connection
 

@@ -8,8 +8,9 @@ are imported when a column is read, not with the store.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import ColumnElement, FromClause, func, select
 from sqlalchemy.sql import Select
@@ -58,8 +59,10 @@ class ColumnStore(StoreBase):
     def label_columns(self) -> LabelColumns:
         L = S.labels
         pair, ann, *fields, ratings = self._columns(
-            [L.c.pair_id, L.c.annotator, *(L.c[name] for name in LABEL_FIELDS), L.c.ratings], L,
-            L.c.status == "submitted")
+            [L.c.pair_id, L.c.annotator, *(L.c[name] for name in LABEL_FIELDS), L.c.ratings],
+            L,
+            L.c.status == "submitted",
+        )
         return LabelColumns(pair, ann, dict(zip(LABEL_FIELDS, fields)), ratings)
 
     def pair_category_columns(self) -> tuple[CodedColumn, CodedColumn]:
@@ -86,8 +89,9 @@ class ColumnStore(StoreBase):
                 cur.close()
         return cols, rows
 
-    def _columns(self, columns: Sequence[ColumnElement], from_: FromClause,
-                 where: ColumnElement[bool] | None = None) -> list[CodedColumn]:
+    def _columns(
+        self, columns: Sequence[ColumnElement], from_: FromClause, where: ColumnElement[bool] | None = None
+    ) -> list[CodedColumn]:
         import numpy as np
         import pyarrow as pa
         import pyarrow.compute as pc
@@ -115,8 +119,13 @@ class ColumnStore(StoreBase):
             enc = values.dictionary_encode()
             distinct = pc.utf8_slice_codeunits(enc.dictionary, 0, -1)
             # arrow sorts UTF-8 bytewise, which is codepoint order
-            out.append(_rank_sorted(enc.indices.to_numpy(), distinct.to_numpy(zero_copy_only=False),
-                                    pc.array_sort_indices(distinct).to_numpy()))
+            out.append(
+                _rank_sorted(
+                    enc.indices.to_numpy(),
+                    distinct.to_numpy(zero_copy_only=False),
+                    pc.array_sort_indices(distinct).to_numpy(),
+                )
+            )
         else:
             return out
         query = select(*exprs).select_from(from_)  # slow path: one tuple per row

@@ -3,8 +3,8 @@ the lead's progress pages (annotate/admin.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, fields
-from typing import Collection
 
 from sqlalchemy import Column, Connection, Table, case, func, select
 
@@ -117,10 +117,14 @@ class CountStore(StoreBase):
             "items": select(cat, func.count()).group_by(cat),
             "candidates": select(cat, func.count()).select_from(S.candidates.join(S.items)).group_by(cat),
             "pairs": select(cat, func.count()).select_from(S.pairs.join(S.items)).group_by(cat),
-            "selected": select(cat, func.count()).select_from(S.pairs.join(S.items))
-            .where(S.pairs.c.status == "selected").group_by(cat),
-            "labels": select(cat, func.count()).select_from(S.labels.join(S.pairs).join(S.items))
-            .where(S.labels.c.status == "submitted").group_by(cat),
+            "selected": select(cat, func.count())
+            .select_from(S.pairs.join(S.items))
+            .where(S.pairs.c.status == "selected")
+            .group_by(cat),
+            "labels": select(cat, func.count())
+            .select_from(S.labels.join(S.pairs).join(S.items))
+            .where(S.labels.c.status == "submitted")
+            .group_by(cat),
         }
         per_pair = (
             select(S.pairs.c.id, func.count(S.labels.c.pair_id).label("n"))
@@ -142,22 +146,29 @@ class CountStore(StoreBase):
                 assignments_by_state=_grouped(c, S.assignments, S.assignments.c.state),
                 image_refs_by_status=_grouped(c, S.item_images, S.item_images.c.status),
                 categories={k: CategoryCounts(**v) for k, v in sorted(per.items())},
-                labels_per_pair={int(n): k for n, k in c.execute(
-                    select(per_pair.c.n, func.count()).group_by(per_pair.c.n).order_by(per_pair.c.n)).all()},
+                labels_per_pair={
+                    int(n): k
+                    for n, k in c.execute(
+                        select(per_pair.c.n, func.count()).group_by(per_pair.c.n).order_by(per_pair.c.n)
+                    ).all()
+                },
             )
 
     # -- images behind item references ---------------------------------------------------
     def stored_image_uses(self, conn: Connection | None = None) -> list[StoredImageUse]:
         i, r = S.images.c, S.item_images.c
-        q = (select(i.sha256, i.path, i.bytes, func.count())
-             .select_from(S.item_images.join(S.images, i.sha256 == r.sha256))
-             .where(r.status == "ok")
-             .group_by(i.sha256, i.path, i.bytes))
+        q = (
+            select(i.sha256, i.path, i.bytes, func.count())
+            .select_from(S.item_images.join(S.images, i.sha256 == r.sha256))
+            .where(r.status == "ok")
+            .group_by(i.sha256, i.path, i.bytes)
+        )
         with self._r(conn) as c:
             return [StoredImageUse(*row) for row in c.execute(q)]
 
-    def image_refs(self, *, stored: bool, sha256s: Collection[str] | None = None, limit: int,
-                   conn: Connection | None = None) -> list[ImageRefRow]:
+    def image_refs(
+        self, *, stored: bool, sha256s: Collection[str] | None = None, limit: int, conn: Connection | None = None
+    ) -> list[ImageRefRow]:
         """The first ``limit`` item image references (by item, then position): with
         ``stored``, those stored as ok (of the given files when ``sha256s``); else those
         recorded as missing, corrupt or too large."""
@@ -172,22 +183,32 @@ class CountStore(StoreBase):
     # -- the lead's progress pages ---------------------------------------------------------
     def annotator_work(self, conn: Connection | None = None) -> list[AnnotatorWork]:
         a = S.assignments.c
-        q = (select(a.annotator, func.count(), func.sum(case((a.state == "done", 1), else_=0)))
-             .group_by(a.annotator).order_by(a.annotator))
+        q = (
+            select(a.annotator, func.count(), func.sum(case((a.state == "done", 1), else_=0)))
+            .group_by(a.annotator)
+            .order_by(a.annotator)
+        )
         with self._r(conn) as c:
             return [AnnotatorWork(name, n, int(done or 0)) for name, n, done in c.execute(q)]
 
     def label_activity(self, conn: Connection | None = None) -> list[LabelActivity]:
         lc = S.labels.c
         with self._r(conn) as c:
-            return [LabelActivity(*row) for row in
-                    c.execute(select(lc.annotator, lc.status, lc.flag, lc.seconds, lc.updated_at))]
+            return [
+                LabelActivity(*row)
+                for row in c.execute(select(lc.annotator, lc.status, lc.flag, lc.seconds, lc.updated_at))
+            ]
 
     def progress_by_category(self, conn: Connection | None = None) -> list[CategoryProgress]:
-        q = (select(S.items.c.category, S.assignments.c.state, func.count())
-             .select_from(S.assignments.join(S.pairs, S.pairs.c.id == S.assignments.c.pair_id)
-                          .join(S.items, S.items.c.id == S.pairs.c.item_id))
-             .group_by(S.items.c.category, S.assignments.c.state))
+        q = (
+            select(S.items.c.category, S.assignments.c.state, func.count())
+            .select_from(
+                S.assignments.join(S.pairs, S.pairs.c.id == S.assignments.c.pair_id).join(
+                    S.items, S.items.c.id == S.pairs.c.item_id
+                )
+            )
+            .group_by(S.items.c.category, S.assignments.c.state)
+        )
         with self._r(conn) as c:
             return [CategoryProgress(*row) for row in c.execute(q)]
 
@@ -196,8 +217,9 @@ class CountStore(StoreBase):
         a, lc = S.assignments.c, S.labels.c
         with self._r(conn) as c:
             assigned = c.execute(select(a.pair_id, func.count()).group_by(a.pair_id)).all()
-            submitted = dict(c.execute(select(lc.pair_id, func.count()).where(lc.status == "submitted")
-                                       .group_by(lc.pair_id)).all())
+            submitted = dict(
+                c.execute(select(lc.pair_id, func.count()).where(lc.status == "submitted").group_by(lc.pair_id)).all()
+            )
             waiting: dict[str, list[str]] = {}
             for pid, who in c.execute(select(a.pair_id, a.annotator).where(a.state == "open")):
                 waiting.setdefault(pid, []).append(who)

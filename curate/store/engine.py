@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import datetime, timezone
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Table, create_engine, event
 from sqlalchemy.engine import Engine, make_url
@@ -21,7 +22,7 @@ T = TypeVar("T")
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 def dumps(obj: Any) -> str:
@@ -79,8 +80,7 @@ def make_engine(db: str) -> Engine:
     if not url.drivername.startswith("postgresql"):
         raise StoreError(f"unsupported database URL {db!r}: use a file path (SQLite) or postgresql://")
     # a connect timeout: a database host that drops packets must fail, not hang a page
-    return create_engine(url, pool_size=5, max_overflow=10, pool_pre_ping=True,
-                         connect_args={"connect_timeout": 10})
+    return create_engine(url, pool_size=5, max_overflow=10, pool_pre_ping=True, connect_args={"connect_timeout": 10})
 
 
 def insert_ignoring(conn: Connection, table: Table) -> Insert:
@@ -107,7 +107,9 @@ def insert_chunked(conn: Connection, table: Table, rows: Sequence[dict], size: i
     cols = list(rows[0])
     q = conn.dialect.identifier_preparer
     mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
-    sql = (f"INSERT INTO {q.format_table(table)} ({', '.join(q.quote(c) for c in cols)}) "
-           f"VALUES ({', '.join([mark] * len(cols))})")
+    sql = (
+        f"INSERT INTO {q.format_table(table)} ({', '.join(q.quote(c) for c in cols)}) "
+        f"VALUES ({', '.join([mark] * len(cols))})"
+    )
     for chunk in chunks(rows, size):
         conn.exec_driver_sql(sql, [tuple(r[c] for c in cols) for r in chunk])

@@ -10,9 +10,9 @@ table of the same transaction: memory stays flat however long the file is.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Sequence
 
 from sqlalchemy import Column, Connection, Integer, LargeBinary, MetaData, Table, insert, select
 from sqlalchemy.exc import IntegrityError
@@ -39,7 +39,7 @@ class ImportConflict(ConflictError):
 class ImportSession:
     """The open transaction of one import (see ``Store.importing``)."""
 
-    def __init__(self, store: "ImportStore", conn: Connection, keys: Table):
+    def __init__(self, store: ImportStore, conn: Connection, keys: Table):
         self._store = store
         self._conn = conn
         self._keys = keys
@@ -66,8 +66,15 @@ class ImportSession:
             out |= set(self._conn.scalars(select(S.pairs.c.id).where(S.pairs.c.id.in_(chunk))))
         return out
 
-    def write(self, *, images: Sequence[StoredImage] = (), items: Sequence[Item] = (),
-              candidates: Sequence[Candidate] = (), pairs: Sequence[Pair] = (), labels: Sequence[Label] = ()) -> None:
+    def write(
+        self,
+        *,
+        images: Sequence[StoredImage] = (),
+        items: Sequence[Item] = (),
+        candidates: Sequence[Candidate] = (),
+        pairs: Sequence[Pair] = (),
+        labels: Sequence[Label] = (),
+    ) -> None:
         s, c = self._store, self._conn
         try:
             s.add_images(images, conn=c)
@@ -92,9 +99,14 @@ class ImportStore(StoreBase):
         """One write transaction for an import: committed when the block ends, rolled back
         (nothing written) when it raises; ImportConflict when another import committed the
         same ids first."""
-        keys = Table(f"import_keys_{uuid.uuid4().hex[:12]}", MetaData(),
-                     Column("key", LargeBinary(16), primary_key=True), Column("line", Integer, nullable=False),
-                     Column("content", LargeBinary(16)), prefixes=["TEMPORARY"])
+        keys = Table(
+            f"import_keys_{uuid.uuid4().hex[:12]}",
+            MetaData(),
+            Column("key", LargeBinary(16), primary_key=True),
+            Column("line", Integer, nullable=False),
+            Column("content", LargeBinary(16)),
+            prefixes=["TEMPORARY"],
+        )
         try:
             with self.write() as conn:
                 keys.create(conn)  # a failed import's rollback removes it

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, fields
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from sqlalchemy import Connection, delete, insert, select, tuple_, update
 
@@ -47,7 +48,9 @@ class ItemStore(StoreBase):
         out: dict[str, Path] = {}
         with self._r(conn) as c:
             for chunk in chunks(shas, 500):
-                for sha, rel in c.execute(select(S.images.c.sha256, S.images.c.path).where(S.images.c.sha256.in_(chunk))):
+                for sha, rel in c.execute(
+                    select(S.images.c.sha256, S.images.c.path).where(S.images.c.sha256.in_(chunk))
+                ):
                     out[sha] = self.images.path(rel)
         return out
 
@@ -149,10 +152,13 @@ class ItemStore(StoreBase):
         """(item, model, params_key, sample_index) of every stored candidate."""
         c = S.candidates.c
         with self._r(conn) as cx:
-            return {(r[0], r[1], r[2], r[3]) for r in cx.execute(select(c.item_id, c.model, c.params_key, c.sample_index))}
+            return {
+                (r[0], r[1], r[2], r[3]) for r in cx.execute(select(c.item_id, c.model, c.params_key, c.sample_index))
+            }
 
-    def record_samples(self, answers: Sequence[Candidate], failures: Sequence[SampleFailure],
-                       conn: Connection | None = None) -> None:
+    def record_samples(
+        self, answers: Sequence[Candidate], failures: Sequence[SampleFailure], conn: Connection | None = None
+    ) -> None:
         """One transaction: the answers as candidates (a key stored already, e.g. by a run in
         parallel, is left as it is) and the failures, each replacing an earlier failure of its
         key; an answer removes its key's failure."""
@@ -172,7 +178,8 @@ class ItemStore(StoreBase):
     def sample_failures(self, conn: Connection | None = None) -> list[SampleFailure]:
         fc = S.sample_failures.c
         q = select(fc.item_id, fc.model, fc.params_key, fc.sample_index, fc.attempts, fc.error).order_by(
-            fc.item_id, fc.model, fc.params_key, fc.sample_index)
+            fc.item_id, fc.model, fc.params_key, fc.sample_index
+        )
         with self._r(conn) as c:
             return [SampleFailure(*r) for r in c.execute(q)]
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
+from typing import Any
 
 from sqlalchemy import Connection, delete, insert, select, tuple_, update
 
@@ -38,14 +39,29 @@ class JudgingStore(StoreBase):
             r = c.execute(select(S.judge_runs).where(R.id == run.id)).mappings().first()
             if r is not None:
                 return _run(r), False
-            row = dict(id=run.id, purpose=run.purpose, judge=run.judge, config=dumps(dict(run.config)),
-                       dataset=dataset_json(run.dataset), created_at=run.created_at or now(),
-                       status="incomplete", planned=run.planned, failed=run.failed)
+            row = dict(
+                id=run.id,
+                purpose=run.purpose,
+                judge=run.judge,
+                config=dumps(dict(run.config)),
+                dataset=dataset_json(run.dataset),
+                created_at=run.created_at or now(),
+                status="incomplete",
+                planned=run.planned,
+                failed=run.failed,
+            )
             c.execute(insert(S.judge_runs).values(**row))
         return _run(row), True
 
-    def set_judge_run_status(self, run_id: str, status: RunStatus, *, planned: int | None = None,
-                             failed: int | None = None, conn: Connection | None = None) -> None:
+    def set_judge_run_status(
+        self,
+        run_id: str,
+        status: RunStatus,
+        *,
+        planned: int | None = None,
+        failed: int | None = None,
+        conn: Connection | None = None,
+    ) -> None:
         """The run's status; with ``planned``, also what its last pass planned and how many
         of those are stored as failures."""
         values: dict[str, Any] = {"status": status}
@@ -71,8 +87,14 @@ class JudgingStore(StoreBase):
             rows = c.execute(select(S.judgments).where(J.run_id == run_id)).mappings().all()
         return [_judgment(r) for r in rows]
 
-    def add_judgments(self, run_id: str, judgments: Iterable[Judgment], *, replace: Collection[JudgmentKey] = (),
-                      conn: Connection | None = None) -> int:
+    def add_judgments(
+        self,
+        run_id: str,
+        judgments: Iterable[Judgment],
+        *,
+        replace: Collection[JudgmentKey] = (),
+        conn: Connection | None = None,
+    ) -> int:
         """Store judgments of a run in one transaction; the stored rows of the keys in
         ``replace`` (earlier failures that these judgments answer) are removed first."""
         ts = now()
@@ -80,28 +102,61 @@ class JudgingStore(StoreBase):
         stale = sorted({(r["pair_id"], r["order"], r["sample_index"]) for r in rows} & set(replace))
         with self._w(conn) as c:
             for chunk in chunks(stale, 500):
-                c.execute(delete(S.judgments).where(J.run_id == run_id,
-                                                    tuple_(J.pair_id, J.order, J.sample_index).in_(list(chunk))))
+                c.execute(
+                    delete(S.judgments).where(
+                        J.run_id == run_id, tuple_(J.pair_id, J.order, J.sample_index).in_(list(chunk))
+                    )
+                )
             insert_chunked(c, S.judgments, rows)
         return len(rows)
 
 
 # -- row <-> record ----------------------------------------------------------------------
 def _run(r: Mapping[str, Any]) -> JudgeRun:
-    return JudgeRun(id=r["id"], purpose=r["purpose"], judge=r["judge"], config=loads(r["config"]),
-                    dataset=dataset_from_json(r["dataset"]), created_at=r["created_at"], status=r.get("status"),
-                    planned=r.get("planned"), failed=r.get("failed"))
+    return JudgeRun(
+        id=r["id"],
+        purpose=r["purpose"],
+        judge=r["judge"],
+        config=loads(r["config"]),
+        dataset=dataset_from_json(r["dataset"]),
+        created_at=r["created_at"],
+        status=r.get("status"),
+        planned=r.get("planned"),
+        failed=r.get("failed"),
+    )
 
 
 def _judgment_row(run_id: str, j: Judgment, ts: str) -> dict[str, Any]:
-    return dict(run_id=run_id, pair_id=j.pair_id, order=j.order, sample_index=j.sample_index, prompt=j.prompt,
-                raw=j.raw, verdict=j.verdict, outcome=j.outcome, score_first=j.score_first,
-                score_second=j.score_second, prompt_tokens=j.prompt_tokens, completion_tokens=j.completion_tokens,
-                error=j.error, created_at=ts)
+    return dict(
+        run_id=run_id,
+        pair_id=j.pair_id,
+        order=j.order,
+        sample_index=j.sample_index,
+        prompt=j.prompt,
+        raw=j.raw,
+        verdict=j.verdict,
+        outcome=j.outcome,
+        score_first=j.score_first,
+        score_second=j.score_second,
+        prompt_tokens=j.prompt_tokens,
+        completion_tokens=j.completion_tokens,
+        error=j.error,
+        created_at=ts,
+    )
 
 
 def _judgment(r: Mapping[str, Any]) -> Judgment:
-    return Judgment(pair_id=r["pair_id"], order=r["order"], sample_index=r["sample_index"], verdict=r["verdict"],
-                    outcome=r["outcome"], raw=r["raw"], prompt=r["prompt"], score_first=r["score_first"],
-                    score_second=r["score_second"], prompt_tokens=r["prompt_tokens"],
-                    completion_tokens=r["completion_tokens"], error=r["error"])
+    return Judgment(
+        pair_id=r["pair_id"],
+        order=r["order"],
+        sample_index=r["sample_index"],
+        verdict=r["verdict"],
+        outcome=r["outcome"],
+        raw=r["raw"],
+        prompt=r["prompt"],
+        score_first=r["score_first"],
+        score_second=r["score_second"],
+        prompt_tokens=r["prompt_tokens"],
+        completion_tokens=r["completion_tokens"],
+        error=r["error"],
+    )

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, replace
-from typing import Final, Iterable, Literal, Mapping
+from typing import Final, Literal
 
 from sqlalchemy import Connection, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -145,21 +146,34 @@ class LabelStore(StoreBase):
             if cur is None:
                 raise ConflictError(f"label for pair {label.pair_id} by {label.annotator} no longer exists")
             if cur["revision"] != expected_revision:
-                raise ConflictError(f"label for pair {label.pair_id} changed since it was opened "
-                                    f"(revision {cur['revision']}, expected {expected_revision})")
-            c.execute(insert(S.label_history).values(
-                pair_id=label.pair_id, annotator=label.annotator, revision=cur["revision"],
-                snapshot=dumps(asdict(_label(cur))), replaced_at=ts, action="edit"))
-            saved = replace(label, revision=cur["revision"] + 1, created_at=cur["created_at"],
-                            updated_at=label.updated_at or ts)
-            n = c.execute(update(S.labels).where(*where, S.labels.c.revision == cur["revision"])
-                          .values(**_label_row(saved))).rowcount
+                raise ConflictError(
+                    f"label for pair {label.pair_id} changed since it was opened "
+                    f"(revision {cur['revision']}, expected {expected_revision})"
+                )
+            c.execute(
+                insert(S.label_history).values(
+                    pair_id=label.pair_id,
+                    annotator=label.annotator,
+                    revision=cur["revision"],
+                    snapshot=dumps(asdict(_label(cur))),
+                    replaced_at=ts,
+                    action="edit",
+                )
+            )
+            saved = replace(
+                label, revision=cur["revision"] + 1, created_at=cur["created_at"], updated_at=label.updated_at or ts
+            )
+            n = c.execute(
+                update(S.labels).where(*where, S.labels.c.revision == cur["revision"]).values(**_label_row(saved))
+            ).rowcount
             if n != 1:
                 raise ConflictError(f"label for pair {label.pair_id} changed while saving")
             state = "done" if saved.status in ("submitted", "skipped") else "open"
-            c.execute(update(S.assignments)
-                      .where(S.assignments.c.pair_id == label.pair_id, S.assignments.c.annotator == label.annotator)
-                      .values(state=state))
+            c.execute(
+                update(S.assignments)
+                .where(S.assignments.c.pair_id == label.pair_id, S.assignments.c.annotator == label.annotator)
+                .values(state=state)
+            )
         return saved
 
     def _save_new_label(self, label: Label, ts: str, conn: Connection | None) -> Label:
@@ -211,9 +225,7 @@ class LabelStore(StoreBase):
                     action="undo",
                 )
             )
-            c.execute(
-                S.labels.delete().where(S.labels.c.pair_id == last.pair_id, S.labels.c.annotator == annotator)
-            )
+            c.execute(S.labels.delete().where(S.labels.c.pair_id == last.pair_id, S.labels.c.annotator == annotator))
             c.execute(
                 update(S.assignments)
                 .where(S.assignments.c.pair_id == last.pair_id, S.assignments.c.annotator == annotator)
@@ -221,8 +233,9 @@ class LabelStore(StoreBase):
             )
             return last
 
-    def label_history(self, pair_id: str | None = None, annotator: str | None = None,
-                      conn: Connection | None = None) -> list[LabelHistoryEntry]:
+    def label_history(
+        self, pair_id: str | None = None, annotator: str | None = None, conn: Connection | None = None
+    ) -> list[LabelHistoryEntry]:
         """Earlier versions of labels, oldest first (of one pair and/or annotator when given)."""
         h = S.label_history.c
         q = select(S.label_history).order_by(h.id)
@@ -231,8 +244,17 @@ class LabelStore(StoreBase):
         if annotator is not None:
             q = q.where(h.annotator == annotator)
         with self._r(conn) as c:
-            return [LabelHistoryEntry(r["pair_id"], r["annotator"], r["revision"], Label(**loads(r["snapshot"])),
-                                      r["replaced_at"], r["action"]) for r in c.execute(q).mappings()]
+            return [
+                LabelHistoryEntry(
+                    r["pair_id"],
+                    r["annotator"],
+                    r["revision"],
+                    Label(**loads(r["snapshot"])),
+                    r["replaced_at"],
+                    r["action"],
+                )
+                for r in c.execute(q).mappings()
+            ]
 
     # -- adjudication --------------------------------------------------------------------
     def set_adjudication(self, adj: Adjudication, conn: Connection | None = None) -> None:
@@ -244,7 +266,9 @@ class LabelStore(StoreBase):
     def adjudications(self, conn: Connection | None = None) -> dict[str, Adjudication]:
         with self._r(conn) as c:
             rows = c.execute(select(S.adjudications)).mappings().all()
-        return {r["pair_id"]: Adjudication(**{k: (bool(v) if k == "exclude" else v) for k, v in r.items()}) for r in rows}
+        return {
+            r["pair_id"]: Adjudication(**{k: (bool(v) if k == "exclude" else v) for k, v in r.items()}) for r in rows
+        }
 
 
 def _assignment(r: Mapping) -> Assignment:

@@ -47,8 +47,9 @@ class RunDatasets:
         for run_id, purpose, text in conn.execute(select(R.id, R.purpose, R.dataset)).all():
             if text.startswith("{"):
                 continue  # converted already
-            conn.execute(update(S.judge_runs).where(R.id == run_id)
-                         .values(dataset=dataset_json(_packed_dataset(text, purpose))))
+            conn.execute(
+                update(S.judge_runs).where(R.id == run_id).values(dataset=dataset_json(_packed_dataset(text, purpose)))
+            )
 
 
 def _packed_dataset(text: str, purpose: str) -> RunDataset:
@@ -80,18 +81,27 @@ class TableOptions:
 # buffers and 1.9 ms, against 6 buffers and 0.08 ms once vacuumed). Autovacuum's default
 # trigger is 20% of the table, so those entries grew with the store; a fixed threshold keeps
 # them to about a thousand at any size, and index cleanup is never skipped for this table.
-QUEUE_VACUUM = TableOptions("assignments", (
-    ("autovacuum_vacuum_scale_factor", "0"), ("autovacuum_vacuum_threshold", "1000"),
-    ("autovacuum_analyze_scale_factor", "0"), ("autovacuum_analyze_threshold", "1000"),
-    ("vacuum_index_cleanup", "on"),
-))
-ON_CREATE: list["Step"] = [QUEUE_VACUUM]  # what create_all does not express
+QUEUE_VACUUM = TableOptions(
+    "assignments",
+    (
+        ("autovacuum_vacuum_scale_factor", "0"),
+        ("autovacuum_vacuum_threshold", "1000"),
+        ("autovacuum_analyze_scale_factor", "0"),
+        ("autovacuum_analyze_threshold", "1000"),
+        ("vacuum_index_cleanup", "on"),
+    ),
+)
+ON_CREATE: list[Step] = [QUEUE_VACUUM]  # what create_all does not express
 
 Step = AddColumn | RunDatasets | TableOptions
 
 MIGRATIONS: dict[int, list[Step]] = {
-    2: [AddColumn("judge_runs", "status"), AddColumn("judge_runs", "planned"), AddColumn("judge_runs", "failed"),
-        AddColumn("annotators", "sessions_not_before")],
+    2: [
+        AddColumn("judge_runs", "status"),
+        AddColumn("judge_runs", "planned"),
+        AddColumn("judge_runs", "failed"),
+        AddColumn("annotators", "sessions_not_before"),
+    ],
     3: [RunDatasets()],
     4: [QUEUE_VACUUM],
 }

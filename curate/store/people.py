@@ -3,7 +3,8 @@ annotate/auth.py hold the rules; this is only where they are kept)."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -58,32 +59,51 @@ class PeopleStore(StoreBase):
             return c.scalar(select(S.annotators.c.sessions_not_before).where(S.annotators.c.name == name))
 
     # -- sign-in sessions (annotate/sessions.py holds the rules) ------------------------
-    def add_session(self, session_id: str, annotator: str, *, created_at: float, expires_at: float,
-                    handoff_hash: str | None = None, handoff_until: float | None = None,
-                    conn: Connection | None = None) -> None:
+    def add_session(
+        self,
+        session_id: str,
+        annotator: str,
+        *,
+        created_at: float,
+        expires_at: float,
+        handoff_hash: str | None = None,
+        handoff_until: float | None = None,
+        conn: Connection | None = None,
+    ) -> None:
         with self._w(conn) as c:
             c.execute(S.sessions.delete().where(S.sessions.c.expires_at <= created_at))  # keep the table small
-            c.execute(insert(S.sessions).values(id=session_id, annotator=annotator, handoff_hash=handoff_hash,
-                                                handoff_until=handoff_until, created_at=created_at,
-                                                expires_at=expires_at))
+            c.execute(
+                insert(S.sessions).values(
+                    id=session_id,
+                    annotator=annotator,
+                    handoff_hash=handoff_hash,
+                    handoff_until=handoff_until,
+                    created_at=created_at,
+                    expires_at=expires_at,
+                )
+            )
 
-    def session_account(self, *, at: float, session_id: str | None = None, token_hash: str | None = None,
-                        conn: Connection | None = None) -> tuple[str, Annotator, float] | None:
+    def session_account(
+        self, *, at: float, session_id: str | None = None, token_hash: str | None = None, conn: Connection | None = None
+    ) -> tuple[str, Annotator, float] | None:
         """(session id, its account, expiry) of a live session found by id or by cookie hash."""
         if (session_id is None) == (token_hash is None):
             raise ValueError("give exactly one of session_id and token_hash")
         key = S.sessions.c.id == session_id if session_id is not None else S.sessions.c.token_hash == token_hash
-        q = (select(S.sessions.c.id, S.sessions.c.expires_at, S.annotators)
-             .join(S.annotators, S.annotators.c.name == S.sessions.c.annotator)
-             .where(key, S.sessions.c.expires_at > at))
+        q = (
+            select(S.sessions.c.id, S.sessions.c.expires_at, S.annotators)
+            .join(S.annotators, S.annotators.c.name == S.sessions.c.annotator)
+            .where(key, S.sessions.c.expires_at > at)
+        )
         with self._r(conn) as c:
             r = c.execute(q).mappings().first()
         if r is None:
             return None
         return r["id"], _annotator(r), r["expires_at"]
 
-    def claim_handoff(self, handoff_hash: str, token_hash: str, *, at: float,
-                      conn: Connection | None = None) -> float | None:
+    def claim_handoff(
+        self, handoff_hash: str, token_hash: str, *, at: float, conn: Connection | None = None
+    ) -> float | None:
         """Trade a live one-time handoff code for a cookie token: the session's expiry, or
         None when the code is unknown, used or stale. Only one claim of a code succeeds."""
         s = S.sessions.c
@@ -95,19 +115,33 @@ class PeopleStore(StoreBase):
             ).rowcount
             return c.scalar(select(s.expires_at).where(s.token_hash == token_hash)) if n == 1 else None
 
-    def delete_sessions(self, *, session_id: str | None = None, token_hash: str | None = None,
-                        annotator: str | None = None, conn: Connection | None = None) -> int:
+    def delete_sessions(
+        self,
+        *,
+        session_id: str | None = None,
+        token_hash: str | None = None,
+        annotator: str | None = None,
+        conn: Connection | None = None,
+    ) -> int:
         """End sessions by id, by cookie hash or every one of an account; how many ended."""
-        conds = [col == v for col, v in ((S.sessions.c.id, session_id), (S.sessions.c.token_hash, token_hash),
-                                         (S.sessions.c.annotator, annotator)) if v is not None]
+        conds = [
+            col == v
+            for col, v in (
+                (S.sessions.c.id, session_id),
+                (S.sessions.c.token_hash, token_hash),
+                (S.sessions.c.annotator, annotator),
+            )
+            if v is not None
+        ]
         if len(conds) != 1:
             raise ValueError("give exactly one of session_id, token_hash and annotator")
         with self._w(conn) as c:
             return c.execute(S.sessions.delete().where(conds[0])).rowcount
 
     # -- sign-in attempts (throttling; annotate/auth.py holds the rules) ---------------
-    def begin_signin_attempt(self, attempt: str, keys: Iterable[str], *, at: float, since: float,
-                             conn: Connection | None = None) -> dict[str, list[float]]:
+    def begin_signin_attempt(
+        self, attempt: str, keys: Iterable[str], *, at: float, since: float, conn: Connection | None = None
+    ) -> dict[str, list[float]]:
         """Record an attempt under each key, then return each key's attempt times since
         ``since`` (this one included), oldest first. The record is committed before the
         count, so of attempts racing in parallel each sees the others that got in first:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from typing import Callable, Generic, TypeVar
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -26,8 +27,14 @@ _STOP = _Stop()
 
 
 class BatchWriter(Generic[T]):
-    def __init__(self, commit: Callable[[list[T]], None], *, flush_every: int = 64, flush_interval: float = 0.05,
-                 name: str = "store-writer"):
+    def __init__(
+        self,
+        commit: Callable[[list[T]], None],
+        *,
+        flush_every: int = 64,
+        flush_interval: float = 0.05,
+        name: str = "store-writer",
+    ):
         self._commit = commit
         self.flush_every = max(1, flush_every)
         self.flush_interval = flush_interval

@@ -23,17 +23,34 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--dataset", action="append", required=True, metavar="FILE", help="dataset file (repeatable)")
     p.add_argument("--judge", required=True, metavar="TOML", help="judge configuration (see mmrb_eval/config.py)")
-    p.add_argument("--order", choices=["fixed", "random", "both"], help="display order policy (default: the judge file's, else fixed)")
-    p.add_argument("--samples", type=int, help="samples per pair (and per order); K>1 with --order random is VL-RewardBench's protocol")
+    p.add_argument(
+        "--order",
+        choices=["fixed", "random", "both"],
+        help="display order policy (default: the judge file's, else fixed)",
+    )
+    p.add_argument(
+        "--samples",
+        type=int,
+        help="samples per pair (and per order); K>1 with --order random is VL-RewardBench's protocol",
+    )
     p.add_argument("--seed", type=int, help="seed of the random display orders")
     p.add_argument("--concurrency", type=int, help="requests in flight (overrides the judge file)")
     p.add_argument("--run", help="run id (default: judge name + a hash of the configuration and dataset)")
     p.add_argument("--limit", type=int, help="only the first N pairs")
-    p.add_argument("--allow-missing-images", action="store_true", default=None, help="judge pairs whose images are missing on text alone")
+    p.add_argument(
+        "--allow-missing-images",
+        action="store_true",
+        default=None,
+        help="judge pairs whose images are missing on text alone",
+    )
     p.add_argument("--no-retry-errors", action="store_true", help="on resume, keep failed requests as failures")
-    p.add_argument("--max-response-chars", type=int, metavar="N",
-                   help="judge answers longer than N characters are failures (default: the judge file's "
-                        "max_response_chars, else 200000)")
+    p.add_argument(
+        "--max-response-chars",
+        type=int,
+        metavar="N",
+        help="judge answers longer than N characters are failures (default: the judge file's "
+        "max_response_chars, else 200000)",
+    )
     p.add_argument("--export", metavar="JSONL", help="also write the run's judgments (format mmrb-studio)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--quiet", action="store_true")
@@ -52,8 +69,14 @@ def run(args: argparse.Namespace) -> int:
         opts = options_from_args(args)
     dataset = open_dataset(args.dataset, args.limit)
     with user_errors():
-        judge = load_judge(args.judge, order=args.order, samples=args.samples, seed=args.seed,
-                           concurrency=args.concurrency, allow_missing_images=args.allow_missing_images)
+        judge = load_judge(
+            args.judge,
+            order=args.order,
+            samples=args.samples,
+            seed=args.seed,
+            concurrency=args.concurrency,
+            allow_missing_images=args.allow_missing_images,
+        )
     judge = with_response_limit(judge, response_limit(args))
 
     def progress(done: int, total: int) -> None:
@@ -61,8 +84,16 @@ def run(args: argparse.Namespace) -> int:
             print(f"\r  {done}/{total} judgments", end="" if done < total else "\n", file=sys.stderr, flush=True)
 
     with open_store(args) as store:
-        ev = evaluate(store, dataset, judge, opts, run_id=args.run, retry_errors=not args.no_retry_errors,
-                      progress=progress, export=args.export)
+        ev = evaluate(
+            store,
+            dataset,
+            judge,
+            opts,
+            run_id=args.run,
+            retry_errors=not args.no_retry_errors,
+            progress=progress,
+            export=args.export,
+        )
     report, summary = ev.scored.report, ev.summary
     if args.json:
         print(json.dumps({**report, "run_info": ev.run_info()}, indent=2, ensure_ascii=False))
@@ -73,8 +104,10 @@ def run(args: argparse.Namespace) -> int:
         )
         title = f"{judge.name} on {dataset.label}"
         if not ev.complete:
-            title = (f"INCOMPLETE: {ev.health.answered} of {ev.health.planned} judgments answered; failed requests are "
-                     f"not scored and this run is not ranked\n{title}")
+            title = (
+                f"INCOMPLETE: {ev.health.answered} of {ev.health.planned} judgments answered; failed requests are "
+                f"not scored and this run is not ranked\n{title}"
+            )
         print(render_text(report, title))
     if not ev.complete:
         print(summary.failure_line(), file=sys.stderr)

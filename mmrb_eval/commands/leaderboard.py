@@ -20,13 +20,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("reports", nargs="*", metavar="REPORT.json", help="reports written by mmrb score --output")
     p.add_argument("--run", action="append", default=[], help="a stored run to score and include (repeatable)")
     p.add_argument("--all-runs", action="store_true", help="include every evaluation run stored in --db")
-    p.add_argument("--dataset", action="append", metavar="FILE", help="dataset for stored runs (default: the path each run recorded)")
+    p.add_argument(
+        "--dataset",
+        action="append",
+        metavar="FILE",
+        help="dataset for stored runs (default: the path each run recorded)",
+    )
     p.add_argument("--format", choices=["md", "csv", "html"], default="md")
     p.add_argument("--sort", choices=["overall", "macro", "size_weighted"], default="overall")
     p.add_argument("--output", metavar="FILE", help="write the table here instead of printing it")
     p.add_argument("--plot", metavar="PNG", help="also draw the accuracies with their intervals")
-    p.add_argument("--include-incomplete", action="store_true",
-                   help="rank incomplete runs (failed or missing judgments) with the complete ones, marked")
+    p.add_argument(
+        "--include-incomplete",
+        action="store_true",
+        help="rank incomplete runs (failed or missing judgments) with the complete ones, marked",
+    )
     add_scoring_arguments(p)
     add_store_options(p)
 
@@ -47,8 +55,10 @@ def run(args: argparse.Namespace) -> int:
             opts = options_from_args(args)
         pairs = open_dataset(args.dataset).pairs if args.dataset else None
         with open_store(args) as store:
-            reports += [score_run(store, run_id, opts, pairs).report
-                        for run_id in evaluation_runs(store, args.run, args.all_runs)]
+            reports += [
+                score_run(store, run_id, opts, pairs).report
+                for run_id in evaluation_runs(store, args.run, args.all_runs)
+            ]
     if not reports:
         raise MmrbError("nothing to compare: give report files, --run or --all-runs")
     text = render(reports, args.format, args.sort, args.include_incomplete)

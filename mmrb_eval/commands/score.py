@@ -25,9 +25,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument("--run", help="a run stored by mmrb evaluate (in --db)")
     p.add_argument("--format", choices=FORMATS, default="mmrb-studio", help="format of --judgments")
     p.add_argument("--judge-name", help="name of the judge in the report (default: the file or run)")
-    p.add_argument("--vlrb-k", type=int, help="VL-RewardBench: at most K samples per item, after cal.py's seeded shuffle "
-                   "(k = 1, 3, 5, 7, 9 give the figures its main() prints for that k)")
-    p.add_argument("--trust-flag", action="store_true", help="VL-RewardBench: use meta.flag_status instead of re-reading filter_choice")
+    p.add_argument(
+        "--vlrb-k",
+        type=int,
+        help="VL-RewardBench: at most K samples per item, after cal.py's seeded shuffle "
+        "(k = 1, 3, 5, 7, 9 give the figures its main() prints for that k)",
+    )
+    p.add_argument(
+        "--trust-flag",
+        action="store_true",
+        help="VL-RewardBench: use meta.flag_status instead of re-reading filter_choice",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--output", metavar="JSON", help="also write the JSON report (input of mmrb leaderboard)")
     add_scoring_arguments(p)

@@ -34,8 +34,9 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 FaultKind = Literal["429", "500", "hang", "malformed", "drop"]
 
@@ -113,8 +114,15 @@ def faults_then(faults: list[Fault], answer: Callable[[Request], Any] = echo_ans
     return fn
 
 
-_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error",
-            502: "Bad Gateway", 503: "Service Unavailable"}
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    404: "Not Found",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+}
 
 
 class FakeOpenAI:
@@ -148,7 +156,7 @@ class FakeOpenAI:
     def url(self) -> str:
         return f"http://{self.host}:{self.port}/v1"
 
-    def start(self) -> "FakeOpenAI":
+    def start(self) -> FakeOpenAI:
         ready = threading.Event()
 
         def run():
@@ -187,7 +195,7 @@ class FakeOpenAI:
         if self._log:
             self._log.close()
 
-    def __enter__(self) -> "FakeOpenAI":
+    def __enter__(self) -> FakeOpenAI:
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -253,7 +261,9 @@ class FakeOpenAI:
         try:
             body = json.loads(raw) if raw else {}
         except json.JSONDecodeError:
-            return await self._send(writer, 400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}})
+            return await self._send(
+                writer, 400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}}
+            )
         req = Request(method, path, headers, body if isinstance(body, dict) else {})
         with self._lock:
             self.requests.append(req)
@@ -261,10 +271,18 @@ class FakeOpenAI:
             self._log.write(json.dumps({"t": req.received_at, "path": path, "model": req.model, "key": req.key}) + "\n")
         if method == "GET" and path.endswith("/models"):
             names = self.models  # empty by default: "cannot tell", so any model name is accepted
-            return await self._send(writer, 200, {"object": "list", "data": [
-                {"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in names]})
+            return await self._send(
+                writer,
+                200,
+                {
+                    "object": "list",
+                    "data": [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in names],
+                },
+            )
         if method != "POST" or not path.endswith("/chat/completions"):
-            return await self._send(writer, 404, {"error": {"message": f"no route {method} {path}", "type": "not_found"}})
+            return await self._send(
+                writer, 404, {"error": {"message": f"no route {method} {path}", "type": "not_found"}}
+            )
 
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
@@ -281,22 +299,33 @@ class FakeOpenAI:
             out = Reply(out)
         pt = out.prompt_tokens if out.prompt_tokens is not None else len(req.prompt_text.split())
         ct = out.completion_tokens if out.completion_tokens is not None else len(out.text.split())
-        return await self._send(writer, 200, {
-            "id": f"chatcmpl-{len(self.requests)}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": req.model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": out.text},
-                         "finish_reason": out.finish_reason}],
-            "usage": {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct},
-        })
+        return await self._send(
+            writer,
+            200,
+            {
+                "id": f"chatcmpl-{len(self.requests)}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": req.model,
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": out.text},
+                        "finish_reason": out.finish_reason,
+                    }
+                ],
+                "usage": {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct},
+            },
+        )
 
     async def _fault(self, f: Fault, writer) -> bool:
         if f.kind == "429":
             extra = {"retry-after": f"{f.retry_after:g}"} if f.retry_after is not None else {}
             return await self._send(writer, 429, {"error": {"message": "rate limited", "type": "rate_limit"}}, extra)
         if f.kind == "500":
-            return await self._send(writer, f.status or 500, {"error": {"message": "server error", "type": "server_error"}})
+            return await self._send(
+                writer, f.status or 500, {"error": {"message": "server error", "type": "server_error"}}
+            )
         if f.kind == "malformed":
             return await self._send(writer, 200, None, raw=b'{"id": "x", "choices": [{"message": ')
         if f.kind == "drop":
@@ -310,8 +339,12 @@ class FakeOpenAI:
     @staticmethod
     async def _send(writer, status: int, obj: Any, extra: dict | None = None, raw: bytes | None = None) -> bool:
         data = raw if raw is not None else json.dumps(obj).encode()
-        head = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}", "content-type: application/json",
-                f"content-length: {len(data)}", "connection: keep-alive"]
+        head = [
+            f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}",
+            "content-type: application/json",
+            f"content-length: {len(data)}",
+            "connection: keep-alive",
+        ]
         head += [f"{k}: {v}" for k, v in (extra or {}).items()]
         writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + data)
         await writer.drain()

@@ -15,8 +15,9 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import httpx
 
@@ -59,9 +60,7 @@ def start_label_studio(
     data = tmpdir / "ls-data"
     data.mkdir(parents=True, exist_ok=True)
     port = _free_port()
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith(("LABEL_STUDIO_", "DJANGO_", "VIRTUAL_ENV"))
-    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LABEL_STUDIO_", "DJANGO_", "VIRTUAL_ENV"))}
     env.update(
         LABEL_STUDIO_BASE_DATA_DIR=str(data),
         LABEL_STUDIO_USERNAME=USERNAME,
@@ -128,7 +127,9 @@ def label_studio_fixture():
     from tests.support.services import unavailable
 
     if os.environ.get("MMRB_TEST_LABEL_STUDIO_URL"):
-        yield LabelStudioServer(os.environ["MMRB_TEST_LABEL_STUDIO_URL"], os.environ.get("MMRB_TEST_LABEL_STUDIO_TOKEN", TOKEN))
+        yield LabelStudioServer(
+            os.environ["MMRB_TEST_LABEL_STUDIO_URL"], os.environ.get("MMRB_TEST_LABEL_STUDIO_TOKEN", TOKEN)
+        )
         return
     tmp = tempfile.mkdtemp(prefix="mmrb-ls-")
     try:

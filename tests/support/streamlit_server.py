@@ -16,15 +16,15 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
 PASSWORD = "password-123"
 XSS = (
     "Here is **bold** text and a list:\n\n- one\n- two\n\n"
-    '<script>window.__pwned = (window.__pwned || 0) + 1</script>\n\n'
+    "<script>window.__pwned = (window.__pwned || 0) + 1</script>\n\n"
     '<img src="nope.png" onerror="window.__pwned = (window.__pwned || 0) + 1">\n\n'
     "Inline `code <b>` stays."
 )
@@ -44,8 +44,16 @@ def png(seed: int, size: tuple[int, int] = (800, 600)) -> bytes:
     return buf.getvalue()
 
 
-def seed_store(store, *, n_pairs: int = 6, annotators=("alice", "bob"), admin: str = "lead", xss_at: int | None = 1,
-               missing_at: int | None = 2, response_chars: int = 0) -> list[str]:
+def seed_store(
+    store,
+    *,
+    n_pairs: int = 6,
+    annotators=("alice", "bob"),
+    admin: str = "lead",
+    xss_at: int | None = 1,
+    missing_at: int | None = 2,
+    response_chars: int = 0,
+) -> list[str]:
     """Items i0.., candidates, pairs p0.., accounts (password PASSWORD) and assignments.
 
     Every annotator gets every pair in order; sides alternate so both mappings are exercised.
@@ -68,8 +76,17 @@ def seed_store(store, *, n_pairs: int = 6, annotators=("alice", "bob"), admin: s
             Candidate(id=f"i{n}/a", item_id=f"i{n}", model="model-alpha", text=a_text),
             Candidate(id=f"i{n}/b", item_id=f"i{n}", model="model-beta", text=f"Answer B{n}: a blue circle. {pad}"),
         ]
-        pairs.append(Pair(id=f"p{n}", item_id=f"i{n}", first_id=f"i{n}/a", second_id=f"i{n}/b", origin="test",
-                          known_preference="first", is_gold=n == 0))
+        pairs.append(
+            Pair(
+                id=f"p{n}",
+                item_id=f"i{n}",
+                first_id=f"i{n}/a",
+                second_id=f"i{n}/b",
+                origin="test",
+                known_preference="first",
+                is_gold=n == 0,
+            )
+        )
     with store.write() as c:
         store.add_images(stored, conn=c)
         store.add_items(items, conn=c)
@@ -107,14 +124,24 @@ class StreamlitServer:
     """``streamlit run app.py`` in a subprocess, on loopback, headless. ``launcher`` is what
     runs Streamlit on app.py (e.g. ``./run app``); without ``db`` the app chooses its store."""
 
-    def __init__(self, db: str | None, images: str | None = None, *, extra_env: dict | None = None,
-                 log: Path | None = None, launcher: Sequence[str] = (sys.executable, "-m", "streamlit", "run", str(APP))):
+    def __init__(
+        self,
+        db: str | None,
+        images: str | None = None,
+        *,
+        extra_env: dict | None = None,
+        log: Path | None = None,
+        launcher: Sequence[str] = (sys.executable, "-m", "streamlit", "run", str(APP)),
+    ):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         cmd = [
             *launcher,
-            "--server.headless=true", "--server.address=127.0.0.1", f"--server.port={self.port}",
-            "--browser.gatherUsageStats=false", "--server.fileWatcherType=none",
+            "--server.headless=true",
+            "--server.address=127.0.0.1",
+            f"--server.port={self.port}",
+            "--browser.gatherUsageStats=false",
+            "--server.fileWatcherType=none",
         ]
         if db:
             cmd += ["--", "--db", db, *(["--images", str(images)] if images else [])]
@@ -122,7 +149,7 @@ class StreamlitServer:
         self._log = open(log, "wb") if log else subprocess.DEVNULL
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
 
-    def wait(self, timeout: float = 60) -> "StreamlitServer":
+    def wait(self, timeout: float = 60) -> StreamlitServer:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if self.proc.poll() is not None:
@@ -147,7 +174,7 @@ class StreamlitServer:
         if self._log is not subprocess.DEVNULL:
             self._log.close()
 
-    def __enter__(self) -> "StreamlitServer":
+    def __enter__(self) -> StreamlitServer:
         return self.wait()
 
     def __exit__(self, *exc) -> None:
@@ -155,8 +182,13 @@ class StreamlitServer:
 
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
 
 
 def wait_idle(page, timeout: float = 45_000) -> None:
