@@ -90,7 +90,8 @@ _to_html.validateLink = lambda url: bool(_LINK_OK.match(url.strip()))
 def _image_as_text(renderer, tokens, idx, options, env) -> str:
     tok = tokens[idx]
     alt = renderer.renderInlineAsText(tok.children or [], options, env)
-    return f'<span class="mmrb-image-ref">[image: {escape_plain(alt)} &lt;{escape_plain(tok.attrGet("src") or "")}&gt;]</span>'
+    src = escape_plain(tok.attrGet("src") or "")
+    return f'<span class="mmrb-image-ref">[image: {escape_plain(alt)} &lt;{src}&gt;]</span>'
 
 
 _to_html.add_render_rule("image", _image_as_text)

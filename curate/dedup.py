@@ -137,7 +137,7 @@ def find_duplicates(
                 ha, hb = sorted(hashes.get(a.id, [])), sorted(hashes.get(b.id, []))
                 if len(a.images) != len(b.images) or len(ha) != len(hb):
                     continue
-                if all(bin(p ^ q).count("1") <= max_distance for p, q in zip(ha, hb)):
+                if all(bin(p ^ q).count("1") <= max_distance for p, q in zip(ha, hb, strict=True)):
                     pr.union(a.id, b.id)
     prompt_groups = _groups(pr, [i.id for i in items], "prompt")
     return image_groups + prompt_groups

@@ -243,8 +243,8 @@ class ImageStore:
         if st.st_size != size:
             return f"{st.st_size:,} bytes, {size:,} recorded"
         try:
-            with Image.open(path) as im:  # reads the header only
-                im.size
+            with Image.open(path):  # opening parses the header; the pixels stay unread
+                pass
         except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as e:
             return f"unreadable ({e.__class__.__name__})"
         return None

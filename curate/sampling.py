@@ -198,7 +198,8 @@ def load_models(path: str | Path) -> list[ModelSpec]:
                     fname,
                     line,
                     f"{where}.name",
-                    f"model label {ep.label!r} is used twice (also models[{seen[ep.label]}]): give each a distinct name",
+                    f"model label {ep.label!r} is used twice (also models[{seen[ep.label]}]): "
+                    "give each a distinct name",
                 )
             )
             continue

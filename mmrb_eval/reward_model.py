@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 
 from curate.errors import MmrbError
-from curate.judging.records import JudgeTask, Judgment, RunDataset
+from curate.judging.records import NO_DATASET, JudgeTask, Judgment, RunDataset
 from curate.judging.runner import (
     RunSummary,
     default_run_id,
@@ -233,7 +233,7 @@ def run_reward_model(
     cfg: RewardModelConfig,
     *,
     run_id: str | None = None,
-    dataset: RunDataset = RunDataset(),
+    dataset: RunDataset = NO_DATASET,
     retry_errors: bool = True,
     progress: Callable[[int, int], None] | None = None,
 ) -> RunSummary:

@@ -657,7 +657,8 @@ def render_text(report: dict, title: str = "") -> str:
     )
     if report["both_counted_as_first_shown"]:
         lines.append(
-            f"  note: {report['both_counted_as_first_shown']} outputs naming both answers were counted as A (official rule)"
+            f"  note: {report['both_counted_as_first_shown']} outputs naming both answers "
+            "were counted as A (official rule)"
         )
     nu = report["not_used"]
     if nu["later_sample"] or nu["other_order"]:
@@ -670,7 +671,8 @@ def render_text(report: dict, title: str = "") -> str:
     )
     pos = report["position"]
     lines.append(
-        f"position: A picked {_pct(pos['first_shown_picked'])}; acc chosen shown first {fmt(pos['acc_chosen_shown_first'])}; "
+        f"position: A picked {_pct(pos['first_shown_picked'])}; "
+        f"acc chosen shown first {fmt(pos['acc_chosen_shown_first'])}; "
         f"second {fmt(pos['acc_chosen_shown_second'])}; consistency {fmt(pos['consistency'])}"
     )
     ap = report["acc_plus"]

@@ -87,7 +87,8 @@ class Client:
             return LabelStudioError(f"{where} refused to {what} ({status}: {detail})")
         if isinstance(e, json.JSONDecodeError):
             return LabelStudioError(
-                f"{where} answered with something that is not JSON while trying to {what}: is --url a Label Studio server?"
+                f"{where} answered with something that is not JSON while trying to {what}: "
+                "is --url a Label Studio server?"
             )
         raise e
 
@@ -126,7 +127,8 @@ class Client:
             version = None
         if r.status_code != 200 or not isinstance(version, dict) or "release" not in version:
             raise LabelStudioError(
-                f"{self.url} does not look like a Label Studio server (/api/version answered {r.status_code}): check --url"
+                f"{self.url} does not look like a Label Studio server "
+                f"(/api/version answered {r.status_code}): check --url"
             )
         with self._call("identify the user of the API key"):
             self.sdk.users.whoami()

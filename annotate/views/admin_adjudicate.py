@@ -40,15 +40,15 @@ st.markdown("**Labels**")
 st.dataframe(
     [
         dict(
-            annotator=l.annotator,
-            preference=l.preference,
-            first=l.correctness_first,
-            second=l.correctness_second,
-            rationale=l.rationale,
-            flag=l.flag or "",
-            seconds=l.seconds,
+            annotator=lab.annotator,
+            preference=lab.preference,
+            first=lab.correctness_first,
+            second=lab.correctness_second,
+            rationale=lab.rationale,
+            flag=lab.flag or "",
+            seconds=lab.seconds,
         )
-        for l in row.labels
+        for lab in row.labels
     ],
     hide_index=True,
 )

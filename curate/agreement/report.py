@@ -97,7 +97,7 @@ class AgreementReport:
 
 
 def _share(agree: np.ndarray, n: np.ndarray) -> list:
-    return [None if k == 0 else round(float(a) / float(k), 6) for a, k in zip(agree, n)]
+    return [None if k == 0 else round(float(a) / float(k), 6) for a, k in zip(agree, n, strict=True)]
 
 
 @dataclass
@@ -169,7 +169,7 @@ def field_report(
 ) -> FieldReport:
     """One field's report, over every unit (``group=-1``) or over a category (its ``mask``
     and its index in the annotator counts)."""
-    fl, spec = fd.fl, fd.fl.spec
+    spec = fd.fl.spec
     V, A = len(spec.values), len(table.annotators)
     rows = fd.m > 0 if mask is None else (fd.m > 0) & mask
     sub = fd.counts[rows]
@@ -224,7 +224,7 @@ def field_report(
         n_pairable=int((m >= 2).sum()),
         n_labels=int(m.sum()),
         labels_per_pair={int(k): int(c) for k, c in enumerate(per_k) if c},
-        value_counts={v: int(c) for v, c in zip(spec.values, sub.sum(axis=0))},
+        value_counts={v: int(c) for v, c in zip(spec.values, sub.sum(axis=0), strict=True)},
         alpha=alpha,
         percent_agreement=pa,
         ac1=ac1,

@@ -122,7 +122,7 @@ def _sort_values(values: Iterable[str]) -> tuple[str, ...]:
     vals = sorted(set(values))
     nums = [_as_number(v) for v in vals]
     if vals and all(n is not None for n in nums):
-        return tuple(v for _, v in sorted(zip(nums, vals)))
+        return tuple(v for _, v in sorted(zip(nums, vals, strict=True)))
     return tuple(vals)
 
 
@@ -310,7 +310,7 @@ def _table(
         fields[name] = FieldLabels(spec, u[rows[keep]], a_rank[a[rows[keep]]], codes[keep])
         g &= codes >= 0
         if g.any():
-            gold[name] = {int(x): int(c) for x, c in zip(u[rows[g]], codes[g])}
+            gold[name] = {int(x): int(c) for x, c in zip(u[rows[g]], codes[g], strict=True)}
     if problems:
         raise InputError(problems)
     return LabelTable(units, annotators, cats, fields, gold, source)
@@ -378,7 +378,7 @@ def _read_csv(path: Path, name: str) -> FileColumns:
             or [InputProblem(name, None, None, f"{len(ragged)} rows with another number of fields than the header")]
         )
     n = table.num_rows
-    chunked = dict(zip(table.column_names, table.unify_dictionaries().columns))
+    chunked = dict(zip(table.column_names, table.unify_dictionaries().columns, strict=True))
     del table
     columns = {c: _canonical_column(chunked.pop(c)) for c in wanted}
     pa.default_memory_pool().release_unused()  # the parsed blocks: give them back before the table is built
@@ -547,7 +547,7 @@ def from_store(
     (unit_codes, units), (ann_codes, ann_names), (text_codes, texts) = cols.pair, cols.annotator, cols.ratings
     annotators = tuple(str(a) for a in ann_names)
     fields: dict[str, FieldLabels] = {}
-    for name, spec in zip(STORE_FIELDS, specs):
+    for name, spec in zip(STORE_FIELDS, specs, strict=True):
         raw, values = cols.fields[name]
         # a missing value ("") or one outside the vocabulary is no label
         index = {v: n for n, v in enumerate(spec.values)}
@@ -599,7 +599,7 @@ def _store_gold(store, units: np.ndarray) -> dict[str, dict[int, int]]:
     rows = store.gold_pairs()
     at = pd.Index(units).get_indexer([r.pair_id for r in rows]) if rows else []  # not a 200k-entry dict
     gold: dict[str, dict[int, int]] = {}
-    for u, r in zip(at, rows):
+    for u, r in zip(at, rows, strict=True):
         if u < 0:
             continue
         for name, v, vocab in (

@@ -8,8 +8,8 @@ One record per item (JSONL, CSV or Parquet)::
      "metadata": {...}}
 
 ``image`` (one path) may stand for ``images``; paths are relative to the file's folder (or
-``--images-root``) and must stay inside it, or data URIs. The n-th response of a model becomes candidate ``{id}:{model}:{n}`` (n from 0).
-Any other field is kept in the item's metadata.
+``--images-root``) and must stay inside it, or data URIs. The n-th response of a model becomes
+candidate ``{id}:{model}:{n}`` (n from 0). Any other field is kept in the item's metadata.
 """
 
 from __future__ import annotations

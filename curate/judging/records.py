@@ -75,6 +75,9 @@ class RunDataset:
         return ";".join(self.paths) + (f"[:{self.limit}]" if self.limit is not None else "")
 
 
+NO_DATASET = RunDataset()  # a run that names no dataset (the default of the runners)
+
+
 @dataclass(frozen=True)
 class JudgeRun:
     id: str
