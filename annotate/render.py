@@ -82,9 +82,15 @@ def image_html(
 # as plain HTML. markdown-it with html off shows every tag of model output as text; an image
 # is shown as its alt text and address, never fetched; a link must be http(s) or mailto (no
 # javascript: or data:); st.html sanitises again.
-_to_html = MarkdownIt("commonmark", {"html": False}).enable("table")
 _LINK_OK = re.compile(r"^(https?:|mailto:|[^:/?#]*(?:[/?#]|$))", re.IGNORECASE)  # a scheme we allow, or none
-_to_html.validateLink = lambda url: bool(_LINK_OK.match(url.strip()))
+
+
+class _Markdown(MarkdownIt):
+    def validateLink(self, url: str) -> bool:
+        return bool(_LINK_OK.match(url.strip()))
+
+
+_to_html = _Markdown("commonmark", {"html": False}).enable("table")
 
 
 def _image_as_text(renderer, tokens, idx, options, env) -> str:

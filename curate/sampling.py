@@ -310,7 +310,7 @@ def result_writer(
     def commit(batch: list[tuple[Key, Completion]]) -> None:
         answers, failures = [], []
         for key, comp in batch:
-            if comp.ok:
+            if comp.ok and comp.text is not None:  # an answered request has its text
                 answers.append(
                     Candidate(
                         id=candidate_id(key),

@@ -408,7 +408,7 @@ def _read_rewards(p: Path, pairs: Sequence[EvalPair] | None) -> JudgmentFile:
             if r_chosen == r_rejected
             else None
         )
-        scores = {f"score_{chosen}": float(r_chosen), f"score_{rejected}": float(r_rejected)}
+        first, second = (r_chosen, r_rejected) if chosen == "first" else (r_rejected, r_chosen)
         out.append(
             Judgment(
                 pair_id=pid,
@@ -416,8 +416,9 @@ def _read_rewards(p: Path, pairs: Sequence[EvalPair] | None) -> JudgmentFile:
                 verdict=verdict,
                 outcome="parsed" if verdict else "unparsed",
                 raw=rec.critic,
+                score_first=float(first),
+                score_second=float(second),
                 extra={"verdict_from": "rewards"},
-                **scores,
             )
         )
     warnings = []

@@ -143,7 +143,7 @@ def field_data(table: LabelTable, fl: FieldLabels, unit_group: np.ndarray, n_gro
         by_group = np.bincount(key, weights=weights, minlength=n_groups * A).reshape(n_groups, A)
         out[k] = with_total(by_group)
 
-    wide = np.full((U, A), -1, dtype=np.int64)
+    wide: np.ndarray = np.full((U, A), -1, dtype=np.int64)
     wide[fl.unit, fl.annotator] = fl.code
     wide = np.asfortranarray(wide)  # column pairs below read contiguous memory
     present = wide >= 0
@@ -416,10 +416,10 @@ def render_text(report: AgreementReport) -> str:
             lines += _field_rows(v["fields"])
     if report.pairs is not None and len(report.pairs):
         lines += ["", "Per pair (share of labels on the majority value):"]
-        for name, g in report.pairs.groupby("field", sort=True):
+        for field_name, g in report.pairs.groupby("field", sort=True):
             unanimous = int(((g["agreement"] == 1) & (g["n_labels"] >= 2)).sum())
             lines.append(
-                f"  {name}: {len(g)} pairs, {unanimous} unanimous with two or more labels, "
+                f"  {field_name}: {len(g)} pairs, {unanimous} unanimous with two or more labels, "
                 f"{int(g['majority'].isna().sum())} without a majority, mean entropy {g['entropy'].mean():.3f} bits"
             )
     return "\n".join(lines)

@@ -34,14 +34,15 @@ def _save(fig, path: Path) -> None:
 
 def plot_agreement(report: AgreementReport, path: Path) -> None:
     plt = _plot_setup()
-    cats = list(report.categories or {})
+    categories = report.categories or {}
+    cats = list(categories)
     fields = list(report.fields)
     fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(cats) + 2), 3.2))
     width = 0.8 / max(1, len(fields))
     for k, name in enumerate(fields):
         xs, ys, lo, hi, hatch = [], [], [], [], []
         for i, c in enumerate(cats):
-            f = report.categories[c]["fields"].get(name)
+            f = categories[c]["fields"].get(name)
             a = f.alpha if f is not None else None
             if a is None or a.value is None:
                 continue

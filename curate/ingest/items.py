@@ -72,6 +72,8 @@ def parse_item(f: ImportFields, ctx: Context) -> ParsedRow:
         )
     if f.problems:
         return ParsedRow()
+    # read without a problem: every required field is there
+    assert item_id is not None and prompt is not None and category is not None and images is not None
     item = Item(
         id=item_id, prompt=prompt, category=category, images=images, reference=reference, source=source, metadata=meta
     )

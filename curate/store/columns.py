@@ -80,11 +80,11 @@ class ColumnStore(StoreBase):
         """Run one SELECT on the raw DB-API cursor: no SQLAlchemy Row object per row."""
         with self.read() as conn:
             compiled = query.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True})
-            cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+            cur = conn.connection.cursor()  # the DB-API cursor of the pooled connection
             try:
                 cur.execute(str(compiled))
-                cols = [d[0] for d in cur.description]
-                rows = cur.fetchall()
+                cols: list[str] = [d[0] for d in cur.description]
+                rows: list[tuple[Any, ...]] = list(cur.fetchall())
             finally:
                 cur.close()
         return cols, rows
