@@ -111,9 +111,9 @@ class PairDetails:
     """Everything about one pair, for the adjudicator (model names included)."""
 
     pair: Pair
-    item: Item | None
-    first: Candidate | None
-    second: Candidate | None
+    item: Item
+    first: Candidate
+    second: Candidate
 
 
 @dataclass(frozen=True)
@@ -145,11 +145,16 @@ def disagreements(store: Store) -> list[Disagreement]:
 
 
 def pair_details(store: Store, pair_id: str) -> PairDetails | None:
+    """None when the pair, its item or a response is not in the store."""
     pair = store.get_pair(pair_id)
     if pair is None:
         return None
+    item = store.get_item(pair.item_id)
     cands = {c.id: c for c in store.candidates(ids=[pair.first_id, pair.second_id])}
-    return PairDetails(pair, store.get_item(pair.item_id), cands.get(pair.first_id), cands.get(pair.second_id))
+    first, second = cands.get(pair.first_id), cands.get(pair.second_id)
+    if item is None or first is None or second is None:
+        return None
+    return PairDetails(pair, item, first, second)
 
 
 GLANCE_FIELDS = ("preference", "correctness_first", "correctness_second")

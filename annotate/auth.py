@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
@@ -16,7 +16,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from curate.errors import MmrbError
-from curate.model import ROLES, Annotator
+from curate.model import ROLES, Annotator, Role, word_of
 from curate.store import Store
 
 from . import sessions
@@ -30,6 +30,7 @@ ADMIN = "admin"
 # window get their password checked, in parallel too; a refused one (the right password too)
 # is not counted, a successful one clears its name's count.
 WINDOW_SECONDS = 15 * 60
+Throttle = Literal["name", "client"]  # which limit a refused sign-in ran into
 NAME_LIMIT = 5
 CLIENT_LIMIT = 20
 
@@ -64,7 +65,7 @@ def authenticate(store: Store, name: str, password: str) -> Annotator | None:
     ok = verify_password(who.password_hash if who is not None else None, password)
     if not ok or who is None or not who.active:
         return None
-    if _hasher.check_needs_rehash(who.password_hash):
+    if who.password_hash is not None and _hasher.check_needs_rehash(who.password_hash):
         store.update_annotator(who.name, password_hash=_hasher.hash(password))
     return who
 
@@ -74,7 +75,7 @@ class SignIn:
     """One sign-in attempt: the account, or why not."""
 
     who: Annotator | None
-    throttled: Literal["name", "client"] | None = None
+    throttled: Throttle | None = None
     retry_after: float = 0.0  # seconds, when throttled
 
     def message(self) -> str:
@@ -101,13 +102,14 @@ def sign_in(store: Store, name: str, password: str, *, client: str | None, now: 
     keys = {"name": f"name:{name}", "client": f"client:{client or 'local'}"}
     attempt = secrets.token_hex(16)
     seen = store.begin_signin_attempt(attempt, keys.values(), at=t, since=t - WINDOW_SECONDS)
-    for kind, limit in (("name", NAME_LIMIT), ("client", CLIENT_LIMIT)):
+    limits: tuple[tuple[Throttle, int], ...] = (("name", NAME_LIMIT), ("client", CLIENT_LIMIT))
+    for kind, limit in limits:
         times = seen[keys[kind]]
         if len(times) > limit:  # this attempt included
             store.drop_signin_attempt(attempt)
             others = list(times)
             others.remove(t)
-            return SignIn(None, kind, _retry_after(others, limit, t))  # type: ignore[arg-type]
+            return SignIn(None, kind, _retry_after(others, limit, t))
     who = authenticate(store, name, password)
     if who is None:
         return SignIn(None)  # the attempt stays: it counts as a failure
@@ -120,17 +122,24 @@ def add_account(store: Store, name: str, password: str, role: str = "annotator")
     name = name.strip()
     if not name or any(ch.isspace() for ch in name) or len(name) > 100:
         raise MmrbError(f"invalid annotator name {name!r}: one word, at most 100 characters")
-    if role not in ROLES:
-        raise MmrbError(f"unknown role {role!r}: use one of {', '.join(ROLES)}")
+    checked = _role(role)
     existing = store.get_annotator(name)
     if existing is not None and existing.password_hash is None:
         # created without a password (by `mmrb assign`, or for the organisation's sign-in): give it one
-        store.update_annotator(name, password_hash=hash_password(password), role=role, active=True)
+        pw_hash = hash_password(password)
+        store.update_annotator(name, password_hash=pw_hash, role=checked, active=True)
         sessions.end_all(store, name)
-        return store.get_annotator(name)
-    a = Annotator(name, role, hash_password(password), True)  # type: ignore[arg-type]
+        return replace(existing, role=checked, password_hash=pw_hash, active=True)
+    a = Annotator(name, checked, hash_password(password), True)
     store.add_annotator(a)
     return a
+
+
+def _role(role: str) -> Role:
+    checked = word_of(ROLES, role)
+    if checked is None:
+        raise MmrbError(f"unknown role {role!r}: use one of {', '.join(ROLES)}")
+    return checked
 
 
 def reset_password(store: Store, name: str, password: str) -> int:
@@ -152,9 +161,7 @@ def set_active(store: Store, name: str, active: bool, *, by: str | None = None) 
 
 
 def set_role(store: Store, name: str, role: str) -> None:
-    if role not in ROLES:
-        raise MmrbError(f"unknown role {role!r}: use one of {', '.join(ROLES)}")
-    store.update_annotator(name, role=role)
+    store.update_annotator(name, role=_role(role))
     sessions.end_all(store, name)
 
 

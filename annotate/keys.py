@@ -64,7 +64,9 @@ _SCRIPT = """
     if (KEYS[k]) {
       const [prefix, index] = KEYS[k];
       const el = find(root, prefix) || find(document, prefix);
-      if (el && index === null) { const b = el.querySelector('button'); if (b && !b.disabled) { b.click(); done = true; } }
+      if (el && index === null) {
+        const b = el.querySelector('button'); if (b && !b.disabled) { b.click(); done = true; }
+      }
       else if (el) { const o = options(el)[index]; if (o) { o.click(); done = true; } }
     } else if (CYCLE[k]) {
       const opts = options(find(root, CYCLE[k]));

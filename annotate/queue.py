@@ -98,7 +98,10 @@ def save(store: Store, label: Label, *, expected_revision: int | None = None) ->
         if expected_revision is None:
             msg = "This pair was already submitted (perhaps from another tab). Nothing was overwritten; moving on."
         else:
-            msg = "This label changed elsewhere since you opened it. Nothing was overwritten; reopen it to see the latest."
+            msg = (
+                "This label changed elsewhere since you opened it. "
+                "Nothing was overwritten; reopen it to see the latest."
+            )
         return SaveResult(False, msg, conflict=True)
     verb = {"skipped": "Skipped", "submitted": "Saved"}.get(saved.status, "Saved")
     return SaveResult(True, f"{verb}.", saved)

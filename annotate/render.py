@@ -82,15 +82,22 @@ def image_html(
 # as plain HTML. markdown-it with html off shows every tag of model output as text; an image
 # is shown as its alt text and address, never fetched; a link must be http(s) or mailto (no
 # javascript: or data:); st.html sanitises again.
-_to_html = MarkdownIt("commonmark", {"html": False}).enable("table")
 _LINK_OK = re.compile(r"^(https?:|mailto:|[^:/?#]*(?:[/?#]|$))", re.IGNORECASE)  # a scheme we allow, or none
-_to_html.validateLink = lambda url: bool(_LINK_OK.match(url.strip()))
+
+
+class _Markdown(MarkdownIt):
+    def validateLink(self, url: str) -> bool:
+        return bool(_LINK_OK.match(url.strip()))
+
+
+_to_html = _Markdown("commonmark", {"html": False}).enable("table")
 
 
 def _image_as_text(renderer, tokens, idx, options, env) -> str:
     tok = tokens[idx]
     alt = renderer.renderInlineAsText(tok.children or [], options, env)
-    return f'<span class="mmrb-image-ref">[image: {escape_plain(alt)} &lt;{escape_plain(tok.attrGet("src") or "")}&gt;]</span>'
+    src = escape_plain(tok.attrGet("src") or "")
+    return f'<span class="mmrb-image-ref">[image: {escape_plain(alt)} &lt;{src}&gt;]</span>'
 
 
 _to_html.add_render_rule("image", _image_as_text)

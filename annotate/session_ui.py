@@ -92,7 +92,7 @@ def _oidc_account(s) -> Annotator | None:
         email, issued = st.user.get("email"), st.user.get("iat")
     except Exception:
         return None
-    who = auth.account_for_identity(s, email)
+    who = auth.account_for_identity(s, email if isinstance(email, str) else None)
     if who is None or not sessions.identity_may_start(s, who.name, issued):
         return None
     return who
@@ -178,10 +178,10 @@ def require(page: str) -> Annotator:
     who = current_user()
     if who is None and st.session_state.get("session_ended"):
         st.rerun()  # from inside a fragment too: the whole page turns into the sign-in page
-    if not auth.can_open(who, page):
+    if who is None or not auth.can_open(who, page):
         if who is None:
             st.warning("Please sign in first.")
         else:
             st.error("This page is for the annotation lead. You do not have access to it.")
         st.stop()
-    return who  # type: ignore[return-value]
+    return who

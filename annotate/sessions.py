@@ -17,6 +17,7 @@ import hashlib
 import secrets
 import time
 from dataclasses import dataclass
+from typing import SupportsFloat
 
 from curate.model import Annotator
 from curate.store import Store
@@ -70,14 +71,13 @@ def check(
     store: Store, *, session_id: str | None = None, token: str | None = None, now: float | None = None
 ) -> Live | None:
     """The live session of an active account, by its id or by the cookie token; else None."""
-    if not session_id and not token:
-        return None
     t = time.time() if now is None else now
-    got = (
-        store.session_account(session_id=session_id, at=t)
-        if session_id
-        else store.session_account(token_hash=digest(token), at=t)
-    )  # type: ignore[arg-type]
+    if session_id:
+        got = store.session_account(session_id=session_id, at=t)
+    elif token:
+        got = store.session_account(token_hash=digest(token), at=t)
+    else:
+        return None
     if got is None or not got[1].active:
         return None
     return Live(*got)
@@ -107,7 +107,9 @@ def identity_may_start(store: Store, name: str, issued_at: object) -> bool:
     before = store.sessions_not_before(name)
     if before is None:
         return True
+    if not isinstance(issued_at, (SupportsFloat, str)):
+        return False  # no issue time: cannot tell, so no
     try:
-        return float(issued_at) > before  # type: ignore[arg-type]
+        return float(issued_at) > before
     except (TypeError, ValueError):
         return False  # no issue time: cannot tell, so no

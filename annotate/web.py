@@ -96,8 +96,10 @@ class MediaGuard:
         if scope["type"] == "http" and scope["path"].startswith(self.prefix):
             store = self.get_store()
             token = Request(scope).cookies.get(sessions.COOKIE)
-            live = token and store is not None and await run_in_threadpool(sessions.check, store, token=token)
-            if not live:
+            live = None
+            if token and store is not None:
+                live = await run_in_threadpool(sessions.check, store, token=token)
+            if live is None:
                 await PlainTextResponse("Sign in to see this file.", status_code=403)(scope, receive, send)
                 return
         await self.app(scope, receive, send)

@@ -23,6 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from annotate.render import pair_token
 from tests.support.streamlit_server import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -47,7 +48,8 @@ def texts(n_needed: int) -> list[str]:
     if not out:
         base = (
             "The image shows a bar chart of quarterly revenue. **Q3** is the highest at 42 million; "
-            "Q1 is the lowest. The trend is upward except for a dip in Q4.\n\n- Q1: 18\n- Q2: 27\n- Q3: 42\n- Q4: 35\n\n"
+            "Q1 is the lowest. The trend is upward except for a dip in Q4.\n\n"
+            "- Q1: 18\n- Q2: 27\n- Q3: 42\n- Q4: 35\n\n"
         )
         out = [(base * 8)[:1500], (base.replace("42", "40") * 8)[:1500]]
     return out
@@ -79,6 +81,7 @@ def build(db: str, images: Path, n_pairs: int, n_annotators: int, k: int, n_imag
         for st_ in stored:
             s.images.thumbnail(st_.path)  # as the import would: pre-scaled JPEGs ready to serve
         s.add_images(stored)
+        refs = [ImageRef(f"img{n}.png", im.sha256, "ok", im.width, im.height) for n, im in enumerate(stored)]
         pw = auth.hash_password(PASSWORD)
         cats = (
             "vqa",
@@ -94,14 +97,13 @@ def build(db: str, images: Path, n_pairs: int, n_annotators: int, k: int, n_imag
             step = 20_000
             for lo in range(0, n_pairs, step):
                 hi = min(n_pairs, lo + step)
-                img = lambda n: stored[n % n_images]  # noqa: E731
                 s.add_items(
                     (
                         Item(
                             f"i{n:06d}",
                             f"Question {n}: what does the picture show, and what stands out?",
                             cats[n % 6],
-                            (ImageRef(f"img{n % n_images}.png", img(n).sha256, "ok", img(n).width, img(n).height),),
+                            (refs[n % n_images],),
                         )
                         for n in range(lo, hi)
                     ),
@@ -148,11 +150,14 @@ WATCH = """
   const ready = () => {
     const app = document.querySelector('[data-testid=stApp]');
     if (!app || app.getAttribute('data-test-script-state') === 'running') return null;
-    const l = document.querySelector('.mmrb-response-left[data-pair="' + tk + '"]') || document.querySelector('.st-key-resp_left_' + tk);
-    const r = document.querySelector('.mmrb-response-right[data-pair="' + tk + '"]') || document.querySelector('.st-key-resp_right_' + tk);
+    const l = document.querySelector('.mmrb-response-left[data-pair="' + tk + '"]')
+      || document.querySelector('.st-key-resp_left_' + tk);
+    const r = document.querySelector('.mmrb-response-right[data-pair="' + tk + '"]')
+      || document.querySelector('.st-key-resp_right_' + tk);
     if (!l || !r || !l.innerText.trim() || !r.innerText.trim()) return null;
     // the form is reused from pair to pair: ready when its radios are there and all cleared
-    const radios = document.querySelectorAll('[class*="st-key-q_left"] input[type=radio], [class*="st-key-q_right"] input[type=radio], [class*="st-key-q_pref"] input[type=radio]');
+    const radios = document.querySelectorAll(['q_left', 'q_right', 'q_pref']
+      .map((k) => '[class*="st-key-' + k + '"] input[type=radio]').join(', '));
     if (form && (radios.length < 9 || Array.from(radios).some((x) => x.checked))) return null;
     const img = document.querySelector('img[data-item="' + item + '"]');
     if (!img || !img.complete || !img.naturalWidth) return null;
@@ -183,7 +188,10 @@ WATCH = """
 """
 
 
-RACE = "() => Promise.race([window.__p, new Promise((_, no) => setTimeout(() => no(new Error('next pair not shown within 30 s')), 30000))])"
+RACE = """() => Promise.race([
+  window.__p,
+  new Promise((_, no) => setTimeout(() => no(new Error('next pair not shown within 30 s')), 30000)),
+])"""
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -199,7 +207,6 @@ def run_app(db: str, images: Path, annotator: str, n_labels: int, warmup: int, t
     with Store(db, images=images) as s:
         queue = [a for a in s.assignments(annotator=annotator) if a.state == "open"][: n_labels + warmup + 1]
         items = {p.id: p.item_id for p in s.pairs(ids=[a.pair_id for a in queue])}
-    token = lambda pid: hashlib.sha1(pid.encode()).hexdigest()[:10]  # noqa: E731  (annotate.render.pair_token)
     times: list[float] = []
     idle: list[float] = []
     with StreamlitServer(db, str(images), log=tmp / "streamlit.log") as srv, sync_playwright() as p:
@@ -210,13 +217,13 @@ def run_app(db: str, images: Path, annotator: str, n_labels: int, warmup: int, t
         page.get_by_role("textbox", name="Name").fill(annotator)
         page.get_by_role("textbox", name="Password").fill(PASSWORD)
         page.get_by_role("button", name="Sign in").click()
-        page.wait_for_selector(f'.mmrb-response-left[data-pair="{token(queue[0].pair_id)}"]', timeout=60_000)
+        page.wait_for_selector(f'.mmrb-response-left[data-pair="{pair_token(queue[0].pair_id)}"]', timeout=60_000)
         wait_label_ready(page)
         for n in range(n_labels + warmup):
             nxt = queue[n + 1].pair_id
             for key in ("1", "8", "a"):
                 page.keyboard.press(key)
-            page.evaluate(WATCH, [token(nxt), items[nxt], True])
+            page.evaluate(WATCH, [pair_token(nxt), items[nxt], True])
             page.keyboard.press("Enter")
             ms = page.evaluate(RACE)
             if n >= warmup:
@@ -264,7 +271,10 @@ def run_bare(minimal: bool, n_labels: int, warmup: int = 5) -> list[float]:
                 break
             except OSError:
                 time.sleep(0.2)
-        tk = lambda n: hashlib.sha1(str(n).encode()).hexdigest()[:10]  # noqa: E731  (bare_page.py)
+
+        def tk(n: int) -> str:  # bare_page.py's key of its n-th pair
+            return pair_token(str(n))
+
         # the bare page has no key listener: the click on its submit button is timed from
         # just before it (window.__t0 below), and cleared radios are not waited for
         times = []
@@ -277,14 +287,17 @@ def run_bare(minimal: bool, n_labels: int, warmup: int = 5) -> list[float]:
             for n in range(n_labels + warmup):
                 page.wait_for_selector(f".st-key-q_submit_{tk(n)} button", state="attached")
                 page.evaluate(
-                    "(() => { const r = document.querySelector('.st-key-q_left_%s input[type=radio]'); r && r.click(); })()"
-                    % tk(n)
+                    "t => { const r = document.querySelector(`.st-key-q_left_${t} input[type=radio]`); r?.click(); }",
+                    tk(n),
                 )
                 page.wait_for_timeout(100)
                 page.evaluate(WATCH, [tk(n + 1), f"i{n + 1}", False])
                 page.evaluate(
-                    "() => { window.__t0 = performance.now(); document.querySelector('.st-key-q_submit_%s button').click(); }"
-                    % tk(n)
+                    """t => {
+                      window.__t0 = performance.now();
+                      document.querySelector(`.st-key-q_submit_${t} button`).click();
+                    }""",
+                    tk(n),
                 )
                 ms = page.evaluate(RACE)
                 if n >= warmup:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from curate.build import build, load_rules
 from curate.images import ImageStore
-from curate.model import Annotator, Candidate, ImageRef, Item, Label, Pair
+from curate.model import Annotator, Candidate, ImageRef, Item, Label, Pair, Preference
 from curate.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,7 +73,7 @@ def make_store(path: Path, n: int) -> Store:
             )
             cands += [Candidate(f"i{k}:m1:0", f"i{k}", "m1", text()), Candidate(f"i{k}:m2:0", f"i{k}", "m2", text())]
             pairs.append(Pair(f"p{k}", f"i{k}", f"i{k}:m1:0", f"i{k}:m2:0", origin="bench", task="preference"))
-            pref = rng.choice(("first", "second"))
+            pref: Preference = rng.choice(("first", "second"))
             labels += [
                 Label(f"p{k}", a, "correct", "correct", pref, rationale="bench", seconds=10.0) for a in ANNOTATORS
             ]

@@ -196,7 +196,8 @@ def main() -> int:
     )
     print(
         f"CPU of the evaluate process: {1000 * cpu1 / total:.2f} ms per judgment (start-up and scoring included), "
-        f"so one core sustains about {total / cpu1:.0f}/s; load average during the run {load:.1f} on {os.cpu_count()} cores"
+        f"so one core sustains about {total / cpu1:.0f}/s; "
+        f"load average during the run {load:.1f} on {os.cpu_count()} cores"
     )
     print(f"peak memory (RSS of the evaluate process): {peak1:.0f} MB full run, {peak2:.0f} MB resumed run")
     print(

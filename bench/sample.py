@@ -67,6 +67,7 @@ def start_server(latency: float, log: Path) -> tuple[subprocess.Popen, str]:
         stdout=subprocess.PIPE,
         text=True,
     )
+    assert p.stdout is not None  # a pipe, asked for above
     return p, p.stdout.readline().strip()
 
 
@@ -156,8 +157,8 @@ def main() -> int:
     total = n_items * 3
     limit = 3 * a.concurrency / a.latency
 
-    with tempfile.TemporaryDirectory() as d:
-        d = Path(d)
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
         log = d / "requests.jsonl"
         server, url = start_server(a.latency, log)
         try:

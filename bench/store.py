@@ -33,9 +33,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from curate.model import Annotator, Assignment, Label
+from curate.model import Annotator, Assignment, Label, Side
 from curate.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -159,7 +160,7 @@ def queue(url: str, images: Path, n_ann: int, calls: int) -> dict:
             for a in annotators:
                 store.add_annotator(Annotator(a), conn=conn)
             seq = {a: 0 for a in annotators}
-            planned = []
+            planned: list[tuple[str, str, Side, int]] = []
             for i, pid in enumerate(pair_ids):
                 for j in range(PER_PAIR):
                     a = annotators[(i + j * 7) % n_ann]
@@ -180,6 +181,7 @@ def queue(url: str, images: Path, n_ann: int, calls: int) -> dict:
             t = time.perf_counter()
             asg = store.next_assignment(a)
             nxt.append((time.perf_counter() - t) * 1000)
+            assert asg is not None, f"{a} ran out of open assignments"  # each has more than the calls ask
             label = Label(asg.pair_id, a, "correct", "incorrect", "first", rationale="bench", seconds=12.5)
             t = time.perf_counter()
             store.save_label(label)
@@ -200,7 +202,7 @@ def verdict(median: float, p95: float) -> str:
     return "meets target" if median < TARGET_MEDIAN_MS and p95 < TARGET_P95_MS else "MISSES target"
 
 
-def backend_url(backend: str, tmp: Path, n: int) -> tuple[str, object] | None:
+def backend_url(backend: str, tmp: Path, n: int) -> tuple[str, Callable[[], None] | None] | None:
     if backend == "sqlite":
         return str(tmp / f"bench-{n}.db"), None
     try:

@@ -431,7 +431,7 @@ def _read_number(text: str) -> tuple[Quantity | None, str]:
     marked = _marked_answers(text)
     if marked:
         picks = [_one_number(s.text, s.start) for s in marked]
-        if any(numbers_in(s.text) for s, q in zip(marked, picks) if q is None):
+        if any(numbers_in(s.text) for s, q in zip(marked, picks, strict=True) if q is None):
             return None, "several numbers in a marked answer"
         if len({q.value for q in picks if q}) > 1:
             return None, "different marked answers"

@@ -28,9 +28,12 @@ if TYPE_CHECKING:  # not imported for `mmrb select --help`, which shows this mod
 DEFAULT_MAX_DISTANCE = 4
 
 
+DuplicateKind = Literal["image", "prompt"]
+
+
 @dataclass(frozen=True)
 class DuplicateGroup:
-    kind: Literal["image", "prompt"]
+    kind: DuplicateKind
     keep: str  # item id
     duplicates: tuple[str, ...]
 
@@ -59,8 +62,9 @@ def item_hashes(store: Store, items: Sequence[Item]) -> dict[str, list[int]]:
             if ref.sha256 not in by_sha:
                 p = known.get(ref.sha256)
                 by_sha[ref.sha256] = phash_of(p) if p is not None and p.exists() else None
-            if by_sha[ref.sha256] is not None:
-                hs.append(by_sha[ref.sha256])
+            h = by_sha[ref.sha256]
+            if h is not None:
+                hs.append(h)
         out[item.id] = hs
     return out
 
@@ -100,7 +104,7 @@ def _near_pairs(hashes: list[tuple[str, int]], max_distance: int) -> list[tuple[
     return out
 
 
-def _groups(uf: _UnionFind, ids: Sequence[str], kind: str) -> list[DuplicateGroup]:
+def _groups(uf: _UnionFind, ids: Sequence[str], kind: DuplicateKind) -> list[DuplicateGroup]:
     comps: dict[str, list[str]] = defaultdict(list)
     for i in ids:
         comps[uf.find(i)].append(i)
@@ -108,7 +112,7 @@ def _groups(uf: _UnionFind, ids: Sequence[str], kind: str) -> list[DuplicateGrou
     for members in comps.values():
         if len(members) > 1:
             members.sort()
-            out.append(DuplicateGroup(kind, members[0], tuple(members[1:])))  # type: ignore[arg-type]
+            out.append(DuplicateGroup(kind, members[0], tuple(members[1:])))
     return sorted(out, key=lambda g: g.keep)
 
 
@@ -120,8 +124,8 @@ def find_duplicates(
     near = _near_pairs(flat, max_distance)
 
     img = _UnionFind()
-    for a, b in near:
-        img.union(a, b)
+    for first, second in near:
+        img.union(first, second)
     image_groups = _groups(img, [i.id for i in items if hashes.get(i.id)], "image")
 
     # same prompt and same images: for items with images, the image relation must hold for
@@ -137,7 +141,7 @@ def find_duplicates(
                 ha, hb = sorted(hashes.get(a.id, [])), sorted(hashes.get(b.id, []))
                 if len(a.images) != len(b.images) or len(ha) != len(hb):
                     continue
-                if all(bin(p ^ q).count("1") <= max_distance for p, q in zip(ha, hb)):
+                if all(bin(p ^ q).count("1") <= max_distance for p, q in zip(ha, hb, strict=True)):
                     pr.union(a.id, b.id)
     prompt_groups = _groups(pr, [i.id for i in items], "prompt")
     return image_groups + prompt_groups

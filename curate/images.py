@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 
@@ -37,9 +38,12 @@ class StoredImage:
     bytes: int
 
 
+ImageProblemKind = Literal["missing", "corrupt", "too_large", "outside"]  # "outside" the images root
+
+
 class ImageProblem(Exception):
-    def __init__(self, status: str, message: str):
-        self.status = status  # "missing", "corrupt", "too_large" or "outside" (the images root)
+    def __init__(self, status: ImageProblemKind, message: str):
+        self.status = status
         super().__init__(message)
 
 
@@ -166,10 +170,10 @@ class ImageStore:
         fmt = (im.format or "PNG").upper()
         orientation = im.getexif().get(0x0112, 1)
         if orientation not in (1, None):
-            im = ImageOps.exif_transpose(im)
+            upright = ImageOps.exif_transpose(im)
             buf = io.BytesIO()
-            im.save(buf, format="PNG")
-            return buf.getvalue(), "PNG", im.width, im.height
+            upright.save(buf, format="PNG")
+            return buf.getvalue(), "PNG", upright.width, upright.height
         return data, fmt, w, h
 
     def put(self, data: bytes) -> StoredImage:
@@ -243,8 +247,8 @@ class ImageStore:
         if st.st_size != size:
             return f"{st.st_size:,} bytes, {size:,} recorded"
         try:
-            with Image.open(path) as im:  # reads the header only
-                im.size
+            with Image.open(path):  # opening parses the header; the pixels stay unread
+                pass
         except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as e:
             return f"unreadable ({e.__class__.__name__})"
         return None
@@ -260,8 +264,8 @@ class ImageStore:
         out = self.root / "thumbs" / str(max_side) / f"{sha}.jpg"
         if out.exists():
             return out
-        with Image.open(src) as im:
-            im = im.convert("RGB") if im.mode not in ("RGB", "L") else im.copy()
+        with Image.open(src) as opened:
+            im = opened.convert("RGB") if opened.mode not in ("RGB", "L") else opened.copy()
             im.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
             buf = io.BytesIO()
             im.save(buf, format="JPEG", quality=85, optimize=True)

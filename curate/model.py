@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypeVar, get_args
 
 Correctness = Literal["correct", "incorrect", "unsure"]
 Preference = Literal["first", "second", "tie"]
@@ -38,8 +38,16 @@ PREFERENCES: tuple[str, ...] = get_args(Preference)
 SIDES: tuple[str, ...] = get_args(Side)
 ORDERS: tuple[str, ...] = get_args(Order)
 LABEL_STATUSES: tuple[str, ...] = get_args(LabelStatus)
-ROLES: tuple[str, ...] = get_args(Role)
+ROLES: tuple[Role, ...] = get_args(Role)
 FLAG_REASONS: tuple[str, ...] = get_args(FlagReason)
+
+W = TypeVar("W", bound=str)
+
+
+def word_of(vocabulary: tuple[W, ...], value: object) -> W | None:
+    """``value`` as a word of ``vocabulary`` (the values of one of the Literals above), or None."""
+    return next((w for w in vocabulary if w == value), None)
+
 
 # The six areas of Multimodal RewardBench, then the groups of the other benchmarks we ingest.
 MMRB_CATEGORIES = (

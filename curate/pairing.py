@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Literal
 
 from .correctness import CorrectnessVerdict, decide, normalise, options_from_prompt
 from .errors import MmrbError
-from .model import Candidate, Item, Pair
+from .model import Candidate, Item, Pair, Preference
 from .seeding import hex_hash, unit
 
 if TYPE_CHECKING:  # not imported for `mmrb pair --help`
@@ -168,7 +168,7 @@ def make_pairs(
             a_, b_, da_, db_ = a, b, da, db
         else:
             a_, b_, da_, db_ = b, a, db, da
-        known = None
+        known: Preference | None = None
         task = None
         if decided:
             task = "correctness" if da_.verdict != db_.verdict else "preference"

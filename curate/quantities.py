@@ -134,14 +134,15 @@ def numbers_in(text: str) -> list[Quantity]:
             sign = None
         num, den, unit = m.group("num"), m.group("den"), m.group("unit")
         value = Fraction(num.replace(",", ""))
-        places: int | None = len(num.split(".")[1]) if "." in num else 0
+        decimals = len(num.split(".")[1]) if "." in num else 0
         times_ten = _times_ten(m, text)
         if times_ten:
             unit = None  # the "x" of "4 x 10^3" is no unit
         power = int(m.group("exp") or 0) + times_ten
         if power:
             value *= Fraction(10) ** power
-            places = max(places - power, 0)
+            decimals = max(decimals - power, 0)
+        places: int | None = decimals
         if den:
             value, places = (value / int(den), None) if int(den) else (value, 0)
         if sign == "-":
@@ -223,7 +224,7 @@ def compare(got: Quantity, want: Quantity, *, rel_tol: Fraction, abs_tol: Fracti
         return "unsure", f"different words after the numbers: {got.unit} vs {want.unit}"
     if wk and got.unit and gk is None:
         return "unsure", f"unknown unit {got.unit!r} against {want.unit}"
-    if gk and wk and gk == wk and _UNIT_TABLE[got.unit][1] != _UNIT_TABLE[want.unit][1]:
+    if gk and wk and gk == wk and got.unit and want.unit and _UNIT_TABLE[got.unit][1] != _UNIT_TABLE[want.unit][1]:
         g = got.value * _UNIT_TABLE[got.unit][1]
         w = want.value * _UNIT_TABLE[want.unit][1]
         if g == w or _within_tolerance(g, w, [x for x in (got.places, want.places) if x is not None], rel_tol, abs_tol):

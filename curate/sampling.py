@@ -198,7 +198,8 @@ def load_models(path: str | Path) -> list[ModelSpec]:
                     fname,
                     line,
                     f"{where}.name",
-                    f"model label {ep.label!r} is used twice (also models[{seen[ep.label]}]): give each a distinct name",
+                    f"model label {ep.label!r} is used twice (also models[{seen[ep.label]}]): "
+                    "give each a distinct name",
                 )
             )
             continue
@@ -309,7 +310,7 @@ def result_writer(
     def commit(batch: list[tuple[Key, Completion]]) -> None:
         answers, failures = [], []
         for key, comp in batch:
-            if comp.ok:
+            if comp.ok and comp.text is not None:  # an answered request has its text
                 answers.append(
                     Candidate(
                         id=candidate_id(key),

@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Literal
 
 from .dedup import DEFAULT_MAX_DISTANCE, DuplicateGroup, duplicate_lines, find_duplicates
@@ -98,7 +99,8 @@ class SelectReport:
     per_category: dict[str, dict[str, int]] = field(default_factory=dict)  # cat -> hard/kept/target
     judge_outcomes: dict[str, dict[str, int]] = field(default_factory=dict)
     judge_runs: dict[str, str] = field(default_factory=dict)
-    unjudged: dict[str, dict[str, str]] = field(default_factory=dict)  # pair -> judge -> outcome, left as it was
+    # pair -> judge -> outcome, left as it was
+    unjudged: dict[str, dict[str, JudgeOutcome]] = field(default_factory=dict)
     held: dict[str, str] = field(default_factory=dict)  # hard pair -> why its place is not known yet
     incomplete: list[str] = field(default_factory=list)  # per judge run with failed requests: what and how to resume
 
@@ -155,13 +157,13 @@ def decide(
         raise MmrbError(f"m must be between 1 and the number of judges ({n}), got {m}")
     report.m, report.n = m, n
     out: list[SelectionDecision] = []
-    hard_by_cat: dict[str, list[tuple[Pair, dict[str, str], int]]] = defaultdict(list)
+    hard_by_cat: dict[str, list[tuple[Pair, dict[str, JudgeOutcome], int]]] = defaultdict(list)
     open_by_cat: dict[str, list[Pair]] = defaultdict(list)  # unjudged pairs that could still be hard
     for p in pairs:
         if p.known_preference not in ("first", "second"):
             continue
         report.judged += 1
-        outcomes = {}
+        outcomes: dict[str, JudgeOutcome] = {}
         for j in judges:
             got = verdicts[j].get(p.id, {})
             outcomes[j] = judge_outcome(p.known_preference, got.get("forward", MISSING), got.get("reverse", MISSING))
@@ -192,21 +194,21 @@ def decide(
             report.unjudged[p.id] = outcomes
             open_by_cat[cat].append(p)
     for cat in sorted(set(hard_by_cat) | set(open_by_cat)):
-        ranked = [(p, outcomes, h) for p, outcomes, h in hard_by_cat.get(cat, [])]
+        ranked: list[tuple[Pair, dict[str, JudgeOutcome] | None, int]] = list(hard_by_cat.get(cat, []))
         ranked += [(p, None, 0) for p in open_by_cat.get(cat, [])]
         ranked.sort(key=lambda t: (unit("select", seed, t[0].id), t[0].id))
         hard_before = open_before = 0
-        for p, outcomes, h in ranked:
-            if outcomes is None:
+        for p, judged, h in ranked:
+            if judged is None:
                 open_before += 1
                 continue
-            names = ", ".join(j for j, o in sorted(outcomes.items()) if o in HARD)
+            names = ", ".join(j for j, o in sorted(judged.items()) if o in HARD)
             if target_per_category is None or hard_before + open_before < target_per_category:
                 report.kept += 1
                 report.per_category[cat]["kept"] += 1
                 out.append(
                     SelectionDecision(
-                        p.id, "selected", f"{PREFIX} hard: {h} of {n} judges wrong or inconsistent ({names})", outcomes
+                        p.id, "selected", f"{PREFIX} hard: {h} of {n} judges wrong or inconsistent ({names})", judged
                     )
                 )
             elif hard_before >= target_per_category:
@@ -216,7 +218,7 @@ def decide(
                         p.id,
                         "dropped",
                         f"{PREFIX} hard ({h} of {n}) but over the target of {target_per_category} for {cat}",
-                        outcomes,
+                        judged,
                     )
                 )
             else:  # kept or over the target depending on unjudged pairs ranked before it
@@ -273,7 +275,7 @@ def judge_verdicts(
             cfg,
             purpose="select",
             dataset=RunDataset(name="select"),
-            progress=(lambda d, t, name=ep.label: progress(name, d, t)) if progress else None,
+            progress=partial(progress, ep.label) if progress else None,
         )
         if report is not None:
             report.judge_runs[ep.label] = summary.run_id
@@ -318,9 +320,9 @@ def select(
     dup_of: dict[str, str] = {}
     for g in report.duplicates:
         if (g.kind == "image" and drop_duplicate_images) or (g.kind == "prompt" and drop_duplicate_prompts):
-            for d in g.duplicates:
+            for dup in g.duplicates:
                 dup_of.setdefault(
-                    d, f"{PREFIX} duplicate {'image' if g.kind == 'image' else 'prompt and image'} of item {g.keep}"
+                    dup, f"{PREFIX} duplicate {'image' if g.kind == 'image' else 'prompt and image'} of item {g.keep}"
                 )
 
     decisions: list[SelectionDecision] = []

@@ -59,7 +59,7 @@ def bar_chart(name: str, title: str, labels: list[str], values: list[float], uni
         d.text((x0 - 8, y), str(t), fill="black", font=font(13), anchor="rm")
     step = (x1 - x0) / len(values)
     colors = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860"]
-    for n, (lab, v) in enumerate(zip(labels, values)):
+    for n, (lab, v) in enumerate(zip(labels, values, strict=True)):
         bx = x0 + step * n + step * 0.2
         by = y1 - (y1 - y0) * v / top
         d.rectangle([bx, by, bx + step * 0.6, y1], fill=colors[n % len(colors)])
@@ -82,7 +82,7 @@ def line_chart(name: str, title: str, labels: list[str], values: list[float], un
     step = (x1 - x0) / (len(values) - 1)
     pts = [(x0 + step * n, y1 - (y1 - y0) * (v - lo) / (hi - lo)) for n, v in enumerate(values)]
     d.line(pts, fill="#C44E52", width=3)
-    for (x, y), lab in zip(pts, labels):
+    for (x, y), lab in zip(pts, labels, strict=True):
         d.ellipse([x - 5, y - 5, x + 5, y + 5], fill="#C44E52")
         d.text((x, y1 + 16), lab, fill="black", font=font(14), anchor="mm")
     d.text((12, 40), unit, fill="black", font=font(13))
@@ -531,7 +531,11 @@ them.""",
             category="knowledge",
             images=[img["emc2"]],
             reference="B",
-            prompt="Which physicist is this equation most associated with?\nA) Isaac Newton\nB) Albert Einstein\nC) James Clerk Maxwell\nD) Niels Bohr\nAnswer with the letter.",
+            prompt=(
+                "Which physicist is this equation most associated with?\n"
+                "A) Isaac Newton\nB) Albert Einstein\nC) James Clerk Maxwell\nD) Niels Bohr\n"
+                "Answer with the letter."
+            ),
             responses=[
                 R(
                     "vlm-alpha",
@@ -543,7 +547,8 @@ them.""",
                 ),
                 R(
                     "vlm-gamma",
-                    "E = mc² comes from Einstein's 1905 paper on the inertia of energy. The answer is B) Albert Einstein.",
+                    "E = mc² comes from Einstein's 1905 paper on the inertia of energy. "
+                    "The answer is B) Albert Einstein.",
                 ),
             ],
         ),
@@ -789,7 +794,8 @@ write a joke about tourists climbing all those stairs, though!""",
             responses=[
                 R(
                     "vlm-gamma",
-                    "No. The photo shows a pagoda, trees and a lake with small boats, but no person is clearly visible.",
+                    "No. The photo shows a pagoda, trees and a lake with small boats, "
+                    "but no person is clearly visible.",
                 ),
                 R("vlm-alpha", "Yes, there are tourists standing on the balcony of the pagoda."),
                 R("vlm-beta", "No."),

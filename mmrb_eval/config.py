@@ -71,7 +71,9 @@ def load_judge(path: str | Path, **overrides: Any) -> JudgeConfig | RewardModelC
     kind = d.get("kind", "vlm")
     allow_missing = bool(overrides.get("allow_missing_images", d.get("allow_missing_images", False)))
     if kind == "reward_model":
-        kw = {k: d[k] for k in ("request", "response_field", "headers", "api_key_env", "max_image_side") if k in d}
+        kw: dict[str, Any] = {
+            k: d[k] for k in ("request", "response_field", "headers", "api_key_env", "max_image_side") if k in d
+        }
         kw.update({k: d[k] for k in ENDPOINT_KEYS if k in d and k in RewardModelConfig.__dataclass_fields__})
         if "concurrency" in overrides:
             kw["concurrency"] = overrides["concurrency"]

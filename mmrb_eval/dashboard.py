@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from curate.sides import to_letter
 from curate.store import Store
@@ -34,7 +35,8 @@ def board_rows(runs: Sequence[ScoredJudgments], include_incomplete: bool = False
     def pct(x: float | None) -> float | None:
         return None if x is None else round(100 * x, 1)
 
-    ranked, apart = [], []
+    ranked: list[dict[str, Any]] = []
+    apart: list[dict[str, Any]] = []
     for r in table_rows([x.report for x in runs], include_incomplete=include_incomplete):
         o = r["overall"]
         row = {

@@ -207,7 +207,7 @@ def read_dataset(paths: str | Path | Iterable[str | Path]) -> list[EvalPair]:
         except InputError as e:
             problems += e.problems
             continue
-        for x, new in zip(pairs, unique_ids([x.id for x in pairs])):
+        for x, new in zip(pairs, unique_ids([x.id for x in pairs]), strict=True):
             if new != x.id:
                 x = renamed(x, new)
             if x.id in seen:

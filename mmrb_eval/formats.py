@@ -133,7 +133,7 @@ def _check_mmrb_category(f: Fields, value: Any, field: str) -> None:
 def _own_pairs(records: list, to_pair: Callable[[Any, Path], EvalPair], p: Path, ids: list[str]) -> list[EvalPair]:
     """The pairs a self-labelled file describes, under the file's (de-duplicated) ids."""
     own_pairs = [to_pair(rec, p) for rec in records]
-    return [x if x.id == new else renamed(x, new) for x, new in zip(own_pairs, ids)]
+    return [x if x.id == new else renamed(x, new) for x, new in zip(own_pairs, ids, strict=True)]
 
 
 # -- Multimodal RewardBench ------------------------------------------------------------------
@@ -150,7 +150,7 @@ def _read_mmrb(p: Path, pairs: Sequence[EvalPair] | None) -> JudgmentFile:
     records = [rec for _, rec in parse_rows(p, load_rows(p), parse)]
     ids = unique_ids([rec.id for rec in records])
     judgments = []
-    for rec, pid in zip(records, ids):
+    for rec, pid in zip(records, ids, strict=True):
         for i, text in enumerate(rec.outputs):
             if text == MMRB_FAILED_OUTPUT:
                 judgments.append(
@@ -269,7 +269,7 @@ def _read_vlrb(p: Path, pairs: Sequence[EvalPair] | None, k: int | None, trust_f
     for rec in data:
         if rec is not None:
             first.setdefault(rec.key, rec)
-    own_ids = dict(zip(first, unique_ids([r.id for r in first.values()])))
+    own_ids = dict(zip(first, unique_ids([r.id for r in first.values()]), strict=True))
     if pairs is None:
         pairs = [
             EvalPair(
@@ -394,7 +394,7 @@ def _read_rewards(p: Path, pairs: Sequence[EvalPair] | None) -> JudgmentFile:
         pairs = _own_pairs([rec.row for rec in records], mmrb_pair if layout == "mmrb" else triplet_pair, p, ids)
     preferred_of = {x.id: x.preferred for x in pairs}
     out = []
-    for rec, pid in zip(records, ids):
+    for rec, pid in zip(records, ids, strict=True):
         r_chosen, r_rejected = rec.chosen, rec.rejected
         chosen = preferred_of.get(pid, "first")
         rejected = other(chosen)
@@ -408,7 +408,7 @@ def _read_rewards(p: Path, pairs: Sequence[EvalPair] | None) -> JudgmentFile:
             if r_chosen == r_rejected
             else None
         )
-        scores = {f"score_{chosen}": float(r_chosen), f"score_{rejected}": float(r_rejected)}
+        first, second = (r_chosen, r_rejected) if chosen == "first" else (r_rejected, r_chosen)
         out.append(
             Judgment(
                 pair_id=pid,
@@ -416,8 +416,9 @@ def _read_rewards(p: Path, pairs: Sequence[EvalPair] | None) -> JudgmentFile:
                 verdict=verdict,
                 outcome="parsed" if verdict else "unparsed",
                 raw=rec.critic,
+                score_first=float(first),
+                score_second=float(second),
                 extra={"verdict_from": "rewards"},
-                **scores,
             )
         )
     warnings = []

@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 
 from curate.errors import MmrbError
-from curate.judging.records import JudgeTask, Judgment, RunDataset
+from curate.judging.records import NO_DATASET, JudgeTask, Judgment, RunDataset
 from curate.judging.runner import (
     RunSummary,
     default_run_id,
@@ -196,7 +196,7 @@ async def score_pairs(
         (s1, raw1, e1), (s2, raw2, e2) = await asyncio.gather(*(client.score(b) for b in bodies))
         raw = json.dumps({"first": raw1, "second": raw2}, ensure_ascii=False)
         prompt = json.dumps({"first": _short(bodies[0]), "second": _short(bodies[1])}, ensure_ascii=False)
-        if e1 or e2:
+        if s1 is None or s2 is None:  # a score is missing only with its error
             err = "; ".join(f"{side}: {e}" for side, e in (("first", e1), ("second", e2)) if e)
             return Judgment(task.pair_id, "forward", 0, None, "error", raw, prompt, s1, s2, error=err)
         verdict: Preference = "first" if s1 > s2 else "second" if s2 > s1 else "tie"
@@ -233,7 +233,7 @@ def run_reward_model(
     cfg: RewardModelConfig,
     *,
     run_id: str | None = None,
-    dataset: RunDataset = RunDataset(),
+    dataset: RunDataset = NO_DATASET,
     retry_errors: bool = True,
     progress: Callable[[int, int], None] | None = None,
 ) -> RunSummary:

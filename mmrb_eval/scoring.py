@@ -206,9 +206,10 @@ def rereadable(j: Judgment) -> bool:
 def _effective(j: Judgment, label: Side, opts: ScoringOptions) -> tuple[str | None, bool]:
     """(the canonical verdict a judgment counts as before failure policies, or None;
     whether it is text naming both answers counted as the first shown)."""
-    if opts.verdict_rule != "stored" and rereadable(j):
-        verdict = VERDICT_RULES[opts.verdict_rule](j.raw, label, j.order)
-        both = opts.verdict_rule == "mmrb" and mmrb_shown(j.raw) == "A" and "[[B]]" in j.raw
+    raw = j.raw
+    if opts.verdict_rule != "stored" and isinstance(raw, str) and rereadable(j):
+        verdict = VERDICT_RULES[opts.verdict_rule](raw, label, j.order)
+        both = opts.verdict_rule == "mmrb" and mmrb_shown(raw) == "A" and "[[B]]" in raw
         return verdict, both
     if j.outcome == "parsed" and j.verdict is not None:
         return j.verdict, False
@@ -512,7 +513,12 @@ def _fixed_macro(names: Sequence[str], stats: dict, reps: dict, conf: float, emp
     ci = None
     if not empties and all(reps[c] is not None for c in names):
         ci = _interval(np.vstack([reps[c] for c in names]).mean(0), conf)
-    out = {"accuracy": round(float(np.mean(accs)), 6), "ci": ci, "groups": len(names), "weights": {c: 1 for c in names}}
+    out: dict[str, Any] = {
+        "accuracy": round(float(np.mean(accs)), 6),
+        "ci": ci,
+        "groups": len(names),
+        "weights": {c: 1 for c in names},
+    }
     if empties:
         out["empty_groups_as_zero"] = empties
     return out
@@ -580,6 +586,7 @@ def acc_plus(pairs: Sequence[EvalPair], units: list[_Unit], opts: ScoringOptions
     den: Counter = Counter()
     for g, v in ok.items():
         members = groups[g]
+        home: str | None  # None: a group naming no keyword of the order counts in no numerator
         if order is None:
             home = group_of[members[0].id]
             touched = {home}
@@ -657,7 +664,8 @@ def render_text(report: dict, title: str = "") -> str:
     )
     if report["both_counted_as_first_shown"]:
         lines.append(
-            f"  note: {report['both_counted_as_first_shown']} outputs naming both answers were counted as A (official rule)"
+            f"  note: {report['both_counted_as_first_shown']} outputs naming both answers "
+            "were counted as A (official rule)"
         )
     nu = report["not_used"]
     if nu["later_sample"] or nu["other_order"]:
@@ -670,7 +678,8 @@ def render_text(report: dict, title: str = "") -> str:
     )
     pos = report["position"]
     lines.append(
-        f"position: A picked {_pct(pos['first_shown_picked'])}; acc chosen shown first {fmt(pos['acc_chosen_shown_first'])}; "
+        f"position: A picked {_pct(pos['first_shown_picked'])}; "
+        f"acc chosen shown first {fmt(pos['acc_chosen_shown_first'])}; "
         f"second {fmt(pos['acc_chosen_shown_second'])}; consistency {fmt(pos['consistency'])}"
     )
     ap = report["acc_plus"]

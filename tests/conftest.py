@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.ingest_helpers import assert_nothing_written
 from tests.support.services import ensure_postgres, new_pg_database
 
 NEEDS_SYSTEM = ("browser", "labelstudio")  # Chromium, a Label Studio server: left out by --quick
@@ -63,3 +64,34 @@ def sqlite_store(tmp_path):
     s = Store(str(tmp_path / "store.db"), images=tmp_path / "images")
     yield s
     s.close()
+
+
+# the ingest tests' shared bad-input store: one per test module and backend
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def empty_store(request, tmp_path_factory):
+    """One store per backend for a module's bad-input tests: each of them must leave it
+    empty (asserted), so sharing it is both cheaper and a check of its own."""
+    from curate.store import Store
+
+    tmp = tmp_path_factory.mktemp("empty-store")
+    drop = None
+    if request.param == "sqlite":
+        url = str(tmp / "store.db")
+    else:
+        url, drop = new_pg_database(ensure_postgres())
+    s = Store(url, images=tmp / "images")
+    yield s
+    s.close()
+    if drop:
+        drop()
+
+
+@pytest.fixture
+def bad_store(empty_store):
+    """The shared empty store, checked empty before use and with its pixel limit reset."""
+    from curate.images import DEFAULT_MAX_PIXELS
+
+    assert_nothing_written(empty_store)
+    empty_store.images.max_pixels = DEFAULT_MAX_PIXELS
+    yield empty_store
+    empty_store.images.max_pixels = DEFAULT_MAX_PIXELS

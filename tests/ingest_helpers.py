@@ -69,38 +69,3 @@ def run_cli(module, argv: list[str], capsys) -> tuple[int, str, str]:
         rc = 1
     out = capsys.readouterr()
     return rc, out.out, out.err
-
-
-import pytest  # noqa: E402
-
-
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def empty_store(request, tmp_path_factory):
-    """One store per backend for a module's bad-input tests: each of them must leave it
-    empty (asserted), so sharing it is both cheaper and a check of its own."""
-    from curate.store import Store
-
-    tmp = tmp_path_factory.mktemp("empty-store")
-    drop = None
-    if request.param == "sqlite":
-        url = str(tmp / "store.db")
-    else:
-        from tests.support.services import ensure_postgres, new_pg_database
-
-        url, drop = new_pg_database(ensure_postgres())
-    s = Store(url, images=tmp / "images")
-    yield s
-    s.close()
-    if drop:
-        drop()
-
-
-@pytest.fixture
-def bad_store(empty_store):
-    """The shared empty store, checked empty before use and with its pixel limit reset."""
-    from curate.images import DEFAULT_MAX_PIXELS
-
-    assert_nothing_written(empty_store)
-    empty_store.images.max_pixels = DEFAULT_MAX_PIXELS
-    yield empty_store
-    empty_store.images.max_pixels = DEFAULT_MAX_PIXELS

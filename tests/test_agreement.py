@@ -314,7 +314,7 @@ def _stats(f):
 
 def _close(x, y):
     assert len(x) == len(y)
-    for a, b in zip(x, y):
+    for a, b in zip(x, y, strict=True):
         if isinstance(a, (str, tuple, dict)) or a is None or b is None:
             assert a == b
         else:
@@ -366,7 +366,7 @@ def test_swapping_responses_and_flipping_labels_changes_no_statistic(rows):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(label_rows, hs.permutations("wxyz"))
 def test_relabelling_annotators_changes_nothing(rows, names):
-    rename = dict(zip("abcd", names))
+    rename = dict(zip("abcd", names, strict=True))
     a = agreement_report(from_long(_frame(rows)), resamples=100, min_shared=2, min_pairs=INVARIANT_MIN_PAIRS)
     b = agreement_report(
         from_long(_frame(rows, rename=rename)), resamples=100, min_shared=2, min_pairs=INVARIANT_MIN_PAIRS

@@ -260,7 +260,7 @@ def test_store_letter_grades_use_the_known_ordinal_scale(sqlite_store):
     s.add_candidates([Candidate(id=f"i/{m}", item_id="i", model=m, text=m) for m in "ab"])
     s.add_pairs([Pair(id=f"p{n}", item_id="i", first_id="i/a", second_id="i/b", origin="t") for n in range(3)])
     for n, grades in enumerate(["AAB", "BCC", "AAA"]):
-        for who, g in zip("xyz", grades):
+        for who, g in zip("xyz", grades, strict=True):
             s.ensure_annotator(who)
             s.save_label(Label(f"p{n}", who, ratings={"grade_first": g, "other": g.lower()}))
     t = from_store(s)

@@ -143,15 +143,15 @@ def test_rationale_rule_comes_from_the_project(sqlite_store):
 
 @pytest.mark.parametrize("left_side", ["first", "second"])
 @given(
-    l=st.sampled_from(["correct", "incorrect", "unsure"]),
-    r=st.sampled_from(["correct", "incorrect", "unsure"]),
+    left=st.sampled_from(["correct", "incorrect", "unsure"]),
+    right=st.sampled_from(["correct", "incorrect", "unsure"]),
     p=st.sampled_from(["left", "right", "tie"]),
 )
-def test_sides_round_trip(left_side, l, r, p):
-    f = form.FormInput(l, r, p, rationale="why")
+def test_sides_round_trip(left_side, left, right, p):
+    f = form.FormInput(left, right, p, rationale="why")
     lab = form.to_label(f, pair_id="p", annotator="a", left_side=left_side, seconds=2.5)
     shown_left = lab.correctness_first if left_side == "first" else lab.correctness_second
-    assert shown_left == l
+    assert shown_left == left
     if p != "tie":
         assert lab.preference == (left_side if p == "left" else {"first": "second", "second": "first"}[left_side])
     assert form.from_label(lab, left_side) == f

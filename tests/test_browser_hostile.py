@@ -51,7 +51,8 @@ def block(tag: str) -> str:
         [
             f"{tag} starts here with **bold**",
             f"![md image](http://{EVIL}/{tag}/md.png) and ![ref image][r] and <http://{EVIL}/{tag}/auto>",
-            f"[a link](http://{EVIL}/{tag}/md-link) [js link](javascript:{PWN}) [data link](data:text/html,<script>{PWN}</script>)",
+            f"[a link](http://{EVIL}/{tag}/md-link) [js link](javascript:{PWN}) "
+            f"[data link](data:text/html,<script>{PWN}</script>)",
             "![data image](data:image/svg+xml;base64,PHN2ZyB4bWxucz0naHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmcnLz4=)",
             f'<img src="http://{EVIL}/{tag}/raw.png" onerror="{PWN}"> <img srcset="http://{EVIL}/{tag}/set.png 2x">',
             f"<script>{PWN}</script>",
@@ -206,17 +207,25 @@ SCAN = """() => {
   for (const el of document.querySelectorAll('*')) {
     const t = el.tagName;
     // a script of the data's own (our session-cookie script holds a name only as a JS string)
-    if (t === 'SCRIPT' && /^\\s*window\\.__pwned/.test(el.textContent)) bad.push('SCRIPT: ' + el.textContent.slice(0, 80));
+    if (t === 'SCRIPT' && /^\\s*window\\.__pwned/.test(el.textContent)) {
+      bad.push('SCRIPT: ' + el.textContent.slice(0, 80));
+    }
     if (t === 'STYLE' && /evil\\.test/.test(el.textContent)) bad.push('STYLE: ' + el.textContent.slice(0, 80));
-    if (['IFRAME', 'OBJECT', 'EMBED', 'FRAME', 'VIDEO', 'LINK'].includes(t) && /evil\\.test/.test(el.outerHTML)) bad.push(el.outerHTML.slice(0, 120));
+    if (['IFRAME', 'OBJECT', 'EMBED', 'FRAME', 'VIDEO', 'LINK'].includes(t) && /evil\\.test/.test(el.outerHTML)) {
+      bad.push(el.outerHTML.slice(0, 120));
+    }
     for (const a of el.attributes) {
       const v = a.value;
       if (a.name.startsWith('on') && /__pwned/.test(v)) bad.push(t + ' ' + a.name + '=' + v);
-      else if (URL_ATTRS.includes(a.name) && /evil\\.test/.test(v) && !ok(el, a.name, v)) bad.push(t + ' ' + a.name + '=' + v.slice(0, 120));
+      else if (URL_ATTRS.includes(a.name) && /evil\\.test/.test(v) && !ok(el, a.name, v)) {
+        bad.push(t + ' ' + a.name + '=' + v.slice(0, 120));
+      }
       else if (['href', 'src', 'srcset', 'action', 'formaction', 'poster', 'data'].includes(a.name)
                && /^\\s*(javascript|vbscript):/i.test(v)) bad.push(t + ' ' + a.name + '=' + v);
       else if (['href', 'src', 'srcset'].includes(a.name) && /^\\s*data:(image\\/svg|text\\/html)/i.test(v)
-               && !(t === 'LINK' && /icon/.test(el.rel))) bad.push(t + ' ' + a.name + '=' + v.slice(0, 60));  // the favicon
+               && !(t === 'LINK' && /icon/.test(el.rel))) {  // the favicon
+        bad.push(t + ' ' + a.name + '=' + v.slice(0, 60));
+      }
     }
   }
   return bad;

@@ -200,7 +200,7 @@ def test_correctness_task_rule_on_the_store_with_empty_task(sqlite_store):
         s.add_annotator(Annotator(a))
     votes = {"p0": ["cc", "cc", "ci"], "p1": ["cc", "ci", "ci"], "p2": ["cc", "cc", "cc"]}
     for pid, vs in votes.items():
-        for a, v in zip("abc", vs):
+        for a, v in zip("abc", vs, strict=True):
             s.save_label(Label(pid, a, CORR[v[0]], CORR[v[1]], "first"))
     res = dry_run(s, Rules(min_labels=3))
     assert all(p.task is None for p in s.pairs())

@@ -100,7 +100,7 @@ def test_twenty_annotators_at_once(db_url, tmp_path):
     claimed = [(name, pid, cf, pref) for name, saved, _, _ in results for pid, cf, pref in saved]
     assert len(claimed) == len({(n, p) for n, p, _, _ in claimed}), "a pair was saved twice by one annotator"
     with Store(db_url, images=images) as s:
-        labels = {(l.pair_id, l.annotator): l for l in s.labels()}
+        labels = {(lab.pair_id, lab.annotator): lab for lab in s.labels()}
         assert len(labels) == N_PAIRS * K == len(claimed)  # every assignment labelled once, none lost
         for name, pid, cf, pref in claimed:
             got = labels[(pid, name)]

@@ -114,7 +114,9 @@ def test_vlrb_and_mmrb2_layouts(tmp_path):
                     {
                         "id": "e1",
                         "chosen": "B",
-                        "response_a": "{'model_name': 'x', 'response_content': [['text', 'hello'], ['image', 'i.jpg']]}",
+                        "response_a": (
+                            "{'model_name': 'x', 'response_content': [['text', 'hello'], ['image', 'i.jpg']]}"
+                        ),
                         "response_b": "plain",
                     }
                 ]

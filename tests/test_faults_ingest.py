@@ -20,11 +20,9 @@ from curate.errors import InputError
 from curate.ingest import ingest_items, ingest_pairs
 from curate.status import collect
 from curate.store import Store
-from tests.ingest_helpers import (  # noqa: F401 (fixtures)
+from tests.ingest_helpers import (
     assert_nothing_written,
-    bad_store,
     counts,
-    empty_store,
     png,
     run_cli,
     write_image,
@@ -580,6 +578,19 @@ def test_a_build_killed_while_swapping_folders_gets_its_previous_build_back(sqli
     os.rename(out, old / "bench")
     assert remove_leftovers(out) == [old]
     assert (out / "build.json").read_text() == manifest and _leftovers(out) == []
+
+
+def test_status_finds_a_stored_file_of_the_recorded_size_that_is_no_image(sqlite_store, tmp_path):
+    write_image(tmp_path / "img/a.png")
+    ingest_items(
+        sqlite_store,
+        _items(tmp_path / "x.jsonl", [{"id": "i", "prompt": "p", "category": "vqa", "image": "img/a.png"}]),
+    )
+    path = sqlite_store.image_path(sqlite_store.get_item("i").images[0].sha256)
+    data = path.read_bytes()
+    path.write_bytes(b"\0" * 8 + data[8:])  # the PNG signature gone, the size unchanged
+    st = collect(sqlite_store)
+    assert st.images == {"broken": 1} and st.broken_examples[0]["problem"] == "unreadable (UnidentifiedImageError)"
 
 
 def test_status_counts_files_not_rows(sqlite_store, tmp_path, capsys):

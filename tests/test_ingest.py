@@ -12,11 +12,9 @@ from curate.commands import ingest as ingest_cmd
 from curate.errors import InputError
 from curate.ingest import ingest_items
 from curate.model import Candidate
-from tests.ingest_helpers import (  # noqa: F401 (fixtures)
+from tests.ingest_helpers import (
     assert_nothing_written,
-    bad_store,
     counts,
-    empty_store,
     fixture_copy,
     png,
     run_cli,

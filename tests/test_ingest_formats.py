@@ -11,10 +11,8 @@ import pytest
 from curate.commands import ingest as ingest_cmd
 from curate.errors import InputError
 from curate.ingest import ingest_pairs
-from tests.ingest_helpers import (  # noqa: F401 (fixtures)
+from tests.ingest_helpers import (
     assert_nothing_written,
-    bad_store,
-    empty_store,
     fixture_copy,
     png,
     run_cli,
@@ -80,7 +78,10 @@ def test_mm_rlhf_groups_rows_of_one_id(store, tmp_path):
     assert v.category == "video" and v.images == () and v.metadata["video"] == "video/v9"
     # the shared chosen response is one candidate used by both pairs
     p0, p1 = store.pairs(item_id="mm-rlhf:q1_100")
-    chosen = lambda p: p.first_id if p.known_preference == "first" else p.second_id  # noqa: E731
+
+    def chosen(p):
+        return p.first_id if p.known_preference == "first" else p.second_id
+
     assert chosen(p0) == chosen(p1)
 
 

@@ -382,7 +382,8 @@ def test_annotation_with_unexpected_fields(pulled, client):
     client.sdk.annotations.create(id=tasks["p2"]["id"], result=odd, completed_by=bob)
     with pytest.raises(
         AnnotationProblem,
-        match=r"(?s)nothing was written.*pair p2\), annotation \d+ by bob@example.com: result 0 has an unexpected from_name 'mood'",
+        match=r"(?s)nothing was written.*pair p2\), annotation \d+ by bob@example.com: "
+        r"result 0 has an unexpected from_name 'mood'",
     ):
         pull(store, client, title)
     assert snapshot(store) == before  # bob's valid label on p1 was not written either
@@ -456,7 +457,7 @@ def test_cli_push_pull_then_agreement(tmp_path, label_studio, monkeypatch, capsy
     assert "<strong>correct</strong>" in project.expert_instruction
     tasks = tasks_by_pair(c, project.id)
     users = [ls_user(c, f"{n}@example.com") for n in ("alice", "bob")]
-    for pid, t in tasks.items():
+    for t in tasks.values():
         for u in users:
             c.sdk.annotations.create(
                 id=t["id"],

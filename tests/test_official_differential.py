@@ -38,7 +38,8 @@ def official(rel: str) -> Path:
     p = OFFICIAL / rel
     if not p.exists():
         pytest.skip(
-            f"../shared/official/{rel} not present beside this checkout (the benchmarks' scripts are not part of the repository)"
+            f"../shared/official/{rel} not present beside this checkout "
+            "(the benchmarks' scripts are not part of the repository)"
         )
     return p
 
@@ -148,7 +149,7 @@ MMRB_ID_PREFIXES = [
 
 def mmrb_rows(rng: random.Random, n: int) -> list[dict]:
     rows = []
-    for i in range(n):
+    for _ in range(n):
         num = rng.randrange(max(2, n // 3))  # repeats: duplicate ids
         text = (
             rng.choice(["", "Reasoning. ", "A is short; B is long. "])
@@ -387,7 +388,7 @@ def test_mmrb2_all_four_tasks(tmp_path):
         "mmrb2",
         *[a for t in names for a in ("--dataset", str(bench / f"{t}.json"))],
     )
-    for res, task in zip(results, names):
+    for res, task in zip(results, names, strict=True):
         c = r["categories"][task]
         assert (c["correct"], c["n"], c["dataset_pairs"]) == (res.total_correct, res.total_evaluated, res.total_pairs)
     assert r["missing_pairs"] == sum(res.missing_pairs for res in results)

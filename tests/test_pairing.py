@@ -126,8 +126,7 @@ def test_cap_per_item_seeded(tmp_path):
             assert rep.created == 2 and rep.capped == 4
             assert pair_items(s, cap_per_item=2, seed=seed).created == 0  # cap counts stored pairs
             chosen.append({p.id for p in s.pairs()})
-    assert chosen[0] == chosen[1]
-    assert pair_items  # seeds may pick the same pairs by chance; ids at least deterministic
+    assert chosen[0] == chosen[1]  # another seed may pick the same pairs by chance: not compared
 
 
 def test_length_stats_and_balance(sqlite_store):

@@ -1,6 +1,7 @@
-"""The README's commands stay true: ``./run test`` runs the whole suite (``--quick`` without the
-browser and Label Studio tests and without system set-up), ``./run app`` serves app.py, CI calls
-the test one, and the walkthrough's command blocks run as written on the bundled sample.
+"""The README's commands stay true: ``./run test`` lints, type-checks and runs the whole suite
+(``--quick`` without the browser and Label Studio tests and without system set-up), ``./run app``
+serves app.py, CI calls the test one, and the walkthrough's command blocks run as written on the
+bundled sample.
 
 The walkthrough's endpoint steps run against the loopback OpenAI-compatible test server:
 the copy of data/sample used here has the models and judge files' base_url pointed at it,
@@ -34,17 +35,40 @@ def test_the_two_commands_are_documented_and_ci_runs_the_test_one():
     assert re.search(r"^\./run test\s*$", ci, re.M), ci
 
 
-def _project_venv(tmp_path: Path) -> Path:
-    """A stand-in for ``.venv`` (``MMRB_VENV``) whose python and streamlit are this test's, and
-    already set up: ./run then runs exactly what it runs on a set-up checkout, installing nothing."""
+def _project_venv(tmp_path: Path, tools: dict[str, str] | None = None) -> Path:
+    """A stand-in for ``.venv`` (``MMRB_VENV``) whose python, streamlit, ruff and mypy are this
+    test's (or the shell scripts in ``tools``), and already set up: ./run then runs exactly what it
+    runs on a set-up checkout, installing nothing."""
     venv = tmp_path / "venv"
     (venv / "bin").mkdir(parents=True)
-    for name, target in (("python", sys.executable), ("streamlit", Path(sys.executable).with_name("streamlit"))):
+    for name in ("python", "streamlit", "ruff", "mypy"):
+        target = sys.executable if name == "python" else Path(sys.executable).with_name(name)
         exe = venv / "bin" / name
-        exe.write_text(f'#!/bin/sh\nexec "{target}" "$@"\n')
+        exe.write_text((tools or {}).get(name) or f'#!/bin/sh\nexec "{target}" "$@"\n')
         exe.chmod(0o755)
     (venv / ".mmrb-installed").touch()  # newer than pyproject.toml: no pip install
     return venv
+
+
+LINT = ["ruff check .", "ruff format --check .", "mypy"]  # what ./run test runs before pytest, in order
+
+
+@pytest.mark.parametrize("failing", [None, *LINT])
+def test_run_test_lints_and_type_checks_first_and_stops_at_the_first_failure(tmp_path, failing):
+    def tool(name: str) -> str:  # says what it was asked, and fails where the test says
+        return f'#!/bin/sh\nsaid=$(echo {name} "$@")\necho "ran: $said"\n[ "$said" != "$FAIL_AT" ]\n'
+
+    venv = _project_venv(tmp_path, {name: tool(name) for name in ("python", "ruff", "mypy")})
+    env = dict(os.environ, MMRB_VENV=str(venv), FAIL_AT=failing or "")
+    proc = subprocess.run(["./run", "test", "--quick", "-x"], cwd=ROOT, env=env, capture_output=True, text=True)
+    ran = [line.removeprefix("ran: ") for line in proc.stdout.splitlines()]
+    if failing is None:
+        assert proc.returncode == 0, proc.stderr
+        assert ran == [*LINT, "python -m pytest --quick -x"]
+    else:
+        assert proc.returncode == 1
+        assert ran == LINT[: LINT.index(failing) + 1]  # nothing after it, pytest least of all
+        assert f"'{failing}' failed, so the tests did not run" in proc.stderr
 
 
 def _collected(cmd: list[str], env: dict) -> tuple[set[str], str]:
@@ -65,6 +89,7 @@ def test_run_test_runs_the_whole_suite_and_quick_leaves_out_the_system_tests(tmp
     full, trace = _collected(["bash", "-x", "./run", "test", *pytest_args], env)
     assert full == suite and len(suite) > 500  # every test of the suite
     assert "+ bash tests/setup-system.sh" in trace and "MMRB_REQUIRE_ALL=1" in trace
+    assert [s for s in LINT if f"bin/{s}\n" in trace] == LINT  # the real ruff and mypy ran first, and passed
     some = ["tests/test_cli.py", "tests/test_labelstudio.py", "tests/test_browser_app.py"]
     quick, trace = _collected(["bash", "-x", "./run", "test", "--quick", *pytest_args, *some], env)
     assert quick == {t for t in suite if t.startswith("tests/test_cli.py::")} and quick

@@ -116,7 +116,7 @@ def test_vlrb_trusted_flags_are_not_re_read(tmp_path):
     # with trust_flag the verdict is meta.flag_status (cal.py with reparse=False), even where
     # the text says otherwise and the preset re-reads texts
     recs = [vlrb_record("RLHF_1", "q", ["a", "b"], [0, 1], 0, "Overall Judgment: Answer 2 is better") for _ in range(3)]
-    for rec, flag in zip(recs, ("agree", "agree", "reject")):
+    for rec, flag in zip(recs, ("agree", "agree", "reject"), strict=True):
         rec["meta"]["flag_status"] = flag
     path = write_jsonl(tmp_path / "infer.jsonl", recs)
     assert run(path, "vlrewardbench", "vlrewardbench", trust_flag=True)["overall"]["correct_n"] == "1/1"
@@ -153,7 +153,12 @@ def test_mmrb2_missing_and_unread_judgements(tmp_path):
     gt = tmp_path / "t2i_response_only.json"
     gt.write_text(
         json.dumps(
-            {"pairs": [{"id": i, "response_a": "x", "response_b": "y", "chosen": c} for i, c in zip("abcde", "ABABA")]}
+            {
+                "pairs": [
+                    {"id": i, "response_a": "x", "response_b": "y", "chosen": c}
+                    for i, c in zip("abcde", "ABABA", strict=True)
+                ]
+            }
         )
     )
     preds = tmp_path / "preds.json"

@@ -190,7 +190,7 @@ def test_a_failure_never_decides_a_pair(case, rnd):
         fills = [(k,) * len(holes) for k in kinds] + [tuple(rnd.choice(kinds) for _ in holes) for _ in range(60)]
     for fill in fills:
         g = [list(row) for row in grid]
-        for (i, k), v in zip(holes, fill):
+        for (i, k), v in zip(holes, fill, strict=True):
             g[i][k] = v
         full = {j: {p.id: CELL[g[i][kk]] for i, p in enumerate(ps)} for kk, j in enumerate(judges)}
         complete = {d.pair_id: d.status for d in decide(ps, cat, full, m=m, target_per_category=target)}
@@ -389,7 +389,8 @@ def test_cli_select_exits_1_on_failed_requests_and_names_them(tmp_path, capsys):
         models = tmp_path / "judges.toml"
         models.write_text(
             "".join(
-                f'[[models]]\nname = "{m}"\nbase_url = "{srv.url}"\nmodel = "{m}"\nmax_retries = 1\nbackoff_base = 0.001\n'
+                f'[[models]]\nname = "{m}"\nbase_url = "{srv.url}"\nmodel = "{m}"\n'
+                "max_retries = 1\nbackoff_base = 0.001\n"
                 for m in ("oracle", "fooled")
             )
         )
@@ -397,8 +398,8 @@ def test_cli_select_exits_1_on_failed_requests_and_names_them(tmp_path, capsys):
         out, err = capsys.readouterr()
         assert "kept 0; dropped 0 easy" in out and "2 unjudged" in out
         assert (
-            "judge oracle: 4 of 4 judgments failed after retries (4 HTTP 500; e.g. HTTP 500: server error (after 2 attempts))"
-            in err
+            "judge oracle: 4 of 4 judgments failed after retries "
+            "(4 HTTP 500; e.g. HTTP 500: server error (after 2 attempts))" in err
         )
         assert "judge fooled: 4 of 4" in err and "rerun the same command to send only those" in err
         with Store(db, images=img) as s:

@@ -136,7 +136,7 @@ def test_one_client_trying_many_names_is_throttled_for_every_name(store, alice):
 
 
 def test_a_refused_attempt_is_not_counted_and_does_not_check_the_password(store, alice, monkeypatch):
-    for n in range(auth.NAME_LIMIT):
+    for _ in range(auth.NAME_LIMIT):
         auth.sign_in(store, "alice", "wrong pw!", client=None, now=T0)
     calls = []
     monkeypatch.setattr(auth, "authenticate", lambda *a: calls.append(a))

@@ -52,7 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--document-root",
         default=os.environ.get("LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT"),
-        help="the server's LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT (for --image-mode local-files; default: that variable)",
+        help="the server's LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT "
+        "(for --image-mode local-files; default: that variable)",
     )
     p.add_argument(
         "--guidelines",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -87,7 +87,8 @@ class Client:
             return LabelStudioError(f"{where} refused to {what} ({status}: {detail})")
         if isinstance(e, json.JSONDecodeError):
             return LabelStudioError(
-                f"{where} answered with something that is not JSON while trying to {what}: is --url a Label Studio server?"
+                f"{where} answered with something that is not JSON while trying to {what}: "
+                "is --url a Label Studio server?"
             )
         raise e
 
@@ -126,7 +127,8 @@ class Client:
             version = None
         if r.status_code != 200 or not isinstance(version, dict) or "release" not in version:
             raise LabelStudioError(
-                f"{self.url} does not look like a Label Studio server (/api/version answered {r.status_code}): check --url"
+                f"{self.url} does not look like a Label Studio server "
+                f"(/api/version answered {r.status_code}): check --url"
             )
         with self._call("identify the user of the API key"):
             self.sdk.users.whoami()
@@ -135,7 +137,8 @@ class Client:
 
     def projects_titled(self, title: str) -> list:
         with self._call("list projects"):
-            return [p for p in self.sdk.projects.list(title=title, page_size=100) if p.title == title]
+            found: Iterable[Any] = self.sdk.projects.list(title=title, page_size=100)  # the SDK's pager: an open type
+            return [p for p in found if p.title == title]
 
     def get_project(self, project_id: int):
         with self._call(f"read project {project_id}"):
@@ -152,16 +155,17 @@ class Client:
     def task_data(self, project_id: int) -> list[dict]:
         """(id, data) of every task of a project."""
         with self._call(f"list the tasks of project {project_id}"):
-            return [
-                {"id": t.id, "data": t.data}
-                for t in self.sdk.tasks.list(project=project_id, page_size=1000, fields="task_only")
-            ]
+            tasks: Iterable[Any] = self.sdk.tasks.list(project=project_id, page_size=1000, fields="task_only")
+            return [{"id": t.id, "data": t.data} for t in tasks]
 
     def import_tasks(self, project_id: int, tasks: list[dict]) -> int:
         # no automatic retry: a retried import whose first attempt committed would duplicate
         # tasks; push re-lists the project instead when it is run again
+        from label_studio_sdk import ImportApiRequest
+
+        request = [ImportApiRequest(**t) for t in tasks]
         with self._call(f"import {len(tasks)} tasks into project {project_id}"):
-            r = self.sdk.projects.import_tasks(project_id, request=tasks, request_options={"max_retries": 0})
+            r = self.sdk.projects.import_tasks(project_id, request=request, request_options={"max_retries": 0})
         return int(r.task_count or 0)
 
     def export_json(self, project_id: int) -> list[dict]:

@@ -75,7 +75,7 @@ def _ts(value: str | None) -> str | None:
     return d.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-def annotator_name(user: Any, user_id: int) -> str:
+def annotator_name(user: Any, user_id: int | None) -> str:
     email = getattr(user, "email", None) if user is not None else None
     return email or f"labelstudio-user-{user_id}"
 
@@ -183,7 +183,7 @@ def pull(store: Store, client: Client, title: str) -> PullResult:
     t1 = time.perf_counter()
     result.seconds["export"] = t1 - t0
 
-    pair_ids = sorted({(t.get("data") or {}).get("pair_id") for t in tasks} - {None})
+    pair_ids = sorted({pid for t in tasks if (pid := (t.get("data") or {}).get("pair_id")) is not None})
     pairs = {}
     for n in range(0, len(pair_ids), 500):
         pairs.update({p.id: p for p in store.pairs(ids=pair_ids[n : n + 500])})
@@ -202,13 +202,13 @@ def pull(store: Store, client: Client, title: str) -> PullResult:
             result.annotations += 1
             by = ann.get("completed_by")
             uid = by.get("id") if isinstance(by, dict) else by
-            name = annotator_name(users.get(uid), uid)
+            name = annotator_name(users.get(uid) if uid is not None else None, uid)
             if ann.get("was_cancelled"):
                 result.cancelled.append((task["data"]["pair_id"], name))
                 continue
             where = f"task {task.get('id')} (pair {task['data']['pair_id']}), annotation {ann.get('id')} by {name}"
             label, ps = convert(ann, task, name, where)
-            if ps:
+            if label is None:
                 problems += ps
                 continue
             key = (label.pair_id, name)

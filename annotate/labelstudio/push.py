@@ -24,7 +24,7 @@ import html
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from curate.errors import MmrbError
 from curate.model import Item, Pair, Side
@@ -134,7 +134,7 @@ def ensure_project(client: Client, title: str, *, overlap: int | None, instructi
     problems = config_problems(project.label_config or "")
     if problems:
         raise MmrbError(config_changed_message(title, project.id, problems))
-    changes = {}
+    changes: dict[str, Any] = {}
     if overlap is not None and project.maximum_annotations != overlap:
         changes["maximum_annotations"] = overlap
     if instructions is not None and (project.expert_instruction or "") != instructions:
@@ -204,7 +204,7 @@ class _Images:
 
     def _uploaded(self, holder: int) -> dict[str, str]:
         # Label Studio prefixes each uploaded name with 8 random hex digits and a dash
-        out = {}
+        out: dict[str, str] = {}
         for u in self.client.uploads(holder):
             name = u["file"].rsplit("/", 1)[-1]
             stem = Path(name.split("-", 1)[-1]).stem

@@ -6,7 +6,7 @@ from annotate import admin, flash, ui
 from annotate.render import plain
 from annotate.session_ui import require
 from annotate.widgets import rich
-from curate.model import Adjudication
+from curate.model import Adjudication, Correctness, Preference
 
 who = require("admin_adjudicate")
 s = ui.store()
@@ -26,6 +26,9 @@ pid = st.selectbox(
 )
 row = next(r for r in rows if r.pair_id == pid)
 d = admin.pair_details(s, pid)
+if d is None:
+    st.error(f"Pair {plain(pid)} is no longer complete in the store (pair, item or a response is gone).")
+    st.stop()
 rich(d.item.prompt)
 c1, c2 = st.columns(2)
 for col, name in ((c1, "first"), (c2, "second")):
@@ -40,21 +43,21 @@ st.markdown("**Labels**")
 st.dataframe(
     [
         dict(
-            annotator=l.annotator,
-            preference=l.preference,
-            first=l.correctness_first,
-            second=l.correctness_second,
-            rationale=l.rationale,
-            flag=l.flag or "",
-            seconds=l.seconds,
+            annotator=lab.annotator,
+            preference=lab.preference,
+            first=lab.correctness_first,
+            second=lab.correctness_second,
+            rationale=lab.rationale,
+            flag=lab.flag or "",
+            seconds=lab.seconds,
         )
-        for l in row.labels
+        for lab in row.labels
     ],
     hide_index=True,
 )
 prev = row.adjudication
-opts = ("first", "second", "tie")
-corr = (None, "correct", "incorrect", "unsure")
+opts: tuple[Preference, ...] = ("first", "second", "tie")
+corr: tuple[Correctness | None, ...] = (None, "correct", "incorrect", "unsure")
 with st.form(f"adj_{pid}"):
     pref = st.radio(
         "Final preference",

@@ -18,7 +18,7 @@ titles = {
     "correctness_first": "Correctness, first response",
     "correctness_second": "Correctness, second response",
 }
-for col, (field, res) in zip(cols, glance.items()):
+for col, (field, res) in zip(cols, glance.items(), strict=True):
     with col:
         st.markdown(f"**{titles[field]}**")
         st.metric("alpha", "undefined" if res.alpha is None else f"{res.alpha:.3f}")

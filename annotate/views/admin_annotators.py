@@ -35,9 +35,11 @@ if names:
     with st.expander("Disable, enable or reset a password"):
         target = st.selectbox("Account", names)
         a, b = st.columns(2)
-        if a.button("Disable" if s.get_annotator(target).active else "Enable"):
+        account = s.get_annotator(target)
+        active = account is not None and account.active
+        if a.button("Disable" if active else "Enable"):
             try:
-                auth.set_active(s, target, not s.get_annotator(target).active, by=who.name)
+                auth.set_active(s, target, not active, by=who.name)
                 st.rerun()
             except MmrbError as e:
                 st.error(plain(e))

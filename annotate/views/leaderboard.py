@@ -27,7 +27,10 @@ def _options():
         )
         ties = c3.selectbox("Ties", ["(preset/default)", "wrong", "half", "excluded"], key="lb_ties")
         boots = c4.number_input("Bootstrap resamples", 0, 5000, 200, step=100, key="lb_boot")
-    pick = lambda v: None if v.startswith("(") else v  # noqa: E731
+
+    def pick(v: str) -> str | None:  # "(preset/default)" picks nothing
+        return None if v.startswith("(") else v
+
     return preset_options(pick(preset), parse_failure=pick(failure), ties=pick(ties), bootstrap=int(boots))
 
 

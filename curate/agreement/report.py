@@ -97,7 +97,7 @@ class AgreementReport:
 
 
 def _share(agree: np.ndarray, n: np.ndarray) -> list:
-    return [None if k == 0 else round(float(a) / float(k), 6) for a, k in zip(agree, n)]
+    return [None if k == 0 else round(float(a) / float(k), 6) for a, k in zip(agree, n, strict=True)]
 
 
 @dataclass
@@ -143,7 +143,7 @@ def field_data(table: LabelTable, fl: FieldLabels, unit_group: np.ndarray, n_gro
         by_group = np.bincount(key, weights=weights, minlength=n_groups * A).reshape(n_groups, A)
         out[k] = with_total(by_group)
 
-    wide = np.full((U, A), -1, dtype=np.int64)
+    wide: np.ndarray = np.full((U, A), -1, dtype=np.int64)
     wide[fl.unit, fl.annotator] = fl.code
     wide = np.asfortranarray(wide)  # column pairs below read contiguous memory
     present = wide >= 0
@@ -169,7 +169,7 @@ def field_report(
 ) -> FieldReport:
     """One field's report, over every unit (``group=-1``) or over a category (its ``mask``
     and its index in the annotator counts)."""
-    fl, spec = fd.fl, fd.fl.spec
+    spec = fd.fl.spec
     V, A = len(spec.values), len(table.annotators)
     rows = fd.m > 0 if mask is None else (fd.m > 0) & mask
     sub = fd.counts[rows]
@@ -224,7 +224,7 @@ def field_report(
         n_pairable=int((m >= 2).sum()),
         n_labels=int(m.sum()),
         labels_per_pair={int(k): int(c) for k, c in enumerate(per_k) if c},
-        value_counts={v: int(c) for v, c in zip(spec.values, sub.sum(axis=0))},
+        value_counts={v: int(c) for v, c in zip(spec.values, sub.sum(axis=0), strict=True)},
         alpha=alpha,
         percent_agreement=pa,
         ac1=ac1,
@@ -416,10 +416,10 @@ def render_text(report: AgreementReport) -> str:
             lines += _field_rows(v["fields"])
     if report.pairs is not None and len(report.pairs):
         lines += ["", "Per pair (share of labels on the majority value):"]
-        for name, g in report.pairs.groupby("field", sort=True):
+        for field_name, g in report.pairs.groupby("field", sort=True):
             unanimous = int(((g["agreement"] == 1) & (g["n_labels"] >= 2)).sum())
             lines.append(
-                f"  {name}: {len(g)} pairs, {unanimous} unanimous with two or more labels, "
+                f"  {field_name}: {len(g)} pairs, {unanimous} unanimous with two or more labels, "
                 f"{int(g['majority'].isna().sum())} without a majority, mean entropy {g['entropy'].mean():.3f} bits"
             )
     return "\n".join(lines)

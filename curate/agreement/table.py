@@ -29,17 +29,17 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError, InputProblem, MmrbError
-from ..model import CORRECTNESS, MMRB2_GRADES, PREFERENCES, Screen
+from ..model import CORRECTNESS, MMRB2_GRADES, PREFERENCES, Screen, word_of
 from ..sides import from_screen, is_screen, is_side
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
-LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio")
+LEVELS: tuple[Level, ...] = get_args(Level)
 GOLD = "@gold"
 STORE_FIELDS = ("preference", "correctness_first", "correctness_second")
 _SIDE_FIELDS: dict[str, Screen] = {"correctness_left": "left", "correctness_right": "right"}
@@ -122,7 +122,7 @@ def _sort_values(values: Iterable[str]) -> tuple[str, ...]:
     vals = sorted(set(values))
     nums = [_as_number(v) for v in vals]
     if vals and all(n is not None for n in nums):
-        return tuple(v for _, v in sorted(zip(nums, vals)))
+        return tuple(v for _, v in sorted(zip(nums, vals, strict=True)))
     return tuple(vals)
 
 
@@ -131,20 +131,22 @@ def parse_scales(items: Sequence[str] | None) -> dict[str, tuple[str, ...]]:
     out: dict[str, tuple[str, ...]] = {}
     for s in items or ():
         name, eq, vals = s.partition("=")
-        values = tuple(canonical_value(v) for v in vals.split(","))
-        if not eq or not name.strip() or any(v is None for v in values) or len(set(values)) != len(values):
+        read = [canonical_value(v) for v in vals.split(",")]
+        values = tuple(v for v in read if v is not None)
+        if not eq or not name.strip() or len(values) != len(read) or len(set(values)) != len(values):
             raise MmrbError(f"--scale {s!r}: expected FIELD=v1,v2,... with distinct values, low to high")
-        out[name.strip()] = values  # type: ignore[assignment]
+        out[name.strip()] = values
     return out
 
 
 def parse_levels(items: Sequence[str] | None) -> dict[str, Level]:
     out: dict[str, Level] = {}
     for s in items or ():
-        name, _, level = s.partition("=")
-        if level not in LEVELS or not name:
+        name, _, written = s.partition("=")
+        level = word_of(LEVELS, written)
+        if level is None or not name:
             raise MmrbError(f"--level {s!r}: expected FIELD=" + "|".join(LEVELS))
-        out[name] = level  # type: ignore[assignment]
+        out[name] = level
     return out
 
 
@@ -178,7 +180,7 @@ Column = tuple[np.ndarray, np.ndarray]
 _EMPTY, _ABSENT = -1, -2
 
 
-def _lookup(per_value: Sequence, fill: object = False) -> np.ndarray:
+def _lookup(per_value: Sequence | np.ndarray, fill: object = False) -> np.ndarray:
     """``per_value`` indexable by any code of a column: -1 and -2 (empty, absent) read ``fill``."""
     dtype = bool if isinstance(fill, bool) else object
     return np.append(np.asarray(per_value, dtype=dtype), np.array([fill, fill], dtype=dtype))
@@ -264,7 +266,7 @@ def _table(
     is_gold = a == gold_code
     labels = np.flatnonzero(~is_gold) if gold_code >= 0 else slice(None)  # a slice: no copies
     second = _second_labels(u[labels], a[labels], f[labels], (len(units), len(ann_values), len(field_values)))
-    for i in (second if gold_code < 0 else labels[second])[:50]:
+    for i in (second if isinstance(labels, slice) else labels[second])[:50]:
         problems.append(
             InputProblem(
                 source,
@@ -278,7 +280,7 @@ def _table(
     annotators = tuple(ann_values[n] for n in order)
     a_rank = np.full(len(ann_values), -1, dtype=np.int64)
     a_rank[order] = np.arange(len(order))
-    cats = np.full(len(units), "", dtype=object)
+    cats: np.ndarray = np.full(len(units), "", dtype=object)
     if category is not None:
         cat_codes, cat_values = category
         last = np.empty(len(units), dtype=np.int64)
@@ -310,7 +312,7 @@ def _table(
         fields[name] = FieldLabels(spec, u[rows[keep]], a_rank[a[rows[keep]]], codes[keep])
         g &= codes >= 0
         if g.any():
-            gold[name] = {int(x): int(c) for x, c in zip(u[rows[g]], codes[g])}
+            gold[name] = {int(x): int(c) for x, c in zip(u[rows[g]], codes[g], strict=True)}
     if problems:
         raise InputError(problems)
     return LabelTable(units, annotators, cats, fields, gold, source)
@@ -378,7 +380,7 @@ def _read_csv(path: Path, name: str) -> FileColumns:
             or [InputProblem(name, None, None, f"{len(ragged)} rows with another number of fields than the header")]
         )
     n = table.num_rows
-    chunked = dict(zip(table.column_names, table.unify_dictionaries().columns))
+    chunked = dict(zip(table.column_names, table.unify_dictionaries().columns, strict=True))
     del table
     columns = {c: _canonical_column(chunked.pop(c)) for c in wanted}
     pa.default_memory_pool().release_unused()  # the parsed blocks: give them back before the table is built
@@ -547,7 +549,7 @@ def from_store(
     (unit_codes, units), (ann_codes, ann_names), (text_codes, texts) = cols.pair, cols.annotator, cols.ratings
     annotators = tuple(str(a) for a in ann_names)
     fields: dict[str, FieldLabels] = {}
-    for name, spec in zip(STORE_FIELDS, specs):
+    for name, spec in zip(STORE_FIELDS, specs, strict=True):
         raw, values = cols.fields[name]
         # a missing value ("") or one outside the vocabulary is no label
         index = {v: n for n, v in enumerate(spec.values)}
@@ -599,7 +601,7 @@ def _store_gold(store, units: np.ndarray) -> dict[str, dict[int, int]]:
     rows = store.gold_pairs()
     at = pd.Index(units).get_indexer([r.pair_id for r in rows]) if rows else []  # not a 200k-entry dict
     gold: dict[str, dict[int, int]] = {}
-    for u, r in zip(at, rows):
+    for u, r in zip(at, rows, strict=True):
         if u < 0:
             continue
         for name, v, vocab in (

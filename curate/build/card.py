@@ -34,14 +34,15 @@ def _save(fig, path: Path) -> None:
 
 def plot_agreement(report: AgreementReport, path: Path) -> None:
     plt = _plot_setup()
-    cats = list(report.categories or {})
+    categories = report.categories or {}
+    cats = list(categories)
     fields = list(report.fields)
     fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(cats) + 2), 3.2))
     width = 0.8 / max(1, len(fields))
     for k, name in enumerate(fields):
         xs, ys, lo, hi, hatch = [], [], [], [], []
         for i, c in enumerate(cats):
-            f = report.categories[c]["fields"].get(name)
+            f = categories[c]["fields"].get(name)
             a = f.alpha if f is not None else None
             if a is None or a.value is None:
                 continue
@@ -52,7 +53,7 @@ def plot_agreement(report: AgreementReport, path: Path) -> None:
             hatch.append("//" if a.low is None else None)  # no interval: not a certain value
         if xs:  # a field with no defined alpha in any category gets no legend entry
             bars = ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, label=name, color=plt.cm.tab10(k % 10))
-            for bar, h in zip(bars, hatch):  # one by one: a list of hatches needs matplotlib 3.10
+            for bar, h in zip(bars, hatch, strict=True):  # one by one: a list of hatches needs matplotlib 3.10
                 if h:
                     bar.set_hatch(h)
                     bar.set_edgecolor("white")  # the hatch is drawn in the edge colour
@@ -72,7 +73,7 @@ def plot_labels(report: AgreementReport, path: Path) -> None:
     plt = _plot_setup()
     fields = list(report.fields)
     fig, axes = plt.subplots(1, max(1, len(fields)), figsize=(3 * max(1, len(fields)), 2.6), squeeze=False)
-    for ax, name in zip(axes[0], fields):
+    for ax, name in zip(axes[0], fields, strict=False):  # no field: one empty axis still makes a figure
         vc = report.fields[name].value_counts
         ax.bar(list(vc), list(vc.values()), color="#4c72b0")
         ax.set_title(name)
@@ -129,7 +130,8 @@ def write_card(
         "- `triplets.jsonl` with `images/`: one triplet a line; image paths are relative to this folder",
         f'- `{PARQUET}`: the same rows with images embedded (`datasets.load_dataset("parquet", data_files=...)`)',
         '- `hf/`: `datasets.load_from_disk("hf")`',
-        "- `multimodal_rewardbench.jsonl`: Multimodal RewardBench layout (`ID, Text, Image, Output1, Output2, Better, Category`)",
+        "- `multimodal_rewardbench.jsonl`: Multimodal RewardBench layout "
+        "(`ID, Text, Image, Output1, Output2, Better, Category`)",
         "- `vl_rewardbench.jsonl`: VL-RewardBench layout (`human_ranking` [0, 1] = first response preferred)",
         "",
         "In the two benchmark layouts the chosen response is first for half of the rows and second for the "
@@ -223,7 +225,7 @@ def write_card(
     lines += ["## Chosen vs rejected length", ""]
     if triplets:
         cl, rl = [len(t.chosen) for t in triplets], [len(t.rejected) for t in triplets]
-        longer = sum(c > r for c, r in zip(cl, rl))
+        longer = sum(c > r for c, r in zip(cl, rl, strict=True))
         lines += _table(
             ["", "mean chars", "median chars", "min", "max"],
             [

@@ -110,21 +110,24 @@ def decide(
     adj = adj if rules.adjudication else None
     n = len(labels)
     missing = sum(1 for im in item.images if not (im.sha256 and image_ok.get(im.sha256, False)))
-    base = dict(pair=pair, category=item.category, n_labels=n, adjudicated=adj is not None, missing_images=missing)
+
+    def decision(removed_by: str | None, chosen: str | None = None, agreement: float | None = None) -> BuildDecision:
+        return BuildDecision(pair, item.category, removed_by, chosen, n, agreement, adj is not None, missing)
+
     if adj is not None and adj.exclude:
-        return BuildDecision(removed_by="adjudicated_exclude", **base)
+        return decision("adjudicated_exclude")
     if adj is None:
         if rules.flagged_out and any(lab.flag for lab in labels):
-            return BuildDecision(removed_by="flagged", **base)
+            return decision("flagged")
         if n < rules.min_labels:
-            return BuildDecision(removed_by="min_labels", **base)
+            return decision("min_labels")
         for fname in sorted(rules.agreement):
             vals = [getattr(lab, fname) for lab in labels if getattr(lab, fname)]
             if not vals:
                 continue  # nobody gave this field: nothing to disagree on
-            value, share = _mode(vals)
-            if value is None or share < rules.agreement[fname].share:
-                return BuildDecision(removed_by=f"agreement:{fname}", **base)
+            modal, modal_share = _mode(vals)
+            if modal is None or modal_share < rules.agreement[fname].share:
+                return decision(f"agreement:{fname}")
 
     def field_value(fname: str) -> tuple[str | None, float | None]:
         if adj is not None and getattr(adj, fname):
@@ -140,16 +143,16 @@ def decide(
     if pref is None and correctness_task and {c1, c2} == {"correct", "incorrect"}:
         pref = "first" if c1 == "correct" else "second"  # correctness decides the correctness task
     if pref is None:
-        return BuildDecision(removed_by="no_preference", **base)
+        return decision("no_preference")
     if pref == "tie":
-        return BuildDecision(removed_by="tie", **base)
+        return decision("tie")
     if rules.correctness_task and correctness_task:
         chosen_c, rejected_c = (c1, c2) if pref == "first" else (c2, c1)
         if chosen_c != "correct" or rejected_c != "incorrect":
-            return BuildDecision(removed_by="correctness_task", chosen=pref, **base)
+            return decision("correctness_task", pref)
     if rules.missing_images == "drop" and missing:
-        return BuildDecision(removed_by="missing_images", chosen=pref, **base)
-    return BuildDecision(removed_by=None, chosen=pref, agreement=share, **base)
+        return decision("missing_images", pref)
+    return decision(None, pref, share)
 
 
 @dataclass(frozen=True)

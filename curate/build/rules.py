@@ -91,9 +91,9 @@ def load_rules(path: str | Path) -> Rules:
             data = yaml.safe_load(text) or {}
         else:
             data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, yaml.YAMLError) as e:
-        line = getattr(e, "lineno", None) or getattr(getattr(e, "problem_mark", None), "line", None)
-        raise InputError([InputProblem(name, line, None, f"cannot parse: {e}")]) from None
+    except (tomllib.TOMLDecodeError, yaml.YAMLError) as err:
+        line = getattr(err, "lineno", None) or getattr(getattr(err, "problem_mark", None), "line", None)
+        raise InputError([InputProblem(name, line, None, f"cannot parse: {err}")]) from None
     problems: list[InputProblem] = []
 
     def bad(key: str, msg: str) -> None:

@@ -27,23 +27,23 @@ def render_removed(result: FilterResult) -> str:
     kept = result.kept_per_category()
     width = max([len("considered")] + [len(r) for r in result.rules])
     cols = [max(len(c), 6) for c in cats]
-    head = f"{'rule':<{width}}" + "".join(f"  {c:>{w}}" for c, w in zip(cats, cols)) + f"  {'all':>6}"
+    head = f"{'rule':<{width}}" + "".join(f"  {c:>{w}}" for c, w in zip(cats, cols, strict=True)) + f"  {'all':>6}"
     lines = [
         head,
         f"{'considered':<{width}}"
-        + "".join(f"  {considered[c]:>{w}}" for c, w in zip(cats, cols))
+        + "".join(f"  {considered[c]:>{w}}" for c, w in zip(cats, cols, strict=True))
         + f"  {sum(considered.values()):>6}",
     ]
     for r in result.rules:
         row = removed.get(r, {})
         lines.append(
             f"{r:<{width}}"
-            + "".join(f"  {row.get(c, 0):>{w}}" for c, w in zip(cats, cols))
+            + "".join(f"  {row.get(c, 0):>{w}}" for c, w in zip(cats, cols, strict=True))
             + f"  {sum(row.values()):>6}"
         )
     lines.append(
         f"{'kept':<{width}}"
-        + "".join(f"  {kept.get(c, 0):>{w}}" for c, w in zip(cats, cols))
+        + "".join(f"  {kept.get(c, 0):>{w}}" for c, w in zip(cats, cols, strict=True))
         + f"  {sum(kept.values()):>6}"
     )
     return "\n".join(lines)

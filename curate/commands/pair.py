@@ -27,7 +27,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--near-duplicate",
         type=float,
         default=DEFAULT_NEAR_DUPLICATE,
-        help=f"word-set Jaccard similarity at or above which two responses are not paired (default {DEFAULT_NEAR_DUPLICATE})",
+        help="word-set Jaccard similarity at or above which two responses are not paired "
+        f"(default {DEFAULT_NEAR_DUPLICATE})",
     )
     p.add_argument(
         "--balance-length",

@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
         BarColumn,
         MofNCompleteColumn,
         Progress,
+        TaskID,
         TextColumn,
         TimeElapsedColumn,
         TimeRemainingColumn,
@@ -75,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         transient=False,
         console=Console(stderr=True),  # the summary on stdout stays clean when redirected
     )
-    tasks: dict[str, int] = {}
+    tasks: dict[str, TaskID] = {}
     failed: dict[str, int] = {}
     started: dict[str, float] = {}
     done: dict[str, int] = {}

@@ -208,7 +208,7 @@ def _csv(path: Path) -> Iterator[Row]:
                 yield Row(start, None, ",".join(values), f"expected {len(header)} columns, found {len(values)}")
                 continue
             # an empty cell is a missing value, as pandas would read it
-            yield Row(start, {k: (v if v != "" else None) for k, v in zip(header, values)})
+            yield Row(start, {k: (v if v != "" else None) for k, v in zip(header, values, strict=True)})
 
 
 def _parquet(path: Path) -> Iterator[Row]:

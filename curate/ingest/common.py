@@ -146,7 +146,7 @@ class Context:
         self.missing_images_ok = missing_images_ok
         self.categories = tuple(categories) if categories is not None else None
         self.staged: dict[str, _Staged] = {}
-        self._image_cache: dict[str, ImageRef] = {}
+        self._image_cache: dict[str, ImageRef | ImageProblem] = {}  # a problem is reported at each use
         self.state: dict[str, Any] = {}  # free for a format's cross-row bookkeeping
 
     # images are checked now and copied only when the whole import is accepted
@@ -182,14 +182,13 @@ class Context:
                 ref = ImageRef(shown, sha, "ok", w, h)
                 self.staged.setdefault(sha, _Staged(source, self.images_root, data))
             except ImageProblem as e:
-                ref = ImageRef(shown, None, e.status, error=str(e))  # type: ignore[arg-type]
+                missing_ok = e.status == "missing" and self.missing_images_ok
+                ref = ImageRef(shown, None, "missing", error=str(e)) if missing_ok else e
             self._image_cache[key] = ref
-        if ref.status == "ok":
-            return ref
-        if ref.status == "missing" and self.missing_images_ok:
+        if isinstance(ref, ImageRef):
             return ref
         hint = " (pass --allow-missing-images to record it as missing)" if ref.status == "missing" else ""
-        f.bad(name, f"{ref.error}{hint}")
+        f.bad(name, f"{ref}{hint}")
         return None
 
     def check_category(self, f: ImportFields, name: str, value: str | None) -> str | None:

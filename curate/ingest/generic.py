@@ -14,7 +14,7 @@ The pair keeps the order given: response_1 is ``first``.
 
 from __future__ import annotations
 
-from ..model import Item
+from ..model import Item, Preference
 from .common import Context, ImportFields, ParsedRow
 from .pairs import UNKNOWN_MODEL, ordered_pair
 
@@ -33,7 +33,7 @@ FIELDS = (
     "preference",
     "task",
 )
-PREFERENCES = {"1": "first", "2": "second", "tie": "tie", "first": "first", "second": "second"}
+PREFERENCES: dict[str, Preference] = {"1": "first", "2": "second", "tie": "tie", "first": "first", "second": "second"}
 TASKS = ("correctness", "preference")
 
 
@@ -60,6 +60,9 @@ def parse(f: ImportFields, ctx: Context) -> ParsedRow:
     source = f.text("source", required=False) or ctx.file.stem
     if f.problems:
         return ParsedRow()
+    # read without a problem: every required field is there
+    assert rid is not None and prompt is not None and category is not None and images is not None
+    assert r1 is not None and r2 is not None
     item = Item(
         id=rid,
         prompt=prompt,

@@ -8,8 +8,8 @@ One record per item (JSONL, CSV or Parquet)::
      "metadata": {...}}
 
 ``image`` (one path) may stand for ``images``; paths are relative to the file's folder (or
-``--images-root``) and must stay inside it, or data URIs. The n-th response of a model becomes candidate ``{id}:{model}:{n}`` (n from 0).
-Any other field is kept in the item's metadata.
+``--images-root``) and must stay inside it, or data URIs. The n-th response of a model becomes
+candidate ``{id}:{model}:{n}`` (n from 0). Any other field is kept in the item's metadata.
 """
 
 from __future__ import annotations
@@ -72,6 +72,8 @@ def parse_item(f: ImportFields, ctx: Context) -> ParsedRow:
         )
     if f.problems:
         return ParsedRow()
+    # read without a problem: every required field is there
+    assert item_id is not None and prompt is not None and category is not None and images is not None
     item = Item(
         id=item_id, prompt=prompt, category=category, images=images, reference=reference, source=source, metadata=meta
     )

@@ -21,9 +21,9 @@ def parse(f: ImportFields, ctx: Context) -> ParsedRow:
     row = rec.row
     iid = fit_id(f"mm-rlhf:{row.id}", reserve=len(UNKNOWN_MODEL) + 6)
     # candidate numbering and pair numbering run across the rows of one id
-    texts: dict[str, int] = ctx.state.setdefault(("texts", iid), {})
-    k = ctx.state.get(("pairs", iid), 0)
-    ctx.state[("pairs", iid)] = k + 1
+    texts: dict[str, int] = ctx.state.setdefault(f"texts:{iid}", {})
+    k = ctx.state.get(f"pairs:{iid}", 0)
+    ctx.state[f"pairs:{iid}"] = k + 1
     cands = []
     for t in (row.chosen, row.rejected):
         if t not in texts:

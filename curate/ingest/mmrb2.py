@@ -73,7 +73,8 @@ def make_parser(category: str) -> Callable[[ImportFields, Context], ParsedRow]:
                 "response_b": f.data["response_b"],
             },
         )
-        parsed.labels = [_label(iid, rater, r) for rater, r in zip(RATERS, ratings)]
+        # up to three raters: a pair rated by fewer gets fewer labels
+        parsed.labels = [_label(iid, rater, r) for rater, r in zip(RATERS, ratings, strict=False)]
         return parsed
 
     return parse

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..model import Candidate, Item, Pair
+from ..model import Candidate, Item, Pair, Preference
 from .common import ParsedRow, seeded_swap
 
 UNKNOWN_MODEL = "unknown"
@@ -34,7 +34,7 @@ def ordered_pair(
     second: tuple[str, str],
     *,
     origin: str,
-    known_preference: str | None,
+    known_preference: Preference | None,
     task: str | None = None,
     metadata: Mapping[str, Any] | None = None,
     pair_id: str | None = None,
@@ -49,7 +49,7 @@ def ordered_pair(
         first_id=c1.id,
         second_id=c2.id,
         origin=origin,
-        known_preference=known_preference,  # type: ignore[arg-type]
+        known_preference=known_preference,
         task=task,
         metadata=dict(metadata or {}),
     )

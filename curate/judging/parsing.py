@@ -14,11 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..model import LetterVerdict
+from .records import ParseOutcome
 
 
 @dataclass(frozen=True)
 class ParsedVerdict:
-    outcome: str  # "parsed" / "unparsed" / "both"
+    outcome: ParseOutcome
     shown: LetterVerdict | None = None  # as the judge saw them
     score_a: float | None = None
     score_b: float | None = None

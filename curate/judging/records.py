@@ -10,7 +10,8 @@ from typing import Any, Literal, get_args
 
 from ..model import Order, Preference
 
-Outcome = Literal["parsed", "unparsed", "both", "error"]
+ParseOutcome = Literal["parsed", "unparsed", "both"]  # what a parser reads from a judge's text
+Outcome = Literal["parsed", "unparsed", "both", "error"]  # of a judgment: a failed request is an error
 OUTCOMES: tuple[str, ...] = get_args(Outcome)
 RunPurpose = Literal["evaluate", "select"]
 # After each pass: "complete" (every planned judgment has an answer), else "incomplete"
@@ -73,6 +74,9 @@ class RunDataset:
         if self.name:
             return self.name
         return ";".join(self.paths) + (f"[:{self.limit}]" if self.limit is not None else "")
+
+
+NO_DATASET = RunDataset()  # a run that names no dataset (the default of the runners)
 
 
 @dataclass(frozen=True)

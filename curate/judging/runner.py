@@ -30,7 +30,7 @@ from ..store import Store, dumps, loads
 from ..store.writer import BatchWriter
 from .order import plan
 from .parsing import get_parser
-from .records import JudgeRun, JudgeTask, Judgment, JudgmentKey, RunDataset, RunPurpose
+from .records import NO_DATASET, JudgeRun, JudgeTask, Judgment, JudgmentKey, RunDataset, RunPurpose
 from .templates import Template
 
 # Config keys that may change between a run and its resumption.
@@ -296,7 +296,7 @@ def run_judge(
     *,
     run_id: str | None = None,
     purpose: RunPurpose = "evaluate",
-    dataset: RunDataset = RunDataset(),
+    dataset: RunDataset = NO_DATASET,
     retry_errors: bool = True,
     progress: Callable[[int, int], None] | None = None,
     client_factory: Callable[[Endpoint], LLMClient] = LLMClient,

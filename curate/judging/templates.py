@@ -26,7 +26,7 @@ class Template:
 
     def render(self, question: str, answer_a: str, answer_b: str) -> str:
         out = self.text
-        for ph, value in zip(PLACEHOLDERS, (question, answer_a, answer_b)):
+        for ph, value in zip(PLACEHOLDERS, (question, answer_a, answer_b), strict=True):
             out = out.replace(ph, value)
         return out
 

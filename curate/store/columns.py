@@ -63,12 +63,12 @@ class ColumnStore(StoreBase):
             L,
             L.c.status == "submitted",
         )
-        return LabelColumns(pair, ann, dict(zip(LABEL_FIELDS, fields)), ratings)
+        return LabelColumns(pair, ann, dict(zip(LABEL_FIELDS, fields, strict=True)), ratings)
 
     def pair_category_columns(self) -> tuple[CodedColumn, CodedColumn]:
         """(pair id, its item's category) of every pair, in the same row order."""
-        P, I = S.pairs, S.items
-        pair, cat = self._columns([P.c.id, I.c.category], P.join(I, I.c.id == P.c.item_id))
+        P, It = S.pairs, S.items
+        pair, cat = self._columns([P.c.id, It.c.category], P.join(It, It.c.id == P.c.item_id))
         return pair, cat
 
     def gold_pairs(self) -> list[GoldPair]:
@@ -80,11 +80,11 @@ class ColumnStore(StoreBase):
         """Run one SELECT on the raw DB-API cursor: no SQLAlchemy Row object per row."""
         with self.read() as conn:
             compiled = query.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True})
-            cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+            cur = conn.connection.cursor()  # the DB-API cursor of the pooled connection
             try:
                 cur.execute(str(compiled))
-                cols = [d[0] for d in cur.description]
-                rows = cur.fetchall()
+                cols: list[str] = [d[0] for d in cur.description]
+                rows: list[tuple[Any, ...]] = list(cur.fetchall())
             finally:
                 cur.close()
         return cols, rows

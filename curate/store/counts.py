@@ -217,7 +217,7 @@ class CountStore(StoreBase):
         a, lc = S.assignments.c, S.labels.c
         with self._r(conn) as c:
             assigned = c.execute(select(a.pair_id, func.count()).group_by(a.pair_id)).all()
-            submitted = dict(
+            submitted: dict[str, int] = dict(
                 c.execute(select(lc.pair_id, func.count()).where(lc.status == "submitted").group_by(lc.pair_id)).all()
             )
             waiting: dict[str, list[str]] = {}

@@ -87,10 +87,12 @@ def insert_ignoring(conn: Connection, table: Table) -> Insert:
     """INSERT ... ON CONFLICT DO NOTHING in the connection's dialect (the one place that
     chooses between SQLite's and PostgreSQL's)."""
     if conn.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as dialect_insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert as dialect_insert
-    return dialect_insert(table).on_conflict_do_nothing()
+        from sqlalchemy.dialects import postgresql
+
+        return postgresql.insert(table).on_conflict_do_nothing()
+    from sqlalchemy.dialects import sqlite
+
+    return sqlite.insert(table).on_conflict_do_nothing()
 
 
 def chunks(seq: Sequence[T], n: int) -> Iterator[Sequence[T]]:

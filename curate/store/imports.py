@@ -20,8 +20,11 @@ from sqlalchemy.exc import IntegrityError
 from ..images import StoredImage
 from ..model import Candidate, Item, Label, Pair
 from . import schema as S
-from .base import ConflictError, StoreBase
+from .base import ConflictError
 from .engine import chunks
+from .items import ItemStore
+from .labels import LabelStore
+from .people import PeopleStore
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,7 @@ class ImportSession:
                 self._store.update_annotator(name, conn=self._conn, active=False)
 
 
-class ImportStore(StoreBase):
+class ImportStore(ItemStore, LabelStore, PeopleStore):  # an import writes items, pairs, labels and raters
     @contextmanager
     def importing(self) -> Iterator[ImportSession]:
         """One write transaction for an import: committed when the block ends, rolled back

@@ -112,7 +112,7 @@ class JudgingStore(StoreBase):
 
 
 # -- row <-> record ----------------------------------------------------------------------
-def _run(r: Mapping[str, Any]) -> JudgeRun:
+def _run(r: Mapping[Any, Any]) -> JudgeRun:
     return JudgeRun(
         id=r["id"],
         purpose=r["purpose"],
@@ -145,7 +145,7 @@ def _judgment_row(run_id: str, j: Judgment, ts: str) -> dict[str, Any]:
     )
 
 
-def _judgment(r: Mapping[str, Any]) -> Judgment:
+def _judgment(r: Mapping[Any, Any]) -> Judgment:
     return Judgment(
         pair_id=r["pair_id"],
         order=r["order"],

@@ -84,7 +84,7 @@ class LabelStore(StoreBase):
                 .where(S.assignments.c.annotator == annotator)
                 .group_by(S.assignments.c.state)
             ).all()
-        counts = dict(rows)
+        counts: dict[str, int] = dict(rows)
         return counts.get("done", 0), sum(counts.values())
 
     # -- labels --------------------------------------------------------------------------
@@ -266,9 +266,7 @@ class LabelStore(StoreBase):
     def adjudications(self, conn: Connection | None = None) -> dict[str, Adjudication]:
         with self._r(conn) as c:
             rows = c.execute(select(S.adjudications)).mappings().all()
-        return {
-            r["pair_id"]: Adjudication(**{k: (bool(v) if k == "exclude" else v) for k, v in r.items()}) for r in rows
-        }
+        return {r["pair_id"]: Adjudication(**{**r, "exclude": bool(r["exclude"])}) for r in rows}
 
 
 def _assignment(r: Mapping) -> Assignment:

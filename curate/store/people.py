@@ -171,5 +171,5 @@ class PeopleStore(StoreBase):
             return [t for (t,) in c.execute(select(a.at).where(a.key == key).order_by(a.at))]
 
 
-def _annotator(r: Mapping[str, Any]) -> Annotator:
+def _annotator(r: Mapping[Any, Any]) -> Annotator:
     return Annotator(r["name"], r["role"], r["password_hash"], bool(r["active"]))

@@ -182,15 +182,19 @@ class FakeOpenAI:
         if self._loop is None:
             return
 
+        server, thread = self._server, self._thread
+
         async def shutdown():
-            self._server.close()
+            if server is not None:
+                server.close()
             for t in list(self._tasks):
                 t.cancel()
             await asyncio.sleep(0)
 
         asyncio.run_coroutine_threadsafe(shutdown(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
+        if thread is not None:
+            thread.join(10)
         self._loop = None
         if self._log:
             self._log.close()
@@ -215,7 +219,7 @@ class FakeOpenAI:
             and (prompt is None or prompt in r.prompt_text)
         )
 
-    def key_counts(self) -> Counter[str]:
+    def key_counts(self) -> Counter[str | None]:
         return Counter(r.key for r in self.chat_requests())
 
     def reset(self) -> None:
@@ -225,6 +229,7 @@ class FakeOpenAI:
     # -- HTTP ----------------------------------------------------------------------------
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
+        assert task is not None  # the server runs each connection as a task
         self._tasks.add(task)
         try:
             while True:

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import uuid
+from collections.abc import Callable
 
 import pytest
 
@@ -64,7 +65,7 @@ def ensure_postgres() -> str:
     return base
 
 
-def new_pg_database(base: str) -> tuple[str, callable]:
+def new_pg_database(base: str) -> tuple[str, Callable[[], None]]:
     """Create an empty database; returns (url, drop)."""
     import psycopg
 

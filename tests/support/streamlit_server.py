@@ -146,8 +146,9 @@ class StreamlitServer:
         if db:
             cmd += ["--", "--db", db, *(["--images", str(images)] if images else [])]
         env = dict(os.environ, **(extra_env or {}))
-        self._log = open(log, "wb") if log else subprocess.DEVNULL
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+        self._log = open(log, "wb") if log else None
+        out = self._log if self._log is not None else subprocess.DEVNULL
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
 
     def wait(self, timeout: float = 60) -> StreamlitServer:
         end = time.monotonic() + timeout
@@ -171,7 +172,7 @@ class StreamlitServer:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        if self._log is not subprocess.DEVNULL:
+        if self._log is not None:
             self._log.close()
 
     def __enter__(self) -> StreamlitServer:
