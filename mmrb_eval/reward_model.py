@@ -34,7 +34,7 @@ from curate.judging.runner import (
     finish_run,
     require_images,
 )
-from curate.llm import DEFAULT_MAX_RESPONSE_CHARS, RETRY_STATUS, image_data_url, retry_after_seconds
+from curate.llm import DEFAULT_MAX_RESPONSE_CHARS, RETRY_STATUS, backoff_delay, image_data_url, retry_after_seconds
 from curate.model import Preference
 from curate.store import Store
 
@@ -147,12 +147,7 @@ class RewardClient:
                 err, retry = f"connection error: {e.__class__.__name__}: {e}", True
             if not retry or attempt > self.cfg.max_retries:
                 return None, None, err + (f" (after {attempt} attempts)" if attempt > 1 else "")
-            delay = (
-                retry_after
-                if retry_after is not None
-                else min(self.cfg.backoff_max, self.cfg.backoff_base * 2 ** (attempt - 1)) * self._rng.uniform(0.5, 1.0)
-            )
-            await self._sleep(delay)
+            await self._sleep(backoff_delay(attempt, self.cfg, retry_after, self._rng))
 
     async def _post(self, body: Mapping[str, Any]) -> tuple[int, Any, bytes | None]:
         """(status, headers, body), the body None when it runs over the limit (not read further)."""
