@@ -23,6 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from annotate.render import pair_token
 from tests.support.streamlit_server import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -199,7 +200,6 @@ def run_app(db: str, images: Path, annotator: str, n_labels: int, warmup: int, t
     with Store(db, images=images) as s:
         queue = [a for a in s.assignments(annotator=annotator) if a.state == "open"][: n_labels + warmup + 1]
         items = {p.id: p.item_id for p in s.pairs(ids=[a.pair_id for a in queue])}
-    token = lambda pid: hashlib.sha1(pid.encode()).hexdigest()[:10]  # noqa: E731  (annotate.render.pair_token)
     times: list[float] = []
     idle: list[float] = []
     with StreamlitServer(db, str(images), log=tmp / "streamlit.log") as srv, sync_playwright() as p:
@@ -210,13 +210,13 @@ def run_app(db: str, images: Path, annotator: str, n_labels: int, warmup: int, t
         page.get_by_role("textbox", name="Name").fill(annotator)
         page.get_by_role("textbox", name="Password").fill(PASSWORD)
         page.get_by_role("button", name="Sign in").click()
-        page.wait_for_selector(f'.mmrb-response-left[data-pair="{token(queue[0].pair_id)}"]', timeout=60_000)
+        page.wait_for_selector(f'.mmrb-response-left[data-pair="{pair_token(queue[0].pair_id)}"]', timeout=60_000)
         wait_label_ready(page)
         for n in range(n_labels + warmup):
             nxt = queue[n + 1].pair_id
             for key in ("1", "8", "a"):
                 page.keyboard.press(key)
-            page.evaluate(WATCH, [token(nxt), items[nxt], True])
+            page.evaluate(WATCH, [pair_token(nxt), items[nxt], True])
             page.keyboard.press("Enter")
             ms = page.evaluate(RACE)
             if n >= warmup:
@@ -264,7 +264,6 @@ def run_bare(minimal: bool, n_labels: int, warmup: int = 5) -> list[float]:
                 break
             except OSError:
                 time.sleep(0.2)
-        tk = lambda n: hashlib.sha1(str(n).encode()).hexdigest()[:10]  # noqa: E731  (bare_page.py)
         # the bare page has no key listener: the click on its submit button is timed from
         # just before it (window.__t0 below), and cleared radios are not waited for
         times = []
@@ -272,19 +271,19 @@ def run_bare(minimal: bool, n_labels: int, warmup: int = 5) -> list[float]:
             b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = b.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(url)
-            page.wait_for_selector(".st-key-resp_left_" + tk(0), timeout=60_000)
+            page.wait_for_selector(".st-key-resp_left_" + pair_token("0"), timeout=60_000)
             wait_idle(page)
             for n in range(n_labels + warmup):
-                page.wait_for_selector(f".st-key-q_submit_{tk(n)} button", state="attached")
+                page.wait_for_selector(f".st-key-q_submit_{pair_token(str(n))} button", state="attached")
                 page.evaluate(
                     "(() => { const r = document.querySelector('.st-key-q_left_%s input[type=radio]'); r && r.click(); })()"
-                    % tk(n)
+                    % pair_token(str(n))
                 )
                 page.wait_for_timeout(100)
-                page.evaluate(WATCH, [tk(n + 1), f"i{n + 1}", False])
+                page.evaluate(WATCH, [pair_token(str(n + 1)), f"i{n + 1}", False])
                 page.evaluate(
                     "() => { window.__t0 = performance.now(); document.querySelector('.st-key-q_submit_%s button').click(); }"
-                    % tk(n)
+                    % pair_token(str(n))
                 )
                 ms = page.evaluate(RACE)
                 if n >= warmup:

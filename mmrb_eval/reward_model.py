@@ -14,7 +14,6 @@ without a readable score, or a body over ``max_response_chars`` is a judgment wi
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import os
 import random
@@ -36,6 +35,7 @@ from curate.judging.runner import (
 )
 from curate.llm import DEFAULT_MAX_RESPONSE_CHARS, RETRY_STATUS, backoff_delay, image_data_url, retry_after_seconds
 from curate.model import Preference
+from curate.seeding import hex_hash
 from curate.store import Store
 
 
@@ -218,7 +218,7 @@ def _short(body: Any) -> Any:
     if isinstance(body, list):
         return [_short(v) for v in body]
     if isinstance(body, str) and body.startswith("data:"):
-        return f"<image sha256={hashlib.sha256(body.encode()).hexdigest()[:16]}>"
+        return f"<image sha256={hex_hash(body, n=16)}>"
     return body
 
 
