@@ -16,7 +16,7 @@ IMAGES_ROOT_HELP = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from curate.commands.common import add_store_options
+    from curate.commands.common import add_missing_images_option, add_store_options
     from curate.model import PAIR_FORMATS
 
     sub = p.add_subparsers(dest="what", metavar="{items,pairs}", required=True)
@@ -28,12 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="comma-separated allowed categories (default: the six Multimodal RewardBench areas "
         "and the groups of the other supported benchmarks)",
     )
-    it.add_argument(
-        "--allow-missing-images",
-        action="store_true",
-        help="record an image file that does not exist as missing (the app shows a placeholder) "
-        "instead of refusing the file",
-    )
+    add_missing_images_option(it, judging=False)
     it.add_argument("--images-root", metavar="DIR", default=None, help=IMAGES_ROOT_HELP)
     it.add_argument(
         "--skip-invalid",
