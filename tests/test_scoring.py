@@ -376,7 +376,7 @@ def test_failed_requests_change_no_figure(rows, labels):
 
 
 def test_the_scoring_vocabularies_are_written_once():
-    """The flags of ``mmrb score`` / ``evaluate`` and the Leaderboard page take their choices
+    """The flags of ``mmrb score`` / ``mmrb evaluate`` and the Leaderboard page take their choices
     from the constants in mmrb_eval/scoring.py: no other module restates one as a literal."""
     import ast
     from pathlib import Path
