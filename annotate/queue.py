@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from curate.model import Assignment, Label, Side
-from curate.sides import other, preference_to_screen, shown_pair
+from curate.sides import other, shown_pair
 from curate.store import NEW_LABEL, ConflictError, Store
 
 
@@ -121,19 +121,6 @@ def my_labels(store: Store, annotator: str) -> list[tuple[Label, Assignment]]:
     return rows
 
 
-def shown_label(label: Label, left_side: Side) -> dict:
-    """A label in the annotator's own left/right terms (for the 'my labels' table and edits)."""
-    left, right = shown_pair(label.correctness_first, label.correctness_second, left_side)
-    return dict(
-        left=left,
-        right=right,
-        preference=preference_to_screen(label.preference, left_side),
-        rationale=label.rationale,
-        flag=label.flag,
-        status=label.status,
-    )
-
-
 __all__ = [
     "PairView",
     "SaveResult",
@@ -143,5 +130,4 @@ __all__ = [
     "save",
     "undo",
     "my_labels",
-    "shown_label",
 ]

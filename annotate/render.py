@@ -16,12 +16,13 @@ as text and need neither.
 from __future__ import annotations
 
 import base64
-import hashlib
 import html
 import re
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
+
+from curate.seeding import hex_hash
 
 _PUNCT = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
 # GFM turns "http://", "www." and "a@b.c" in plain text into links after parsing, escapes or
@@ -122,8 +123,9 @@ def item_html(image_block: str, category: str, prompt: str) -> str:
 
 
 def pair_token(pair_id: str) -> str:
-    """A short, class-name-safe key of one pair (or item) for the page's elements."""
-    return hashlib.sha1(pair_id.encode()).hexdigest()[:10]
+    """A short, class-name-safe key of one pair (or item) for the page's elements and served
+    image names; stored nowhere (bench/annotate.py finds the page's elements by it)."""
+    return hex_hash(pair_id, n=10)
 
 
 def responses_html(token: str, left: str, right: str) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Literal, TypedDict
 
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
@@ -43,6 +44,21 @@ def session_path() -> str:
     return f"{base_path()}/api/session"
 
 
+class CookieAttributes(TypedDict):
+    path: str
+    httponly: bool
+    samesite: Literal["strict"]
+    secure: bool
+
+
+def cookie_attributes(request: Request) -> CookieAttributes:
+    """The session cookie's attributes, for setting it and for deleting it: a browser deletes
+    a cookie only when they match the ones it was set with."""
+    return CookieAttributes(
+        path=base_path() or "/", httponly=True, samesite="strict", secure=request.url.scheme == "https"
+    )
+
+
 def routes(get_store: StoreGetter) -> list[Route]:
     async def session(request: Request) -> Response:
         store = get_store()
@@ -53,13 +69,7 @@ def routes(get_store: StoreGetter) -> list[Route]:
             if token:
                 await run_in_threadpool(sessions.end, store, token=token)
             out = Response(status_code=204)
-            out.delete_cookie(
-                sessions.COOKIE,
-                path=base_path() or "/",
-                httponly=True,
-                samesite="strict",
-                secure=request.url.scheme == "https",
-            )
+            out.delete_cookie(sessions.COOKIE, **cookie_attributes(request))
             return out
         code = (await request.body())[:200].decode("ascii", "replace").strip()
         got = await run_in_threadpool(sessions.claim, store, code)
@@ -70,15 +80,7 @@ def routes(get_store: StoreGetter) -> list[Route]:
         if replaced:  # a browser holds one session: the one its cookie named ends with it
             await run_in_threadpool(sessions.end, store, token=replaced)
         out = Response(status_code=204)
-        out.set_cookie(
-            sessions.COOKIE,
-            token,
-            max_age=max(1, int(expires - time.time())),
-            path=base_path() or "/",
-            httponly=True,
-            samesite="strict",
-            secure=request.url.scheme == "https",
-        )
+        out.set_cookie(sessions.COOKIE, token, max_age=max(1, int(expires - time.time())), **cookie_attributes(request))
         return out
 
     return [Route(session_path(), session, methods=["POST", "DELETE"])]

@@ -282,16 +282,16 @@ def run_bare(minimal: bool, n_labels: int, warmup: int = 5) -> list[float]:
             b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = b.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(url)
-            page.wait_for_selector(".st-key-resp_left_" + tk(0), timeout=60_000)
+            page.wait_for_selector(".st-key-resp_left_" + pair_token("0"), timeout=60_000)
             wait_idle(page)
             for n in range(n_labels + warmup):
-                page.wait_for_selector(f".st-key-q_submit_{tk(n)} button", state="attached")
+                page.wait_for_selector(f".st-key-q_submit_{pair_token(str(n))} button", state="attached")
                 page.evaluate(
                     "t => { const r = document.querySelector(`.st-key-q_left_${t} input[type=radio]`); r?.click(); }",
                     tk(n),
                 )
                 page.wait_for_timeout(100)
-                page.evaluate(WATCH, [tk(n + 1), f"i{n + 1}", False])
+                page.evaluate(WATCH, [pair_token(str(n + 1)), f"i{n + 1}", False])
                 page.evaluate(
                     """t => {
                       window.__t0 = performance.now();

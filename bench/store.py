@@ -1,9 +1,9 @@
 """Store benchmark: ingest speed and memory, and the two per-label operations of the
 annotation UI, on SQLite and PostgreSQL, at two sizes.
 
-    python bench/store.py            # 50,000 and 500,000 pairs, 20 annotators, SQLite and PostgreSQL
-    python bench/store.py --quick    # 2,000 pairs, 4 annotators, 200 calls: a smoke run
-    python bench/store.py --sizes 10000,50000,200000 --no-queue   # ingest figures only
+    python -m bench.store            # 50,000 and 500,000 pairs, 20 annotators, SQLite and PostgreSQL
+    python -m bench.store --quick    # 2,000 pairs, 4 annotators, 200 calls: a smoke run
+    python -m bench.store --sizes 10000,50000,200000 --no-queue   # ingest figures only
 
 The pairs are the 1,250 real VL-RewardBench pairs of ../shared/data (text copy) repeated
 with new ids. Ingest: ``mmrb ingest pairs`` runs in a child process (read, check, write all

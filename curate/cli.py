@@ -1,10 +1,11 @@
 """The ``mmrb`` command line: one subcommand per pipeline stage.
 
 Subcommands are registered as entry points in the group ``mmrb.commands`` (see
-pyproject.toml), so ``curate`` never imports ``annotate`` or ``evaluate``: each package
+pyproject.toml), so ``curate`` never imports ``annotate`` or ``mmrb_eval``: each package
 registers its own commands. A command module provides ``HELP``, ``add_arguments(parser)``
 and ``run(args) -> int``; it keeps heavy imports inside ``run`` so ``mmrb --help`` is quick.
-What commands parse alike (--db, id files, comma lists) is in curate/commands/common.py.
+What commands parse alike (--db, id files, comma lists, --max-response-chars,
+--allow-missing-images) is in curate/commands/common.py.
 """
 
 from __future__ import annotations

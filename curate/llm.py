@@ -41,7 +41,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from .errors import MmrbError
 
@@ -172,7 +172,17 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def backoff_delay(attempt: int, ep: Endpoint, retry_after: float | None, rng: random.Random) -> float:
+class Backoff(Protocol):
+    """What the backoff needs of a client's settings (an ``Endpoint``, a reward model's config)."""
+
+    @property
+    def backoff_base(self) -> float: ...
+
+    @property
+    def backoff_max(self) -> float: ...
+
+
+def backoff_delay(attempt: int, ep: Backoff, retry_after: float | None, rng: random.Random) -> float:
     """Delay before retry number ``attempt`` (1-based)."""
     if retry_after is not None:
         return min(retry_after, RETRY_AFTER_CAP) + rng.uniform(0, 0.1 * ep.backoff_base)
@@ -383,6 +393,7 @@ def _completion(resp: Any, attempts: int, seconds: float, max_chars: int = DEFAU
 
 __all__ = [
     "DEFAULT_MAX_RESPONSE_CHARS",
+    "Backoff",
     "Completion",
     "Endpoint",
     "LLMClient",

@@ -32,6 +32,9 @@ FlagReason = Literal["broken_image", "unsafe_content", "unclear_prompt", "other"
 ImageStatus = Literal["ok", "missing", "corrupt", "too_large"]
 PairStatus = Literal["candidate", "selected", "dropped"]
 AssignmentState = Literal["open", "done"]
+# The files `mmrb ingest pairs` reads (curate/ingest). Here, not in curate/ingest, whose package
+# imports the store: `mmrb ingest --help` lists them without importing it.
+PairFormat = Literal["mmrb", "vlrewardbench", "vlrewardbench-text", "mmrb2", "mm-rlhf", "generic"]
 
 CORRECTNESS: tuple[str, ...] = get_args(Correctness)
 PREFERENCES: tuple[str, ...] = get_args(Preference)
@@ -40,6 +43,7 @@ ORDERS: tuple[str, ...] = get_args(Order)
 LABEL_STATUSES: tuple[str, ...] = get_args(LabelStatus)
 ROLES: tuple[Role, ...] = get_args(Role)
 FLAG_REASONS: tuple[str, ...] = get_args(FlagReason)
+PAIR_FORMATS: tuple[str, ...] = get_args(PairFormat)
 
 W = TypeVar("W", bound=str)
 

@@ -61,6 +61,18 @@ def order_of(first_shown: Side) -> Order:
     return _ORDERS[_SIDES.index(first_shown)]
 
 
+def copy_order(side: Side, listed_as: Side) -> Order:
+    """How a copy of the pair with its own response list (a benchmark record) lists them:
+    ``forward`` when it lists stored ``side`` as its own ``listed_as``, first as first."""
+    return _ORDERS[side_index(_SIDES.index(side), _SIDES.index(listed_as))]
+
+
+def shown_order(copy: Order, shown: Order) -> Order:
+    """The display order, against the pair, of a copy listed in ``copy`` order and shown
+    in ``shown`` order against its own list (two swaps cancel)."""
+    return _ORDERS[side_index(_ORDERS.index(copy), _ORDERS.index(shown))]
+
+
 def from_screen(screen: Screen, left: Side) -> Side:
     """The stored side an annotator saw at ``screen``."""
     return _SIDES[side_index(_SIDES.index(left), _SCREENS.index(screen))]

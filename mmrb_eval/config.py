@@ -35,9 +35,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from curate.errors import InputError, InputProblem
+from curate.model import ORDERS
 
 from .rules import GROUPINGS
-from .scoring import PRESETS, VERDICT_RULE_NAMES, ScoringOptions, parse_subsplit, preset_options
+from .scoring import (
+    AGGREGATES,
+    BOTH_POLICIES,
+    MISSING_POLICIES,
+    PARSE_FAILURE,
+    PRESETS,
+    SPLIT_POLICIES,
+    TIE_POLICIES,
+    VERDICT_RULE_NAMES,
+    ScoringOptions,
+    parse_subsplit,
+    preset_options,
+)
 
 if TYPE_CHECKING:  # the runners import the store and HTTP clients: not for `mmrb evaluate --help`
     from curate.judging.runner import JudgeConfig
@@ -125,38 +138,36 @@ def with_response_limit(cfg: JudgeConfig | RewardModelConfig, limit: int | None)
 def add_scoring_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("scoring rules (every rule is echoed in the report)")
     g.add_argument("--preset", choices=sorted(PRESETS), help="the official rules of a benchmark's own script")
-    g.add_argument(
-        "--aggregate", choices=["each", "majority"], help="score every judgment, or a majority vote per pair"
-    )
+    g.add_argument("--aggregate", choices=AGGREGATES, help="score every judgment, or a majority vote per pair")
     g.add_argument(
         "--parse-failure",
-        choices=["coin", "wrong", "half", "excluded"],
+        choices=PARSE_FAILURE,
         help="what an answer without a readable verdict scores (default wrong); a failed request is never scored",
     )
     g.add_argument(
         "--verdicts",
-        choices=list(VERDICT_RULE_NAMES),
+        choices=VERDICT_RULE_NAMES,
         help="re-read judge texts with a benchmark script's rule (default stored)",
     )
     g.add_argument("--groups", choices=list(GROUPINGS), help="how pairs are grouped (default: their category)")
     g.add_argument(
         "--both",
-        choices=["unparsed", "first_shown"],
+        choices=BOTH_POLICIES,
         help="an output naming both answers: a parse failure, or A (the Multimodal RewardBench rule)",
     )
-    g.add_argument("--ties", choices=["wrong", "half", "excluded"], help="what a tie scores (default wrong)")
+    g.add_argument("--ties", choices=TIE_POLICIES, help="what a tie scores (default wrong)")
     g.add_argument(
         "--split",
-        choices=["excluded", "wrong", "half", "coin"],
+        choices=SPLIT_POLICIES,
         help="majority vote with no majority (default excluded)",
     )
     g.add_argument(
         "--missing",
-        choices=["excluded", "wrong"],
+        choices=MISSING_POLICIES,
         help="dataset pairs without any judgment (default excluded, always counted)",
     )
     g.add_argument("--samples-used", type=int, help="only the first N samples of each order")
-    g.add_argument("--orders", choices=["both", "forward", "reverse"], help="which display orders to score")
+    g.add_argument("--orders", choices=("both", *ORDERS), help="which display orders to score")
     g.add_argument("--coin-seed", type=int, help="seed of the coin for unparsed verdicts (default 123)")
     g.add_argument(
         "--subsplit", action="append", metavar="CAT:PREFIX=NAME,*=NAME", help="split a category by id prefix"
@@ -170,7 +181,7 @@ def add_scoring_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def options_from_args(args: argparse.Namespace) -> ScoringOptions:
-    orders = {"both": ("forward", "reverse"), "forward": ("forward",), "reverse": ("reverse",)}.get(args.orders or "")
+    orders = None if not args.orders else ORDERS if args.orders == "both" else (args.orders,)
     subsplits = None
     if args.subsplit:
         subsplits = dict(parse_subsplit(s) for s in args.subsplit)

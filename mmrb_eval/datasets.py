@@ -34,6 +34,7 @@ from curate.formats import vlrewardbench as vlrb
 from curate.formats.fields import Fields, parse_rows
 from curate.formats.reader import Row, load_rows
 from curate.judging.records import RunDataset
+from curate.sides import from_letter
 
 from .records import EvalPair
 
@@ -103,13 +104,16 @@ def mmrb_pair(rec: mmrb.MmrbRecord, p: Path) -> EvalPair:
 
 
 def judge_output_pair(rec: mmrb.MmrbJudgeOutput, p: Path) -> EvalPair:
+    """The pair a labelled judge output describes (read with ``parse_output(labelled=True)``):
+    its Label is the better response as the script showed it, Output1 as A."""
     meta = rec.meta
+    assert rec.label is not None, "read with labelled=True: Label is required"
     return EvalPair(
         id=rec.id,
         prompt=str(meta.get("Text", "")),
         first=str(meta.get("Output1", "")),
         second=str(meta.get("Output2", "")),
-        preferred="first" if rec.label == "A" else "second",
+        preferred=from_letter(rec.label, "forward"),
         category=str(meta.get("Category") or "all"),
         images=_images(rec.images, p.parent),
         source="mmrb",

@@ -45,7 +45,7 @@ from curate.formats.reader import load_rows
 from curate.judging.parsing import parse_brackets, vlrb_answer_number
 from curate.judging.records import Judgment
 from curate.model import Side
-from curate.sides import order_of, other, verdict_from_letter
+from curate.sides import copy_order, order_of, other, shown_order, verdict_from_letter
 
 from .datasets import first_record, judge_output_pair, mmrb_pair, renamed, triplet_pair, unique_ids
 from .records import EvalPair
@@ -277,7 +277,7 @@ def _read_vlrb(p: Path, pairs: Sequence[EvalPair] | None, k: int | None, trust_f
                 prompt=r.query,
                 first=r.response[0],
                 second=r.response[1],
-                preferred="first" if r.ranking[0] == 0 else "second",
+                preferred=r.preferred,
                 category=vlrb.group_of(r.id),
                 source="vlrewardbench",
                 metadata={"vlrb_key": key, "source_id": r.id},
@@ -306,20 +306,18 @@ def _read_vlrb(p: Path, pairs: Sequence[EvalPair] | None, k: int | None, trust_f
                 continue
         else:
             n = vlrb_answer_number(rec.filter_choice or "")
-            rejected_shown = rec.ranking.index(1 if rec.random_number == 0 else 0) + 1
+            rejected_shown = rec.ranking.index(1 if rec.random_number == 0 else 0) + 1  # cal.py's own arithmetic
             status = "doesntMatch" if n is None else "reject" if n == rejected_shown else "agree"
         if k is not None and seen[key] >= k:
             continue
         i = seen[key]
         seen[key] += 1
         pid = target[key]
-        record_chosen_first = rec.ranking[0] == 0
         pair = pair_by_id.get(pid)
-        preferred: Side = pair.preferred if pair else ("first" if record_chosen_first else "second")
-        # the record's response[0] is the pair's first when both put the chosen one alike
-        record_first: Side = "first" if record_chosen_first == (preferred == "first") else "second"
-        # cal.py: random_number 0 shows response[0] as Answer 1, else response[1]
-        order = order_of(record_first if rec.random_number == 0 else other(record_first))
+        preferred: Side = pair.preferred if pair else rec.preferred
+        # the record lists the pair's responses in its own order (both list the chosen one
+        # where they say), and cal.py shows that list in rec.shown order
+        order = shown_order(copy_order(preferred, rec.preferred), rec.shown)
         # "agree" is any answer number but the rejected one's, as cal.py counts it
         verdict = {"agree": preferred, "reject": other(preferred)}.get(status)
         out.append(

@@ -1,6 +1,6 @@
 """A table of judges across reports: Markdown, CSV, HTML, and a PNG plot.
 
-Input is the reports of ``evaluate.scoring.score`` (with a ``judge`` name), e.g. the JSON
+Input is the reports of ``mmrb_eval.scoring.score`` (with a ``judge`` name), e.g. the JSON
 files of ``mmrb score --output``. Every accuracy is shown with its 95% interval and its
 ``correct/n``, and every run with its completeness and error rate. An incomplete run (failed
 requests or judgments never made) is never ranked among complete ones: it is listed apart,

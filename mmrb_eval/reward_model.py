@@ -14,7 +14,6 @@ without a readable score, or a body over ``max_response_chars`` is a judgment wi
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import os
 import random
@@ -34,8 +33,9 @@ from curate.judging.runner import (
     finish_run,
     require_images,
 )
-from curate.llm import DEFAULT_MAX_RESPONSE_CHARS, RETRY_STATUS, image_data_url, retry_after_seconds
+from curate.llm import DEFAULT_MAX_RESPONSE_CHARS, RETRY_STATUS, backoff_delay, image_data_url, retry_after_seconds
 from curate.model import Preference
+from curate.seeding import hex_hash
 from curate.store import Store
 
 
@@ -147,12 +147,7 @@ class RewardClient:
                 err, retry = f"connection error: {e.__class__.__name__}: {e}", True
             if not retry or attempt > self.cfg.max_retries:
                 return None, None, err + (f" (after {attempt} attempts)" if attempt > 1 else "")
-            delay = (
-                retry_after
-                if retry_after is not None
-                else min(self.cfg.backoff_max, self.cfg.backoff_base * 2 ** (attempt - 1)) * self._rng.uniform(0.5, 1.0)
-            )
-            await self._sleep(delay)
+            await self._sleep(backoff_delay(attempt, self.cfg, retry_after, self._rng))
 
     async def _post(self, body: Mapping[str, Any]) -> tuple[int, Any, bytes | None]:
         """(status, headers, body), the body None when it runs over the limit (not read further)."""
@@ -223,7 +218,7 @@ def _short(body: Any) -> Any:
     if isinstance(body, list):
         return [_short(v) for v in body]
     if isinstance(body, str) and body.startswith("data:"):
-        return f"<image sha256={hashlib.sha256(body.encode()).hexdigest()[:16]}>"
+        return f"<image sha256={hex_hash(body, n=16)}>"
     return body
 
 

@@ -15,6 +15,7 @@ from curate.agreement import agreement_report, from_long, read_labels_file, rend
 from curate.agreement import stats as st
 from curate.agreement.table import FieldSpec
 from curate.errors import InputError, MmrbError
+from curate.formats.reader import MALFORMED
 
 
 def main(argv: list[str]) -> int:
@@ -444,7 +445,15 @@ def test_file_errors_name_file_line_and_field(tmp_path, capsys):
     with pytest.raises(InputError) as e:
         read_labels_file(j, scales={"score": ("1", "2", "3")})
     msg = str(e.value)
-    assert f"{j}:3: not valid JSON" in msg
+    assert f"{j}:3: {MALFORMED}: Expecting value at column 1" in msg  # the wording of every reader
+    j.write_bytes(
+        b'\xef\xbb\xbf{"item": "p1", "annotator": "a", "field": "score", "value": 2}\n'  # a BOM, as load_rows takes
+        b'{"item": "p\xff", "annotator": "a", "field": "score", "value": 2}\n["p1"]\n'
+    )
+    with pytest.raises(InputError) as e:
+        read_labels_file(j, scales={"score": ("1", "2", "3")})
+    assert [(p.line, p.field) for p in e.value.problems] == [(2, "item"), (3, None)]
+    assert "not valid UTF-8 (byte 0xff" in str(e.value) and "expected a JSON object, got list" in str(e.value)
     j.write_text(
         '{"item": "p1", "annotator": "a", "field": "score", "value": 7}\n'
         '{"item": "p1", "annotator": "a", "field": "score", "value": 2}\n'

@@ -202,6 +202,16 @@ def test_edit_own_label_keeps_history(sqlite_env):
     label(at, left="correct", right="incorrect", pref="left")
     at.switch_page("annotate/views/my_labels.py").run()
     assert not at.exception, at.exception
+    table = at.dataframe[0].value  # as she answered, on her screen's sides
+    assert list(table.columns) == ["pair", "status", "left", "right", "preference", "rationale", "flag", "saved"]
+    row = table.iloc[0]
+    assert (row["pair"], row["status"], row["left"], row["right"], row["preference"]) == (
+        "p0",
+        "submitted",
+        "correct",
+        "incorrect",
+        "left",
+    )
     at.session_state["editing"] = "p0"
     at.run()
     k = form_keys(at)

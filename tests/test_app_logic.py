@@ -191,7 +191,30 @@ def test_save_turns_a_lost_race_into_a_message(store):
     assert edited.ok and edited.label.revision == 2
     rows = queue.my_labels(store, "alice")
     assert [r[0].pair_id for r in rows] == ["p0"]
-    assert queue.shown_label(rows[0][0], "second")["preference"] == "left"
+    assert form.from_label(rows[0][0], "second").preference == "left"
+
+
+def test_a_label_turns_into_screen_terms_in_one_place():
+    """form.from_label is the one way from a saved Label to left/right (the label page's
+    prefill, My labels' table and its edits): nothing else in annotate calls
+    preference_to_screen."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    callers = set()
+    for path in [*root.glob("annotate/**/*.py"), root / "app.py"]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        where = {id(n): f"{path.relative_to(root)}:<module>" for n in ast.walk(tree)}
+        for fn in ast.walk(tree):  # outer functions first, so the innermost name wins
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                where.update((id(n), f"{path.relative_to(root)}:{fn.name}") for n in ast.walk(fn))
+        callers |= {
+            where[id(node)]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "preference_to_screen"
+        }
+    assert callers == {"annotate/form.py:from_label"}
 
 
 def test_missing_image_view(sqlite_store):

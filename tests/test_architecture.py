@@ -238,6 +238,7 @@ def _project_imports_outside(modules: Iterable[str], allowed: tuple[str, ...]) -
 
 def test_the_store_imports_no_stage():
     allowed = ("curate.store", "curate.model", "curate.judging.records", "curate.images", "curate.errors")
+    allowed += ("curate.seeding",)  # the short hash of sampling parameters (params_key)
     assert _project_imports_outside(_in(("curate.store",)), allowed) == []
 
 
@@ -276,3 +277,35 @@ def test_the_readme_layout_links_here():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     layout = readme.split("## Layout", 1)[1].split("\n## ", 1)[0]
     assert "](ARCHITECTURE.md)" in layout
+
+
+def test_no_fallback_for_a_missing_dependency():
+    # every library the packages import is a dependency in pyproject.toml: a branch for its
+    # absence (``except ImportError``) can never run
+    caught = [
+        f"{module} line {node.lineno}"
+        for module, (_, tree) in _sources().items()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ExceptHandler)
+        and any(
+            isinstance(n, ast.Name) and n.id in ("ImportError", "ModuleNotFoundError")
+            for n in ast.walk(node.type or ast.Tuple(elts=[]))
+        )
+    ]
+    assert caught == []
+
+
+def test_no_text_names_the_old_layout():
+    # benches run as modules (python -m bench.NAME), and the evaluator is mmrb_eval, not evaluate
+    import subprocess
+
+    files = subprocess.run(["git", "ls-files", "*.py", "*.md", "run"], cwd=ROOT, capture_output=True, text=True)
+    old = re.compile(r"python3? bench/\w+\.py|(?<![\w./])evaluate\.(?!py\b)[a-z_]+")
+    found = [
+        f"{name}:{n}: {m.group(0)}"
+        for name in files.stdout.split()
+        if name != "tests/test_architecture.py"
+        for n, line in enumerate((ROOT / name).read_text(encoding="utf-8").splitlines(), 1)
+        for m in old.finditer(line)
+    ]
+    assert found == []

@@ -118,3 +118,39 @@ def test_report_duplicates_of_the_store(sqlite_store):
     rep = report_duplicates(sqlite_store)
     assert rep.groups == (DuplicateGroup("prompt", "a", ("b",)),)
     assert rep.lines()[-1] == "  prompt: b duplicate a"
+
+
+def _option(command: str, flag: str, sub: str | None = None) -> argparse.Action:
+    import importlib
+
+    mod = importlib.import_module(command)
+    p = argparse.ArgumentParser()
+    mod.add_arguments(p)
+    if sub:
+        p = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction)).choices[sub]
+    return next(a for a in p._actions if flag in a.option_strings)
+
+
+def test_the_commands_share_the_response_limit_and_missing_images_options():
+    """--max-response-chars and --allow-missing-images come from one helper each: the same
+    type, default and wording in every command, but for the file whose setting applies."""
+    from curate.llm import DEFAULT_MAX_RESPONSE_CHARS
+
+    limits = {
+        c: _option(c, "--max-response-chars")
+        for c in ("curate.commands.sample", "curate.commands.select", "mmrb_eval.commands.evaluate")
+    }
+    assert {(a.type, a.default, a.metavar) for a in limits.values()} == {(int, None, "N")}
+    helps = {a.help.replace("judge file", "models file") for a in limits.values()}
+    assert helps == {
+        "answers longer than N characters are failures (default: the models file's max_response_chars, "
+        f"else {DEFAULT_MAX_RESPONSE_CHARS})"
+    }
+    judged = _option("curate.commands.select", "--allow-missing-images")
+    configured = _option("mmrb_eval.commands.evaluate", "--allow-missing-images")
+    imported = _option("curate.commands.ingest", "--allow-missing-images", sub="items")
+    assert (judged.default, configured.default, imported.default) == (False, None, False)  # None: the judge file's
+    assert configured.help == judged.help + " (default: the judge file's allow_missing_images)"
+    assert imported.help.replace(
+        "record it as missing (the app shows a placeholder)", "judge its pair on the text alone"
+    ) == (judged.help)

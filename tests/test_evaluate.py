@@ -16,7 +16,7 @@ from mmrb_eval.formats import read_judgments, write_judgments
 from mmrb_eval.reward_model import RewardModelConfig, fill, pick, run_reward_model
 from mmrb_eval.scoring import ScoringOptions, score
 from tests.support.data import shared
-from tests.support.fake_openai import FakeOpenAI, Fault
+from tests.support.fake_openai import FakeOpenAI, Fault, faults_then
 
 
 def write_jsonl(path, rows):
@@ -664,6 +664,37 @@ def test_reward_model_oversized_or_unreachable_is_a_failure(sqlite_store):
         assert (s.failed, s.complete) == (1, False) and "judge far: 1 of 1 judgments failed" in s.failure_line()
     finally:
         rm.close()
+
+
+def test_reward_model_caps_a_servers_retry_after_like_the_llm_client():
+    """A reward model answering ``Retry-After: 3600`` waits at most ``RETRY_AFTER_CAP``, as
+    ``curate.llm`` does, not an hour: both clients take their delay from ``backoff_delay``."""
+    import asyncio
+    import random
+
+    from curate.llm import RETRY_AFTER_CAP
+    from mmrb_eval.reward_model import RewardClient
+
+    delays: list[float] = []
+
+    async def sleep(d: float) -> None:
+        delays.append(d)
+
+    async def go(cfg: RewardModelConfig):
+        client = RewardClient(cfg, sleep=sleep, rng=random.Random(0))
+        try:
+            return await client.score({"messages": [{"role": "user", "content": "two words"}]})
+        finally:
+            await client.aclose()
+
+    answer = faults_then([Fault("429", retry_after=3600), Fault("429", retry_after=0.5)], lambda r: "ok")
+    with FakeOpenAI(answer) as srv:
+        cfg = RewardModelConfig(name="rm", url=srv.url + "/chat/completions", response_field="usage.prompt_tokens")
+        got, _, err = asyncio.run(go(cfg))
+        assert (got, err) == (2.0, None) and srv.count() == 3
+    assert len(delays) == 2
+    assert RETRY_AFTER_CAP <= delays[0] <= RETRY_AFTER_CAP + 0.1 * cfg.backoff_base  # capped, not 3600
+    assert 0.5 <= delays[1] <= 0.5 + 0.1 * cfg.backoff_base  # a short Retry-After is honoured
 
 
 def test_leaderboard_lists_incomplete_runs_apart(tmp_path, capsys):

@@ -438,3 +438,38 @@ def test_too_long_user_id_is_an_input_error(bad_store, tmp_path):
     with pytest.raises(InputError, match="201 characters"):
         ingest_pairs(bad_store, tmp_path / "g.csv", "generic")
     assert_nothing_written(bad_store)
+
+
+def test_the_pair_formats_are_written_once_and_each_is_dispatched(empty_store, tmp_path):
+    """`mmrb ingest pairs --format` offers curate.model.PAIR_FORMATS, which `--help` reads
+    without importing the store (tests/test_cli.py), and ingest_pairs reads every one of them."""
+    import argparse
+    import ast
+    from pathlib import Path
+    from typing import Any
+
+    from curate.model import PAIR_FORMATS
+
+    p = argparse.ArgumentParser()
+    ingest_cmd.add_arguments(p)
+    assert p.parse_args(["pairs", "f.jsonl", "--format", "mm-rlhf"]).format == "mm-rlhf"
+    with pytest.raises(SystemExit):
+        p.parse_args(["pairs", "f.jsonl", "--format", "mmrb-studio"])
+    empty = tmp_path / "t2i.jsonl"
+    empty.write_text("")
+    for fmt in PAIR_FORMATS:  # each reaches its reader, which finds nothing to import
+        with pytest.raises(InputError, match="no records found"):
+            ingest_pairs(empty_store, empty, fmt)
+    unknown: Any = "nope"  # what a caller outside the CLI could pass
+    with pytest.raises(InputError, match="unknown format 'nope'; known: mmrb, vlrewardbench"):
+        ingest_pairs(empty_store, empty, unknown)
+    root = Path(__file__).resolve().parents[1]
+    restated = [
+        f"{path.relative_to(root)}:{node.lineno}"
+        for path in root.glob("curate/**/*.py")
+        if path.name != "model.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.Tuple, ast.List))
+        and {"vlrewardbench-text", "mm-rlhf"} <= {e.value for e in node.elts if isinstance(e, ast.Constant)}
+    ]
+    assert restated == []

@@ -373,3 +373,29 @@ def test_failed_requests_change_no_figure(rows, labels):
         for c, s in b["categories"].items():
             assert (a["categories"][c]["correct"], a["categories"][c]["n"]) == (s["correct"], s["n"])
         assert (a["acc_plus"]["correct"], a["acc_plus"]["n"]) == (b["acc_plus"]["correct"], b["acc_plus"]["n"])
+
+
+def test_the_scoring_vocabularies_are_written_once():
+    """The flags of ``mmrb score`` / ``mmrb evaluate`` and the Leaderboard page take their choices
+    from the constants in mmrb_eval/scoring.py: no other module restates one as a literal."""
+    import ast
+    from pathlib import Path
+
+    from mmrb_eval import scoring
+
+    vocabularies = {
+        name: frozenset(getattr(scoring, name))
+        for name in ("AGGREGATES", "PARSE_FAILURE", "BOTH_POLICIES", "TIE_POLICIES", "SPLIT_POLICIES")
+        + ("MISSING_POLICIES", "EMPTY_GROUP_POLICIES", "VERDICT_RULE_NAMES")
+    }
+    root = Path(__file__).resolve().parents[1]
+    found = []
+    for path in [*root.glob("mmrb_eval/**/*.py"), *root.glob("annotate/**/*.py"), root / "app.py"]:
+        if path.name == "scoring.py" and path.parent.name == "mmrb_eval":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+                words = {e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+                words = {w for w in words if not w.startswith("(")}  # a page's "(preset/default)"
+                found += [f"{path.relative_to(root)}:{node.lineno} {n}" for n, v in vocabularies.items() if words == v]
+    assert found == []

@@ -76,3 +76,59 @@ def test_ingest_and_labelstudio_call_sites():
         int(hashlib.sha256(f"order\x00k{i}\x00".encode()).hexdigest()[:8], 16) % 2 == 1 for i in range(200)
     ]
     assert 60 < sum(flips) < 140
+
+
+@given(st.dictionaries(st.sampled_from(["temperature", "max_tokens", "seed", "stop"]), part), text, text)
+def test_stored_ids_are_the_old_sha256_prefixes(params, name, dataset):
+    # judge run ids and candidates' params_key are stored: they must not change
+    from curate.judging.records import RunDataset
+    from curate.judging.runner import default_run_id
+    from curate.store import dumps
+    from curate.store.engine import dumps_mapping
+    from curate.store.items import params_key
+
+    old = hashlib.sha256((dumps_mapping(params) if params else "{}").encode()).hexdigest()[:16]
+    assert params_key(params) == old
+    identity = {"kind": "vlm", "model": name, "params": params}
+    ds = RunDataset((dataset,))
+    old_h = hashlib.sha256(dumps({"identity": identity, "dataset": ds.label}).encode()).hexdigest()[:10]
+    assert default_run_id(name, identity, ds).endswith("-" + old_h)
+
+
+def test_stored_ids_as_written_before():
+    # literal ids computed by the code before it used this module
+    from curate.judging.records import RunDataset
+    from curate.judging.runner import default_run_id
+    from curate.store.items import params_key
+    from mmrb_eval.reward_model import _short
+
+    identity = {"kind": "vlm", "model": "gpt-4o", "params": {"temperature": 0.0}}
+    assert default_run_id("gpt-4o", identity, RunDataset(("data/mmrb.jsonl",))) == "gpt-4o-3bf93a17f9"
+    assert default_run_id("my judge/é", {"kind": "reward_model"}, RunDataset(("a.jsonl", "b.jsonl"))) == (
+        "my-judge-é-a49a844e50"
+    )
+    assert params_key({"temperature": 0.7, "max_tokens": 512}) == "750840bae40e3f1d"
+    assert params_key({}) == "44136fa355b3678a"
+    assert params_key({"seed": 3, "stop": ["\n", "é"]}) == "f32957f54103d281"
+    assert _short({"image": "data:image/png;base64,AAAA"}) == {"image": "<image sha256=bde6da8e9d3902a8>"}
+
+
+def test_short_hashed_ids_come_from_this_module():
+    """No module cuts a hex digest down to a short id by itself (``hexdigest()[:n]``): ids
+    go through ``seeding.hex_hash``. Full digests (content addresses) are not ids."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    files = [p for d in ("curate", "annotate", "mmrb_eval") for p in (root / d).rglob("*.py")]
+    found = [
+        f"{path.relative_to(root)}:{node.lineno}"
+        for path in [*files, root / "app.py"]
+        if path.name != "seeding.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Slice)
+        and isinstance(node.value, ast.Call)
+        and getattr(node.value.func, "attr", None) == "hexdigest"
+    ]
+    assert found == []

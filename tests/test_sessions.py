@@ -335,6 +335,26 @@ def test_plain_http_gets_no_secure_flag_and_delete_ends_the_session(store, alice
     assert browser.get("/media/a.jpg").status_code == 403
 
 
+def test_the_cookie_is_set_and_deleted_with_the_same_attributes(store, alice, monkeypatch):
+    # a browser deletes a cookie only when path, secure, ... match: both come from one place
+    from starlette.testclient import TestClient
+
+    from annotate import web
+
+    def attributes(request) -> web.CookieAttributes:
+        return web.CookieAttributes(path="/elsewhere", httponly=True, samesite="strict", secure=False)
+
+    monkeypatch.setattr(web, "cookie_attributes", attributes)
+    browser = TestClient(_served(store), base_url="https://testserver")
+    set_ = browser.post("/api/session", content=sessions.start(store, alice).handoff).headers["set-cookie"]
+    deleted = browser.delete("/api/session").headers["set-cookie"]
+
+    def attrs(header: str) -> set[str]:
+        return {a.strip() for a in header.split(";")[1:] if not a.strip().startswith(("Max-Age", "expires"))}
+
+    assert attrs(set_) == attrs(deleted) == {"HttpOnly", "Path=/elsewhere", "SameSite=strict"}
+
+
 # -- the organisation's sign-in (st.login): its identity cookie is Streamlit's, 30 days ----
 OIDC_SECRETS = {
     "redirect_uri": "http://127.0.0.1:8501/oauth2callback",

@@ -48,6 +48,20 @@ def test_tables():
     assert sides.shown_pair("x", "y", "second") == ("y", "x")
 
 
+@given(side, side, order)
+def test_a_record_listing_the_pair_its_own_way_shown_in_its_own_order(chosen, listed_as, shown):
+    # a benchmark record lists the pair's two responses with the chosen one at its own
+    # position `listed_as`; a script shows that list forward or reversed
+    pair = {"first": "F", "second": "S"}
+    record = [pair[SWAP[chosen]]] * 2
+    record[["first", "second"].index(listed_as)] = pair[chosen]
+    on_screen = record if shown == "forward" else record[::-1]
+    copy = sides.copy_order(chosen, listed_as)
+    assert copy == ("forward" if record == ["F", "S"] else "reverse")
+    order = sides.shown_order(copy, shown)
+    assert [pair[sides.from_letter(x, order)] for x in ("A", "B")] == on_screen
+
+
 @given(side, order)
 def test_letters_round_trip(s, o):
     assert sides.verdict_from_letter(sides.to_letter(s, o), o) == s

@@ -20,11 +20,12 @@ the project and covering the image folder (Label Studio serves local files only 
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from markdown_it import MarkdownIt
 
 from curate.errors import MmrbError
 from curate.model import Item, Pair, Side
@@ -100,12 +101,7 @@ def _candidates(store: Store, ids: set[str]) -> dict:
 def instructions_html(markdown_text: str | None) -> str:
     if not markdown_text:
         return DEFAULT_INSTRUCTIONS
-    try:
-        from markdown_it import MarkdownIt
-
-        return MarkdownIt("commonmark", {"html": False}).render(markdown_text)
-    except ImportError:  # pragma: no cover - markdown-it comes with rich
-        return "<pre>" + html.escape(markdown_text) + "</pre>"
+    return MarkdownIt("commonmark", {"html": False}).render(markdown_text)
 
 
 def ensure_project(client: Client, title: str, *, overlap: int | None, instructions: str | None) -> tuple[int, bool]:

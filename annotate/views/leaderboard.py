@@ -17,15 +17,13 @@ from annotate.widgets import rich
 
 
 def _options():
-    from mmrb_eval.scoring import PRESETS, preset_options
+    from mmrb_eval.scoring import PARSE_FAILURE, PRESETS, TIE_POLICIES, preset_options
 
     with st.expander("Scoring rules", expanded=False):
         c1, c2, c3, c4 = st.columns(4)
         preset = c1.selectbox("Preset", ["(none)", *sorted(PRESETS)], key="lb_preset")
-        failure = c2.selectbox(
-            "Unparsed verdicts", ["(preset/default)", "coin", "wrong", "half", "excluded"], key="lb_fail"
-        )
-        ties = c3.selectbox("Ties", ["(preset/default)", "wrong", "half", "excluded"], key="lb_ties")
+        failure = c2.selectbox("Unparsed verdicts", ["(preset/default)", *PARSE_FAILURE], key="lb_fail")
+        ties = c3.selectbox("Ties", ["(preset/default)", *TIE_POLICIES], key="lb_ties")
         boots = c4.number_input("Bootstrap resamples", 0, 5000, 200, step=100, key="lb_boot")
 
     def pick(v: str) -> str | None:  # "(preset/default)" picks nothing

@@ -1,12 +1,14 @@
 """One's own past labels: review and edit (every edit keeps the previous version)."""
 
+from dataclasses import asdict
+
 import streamlit as st
 
 from annotate import flash, ui
 from annotate.form import from_label
 from annotate.label_ui import label_form, show_errors
 from annotate.pair_ui import show_item, zoom_button, zoom_if_asked
-from annotate.queue import my_labels, own_view, shown_label
+from annotate.queue import my_labels, own_view
 from annotate.render import plain
 from annotate.session_ui import require
 from annotate.widgets import key_listener
@@ -23,7 +25,7 @@ table = [
     dict(
         pair=lab.pair_id,
         status=lab.status,
-        **{k: v for k, v in shown_label(lab, a.left).items() if k != "status"},
+        **asdict(from_label(lab, a.left)),  # left, right, preference, rationale, flag as the annotator saw them
         saved=(lab.updated_at or "")[:19].replace("T", " "),
     )
     for lab, a in rows

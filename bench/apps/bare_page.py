@@ -6,10 +6,11 @@ What is left of its time is Streamlit's own rerun and render on this machine.
 ``streamlit run bench/apps/bare_page.py -- --minimal`` drops the form and the Markdown (four elements).
 """
 
-import hashlib
 import sys
 
 import streamlit as st
+
+from annotate.render import pair_token
 
 MINIMAL = "--minimal" in sys.argv
 n = st.session_state.setdefault("n", 0)
@@ -24,7 +25,7 @@ def submit() -> None:
     st.session_state["n"] += 1
 
 
-tk = hashlib.sha1(str(n).encode()).hexdigest()[:10]
+tk = pair_token(str(n))
 if MINIMAL:
     with st.container(key=f"resp_left_{tk}"):
         st.text(f"left {n}")

@@ -35,6 +35,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, InputProblem, MmrbError
+from ..formats import reader
+from ..formats.fields import text_problems
 from ..model import CORRECTNESS, MMRB2_GRADES, PREFERENCES, Screen, word_of
 from ..sides import from_screen, is_screen, is_side
 
@@ -415,21 +417,18 @@ def _read_jsonl(path: Path, name: str) -> FileColumns:
     lines: list[int] = []
     cells: dict[str, list] = {c: [] for c in _FILE_COLUMNS}
     absent = object()
-    with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                problems.append(InputProblem(name, n, None, f"not valid JSON: {e.msg}"))
-                continue
-            if not isinstance(rec, dict):
-                problems.append(InputProblem(name, n, None, "each line must be a JSON object"))
-                continue
-            lines.append(n)
-            for c, out in cells.items():
-                out.append(canonical_value(rec[c]) if c in rec else absent)
+    for row in reader.jsonl_rows(path):
+        rec = row.data
+        if rec is None:
+            problems.append(InputProblem(name, row.line, None, row.error or reader.MALFORMED))
+            continue
+        bad = text_problems({c: rec[c] for c in cells if c in rec}, nul=False)
+        if bad:  # bytes that were not UTF-8 would never match another annotator's value
+            problems += [InputProblem(name, row.line, where, why) for where, why in bad]
+            continue
+        lines.append(row.line)
+        for c, out in cells.items():
+            out.append(canonical_value(rec[c]) if c in rec else absent)
     columns = {}
     for c, values in cells.items():
         codes, uniques = pd.factorize(np.array(values, dtype=object))  # None -> -1

@@ -1,5 +1,5 @@
 """What every command parses the same way: the store options, files of ids, comma lists, the
-response-size limit, option values the core refuses, and files written whole.
+response-size limit, missing images, option values the core refuses, and files written whole.
 
 The annotate and mmrb_eval commands use it too. Nothing heavy is imported at module level:
 ``mmrb --help`` loads every command module."""
@@ -48,6 +48,34 @@ def read_ids(path: str | None) -> list[str] | None:
         return [ln.strip() for ln in Path(path).read_text(encoding="utf-8").splitlines() if ln.strip()]
     except OSError as e:
         raise MmrbError(f"cannot read {path}: {e.strerror}") from None
+
+
+def add_response_limit_option(p: argparse.ArgumentParser, config: str) -> None:
+    """--max-response-chars of a command that asks endpoints; ``config`` names the file whose
+    ``max_response_chars`` applies without it ("models file", "judge file")."""
+    p.add_argument(
+        "--max-response-chars",
+        type=int,
+        default=None,
+        metavar="N",
+        # curate.llm.DEFAULT_MAX_RESPONSE_CHARS, written out: importing curate.llm (asyncio) would slow
+        # every --help; tests/test_commands_common.py checks that the two agree
+        help=f"answers longer than N characters are failures (default: the {config}'s max_response_chars, else 200000)",
+    )
+
+
+def add_missing_images_option(p: argparse.ArgumentParser, *, judging: bool, config: str | None = None) -> None:
+    """--allow-missing-images: without it an image file that does not exist stops the command.
+    ``judging``: the pair is judged on its text alone (else the image is recorded as missing);
+    ``config``: the file whose ``allow_missing_images`` applies without the option."""
+    then = "judge its pair on the text alone" if judging else "record it as missing (the app shows a placeholder)"
+    default = f" (default: the {config}'s allow_missing_images)" if config else ""
+    p.add_argument(
+        "--allow-missing-images",
+        action="store_true",
+        default=None if config else False,
+        help=f"for an image file that does not exist, {then} instead of refusing it{default}",
+    )
 
 
 def response_limit(args: argparse.Namespace) -> int | None:

@@ -9,7 +9,6 @@ DESCRIPTION = (
     "Import a file into the store in one transaction: either everything lands or nothing "
     "does. Formats are described in docs/formats.md."
 )
-FORMATS = ("mmrb", "vlrewardbench", "vlrewardbench-text", "mmrb2", "mm-rlhf", "generic")
 IMAGES_ROOT_HELP = (
     "folder the image paths are relative to and must stay inside: a path that leads outside it "
     "(absolute, '..', a symlink) is refused (default: the file's folder)"
@@ -17,7 +16,8 @@ IMAGES_ROOT_HELP = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from curate.commands.common import add_store_options
+    from curate.commands.common import add_missing_images_option, add_store_options
+    from curate.model import PAIR_FORMATS
 
     sub = p.add_subparsers(dest="what", metavar="{items,pairs}", required=True)
     it = sub.add_parser("items", help="items in the mmrb-studio items format (JSONL, CSV or Parquet)")
@@ -28,12 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="comma-separated allowed categories (default: the six Multimodal RewardBench areas "
         "and the groups of the other supported benchmarks)",
     )
-    it.add_argument(
-        "--allow-missing-images",
-        action="store_true",
-        help="record an image file that does not exist as missing (the app shows a placeholder) "
-        "instead of refusing the file",
-    )
+    add_missing_images_option(it, judging=False)
     it.add_argument("--images-root", metavar="DIR", default=None, help=IMAGES_ROOT_HELP)
     it.add_argument(
         "--skip-invalid",
@@ -45,7 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     pr = sub.add_parser("pairs", help="pairs of an existing benchmark")
     pr.add_argument("file")
-    pr.add_argument("--format", required=True, choices=FORMATS)
+    pr.add_argument("--format", required=True, choices=PAIR_FORMATS)
     # --images-dir is the option's earlier name, kept so that existing scripts still work
     pr.add_argument(
         "--images-root", "--images-dir", dest="images_root", metavar="DIR", default=None, help=IMAGES_ROOT_HELP

@@ -15,7 +15,7 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from curate.commands.common import add_store_options
+    from curate.commands.common import add_response_limit_option, add_store_options
 
     add_store_options(p)
     p.add_argument("--models", required=True, help="models file (.toml, .yaml or .yml)")
@@ -25,14 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-check", action="store_true", help="do not ask each endpoint for its model list first")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (default: shown on a terminal)")
     p.add_argument("--flush-every", type=int, default=64, help="commit at least every N responses (default 64)")
-    p.add_argument(
-        "--max-response-chars",
-        type=int,
-        default=None,
-        metavar="N",
-        help="answers longer than N characters are failures (default: the models file's "
-        "max_response_chars, else 200000)",
-    )
+    add_response_limit_option(p, "models file")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,7 +17,7 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from curate.commands.common import add_store_options
+    from curate.commands.common import add_missing_images_option, add_response_limit_option, add_store_options
     from curate.dedup import DEFAULT_MAX_DISTANCE
     from curate.selection import DEFAULT_TEMPLATE
 
@@ -47,17 +47,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--duplicates-only", action="store_true", help="only report duplicates; judge and change nothing")
     p.add_argument("--max-side", type=int, default=1024, help="downscale images sent to judges to this side (0: never)")
-    p.add_argument(
-        "--allow-missing-images", action="store_true", help="judge pairs whose images are missing on text alone"
-    )
-    p.add_argument(
-        "--max-response-chars",
-        type=int,
-        default=None,
-        metavar="N",
-        help="judge answers longer than N characters are failures (default: the models file's "
-        "max_response_chars, else 200000)",
-    )
+    add_missing_images_option(p, judging=True)
+    add_response_limit_option(p, "models file")
 
 
 def run(args: argparse.Namespace) -> int:

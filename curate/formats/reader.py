@@ -9,7 +9,8 @@ bad line can be reported beside all the others. Text is read as UTF-8 with
 value it belongs to, and the readers report that field (see ``fields.text_problems``).
 
 Every format module of this package reads its files through ``read_rows``: the importer
-row by row (``curate/ingest``), scoring the whole file at once (``load_rows``).
+row by row (``curate/ingest``), scoring the whole file at once (``load_rows``). The
+agreement label file (``curate/agreement/table.py``) reads its JSONL through ``jsonl_rows``.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def read_rows(path: str | Path, key: str | None = None, *, nulls: bool = False) 
         raise InputError([InputProblem(str(path), None, None, "file not found")])
     kind = file_kind(path)
     if kind == "jsonl":
-        yield from _jsonl(path, nulls)
+        yield from jsonl_rows(path, nulls=nulls)
     elif kind == "json":
         yield from _json(path, key, nulls)
     elif kind == "csv":
@@ -76,7 +77,9 @@ def load_rows(path: str | Path, key: str | None = None, *, nulls: bool = False) 
     return rows
 
 
-def _jsonl(path: Path, nulls: bool) -> Iterator[Row]:
+def jsonl_rows(path: Path, *, nulls: bool = False) -> Iterator[Row]:
+    """The rows of a JSON Lines file whatever its suffix (the agreement label file takes
+    JSONL as ``.json`` too)."""
     with open(path, encoding="utf-8-sig", errors="surrogateescape", newline="") as f:
         for n, text in enumerate(f, 1):
             if not text.strip():

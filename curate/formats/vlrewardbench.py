@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..model import Order, Side
 from .fields import Fields
 from .triplets import TripletRecord
 from .triplets import parse as parse_triplet
@@ -151,6 +152,17 @@ class VlrbInference:
     @property
     def key(self) -> str:
         return item_key(self.id, self.query, self.response)
+
+    @property
+    def preferred(self) -> Side:
+        """The chosen response in the record's own list (rank 0 is chosen)."""
+        return "first" if self.ranking[0] == 0 else "second"
+
+    @property
+    def shown(self) -> Order:
+        """How cal.py showed the record's list: ``random_number`` 0 puts response[0] as
+        Answer 1, anything else response[1]."""
+        return "forward" if self.random_number == 0 else "reverse"
 
 
 def parse(f: Fields, need: Collection[str] = ()) -> VlrbRecord | None:

@@ -1,8 +1,8 @@
 """Importing items and existing benchmark pairs into the store.
 
 ``ingest_items`` reads the project's items format; ``ingest_pairs`` reads one of
-``FORMATS`` (a benchmark's own, read by its module in curate/formats, or the generic one).
-Both check every row and write the whole file in one transaction, all or nothing (see
+``curate.model.PAIR_FORMATS`` (a benchmark's own, read by its module in curate/formats, or
+the generic one). Both check every row and write the whole file in one transaction, all or nothing (see
 ``importer.run_import``); docs/formats.md describes each format.
 """
 
@@ -14,19 +14,17 @@ from pathlib import Path
 from ..errors import InputError, InputProblem
 from ..formats.mmrb2 import JSON_KEY as MMRB2_KEY
 from ..formats.mmrb2 import task_of
-from ..model import DEFAULT_CATEGORIES
+from ..model import DEFAULT_CATEGORIES, PAIR_FORMATS, PairFormat
 from . import generic, mm_rlhf, mmrb, mmrb2, vlrewardbench
 from .common import IngestReport
 from .importer import run_import
 from .items import ingest_items
 
-FORMATS = ("mmrb", "vlrewardbench", "vlrewardbench-text", "mmrb2", "mm-rlhf", "generic")
-
 
 def ingest_pairs(
     store,
     path: str | Path,
-    format: str,
+    format: PairFormat,
     *,
     images_root: str | Path | None = None,
     skip_invalid: str | Path | None = None,
@@ -53,7 +51,9 @@ def ingest_pairs(
         return run_import(store, path, mmrb2.make_parser(task), json_key=MMRB2_KEY, annotators=mmrb2.RATERS, **kw)
     if format == "generic":
         return run_import(store, path, generic.parse, categories=categories or DEFAULT_CATEGORIES, **kw)
-    raise InputError([InputProblem(str(path), None, None, f"unknown format {format!r}; known: {', '.join(FORMATS)}")])
+    raise InputError(
+        [InputProblem(str(path), None, None, f"unknown format {format!r}; known: {', '.join(PAIR_FORMATS)}")]
+    )
 
 
-__all__ = ["FORMATS", "IngestReport", "ingest_items", "ingest_pairs"]
+__all__ = ["IngestReport", "ingest_items", "ingest_pairs"]

@@ -1,10 +1,11 @@
 """Judging pairs with a VLM or a reward model: prompt templates, verdict parsing, order
 policies and a resumable runner that stores every judgment.
 
-It lives in ``curate`` because ``mmrb select`` judges pairs too; ``evaluate`` scores the
-stored judgments. Verdicts are stored in canonical terms (``first``/``second``/``tie`` of
-the pair's own order), never as the A/B the judge saw: the ``order`` column says which
-response was shown as A, and curate/sides.py maps between the two.
+It lives in ``curate`` because ``mmrb select`` judges pairs too; ``mmrb evaluate`` judges
+with it and ``mmrb_eval`` scores the stored judgments. Verdicts are stored in canonical
+terms (``first``/``second``/``tie`` of the pair's own order), never as the A/B the judge
+saw: the ``order`` column says which response was shown as A, and curate/sides.py maps
+between the two.
 """
 
 from .order import ORDER_POLICIES, plan

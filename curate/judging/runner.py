@@ -25,6 +25,7 @@ from typing import Any
 from ..errors import MmrbError
 from ..llm import Completion, Endpoint, LLMClient, count_kinds, image_data_url
 from ..model import Order
+from ..seeding import hex_hash
 from ..sides import shown_first, shown_pair, stored_pair, verdict_from_letter
 from ..store import Store, dumps, loads
 from ..store.writer import BatchWriter
@@ -108,7 +109,7 @@ class RunSummary:
 
 
 def default_run_id(name: str, identity: Mapping[str, Any], dataset: RunDataset) -> str:
-    h = hashlib.sha256(dumps({"identity": identity, "dataset": dataset.label}).encode()).hexdigest()[:10]
+    h = hex_hash(dumps({"identity": identity, "dataset": dataset.label}), n=10)
     safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in name)[:60]
     return f"{safe}-{h}"
 

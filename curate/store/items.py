@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, fields
 from pathlib import Path
@@ -12,6 +11,7 @@ from sqlalchemy import Connection, delete, insert, select, tuple_, update
 
 from ..images import StoredImage
 from ..model import Candidate, ImageRef, Item, Pair, SampleFailure
+from ..seeding import hex_hash
 from . import schema as S
 from .base import StoreBase
 from .engine import chunks, dumps, dumps_mapping, insert_chunked, insert_ignoring, loads, now
@@ -223,10 +223,10 @@ class ItemStore(StoreBase):
 
 # -- row <-> model -----------------------------------------------------------------------
 def params_key(params: Mapping[str, Any]) -> str:
-    return hashlib.sha256(dumps_mapping(params).encode()).hexdigest()[:16] if params else _NO_PARAMS
+    return hex_hash(dumps_mapping(params), n=16) if params else _NO_PARAMS
 
 
-_NO_PARAMS = hashlib.sha256(b"{}").hexdigest()[:16]
+_NO_PARAMS = hex_hash("{}", n=16)
 
 
 def candidate_row(c: Candidate, ts: str) -> dict[str, Any]:

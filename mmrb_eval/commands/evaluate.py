@@ -17,7 +17,7 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from curate.commands.common import add_store_options
+    from curate.commands.common import add_missing_images_option, add_response_limit_option, add_store_options
 
     from ..config import add_scoring_arguments
 
@@ -37,20 +37,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--concurrency", type=int, help="requests in flight (overrides the judge file)")
     p.add_argument("--run", help="run id (default: judge name + a hash of the configuration and dataset)")
     p.add_argument("--limit", type=int, help="only the first N pairs")
-    p.add_argument(
-        "--allow-missing-images",
-        action="store_true",
-        default=None,
-        help="judge pairs whose images are missing on text alone",
-    )
+    add_missing_images_option(p, judging=True, config="judge file")
     p.add_argument("--no-retry-errors", action="store_true", help="on resume, keep failed requests as failures")
-    p.add_argument(
-        "--max-response-chars",
-        type=int,
-        metavar="N",
-        help="judge answers longer than N characters are failures (default: the judge file's "
-        "max_response_chars, else 200000)",
-    )
+    add_response_limit_option(p, "judge file")
     p.add_argument("--export", metavar="JSONL", help="also write the run's judgments (format mmrb-studio)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--quiet", action="store_true")
