@@ -8,10 +8,12 @@ import math
 EMPTY = "–"  # a cell or figure with no value: never "None", never 0
 
 
-def plural(n: int, noun: str, many: str | None = None) -> str:
+def plural(n: int, noun: str, many: str | None = None, *, verb: tuple[str, str] | None = None) -> str:
     """``1 pair``, ``0 pairs``, ``2 pairs``; ``many`` for a noun that does not take an s
-    (``plural(n, "category", "categories")``)."""
-    return f"{n} {noun if n == 1 else many or noun + 's'}"
+    (``plural(n, "category", "categories")``); ``verb`` (singular, plural) agrees with the
+    count: ``plural(n, "pair", verb=("has", "have"))`` -> ``1 pair has``, ``2 pairs have``."""
+    text = f"{n} {noun if n == 1 else many or noun + 's'}"
+    return f"{text} {verb[0] if n == 1 else verb[1]}" if verb else text
 
 
 def percent(share: float | None, digits: int = 1) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..wording import plural
 from .report import DEFAULT_MIN_SHARED, AgreementReport, FieldReport
 from .stats import TOO_FEW_PAIRS, Estimate
 
@@ -160,7 +161,9 @@ def undefined_notes(cells: Iterable[tuple[str, Estimate]], *, min_pairs: int, sh
         elif e.value is not None and e.low is None and e.interval_undefined:
             why = e.interval_undefined
             if why == TOO_FEW_PAIRS:
-                why = f"fewer than {min_pairs} pairs with two or more labels, too few for a bootstrap interval"
+                why = (
+                    f"fewer than {plural(min_pairs, 'pair')} with two or more labels, too few for a bootstrap interval"
+                )
             if why not in intervals:
                 intervals.append(why)
     out = []
