@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 
 from curate.errors import MmrbError
+from curate.wording import plural
 
 
 class LabelStudioError(MmrbError):
@@ -160,7 +161,7 @@ class Client:
     def import_tasks(self, project_id: int, tasks: list[dict]) -> int:
         # no automatic retry: a retried import whose first attempt committed would duplicate
         # tasks; push re-lists the project instead when it is run again
-        with self._call(f"import {len(tasks)} tasks into project {project_id}"):
+        with self._call(f"import {plural(len(tasks), 'task')} into project {project_id}"):
             r = self.sdk.projects.import_tasks(project_id, request=tasks, request_options={"max_retries": 0})
         return int(r.task_count or 0)
 
@@ -191,7 +192,7 @@ class Client:
         self._raw(
             "POST",
             f"/api/projects/{project_id}/import",
-            f"upload {len(files)} images",
+            f"upload {plural(len(files), 'image')}",
             params={"commit_to_project": "false"},
             files=[(f"file{n}", (name, data, "application/octet-stream")) for n, (name, data) in enumerate(files)],
         )

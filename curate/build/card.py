@@ -160,7 +160,7 @@ def write_card(
     if rules.description:
         lines += [rules.description, ""]
     lines += [
-        f"{len(triplets)} (prompt, image, chosen, rejected) triplets kept of {len(result.decisions)} pairs "
+        f"{len(triplets)} (prompt, image, chosen, rejected) triplets kept of {plural(len(result.decisions), 'pair')} "
         f"considered, built by mmrb-studio.",
         "",
         "## Files",
@@ -240,11 +240,11 @@ def write_card(
         "",
         "## Agreement",
         "",
-        f"Over the labels of every considered pair (before filtering), {report.resamples} bootstrap resamples "
-        f"over pairs (seed {report.seed}), percentile 95% intervals; with fewer than {report.min_pairs} pairs "
-        'that have two or more labels an interval is "undefined (too few pairs)" (hatched bars in the '
-        "plot). Krippendorff's thresholds: rely on alpha >= .800, .667 to .800 for tentative conclusions "
-        "only.",
+        "Over the labels of every considered pair (before filtering), "
+        f"{plural(report.resamples, 'bootstrap resample')} over pairs (seed {report.seed}), percentile 95% "
+        f"intervals; with fewer than {plural(report.min_pairs, 'pair')} that have two or more labels an interval "
+        'is "[undefined]" (hatched bars in the plot). Krippendorff\'s thresholds: rely on alpha >= .800, .667 '
+        "to .800 for tentative conclusions only.",
         "",
     ]
     lines += _table(
@@ -293,7 +293,7 @@ def write_card(
         )
         lines += [
             "",
-            f"The chosen response is the longer one in {longer} of {len(triplets)} triplets "
+            f"The chosen response is the longer one in {longer} of {plural(len(triplets), 'triplet')} "
             f"({longer / len(triplets):.1%}): a judge that prefers length alone scores that much.",
         ]
     else:
