@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import os
 import sys
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -44,10 +46,18 @@ def _sample() -> dict:
     return demo.ensure_sample()
 
 
+def _warm() -> None:
+    """Import what the lead's landing page computes with (seconds on a busy machine), so the
+    first lead to sign in does not wait for it."""
+    for name in ("altair", "krippendorff", "statsmodels.stats.inter_rater"):
+        importlib.import_module(name)
+
+
 @asynccontextmanager
 async def _start(_app) -> AsyncIterator[None]:
     """At server start-up, before any browser connects: on the bundled sample, build it if
-    needed and print the demo accounts (annotate/demo.py)."""
+    needed and print the demo accounts (annotate/demo.py); warm the lead's imports."""
+    threading.Thread(target=_warm, name="mmrb-warm", daemon=True).start()
     if not (_args().db or os.environ.get("MMRB_DB")):
         from annotate import demo
 

@@ -1,5 +1,6 @@
-"""The lead's plots as Altair (Vega-Lite) charts, drawn by st.altair_chart; built from the
-figures of annotate/progress.py and curate/agreement/summary.py, computing nothing new.
+"""The lead's plots as Altair (Vega-Lite) charts, drawn as their specs (annotate/figures.py
+caches them); built from the figures of annotate/progress.py and curate/agreement/summary.py,
+computing nothing new.
 
 An undefined value is written "undefined" where its bar would be, never drawn as 0.
 """
@@ -24,6 +25,15 @@ from curate.agreement.summary import (
 HEIGHT = 320  # of the plot: the axes and legends come on top (FIT_WIDTH)
 # Streamlit would fit the whole chart, axes and legends included, into its height
 FIT_WIDTH = alt.AutoSizeParams(type="fit-x", contains="padding")
+
+
+def spec(chart: alt.TopLevelMixin) -> dict:
+    """The chart as the Vega-Lite spec st.vega_lite_chart draws, its data inlined. Altair's
+    default theme only adds a 300 x 300 view size, which st.altair_chart leaves out too: so
+    does this (none of these charts sets a config of its own)."""
+    out = chart.to_dict()
+    out.pop("config", None)
+    return out
 
 
 def _field_colors(titles: Sequence[str]) -> alt.Scale:

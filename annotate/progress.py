@@ -63,6 +63,13 @@ def annotator_table(people: pd.DataFrame) -> Table:
     )
 
 
+def accounts_table(people: pd.DataFrame) -> Table:
+    """The Annotators page's accounts: who, role, active, assigned, done."""
+    return human(
+        people, {"annotator": "Annotator", "role": "Role", "active": "Active", "assigned": "Assigned", "done": "Done"}
+    )
+
+
 def category_table(cats: pd.DataFrame) -> Table:
     """admin.progress_by_category, the share done in percent."""
     frame = cats.assign(percent_done=100 * cats["done"] / cats["assigned"]) if len(cats) else cats

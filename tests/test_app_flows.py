@@ -331,6 +331,16 @@ def test_agreement_page_plots_intervals_kappas_and_majority_and_explains_undefin
     assert b"0.8: reliable" in sent and b"0.667: tentative" in sent
 
 
+def test_the_annotators_page_lists_accounts_under_human_headers(sqlite_env):
+    lead = sign_in("lead")
+    lead.switch_page("annotate/views/admin_annotators.py").run()
+    assert not lead.exception, lead.exception
+    assert_lead_tables(lead)
+    accounts = lead.dataframe[0].value
+    assert list(accounts.columns) == ["Annotator", "Role", "Active", "Assigned", "Done"]
+    assert sorted(accounts["Annotator"]) == ["alice", "bob", "lead"]
+
+
 def test_the_leads_my_labels_page_has_its_heading(sqlite_env):
     lead = sign_in("lead")
     lead.switch_page("annotate/views/my_labels.py").run()

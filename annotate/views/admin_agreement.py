@@ -4,7 +4,7 @@ cached per store state: annotate/figures.py)."""
 
 import streamlit as st
 
-from annotate import admin, charts, figures, ui
+from annotate import admin, figures, ui
 from annotate.render import plain
 from annotate.session_ui import require
 from annotate.widgets import show_table
@@ -13,7 +13,8 @@ from curate.wording import plural
 
 require("admin_agreement")
 st.subheader("Agreement")
-report = figures.agreement(ui.store())
+s = ui.store()
+report = figures.agreement(s)
 if not report.fields:
     st.info("No submitted labels yet: agreement appears once two annotators have labelled the same pair.")
     st.stop()
@@ -26,7 +27,8 @@ st.caption(
 
 rows = alpha_rows(report)
 st.markdown("**Alpha per field and category**")
-st.altair_chart(charts.alpha_per_category(rows), width="stretch")
+drawn = figures.agreement_charts(s)
+st.vega_lite_chart(spec=drawn["alpha"], width="stretch")
 st.caption(
     "Krippendorff's thresholds: rely on alpha of 0.8 or more; 0.667 to 0.8 only for tentative conclusions. "
     f"Pale bars have no interval: fewer than {plural(report.min_pairs, 'pair')} with two or more labels."
@@ -36,15 +38,13 @@ for note in admin.alpha_notes(rows, min_pairs=report.min_pairs):
     st.caption(plain(note))
 
 st.markdown("**Cohen's kappa between annotators**")
-cells = kappa_cells(report)
-if cells:
-    st.altair_chart(charts.kappa_heatmap(cells))
-    if any(c.kappa is None for c in cells):
+if "kappa" in drawn:
+    st.vega_lite_chart(spec=drawn["kappa"])
+    if any(c.kappa is None for c in kappa_cells(report)):
         st.caption(KAPPA_RULE + " (grey cells).")
 else:
     st.caption("No two annotators have labelled the same pair yet.")
 st.markdown("**Agreement with the others' majority**")
-majority = majority_rows(report)
-st.altair_chart(charts.majority_agreement(majority), width="stretch")
-if any(m.agreement is None for m in majority):
+st.vega_lite_chart(spec=drawn["majority"], width="stretch")
+if any(m.agreement is None for m in majority_rows(report)):
     st.caption(MAJORITY_RULE + ".")

@@ -3,7 +3,7 @@ distributions, and pairs still short of their overlap. The lead lands here (app.
 
 import streamlit as st
 
-from annotate import admin, charts, figures, progress, ui
+from annotate import admin, figures, progress, ui
 from annotate.progress import ProgressTotals
 from annotate.session_ui import require
 from annotate.widgets import show_table
@@ -24,26 +24,23 @@ else:
     show_table(progress.annotator_table(people))
     st.caption(admin.RATE_RULE + f" An empty cell ({EMPTY}) has no value yet.")
 
-activity = s.label_activity()
-over_time = progress.labels_over_time(activity)
-if len(over_time):
+drawn = figures.progress_charts(s)
+if drawn:
     left, right = st.columns(2)
     with left:
         st.markdown("**Labels over time**")
-        st.altair_chart(charts.labels_over_time(over_time), width="stretch")
+        st.vega_lite_chart(spec=drawn["labels_over_time"], width="stretch")
     with right:
         st.markdown("**Seconds per label**")
-        timed = progress.seconds_per_label(activity)
-        if len(timed):
-            st.altair_chart(charts.seconds_per_label(timed), width="stretch")
+        if "seconds_per_label" in drawn:
+            st.vega_lite_chart(spec=drawn["seconds_per_label"], width="stretch")
             st.caption(
                 "Box: the middle half of an annotator's labels; whiskers: 10th to 90th percentile; tick: median."
             )
         else:
             st.caption("No timed labels yet.")
     st.markdown("**Label distribution**")
-    dist = progress.label_distribution(figures.agreement(s))
-    st.altair_chart(charts.label_distribution(dist))
+    st.vega_lite_chart(spec=drawn["label_distribution"])
     st.caption("Submitted labels per value; first and second are the pair's stored order, not screen sides.")
 else:
     st.caption("Plots of labels over time, seconds per label and label distributions appear with the first label.")

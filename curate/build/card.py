@@ -18,7 +18,7 @@ from ..agreement.summary import (
     undefined_notes,
 )
 from ..model import Triplet
-from ..wording import plural
+from ..wording import percent, plural
 from .export import PARQUET, SPLIT
 from .filter import FilterResult
 from .rules import Rules
@@ -294,7 +294,7 @@ def write_card(
         lines += [
             "",
             f"The chosen response is the longer one in {longer} of {plural(len(triplets), 'triplet')} "
-            f"({longer / len(triplets):.1%}): a judge that prefers length alone scores that much.",
+            f"({percent(longer / len(triplets))}): a judge that prefers length alone scores that much.",
         ]
     else:
         lines += ["No triplets."]
