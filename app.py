@@ -12,8 +12,13 @@ same file as the page script (``__name__ == "__main__"``) on every rerun of ever
 from __future__ import annotations
 
 import argparse
+import asyncio
+import importlib
 import os
 import sys
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import streamlit as st
@@ -39,6 +44,25 @@ def _sample() -> dict:
     from annotate import demo
 
     return demo.ensure_sample()
+
+
+def _warm() -> None:
+    """Import what the lead's landing page computes with (seconds on a busy machine), so the
+    first lead to sign in does not wait for it."""
+    for name in ("altair", "krippendorff", "statsmodels.stats.inter_rater"):
+        importlib.import_module(name)
+
+
+@asynccontextmanager
+async def _start(_app) -> AsyncIterator[None]:
+    """At server start-up, before any browser connects: on the bundled sample, build it if
+    needed and print the demo accounts (annotate/demo.py); warm the lead's imports."""
+    threading.Thread(target=_warm, name="mmrb-warm", daemon=True).start()
+    if not (_args().db or os.environ.get("MMRB_DB")):
+        from annotate import demo
+
+        await asyncio.to_thread(demo.ensure_sample, announce=True)
+    yield
 
 
 def page(name: str, title: str, icon: str, **kw) -> st.Page:
@@ -74,8 +98,9 @@ def navigation(who):
     if who is None:
         return st.navigation([page("signin", "Sign in", ":material/login:", default=True)], position="hidden")
     is_admin = who.role == "admin"
+    # an annotator opens on their queue, the lead on Progress (a lead's own queue is usually empty)
     work = [
-        page("label", "Label", ":material/rate_review:", default=True),
+        page("label", "Label", ":material/rate_review:", default=not is_admin),
         page("my_labels", "My labels", ":material/history:"),
         page("guidelines", "Guidelines", ":material/menu_book:"),
     ]
@@ -83,13 +108,13 @@ def navigation(who):
     # URL reaches the page's own access check, which refuses it with a message.
     vis = "visible" if is_admin else "hidden"
     lead = [
-        page("admin_progress", "Progress", ":material/monitoring:", visibility=vis),
+        page("admin_progress", "Progress", ":material/monitoring:", visibility=vis, default=is_admin),
         page("admin_agreement", "Agreement", ":material/handshake:", visibility=vis),
         page("admin_adjudicate", "Adjudication", ":material/gavel:", visibility=vis),
         page("admin_annotators", "Annotators", ":material/group:", visibility=vis),
         page("leaderboard", "Leaderboard", ":material/leaderboard:", visibility=vis),
     ]
-    nav = st.navigation({"Annotate": work, "Lead": lead} if is_admin else {"Annotate": work + lead})
+    nav = st.navigation({"Lead": lead, "Annotate": work} if is_admin else {"Annotate": work + lead})
     with st.sidebar:
         st.caption(f"Signed in as **{plain(who.name)}** ({who.role})")
         if st.button("Sign out", key="sign_out"):
@@ -101,4 +126,6 @@ def navigation(who):
 if __name__ == "__main__":  # the page script, run by the server on every rerun
     main()
 else:  # imported by `streamlit run app.py`, which serves this st.App (see the docstring)
-    app = st.App(__file__, routes=web.routes(ui.served_store), middleware=web.middleware(ui.served_store))
+    app = st.App(
+        __file__, lifespan=_start, routes=web.routes(ui.served_store), middleware=web.middleware(ui.served_store)
+    )

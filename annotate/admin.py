@@ -5,24 +5,48 @@ Admin pages are unblinded: they may show model names, gold answers and every lab
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from statistics import median
 
 import pandas as pd
 
-from curate.agreement import agreement_report, from_store
+from curate.agreement import AgreementReport, agreement_report, from_store
+from curate.agreement.stats import DEFAULT_RESAMPLES
+from curate.agreement.summary import ALL, AlphaRow, estimate_cell, field_title, row_estimate, undefined_notes
 from curate.model import Adjudication, Candidate, Item, Label, Pair
 from curate.store import Store
+
+from .tables import Table, human
 
 
 def _ts(s: str | None) -> datetime | None:
     return datetime.fromisoformat(s) if s else None
 
 
+# A rate means something only over enough work: below these an annotator's labels per hour is
+# left empty (one quick label would otherwise read as hundreds an hour).
+RATE_MIN_LABELS = 10
+RATE_MIN_SECONDS = 600.0
+RATE_RULE = (
+    f"Labels per hour appears once an annotator has at least {RATE_MIN_LABELS} timed labels over at least "
+    f"{RATE_MIN_SECONDS / 60:g} minutes of labelling time (the seconds recorded per label, not the wall clock)."
+)
+
+
+def labels_per_hour(seconds: list[float]) -> float | None:
+    """Labels per hour of labelling time, or None below RATE_MIN_LABELS / RATE_MIN_SECONDS."""
+    total = sum(seconds)
+    if len(seconds) < RATE_MIN_LABELS or total < RATE_MIN_SECONDS:
+        return None
+    return round(3600 * len(seconds) / total, 1)
+
+
 def progress_by_annotator(store: Store, *, now: datetime | None = None) -> pd.DataFrame:
     """Per annotator: assigned, done, submitted, skipped, flagged, labels in the last hour,
-    labels per hour of work and the median seconds per label."""
+    labels per hour of work (once there is enough: :func:`labels_per_hour`) and the median
+    seconds per label."""
     now = now or datetime.now(UTC)
     with store.read() as c:
         work = {w.annotator: w for w in store.annotator_work(conn=c)}
@@ -49,8 +73,7 @@ def progress_by_annotator(store: Store, *, now: datetime | None = None) -> pd.Da
                 skipped=sum(1 for r in labs if r.status == "skipped"),
                 flagged=sum(1 for r in sub if r.flag),
                 last_hour=recent,
-                # labels per hour of labelling time (the recorded seconds), not of wall-clock time
-                labels_per_hour=round(3600 * len(secs) / sum(secs), 1) if secs and sum(secs) > 0 else None,
+                labels_per_hour=labels_per_hour(secs),
                 median_seconds=round(median(secs), 1) if secs else None,
             )
         )
@@ -116,21 +139,6 @@ class PairDetails:
     second: Candidate
 
 
-@dataclass(frozen=True)
-class Glance:
-    """One decision at a glance: pairs with 2+ labels, percent agreement and Krippendorff's
-    alpha (nominal) with its bootstrap interval; an undefined value is None, with why."""
-
-    pairs: int
-    labels: int
-    alpha: float | None
-    low: float | None
-    high: float | None
-    percent: float | None
-    note: str  # "undefined: ..." when alpha is undefined
-    interval_undefined: str | None = None  # why there is no interval (e.g. "too few pairs")
-
-
 def disagreements(store: Store) -> list[Disagreement]:
     """Pairs with two or more submitted labels that differ, unblinded, with any adjudication."""
     by: dict[str, list[Label]] = {}
@@ -157,28 +165,47 @@ def pair_details(store: Store, pair_id: str) -> PairDetails | None:
     return PairDetails(pair, item, first, second)
 
 
-GLANCE_FIELDS = ("preference", "correctness_first", "correctness_second")
+def lead_report(store: Store, *, resamples: int = DEFAULT_RESAMPLES) -> AgreementReport:
+    """The agreement report the lead's pages draw (the figures of ``mmrb agreement --category``):
+    every field overall and per category, bootstrap intervals over pairs, seed 0."""
+    return agreement_report(from_store(store), per_category=True, resamples=resamples, seed=0)
 
 
-def agreement_glance(store: Store, *, resamples: int = 200) -> dict[str, Glance]:
-    """Per decision (GLANCE_FIELDS), from the project's agreement report (curate.agreement).
-    An undefined alpha is reported with its reason, never as 0 or 1."""
-    rep = agreement_report(from_store(store), resamples=resamples, seed=0)
-    out: dict[str, Glance] = {}
-    for name in GLANCE_FIELDS:
-        f = rep.fields.get(name)
-        if f is None or f.n_pairable == 0:
-            out[name] = Glance(0, 0, None, None, None, None, "no pair has two labels yet")
-            continue
-        a, pa = f.alpha, f.percent_agreement
-        out[name] = Glance(
-            pairs=f.n_pairable,
-            labels=f.n_labels,
-            alpha=None if a.value is None else round(a.value, 3),
-            low=None if a.low is None else round(a.low, 3),
-            high=None if a.high is None else round(a.high, 3),
-            percent=None if pa.value is None else round(pa.value, 3),
-            note=f"undefined: {a.undefined}" if a.undefined else "",
-            interval_undefined=a.interval_undefined,
-        )
-    return out
+def alpha_table(rows: Sequence[AlphaRow]) -> Table:
+    """Alpha per field and category as the lead reads it: "undefined" in a cell, the reasons
+    once below it (:func:`alpha_notes`)."""
+    frame = pd.DataFrame(
+        [
+            {
+                "field": field_title(r.field),
+                "category": r.category,
+                "pairs": r.pairs,
+                "labels": r.labels,
+                "alpha": estimate_cell(row_estimate(r)),
+                "percent": None if r.percent is None else 100 * r.percent,
+            }
+            for r in rows
+        ]
+    )
+    return human(
+        frame,
+        {
+            "field": "Field",
+            "category": "Category",
+            "pairs": "Pairs with 2+ labels",
+            "labels": "Labels",
+            "alpha": "Alpha [95% interval]",
+            "percent": "Percent agreement",
+        },
+        {"Percent agreement": "%.1f%%"},
+    )
+
+
+def alpha_notes(rows: Sequence[AlphaRow], *, min_pairs: int) -> list[str]:
+    """Why a cell of :func:`alpha_table` is undefined, once per reason."""
+
+    def where(r: AlphaRow) -> str:
+        return field_title(r.field) if r.category == ALL else f"{field_title(r.field)} in {r.category}"
+
+    notes = undefined_notes(((where(r), row_estimate(r)) for r in rows), min_pairs=min_pairs)
+    return [n[0].upper() + n[1:] for n in notes]

@@ -18,6 +18,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 from curate.errors import MmrbError
 from curate.model import ROLES, Annotator, Role, word_of
 from curate.store import Store
+from curate.wording import plural
 
 from . import sessions
 
@@ -84,7 +85,7 @@ class SignIn:
         if self.throttled is None:
             return "Wrong name or password, or the account is disabled."
         minutes = max(1, round(self.retry_after / 60))
-        wait = f"Try again in {minutes} minute{'s' if minutes > 1 else ''}"
+        wait = f"Try again in {plural(minutes, 'minute')}"
         if self.throttled == "name":
             return f"Too many failed sign-ins for this name. {wait}, or ask your lead to reset the password."
         return f"Too many failed sign-ins from your address. {wait}."

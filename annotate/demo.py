@@ -23,6 +23,10 @@ ACCOUNTS = (
     ("carol", "carol-demo", "annotator"),
 )
 K = 2  # labels per pair in the sample
+# The sample leaves one image out on purpose (data/make_sample.py); its item's metadata says so
+# under this key, and the app's placeholder then says it is deliberate.
+DELIBERATE_MISSING_IMAGE = "deliberately_missing_image"
+DELIBERATE_MISSING_NOTE = "This is the sample's deliberately missing image: it shows how the app presents one."
 CAP = 2  # pairs per prompt: a calm first session
 
 
@@ -47,7 +51,15 @@ def build_sample(db: Path, images: Path, sample: Path = SAMPLE) -> None:
         store.checkpoint()  # the WAL into the file before it is renamed
 
 
-def ensure_sample(db: Path | None = None) -> dict:
+def print_accounts() -> None:
+    print("mmrb-studio: demo accounts (name / password / role):", file=sys.stderr)
+    for name, password, role in ACCOUNTS:
+        print(f"    {name} / {password} / {role}", file=sys.stderr)
+
+
+def ensure_sample(db: Path | None = None, *, announce: bool = False) -> dict:
+    """The sample store, built on first use. The demo accounts are printed when it is built,
+    and with ``announce`` also when it was there already (the app's start-up)."""
     db = Path(db or DEFAULT_DB)
     images = Path(str(db) + ".images")
     if not db.exists():
@@ -60,9 +72,10 @@ def ensure_sample(db: Path | None = None) -> dict:
             Path(f"{tmp}{suffix}").unlink(missing_ok=True)
         os.replace(tmp, db)
         print(f"mmrb-studio: built the sample project in {db}", file=sys.stderr)
-        print("mmrb-studio: demo accounts (name / password / role):", file=sys.stderr)
-        for name, password, role in ACCOUNTS:
-            print(f"    {name} / {password} / {role}", file=sys.stderr)
+        print_accounts()
+    elif announce:
+        print(f"mmrb-studio: the sample project is in {db}", file=sys.stderr)
+        print_accounts()
     return dict(
         db=str(db),
         images=str(images),

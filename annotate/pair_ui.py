@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from . import ui
+from .demo import DELIBERATE_MISSING_NOTE
 from .images_cache import image_bytes, image_src
 from .outage_ui import calm
 from .queue import PairView, current_view
@@ -19,9 +20,15 @@ MISSING = {
 }
 
 
+def missing_reason(view: PairView) -> str:
+    """What the placeholder says when there is no image to show."""
+    reason = MISSING.get(view.image_status, "The image is not available.")
+    return f"{reason} {DELIBERATE_MISSING_NOTE}" if view.image_deliberately_missing else reason
+
+
 def show_item(view: PairView) -> None:
     jpeg = image_bytes(ui.store(), view.image_sha256)
-    reason = None if jpeg is not None else MISSING.get(view.image_status, "The image is not available.")
+    reason = None if jpeg is not None else missing_reason(view)
     src = image_src(jpeg, view.item_id) if jpeg is not None else None
     block = image_html(jpeg, item_id=view.item_id, alt="the prompt's image", missing_reason=reason, src=src)
     st.html(item_html(block, view.category, view.prompt))  # one element: see render.item_html

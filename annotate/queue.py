@@ -14,6 +14,8 @@ from curate.model import Assignment, Label, Side
 from curate.sides import other, shown_pair
 from curate.store import NEW_LABEL, ConflictError, Store
 
+from .demo import DELIBERATE_MISSING_IMAGE
+
 
 @dataclass(frozen=True)
 class PairView:
@@ -31,6 +33,7 @@ class PairView:
     image_error: str | None
     seq: int
     label: Label | None = None  # the annotator's own label, when reopening
+    image_deliberately_missing: bool = False  # the bundled sample's item without its image, on purpose
 
     @property
     def right_side(self) -> Side:
@@ -60,6 +63,7 @@ def build_view(store: Store, assignment: Assignment, *, with_label: bool = False
         image_error=img.error if img else None,
         seq=assignment.seq,
         label=store.get_label(pair.id, assignment.annotator, conn=conn) if with_label else None,
+        image_deliberately_missing=bool(item.metadata.get(DELIBERATE_MISSING_IMAGE)),
     )
 
 

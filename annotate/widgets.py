@@ -1,12 +1,15 @@
-"""Small Streamlit pieces every page may use: data Markdown shown safely, and the label
-page's keyboard listener."""
+"""Small Streamlit pieces every page may use: data Markdown shown safely, the lead's
+tables, and the label page's keyboard listener."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from curate.wording import EMPTY
+
 from . import keys
 from .render import markdown_html
+from .tables import Table
 
 
 def rich(text: str) -> None:
@@ -22,3 +25,9 @@ def key_listener() -> None:
         return
     st.html(keys.script(), unsafe_allow_javascript=True)
     st.session_state["keys_injected"] = True
+
+
+def show_table(table: Table, **kw) -> None:
+    """A lead's table: its headers, its number formats, an empty cell shown as EMPTY."""
+    config = {h: st.column_config.NumberColumn(format=f) for h, f in table.formats.items()}
+    st.dataframe(table.frame, hide_index=True, column_config=config, placeholder=EMPTY, **kw)

@@ -35,6 +35,7 @@ from .errors import MmrbError
 from .model import Assignment, Label, Side
 from .seeding import unit
 from .store import Store, now
+from .wording import plural
 
 ATTEMPTS = 3  # tries of a run that keeps losing races before it gives up
 
@@ -54,15 +55,19 @@ class AssignReport:
 
     def lines(self) -> list[str]:
         out = [
-            f"{self.created} assignments added ({self.regular} regular, {self.gold} gold, "
-            f"{self.adaptive} adaptive) over {self.pairs} pairs and {len(self.annotators)} annotators"
+            f"{plural(self.created, 'assignment')} added ({self.regular} regular, {self.gold} gold, "
+            f"{self.adaptive} adaptive) over {plural(self.pairs, 'pair')} and "
+            f"{plural(len(self.annotators), 'annotator')}"
         ]
         for name in self.annotators:
             out.append(f"  {name}: {self.load.get(name, 0)} assigned")
         if self.short:
-            out.append(f"{len(self.short)} pairs have fewer than k annotators (not enough annotators)")
+            short = plural(len(self.short), "pair", verb=("has", "have"))
+            out.append(f"{short} fewer than k annotators (not enough annotators)")
         if self.gold_without_answer:
-            out.append(f"warning: {self.gold_without_answer} gold pairs have no known answer")
+            out.append(
+                f"warning: {plural(self.gold_without_answer, 'gold pair', verb=('has', 'have'))} no known answer"
+            )
         return out
 
 
@@ -147,7 +152,7 @@ def _assign(store: Store, k, annotators, seed, gold_rate, max_k, batch, pair_ids
             known = {p.id for p in all_pairs}
             missing = sorted(wanted - known)
             if missing:
-                raise MmrbError(f"{len(missing)} pair ids not found or dropped, e.g. {missing[0]!r}")
+                raise MmrbError(f"{plural(len(missing), 'pair id')} not found or dropped, e.g. {missing[0]!r}")
             regular = [p for p in all_pairs if p.id in wanted and not p.is_gold]
         else:
             regular = [p for p in all_pairs if not p.is_gold]

@@ -39,6 +39,7 @@ from fractions import Fraction
 
 from .model import Correctness
 from .quantities import Quantity, compare, number_words_in, numbers_in, prepare, reference_quantity
+from .wording import plural
 
 DEFAULT_REL_TOL = 1e-4
 DEFAULT_ABS_TOL = 1e-9
@@ -455,7 +456,7 @@ def _read_number(text: str) -> tuple[Quantity | None, str]:
     q = _one_number(*with_numbers[-1]) if with_numbers else None
     if q is not None:
         return q, _FROM_LAST_CLAUSE
-    return None, f"{len(nums)} numbers and no answer marker"
+    return None, f"{plural(len(nums), 'number')} and no answer marker"
 
 
 def _show(q: Quantity) -> str:

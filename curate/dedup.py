@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Literal
 
 from .correctness import normalise
 from .model import Item
+from .wording import plural
 
 if TYPE_CHECKING:  # not imported for `mmrb select --help`, which shows this module's defaults
     from .store import Store
@@ -154,8 +155,9 @@ def duplicate_lines(groups: Sequence[DuplicateGroup]) -> list[str]:
     if not img and not prm:
         return []
     out = [
-        f"duplicates: {sum(len(g.duplicates) for g in img)} items share an image with another, "
-        f"{sum(len(g.duplicates) for g in prm)} repeat another item's prompt and image"
+        f"duplicates: {plural(sum(len(g.duplicates) for g in img), 'item', verb=('shares', 'share'))} an image with "
+        f"another, {plural(sum(len(g.duplicates) for g in prm), 'item', verb=('repeats', 'repeat'))} another item's "
+        "prompt and image"
     ]
     out += [f"  {g.kind}: {', '.join(g.duplicates)} duplicate {g.keep}" for g in (prm + img)[:10]]
     return out

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .errors import MmrbError
+from .wording import plural
 
 RETRY_AFTER_CAP = 120.0
 RETRY_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
@@ -278,12 +279,14 @@ class LLMClient:
             if limit is None or (resp.content_length is not None and resp.content_length <= limit):
                 return resp.status, resp.headers, await resp.read()
             if resp.content_length is not None:
-                raise ResponseTooLarge(f"response body of {resp.content_length} bytes is over the limit of {limit}")
+                raise ResponseTooLarge(
+                    f"response body of {plural(resp.content_length, 'byte')} is over the limit of {limit}"
+                )
             buf = bytearray()  # no length announced (chunked): read up to the limit only
             async for chunk in resp.content.iter_any():
                 buf += chunk
                 if len(buf) > limit:
-                    raise ResponseTooLarge(f"response body is over the limit of {limit} bytes")
+                    raise ResponseTooLarge(f"response body is over the limit of {plural(limit, 'byte')}")
             return resp.status, resp.headers, bytes(buf)
 
     @property
@@ -375,7 +378,7 @@ def _completion(resp: Any, attempts: int, seconds: float, max_chars: int = DEFAU
     if not isinstance(text, str) or not text.strip():
         error = f"empty response (finish_reason={choice.get('finish_reason')})"
     elif len(text) > max_chars:
-        error = f"response of {len(text)} characters is over the limit of {max_chars} (max_response_chars)"
+        error = f"response of {plural(len(text), 'character')} is over the limit of {max_chars} (max_response_chars)"
     if error:
         return Completion(
             ok=False, error=error, attempts=attempts, prompt_tokens=pt, completion_tokens=ct, seconds=seconds

@@ -40,6 +40,7 @@ from .correctness import CorrectnessVerdict, decide, normalise, options_from_pro
 from .errors import MmrbError
 from .model import Candidate, Item, Pair, Preference
 from .seeding import hex_hash, unit
+from .wording import plural
 
 if TYPE_CHECKING:  # not imported for `mmrb pair --help`
     from .store import Store
@@ -95,18 +96,18 @@ class PairingReport:
 
     def lines(self) -> list[str]:
         out = [
-            f"{self.created} pairs created ({self.strategy}) from {self.items} items; "
+            f"{plural(self.created, 'pair')} created ({self.strategy}) from {plural(self.items, 'item')}; "
             f"{self.existing} already stored, {self.near_duplicates} near-identical skipped, "
             f"{self.capped} over the per-item cap",
             "correctness decided by: "
             + (", ".join(f"{k} {v}" for k, v in sorted(self.by_method.items())) or "nothing")
-            + f"; {self.unsure_candidates} candidates unsure (for humans)",
+            + f"; {plural(self.unsure_candidates, 'candidate')} unsure (for humans)",
         ]
         for cat, s in sorted(self.categories.items()):
             lw = f"{s.longer_wins:.0%}" if s.longer_wins is not None else "n/a"
             bal = f", {s.dropped_for_balance} dropped to balance length" if s.dropped_for_balance else ""
             out.append(
-                f"  {cat}: {s.pairs} pairs, mean |length difference| {s.mean_abs_len_diff:.0f} chars, "
+                f"  {cat}: {plural(s.pairs, 'pair')}, mean |length difference| {s.mean_abs_len_diff:.0f} chars, "
                 f"chosen is longer in {lw} of {s.known} with a known preference{bal}"
             )
         return out

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .model import Correctness
+from .wording import plural
 
 # unit word -> (kind, factor to the kind's base unit); temperatures are kinds of their own
 _UNIT_TABLE: dict[str, tuple[str, Fraction]] = {}
@@ -261,15 +262,15 @@ def _compare_values(got: Quantity, want: Quantity, rel_tol: Fraction, abs_tol: F
     if p is not None and p >= 1 and (d is None or d >= p) and diff <= Fraction(1, 2 * 10**p):
         # "3.1416" for "3.14": the reference looks rounded only when it has 3 significant digits
         if _significant_digits(w) >= 3:
-            return "correct", f"rounds to the reference's {p} places"
-        return "unsure", f"rounds to the reference's {p} places, which may be exact"
+            return "correct", f"rounds to the reference's {plural(p, 'place')}"
+        return "unsure", f"rounds to the reference's {plural(p, 'place')}, which may be exact"
     if p is None and d is not None and (w * 10**d).denominator == 1:
         return "incorrect", ""  # the fraction is exact at the response's places: 0.5 is not 2/5
     if p is None and d is not None and d >= 2 and diff <= Fraction(1, 2 * 10**d):
         if _significant_digits(g) >= 2:
-            return "correct", f"the reference rounded to {d} places"
+            return "correct", f"the reference rounded to {plural(d, 'place')}"
     if d is not None and (p is None or d < p) and diff <= Fraction(1, 2 * 10**d):
-        return "unsure", f"a rounding to {d} places: too coarse to tell"
+        return "unsure", f"a rounding to {plural(d, 'place')}: too coarse to tell"
     if d is not None and p is None and diff <= Fraction(1, 10**d):
         return "unsure", "one off in the last place of a rounding"
     return "incorrect", ""

@@ -56,6 +56,7 @@ from .seeding import hex_hash
 from .store import Store, params_key
 from .store.items import SampleKey
 from .store.writer import BatchWriter
+from .wording import plural
 
 DEFAULT_MAX_SIDE = 1024
 
@@ -259,7 +260,7 @@ class SampleReport:
             return []
         per = ", ".join(f"{name}: {s.failed}" for name, s in self.models.items() if s.failed)
         out = [
-            f"incomplete: {self.failed} requests still failed after retries ({per}); "
+            f"incomplete: {plural(self.failed, 'request')} still failed after retries ({per}); "
             "they are kept in sample_failures, not stored as candidates"
         ]
         for name, s in self.models.items():
@@ -271,7 +272,10 @@ class SampleReport:
     def lines(self) -> list[str]:
         rate = self.done / self.seconds if self.seconds else 0.0
         head = "interrupted" if self.interrupted else "finished"
-        out = [f"{head}: {self.done} responses stored, {self.failed} failed, in {self.seconds:.1f} s ({rate:.1f}/s)"]
+        out = [
+            f"{head}: {plural(self.done, 'response')} stored, {self.failed} failed, in {self.seconds:.1f} s "
+            f"({rate:.1f}/s)"
+        ]
         for name, s in self.models.items():
             out.append(
                 f"  {name}: {s.done} new, {s.stored_before} already stored, {s.failed} failed; "
@@ -279,7 +283,7 @@ class SampleReport:
             )
         if self.skipped_items:
             first = next(iter(self.skipped_items.items()))
-            out.append(f"{len(self.skipped_items)} items skipped, e.g. {first[0]}: {first[1]}")
+            out.append(f"{plural(len(self.skipped_items), 'item')} skipped, e.g. {first[0]}: {first[1]}")
         return out
 
 
@@ -382,7 +386,9 @@ async def sample_async(
     if item_ids is not None:
         missing = set(item_ids) - {i.id for i in items}
         if missing:
-            raise MmrbError(f"{len(missing)} item ids are not in the store, e.g. {sorted(missing)[0]!r}")
+            raise MmrbError(
+                f"{plural(len(missing), 'item id', verb=('is', 'are'))} not in the store, e.g. {sorted(missing)[0]!r}"
+            )
     usable: list[Item] = []
     paths: dict[str, list[Path]] = {}
     known = store.image_paths(ref.sha256 for item in items for ref in item.images if ref.sha256)

@@ -40,6 +40,7 @@ from .errors import MmrbError
 from .llm import Endpoint
 from .model import Item, Pair
 from .seeding import unit
+from .wording import plural
 
 if TYPE_CHECKING:  # not imported for `mmrb select --help`, which shows this module's defaults
     from .store import Store
@@ -110,10 +111,11 @@ class SelectReport:
 
     def lines(self) -> list[str]:
         out = [
-            f"{self.considered} pairs considered: {self.judged} judged by {self.n} judges (hard = at least "
-            f"{self.m} wrong or inconsistent), {self.no_known_answer} without a known answer left for humans",
+            f"{plural(self.considered, 'pair')} considered: {self.judged} judged by {plural(self.n, 'judge')} "
+            f"(hard = at least {self.m} wrong or inconsistent), {self.no_known_answer} without a known answer left "
+            "for humans",
             f"kept {self.kept}; dropped {self.easy} easy, {self.over_target} over the category target, "
-            f"{self.duplicates_dropped} duplicates",
+            f"{plural(self.duplicates_dropped, 'duplicate')}",
         ]
         if self.unjudged or self.held:
             out.append(
@@ -186,7 +188,7 @@ def decide(
                 SelectionDecision(
                     p.id,
                     "dropped",
-                    f"{PREFIX} easy: {hard} of {n} judges wrong or inconsistent, need {m}{extra}",
+                    f"{PREFIX} easy: {hard} of {plural(n, 'judge')} wrong or inconsistent, need {m}{extra}",
                     outcomes,
                 )
             )
@@ -208,7 +210,10 @@ def decide(
                 report.per_category[cat]["kept"] += 1
                 out.append(
                     SelectionDecision(
-                        p.id, "selected", f"{PREFIX} hard: {h} of {n} judges wrong or inconsistent ({names})", judged
+                        p.id,
+                        "selected",
+                        f"{PREFIX} hard: {h} of {plural(n, 'judge')} wrong or inconsistent ({names})",
+                        judged,
                     )
                 )
             elif hard_before >= target_per_category:

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .store.counts import CategoryCounts
+from .wording import plural
 
 
 @dataclass(frozen=True)
@@ -97,10 +98,10 @@ def render(st: Status) -> str:
             out.append(f"  {name:<36}{cc.items:>7}{cc.candidates:>7}{cc.pairs:>7}{cc.selected:>9}{cc.labels:>8}")
     total_refs = sum(st.images.values())
     bad = {k: v for k, v in st.images.items() if k not in ("ok", "broken")}
-    out += ["", f"images: {total_refs} references, {st.images.get('ok', 0)} stored and readable"]
+    out += ["", f"images: {plural(total_refs, 'reference')}, {st.images.get('ok', 0)} stored and readable"]
     if st.broken_files:
         out.append(
-            f"  BROKEN: {st.images['broken']} references to {st.broken_files} stored files that are gone "
+            f"  BROKEN: {plural(st.images['broken'], 'reference')} to {plural(st.broken_files, 'stored file')} gone "
             "or unreadable (the store is damaged: restore the image folder from a backup)"
         )
         for ex in st.broken_examples:
@@ -114,7 +115,7 @@ def render(st: Status) -> str:
     if st.labels_per_pair:
         out += ["", "submitted labels per pair:"]
         for n, pairs in sorted(st.labels_per_pair.items()):
-            out.append(f"  {n} label{'s' if n != 1 else ''}: {pairs} pairs")
+            out.append(f"  {plural(n, 'label')}: {plural(pairs, 'pair')}")
     if st.label_sources:
         out.append("  label sources: " + ", ".join(f"{k} {v}" for k, v in sorted(st.label_sources.items())))
     return "\n".join(out)

@@ -1,13 +1,16 @@
 """Generate the bundled sample in data/sample/ (items.jsonl and images/).
 
 Run ``python data/make_sample.py`` from the repository root; the output is committed, so
-this only needs rerunning after a change here. Every image is drawn with pillow or taken
-from scikit-learn's two bundled photos (china.jpg, flower.jpg), so the sample carries no
-third-party data. The responses were written for the sample: some right, some wrong.
+this only needs rerunning after a change here. Every image is drawn with pillow except two,
+taken from scikit-learn's bundled photos (``sklearn.datasets.load_sample_image``): china.jpg
+becomes images/summer-palace.jpg and flower.jpg images/dahlia.jpg, both Flickr photos under
+CC BY 2.0 (attribution in scikit-learn's sklearn/datasets/images/README.txt). The responses
+were written for the sample: some right, some wrong.
 
 One item (``vqa-04``) points at ``images/street-scene.png``, which is deliberately NOT
 generated: it exercises the "missing image" path (the importer records it as missing with
-``--allow-missing-images``; the app shows a placeholder).
+``--allow-missing-images``; the app shows a placeholder, which says it is deliberate because
+the item's metadata carries ``annotate.demo.DELIBERATE_MISSING_IMAGE``).
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import math
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
+
+from annotate.demo import DELIBERATE_MISSING_IMAGE
 
 OUT = Path(__file__).resolve().parent / "sample"
 IMAGES = OUT / "images"
@@ -817,6 +822,7 @@ write a joke about tourists climbing all those stairs, though!""",
             id="vqa-04",
             category="vqa",
             images=[MISSING_IMAGE],
+            metadata={DELIBERATE_MISSING_IMAGE: True},
             reference="red",
             prompt="What colour is the car parked in front of the bakery?",
             responses=[
@@ -861,7 +867,7 @@ def main() -> None:
     keys = ["id", "prompt", "images", "reference", "category", "source", "responses"]
     with open(OUT / "items.jsonl", "w", encoding="utf-8") as f:
         for it in items:
-            f.write(json.dumps({k: it[k] for k in keys}, ensure_ascii=False) + "\n")
+            f.write(json.dumps({k: it[k] for k in keys + ["metadata"] if k in it}, ensure_ascii=False) + "\n")
     total = sum(p.stat().st_size for p in OUT.rglob("*") if p.is_file())
     print(f"wrote {len(items)} items and {len(img)} images to {OUT} ({total / 1e6:.2f} MB)")
 

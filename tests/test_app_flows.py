@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from tests.support.streamlit_server import PASSWORD, XSS, seed_store
@@ -250,10 +252,9 @@ def test_admin_sees_progress_and_can_adjudicate(sqlite_env):
     label(a, left="correct", right="incorrect", pref="left", rationale="A is right")
     b = sign_in("bob")
     label(b, left="correct", right="incorrect", pref="left", rationale="B-left is right")  # bob's left is second
-    lead = sign_in("lead")
-    lead.switch_page("annotate/views/admin_progress.py").run()
-    assert not lead.exception, lead.exception
-    assert lead.dataframe and "alice" in lead.dataframe[0].value["annotator"].tolist()
+    lead = sign_in("lead")  # lands on Progress
+    assert [h.value for h in lead.subheader] == ["Progress"]
+    assert lead.dataframe and "alice" in lead.dataframe[0].value["Annotator"].tolist()
     lead.switch_page("annotate/views/admin_adjudicate.py").run()
     assert not lead.exception, lead.exception
     text = all_text(lead)
@@ -264,6 +265,98 @@ def test_admin_sees_progress_and_can_adjudicate(sqlite_env):
     assert s.get_label("p0", "alice").preference == "first"  # annotators' labels untouched
     lead.switch_page("annotate/views/admin_agreement.py").run()
     assert not lead.exception, lead.exception
+
+
+# -- the lead's pages ---------------------------------------------------------------------------
+def label_everything(s, *, minutes: int = 2) -> None:
+    """alice and bob label every pair, ``minutes`` apart, every label 'correct' on the first
+    response (no variation: its alpha is undefined); bob disagrees on the preference of p1."""
+    from datetime import UTC, datetime, timedelta
+
+    from curate.model import Label
+
+    t = datetime(2025, 1, 1, 9, tzinfo=UTC)
+    for n, pair in enumerate(p.id for p in s.pairs()):
+        for who in ("alice", "bob"):
+            pref = "second" if (who, pair) == ("bob", "p1") else "first"
+            at = (t + timedelta(minutes=minutes * n)).isoformat()
+            s.save_label(Label(pair, who, "correct", "incorrect", pref, seconds=12.345, created_at=at, updated_at=at))
+
+
+def charts(at) -> list:
+    return list(at.get("vega_lite_chart"))
+
+
+def assert_lead_tables(at) -> None:
+    """Human headers, and an empty cell shown as "–", never "None"."""
+    assert at.dataframe
+    for table in at.dataframe:
+        assert table.proto.placeholder == "–"
+        for header in table.value.columns:
+            assert "_" not in header and header[:1].isupper(), header
+    assert "None" not in all_text(at)
+
+
+def test_the_lead_lands_on_progress_not_on_an_empty_label_page(sqlite_env):
+    lead = sign_in("lead")
+    assert [h.value for h in lead.subheader] == ["Progress"]
+    assert not form_keys(lead) and not lead.get("progress")  # no label form, no "0 of 0 labelled" bar
+    assert not charts(lead)  # no label yet: no plot
+    assert "appear with the first label" in all_text(lead)
+    assert_lead_tables(lead)
+    assert "6 pairs with fewer submitted labels" in all_text(lead)
+
+
+def test_progress_has_human_tables_rates_only_over_enough_work_and_its_plots(sqlite_env):
+    label_everything(sqlite_env)
+    lead = sign_in("lead")
+    assert_lead_tables(lead)
+    people = lead.dataframe[0].value.set_index("Annotator")
+    assert people.loc["alice", "Median seconds per label"] == 12.3  # stored 12.345 s
+    assert pd.isna(people.loc["alice", "Labels per hour"])  # 6 labels in 74 s: not enough for a rate
+    formats = json.loads(lead.dataframe[0].proto.columns)
+    assert formats["Median seconds per label"]["type_config"]["format"] == "%.1f"
+    assert "at least 10 timed labels over at least 10 minutes" in all_text(lead)
+    cats = lead.dataframe[1].value
+    assert cats["Share done"].tolist() == [100.0] and "%.1f%%" in lead.dataframe[1].proto.columns
+    assert "0 pairs with fewer submitted labels" in all_text(lead)
+    assert len(charts(lead)) == 3  # labels over time, seconds per label, label distribution
+    assert not lead.exception, lead.exception
+
+
+def test_agreement_page_plots_intervals_kappas_and_majority_and_explains_undefined_once(sqlite_env):
+    label_everything(sqlite_env)
+    lead = sign_in("lead")
+    lead.switch_page("annotate/views/admin_agreement.py").run()
+    assert not lead.exception, lead.exception
+    assert [h.value for h in lead.subheader] == ["Agreement"]
+    assert len(charts(lead)) == 3  # alpha per category, kappa heatmap, agreement with the majority
+    assert_lead_tables(lead)
+    table = lead.dataframe[0].value
+    first = table[table["Field"] == "Correctness, first response"]["Alpha [95% interval]"].tolist()
+    assert first == ["undefined", "undefined"]  # every category, and vqa: never 0
+    text = all_text(lead)
+    assert text.count("every pairable label is 'correct'") == 1
+    sent = b"".join(d.data.data for c in charts(lead) for d in c.proto.datasets)  # the charts' data (Arrow)
+    assert b"0.8: reliable" in sent and b"0.667: tentative" in sent
+
+
+def test_the_annotators_page_lists_accounts_under_human_headers(sqlite_env):
+    lead = sign_in("lead")
+    lead.switch_page("annotate/views/admin_annotators.py").run()
+    assert not lead.exception, lead.exception
+    assert_lead_tables(lead)
+    accounts = lead.dataframe[0].value
+    assert list(accounts.columns) == ["Annotator", "Role", "Active", "Assigned", "Done"]
+    assert sorted(accounts["Annotator"]) == ["alice", "bob", "lead"]
+
+
+def test_the_leads_my_labels_page_has_its_heading(sqlite_env):
+    lead = sign_in("lead")
+    lead.switch_page("annotate/views/my_labels.py").run()
+    assert not lead.exception, lead.exception
+    assert [h.value for h in lead.subheader] == ["My labels"]
+    assert "You have not labelled anything yet." in all_text(lead)
 
 
 def test_missing_image_shows_a_placeholder_and_html_is_text(sqlite_env):

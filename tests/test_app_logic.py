@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annotate import admin, auth, form, keys, outage, queue, render
+from annotate import admin, auth, form, keys, outage, pair_ui, queue, render
+from curate.agreement import summary
 from curate.errors import MmrbError
 from curate.model import Label
 from tests.support.streamlit_server import seed_store
@@ -221,6 +223,26 @@ def test_missing_image_view(sqlite_store):
     seed_store(sqlite_store, n_pairs=3, annotators=("alice",), missing_at=0)
     v = queue.current_view(sqlite_store, "alice")
     assert v.image_sha256 is None and v.image_status == "missing"
+    assert not v.image_deliberately_missing
+    assert pair_ui.missing_reason(v) == pair_ui.MISSING["missing"]  # nothing about the sample
+
+
+def test_the_samples_deliberately_missing_image_says_so_only_where_the_item_says_so(sqlite_store):
+    from annotate import demo
+    from curate.model import Annotator, Assignment, Candidate, ImageRef, Item, Pair
+
+    s = sqlite_store
+    gone = ImageRef("images/street-scene.png", None, "missing", error="image file not found")
+    s.add_items(
+        [Item("vqa-04", "What colour is the car?", "vqa", (gone,), metadata={demo.DELIBERATE_MISSING_IMAGE: True})]
+    )
+    s.add_candidates([Candidate(f"c{n}", "vqa-04", f"m{n}", f"answer {n}") for n in (1, 2)])
+    s.add_pairs([Pair("p", "vqa-04", "c1", "c2", origin="test")])
+    s.add_annotator(Annotator("alice"))
+    s.add_assignments([Assignment(pair_id="p", annotator="alice", left="first", seq=0)])
+    v = queue.current_view(s, "alice")
+    assert v.image_deliberately_missing
+    assert pair_ui.missing_reason(v) == f"{pair_ui.MISSING['missing']} {demo.DELIBERATE_MISSING_NOTE}"
 
 
 # -- admin figures -----------------------------------------------------------------------
@@ -232,7 +254,8 @@ def test_admin_figures(store):
     store.save_label(Label("p1", "bob", "correct", "incorrect", "first", seconds=20))
     prog = admin.progress_by_annotator(store).set_index("annotator")
     assert prog.loc["alice", "done"] == 2 and prog.loc["alice", "assigned"] == 3
-    assert prog.loc["alice", "median_seconds"] == 15 and prog.loc["alice", "labels_per_hour"] == 240
+    assert prog.loc["alice", "median_seconds"] == 15
+    assert pd.isna(prog.loc["alice", "labels_per_hour"])  # two labels in 30 s: too little for a rate
     assert prog.loc["lead", "assigned"] == 0
     cats = admin.progress_by_category(store)
     assert cats.to_dict("records") == [dict(category="vqa", assigned=6, done=4, share_done=0.667)]
@@ -240,20 +263,55 @@ def test_admin_figures(store):
     assert short["pair"].tolist() == ["p2"] and short["waiting_on"].tolist() == ["alice, bob"]
     dis = admin.disagreements(store)
     assert [d.pair_id for d in dis] == ["p0"]
-    glance = admin.agreement_glance(store)
-    assert glance["preference"].pairs == 2 and glance["preference"].percent == 0.5
+    rep = admin.lead_report(store, resamples=50)
+    assert rep.fields["preference"].n_pairable == 2 and rep.fields["preference"].percent_agreement.value == 0.5
     # two pairs: a value, but no interval (below curate.agreement.stats.MIN_BOOTSTRAP_PAIRS)
-    assert glance["preference"].alpha is not None and glance["preference"].low is None
-    assert glance["preference"].interval_undefined == "too few pairs"
-    assert glance["correctness_first"].alpha is None and "undefined" in glance["correctness_first"].note
+    assert rep.fields["preference"].alpha.value is not None and rep.fields["preference"].alpha.low is None
+    assert rep.fields["correctness_first"].alpha.value is None  # every label "correct": undefined
+    assert set(rep.categories) == {"vqa"}
     det = admin.pair_details(store, "p0")
     assert det.first.model == "model-alpha"
 
 
-def test_agreement_glance_with_no_overlap(sqlite_store):
-    seed_store(sqlite_store, n_pairs=2, annotators=("alice",))
-    g = admin.agreement_glance(sqlite_store)
-    assert g["preference"].alpha is None and g["preference"].note == "no pair has two labels yet"
+@pytest.mark.parametrize(
+    "seconds, rate",
+    [
+        ([60.0] * 9, None),  # 9 labels: too few, however long
+        ([10.0] * 59, None),  # 59 labels in 590 s: not yet 10 minutes
+        ([60.0] * 10, 60.0),  # 10 labels in 10 minutes
+        ([15.0] * 40 + [1200.0], 82.0),  # 41 labels in half an hour
+    ],
+)
+def test_labels_per_hour_only_over_enough_work(seconds, rate):
+    assert admin.labels_per_hour(seconds) == rate
+
+
+def test_alpha_table_says_undefined_and_explains_each_reason_once(store):
+    seed_store(store, n_pairs=3, annotators=("alice", "bob"))
+    for p in ("p0", "p1"):
+        store.save_label(Label(p, "alice", "correct", "incorrect", "first"))
+        store.save_label(Label(p, "bob", "correct", "correct", "first" if p == "p0" else "second"))
+    rep = admin.lead_report(store, resamples=50)
+    rows = summary.alpha_rows(rep)
+    t = admin.alpha_table(rows)
+    assert list(t.frame.columns) == [
+        "Field",
+        "Category",
+        "Pairs with 2+ labels",
+        "Labels",
+        "Alpha [95% interval]",
+        "Percent agreement",
+    ]
+    by = {(r["Field"], r["Category"]): r for r in t.frame.to_dict("records")}
+    first = by[("Correctness, first response", summary.ALL)]
+    assert first["Alpha [95% interval]"] == "undefined" and first["Percent agreement"] == 100.0
+    assert by[("Preference", "vqa")]["Alpha [95% interval]"].endswith("[undefined]")  # a value, no interval
+    notes = admin.alpha_notes(rows, min_pairs=rep.min_pairs)
+    assert notes == [
+        "Undefined (Correctness, first response; Correctness, first response in vqa): every pairable label "
+        "is 'correct': no variation, alpha is undefined.",
+        "[undefined] interval: fewer than 10 pairs with two or more labels, too few for a bootstrap interval.",
+    ]
 
 
 # -- the pair as HTML (render.markdown_html, item_html, responses_html) -----------------------

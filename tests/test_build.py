@@ -6,6 +6,7 @@ import argparse
 import io
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -252,10 +253,52 @@ def test_build_matches_golden_files_and_loads_everywhere(store, tmp_path):
     )
     assert isinstance(pq.features["images"].feature, datasets.Image)
     assert pq[0]["images"][0].tobytes() == img.tobytes() and pq["id"] == ds["id"]
-    # the card has its plots
+    # the card has its plots, large enough to read
     card = (out / "README.md").read_text()
     for plot in ("plots/agreement_per_category.png", "plots/label_distribution.png"):
         assert plot in card and (out / plot).read_bytes().startswith(b"\x89PNG")
+        with Image.open(out / plot) as im:
+            assert im.width >= 1200 and im.height >= 500, (plot, im.size)
+
+
+def test_the_cards_loading_example_runs_as_written_and_names_the_yaml_split(sqlite_store, tmp_path):
+    """The card's Python block, run offline from the build folder, gives the split its YAML
+    names; so does loading the folder through the YAML itself (as the Hub would)."""
+    import yaml
+
+    seed_store(sqlite_store)
+    out = tmp_path / "bench"
+    build(sqlite_store, RULES, out)
+    card = (out / "README.md").read_text()
+    front = yaml.safe_load(card.split("---\n")[1])
+    (split,) = [f["split"] for c in front["configs"] for f in c["data_files"]]
+    code = card.split("```python\n")[1].split("```")[0]
+    check = f"{code}\nprint(ds.split, len(ds), same.split, len(same))\n"
+    env = dict(os.environ, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", HF_HOME=str(tmp_path / "hf-home"))
+    proc = subprocess.run([sys.executable, "-c", check], cwd=out, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == [split, "6", split, "6"]
+    import datasets
+
+    via_yaml = datasets.load_dataset(str(out), cache_dir=str(tmp_path / "hf-cache"))
+    assert list(via_yaml) == [split] and len(via_yaml[split]) == 6
+
+
+def test_card_says_undefined_in_cells_and_explains_each_reason_once(sqlite_store, tmp_path):
+    seed_store(sqlite_store)
+    out = tmp_path / "bench"
+    build(sqlite_store, RULES, out)
+    card = (out / "README.md").read_text()
+    cells = [c.strip() for line in card.splitlines() if line.startswith("| ") for c in line.strip("|").split("|")]
+    assert "undefined" in cells and not any("no variation" in c or "too few" in c for c in cells)
+    blocks = [  # the notes under each table
+        [line for line in block.splitlines() if line.startswith(("- undefined", "- [undefined]"))]
+        for block in card.split("\n\n")
+    ]
+    blocks = [b for b in blocks if b]
+    assert len(blocks) == 2 and all(len(b) == len(set(b)) for b in blocks)  # each reason once per table
+    assert any("(correctness_second): every pairable label is 'incorrect'" in n for n in blocks[0])
+    assert all(sum("too few for a bootstrap interval" in n for n in b) == 1 for b in blocks)
 
 
 def test_same_inputs_give_byte_identical_builds(sqlite_store, tmp_path):

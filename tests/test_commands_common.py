@@ -96,7 +96,7 @@ def test_duplicate_lines_and_the_duplicates_report():
     prm = DuplicateGroup("prompt", "i4", ("i5",))
     assert duplicate_lines([]) == [] and DuplicatesReport(()).lines() == ["no duplicates found"]
     assert DuplicatesReport((img, prm)).lines() == [
-        "duplicates: 2 items share an image with another, 1 repeat another item's prompt and image",
+        "duplicates: 2 items share an image with another, 1 item repeats another item's prompt and image",
         "  prompt: i5 duplicate i4",
         "  image: i2, i3 duplicate i1",
     ]

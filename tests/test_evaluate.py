@@ -606,7 +606,7 @@ def test_evaluate_failure_messages_name_the_judge_and_the_resume(tmp_path, capsy
     )
     out, err = capsys.readouterr()
     assert rc == 1 and "INCOMPLETE: 0 of 1 judgments answered" in out
-    assert "judge far: 1 of 1 judgments failed after retries (1 connection error; e.g. connection error" in err
+    assert "judge far: 1 of 1 judgment failed after retries (1 connection error; e.g. connection error" in err
     assert "run far-1 is stored as incomplete; rerun the same command to send only those" in err
 
 
@@ -661,7 +661,7 @@ def test_reward_model_oversized_or_unreachable_is_a_failure(sqlite_store):
         assert s.complete and s.sent == 1
         dead = RewardModelConfig(name="far", url="http://127.0.0.1:9/score", max_retries=0)
         s = run_reward_model(sqlite_store, [p.task() for p in pairs], dead, run_id="far", dataset=RunDataset(("d",)))
-        assert (s.failed, s.complete) == (1, False) and "judge far: 1 of 1 judgments failed" in s.failure_line()
+        assert (s.failed, s.complete) == (1, False) and "judge far: 1 of 1 judgment failed" in s.failure_line()
     finally:
         rm.close()
 

@@ -306,7 +306,7 @@ def test_cli_skip_invalid(sqlite_store, tmp_path, capsys):
         ],
         capsys,
     )
-    assert rc == 0 and "1 rows rejected" in out and f"{path}:2 field 'category'" in out
+    assert rc == 0 and "1 row rejected" in out and f"{path}:2 field 'category'" in out
     assert rej.exists()
 
 

@@ -101,10 +101,14 @@ def test_run_app_serves_the_app(tmp_path):
     import httpx
 
     env = {"MMRB_VENV": str(_project_venv(tmp_path))}
-    with StreamlitServer(None, launcher=[str(ROOT / "run"), "app"], extra_env=env) as srv:
+    log = tmp_path / "app.log"
+    with StreamlitServer(None, launcher=[str(ROOT / "run"), "app"], extra_env=env, log=log) as srv:
         # the app's own route (app.py, through st.App), before any page has run
         r = httpx.post(f"{srv.url}/api/session", content=b"code", timeout=30)
         assert (r.status_code, r.text) == (503, "The app has not started yet.")
+        # ... and the demo accounts are printed already, at start-up, not when a browser connects
+        printed = log.read_text()
+        assert "demo accounts" in printed and "lead / lead-demo / admin" in printed, printed
 
 
 def _walkthrough_blocks() -> list[str]:
@@ -184,6 +188,28 @@ def test_walkthrough_runs_as_written(tmp_path):
     assert (built / "README.md").exists() and (built / "multimodal_rewardbench.jsonl").exists()
     assert (tmp_path / "walkthrough-leaderboard.png").stat().st_size > 0
     assert "sample-judge" in out or "qwen2-vl-7b-judge" in out
+
+
+def test_the_walkthrough_outputs_are_git_ignored(tmp_path):
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    outputs = ["walkthrough.db", "walkthrough-benchmark/triplets.jsonl", "walkthrough-leaderboard.png"]
+    for name in outputs:  # each is written by a walkthrough block, in the repository root
+        assert name.split("/")[0] in README, name
+    proc = subprocess.run(["git", "check-ignore", "--no-index", *outputs], cwd=ROOT, capture_output=True, text=True)
+    assert sorted(proc.stdout.split()) == sorted(outputs), proc.stdout + proc.stderr
+
+
+def test_the_readme_names_the_samples_photos_and_its_missing_image():
+    """The sample's two photos come from scikit-learn (data/make_sample.py): the README says
+    which, under which licence; and that the missing image is deliberate."""
+    source = (ROOT / "data" / "make_sample.py").read_text(encoding="utf-8")
+    photos = re.findall(r'photo\("([^"]+)", "([^"]+)"\)', source)
+    assert len(photos) == 2, photos
+    for ours, sklearns in photos:
+        assert ours in README and sklearns in README, (ours, sklearns)
+    assert "scikit-learn" in README and "CC BY 2.0" in README
+    assert 'id="vqa-04"' in source and "`vqa-04`" in README and "on purpose" in README
 
 
 def test_demo_accounts_in_the_readme_are_the_ones_the_app_creates():

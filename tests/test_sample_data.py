@@ -7,6 +7,7 @@ import importlib.util
 import json
 from pathlib import Path
 
+from annotate.demo import DELIBERATE_MISSING_IMAGE
 from curate.ingest import ingest_items
 from curate.model import MMRB_CATEGORIES
 
@@ -24,7 +25,8 @@ def test_sample_shape():
     per_cat = collections.Counter(r["category"] for r in rows)
     assert set(per_cat) == set(MMRB_CATEGORIES) and min(per_cat.values()) >= 3
     for r in rows:
-        assert set(r) == {"id", "prompt", "images", "reference", "category", "source", "responses"}
+        extra = {"metadata"} if r["id"] == "vqa-04" else set()  # the deliberately missing image says so
+        assert set(r) == {"id", "prompt", "images", "reference", "category", "source", "responses"} | extra
         assert r["source"] == "mmrb-studio-sample"
         assert 3 <= len(r["responses"]) <= 4
         assert len({x["model"] for x in r["responses"]}) == len(r["responses"])
@@ -65,6 +67,8 @@ def test_sample_imports_in_one_go(store):
     assert [x.id for x in c] == ["vqa-01:vlm-alpha:0", "vqa-01:vlm-beta:0", "vqa-01:vlm-delta:0", "vqa-01:vlm-gamma:0"]
     assert all(x.params == {} and x.sample_index == 0 for x in c)
     assert store.get_item("vqa-04").images[0].status == "missing"
+    flagged = [i.id for i in store.items() if i.metadata.get(DELIBERATE_MISSING_IMAGE)]
+    assert flagged == ["vqa-04"]  # the one the app's placeholder names as deliberate
 
 
 def test_generator_reproduces_the_committed_items(tmp_path, monkeypatch):

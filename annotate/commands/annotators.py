@@ -12,6 +12,7 @@ import sys
 
 from curate.commands.common import add_store_options, open_store
 from curate.errors import MmrbError
+from curate.wording import plural
 
 HELP = "manage annotator accounts of the annotation app"
 DESCRIPTION = (
@@ -80,11 +81,11 @@ def run(args: argparse.Namespace) -> int:
             if store.get_annotator(args.name) is None:  # before asking for a password
                 raise MmrbError(f"no annotator named {args.name!r}")
             n = auth.reset_password(store, args.name, _password(args))
-            print(f"password of {args.name} reset; {n} session{'s' if n != 1 else ''} ended")
+            print(f"password of {args.name} reset; {plural(n, 'session')} ended")
         elif args.action == "set-role":
             auth.set_role(store, args.name, args.role)
             print(f"{args.name} is now {args.role}; its sessions have ended")
         elif args.action == "sign-out":
             n = sessions.end_all(store, args.name)
-            print(f"{n} session{'s' if n != 1 else ''} of {args.name} ended")
+            print(f"{plural(n, 'session')} of {args.name} ended")
     return 0

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from curate.commands.common import add_store_options, open_store
 from curate.errors import MmrbError
+from curate.wording import plural
 
 if TYPE_CHECKING:
     from annotate.labelstudio.client import Client
@@ -116,7 +117,7 @@ def _pull(store: Store, client: Client, args: argparse.Namespace) -> int:
     from annotate.labelstudio.pull import pull
 
     r = pull(store, client, args.project)
-    print(f"project {args.project!r} (id {r.project_id}): {r.annotations} annotations read")
+    print(f"project {args.project!r} (id {r.project_id}): {plural(r.annotations, 'annotation')} read")
     print(f"labels new: {r.new}; updated: {r.updated}; unchanged: {r.unchanged}")
     if r.annotators_created:
         print(f"annotators created: {', '.join(r.annotators_created)}")

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 
 from curate.errors import MmrbError
+from curate.wording import plural
 
 
 class LabelStudioError(MmrbError):
@@ -164,7 +165,7 @@ class Client:
         from label_studio_sdk import ImportApiRequest
 
         request = [ImportApiRequest(**t) for t in tasks]
-        with self._call(f"import {len(tasks)} tasks into project {project_id}"):
+        with self._call(f"import {plural(len(tasks), 'task')} into project {project_id}"):
             r = self.sdk.projects.import_tasks(project_id, request=request, request_options={"max_retries": 0})
         return int(r.task_count or 0)
 
@@ -195,7 +196,7 @@ class Client:
         self._raw(
             "POST",
             f"/api/projects/{project_id}/import",
-            f"upload {len(files)} images",
+            f"upload {plural(len(files), 'image')}",
             params={"commit_to_project": "false"},
             files=[(f"file{n}", (name, data, "application/octet-stream")) for n, (name, data) in enumerate(files)],
         )

@@ -23,6 +23,7 @@ from curate.errors import MmrbError
 from curate.model import SIDES, Label, Side
 from curate.sides import preference_from_screen, shown_pair, stored_pair
 from curate.store import Store
+from curate.wording import plural
 
 from .client import Client
 from .config import CONTROLS, CORRECTNESS_CHOICES, FLAG_CHOICES, PREFERENCE_CHOICES
@@ -61,7 +62,7 @@ class AnnotationProblem(MmrbError):
         shown = "\n".join(f"  {p}" for p in problems[:20])
         more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
         super().__init__(
-            f"{len(problems)} problem(s) in the annotations of Label Studio project {title!r}, "
+            f"{plural(len(problems), 'problem')} in the annotations of Label Studio project {title!r}, "
             f"nothing was written:\n{shown}{more}"
         )
 

@@ -32,6 +32,7 @@ from curate.model import Item, Pair, Side
 from curate.seeding import coin
 from curate.sides import shown_pair
 from curate.store import Store
+from curate.wording import plural
 
 from .client import Client, LabelStudioError
 from .config import config_problems, labeling_config
@@ -268,9 +269,15 @@ def build_tasks(store: Store, pairs: list[Pair], seed: int) -> tuple[list[dict],
         )
     warnings = []
     if no_image:
-        warnings.append(f"{no_image} pairs have no usable image (missing or corrupt at ingest): pushed without one")
+        warnings.append(
+            f"{plural(no_image, 'pair', verb=('has', 'have'))} no usable image (missing or corrupt at ingest): "
+            "pushed without one"
+        )
     if several:
-        warnings.append(f"{several} pairs belong to items with several images: Label Studio shows only the first")
+        warnings.append(
+            f"{plural(several, 'pair', verb=('belongs', 'belong'))} to items with several images: "
+            "Label Studio shows only the first"
+        )
     return tasks, files, warnings
 
 
@@ -314,7 +321,7 @@ def push(
             result.pushed += client.import_tasks(project_id, chunk)
         except MmrbError as e:
             raise MmrbError(
-                f"{e} -- {result.pushed} of {len(tasks)} new pairs were pushed before this; "
+                f"{e} -- {result.pushed} of {plural(len(tasks), 'new pair', verb=('was', 'were'))} pushed before this; "
                 "run the same command again to push the rest (pairs already in the project are not pushed twice)"
             ) from None
     return result

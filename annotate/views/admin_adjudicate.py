@@ -7,6 +7,7 @@ from annotate.render import plain
 from annotate.session_ui import require
 from annotate.widgets import rich
 from curate.model import Adjudication, Correctness, Preference
+from curate.wording import plural, seconds
 
 who = require("admin_adjudicate")
 s = ui.store()
@@ -17,7 +18,7 @@ if not rows:
     st.info("No disagreements to adjudicate.")
     st.stop()
 pending = sum(1 for r in rows if r.adjudication is None)
-st.caption(f"{len(rows)} pairs with disagreeing labels, {pending} not yet decided.")
+st.caption(f"{plural(len(rows), 'pair')} with disagreeing labels, {pending} not yet decided.")
 ids = [r.pair_id for r in rows]
 pid = st.selectbox(
     "Pair",
@@ -49,7 +50,7 @@ st.dataframe(
             second=lab.correctness_second,
             rationale=lab.rationale,
             flag=lab.flag or "",
-            seconds=lab.seconds,
+            seconds=seconds(lab.seconds),
         )
         for lab in row.labels
     ],

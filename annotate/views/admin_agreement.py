@@ -1,31 +1,50 @@
-"""Lead: agreement at a glance."""
+"""Lead: agreement per field and category with intervals, Cohen's kappa of each pair of
+annotators, each annotator's agreement with the others' majority (curate.agreement's report,
+cached per store state: annotate/figures.py)."""
 
 import streamlit as st
 
-from annotate import admin, ui
+from annotate import admin, figures, ui
+from annotate.render import plain
 from annotate.session_ui import require
+from annotate.widgets import show_table
+from curate.agreement.summary import KAPPA_RULE, MAJORITY_RULE, alpha_rows, kappa_cells, majority_rows
+from curate.wording import plural
 
 require("admin_agreement")
-st.subheader("Agreement at a glance")
+st.subheader("Agreement")
+s = ui.store()
+report = figures.agreement(s)
+if not report.fields:
+    st.info("No submitted labels yet: agreement appears once two annotators have labelled the same pair.")
+    st.stop()
 st.caption(
-    "Pairs with at least two submitted labels. Krippendorff's alpha, nominal: rely on alpha >= .800; "
-    ".667 to .800 only for tentative conclusions."
+    f"{plural(report.n_pairs, 'pair')} with submitted labels by {plural(len(report.annotators), 'annotator')}. "
+    "Krippendorff's alpha over pairs with two or more labels, 95% bootstrap intervals over pairs "
+    f"({plural(report.resamples, 'resample')}, seed {report.seed}): the figures of `mmrb agreement --category`, which "
+    "also gives Gwet's AC1 and Fleiss' kappa."
 )
-glance = admin.agreement_glance(ui.store())
-cols = st.columns(3)
-titles = {
-    "preference": "Preference",
-    "correctness_first": "Correctness, first response",
-    "correctness_second": "Correctness, second response",
-}
-for col, (field, res) in zip(cols, glance.items(), strict=True):
-    with col:
-        st.markdown(f"**{titles[field]}**")
-        st.metric("alpha", "undefined" if res.alpha is None else f"{res.alpha:.3f}")
-        if res.low is not None:
-            st.caption(f"95% interval {res.low:.3f} to {res.high:.3f} (bootstrap over pairs)")
-        elif res.interval_undefined:
-            st.caption(f"95% interval undefined ({res.interval_undefined})")
-        st.metric("percent agreement", "–" if res.percent is None else f"{res.percent:.0%}")
-        st.caption(f"{res.pairs} pairs, {res.labels} labels. {res.note}")
-st.caption("The full report with confidence intervals: `mmrb agreement`.")
+
+rows = alpha_rows(report)
+st.markdown("**Alpha per field and category**")
+drawn = figures.agreement_charts(s)
+st.vega_lite_chart(spec=drawn["alpha"], width="stretch")
+st.caption(
+    "Krippendorff's thresholds: rely on alpha of 0.8 or more; 0.667 to 0.8 only for tentative conclusions. "
+    f"Pale bars have no interval: fewer than {plural(report.min_pairs, 'pair')} with two or more labels."
+)
+show_table(admin.alpha_table(rows), height="content")
+for note in admin.alpha_notes(rows, min_pairs=report.min_pairs):
+    st.caption(plain(note))
+
+st.markdown("**Cohen's kappa between annotators**")
+if "kappa" in drawn:
+    st.vega_lite_chart(spec=drawn["kappa"])
+    if any(c.kappa is None for c in kappa_cells(report)):
+        st.caption(KAPPA_RULE + " (grey cells).")
+else:
+    st.caption("No two annotators have labelled the same pair yet.")
+st.markdown("**Agreement with the others' majority**")
+st.vega_lite_chart(spec=drawn["majority"], width="stretch")
+if any(m.agreement is None for m in majority_rows(report)):
+    st.caption(MAJORITY_RULE + ".")

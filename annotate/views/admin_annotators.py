@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-from annotate import admin, auth, flash, ui
+from annotate import admin, auth, flash, progress, ui
 from annotate.render import plain
 from annotate.session_ui import require
+from annotate.widgets import show_table
 from curate.assign import assign
 from curate.errors import MmrbError
 
@@ -12,10 +13,7 @@ who = require("admin_annotators")
 s = ui.store()
 st.subheader("Annotators")
 flash.show()
-people = admin.progress_by_annotator(s)
-st.dataframe(
-    people[["annotator", "role", "active", "assigned", "done"]] if not people.empty else people, hide_index=True
-)
+show_table(progress.accounts_table(admin.progress_by_annotator(s)))
 
 with st.expander("Add an account"):
     with st.form("add_account", clear_on_submit=True):

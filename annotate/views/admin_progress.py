@@ -1,10 +1,13 @@
-"""Lead: progress per annotator and category, speed, and pairs still short of their overlap."""
+"""Lead: progress per annotator and category, labels over time, seconds per label, label
+distributions, and pairs still short of their overlap. The lead lands here (app.py)."""
 
 import streamlit as st
 
-from annotate import admin, ui
+from annotate import admin, figures, progress, ui
 from annotate.progress import ProgressTotals
 from annotate.session_ui import require
+from annotate.widgets import show_table
+from curate.wording import EMPTY, plural, seconds
 
 require("admin_progress")
 s = ui.store()
@@ -17,14 +20,37 @@ else:
     a, b, c = st.columns(3)
     a.metric("Assignments done", f"{t.done} / {t.assigned}")
     b.metric("Labels in the last hour", t.last_hour)
-    c.metric(
-        "Median seconds per label (median over annotators)",
-        f"{t.median_seconds:.1f}" if t.median_seconds is not None else "–",
-    )
-    st.dataframe(people, hide_index=True)
+    c.metric("Median seconds per label (median over annotators)", seconds(t.median_seconds))
+    show_table(progress.annotator_table(people))
+    st.caption(admin.RATE_RULE + f" An empty cell ({EMPTY}) has no value yet.")
+
+drawn = figures.progress_charts(s)
+if drawn:
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Labels over time**")
+        st.vega_lite_chart(spec=drawn["labels_over_time"], width="stretch")
+    with right:
+        st.markdown("**Seconds per label**")
+        if "seconds_per_label" in drawn:
+            st.vega_lite_chart(spec=drawn["seconds_per_label"], width="stretch")
+            st.caption(
+                "Box: the middle half of an annotator's labels; whiskers: 10th to 90th percentile; tick: median."
+            )
+        else:
+            st.caption("No timed labels yet.")
+    st.markdown("**Label distribution**")
+    st.vega_lite_chart(spec=drawn["label_distribution"])
+    st.caption("Submitted labels per value; first and second are the pair's stored order, not screen sides.")
+else:
+    st.caption("Plots of labels over time, seconds per label and label distributions appear with the first label.")
+
 st.markdown("**By category**")
-st.dataframe(admin.progress_by_category(s), hide_index=True)
+show_table(progress.category_table(admin.progress_by_category(s)))
 st.markdown("**Pairs still short of their overlap**")
 short = admin.short_of_overlap(s)
-st.caption(f"{len(short)} pairs have fewer submitted labels than annotators assigned.")
-st.dataframe(short.head(500), hide_index=True)
+st.caption(
+    f"{plural(len(short), 'pair')} with fewer submitted labels than annotators assigned"
+    + (" (the first 500 shown)." if len(short) > 500 else ".")
+)
+show_table(progress.short_table(short.head(500)))

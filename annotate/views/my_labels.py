@@ -15,6 +15,7 @@ from annotate.widgets import key_listener
 
 who = require("my_labels")
 s = ui.store()
+st.subheader("My labels")
 flash.show()
 rows = my_labels(s, who.name)
 if not rows:
@@ -30,7 +31,6 @@ table = [
     )
     for lab, a in rows
 ]
-st.subheader("My labels")
 st.caption("Left and right are as you saw them. Pick one to reopen it.")
 picked = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row", key="my_table")
 sel = picked.selection.rows if picked else []

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..store.columns import sorted_codes
+from ..wording import plural
 from . import stats as st
 from .stats import Estimate
 from .table import FieldLabels, LabelTable
@@ -373,7 +374,7 @@ def _field_rows(fields: dict[str, FieldReport]) -> list[str]:
         if f.scale_source in _SCALE_SOURCE:  # AC1 counts every value of the scale, used or not
             notes.append(
                 f"  {f.name}: scale {' < '.join(f.scale) if f.level != 'nominal' else ', '.join(f.scale)} "
-                f"({_SCALE_SOURCE[f.scale_source]}, {len(f.scale)} values)"
+                f"({_SCALE_SOURCE[f.scale_source]}, {plural(len(f.scale), 'value')})"
             )
         if f.alpha.undefined:
             notes.append(f"  {f.name}: alpha undefined: {f.alpha.undefined}")
@@ -386,9 +387,10 @@ def _field_rows(fields: dict[str, FieldReport]) -> list[str]:
 
 def render_text(report: AgreementReport) -> str:
     lines = [
-        f"Agreement on {report.source}: {report.n_pairs} pairs, {len(report.annotators)} annotators, "
-        f"{report.n_labels} labels (bootstrap: {report.resamples} resamples over pairs, seed {report.seed}; "
-        f"intervals are undefined below {report.min_pairs} pairs with two or more labels)",
+        f"Agreement on {report.source}: {plural(report.n_pairs, 'pair')}, "
+        f"{plural(len(report.annotators), 'annotator')}, {plural(report.n_labels, 'label')} (bootstrap: "
+        f"{plural(report.resamples, 'resample')} over pairs, seed {report.seed}; intervals are undefined below "
+        f"{plural(report.min_pairs, 'pair')} with two or more labels)",
         "",
     ]
     lines += _field_rows(report.fields)
@@ -398,7 +400,7 @@ def render_text(report: AgreementReport) -> str:
             maj = "-" if s["majority"]["agreement"] is None else f"{s['majority']['agreement']:.3f}"
             gold = "-" if s["gold"]["agreement"] is None else f"{s['gold']['agreement']:.3f}"
             lines.append(
-                f"  {a:<20}{s['labels']:>7} labels  majority {maj} (n={s['majority']['n']})  "
+                f"  {a:<20}{plural(s['labels'], 'label'):>14}  majority {maj} (n={s['majority']['n']})  "
                 f"gold {gold} (n={s['gold']['n']})"
             )
         defined = [c for c in f.cohen if c["kappa"].value is not None]
@@ -412,14 +414,14 @@ def render_text(report: AgreementReport) -> str:
                 )
     if report.categories is not None:
         for cat, v in report.categories.items():
-            lines += ["", f"Category {cat} ({v['n_pairs']} pairs)"]
+            lines += ["", f"Category {cat} ({plural(v['n_pairs'], 'pair')})"]
             lines += _field_rows(v["fields"])
     if report.pairs is not None and len(report.pairs):
         lines += ["", "Per pair (share of labels on the majority value):"]
         for field_name, g in report.pairs.groupby("field", sort=True):
             unanimous = int(((g["agreement"] == 1) & (g["n_labels"] >= 2)).sum())
             lines.append(
-                f"  {field_name}: {len(g)} pairs, {unanimous} unanimous with two or more labels, "
+                f"  {field_name}: {plural(len(g), 'pair')}, {unanimous} unanimous with two or more labels, "
                 f"{int(g['majority'].isna().sum())} without a majority, mean entropy {g['entropy'].mean():.3f} bits"
             )
     return "\n".join(lines)

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..seeding import stable_hash
+from ..wording import plural
 from .table import FieldSpec
 
 DEFAULT_RESAMPLES = 1000
@@ -324,7 +325,7 @@ def bootstrap(
         ac1 = (pa - pe) / (1 - pe)
     p_ci, _ = interval(pa)
     c_ci, _ = interval(ac1)
-    note = f"{a_bad} of {resamples} resamples had no variation and were left out" if a_bad and a_ci else None
+    note = f"{a_bad} of {plural(resamples, 'resample')} had no variation and were left out" if a_bad and a_ci else None
     return Intervals(a_ci, p_ci, c_ci, note)
 
 

@@ -39,6 +39,7 @@ from ..formats import reader
 from ..formats.fields import text_problems
 from ..model import CORRECTNESS, MMRB2_GRADES, PREFERENCES, Screen, word_of
 from ..sides import from_screen, is_screen, is_side
+from ..wording import plural
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 LEVELS: tuple[Level, ...] = get_args(Level)
@@ -379,7 +380,11 @@ def _read_csv(path: Path, name: str) -> FileColumns:
     if ragged:
         raise InputError(
             _ragged_rows(path, name, len(header))
-            or [InputProblem(name, None, None, f"{len(ragged)} rows with another number of fields than the header")]
+            or [
+                InputProblem(
+                    name, None, None, f"{plural(len(ragged), 'row')} with another number of fields than the header"
+                )
+            ]
         )
     n = table.num_rows
     chunked = dict(zip(table.column_names, table.unify_dictionaries().columns, strict=True))
@@ -395,7 +400,7 @@ def _ragged_rows(path: Path, name: str, width: int) -> list[InputProblem]:
         records = (r for r in csv.reader(f) if r)
         next(records, None)
         return [
-            InputProblem(name, n, None, f"{len(r)} fields where the header has {width}")
+            InputProblem(name, n, None, f"{plural(len(r), 'field')} where the header has {width}")
             for n, r in enumerate(records, 2)
             if len(r) != width
         ]

@@ -7,8 +7,19 @@ from collections import Counter
 from pathlib import Path
 
 from ..agreement.report import AgreementReport
+from ..agreement.summary import (
+    RELIABLE,
+    THRESHOLDS,
+    UNDEFINED,
+    alpha_rows,
+    estimate_cell,
+    field_title,
+    ordered_fields,
+    undefined_notes,
+)
 from ..model import Triplet
-from .export import PARQUET
+from ..wording import percent, plural
+from .export import PARQUET, SPLIT
 from .filter import FilterResult
 from .rules import Rules
 
@@ -22,7 +33,7 @@ def _plot_setup():
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update({"svg.hashsalt": "mmrb", "font.size": 9})
+    plt.rcParams.update({"svg.hashsalt": "mmrb", "font.size": 11})
     return plt
 
 
@@ -32,53 +43,68 @@ def _save(fig, path: Path) -> None:
     fig.savefig(path, format="png", dpi=100, metadata={"Software": None}, bbox_inches="tight")
 
 
+FIGSIZE = (13, 5.5)  # inches at 100 dpi: about 1300 x 550 pixels before the tight crop
+
+
 def plot_agreement(report: AgreementReport, path: Path) -> None:
+    """Alpha per field over every pair and per category, 95% intervals as error bars; a bar
+    without an interval is hatched, an undefined alpha is written, never drawn as 0."""
     plt = _plot_setup()
-    categories = report.categories or {}
-    cats = list(categories)
-    fields = list(report.fields)
-    fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(cats) + 2), 3.2))
+    from matplotlib.patches import Patch
+
+    rows = alpha_rows(report)
+    groups = list(dict.fromkeys(r.category for r in rows))
+    fields = ordered_fields(report.fields)
+    at = {(r.category, r.field): r for r in rows}
+    fig, ax = plt.subplots(figsize=FIGSIZE)
     width = 0.8 / max(1, len(fields))
     for k, name in enumerate(fields):
-        xs, ys, lo, hi, hatch = [], [], [], [], []
-        for i, c in enumerate(cats):
-            f = categories[c]["fields"].get(name)
-            a = f.alpha if f is not None else None
-            if a is None or a.value is None:
+        color = plt.cm.tab10(k % 10)
+        for i, g in enumerate(groups):
+            r = at.get((g, name))
+            x = i + k * width
+            if r is None:
                 continue
-            xs.append(i + k * width)
-            ys.append(a.value)
-            lo.append(a.value - (a.low if a.low is not None else a.value))
-            hi.append((a.high if a.high is not None else a.value) - a.value)
-            hatch.append("//" if a.low is None else None)  # no interval: not a certain value
-        if xs:  # a field with no defined alpha in any category gets no legend entry
-            bars = ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, label=name, color=plt.cm.tab10(k % 10))
-            for bar, h in zip(bars, hatch, strict=True):  # one by one: a list of hatches needs matplotlib 3.10
-                if h:
-                    bar.set_hatch(h)
-                    bar.set_edgecolor("white")  # the hatch is drawn in the edge colour
-    ax.axhline(0.8, color="grey", lw=0.8, ls="--")
-    ax.axhline(0.667, color="grey", lw=0.8, ls=":")
-    ax.set_xticks([i + width * (len(fields) - 1) / 2 for i in range(len(cats))], cats, rotation=20, ha="right")
+            if r.alpha is None:
+                ax.text(x, 0.02, UNDEFINED, rotation=90, ha="center", va="bottom", color=color)
+                continue
+            yerr = None if r.low is None or r.high is None else [[r.alpha - r.low], [r.high - r.alpha]]
+            (bar,) = ax.bar([x], [r.alpha], width, yerr=yerr, capsize=3, color=color)
+            if r.low is None:  # no interval: not a certain value
+                bar.set_hatch("//")
+                bar.set_edgecolor("white")  # the hatch is drawn in the edge colour
+    for y, text in THRESHOLDS:
+        ax.axhline(y, color="grey", lw=0.9, ls="--" if y == RELIABLE else ":")
+        ax.annotate(text, (1.005, y), xycoords=("axes fraction", "data"), va="center", color="dimgrey")
+    ax.axhline(0, color="black", lw=0.6)
+    ax.set_xticks([i + width * (len(fields) - 1) / 2 for i in range(len(groups))], groups, rotation=15, ha="right")
     ax.set_ylabel("Krippendorff's alpha (95% CI)")
-    ax.set_ylim(min(0, ax.get_ylim()[0]), 1)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7)
+    ax.set_ylim(min(0, ax.get_ylim()[0]), 1.05)
+    ax.set_title("Agreement per field and category (hatched: too few pairs for an interval)", pad=34)
+    # every field in the legend, also one whose alpha is undefined everywhere
+    handles = [Patch(color=plt.cm.tab10(k % 10), label=field_title(f)) for k, f in enumerate(fields)]
+    ax.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=max(1, len(fields)), frameon=False)
     fig.tight_layout()
     _save(fig, path)
     plt.close(fig)
 
 
 def plot_labels(report: AgreementReport, path: Path) -> None:
+    """Submitted labels per value: preference and each response's correctness, side by side."""
     plt = _plot_setup()
-    fields = list(report.fields)
-    fig, axes = plt.subplots(1, max(1, len(fields)), figsize=(3 * max(1, len(fields)), 2.6), squeeze=False)
+    from matplotlib.ticker import MaxNLocator
+
+    fields = ordered_fields(report.fields)
+    fig, axes = plt.subplots(1, max(1, len(fields)), figsize=FIGSIZE, squeeze=False)
     for ax, name in zip(axes[0], fields, strict=False):  # no field: one empty axis still makes a figure
         vc = report.fields[name].value_counts
-        ax.bar(list(vc), list(vc.values()), color="#4c72b0")
-        ax.set_title(name)
-        ax.tick_params(axis="x", rotation=20)
-    axes[0][0].set_ylabel("labels")
+        bars = ax.bar(list(vc), list(vc.values()), color="#4c72b0")
+        ax.bar_label(bars)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_title(field_title(name))
+        ax.margins(y=0.12)
+    axes[0][0].set_ylabel("submitted labels")
+    fig.suptitle("Label distribution")
     fig.tight_layout()
     _save(fig, path)
     plt.close(fig)
@@ -88,6 +114,18 @@ def _table(header: list[str], rows: list[list]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(str(x) for x in r) + " |" for r in rows]
     return out
+
+
+def load_example() -> list[str]:
+    """The card's loading example, a Python block run by the tests as written."""
+    return [
+        "```python",
+        "from datasets import load_dataset, load_from_disk",
+        "",
+        f'ds = load_dataset("parquet", data_files={{"{SPLIT}": "{PARQUET}"}}, split="{SPLIT}")',
+        'same = load_from_disk("hf")',
+        "```",
+    ]
 
 
 def write_card(
@@ -112,7 +150,7 @@ def write_card(
         "configs:",
         "- config_name: default",
         "  data_files:",
-        "  - split: test",
+        f"  - split: {SPLIT}",
         f"    path: {PARQUET}",
         "---",
         "",
@@ -122,20 +160,26 @@ def write_card(
     if rules.description:
         lines += [rules.description, ""]
     lines += [
-        f"{len(triplets)} (prompt, image, chosen, rejected) triplets kept of {len(result.decisions)} pairs "
+        f"{len(triplets)} (prompt, image, chosen, rejected) triplets kept of {plural(len(result.decisions), 'pair')} "
         f"considered, built by mmrb-studio.",
         "",
         "## Files",
         "",
         "- `triplets.jsonl` with `images/`: one triplet a line; image paths are relative to this folder",
-        f'- `{PARQUET}`: the same rows with images embedded (`datasets.load_dataset("parquet", data_files=...)`)',
-        '- `hf/`: `datasets.load_from_disk("hf")`',
+        f"- `{PARQUET}`: the same rows with images embedded, the `{SPLIT}` split",
+        "- `hf/`: the same rows as a saved Hugging Face dataset",
         "- `multimodal_rewardbench.jsonl`: Multimodal RewardBench layout "
         "(`ID, Text, Image, Output1, Output2, Better, Category`)",
         "- `vl_rewardbench.jsonl`: VL-RewardBench layout (`human_ranking` [0, 1] = first response preferred)",
         "",
         "In the two benchmark layouts the chosen response is first for half of the rows and second for the "
         f"other half (seeded, seed {rules.seed}; balanced within each category), so position carries no signal.",
+        "",
+        "## Loading",
+        "",
+        f"From this folder, with the `datasets` package (both give the `{SPLIT}` split):",
+        "",
+        *load_example(),
         "",
         "## Counts",
         "",
@@ -149,7 +193,7 @@ def write_card(
     lines += [
         "",
         f"Annotators: {n_annotators}. Labels per kept pair: "
-        + (", ".join(f"{k}: {v} pairs" for k, v in sorted(lpp.items())) or "none")
+        + (", ".join(f"{k}: {plural(v, 'pair')}" for k, v in sorted(lpp.items())) or "none")
         + ".",
     ]
     if missing_image_triplets:
@@ -197,30 +241,45 @@ def write_card(
         "",
         "## Agreement",
         "",
-        f"Over the labels of every considered pair (before filtering), {report.resamples} bootstrap resamples "
-        f"over pairs (seed {report.seed}), percentile 95% intervals; with fewer than {report.min_pairs} pairs "
-        'that have two or more labels an interval is "undefined (too few pairs)" (hatched bars in the '
-        "plot). Krippendorff's thresholds: rely on alpha >= .800, .667 to .800 for tentative conclusions "
-        "only.",
+        "Over the labels of every considered pair (before filtering), "
+        f"{plural(report.resamples, 'bootstrap resample')} over pairs (seed {report.seed}), percentile 95% "
+        f"intervals; with fewer than {plural(report.min_pairs, 'pair')} that have two or more labels an interval "
+        'is "[undefined]" (hatched bars in the plot). Krippendorff\'s thresholds: rely on alpha >= .800, .667 '
+        "to .800 for tentative conclusions only.",
         "",
     ]
     lines += _table(
         ["field", "level", "pairs", "labels", "alpha [95% CI]", "percent agreement", "Gwet's AC1"],
         [
-            [n, f.level, f.n_pairs, f.n_labels, str(f.alpha), str(f.percent_agreement), str(f.ac1)]
+            [n, f.level, f.n_pairs, f.n_labels] + [estimate_cell(e) for e in (f.alpha, f.percent_agreement, f.ac1)]
             for n, f in report.fields.items()
         ],
     )
+    notes = undefined_notes(
+        ((n, e) for n, f in report.fields.items() for e in (f.alpha, f.percent_agreement, f.ac1)),
+        min_pairs=report.min_pairs,
+    )
+    lines += ["", *(f"- {n}" for n in notes)] if notes else []
     if report.categories:
         lines += [""]
         fields = list(report.fields)
         lines += _table(
             ["category"] + [f"{f} alpha" for f in fields],
             [
-                [c] + [str(v["fields"][f].alpha) if f in v["fields"] else "no labels" for f in fields]
+                [c] + [estimate_cell(v["fields"][f].alpha) if f in v["fields"] else "no labels" for f in fields]
                 for c, v in report.categories.items()
             ],
         )
+        notes = undefined_notes(
+            (
+                (f"{f} in {c}", v["fields"][f].alpha)
+                for c, v in report.categories.items()
+                for f in fields
+                if f in v["fields"]
+            ),
+            min_pairs=report.min_pairs,
+        )
+        lines += ["", *(f"- {n}" for n in notes)] if notes else []
     lines += ["", f"![agreement per category]({PLOT_AGREEMENT})", "", f"![label distribution]({PLOT_LABELS})", ""]
     lines += ["## Chosen vs rejected length", ""]
     if triplets:
@@ -235,8 +294,8 @@ def write_card(
         )
         lines += [
             "",
-            f"The chosen response is the longer one in {longer} of {len(triplets)} triplets "
-            f"({longer / len(triplets):.1%}): a judge that prefers length alone scores that much.",
+            f"The chosen response is the longer one in {longer} of {plural(len(triplets), 'triplet')} "
+            f"({percent(longer / len(triplets))}): a judge that prefers length alone scores that much.",
         ]
     else:
         lines += ["No triplets."]

@@ -28,7 +28,8 @@ from ..formats import mmrb, triplets, vlrewardbench
 from ..model import Triplet
 from ..seeding import digest
 
-PARQUET = "data/test-00000-of-00001.parquet"
+SPLIT = "test"  # the one split: named so in the card's YAML, its loading example and the saved dataset
+PARQUET = f"data/{SPLIT}-00000-of-00001.parquet"
 
 
 def chosen_first(triplets: list[Triplet], seed: int) -> dict[str, bool]:
@@ -104,4 +105,4 @@ def write_vlrb(out: Path, rows: list[Triplet], first: dict[str, bool], reference
 
 def write_hf(out: Path, rows: list[Triplet]) -> None:
     """The Hugging Face dataset (save_to_disk) and its Parquet file, images embedded."""
-    triplets.write_hf(rows, out, out / PARQUET, out / "hf")
+    triplets.write_hf(rows, out, out / PARQUET, out / "hf", split=SPLIT)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from ..wording import plural
+
 if TYPE_CHECKING:
     from curate.build.filter import FilterResult
 
@@ -65,10 +67,11 @@ def run(args: argparse.Namespace) -> int:
             return 0
         res = build(store, rules, args.out)
     print(render_removed(res.result))
-    print(f"wrote {len(res.triplets)} triplets to {res.out}")
+    print(f"wrote {plural(len(res.triplets), 'triplet')} to {res.out}")
     if res.missing_images:
         print(
-            f"{len(res.missing_images)} triplets have an image missing from the store (kept without it): "
+            f"{plural(len(res.missing_images), 'triplet', verb=('has', 'have'))} an image missing from the store "
+            "(kept without it): "
             + ", ".join(res.missing_images[:10])
             + (" ..." if len(res.missing_images) > 10 else "")
         )

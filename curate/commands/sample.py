@@ -6,7 +6,7 @@ import argparse
 
 HELP = "sample candidate responses from OpenAI-compatible VLM endpoints (resumable)"
 DESCRIPTION = (
-    "Send each item's image(s) and prompt to every model of a models file (TOML or YAML) and store "
+    "Send each item's images and prompt to every model of a models file (TOML or YAML) and store "
     "each response as it arrives, keyed by (item, model, parameters, sample index). Killed and started "
     "again, it sends only the missing requests. Requests that still fail after retries, and empty or "
     "oversized answers, are not stored as candidates: the command exits 1 and a rerun sends only those. "

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import InputError, InputProblem
+from ..wording import plural
 from .reader import Row
 
 R = TypeVar("R")
@@ -203,7 +204,7 @@ def jsonable(v: Any) -> Any:
     if hasattr(v, "tolist") and not isinstance(v, (str, bytes)):
         v = v.tolist()
     if isinstance(v, (bytes, bytearray)):
-        return f"<{len(v)} bytes>"
+        return f"<{plural(len(v), 'byte')}>"
     if isinstance(v, dict):
         return {str(k): jsonable(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, InputProblem
+from ..wording import plural
 
 MALFORMED = "malformed JSON"  # how a row (or file) that is not JSON is reported, by every reader
 FILE_KINDS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
@@ -208,7 +209,9 @@ def _csv(path: Path) -> Iterator[Row]:
             if not any(v.strip() for v in values):
                 continue
             if len(values) != len(header):
-                yield Row(start, None, ",".join(values), f"expected {len(header)} columns, found {len(values)}")
+                yield Row(
+                    start, None, ",".join(values), f"expected {plural(len(header), 'column')}, found {len(values)}"
+                )
                 continue
             # an empty cell is a missing value, as pandas would read it
             yield Row(start, {k: (v if v != "" else None) for k, v in zip(header, values, strict=True)})

@@ -111,9 +111,9 @@ def write(path: Path, triplets: Iterable[Triplet]) -> None:
     write_jsonl(path, (dict(asdict(t), images=list(t.images)) for t in triplets))
 
 
-def write_hf(triplets: list[Triplet], root: Path, parquet: Path, hf_dir: Path) -> None:
-    """The Hugging Face dataset (``save_to_disk`` into ``hf_dir``) and its Parquet file, the
-    images (paths relative to ``root``) embedded."""
+def write_hf(triplets: list[Triplet], root: Path, parquet: Path, hf_dir: Path, *, split: str) -> None:
+    """The Hugging Face dataset (``save_to_disk`` into ``hf_dir``, as ``split``) and its Parquet
+    file, the images (paths relative to ``root``) embedded."""
     import datasets
     from datasets import Dataset, Features, Image, List, Value
 
@@ -143,7 +143,7 @@ def write_hf(triplets: list[Triplet], root: Path, parquet: Path, hf_dir: Path) -
     was_enabled = datasets.is_progress_bar_enabled()
     datasets.disable_progress_bars()
     try:
-        ds = Dataset.from_dict(columns, features=features)
+        ds = Dataset.from_dict(columns, features=features, split=split)
         parquet.parent.mkdir(parents=True, exist_ok=True)
         ds.to_parquet(str(parquet))
         ds.save_to_disk(str(hf_dir))

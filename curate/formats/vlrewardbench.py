@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Order, Side
+from ..wording import plural
 from .fields import Fields
 from .triplets import TripletRecord
 from .triplets import parse as parse_triplet
@@ -172,7 +173,7 @@ def parse(f: Fields, need: Collection[str] = ()) -> VlrbRecord | None:
     query = f.text("query", allow_empty="query" not in need)
     responses = f.value("response", (list,), what="a list of two responses")
     if responses is not None and (len(responses) != 2 or not all(isinstance(r, str) for r in responses)):
-        f.bad("response", f"expected a list of two texts, got {len(responses)} values")
+        f.bad("response", f"expected a list of two texts, got {plural(len(responses), 'value')}")
     rank_field = "ranking" if f.has("ranking") and not f.has("human_ranking") else "human_ranking"
     ranking = f.value(rank_field, (list,), what="a list of two ranks")
     if ranking is not None and (len(ranking) != 2 or not all(isinstance(r, (int, float)) for r in ranking)):

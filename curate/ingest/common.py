@@ -21,6 +21,7 @@ from ..formats.fields import Fields
 from ..images import ImageProblem
 from ..model import Candidate, ImageRef, Item, Label, Pair
 from ..seeding import coin, hex_hash
+from ..wording import plural
 
 
 def id_hash(*parts: str, n: int = 10) -> str:
@@ -112,17 +113,20 @@ class IngestReport:
     problems: list[InputProblem] = field(default_factory=list)  # of rejected rows
 
     def summary(self) -> str:
-        parts = [f"{self.items} items", f"{self.candidates} candidates"]
+        parts = [plural(self.items, "item"), plural(self.candidates, "candidate")]
         if self.pairs or self.format != "items":
-            parts.append(f"{self.pairs} pairs")
+            parts.append(plural(self.pairs, "pair"))
         if self.labels:
-            parts.append(f"{self.labels} labels")
-        parts.append(f"{self.images_stored} images stored")
+            parts.append(plural(self.labels, "label"))
+        parts.append(f"{plural(self.images_stored, 'image')} stored")
         text = f"imported {self.file} ({self.format}): " + ", ".join(parts)
         if self.images_missing:
-            text += f"; {self.images_missing} image references missing (recorded as missing, shown as placeholders)"
+            text += (
+                f"; {plural(self.images_missing, 'image reference')} missing "
+                "(recorded as missing, shown as placeholders)"
+            )
         if self.rejected:
-            text += f"; {self.rejected} rows rejected, written with reasons to {self.rejects_file}"
+            text += f"; {plural(self.rejected, 'row')} rejected, written with reasons to {self.rejects_file}"
         return text
 
 

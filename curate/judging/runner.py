@@ -29,6 +29,7 @@ from ..seeding import hex_hash
 from ..sides import shown_first, shown_pair, stored_pair, verdict_from_letter
 from ..store import Store, dumps, loads
 from ..store.writer import BatchWriter
+from ..wording import plural
 from .order import plan
 from .parsing import get_parser
 from .records import NO_DATASET, JudgeRun, JudgeTask, Judgment, JudgmentKey, RunDataset, RunPurpose
@@ -97,7 +98,7 @@ class RunSummary:
     def failure_line(self) -> str:
         """What failed and how to resume (for an incomplete run)."""
         parts = [
-            f"{n} of {self.planned} judgments {what}"
+            f"{n} of {plural(self.planned, 'judgment')} {what}"
             for n, what in ((self.failed, "failed after retries"), (self.missing, "were never sent"))
             if n
         ]
@@ -324,7 +325,7 @@ def require_images(tasks: Sequence[JudgeTask], allow_missing: bool) -> None:
     if missing and not allow_missing:
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
         raise MmrbError(
-            f"{len(missing)} image(s) not found: {shown} (a judge cannot see them; "
+            f"{plural(len(missing), 'image')} not found: {shown} (a judge cannot see a missing image; "
             "pass --allow-missing-images to judge on the text alone)"
         )
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError, InputProblem
+from ..wording import plural
 from .parsing import get_parser
 
 PLACEHOLDERS = ("{question}", "{answer_a}", "{answer_b}")
@@ -130,7 +131,14 @@ def load_template(path: str | Path, parser: str | None = None) -> Template:
     missing = [ph for ph in PLACEHOLDERS if ph not in t.text]
     if missing:
         raise InputError(
-            [InputProblem(str(p), None, "text", f"template lacks the placeholder(s) {', '.join(missing)}")]
+            [
+                InputProblem(
+                    str(p),
+                    None,
+                    "text",
+                    f"template lacks {plural(len(missing), 'placeholder')}: {', '.join(missing)}",
+                )
+            ]
         )
     try:
         get_parser(t.parser)

@@ -85,6 +85,7 @@ class LabelActivity:
     flag: str | None
     seconds: float | None
     updated_at: str
+    created_at: str  # when the annotator first saved it (an edit keeps it)
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,15 @@ class CountStore(StoreBase):
         q = select(*(select(func.count()).select_from(t).scalar_subquery() for t in tables))
         with self._r(conn) as c:
             return StageCounts(*c.execute(q).one())
+
+    def change_stamp(self, conn: Connection | None = None) -> tuple:
+        """A value that changes whenever a row is added to or removed from any stage, or a
+        label is edited: a cache key for figures computed over the labels."""
+        latest = select(func.max(S.labels.c.updated_at)).scalar_subquery()
+        edits = select(func.count()).select_from(S.label_history).scalar_subquery()
+        with self._r(conn) as c:
+            counts = self.counts(conn=c)
+            return (*counts.as_dict().values(), *c.execute(select(latest, edits)).one())
 
     def tallies(self, conn: Connection | None = None) -> Tallies:
         cat = S.items.c.category
@@ -196,7 +206,7 @@ class CountStore(StoreBase):
         with self._r(conn) as c:
             return [
                 LabelActivity(*row)
-                for row in c.execute(select(lc.annotator, lc.status, lc.flag, lc.seconds, lc.updated_at))
+                for row in c.execute(select(lc.annotator, lc.status, lc.flag, lc.seconds, lc.updated_at, lc.created_at))
             ]
 
     def progress_by_category(self, conn: Connection | None = None) -> list[CategoryProgress]:

@@ -1,0 +1,291 @@
+"""The lead's plots as Altair (Vega-Lite) charts, drawn as their specs (annotate/figures.py
+caches them); built from the figures of annotate/progress.py and curate/agreement/summary.py,
+computing nothing new.
+
+An undefined value is written "undefined" where its bar would be, never drawn as 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import altair as alt
+import pandas as pd
+
+from curate.agreement.summary import (
+    THRESHOLDS,
+    UNDEFINED,
+    AlphaRow,
+    KappaCell,
+    MajorityRow,
+    field_title,
+    ordered_fields,
+)
+
+HEIGHT = 320  # of the plot: the axes and legends come on top (FIT_WIDTH)
+# Streamlit would fit the whole chart, axes and legends included, into its height
+FIT_WIDTH = alt.AutoSizeParams(type="fit-x", contains="padding")
+
+
+def spec(chart: alt.TopLevelMixin) -> dict:
+    """The chart as the Vega-Lite spec st.vega_lite_chart draws, its data inlined. Altair's
+    default theme only adds a 300 x 300 view size, which st.altair_chart leaves out too: so
+    does this (none of these charts sets a config of its own)."""
+    out = chart.to_dict()
+    out.pop("config", None)
+    return out
+
+
+def _field_colors(titles: Sequence[str]) -> alt.Scale:
+    """One colour per field on every chart (Altair's default category palette)."""
+    return alt.Scale(domain=list(titles), scheme="tableau10")
+
+
+def _legend(title: str | None) -> alt.Legend:
+    return alt.Legend(title=title, orient="top", labelLimit=320)
+
+
+def _reference_lines() -> alt.LayerChart:
+    """Krippendorff's reliable and tentative thresholds, each line labelled to the right of
+    the plot, where no bar can hide the label."""
+    ref = pd.DataFrame({"y": [y for y, _ in THRESHOLDS], "label": [t for _, t in THRESHOLDS]})
+    base = alt.Chart(ref)
+    rule = base.mark_rule(color="grey", strokeDash=[5, 3]).encode(y="y:Q")
+    text = base.mark_text(align="left", baseline="middle", dx=6, color="dimgrey").encode(
+        y="y:Q", x=alt.value("width"), text="label:N"
+    )
+    return rule + text
+
+
+# -- Progress ---------------------------------------------------------------------------------------
+def labels_over_time(frame: pd.DataFrame) -> alt.Chart:
+    """Cumulative submitted labels per annotator (progress.labels_over_time)."""
+    return (
+        alt.Chart(frame, height=HEIGHT, autosize=FIT_WIDTH)
+        .mark_line(interpolate="step-after", point=len(frame) <= 200)
+        .encode(
+            x=alt.X("time:T", title="Time (UTC)", axis=alt.Axis(format="%H:%M")),
+            y=alt.Y("labels:Q", title="Submitted labels (cumulative)"),
+            color=alt.Color("annotator:N", legend=_legend("Annotator")),
+            tooltip=[
+                alt.Tooltip("annotator:N", title="Annotator"),
+                alt.Tooltip("time:T", title="Time (UTC)", format="%Y-%m-%d %H:%M"),
+                alt.Tooltip("labels:Q", title="Labels"),
+            ],
+        )
+    )
+
+
+def seconds_per_label(frame: pd.DataFrame) -> alt.LayerChart:
+    """Per annotator: box from the 25th to the 75th percentile, whiskers from the 10th to the
+    90th, a tick at the median (progress.seconds_per_label)."""
+    base = alt.Chart(frame).encode(y=alt.Y("annotator:N", title="Annotator"))
+    tips = [
+        alt.Tooltip("annotator:N", title="Annotator"),
+        alt.Tooltip("labels:Q", title="Timed labels"),
+        *(alt.Tooltip(f"{k}:Q", title=t, format=".1f") for k, t in _PERCENTILES),
+    ]
+    whisker = base.mark_rule().encode(x=alt.X("p10:Q", title="Seconds per label"), x2="p90:Q", tooltip=tips)
+    box = base.mark_bar(size=18).encode(x="q1:Q", x2="q3:Q", tooltip=tips)
+    median = base.mark_tick(color="black", size=18, thickness=2).encode(x="median:Q", tooltip=tips)
+    return alt.LayerChart(layer=[whisker, box, median], height=max(90, 40 * len(frame)), autosize=FIT_WIDTH)
+
+
+_PERCENTILES = (
+    ("p10", "10th percentile (s)"),
+    ("q1", "25th percentile (s)"),
+    ("median", "Median (s)"),
+    ("q3", "75th percentile (s)"),
+    ("p90", "90th percentile (s)"),
+)
+
+
+def label_distribution(frame: pd.DataFrame) -> alt.FacetChart:
+    """Submitted labels per value, one panel per field (progress.label_distribution)."""
+    fields = list(dict.fromkeys(frame["field"]))
+    base = alt.Chart().encode(
+        x=alt.X("value:N", title=None, sort=None, axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("labels:Q", title="Submitted labels"),
+    )
+    bars = base.mark_bar().encode(
+        color=alt.Color("field:N", scale=_field_colors(fields), legend=None),
+        tooltip=[
+            alt.Tooltip("field:N", title="Field"),
+            alt.Tooltip("value:N", title="Value"),
+            alt.Tooltip("labels:Q", title="Labels"),
+            alt.Tooltip("share:Q", title="Share", format=".1%"),
+        ],
+    )
+    text = base.mark_text(baseline="bottom", dy=-2).encode(text="labels:Q")
+    return (
+        alt.layer(bars, text, data=frame, height=HEIGHT - 60, width=220)
+        .facet(column=alt.Column("field:N", title=None, sort=fields))
+        .resolve_scale(x="independent")
+    )
+
+
+# -- Agreement ------------------------------------------------------------------------------------
+def _alpha_frame(rows: Sequence[AlphaRow]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "field": field_title(r.field),
+                "category": r.category,
+                "pairs": r.pairs,
+                "alpha": r.alpha,
+                "low": r.low,
+                "high": r.high,
+                "interval": "95% interval" if r.low is not None else "no interval (too few pairs)",
+                "undefined": UNDEFINED if r.alpha is None else None,
+                "why": r.undefined or r.interval_undefined or "",
+            }
+            for r in rows
+        ],
+        columns=["field", "category", "pairs", "alpha", "low", "high", "interval", "undefined", "why"],
+    )
+
+
+def alpha_per_category(rows: Sequence[AlphaRow]) -> alt.LayerChart:
+    """Krippendorff's alpha per category (and over all of them) and field, 95% intervals as
+    error bars, a bar without an interval paler, the reference lines labelled."""
+    frame = _alpha_frame(rows)
+    fields = [field_title(f) for f in ordered_fields({r.field for r in rows})]
+    categories = list(dict.fromkeys(frame["category"]))
+    x = alt.X(
+        "category:N", title=None, sort=categories, axis=alt.Axis(labelAngle=-20, labelLimit=260, labelOverlap=False)
+    )
+    offset = alt.XOffset("field:N", sort=fields)
+    tips = [
+        alt.Tooltip("category:N", title="Category"),
+        alt.Tooltip("field:N", title="Field"),
+        alt.Tooltip("alpha:Q", title="Alpha", format=".3f"),
+        alt.Tooltip("low:Q", title="95% low", format=".3f"),
+        alt.Tooltip("high:Q", title="95% high", format=".3f"),
+        alt.Tooltip("pairs:Q", title="Pairs with 2+ labels"),
+        alt.Tooltip("why:N", title="Note"),
+    ]
+    base = alt.Chart(frame).encode(x=x, xOffset=offset)
+    bars = (
+        base.transform_filter("isValid(datum.alpha)")
+        .mark_bar()
+        .encode(
+            y=alt.Y("alpha:Q", title="Krippendorff's alpha (95% CI)", scale=alt.Scale(domainMax=1)),
+            color=alt.Color("field:N", scale=_field_colors(fields), sort=fields, legend=_legend(None)),
+            opacity=alt.Opacity(
+                "interval:N",
+                scale=alt.Scale(domain=["95% interval", "no interval (too few pairs)"], range=[1.0, 0.4]),
+                legend=_legend(None),
+            ),
+            tooltip=tips,
+        )
+    )
+    errors = base.transform_filter("isValid(datum.low)").mark_rule(strokeWidth=1.5).encode(y="low:Q", y2="high:Q")
+    undefined = (
+        base.transform_filter("!isValid(datum.alpha)")
+        .mark_text(angle=270, align="left", dx=-4, fontSize=11)
+        .encode(
+            y=alt.datum(0), text="undefined:N", color=alt.Color("field:N", scale=_field_colors(fields)), tooltip=tips
+        )
+    )
+    return alt.LayerChart(layer=[bars, errors, undefined, _reference_lines()], height=HEIGHT, autosize=FIT_WIDTH)
+
+
+def kappa_heatmap(cells: Sequence[KappaCell]) -> alt.FacetChart:
+    """Cohen's kappa of each pair of annotators, one panel per field; an undefined cell grey."""
+    frame = pd.DataFrame(
+        [
+            {
+                "field": field_title(c.field),
+                "a": c.a,
+                "b": c.b,
+                "shared": c.shared,
+                "kappa": c.kappa,
+                "text": UNDEFINED if c.kappa is None else f"{c.kappa:.2f}",
+                "why": c.undefined or "",
+            }
+            for c in cells
+        ],
+        columns=["field", "a", "b", "shared", "kappa", "text", "why"],
+    )
+    fields = [field_title(f) for f in ordered_fields({c.field for c in cells})]
+    people = sorted(set(frame["a"]))
+    base = alt.Chart().encode(
+        x=alt.X("a:N", title=None, sort=people, axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("b:N", title=None, sort=people),
+        tooltip=[
+            alt.Tooltip("a:N", title="Annotator"),
+            alt.Tooltip("b:N", title="with"),
+            alt.Tooltip("kappa:Q", title="Cohen's kappa", format=".3f"),
+            alt.Tooltip("shared:Q", title="Pairs both labelled"),
+            alt.Tooltip("why:N", title="Note"),
+        ],
+    )
+    defined = (
+        base.transform_filter("isValid(datum.kappa)")
+        .mark_rect()
+        .encode(
+            color=alt.Color(
+                "kappa:Q",
+                title="Cohen's kappa",
+                scale=alt.Scale(scheme="redyellowgreen", domain=[0, 1], clamp=True),
+            )
+        )
+    )
+    undefined = base.transform_filter("!isValid(datum.kappa)").mark_rect(color="#e6e6e6")
+    text = base.mark_text(fontSize=11).encode(text="text:N")
+    side = max(150, 48 * len(people))
+    return (
+        alt.layer(defined, undefined, text, data=frame, width=side, height=side)
+        .facet(column=alt.Column("field:N", title=None, sort=fields))
+        .resolve_scale(x="independent", y="independent")
+    )
+
+
+def majority_agreement(rows: Sequence[MajorityRow]) -> alt.LayerChart:
+    """Each annotator's agreement with the others' majority, per field."""
+    frame = pd.DataFrame(
+        [
+            {
+                "field": field_title(r.field),
+                "annotator": r.annotator,
+                "agreement": r.agreement,
+                "compared": r.compared,
+                "labels": r.labels,
+                "undefined": UNDEFINED if r.agreement is None else None,
+            }
+            for r in rows
+        ],
+        columns=["field", "annotator", "agreement", "compared", "labels", "undefined"],
+    )
+    fields = [field_title(f) for f in ordered_fields({r.field for r in rows})]
+    tips = [
+        alt.Tooltip("annotator:N", title="Annotator"),
+        alt.Tooltip("field:N", title="Field"),
+        alt.Tooltip("agreement:Q", title="Agrees with the majority", format=".1%"),
+        alt.Tooltip("compared:Q", title="Labels compared"),
+        alt.Tooltip("labels:Q", title="Labels"),
+    ]
+    base = alt.Chart(frame).encode(
+        x=alt.X("annotator:N", title=None, axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset("field:N", sort=fields),
+        color=alt.Color("field:N", scale=_field_colors(fields), sort=fields, legend=_legend(None)),
+        tooltip=tips,
+    )
+    bars = (
+        base.transform_filter("isValid(datum.agreement)")
+        .mark_bar()
+        .encode(
+            y=alt.Y(
+                "agreement:Q",
+                title="Agreement with the others' majority",
+                axis=alt.Axis(format="%"),
+                scale=alt.Scale(domain=[0, 1]),
+            )
+        )
+    )
+    undefined = (
+        base.transform_filter("!isValid(datum.agreement)")
+        .mark_text(angle=270, align="left", dx=-4, fontSize=11)
+        .encode(y=alt.datum(0), text="undefined:N")
+    )
+    return alt.LayerChart(layer=[bars, undefined], height=HEIGHT - 60, autosize=FIT_WIDTH)

@@ -1,0 +1,68 @@
+"""The lead's figures over the labels, computed once per store state and shared by every page
+and session of the process: a new label, edit or withdrawal changes Store.change_stamp and
+so the cache key; nothing else does. Charts are kept as their Vega-Lite specs: building an
+Altair chart and validating it costs far more than drawing the page around it."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from curate.agreement import AgreementReport, summary
+from curate.store import Store
+
+from . import admin, charts, progress, ui
+
+Key = tuple[tuple[str | None, str | None], tuple]
+
+
+def _key(store: Store) -> Key:
+    c = ui.config()
+    return (c.db, c.images), store.change_stamp()
+
+
+@st.cache_data(max_entries=8, show_spinner="Computing agreement...")
+def _report(_store: Store, key: Key) -> AgreementReport:
+    return admin.lead_report(_store)
+
+
+@st.cache_data(max_entries=8, show_spinner="Drawing progress...")
+def _progress_charts(_store: Store, key: Key) -> dict[str, dict]:
+    activity = _store.label_activity()
+    over_time = progress.labels_over_time(activity)
+    if over_time.empty:
+        return {}
+    out = {"labels_over_time": charts.spec(charts.labels_over_time(over_time))}
+    timed = progress.seconds_per_label(activity)
+    if len(timed):
+        out["seconds_per_label"] = charts.spec(charts.seconds_per_label(timed))
+    dist = progress.label_distribution(_report(_store, key))
+    out["label_distribution"] = charts.spec(charts.label_distribution(dist))
+    return out
+
+
+@st.cache_data(max_entries=8, show_spinner="Drawing agreement...")
+def _agreement_charts(_store: Store, key: Key) -> dict[str, dict]:
+    report = _report(_store, key)
+    cells = summary.kappa_cells(report)
+    out = {
+        "alpha": charts.spec(charts.alpha_per_category(summary.alpha_rows(report))),
+        "majority": charts.spec(charts.majority_agreement(summary.majority_rows(report))),
+    }
+    if cells:
+        out["kappa"] = charts.spec(charts.kappa_heatmap(cells))
+    return out
+
+
+def agreement(store: Store) -> AgreementReport:
+    """admin.lead_report of the served store, cached per (store location, change stamp)."""
+    return _report(store, _key(store))
+
+
+def progress_charts(store: Store) -> dict[str, dict]:
+    """The Progress page's charts by name (none before the first label)."""
+    return _progress_charts(store, _key(store))
+
+
+def agreement_charts(store: Store) -> dict[str, dict]:
+    """The Agreement page's charts by name ("kappa" only once two annotators share a pair)."""
+    return _agreement_charts(store, _key(store))

@@ -1,0 +1,59 @@
+"""The bundled sample (annotate/demo.py) with labels, as three annotators would leave them:
+most labels follow the automatic correctness where the reference decides it, a seeded few
+dissent (so there are disagreements to adjudicate and agreement below 1), every label timed
+(5 to 60 seconds), first saved over the three hours before ``end``."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from curate.model import Label
+
+SPAN = timedelta(hours=3)
+END = datetime(2025, 6, 2, 12, 0, tzinfo=UTC)
+
+
+def labelled_sample(db: Path, *, leave_open: int = 2, end: datetime = END) -> dict:
+    """Build the sample in ``db`` and label each annotator's queue but its last ``leave_open``
+    pairs. Returns demo.ensure_sample's description of it."""
+    from annotate import demo
+    from curate.store import Store
+
+    info = demo.ensure_sample(db)
+    with Store(info["db"], info["images"]) as store:
+        pairs = {p.id: p for p in store.pairs()}
+        people = [name for name, _, role in demo.ACCOUNTS if role == "annotator"]
+        for n, who in enumerate(people):
+            rng = random.Random(f"labelled-sample:{who}")
+            queue = store.assignments(annotator=who)
+            todo = queue[: max(0, len(queue) - leave_open)]
+            t = end - SPAN + timedelta(minutes=7 * n)
+            for a in todo:
+                p = pairs[a.pair_id]
+                first = p.auto_first or ("correct" if rng.random() < 0.6 else "incorrect")
+                second = p.auto_second or ("incorrect" if first == "correct" else "correct")
+                if rng.random() < 0.15:  # a dissent
+                    first = "incorrect" if first == "correct" else "correct"
+                pref = {
+                    ("correct", "incorrect"): "first",
+                    ("incorrect", "correct"): "second",
+                }.get((first, second), rng.choice(["first", "second", "tie"]))
+                secs = round(rng.uniform(5, 60), 3)
+                t += timedelta(seconds=secs + rng.uniform(20, 200))
+                stamp = min(t, end).isoformat(timespec="microseconds")
+                store.save_label(
+                    Label(
+                        p.id,
+                        who,
+                        first,
+                        second,
+                        pref,
+                        rationale="equal" if pref == "tie" else "",
+                        seconds=secs,
+                        created_at=stamp,
+                        updated_at=stamp,
+                    )
+                )
+    return info

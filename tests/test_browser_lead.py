@@ -1,0 +1,100 @@
+"""The lead's dashboards in a real headless Chromium, on the bundled sample with labels: the
+lead lands on Progress, and Progress and Agreement draw their charts (vega-embed) without an
+error. A screenshot of each goes to $MMRB_SCREENSHOTS (default: this test's tmp dir)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.support.labelled_sample import labelled_sample
+from tests.support.services import unavailable
+from tests.support.streamlit_server import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, wait_cookie, wait_idle
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+CHART = '[data-testid="stVegaLiteChart"]'
+DRAWN = f"{CHART} canvas, {CHART} svg.marks"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    if not os.path.exists(CHROMIUM):
+        unavailable(f"{CHROMIUM} is not installed (tests/setup-system.sh installs it)")
+    d = tmp_path_factory.mktemp("lead")
+    info = labelled_sample(d / "sample.db")
+    with StreamlitServer(info["db"], info["images"], log=d / "streamlit.log") as srv:
+        yield srv
+
+
+@pytest.fixture
+def page(tmp_path):
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("the playwright package is not installed")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        pg = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+        errors: list[str] = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        # a page opened by URL makes Streamlit probe {page}/_stcore/... first (404): not an error of the page
+        pg.on(
+            "console", lambda m: errors.append(m.text) if m.type == "error" and "Failed to load" not in m.text else None
+        )
+        pg.errors = errors
+        yield pg
+        browser.close()
+
+
+def screenshots(tmp_path: Path) -> Path:
+    d = Path(os.environ.get("MMRB_SCREENSHOTS") or tmp_path)
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def charts_drawn(page, at_least: int) -> int:
+    """Until ``at_least`` charts have drawn their marks; returns how many charts there are."""
+    page.wait_for_function(
+        f"n => document.querySelectorAll('{CHART}').length >= n"
+        f" && Array.from(document.querySelectorAll('{CHART}')).every(c => c.querySelector('canvas, svg.marks'))",
+        arg=at_least,
+        timeout=45_000,
+    )
+    wait_idle(page)
+    return page.locator(CHART).count()
+
+
+def whole_page(page, path: Path) -> None:
+    """A screenshot of the whole page (Streamlit scrolls inside its own element)."""
+    height = page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollHeight")
+    page.set_viewport_size({"width": 1440, "height": max(900, min(int(height) + 80, 6000))})
+    page.wait_for_timeout(500)
+    wait_idle(page)
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size({"width": 1440, "height": 900})
+
+
+def test_lead_lands_on_progress_and_both_dashboards_draw_their_charts(page, server, tmp_path):
+    out = screenshots(tmp_path)
+    page.goto(server.url)
+    wait_idle(page)
+    page.get_by_role("textbox", name="Name").fill("lead")
+    page.get_by_role("textbox", name="Password").fill("lead-demo")
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("heading", name="Progress").wait_for(timeout=45_000)
+    wait_cookie(page)
+    assert page.locator(".st-key-mmrb-label").count() == 0  # not the (empty) Label page
+    assert charts_drawn(page, 3) == 3  # labels over time, seconds per label, label distribution
+    assert page.locator("[data-testid=stDataFrame]").count() == 3
+    whole_page(page, out / "lead-progress.png")
+
+    page.goto(server.url + "/admin_agreement")
+    page.get_by_role("heading", name="Agreement").wait_for(timeout=45_000)
+    assert charts_drawn(page, 3) == 3  # alpha per category, kappa heatmap, majority
+    for line in ("0.8: reliable", "0.667: tentative"):  # the reference lines are labelled in the chart
+        assert page.locator(CHART).first.get_by_text(line).count() == 1, line
+    whole_page(page, out / "lead-agreement.png")
+    assert page.locator("[data-testid=stException]").count() == 0
+    assert not page.errors, page.errors

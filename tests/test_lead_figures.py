@@ -1,0 +1,310 @@
+"""The figures behind the lead's pages and the dataset card, on tiny literal fixtures: wording
+(plural, percent, seconds), the agreement report as rows (curate/agreement/summary.py), the
+Progress page's tables and plot data (annotate/progress.py) and the charts built from them
+(annotate/charts.py)."""
+
+from __future__ import annotations
+
+import math
+import re
+import tokenize
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as hs
+
+from annotate import charts, progress
+from annotate.tables import human
+from curate.agreement import agreement_report, from_long, summary
+from curate.agreement.stats import Estimate
+from curate.store.counts import LabelActivity
+from curate.wording import EMPTY, percent, plural, seconds
+
+
+# -- wording ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "n, noun, many, text",
+    [
+        (0, "pair", None, "0 pairs"),
+        (1, "pair", None, "1 pair"),
+        (2, "pair", None, "2 pairs"),
+        (1, "category", "categories", "1 category"),
+        (3, "category", "categories", "3 categories"),
+    ],
+)
+def test_plural(n, noun, many, text):
+    assert plural(n, noun, many) == text
+
+
+@given(hs.integers(-(10**6), 10**6), hs.sampled_from(["pair", "label", "annotator", "triplet"]))
+def test_plural_is_the_count_then_the_noun_singular_only_for_one(n, noun):
+    count, word = plural(n, noun).split(" ")
+    assert int(count) == n and word == (noun if n == 1 else noun + "s")
+
+
+def test_no_output_pluralises_by_hand():
+    """Every count in annotate/ and curate/ reads through curate.wording.plural: no string
+    says "pair(s)" and none adds an "s" by hand ("'s' if n != 1")."""
+    root = Path(__file__).resolve().parents[1]
+    by_hand = re.compile(r"[a-z]\(s\)(?=[\s,.;:)])|'s' if|\"s\" if")
+    found = []
+    for folder in ("annotate", "curate"):
+        for p in sorted((root / folder).rglob("*.py")):
+            with p.open("rb") as f:
+                prev = None
+                for tok in tokenize.tokenize(f.readline):
+                    text = tok.string.replace("http(s)", "")
+                    in_string = tok.type in (tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", -1))
+                    # Python 3.12+ tokenizes inside f-strings: 's' then if
+                    s_if = prev is not None and prev.string in ("'s'", '"s"') and tok.string == "if"
+                    if (in_string and by_hand.search(text)) or s_if:
+                        found.append(f"{p.relative_to(root)}:{tok.start[0]}: {tok.line.strip()}")
+                    prev = tok
+    assert not found, found
+
+
+@pytest.mark.parametrize(
+    "share, text", [(0.0625, "6.2%"), (0.062, "6.2%"), (1.0, "100.0%"), (0.0, "0.0%"), (None, EMPTY)]
+)
+def test_percent(share, text):
+    assert percent(share) == text
+
+
+@given(hs.floats(0, 1))
+def test_percent_reads_back_within_its_precision(share):
+    text = percent(share)
+    assert text.endswith("%") and abs(float(text[:-1]) - 100 * share) <= 0.05 + 1e-9
+
+
+@pytest.mark.parametrize(
+    "value, text", [(12.345, "12.3"), (12.0, "12"), (0.04, "0"), (59.96, "60"), (None, EMPTY), (math.nan, EMPTY)]
+)
+def test_seconds_have_at_most_one_decimal(value, text):
+    assert seconds(value) == text
+
+
+@given(hs.floats(0, 10**6))
+def test_seconds_round_to_one_decimal(value):
+    text = seconds(value)
+    assert len(text.partition(".")[2]) <= 1 and abs(float(text) - value) <= 0.05 + 1e-6
+
+
+# -- the agreement report as rows -------------------------------------------------------------------------
+# pair: category, {annotator: preference}; correctness_first is "correct" from everyone (no variation)
+PAIRS = {
+    "u1": ("vqa", {"a": "first", "b": "first"}),
+    "u2": ("vqa", {"a": "first", "b": "second"}),
+    "u3": ("safety", {"a": "tie", "b": "tie", "c": "tie"}),
+    "u4": ("safety", {"c": "second"}),
+}
+
+
+def tiny_report():
+    rows = []
+    for unit, (cat, votes) in PAIRS.items():
+        for who, pref in votes.items():
+            rows += [(unit, who, "preference", pref, cat), (unit, who, "correctness_first", "correct", cat)]
+    frame = pd.DataFrame(rows, columns=["unit", "annotator", "field", "value", "category"])
+    return agreement_report(from_long(frame), per_category=True, resamples=50, min_shared=1)
+
+
+def test_alpha_rows_cover_every_field_overall_then_per_category():
+    rows = summary.alpha_rows(tiny_report())
+    assert [(r.category, r.field) for r in rows] == [
+        (summary.ALL, "correctness_first"),
+        (summary.ALL, "preference"),
+        ("safety", "correctness_first"),
+        ("safety", "preference"),
+        ("vqa", "correctness_first"),
+        ("vqa", "preference"),
+    ]
+    by = {(r.category, r.field): r for r in rows}
+    # undefined stays undefined (None with the report's reason), never 0
+    assert by[(summary.ALL, "correctness_first")].alpha is None
+    assert "no variation" in by[(summary.ALL, "correctness_first")].undefined
+    pref = by[(summary.ALL, "preference")]
+    assert pref.pairs == 3 and pref.labels == 8 and pref.alpha is not None
+    assert pref.low is None and pref.interval_undefined == "too few pairs"  # 3 pairs with 2+ labels
+    assert by[("vqa", "preference")].percent == 0.5
+
+
+def test_kappa_cells_are_symmetric_and_majority_rows_say_who_was_compared():
+    rep = tiny_report()
+    cells = [c for c in summary.kappa_cells(rep) if c.field == "preference"]
+    assert {(c.a, c.b) for c in cells} == {("a", "b"), ("b", "a"), ("a", "c"), ("c", "a"), ("b", "c"), ("c", "b")}
+    ab = [c for c in cells if {c.a, c.b} == {"a", "b"}]
+    assert ab[0].kappa == ab[1].kappa and ab[0].shared == 3  # u1, u2, u3
+    # a and c share only u3, where both said "tie": a single category, kappa undefined
+    ac = next(c for c in cells if (c.a, c.b) == ("a", "c"))
+    assert ac.kappa is None and ac.undefined == "both annotators used a single category"
+    majority = {(m.field, m.annotator): m for m in summary.majority_rows(rep)}
+    # c's pairs: u3 (the others agree on tie: c agrees) and u4 (no others: not compared)
+    assert (majority["preference", "c"].compared, majority["preference", "c"].agreement) == (1, 1.0)
+    # a: u3 agrees; u1, u2 have one other label each (b's), which is then the majority
+    assert (majority["preference", "a"].compared, majority["preference", "a"].agreement) == (3, pytest.approx(2 / 3))
+
+
+def test_value_counts_in_scale_order_with_unused_values():
+    counts = [(v.value, v.labels) for v in summary.value_counts(tiny_report()) if v.field == "preference"]
+    assert counts == [("first", 3), ("second", 2), ("tie", 3)]
+
+
+@pytest.mark.parametrize(
+    "estimate, cell",
+    [
+        (Estimate(0.7481, low=0.24, high=1.0), "0.748 [0.240, 1.000]"),
+        (Estimate(0.375, interval_undefined="too few pairs"), "0.375 [undefined]"),
+        (Estimate(0.5), "0.500"),
+        (Estimate.none("every pairable label is 'first': no variation, alpha is undefined"), "undefined"),
+    ],
+)
+def test_estimate_cell(estimate, cell):
+    assert summary.estimate_cell(estimate) == cell
+
+
+def test_undefined_notes_say_each_reason_once_with_its_places():
+    odd = "every pairable label is 'first': no variation, alpha is undefined"
+    cells = [
+        ("preference in a", Estimate.none(odd)),
+        ("preference in b", Estimate.none(odd)),
+        ("preference in b", Estimate.none(odd)),  # the same place twice (alpha, AC1): named once
+        ("correctness in a", Estimate.none("no pair has two or more labels")),
+        ("preference", Estimate(0.3, interval_undefined="too few pairs")),
+        ("correctness", Estimate(0.2, interval_undefined="too few pairs")),
+        ("fine", Estimate(0.9, low=0.8, high=1.0)),
+    ]
+    assert summary.undefined_notes(cells, min_pairs=10) == [
+        f"undefined (preference in a; preference in b): {odd}.",
+        "undefined (correctness in a): no pair has two or more labels.",
+        "[undefined] interval: fewer than 10 pairs with two or more labels, too few for a bootstrap interval.",
+    ]
+    many = [(f"c{n}", Estimate.none(odd)) for n in range(9)]
+    assert summary.undefined_notes(many, min_pairs=10, shown=2) == [f"undefined (c0; c1 and 7 more): {odd}."]
+
+
+def test_fields_read_preference_first():
+    assert summary.ordered_fields(["score", "correctness_second", "preference", "correctness_first"]) == [
+        "preference",
+        "correctness_first",
+        "correctness_second",
+        "score",
+    ]
+    assert summary.field_title("correctness_first") == "Correctness, first response"
+    assert summary.field_title("score") == "score"
+
+
+# -- Progress -------------------------------------------------------------------------------------------
+def act(who: str, at: str, secs: float | None = 10.0, status: str = "submitted") -> LabelActivity:
+    return LabelActivity(who, status, None, secs, at, at)
+
+
+ACTIVITY = [
+    act("bob", "2025-01-01T10:05:00+00:00", 30.0),
+    act("alice", "2025-01-01T10:00:00+00:00", 10.0),
+    act("alice", "2025-01-01T10:02:00+00:00", 20.0),
+    act("alice", "2025-01-01T10:01:00+00:00", None),  # untimed: counted, not timed
+    act("bob", "2025-01-01T10:03:00+00:00", 99.0, status="skipped"),  # a skip is no label
+]
+
+
+def test_labels_over_time_counts_up_per_annotator_in_time_order():
+    f = progress.labels_over_time(ACTIVITY)
+    assert f.to_dict("list") == {
+        "annotator": ["alice", "alice", "alice", "bob"],
+        "time": [datetime(2025, 1, 1, 10, m, tzinfo=UTC) for m in (0, 1, 2, 5)],
+        "labels": [1, 2, 3, 1],
+    }
+    assert progress.labels_over_time([]).empty
+
+
+def test_labels_over_time_is_thinned_but_keeps_the_first_and_last():
+    many = [act("a", f"2025-01-01T{h:02d}:{m:02d}:00+00:00") for h in range(20) for m in range(60)]
+    f = progress.labels_over_time(many)
+    assert len(f) <= progress.MAX_POINTS and f["labels"].iloc[0] == 1 and f["labels"].iloc[-1] == 1200
+    assert f["labels"].is_monotonic_increasing
+
+
+def test_seconds_per_label_percentiles_of_timed_submitted_labels():
+    f = progress.seconds_per_label(ACTIVITY).set_index("annotator")
+    assert f.loc["alice", "labels"] == 2 and f.loc["alice", "median"] == 15.0 and f.loc["alice", "p10"] == 11.0
+    assert f.loc["bob", "labels"] == 1 and f.loc["bob", "p90"] == 30.0  # the skip's 99 s is not a label's
+    assert list(progress.seconds_per_label([]).columns) == ["annotator", "labels", *progress.QUANTILES]
+
+
+def test_label_distribution_reads_preference_first_with_shares():
+    f = progress.label_distribution(tiny_report())
+    assert list(f["field"].unique()) == ["Preference", "Correctness, first response"]
+    pref = f[f["field"] == "Preference"]
+    assert pref["value"].tolist() == ["first", "second", "tie"] and pref["share"].sum() == pytest.approx(1)
+
+
+def test_tables_have_human_headers_and_no_missing_value_but_none():
+    people = pd.DataFrame(
+        [
+            dict(
+                annotator="alice",
+                role="annotator",
+                active=True,
+                assigned=4,
+                done=1,
+                submitted=1,
+                skipped=0,
+                flagged=0,
+                last_hour=1,
+                labels_per_hour=float("nan"),
+                median_seconds=None,
+            )
+        ]
+    )
+    t = progress.annotator_table(people)
+    assert all("_" not in h and h[0].isupper() for h in t.frame.columns)
+    assert t.frame.loc[0, "Labels per hour"] is None and t.frame.loc[0, "Median seconds per label"] is None
+    assert t.formats == {"Labels per hour": "%.1f", "Median seconds per label": "%.1f"}
+    cats = progress.category_table(pd.DataFrame([dict(category="vqa", assigned=16, done=1, share_done=0.062)]))
+    assert cats.frame.loc[0, "Share done"] == 6.25 and cats.formats["Share done"] == "%.1f%%"
+    assert list(progress.short_table(pd.DataFrame(columns=["pair"])).frame.columns) == [
+        "Pair",
+        "Labels wanted",
+        "Assigned",
+        "Labelled",
+        "Waiting on",
+    ]
+    assert human(pd.DataFrame({"a": [1.5, None]}), {"a": "A"}).frame["A"].tolist() == [1.5, None]
+
+
+# -- charts: Vega-Lite specs of the figures above ------------------------------------------------------------
+def layers(spec: dict) -> list[dict]:
+    inner = spec.get("spec", spec)
+    out = []
+    for layer in inner.get("layer", [inner]):
+        out += layers(layer) if "layer" in layer else [layer]
+    return out
+
+
+def test_alpha_chart_has_error_bars_labelled_reference_lines_and_writes_undefined():
+    spec = charts.alpha_per_category(summary.alpha_rows(tiny_report())).to_dict()
+    marks = [(layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]) for layer in layers(spec)]
+    assert marks.count("bar") == 1 and marks.count("rule") == 2 and marks.count("text") == 2
+    datasets = spec["datasets"].values()
+    ref = next(d for d in datasets if d and "label" in d[0])
+    assert [(r["y"], r["label"]) for r in ref] == [(0.8, "0.8: reliable"), (0.667, "0.667: tentative")]
+    rows = next(d for d in datasets if d and "alpha" in d[0])
+    undefined = [r for r in rows if r["alpha"] is None]
+    assert undefined and all(r["undefined"] == "undefined" for r in undefined)  # written, not a 0 bar
+
+
+def test_the_other_charts_build_from_their_figures():
+    rep = tiny_report()
+    for chart in (
+        charts.labels_over_time(progress.labels_over_time(ACTIVITY)),
+        charts.seconds_per_label(progress.seconds_per_label(ACTIVITY)),
+        charts.label_distribution(progress.label_distribution(rep)),
+        charts.kappa_heatmap(summary.kappa_cells(rep)),
+        charts.majority_agreement(summary.majority_rows(rep)),
+    ):
+        spec = chart.to_dict()
+        assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
+        assert any(d for d in spec["datasets"].values())
