@@ -35,10 +35,11 @@ def plain(value: object) -> str:
     punctuation character is backslash-escaped (CommonMark allows that for each of them),
     so nothing in it can open an image, link, HTML tag, code span, math or a directive, and
     a word joiner keeps a bare URL or e-mail address from becoming a link. Line breaks stay
-    line breaks."""
+    line breaks. Leading spaces and tabs go: Markdown drops them from a paragraph's lines
+    anyway, and four of them would turn the line into a code block that shows the escapes."""
     s = "" if value is None else str(value)
     s = _AUTOLINK.sub("\\1\u2060", s.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", ""))
-    return "  \n".join(_PUNCT.sub(r"\\\1", line) for line in s.split("\n"))
+    return "  \n".join(_PUNCT.sub(r"\\\1", line.lstrip(" \t")) for line in s.split("\n"))
 
 
 def escape_plain(text: str) -> str:

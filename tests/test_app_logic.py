@@ -426,3 +426,9 @@ def test_backoff_doubles_up_to_a_cap_and_the_message_is_one_calm_line():
     assert outage.message(1, 3, saving=True, reason=outage.REFUSED).startswith(
         "Not saved yet: the database could not do this (the error is in the server log). Your answers are kept"
     )
+
+
+def test_plain_shows_indented_text_as_text_not_as_a_code_block():
+    # four leading spaces made a code block, which showed the escape backslashes ('\<b\>')
+    out = _inline_tokens(render.plain("    <b>x</b>\n\tnext"))
+    assert [t.content for t in out if t.type == "text"] == ["<b>x</b>", "next"]
