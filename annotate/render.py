@@ -29,6 +29,12 @@ _PUNCT = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
 _AUTOLINK = re.compile(r"(?i)(https?:(?=/)|www(?=\.)|@(?=\w))")
 
 
+# The pair fits one screen from 1366x768 up (see annotate/page_style.py): the image and the
+# prompt within ITEM_HEIGHT, each response box within RESPONSE_HEIGHT (longer text scrolls).
+ITEM_HEIGHT = "26vh"
+RESPONSE_HEIGHT = "30vh"
+
+
 def plain(value: object) -> str:
     """A data string (or any value) as Markdown source that shows it as text: every ASCII
     punctuation character is backslash-escaped (CommonMark allows that for each of them),
@@ -72,7 +78,7 @@ def image_html(
     return (
         f'<div class="mmrb-image" data-item="{key}" style="text-align:center">'
         f'<img src="{escape_plain(src)}" alt="{escape_plain(alt)}" data-item="{key}" '
-        'style="max-width:100%;max-height:42vh;object-fit:contain;border-radius:6px"></div>'
+        f'style="max-width:100%;max-height:{ITEM_HEIGHT};object-fit:contain;border-radius:6px"></div>'
     )
 
 
@@ -90,7 +96,8 @@ _to_html.validateLink = lambda url: bool(_LINK_OK.match(url.strip()))
 def _image_as_text(renderer, tokens, idx, options, env) -> str:
     tok = tokens[idx]
     alt = renderer.renderInlineAsText(tok.children or [], options, env)
-    return f'<span class="mmrb-image-ref">[image: {escape_plain(alt)} &lt;{escape_plain(tok.attrGet("src") or "")}&gt;]</span>'
+    src = escape_plain(tok.attrGet("src") or "")
+    return f'<span class="mmrb-image-ref">[image: {escape_plain(alt)} &lt;{src}&gt;]</span>'
 
 
 _to_html.add_render_rule("image", _image_as_text)
@@ -104,11 +111,12 @@ def markdown_html(text: str) -> str:
 
 
 def item_html(image_block: str, category: str, prompt: str) -> str:
-    """The prompt's image beside the prompt."""
+    """The prompt's image beside the prompt, both within ITEM_HEIGHT (a long prompt scrolls)."""
     return (
-        '<div class="mmrb-item" style="display:grid;grid-template-columns:5fr 6fr;gap:1.5rem;align-items:start">'
-        f"<div>{image_block}</div>"
-        '<div class="mmrb-prompt">'
+        '<div class="mmrb-item" style="display:grid;grid-template-columns:minmax(0,auto) minmax(0,1fr);'
+        'gap:1.25rem;align-items:start">'
+        f'<div style="max-width:48vw">{image_block}</div>'
+        f'<div class="mmrb-prompt" style="max-height:{ITEM_HEIGHT};overflow-y:auto">'
         f'<div style="font-size:.85rem;color:#808495">Prompt · {escape_plain(category)}</div>'
         f"{markdown_html(prompt)}</div></div>"
     )
@@ -120,19 +128,20 @@ def pair_token(pair_id: str) -> str:
 
 
 def responses_html(token: str, left: str, right: str) -> str:
-    """Both responses side by side, each in its own scrolling box, marked with the pair's token."""
+    """Both responses side by side, marked with the pair's token. Each box is as tall as the
+    longer response, up to RESPONSE_HEIGHT, and scrolls beyond it: short answers take
+    little room and the controls under them stay on screen."""
 
     def box(side: str, text: str) -> str:
         return (
-            f'<div><div style="font-weight:600;margin-bottom:.35rem">{side.title()} response</div>'
+            '<div style="display:flex;flex-direction:column">'
+            f'<div style="font-weight:600;font-size:.9rem;margin-bottom:.2rem">{side.title()} response</div>'
             f'<div class="mmrb-response mmrb-response-{side}" data-pair="{escape_plain(token)}" '
-            'style="height:300px;overflow-y:auto;border:1px solid rgba(49,51,63,.2);border-radius:.5rem;'
-            f'padding:.25rem 1rem">{markdown_html(text)}</div></div>'
+            f'style="flex:1;max-height:{RESPONSE_HEIGHT};overflow-y:auto;border:1px solid rgba(49,51,63,.2);'
+            f'border-radius:.5rem;padding:.4rem .9rem .1rem;font-size:.95rem">{markdown_html(text)}</div></div>'
         )
 
     return (
-        '<div class="mmrb-responses" style="display:grid;grid-template-columns:1fr 1fr;gap:1rem">'
-        + box("left", left)
-        + box("right", right)
-        + "</div>"
+        '<div class="mmrb-responses" style="display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);'
+        'gap:1rem">' + box("left", left) + box("right", right) + "</div>"
     )

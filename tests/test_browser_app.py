@@ -22,7 +22,7 @@ from tests.support.streamlit_server import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
-PEOPLE = ("alice", "bob", "carol", "dave", "erin", "frank")
+PEOPLE = ("alice", "bob", "carol", "dave", "erin", "frank", "gina")
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
@@ -286,4 +286,77 @@ def test_the_form_is_reused_but_never_carries_answers_to_another_pair(page, serv
         assert s.get_label("p0", "frank").preference in ("first", "second")
         assert s.get_label("p1", "frank").status == "skipped"
         assert s.get_label("p2", "frank") is None  # withdrawn by the undo
+    assert not page.errors, page.errors
+
+
+# Every control of the decision, as the label page shows it (flag included: it is always there).
+CONTROLS = {
+    "left correctness": '[class*="st-key-q_left"] [role=radiogroup]',
+    "right correctness": '[class*="st-key-q_right"] [role=radiogroup]',
+    "preference": '[class*="st-key-q_pref"] [role=radiogroup]',
+    "flag": '[class*="st-key-q_flag"] [role=radiogroup]',
+    "rationale": '[class*="st-key-q_rationale"] textarea',
+    "submit": '[class*="st-key-q_submit"] button',
+}
+OFF_SCREEN = """(sels) => {
+  const out = {};
+  for (const [name, sel] of Object.entries(sels)) {
+    const el = document.querySelector(sel);
+    if (!el) { out[name] = 'absent'; continue; }
+    const r = el.getBoundingClientRect();
+    if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth || !r.height)
+      out[name] = [r.left, r.top, r.right, r.bottom].map(Math.round).join(',') + ' in ' + innerWidth + 'x'
+        + innerHeight;
+  }
+  const main = document.querySelector('[data-testid=stMain]');
+  if (scrollY || (main && main.scrollTop)) out.scrolled = [scrollY, main && main.scrollTop];
+  return out;
+}"""
+
+
+def add_pair(server, annotator: str, n: int, left: str, right: str) -> None:
+    """One more pair at the head of ``annotator``'s queue (seq -n), with these responses."""
+    from curate.model import Assignment, Candidate, Item, Pair
+
+    with store_of(server) as s, s.write() as c:
+        s.add_items([Item(f"iv{n}", f"Viewport question {n}?", "vqa")], conn=c)
+        s.add_candidates(
+            [Candidate(f"iv{n}/a", f"iv{n}", "m-a", left), Candidate(f"iv{n}/b", f"iv{n}", "m-b", right)], conn=c
+        )
+        s.add_pairs([Pair(f"pv{n}", f"iv{n}", f"iv{n}/a", f"iv{n}/b", "test")], conn=c)
+        s.add_assignments([Assignment(f"pv{n}", annotator, "first", -n)], conn=c)
+
+
+def test_the_whole_decision_fits_one_screen_and_long_responses_scroll_in_their_box(page, server):
+    add_pair(server, "gina", 2, "Yes.", "No, it is a cat.")  # first in gina's queue
+    add_pair(server, "gina", 1, "Long. " + "This sentence makes the answer long. " * 300, "Short.")
+    sign_in(page, server, "gina")
+    box_height = "(side) => document.querySelector('.mmrb-response-' + side).getBoundingClientRect().height"
+    for w, h in ((1366, 768), (1440, 900)):
+        page.set_viewport_size({"width": w, "height": h})
+        page.get_by_text("Viewport question 2?").wait_for(timeout=45_000)
+        wait_label_ready(page)
+        assert page.evaluate(OFF_SCREEN, CONTROLS) == {}, (w, h)
+        # short answers take little room: the box is sized to its content
+        assert page.evaluate(box_height, "left") < 80 and page.evaluate(box_height, "right") < 80
+    press(page, "s")  # the long one next
+    for w, h in ((1366, 768), (1440, 900)):
+        page.set_viewport_size({"width": w, "height": h})
+        page.get_by_text("Viewport question 1?").wait_for(timeout=45_000)
+        wait_label_ready(page)
+        assert page.evaluate(OFF_SCREEN, CONTROLS) == {}, (w, h)
+        long = page.locator(".mmrb-response-left")
+        # the box stops at its maximum height and scrolls inside; both boxes stand as tall
+        size = long.evaluate("(e) => [e.clientHeight, e.scrollHeight, getComputedStyle(e).overflowY]")
+        assert size[0] <= 0.31 * h and size[1] > 3 * size[0] and size[2] == "auto", size
+        assert abs(page.evaluate(box_height, "left") - page.evaluate(box_height, "right")) < 2
+        long.evaluate("(e) => { e.scrollTop = e.scrollHeight; }")
+        assert long.evaluate("(e) => e.scrollTop") > 0
+        assert page.evaluate(OFF_SCREEN, CONTROLS) == {}, "scrolling the box moved the page"
+    # the whole label still works from the keyboard on this layout
+    press(page, "1", "9", "a", "Enter")
+    page.get_by_text("Question 0: what is in the picture?").wait_for(timeout=45_000)
+    with store_of(server) as s:
+        got = s.get_label("pv1", "gina")
+    assert (got.correctness_first, got.correctness_second, got.preference) == ("correct", "incorrect", "first")
     assert not page.errors, page.errors
