@@ -12,7 +12,6 @@ from statistics import median
 import pandas as pd
 
 from curate.agreement import agreement_report, from_store
-from curate.model import Adjudication, Candidate, Item, Label, Pair
 from curate.store import Store
 
 
@@ -92,30 +91,6 @@ def short_of_overlap(store: Store, k: int | None = None) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["pair", "wanted", "assigned", "labelled", "waiting_on"])
 
 
-def vote(label: Label) -> tuple:
-    """What two labels must share to agree."""
-    return (label.preference, label.correctness_first, label.correctness_second)
-
-
-@dataclass(frozen=True)
-class Disagreement:
-    """A pair whose submitted labels differ, with the lead's decision if there is one."""
-
-    pair_id: str
-    labels: tuple[Label, ...]
-    adjudication: Adjudication | None
-
-
-@dataclass(frozen=True)
-class PairDetails:
-    """Everything about one pair, for the adjudicator (model names included)."""
-
-    pair: Pair
-    item: Item | None
-    first: Candidate | None
-    second: Candidate | None
-
-
 @dataclass(frozen=True)
 class Glance:
     """One decision at a glance: pairs with 2+ labels, percent agreement and Krippendorff's
@@ -129,27 +104,6 @@ class Glance:
     percent: float | None
     note: str  # "undefined: ..." when alpha is undefined
     interval_undefined: str | None = None  # why there is no interval (e.g. "too few pairs")
-
-
-def disagreements(store: Store) -> list[Disagreement]:
-    """Pairs with two or more submitted labels that differ, unblinded, with any adjudication."""
-    by: dict[str, list[Label]] = {}
-    for lab in store.labels(status="submitted"):
-        by.setdefault(lab.pair_id, []).append(lab)
-    adj = store.adjudications()
-    return [
-        Disagreement(pid, tuple(labs), adj.get(pid))
-        for pid, labs in sorted(by.items())
-        if len(labs) >= 2 and len({vote(x) for x in labs}) > 1
-    ]
-
-
-def pair_details(store: Store, pair_id: str) -> PairDetails | None:
-    pair = store.get_pair(pair_id)
-    if pair is None:
-        return None
-    cands = {c.id: c for c in store.candidates(ids=[pair.first_id, pair.second_id])}
-    return PairDetails(pair, store.get_item(pair.item_id), cands.get(pair.first_id), cands.get(pair.second_id))
 
 
 GLANCE_FIELDS = ("preference", "correctness_first", "correctness_second")

@@ -1,6 +1,7 @@
-"""The label form's compact look: the whole decision on one screen from 1366x768 up.
+"""The decision forms' compact look (label, My labels, adjudication): on the label page the
+whole decision fits one screen from 1366x768 up.
 
-Our own CSS, no data in it. Sent once per full run of a page that shows the form, outside
+Our own CSS, no data in it. Sent once per full run of a page that shows a form, outside
 the label page's fragment (a fragment rerun does not send it again). Streamlit puts a
 style-only ``st.html`` in its event container, so it takes no room on the page, and drops
 it when another page runs. The pair's own heights are in annotate/render.py.
@@ -10,8 +11,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-# The form's containers are .st-key-mmrb-label (label page) and .st-key-mmrb-edit (My labels).
-_FORM = ".st-key-mmrb-label, .st-key-mmrb-edit"
+# The containers of the label page, My labels' editor and the adjudication page.
+_FORM = ".st-key-mmrb-label, .st-key-mmrb-edit, .st-key-mmrb-adjudicate"
 
 LABEL_CSS = f"""
 <style>
@@ -38,5 +39,5 @@ LABEL_CSS = f"""
 """
 
 
-def label_style() -> None:
+def compact_style() -> None:
     st.html(LABEL_CSS)

@@ -19,22 +19,26 @@ MISSING = {
 }
 
 
+def image_block(item_id: str, sha256: str | None, status: str) -> str:
+    """The item's image (or why it is missing) as HTML for render.item_html."""
+    jpeg = image_bytes(ui.store(), sha256)
+    reason = None if jpeg is not None else MISSING.get(status, "The image is not available.")
+    src = image_src(jpeg, item_id) if jpeg is not None else None
+    return image_html(jpeg, item_id=item_id, alt="the prompt's image", missing_reason=reason, src=src)
+
+
 def show_item(view: PairView) -> None:
-    jpeg = image_bytes(ui.store(), view.image_sha256)
-    reason = None if jpeg is not None else MISSING.get(view.image_status, "The image is not available.")
-    src = image_src(jpeg, view.item_id) if jpeg is not None else None
-    block = image_html(jpeg, item_id=view.item_id, alt="the prompt's image", missing_reason=reason, src=src)
+    block = image_block(view.item_id, view.image_sha256, view.image_status)
     st.html(item_html(block, view.category, view.prompt))  # one element: see render.item_html
 
 
 def zoom_button(view: PairView) -> None:
-    st.button(
-        "Full size image  `Z`",
-        key="act_zoom",
-        on_click=_open_zoom,
-        args=(view.image_sha256,),
-        disabled=not view.image_sha256,
-    )
+    image_zoom_button(view.image_sha256, key="act_zoom")
+
+
+def image_zoom_button(sha: str | None, *, key: str) -> None:
+    """The "Full size image" button (key Z) of an image, disabled when there is none."""
+    st.button("Full size image  `Z`", key=key, on_click=_open_zoom, args=(sha,), disabled=not sha)
 
 
 def _open_zoom(sha: str | None) -> None:
