@@ -22,7 +22,7 @@ from tests.support.streamlit_server import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
-PEOPLE = ("alice", "bob", "carol", "dave", "erin", "frank", "gina")
+PEOPLE = ("alice", "bob", "carol", "dave", "erin", "frank", "gina", "hal", "ivy")
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
@@ -359,4 +359,57 @@ def test_the_whole_decision_fits_one_screen_and_long_responses_scroll_in_their_b
     with store_of(server) as s:
         got = s.get_label("pv1", "gina")
     assert (got.correctness_first, got.correctness_second, got.preference) == ("correct", "incorrect", "first")
+    assert not page.errors, page.errors
+
+
+def test_adjudication_shows_the_image_and_takes_the_decision_from_the_keyboard(page, server):
+    from curate.model import Label
+
+    with store_of(server) as s:  # disagreements of its own on p3 and p4 (with images, no reference)
+        s.save_label(Label("p3", "hal", "correct", "incorrect", "first"))
+        s.save_label(Label("p3", "ivy", "incorrect", "incorrect", "first"))
+        s.save_label(Label("p4", "hal", "correct", "incorrect", "first", rationale="hal's **reason**", seconds=7.5))
+        s.save_label(Label("p4", "ivy", "correct", "correct", "tie", rationale="ivy's reason", seconds=11))
+    page.goto(server.url)
+    wait_idle(page)
+    page.get_by_role("textbox", name="Name").fill("lead")
+    page.get_by_role("textbox", name="Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_selector("[data-testid=stSidebarNav]", timeout=45_000)
+    wait_idle(page)
+    wait_cookie(page)
+    page.goto(server.url + "/admin_adjudicate")
+    page.get_by_role("button", name="Record decision").wait_for(timeout=45_000)
+    wait_idle(page)
+    page.get_by_label("Category").click()  # the filters: by category, by the field that disagrees
+    page.get_by_role("option", name="vqa").click()
+    page.locator("h3", has_text="Adjudication").click()  # out of the filter's text box
+    wait_idle(page)
+    pair = page.locator(".st-key-adj_pair input")
+    assert pair.input_value().startswith("p3 ·")  # the first undecided one
+    press(page, "n")  # the next undecided disagreement
+    page.wait_for_function("() => document.querySelector('.st-key-adj_pair input').value.startsWith('p4 ·')")
+    wait_idle(page)
+    page.get_by_text("hal's").wait_for()
+    assert page.locator(".mmrb-labels strong", has_text="reason").count() == 1  # the rationale's Markdown
+    img = page.locator('img[data-item="i4"]')
+    assert img.evaluate("(i) => i.complete && i.naturalWidth > 0")
+    press(page, "z")
+    page.get_by_role("dialog").get_by_text("Original size 800 x 600 pixels").wait_for(timeout=45_000)
+    press(page, "Escape")
+    page.get_by_role("dialog").wait_for(state="detached", timeout=45_000)
+    press(page, "2", "8", "d", "x", "e")
+    page.keyboard.type("ivy missed the error")
+    press(page, "Escape", "Enter")
+    page.get_by_text("Decision recorded for p4").wait_for(timeout=45_000)
+    with store_of(server) as s:
+        got = s.adjudications()["p4"]
+        assert (got.correctness_first, got.correctness_second, got.preference, got.exclude, got.note) == (
+            "incorrect",
+            "correct",
+            "second",
+            True,
+            "ivy missed the error",
+        )
+        assert s.get_label("p4", "ivy").preference == "tie"  # the labels are untouched
     assert not page.errors, page.errors
