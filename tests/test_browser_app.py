@@ -356,6 +356,10 @@ def test_the_whole_decision_fits_one_screen_and_long_responses_scroll_in_their_b
     # the whole label still works from the keyboard on this layout
     press(page, "1", "9", "a", "Enter")
     page.get_by_text("Question 0: what is in the picture?").wait_for(timeout=45_000)
+    wait_label_ready(page)
+    page.set_viewport_size({"width": 1366, "height": 768})  # after a submit (the fragment's rerun) too
+    page.wait_for_timeout(300)
+    assert page.evaluate(OFF_SCREEN, CONTROLS) == {}
     with store_of(server) as s:
         got = s.get_label("pv1", "gina")
     assert (got.correctness_first, got.correctness_second, got.preference) == ("correct", "incorrect", "first")
