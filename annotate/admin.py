@@ -6,7 +6,6 @@ Admin pages are unblinded: they may show model names, gold answers and every lab
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from statistics import median
 
@@ -15,7 +14,6 @@ import pandas as pd
 from curate.agreement import AgreementReport, agreement_report, from_store
 from curate.agreement.stats import DEFAULT_RESAMPLES
 from curate.agreement.summary import ALL, AlphaRow, estimate_cell, field_title, row_estimate, undefined_notes
-from curate.model import Adjudication, Candidate, Item, Label, Pair
 from curate.store import Store
 
 from .tables import Table, human
@@ -113,56 +111,6 @@ def short_of_overlap(store: Store, k: int | None = None) -> pd.DataFrame:
                 )
             )
     return pd.DataFrame(out, columns=["pair", "wanted", "assigned", "labelled", "waiting_on"])
-
-
-def vote(label: Label) -> tuple:
-    """What two labels must share to agree."""
-    return (label.preference, label.correctness_first, label.correctness_second)
-
-
-@dataclass(frozen=True)
-class Disagreement:
-    """A pair whose submitted labels differ, with the lead's decision if there is one."""
-
-    pair_id: str
-    labels: tuple[Label, ...]
-    adjudication: Adjudication | None
-
-
-@dataclass(frozen=True)
-class PairDetails:
-    """Everything about one pair, for the adjudicator (model names included)."""
-
-    pair: Pair
-    item: Item
-    first: Candidate
-    second: Candidate
-
-
-def disagreements(store: Store) -> list[Disagreement]:
-    """Pairs with two or more submitted labels that differ, unblinded, with any adjudication."""
-    by: dict[str, list[Label]] = {}
-    for lab in store.labels(status="submitted"):
-        by.setdefault(lab.pair_id, []).append(lab)
-    adj = store.adjudications()
-    return [
-        Disagreement(pid, tuple(labs), adj.get(pid))
-        for pid, labs in sorted(by.items())
-        if len(labs) >= 2 and len({vote(x) for x in labs}) > 1
-    ]
-
-
-def pair_details(store: Store, pair_id: str) -> PairDetails | None:
-    """None when the pair, its item or a response is not in the store."""
-    pair = store.get_pair(pair_id)
-    if pair is None:
-        return None
-    item = store.get_item(pair.item_id)
-    cands = {c.id: c for c in store.candidates(ids=[pair.first_id, pair.second_id])}
-    first, second = cands.get(pair.first_id), cands.get(pair.second_id)
-    if item is None or first is None or second is None:
-        return None
-    return PairDetails(pair, item, first, second)
 
 
 def lead_report(store: Store, *, resamples: int = DEFAULT_RESAMPLES) -> AgreementReport:

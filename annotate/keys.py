@@ -1,15 +1,18 @@
-"""Keyboard map of the label page and the small script that makes it work.
+"""Keyboard maps of the label page and the adjudication page, and the small script that
+makes them work.
 
 Streamlit's own button shortcuts do not fire while focus sits on a radio option (which is
 where focus is after a click), so one capture-phase listener on the document handles every
-key, whatever has focus, and ignores keys typed into the rationale box.
+key, whatever has focus, and ignores keys typed into a text box. Each map acts inside its
+own container (found by its key's class); R and C stay Streamlit's (rerun, clear cache).
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 
-# key -> (widget key prefix, option index) for radios, or (button key prefix, None)
+# key -> (widget key prefix, option index) for radios, or (button/checkbox key prefix, None)
 KEYS: dict[str, tuple[str, int | None]] = {
     "1": ("q_left", 0),
     "2": ("q_left", 1),
@@ -35,15 +38,54 @@ LEGEND = (
     "`Enter` submit (`Ctrl+Enter` from the rationale) · `S` skip · `U` undo last · `Z` full-size image"
 )
 
+ADJ_KEYS: dict[str, tuple[str, int | None]] = {
+    "1": ("adj_first", 1),
+    "2": ("adj_first", 2),
+    "3": ("adj_first", 3),
+    "8": ("adj_second", 1),
+    "9": ("adj_second", 2),
+    "0": ("adj_second", 3),
+    "a": ("adj_pref", 0),
+    "t": ("adj_pref", 1),
+    "d": ("adj_pref", 2),
+    "x": ("adj_exclude", None),
+    "Enter": ("adj_record", None),
+    "n": ("adj_next", None),
+    "z": ("adj_zoom", None),
+}
+ADJ_LEGEND = (
+    "`1` `2` `3` first correct / incorrect / unsure · `8` `9` `0` second correct / incorrect / unsure · "
+    "`A` first better · `T` tie · `D` second better · `X` exclude · `E` write a note (`Esc` leaves it) · "
+    "`Enter` record (`Ctrl+Enter` from the note) · `N` next undecided disagreement · `Z` full-size image"
+)
+
+
+@dataclass(frozen=True)
+class KeyMap:
+    """The keys of one page, acting inside the container ``root`` (a CSS selector)."""
+
+    root: str
+    keys: dict[str, tuple[str, int | None]]
+    submit: str  # the button Ctrl+Enter presses from a text box
+    cycle: dict[str, str] = field(default_factory=dict)  # key -> radio whose next option it picks
+    focus: dict[str, str] = field(default_factory=dict)  # key -> text box it focuses
+
+
+MAPS = (
+    KeyMap(".st-key-mmrb-label, .st-key-mmrb-edit", KEYS, "q_submit", CYCLE, FOCUS),
+    KeyMap(".st-key-mmrb-adjudicate", ADJ_KEYS, "adj_record", focus={"e": "adj_note"}),
+)
+
 _SCRIPT = """
 (function () {
   if (window.__mmrbKeys) return;
   window.__mmrbKeys = true;
-  const KEYS = %(keys)s, CYCLE = %(cycle)s, FOCUS = %(focus)s;
+  const MAPS = %(maps)s;
   const find = (root, prefix) => root.querySelector('[class*="st-key-' + prefix + '"]');
   const options = (el) => el ? Array.from(el.querySelectorAll('input[type="radio"]')) : [];
   document.addEventListener('keydown', function (ev) {
-    const root = document.querySelector('.st-key-mmrb-label, .st-key-mmrb-edit');
+    let map = null, root = null;
+    for (const m of MAPS) { root = document.querySelector(m.root); if (root) { map = m; break; } }
     if (!root || ev.altKey || ev.metaKey || ev.isComposing) return;
     if (document.querySelector('[role="dialog"]') && ev.key !== 'Escape') return;
     const t = ev.target;
@@ -54,28 +96,29 @@ _SCRIPT = """
       else if (ev.key === 'Enter' && ev.ctrlKey && t.tagName === 'TEXTAREA') {
         // let the text area commit its value first, then submit
         ev.preventDefault(); ev.stopPropagation(); t.blur();
-        setTimeout(() => { const b = find(root, 'q_submit'); b && b.querySelector('button').click(); }, 60);
+        setTimeout(() => { const b = find(root, map.submit); b && b.querySelector('button').click(); }, 60);
       }
       return;
     }
     if (ev.ctrlKey) return;
     const k = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
     let done = false;
-    if (KEYS[k]) {
-      const [prefix, index] = KEYS[k];
+    if (map.keys[k]) {
+      const [prefix, index] = map.keys[k];
       const el = find(root, prefix) || find(document, prefix);
       if (el && index === null) {
-        const b = el.querySelector('button'); if (b && !b.disabled) { b.click(); done = true; }
+        const b = el.querySelector('button, input[type="checkbox"]');
+        if (b && !b.disabled) { b.click(); done = true; }
       }
       else if (el) { const o = options(el)[index]; if (o) { o.click(); done = true; } }
-    } else if (CYCLE[k]) {
-      const opts = options(find(root, CYCLE[k]));
+    } else if (map.cycle[k]) {
+      const opts = options(find(root, map.cycle[k]));
       if (opts.length) {
         const cur = opts.findIndex((o) => o.checked);
         opts[(cur + 1) %% opts.length].click(); done = true;
       }
-    } else if (FOCUS[k]) {
-      const el = find(root, FOCUS[k]); const ta = el && el.querySelector('textarea');
+    } else if (map.focus[k]) {
+      const el = find(root, map.focus[k]); const ta = el && el.querySelector('textarea');
       if (ta) { ta.focus(); done = true; }
     }
     if (done) { ev.preventDefault(); ev.stopPropagation(); }
@@ -86,9 +129,10 @@ _SCRIPT = """
 
 def script() -> str:
     """The listener as a <script> for ``st.html(..., unsafe_allow_javascript=True)``."""
-    keys = {k: [p, i] for k, (p, i) in KEYS.items()}
-    return (
-        "<script>"
-        + _SCRIPT % {"keys": json.dumps(keys), "cycle": json.dumps(CYCLE), "focus": json.dumps(FOCUS)}
-        + "</script>"
-    )
+    maps = [
+        dict(
+            root=m.root, keys={k: [p, i] for k, (p, i) in m.keys.items()}, submit=m.submit, cycle=m.cycle, focus=m.focus
+        )
+        for m in MAPS
+    ]
+    return "<script>" + _SCRIPT % {"maps": json.dumps(maps)} + "</script>"

@@ -31,6 +31,7 @@ from .session_ui import acting_user
 PENDING = "pending_save"  # session key: an outage.PendingSave (see annotate/guard.py)
 CORRECT_OPTS = ("correct", "incorrect", "unsure")
 PREF_OPTS = ("left", "tie", "right")
+PREF_TITLES = {"left": "left  (A)", "tie": "tie  (T)", "right": "right  (D)"}
 FLAG_OPTS = ("",) + FLAG_REASONS
 _RULES: dict[str | None, frozenset[str]] = {}
 
@@ -81,45 +82,47 @@ def label_form(
     k = form_keys(mode)
     with st.form(key=k.form, border=False, enter_to_submit=False, clear_on_submit=mode == "new"):
         st.html(responses_html(pair_token(view.pair_id), view.left_text, view.right_text))
-        for side, hint in (("left", ("1", "2", "3")), ("right", ("8", "9", "0"))):
-            st.radio(
-                f"Is the {side} response correct?",
+        # each response's correctness directly under it: the columns match the boxes above
+        for col, side, hint in zip(st.columns(2), ("left", "right"), (("1", "2", "3"), ("8", "9", "0")), strict=True):
+            col.radio(
+                f"{side.title()} is",
                 CORRECT_OPTS,
                 index=None,  # the value is in session state (see form_state.reset_form)
                 horizontal=True,
                 key=k.correctness(side),
                 format_func=_with_key(hint),
             )
-        st.radio(
-            "Which response is better?",
+        better, flag = st.columns([2, 3])
+        better.radio(
+            "Better",
             PREF_OPTS,
             index=None,
             horizontal=True,
             key=k.preference,
-            format_func=lambda v: {"left": "left is better  (A)", "tie": "tie  (T)", "right": "right is better  (D)"}[
-                v
-            ],
+            format_func=PREF_TITLES.__getitem__,
         )
-        st.text_area(
-            f"Rationale  (E to write, Esc to leave) · required for: {rationale_required_for(_rule(for_display=True))}",
-            key=k.rationale,
-            height=80,
-            placeholder="Why? Required for ties and 'unsure'; a short note for a flag.",
-        )
-        st.radio(
-            "Flag this pair  (F cycles)",
+        flag.radio(
+            "Flag  (F)",
             FLAG_OPTS,
             index=0,
             horizontal=True,
             key=k.flag,
             format_func=lambda v: "no flag" if not v else FLAG_TITLES[v],
         )
-        st.form_submit_button(
+        why, go = st.columns([6, 1], vertical_alignment="bottom")
+        why.text_area(
+            f"Rationale  (E to write, Esc to leave) · required for: {rationale_required_for(_rule(for_display=True))}",
+            key=k.rationale,
+            height=68,
+            placeholder="Why? Required for ties and 'unsure'; a short note for a flag.",
+        )
+        go.form_submit_button(
             "Save changes  (Enter)" if mode == "edit" else "Submit  (Enter)",
             type="primary",
             key=k.submit,
             on_click=on_submit or _submit,
             args=(view, mode),
+            width="stretch",
         )
 
 

@@ -22,26 +22,36 @@ MISSING = {
 
 def missing_reason(view: PairView) -> str:
     """What the placeholder says when there is no image to show."""
-    reason = MISSING.get(view.image_status, "The image is not available.")
-    return f"{reason} {DELIBERATE_MISSING_NOTE}" if view.image_deliberately_missing else reason
+    return _missing(view.image_status, view.image_deliberately_missing)
+
+
+def _missing(status: str, deliberately: bool = False) -> str:
+    reason = MISSING.get(status, "The image is not available.")
+    return f"{reason} {DELIBERATE_MISSING_NOTE}" if deliberately else reason
+
+
+def image_block(item_id: str, sha256: str | None, status: str, *, deliberately_missing: bool = False) -> str:
+    """The item's image (or why it is missing) as HTML for render.item_html."""
+    jpeg = image_bytes(ui.store(), sha256)
+    reason = None if jpeg is not None else _missing(status, deliberately_missing)
+    src = image_src(jpeg, item_id) if jpeg is not None else None
+    return image_html(jpeg, item_id=item_id, alt="the prompt's image", missing_reason=reason, src=src)
 
 
 def show_item(view: PairView) -> None:
-    jpeg = image_bytes(ui.store(), view.image_sha256)
-    reason = None if jpeg is not None else missing_reason(view)
-    src = image_src(jpeg, view.item_id) if jpeg is not None else None
-    block = image_html(jpeg, item_id=view.item_id, alt="the prompt's image", missing_reason=reason, src=src)
+    block = image_block(
+        view.item_id, view.image_sha256, view.image_status, deliberately_missing=view.image_deliberately_missing
+    )
     st.html(item_html(block, view.category, view.prompt))  # one element: see render.item_html
 
 
 def zoom_button(view: PairView) -> None:
-    st.button(
-        "Full size image  `Z`",
-        key="act_zoom",
-        on_click=_open_zoom,
-        args=(view.image_sha256,),
-        disabled=not view.image_sha256,
-    )
+    image_zoom_button(view.image_sha256, key="act_zoom")
+
+
+def image_zoom_button(sha: str | None, *, key: str) -> None:
+    """The "Full size image" button (key Z) of an image, disabled when there is none."""
+    st.button("Full size image  `Z`", key=key, on_click=_open_zoom, args=(sha,), disabled=not sha)
 
 
 def _open_zoom(sha: str | None) -> None:

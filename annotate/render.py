@@ -18,16 +18,29 @@ from __future__ import annotations
 import base64
 import html
 import re
+from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from markdown_it import MarkdownIt
 
 from curate.seeding import hex_hash
 
+if TYPE_CHECKING:
+    from curate.model import Label
+
+    from .adjudication import AutoCheck
+
 _PUNCT = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
 # GFM turns "http://", "www." and "a@b.c" in plain text into links after parsing, escapes or
 # not: an invisible word joiner (U+2060) breaks the pattern.
 _AUTOLINK = re.compile(r"(?i)(https?:(?=/)|www(?=\.)|@(?=\w))")
+
+
+# The pair fits one screen from 1366x768 up (see annotate/page_style.py): the image and the
+# prompt within ITEM_HEIGHT, each response box within RESPONSE_HEIGHT (longer text scrolls).
+ITEM_HEIGHT = "26vh"
+RESPONSE_HEIGHT = "30vh"
 
 
 def plain(value: object) -> str:
@@ -74,7 +87,7 @@ def image_html(
     return (
         f'<div class="mmrb-image" data-item="{key}" style="text-align:center">'
         f'<img src="{escape_plain(src)}" alt="{escape_plain(alt)}" data-item="{key}" '
-        'style="max-width:100%;max-height:42vh;object-fit:contain;border-radius:6px"></div>'
+        f'style="max-width:100%;max-height:{ITEM_HEIGHT};object-fit:contain;border-radius:6px"></div>'
     )
 
 
@@ -112,14 +125,16 @@ def markdown_html(text: str) -> str:
     return _to_html.render(text.replace("\r\n", "\n").replace("\x00", ""))
 
 
-def item_html(image_block: str, category: str, prompt: str) -> str:
-    """The prompt's image beside the prompt."""
+def item_html(image_block: str, category: str, prompt: str, *, below: str = "") -> str:
+    """The prompt's image beside the prompt, both within ITEM_HEIGHT (a long prompt scrolls).
+    ``below``: HTML built here (e.g. reference_html) shown under the prompt."""
     return (
-        '<div class="mmrb-item" style="display:grid;grid-template-columns:5fr 6fr;gap:1.5rem;align-items:start">'
-        f"<div>{image_block}</div>"
-        '<div class="mmrb-prompt">'
+        '<div class="mmrb-item" style="display:grid;grid-template-columns:minmax(0,auto) minmax(0,1fr);'
+        'gap:1.25rem;align-items:start">'
+        f'<div style="max-width:48vw">{image_block}</div>'
+        f'<div class="mmrb-prompt" style="max-height:{ITEM_HEIGHT};overflow-y:auto">'
         f'<div style="font-size:.85rem;color:#808495">Prompt · {escape_plain(category)}</div>'
-        f"{markdown_html(prompt)}</div></div>"
+        f"{markdown_html(prompt)}{below}</div></div>"
     )
 
 
@@ -129,20 +144,84 @@ def pair_token(pair_id: str) -> str:
     return hex_hash(pair_id, n=10)
 
 
-def responses_html(token: str, left: str, right: str) -> str:
-    """Both responses side by side, each in its own scrolling box, marked with the pair's token."""
+def responses_html(
+    token: str, left: str, right: str, *, titles: tuple[str, str] = ("Left response", "Right response")
+) -> str:
+    """Both responses side by side, marked with the pair's token. Each box is as tall as the
+    longer response, up to RESPONSE_HEIGHT, and scrolls beyond it: short answers take
+    little room and the controls under them stay on screen. ``titles`` are shown as text."""
 
-    def box(side: str, text: str) -> str:
+    def box(side: str, title: str, text: str) -> str:
         return (
-            f'<div><div style="font-weight:600;margin-bottom:.35rem">{side.title()} response</div>'
+            '<div style="display:flex;flex-direction:column">'
+            f'<div style="font-weight:600;font-size:.9rem;margin-bottom:.2rem">{escape_plain(title)}</div>'
             f'<div class="mmrb-response mmrb-response-{side}" data-pair="{escape_plain(token)}" '
-            'style="height:300px;overflow-y:auto;border:1px solid rgba(49,51,63,.2);border-radius:.5rem;'
-            f'padding:.25rem 1rem">{markdown_html(text)}</div></div>'
+            f'style="flex:1;max-height:{RESPONSE_HEIGHT};overflow-y:auto;border:1px solid rgba(49,51,63,.2);'
+            f'border-radius:.5rem;padding:.4rem .9rem .1rem;font-size:.95rem">{markdown_html(text)}</div></div>'
         )
 
     return (
-        '<div class="mmrb-responses" style="display:grid;grid-template-columns:1fr 1fr;gap:1rem">'
-        + box("left", left)
-        + box("right", right)
-        + "</div>"
+        '<div class="mmrb-responses" style="display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);'
+        'gap:1rem">' + box("left", titles[0], left) + box("right", titles[1], right) + "</div>"
+    )
+
+
+# -- the lead's adjudication: the reference, the automatic check and every label ---------------
+_MUTED = "font-size:.85rem;color:#808495"
+
+
+def reference_html(reference: str | None, auto: AutoCheck | None) -> str:
+    """The item's reference answer and the automatic correctness verdict, where known."""
+    ref = (
+        f'<div style="{_MUTED};margin-top:.6rem">Reference answer</div>{markdown_html(reference)}'
+        if reference
+        else f'<div style="{_MUTED};margin-top:.6rem">No reference answer.</div>'
+    )
+    if auto is None:
+        return ref + f'<div style="{_MUTED}">No automatic correctness verdict.</div>'
+
+    def one(name: str, verdict: str | None, read: str | None) -> str:
+        got = "not decided" if verdict is None else f"<b>{escape_plain(verdict)}</b>"
+        return f"{name} {got}" + (f" (read &ldquo;{escape_plain(read)}&rdquo;)" if read else "")
+
+    method = f" by {escape_plain(auto.method)}" if auto.method else ""
+    return ref + (
+        f'<div class="mmrb-auto" style="font-size:.9rem">Automatic verdict{method}: '
+        f"{one('first', auto.first, auto.read_first)} · {one('second', auto.second, auto.read_second)}</div>"
+    )
+
+
+def _when(ts: str | None) -> str:
+    return (ts or "")[:16].replace("T", " ")
+
+
+def labels_html(labels: Sequence[Label], differ: Sequence[str] = ()) -> str:
+    """Every label of a pair as a table, the fields they differ on marked: the answers, the
+    seconds it took and when it was saved, flag and rationale (Markdown, as everywhere)."""
+    cols = (("correctness_first", "First is"), ("correctness_second", "Second is"), ("preference", "Better"))
+    mark = "background:#fff3cd"
+
+    def cell(text: str, style: str = "") -> str:
+        return f'<td style="padding:.25rem .5rem;vertical-align:top;{style}">{text}</td>'
+
+    head = "".join(
+        f'<th style="padding:.25rem .5rem;text-align:left;{mark if name in differ else ""}">{title}</th>'
+        for name, title in (("", "Annotator"), *cols, ("", "Time"), ("", "Flag"), ("", "Rationale"))
+    )
+    rows = []
+    for lab in labels:
+        secs = "" if lab.seconds is None else f"{lab.seconds:.1f} s"
+        flag = "" if not lab.flag else escape_plain(lab.flag) + (markdown_html(lab.flag_note) if lab.flag_note else "")
+        rows.append(
+            "<tr>"
+            + cell(f"<b>{escape_plain(lab.annotator)}</b>")
+            + "".join(cell(escape_plain(getattr(lab, name) or "–"), mark if name in differ else "") for name, _ in cols)
+            + cell(f"{secs}<br><span style='{_MUTED}'>{escape_plain(_when(lab.updated_at or lab.created_at))}</span>")
+            + cell(flag)
+            + cell(markdown_html(lab.rationale) if lab.rationale else "")
+            + "</tr>"
+        )
+    return (
+        '<table class="mmrb-labels" style="width:100%;border-collapse:collapse;font-size:.9rem">'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )

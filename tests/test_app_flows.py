@@ -259,7 +259,7 @@ def test_admin_sees_progress_and_can_adjudicate(sqlite_env):
     assert not lead.exception, lead.exception
     text = all_text(lead)
     assert "model-alpha" in text and "p0" in str(lead.selectbox[0].value)
-    lead.radio[0].set_value("first")
+    next(r for r in lead.radio if r.key.startswith("adj_pref_")).set_value("first")
     next(b for b in lead.button if "Record decision" in b.label).click().run()
     assert s.adjudications()["p0"].preference == "first"
     assert s.get_label("p0", "alice").preference == "first"  # annotators' labels untouched

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annotate import admin, auth, form, keys, outage, pair_ui, queue, render
+from annotate import adjudication, admin, auth, form, keys, outage, pair_ui, queue, render
 from curate.agreement import summary
 from curate.errors import MmrbError
 from curate.model import Label
@@ -165,8 +165,12 @@ def test_key_legend_covers_every_decision():
         assert k in keys.KEYS
     for k in ("`1`", "`8`", "`A`", "`T`", "`D`", "`E`", "`F`", "`Enter`", "`S`", "`U`", "`Z`"):
         assert k in keys.LEGEND
+    for k in ("1", "2", "3", "8", "9", "0", "a", "t", "d", "x", "Enter", "n", "z"):
+        assert k in keys.ADJ_KEYS and f"`{k.upper() if len(k) == 1 else k}`" in keys.ADJ_LEGEND
     assert "st-key-" in keys.script() and keys.script().startswith("<script>")
-    assert '"r"' not in keys.script().lower().split("const keys = ")[-1][:400]  # R and C are Streamlit's own
+    for m in keys.MAPS:  # R and C are Streamlit's own (rerun, clear cache)
+        assert not {"r", "c"} & (set(m.keys) | set(m.cycle) | set(m.focus)), m.root
+        assert m.root in keys.script() and m.submit in keys.script()
 
 
 # -- the queue ---------------------------------------------------------------------------
@@ -261,16 +265,102 @@ def test_admin_figures(store):
     assert cats.to_dict("records") == [dict(category="vqa", assigned=6, done=4, share_done=0.667)]
     short = admin.short_of_overlap(store)
     assert short["pair"].tolist() == ["p2"] and short["waiting_on"].tolist() == ["alice, bob"]
-    dis = admin.disagreements(store)
-    assert [d.pair_id for d in dis] == ["p0"]
     rep = admin.lead_report(store, resamples=50)
     assert rep.fields["preference"].n_pairable == 2 and rep.fields["preference"].percent_agreement.value == 0.5
     # two pairs: a value, but no interval (below curate.agreement.stats.MIN_BOOTSTRAP_PAIRS)
     assert rep.fields["preference"].alpha.value is not None and rep.fields["preference"].alpha.low is None
     assert rep.fields["correctness_first"].alpha.value is None  # every label "correct": undefined
     assert set(rep.categories) == {"vqa"}
-    det = admin.pair_details(store, "p0")
-    assert det.first.model == "model-alpha"
+
+
+# -- adjudication (annotate/adjudication.py, render.reference_html / labels_html) ----------
+def _adjudication_store(store):
+    from curate.model import Adjudication, Item
+
+    seed_store(store, n_pairs=4, annotators=("alice", "bob"))
+    with store.write() as c:  # p3's item in another category
+        store.add_items([Item("i9", "Chart?", "chart")], conn=c)
+    store.update_pair("p3", item_id="i9", auto_first="correct", auto_second="incorrect", auto_method="number")
+    labs = {
+        "p0": (("correct", "incorrect", "first"), ("correct", "incorrect", "second")),  # preference
+        "p1": (("correct", "incorrect", "first"), ("correct", "incorrect", "first")),  # agree
+        "p2": (("correct", None, "first"), ("incorrect", "unsure", "first")),  # both correctness fields
+        "p3": (("correct", "incorrect", "first"), ("unsure", "incorrect", "tie")),
+    }
+    for pid, (a, b) in labs.items():
+        store.save_label(Label(pid, "alice", *a, rationale="A's **why**", seconds=12.25))
+        store.save_label(Label(pid, "bob", *b, rationale="<b>B</b>", seconds=3))
+    store.set_adjudication(Adjudication("p2", "lead", "first"))
+
+
+def test_disagreements_say_on_what_and_in_which_category(store):
+    _adjudication_store(store)
+    rows = adjudication.disagreements(store)
+    got = {r.pair_id: (r.category, r.fields, r.pending, len(r.labels)) for r in rows}
+    assert got == {
+        "p0": ("vqa", ("preference",), True, 2),
+        "p2": ("vqa", ("correctness_first", "correctness_second"), False, 2),
+        "p3": ("chart", ("correctness_first", "preference"), True, 2),
+    }
+    assert [r.pair_id for r in rows] == ["p0", "p2", "p3"]
+    narrow = adjudication.narrow
+    assert [r.pair_id for r in narrow(rows, categories=["chart"])] == ["p3"]
+    assert [r.pair_id for r in narrow(rows, fields=["preference"])] == ["p0", "p3"]
+    assert [r.pair_id for r in narrow(rows, fields=["correctness_second"])] == ["p2"]
+    assert [r.pair_id for r in narrow(rows, categories=["vqa"], fields=["correctness_first"])] == ["p2"]
+    assert narrow(rows, categories=["none"]) == [] and narrow(rows) == rows
+
+
+def test_next_pending_walks_the_undecided_ones_round(store):
+    _adjudication_store(store)
+    rows = adjudication.disagreements(store)  # p0 pending, p2 decided, p3 pending
+    nxt = adjudication.next_pending
+    assert nxt(rows, None) == "p0"
+    assert nxt(rows, "p0") == "p3" and nxt(rows, "p2") == "p3" and nxt(rows, "p3") == "p0"
+    only = [r for r in rows if r.pair_id != "p3"]
+    assert nxt(only, "p0") == "p0"  # the only one left: stay on it
+    assert nxt(only, "p0", again=False) is None  # just decided: nothing left
+    assert nxt([r for r in rows if r.pair_id == "p2"], None) is None
+
+
+def test_a_case_carries_the_image_reference_and_automatic_verdict(store):
+    _adjudication_store(store)
+    c = adjudication.case(store, "p3")
+    assert c.item.prompt == "Chart?" and c.image is None and c.first.model == "model-alpha"
+    assert (c.auto.first, c.auto.second, c.auto.method) == ("correct", "incorrect", "number")
+    c0 = adjudication.case(store, "p0")
+    assert c0.auto is None and c0.image.status == "ok" and c0.image.sha256
+    assert adjudication.case(store, "nope") is None
+
+
+def test_reference_and_labels_render_as_text_and_markdown():
+    from curate.model import Label
+
+    ref = render.reference_html(
+        "**42** <script>x</script>", adjudication.AutoCheck("correct", None, "num<b>", "42", None)
+    )
+    assert "<strong>42</strong>" in ref and "&lt;script&gt;" in ref and "num&lt;b&gt;" in ref
+    assert "first <b>correct</b> (read &ldquo;42&rdquo;)" in ref and "second not decided" in ref
+    none = render.reference_html(None, None)
+    assert "No reference answer." in none and "No automatic correctness verdict." in none
+    labs = [
+        Label(
+            "p",
+            "al<i>",
+            "correct",
+            None,
+            "tie",
+            rationale="**why** <img src=x>",
+            seconds=12.25,
+            updated_at="2025-03-04T05:06:07+00:00",
+            flag="other",
+            flag_note="see <b>",
+        ),
+    ]
+    out = render.labels_html(labs, ("preference",))
+    assert "al&lt;i&gt;" in out and "<strong>why</strong>" in out and "&lt;img src=x&gt;" in out
+    assert "12.2 s" in out and "2025-03-04 05:06" in out and "see &lt;b&gt;" in out and "–" in out
+    assert out.count("background:#fff3cd") == 2  # the preference header and its cell
 
 
 @pytest.mark.parametrize(

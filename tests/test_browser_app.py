@@ -22,7 +22,7 @@ from tests.support.streamlit_server import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
-PEOPLE = ("alice", "bob", "carol", "dave", "erin", "frank")
+PEOPLE = ("alice", "bob", "carol", "dave", "erin", "frank", "gina", "hal", "ivy")
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
@@ -286,4 +286,134 @@ def test_the_form_is_reused_but_never_carries_answers_to_another_pair(page, serv
         assert s.get_label("p0", "frank").preference in ("first", "second")
         assert s.get_label("p1", "frank").status == "skipped"
         assert s.get_label("p2", "frank") is None  # withdrawn by the undo
+    assert not page.errors, page.errors
+
+
+# Every control of the decision, as the label page shows it (flag included: it is always there).
+CONTROLS = {
+    "left correctness": '[class*="st-key-q_left"] [role=radiogroup]',
+    "right correctness": '[class*="st-key-q_right"] [role=radiogroup]',
+    "preference": '[class*="st-key-q_pref"] [role=radiogroup]',
+    "flag": '[class*="st-key-q_flag"] [role=radiogroup]',
+    "rationale": '[class*="st-key-q_rationale"] textarea',
+    "submit": '[class*="st-key-q_submit"] button',
+}
+OFF_SCREEN = """(sels) => {
+  const out = {};
+  for (const [name, sel] of Object.entries(sels)) {
+    const el = document.querySelector(sel);
+    if (!el) { out[name] = 'absent'; continue; }
+    const r = el.getBoundingClientRect();
+    if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth || !r.height)
+      out[name] = [r.left, r.top, r.right, r.bottom].map(Math.round).join(',') + ' in ' + innerWidth + 'x'
+        + innerHeight;
+  }
+  const main = document.querySelector('[data-testid=stMain]');
+  if (scrollY || (main && main.scrollTop)) out.scrolled = [scrollY, main && main.scrollTop];
+  return out;
+}"""
+
+
+def add_pair(server, annotator: str, n: int, left: str, right: str) -> None:
+    """One more pair at the head of ``annotator``'s queue (seq -n), with these responses."""
+    from curate.model import Assignment, Candidate, Item, Pair
+
+    with store_of(server) as s, s.write() as c:
+        s.add_items([Item(f"iv{n}", f"Viewport question {n}?", "vqa")], conn=c)
+        s.add_candidates(
+            [Candidate(f"iv{n}/a", f"iv{n}", "m-a", left), Candidate(f"iv{n}/b", f"iv{n}", "m-b", right)], conn=c
+        )
+        s.add_pairs([Pair(f"pv{n}", f"iv{n}", f"iv{n}/a", f"iv{n}/b", "test")], conn=c)
+        s.add_assignments([Assignment(f"pv{n}", annotator, "first", -n)], conn=c)
+
+
+def test_the_whole_decision_fits_one_screen_and_long_responses_scroll_in_their_box(page, server):
+    add_pair(server, "gina", 2, "Yes.", "No, it is a cat.")  # first in gina's queue
+    add_pair(server, "gina", 1, "Long. " + "This sentence makes the answer long. " * 300, "Short.")
+    sign_in(page, server, "gina")
+    box_height = "(side) => document.querySelector('.mmrb-response-' + side).getBoundingClientRect().height"
+    for w, h in ((1366, 768), (1440, 900)):
+        page.set_viewport_size({"width": w, "height": h})
+        page.get_by_text("Viewport question 2?").wait_for(timeout=45_000)
+        wait_label_ready(page)
+        assert page.evaluate(OFF_SCREEN, CONTROLS) == {}, (w, h)
+        # short answers take little room: the box is sized to its content
+        assert page.evaluate(box_height, "left") < 80 and page.evaluate(box_height, "right") < 80
+    press(page, "s")  # the long one next
+    for w, h in ((1366, 768), (1440, 900)):
+        page.set_viewport_size({"width": w, "height": h})
+        page.get_by_text("Viewport question 1?").wait_for(timeout=45_000)
+        wait_label_ready(page)
+        assert page.evaluate(OFF_SCREEN, CONTROLS) == {}, (w, h)
+        long = page.locator(".mmrb-response-left")
+        # the box stops at its maximum height and scrolls inside; both boxes stand as tall
+        size = long.evaluate("(e) => [e.clientHeight, e.scrollHeight, getComputedStyle(e).overflowY]")
+        assert size[0] <= 0.31 * h and size[1] > 3 * size[0] and size[2] == "auto", size
+        assert abs(page.evaluate(box_height, "left") - page.evaluate(box_height, "right")) < 2
+        long.evaluate("(e) => { e.scrollTop = e.scrollHeight; }")
+        assert long.evaluate("(e) => e.scrollTop") > 0
+        assert page.evaluate(OFF_SCREEN, CONTROLS) == {}, "scrolling the box moved the page"
+    # the whole label still works from the keyboard on this layout
+    press(page, "1", "9", "a", "Enter")
+    page.get_by_text("Question 0: what is in the picture?").wait_for(timeout=45_000)
+    wait_label_ready(page)
+    page.set_viewport_size({"width": 1366, "height": 768})  # after a submit (the fragment's rerun) too
+    page.wait_for_timeout(300)
+    assert page.evaluate(OFF_SCREEN, CONTROLS) == {}
+    with store_of(server) as s:
+        got = s.get_label("pv1", "gina")
+    assert (got.correctness_first, got.correctness_second, got.preference) == ("correct", "incorrect", "first")
+    assert not page.errors, page.errors
+
+
+def test_adjudication_shows_the_image_and_takes_the_decision_from_the_keyboard(page, server):
+    from curate.model import Label
+
+    with store_of(server) as s:  # disagreements of its own on p3 and p4 (with images, no reference)
+        s.save_label(Label("p3", "hal", "correct", "incorrect", "first"))
+        s.save_label(Label("p3", "ivy", "incorrect", "incorrect", "first"))
+        s.save_label(Label("p4", "hal", "correct", "incorrect", "first", rationale="hal's **reason**", seconds=7.5))
+        s.save_label(Label("p4", "ivy", "correct", "correct", "tie", rationale="ivy's reason", seconds=11))
+    page.goto(server.url)
+    wait_idle(page)
+    page.get_by_role("textbox", name="Name").fill("lead")
+    page.get_by_role("textbox", name="Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_selector("[data-testid=stSidebarNav]", timeout=45_000)
+    wait_idle(page)
+    wait_cookie(page)
+    page.goto(server.url + "/admin_adjudicate")
+    page.get_by_role("button", name="Record decision").wait_for(timeout=45_000)
+    wait_idle(page)
+    page.get_by_label("Category").click()  # the filters: by category, by the field that disagrees
+    page.get_by_role("option", name="vqa").click()
+    page.locator("h3", has_text="Adjudication").click()  # out of the filter's text box
+    wait_idle(page)
+    pair = page.locator(".st-key-adj_pair input")
+    assert pair.input_value().startswith("p3 ·")  # the first undecided one
+    press(page, "n")  # the next undecided disagreement
+    page.wait_for_function("() => document.querySelector('.st-key-adj_pair input').value.startsWith('p4 ·')")
+    wait_idle(page)
+    page.get_by_text("hal's").wait_for()
+    assert page.locator(".mmrb-labels strong", has_text="reason").count() == 1  # the rationale's Markdown
+    img = page.locator('img[data-item="i4"]')
+    assert img.evaluate("(i) => i.complete && i.naturalWidth > 0")
+    press(page, "z")
+    page.get_by_role("dialog").get_by_text("Original size 800 x 600 pixels").wait_for(timeout=45_000)
+    press(page, "Escape")
+    page.get_by_role("dialog").wait_for(state="detached", timeout=45_000)
+    press(page, "2", "8", "d", "x", "e")
+    page.keyboard.type("ivy missed the error")
+    press(page, "Escape", "Enter")
+    page.get_by_text("Decision recorded for p4").wait_for(timeout=45_000)
+    with store_of(server) as s:
+        got = s.adjudications()["p4"]
+        assert (got.correctness_first, got.correctness_second, got.preference, got.exclude, got.note) == (
+            "incorrect",
+            "correct",
+            "second",
+            True,
+            "ivy missed the error",
+        )
+        assert s.get_label("p4", "ivy").preference == "tie"  # the labels are untouched
     assert not page.errors, page.errors

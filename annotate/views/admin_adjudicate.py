@@ -1,97 +1,145 @@
-"""Lead: pairs whose labels disagree, unblinded; record the final decision (kept apart)."""
+"""Lead: pairs whose labels disagree, unblinded, with all the evidence (the image, the prompt,
+the reference and the automatic verdict, every label); record the final decision (kept apart).
+The figures are in annotate/adjudication.py; this page renders and records."""
 
 import streamlit as st
 
-from annotate import admin, flash, ui
-from annotate.render import plain
+from annotate import flash, keys, ui
+from annotate.adjudication import FIELD_TITLES, FIELDS, Disagreement, case, disagreements, narrow, next_pending
+from annotate.page_style import compact_style
+from annotate.pair_ui import image_block, image_zoom_button, zoom_if_asked
+from annotate.render import item_html, labels_html, pair_token, plain, reference_html, responses_html
 from annotate.session_ui import require
-from annotate.widgets import rich
+from annotate.widgets import key_listener
 from curate.model import Adjudication, Correctness, Preference
-from curate.wording import plural, seconds
 
 who = require("admin_adjudicate")
 s = ui.store()
 st.subheader("Adjudication")
 flash.show()
-rows = admin.disagreements(s)
+rows = disagreements(s)
 if not rows:
     st.info("No disagreements to adjudicate.")
     st.stop()
-pending = sum(1 for r in rows if r.adjudication is None)
-st.caption(f"{plural(len(rows), 'pair')} with disagreeing labels, {pending} not yet decided.")
-ids = [r.pair_id for r in rows]
-pid = st.selectbox(
-    "Pair",
-    ids,
-    format_func=lambda p: p + ("" if next(r for r in rows if r.pair_id == p).adjudication else "  (pending)"),
+pending = sum(r.pending for r in rows)
+st.caption(f"Pairs whose labels disagree: {len(rows)}, not yet decided: {pending}.")
+
+cat_col, field_col = st.columns(2)
+cats = cat_col.multiselect("Category", sorted({r.category for r in rows}), placeholder="every category")
+fields = field_col.multiselect(
+    "Labels disagree on", FIELDS, format_func=FIELD_TITLES.__getitem__, placeholder="any field"
 )
-row = next(r for r in rows if r.pair_id == pid)
-d = admin.pair_details(s, pid)
-if d is None:
-    st.error(f"Pair {plain(pid)} is no longer complete in the store (pair, item or a response is gone).")
+shown = narrow(rows, categories=cats, fields=fields)
+if not shown:
+    st.info("No disagreement matches these filters.")
     st.stop()
-rich(d.item.prompt)
-c1, c2 = st.columns(2)
-for col, name in ((c1, "first"), (c2, "second")):
-    cand = d.first if name == "first" else d.second
-    with col:
-        st.markdown(f"**{name.title()} response** · model {plain(cand.model)}")
-        with st.container(height=300):
-            rich(cand.text)
-if d.pair.known_preference:
-    st.caption(f"Known answer (gold or imported): {plain(d.pair.known_preference)}")
-st.markdown("**Labels**")
-st.dataframe(
-    [
-        dict(
-            annotator=lab.annotator,
-            preference=lab.preference,
-            first=lab.correctness_first,
-            second=lab.correctness_second,
-            rationale=lab.rationale,
-            flag=lab.flag or "",
-            seconds=seconds(lab.seconds),
+by_id = {r.pair_id: r for r in shown}
+ss = st.session_state
+if ss.get("adj_goto") in by_id:  # set by "Record decision" below, before the pair's widget exists
+    ss["adj_pair"] = ss.pop("adj_goto")
+if ss.get("adj_pair") not in by_id:  # first visit, or filtered out: the first undecided one
+    ss["adj_pair"] = next_pending(shown, None) or shown[0].pair_id
+
+
+def _title(pid: str) -> str:
+    r = by_id[pid]
+    differ = ", ".join(FIELD_TITLES[f] for f in r.fields)
+    return f"{pid} · {r.category} · differs on {differ}" + ("  (pending)" if r.pending else "  (decided)")
+
+
+def _go_next() -> None:
+    nxt = next_pending(shown, ss.get("adj_pair"))
+    if nxt is None:
+        flash.say("info", "Every disagreement shown here is decided.")
+    else:
+        ss["adj_pair"] = nxt
+
+
+pick, go = st.columns([5, 1], vertical_alignment="bottom")
+pid = pick.selectbox("Pair", list(by_id), key="adj_pair", format_func=_title)
+row: Disagreement = by_id[pid]
+d = case(s, pid)
+if d is None:
+    st.warning("This pair is no longer in the store.")
+    st.stop()
+
+
+go.button("Next disagreement  `N`", key="adj_next", on_click=_go_next, width="stretch")
+with st.container(key="mmrb-adjudicate"):
+    img = d.image
+    sha = img.sha256 if img is not None and img.status == "ok" else None
+    block = image_block(d.pair.item_id, sha, img.status if img else "none")
+    item = d.item
+    st.html(
+        item_html(
+            block,
+            item.category if item else row.category,
+            item.prompt if item else "(the item is no longer in the store)",
+            below=reference_html(item.reference if item else None, d.auto),
         )
-        for lab in row.labels
-    ],
-    hide_index=True,
-)
-prev = row.adjudication
-opts: tuple[Preference, ...] = ("first", "second", "tie")
-corr: tuple[Correctness | None, ...] = (None, "correct", "incorrect", "unsure")
-with st.form(f"adj_{pid}"):
-    pref = st.radio(
-        "Final preference",
-        opts,
-        index=opts.index(prev.preference) if prev and prev.preference in opts else None,
-        horizontal=True,
     )
-    a, b = st.columns(2)
-    cf = a.selectbox(
-        "First response is",
-        corr,
-        index=corr.index(prev.correctness_first) if prev else 0,
-        format_func=lambda v: v or "–",
-    )
-    cs = b.selectbox(
-        "Second response is",
-        corr,
-        index=corr.index(prev.correctness_second) if prev else 0,
-        format_func=lambda v: v or "–",
-    )
-    excl = st.checkbox("Exclude this pair from the benchmark", value=bool(prev and prev.exclude))
-    note = st.text_area("Note", value=prev.note if prev else "")
-    if st.form_submit_button("Record decision", type="primary"):
-        s.set_adjudication(
-            Adjudication(
-                pair_id=pid,
-                admin=who.name,
-                preference=pref,
-                correctness_first=cf,
-                correctness_second=cs,
-                exclude=excl,
-                note=note,
-            )
+    image_zoom_button(sha, key="adj_zoom")
+    first, second = d.first, d.second
+    st.html(
+        responses_html(
+            pair_token(pid),
+            first.text if first else "(this response is no longer in the store)",
+            second.text if second else "(this response is no longer in the store)",
+            titles=(
+                f"First response · model {first.model if first else '?'}",
+                f"Second response · model {second.model if second else '?'}",
+            ),
         )
-        flash.say("success", f"Decision recorded for {plain(pid)}.")
-        st.rerun()
+    )
+    if d.pair.known_preference:
+        st.caption(f"Known answer (gold or imported): {plain(d.pair.known_preference)}")
+    st.markdown(f"**Labels** · {len(row.labels)}")
+    st.html(labels_html(row.labels, row.fields))
+
+    prev = row.adjudication
+    corr: tuple[Correctness | None, ...] = (None, "correct", "incorrect", "unsure")
+    prefs: tuple[Preference, ...] = ("first", "tie", "second")
+    tk = pair_token(pid)
+    with st.form(f"adj_form_{tk}", border=True):
+        a, b = st.columns(2)
+        cf = a.radio(
+            "First is",
+            corr,
+            index=corr.index(prev.correctness_first) if prev else 0,
+            horizontal=True,
+            key=f"adj_first_{tk}",
+            format_func=lambda v: v or "no decision",
+        )
+        cs = b.radio(
+            "Second is",
+            corr,
+            index=corr.index(prev.correctness_second) if prev else 0,
+            horizontal=True,
+            key=f"adj_second_{tk}",
+            format_func=lambda v: v or "no decision",
+        )
+        pref = a.radio(
+            "Final preference",
+            prefs,
+            index=prefs.index(prev.preference) if prev and prev.preference in prefs else None,
+            horizontal=True,
+            key=f"adj_pref_{tk}",
+            format_func={"first": "first  (A)", "tie": "tie  (T)", "second": "second  (D)"}.__getitem__,
+        )
+        excl = b.checkbox(
+            "Exclude this pair from the benchmark  (X)", value=bool(prev and prev.exclude), key=f"adj_exclude_{tk}"
+        )
+        note = st.text_area(
+            "Note  (E to write, Esc to leave)", value=prev.note if prev else "", key=f"adj_note_{tk}", height=68
+        )
+        if st.form_submit_button("Record decision  (Enter)", type="primary", key=f"adj_record_{tk}"):
+            s.set_adjudication(Adjudication(pid, who.name, pref, cf, cs, exclude=excl, note=note))
+            flash.say("success", f"Decision recorded for {plain(pid)}.")
+            nxt = next_pending(shown, pid, again=False)  # on to the next undecided pair
+            if nxt is not None:
+                ss["adj_goto"] = nxt
+            st.rerun()
+st.caption(keys.ADJ_LEGEND)
+compact_style()
+zoom_if_asked()
+key_listener()

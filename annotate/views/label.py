@@ -7,6 +7,7 @@ from annotate.form import from_label
 from annotate.guard import outage_guard
 from annotate.guidelines import guidelines_markdown
 from annotate.label_ui import label_form, show_errors, skip_current, start_clock, undo_last
+from annotate.page_style import compact_style
 from annotate.pair_ui import open_zoom_of_current, show_item, zoom_if_asked
 from annotate.queue import current_view
 from annotate.session_ui import require
@@ -37,6 +38,7 @@ def label_page() -> None:
 
 
 require("label")
+compact_style()
 label_page()
 skip, undo, zoom = st.columns(3)
 skip.button("Skip this pair  `S`", key="act_skip", on_click=skip_current)

@@ -7,6 +7,7 @@ import streamlit as st
 from annotate import flash, ui
 from annotate.form import from_label
 from annotate.label_ui import label_form, show_errors
+from annotate.page_style import compact_style
 from annotate.pair_ui import show_item, zoom_button, zoom_if_asked
 from annotate.queue import my_labels, own_view
 from annotate.render import plain
@@ -52,3 +53,4 @@ if pair_id:
     zoom_button(view)
     zoom_if_asked()
     key_listener()
+    compact_style()

@@ -1,0 +1,43 @@
+"""The decision forms' compact look (label, My labels, adjudication): on the label page the
+whole decision fits one screen from 1366x768 up.
+
+Our own CSS, no data in it. Sent once per full run of a page that shows a form, outside
+the label page's fragment (a fragment rerun does not send it again). Streamlit puts a
+style-only ``st.html`` in its event container, so it takes no room on the page, and drops
+it when another page runs. The pair's own heights are in annotate/render.py.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+# The containers of the label page, My labels' editor and the adjudication page.
+_FORM = ".st-key-mmrb-label, .st-key-mmrb-edit, .st-key-mmrb-adjudicate"
+
+LABEL_CSS = f"""
+<style>
+/* less blank page around the form: the header is 3.75rem tall */
+[data-testid=stMainBlockContainer]:has(.st-key-mmrb-label) {{
+  padding: 3.9rem 2rem 2rem 2rem;
+}}
+:is({_FORM}) {{ gap: .45rem; }}
+:is({_FORM}) [data-testid=stVerticalBlock] {{ gap: .45rem; }}
+:is({_FORM}) [data-testid=stHorizontalBlock] {{ gap: 1rem; }}
+/* a radio's question on the same line as its options */
+:is({_FORM}) [data-testid=stRadio] {{
+  display: flex; flex-direction: row; align-items: center; flex-wrap: wrap; column-gap: .6rem;
+}}
+:is({_FORM}) [data-testid=stRadio] > [data-testid=stWidgetLabel] {{ margin: 0; min-height: 0; }}
+:is({_FORM}) [data-testid=stWidgetLabel] p {{ font-size: .85rem; font-weight: 600; }}
+:is({_FORM}) [data-testid=stRadioGroup] {{ min-height: 0; }}
+:is({_FORM}) [data-testid=stRadioGroup] label {{ padding-top: 0; padding-bottom: 0; min-height: 0; }}
+:is({_FORM}) [data-testid=stRadioGroup] p {{ font-size: .9rem; }}
+:is({_FORM}) [data-testid=stTextArea] [data-testid=stWidgetLabel] {{ min-height: 0; margin-bottom: .1rem; }}
+:is({_FORM}) [data-testid=stProgress] p {{ font-size: .85rem; }}
+.mmrb-response p, .mmrb-prompt p {{ margin-bottom: .5rem; }}
+</style>
+"""
+
+
+def compact_style() -> None:
+    st.html(LABEL_CSS)

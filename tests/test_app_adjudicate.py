@@ -1,0 +1,139 @@
+"""The lead's adjudication page through AppTest: the evidence it shows, its filters, "next
+disagreement" and recording a decision (the browser test is in tests/test_screenshots.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.streamlit_server import seed_store
+from tests.test_app_flows import all_text, sign_in
+
+
+@pytest.fixture
+def lead(tmp_path, monkeypatch):
+    """Four disagreements: p0 (preference), p2 (decided), p3 (correctness of first, another
+    category, a reference and an automatic verdict), p5 (both correctness fields)."""
+    from curate.model import Adjudication, Item, Label
+    from curate.store import Store
+
+    db = str(tmp_path / "app.db")
+    s = Store(db, images=tmp_path / "images")
+    seed_store(s)  # p2's image is missing
+    with s.write() as c:
+        s.add_items([Item("i9", "Read the **chart**: how many bars?", "chart", reference="4 bars")], conn=c)
+    s.update_pair(
+        "p3",
+        item_id="i9",
+        auto_first="correct",
+        auto_second="incorrect",
+        auto_method="number",
+        metadata={"extracted_first": "4", "extracted_second": "5"},
+    )
+    labs = {
+        "p0": (("correct", "incorrect", "first"), ("correct", "incorrect", "second")),
+        "p1": (("correct", "incorrect", "first"), ("correct", "incorrect", "first")),  # agree
+        "p2": (("correct", "incorrect", "first"), ("correct", "incorrect", "tie")),
+        "p3": (("correct", "incorrect", "first"), ("unsure", "incorrect", "first")),
+        "p5": (("correct", "incorrect", "first"), ("incorrect", "correct", "first")),
+    }
+    for pid, (a, b) in labs.items():
+        s.save_label(Label(pid, "alice", *a, rationale=f"alice on {pid}: **first** is right", seconds=12.25))
+        s.save_label(Label(pid, "bob", *b, rationale=f"bob on {pid}", seconds=40))
+    s.set_adjudication(Adjudication("p2", "lead", "first"))
+    monkeypatch.setenv("MMRB_DB", db)
+    monkeypatch.setenv("MMRB_IMAGES", str(tmp_path / "images"))
+    at = sign_in("lead")
+    at.switch_page("annotate/views/admin_adjudicate.py").run()
+    assert not at.exception, at.exception
+    yield at, s
+    from annotate import ui
+
+    ui.close_stores()
+    s.close()
+
+
+def by_key(widgets, prefix: str):
+    return next(w for w in widgets if w.key and w.key.startswith(prefix))
+
+
+def test_the_first_undecided_pair_with_every_piece_of_evidence(lead):
+    at, _ = lead
+    assert at.selectbox(key="adj_pair").value == "p0"
+    assert "Pairs whose labels disagree: 4, not yet decided: 3." in all_text(at)
+    text = all_text(at)
+    # the image (embedded without a server), the prompt, both responses with their models
+    assert 'data-item="i0"' in text and "<img" in text and "Question 0: what is in the picture?" in text
+    assert "First response · model model-alpha" in text and "Second response · model model-beta" in text
+    assert "No reference answer." in text and "No automatic correctness verdict." in text
+    # every label with its rationale, seconds and when; the field they differ on marked
+    assert "alice on p0: <strong>first</strong> is right" in text and "bob on p0" in text
+    assert "12.2 s" in text and "40.0 s" in text
+    assert not by_key(at.button, "adj_zoom").disabled
+    assert "`N` next undecided disagreement" in text
+
+
+def test_reference_and_automatic_verdict_where_known(lead):
+    at, _ = lead
+    at.selectbox(key="adj_pair").set_value("p3").run()
+    text = all_text(at)
+    assert "Read the <strong>chart</strong>: how many bars?" in text and "Prompt · chart" in text
+    assert "Reference answer</div><p>4 bars</p>" in text
+    assert "Automatic verdict by number: first <b>correct</b> (read &ldquo;4&rdquo;)" in text
+    assert "second <b>incorrect</b> (read &ldquo;5&rdquo;)" in text
+    assert "This prompt has no image." in text and by_key(at.button, "adj_zoom").disabled
+
+
+def test_filters_by_category_and_by_the_field_that_disagrees(lead):
+    at, _ = lead
+    assert at.selectbox(key="adj_pair").options == [
+        "p0 · vqa · differs on preference  (pending)",
+        "p2 · vqa · differs on preference  (decided)",
+        "p3 · chart · differs on correctness of first  (pending)",
+        "p5 · vqa · differs on correctness of first, correctness of second  (pending)",
+    ]
+    at.multiselect[0].set_value(["chart"]).run()
+    assert [o.split(" ")[0] for o in at.selectbox(key="adj_pair").options] == ["p3"]
+    assert at.selectbox(key="adj_pair").value == "p3"  # the one shown was filtered out
+    at.multiselect[0].set_value([]).run()
+    at.multiselect[1].set_value(["correctness_second"]).run()
+    assert [o.split(" ")[0] for o in at.selectbox(key="adj_pair").options] == ["p5"]
+    at.multiselect[1].set_value(["preference", "correctness_second"]).run()
+    assert [o.split(" ")[0] for o in at.selectbox(key="adj_pair").options] == ["p0", "p2", "p5"]
+    assert not at.exception
+
+
+def test_next_disagreement_skips_decided_pairs_and_wraps(lead):
+    at, _ = lead
+    seen = []
+    for _ in range(4):
+        by_key(at.button, "adj_next").click().run()
+        seen.append(at.selectbox(key="adj_pair").value)
+    assert seen == ["p3", "p5", "p0", "p3"]  # p2 is decided
+
+
+def test_recording_a_decision_keeps_it_apart_and_moves_on(lead):
+    at, s = lead
+    at.selectbox(key="adj_pair").set_value("p5").run()
+    by_key(at.radio, "adj_first_").set_value("incorrect")
+    by_key(at.radio, "adj_second_").set_value("correct")
+    by_key(at.radio, "adj_pref_").set_value("second")
+    by_key(at.checkbox, "adj_exclude_").check()
+    by_key(at.text_area, "adj_note_").input("bob read the chart right")
+    by_key(at.button, "adj_record_").click().run()
+    assert not at.exception, at.exception
+    got = s.adjudications()["p5"]
+    assert (got.preference, got.correctness_first, got.correctness_second, got.exclude, got.admin) == (
+        "second",
+        "incorrect",
+        "correct",
+        True,
+        "lead",
+    )
+    assert got.note == "bob read the chart right"
+    assert s.get_label("p5", "bob").preference == "first"  # the labels are untouched
+    assert "Decision recorded for p5." in [t.value for t in at.toast]
+    assert at.selectbox(key="adj_pair").value == "p0"  # the next undecided one, wrapping round
+    # reopening a decided pair shows the decision in the form
+    at.selectbox(key="adj_pair").set_value("p5").run()
+    assert by_key(at.radio, "adj_pref_").value == "second" and by_key(at.checkbox, "adj_exclude_").value
+    assert "(decided)" in at.selectbox(key="adj_pair").format_func("p5")

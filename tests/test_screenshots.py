@@ -1,0 +1,162 @@
+"""A screenshot of every page of the app, as an annotator and as the lead, on the bundled
+sample with some labels and one disagreement: evidence of what each page looks like, and a
+check that none of them shows an exception.
+
+The pages are found by the sidebar's navigation, whatever it holds. Screenshots go to the
+directory in $MMRB_SCREENSHOTS (default: a pytest temporary directory), named
+``{annotator|lead}-{page}.png``, full page, at 1440x900. The README's three come from here:
+
+    MMRB_SCREENSHOTS=/tmp/shots .venv/bin/python -m pytest tests/test_screenshots.py
+    cp /tmp/shots/{annotator-label,lead-adjudication,lead-progress}.png docs/screenshots/
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import defaultdict
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.support.services import unavailable
+from tests.support.streamlit_server import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, wait_cookie, wait_idle
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+VIEWPORT = {"width": 1440, "height": 900}
+# Streamlit scrolls inside its own element, so a full-page screenshot would stop at the
+# viewport; this lets the document grow instead (vh units keep the real viewport's size).
+UNSCROLL = """() => {
+  if (document.getElementById('mmrb-shot')) return;
+  const s = document.createElement('style');
+  s.id = 'mmrb-shot';
+  s.textContent = `[data-testid=stAppViewContainer], [data-testid=stMain], html, body, #root, [data-testid=stApp] {
+    position: static !important; overflow: visible !important; height: auto !important; max-height: none !important; }
+  [data-testid=stSidebar] { align-self: stretch !important; height: auto !important; max-height: none !important; }`;
+  document.head.appendChild(s);
+}"""
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory):
+    """The bundled sample (annotate/demo.py), with two labels on each of three pairs that
+    two annotators share: two agreeing, one disagreeing."""
+    from annotate import demo
+    from curate.model import Label
+    from curate.store import Store
+
+    d = tmp_path_factory.mktemp("sample")
+    db, images = d / "sample.db", d / "sample.db.images"
+    demo.build_sample(db, images)
+    with Store(str(db), images) as s:
+        by_pair: dict[str, list[str]] = defaultdict(list)
+        for a in s.assignments():
+            by_pair[a.pair_id].append(a.annotator)
+        shared = [(p, sorted(names)) for p, names in sorted(by_pair.items()) if len(names) >= 2][:3]
+        assert len(shared) == 3, "the sample has fewer than three pairs with two annotators"
+        for n, (pid, (one, two, *_)) in enumerate(shared):
+            s.save_label(Label(pid, one, "correct", "incorrect", "first", rationale="First is right.", seconds=21.5))
+            if n < 2:
+                s.save_label(Label(pid, two, "correct", "incorrect", "first", seconds=34.0))
+            else:  # the disagreement
+                s.save_label(Label(pid, two, "correct", "correct", "tie", rationale="Both are fine.", seconds=48.2))
+    return str(db), str(images)
+
+
+@pytest.fixture(scope="module")
+def server(sample, tmp_path_factory):
+    if not os.path.exists(CHROMIUM):
+        unavailable(f"{CHROMIUM} is not installed (tests/setup-system.sh installs it)")
+    db, images = sample
+    with StreamlitServer(db, images, log=tmp_path_factory.mktemp("log") / "streamlit.log") as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("the playwright package is not installed")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    d = Path(os.environ.get("MMRB_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def settle(page) -> None:
+    """Until the page has run and drawn: images decoded, charts and tables painted."""
+    wait_idle(page)
+    page.wait_for_timeout(700)
+    page.wait_for_function("() => Array.from(document.images).every((i) => i.complete)", timeout=45_000)
+    wait_idle(page)
+
+
+def save(page, path: Path) -> None:
+    """A full-page screenshot, made small: a 256-colour palette suits the app's flat colours."""
+    from PIL import Image
+
+    page.evaluate(UNSCROLL)
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(path), full_page=True)
+    with Image.open(path) as im:
+        small = im.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    small.save(path, optimize=True)
+
+
+def slug(title: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+
+
+def walk(browser, server, name: str, password: str, who: str, out: Path) -> list[str]:
+    """Sign in, then open every page of the sidebar's navigation and save its screenshot.
+    Returns the page titles, in the sidebar's order."""
+    ctx = browser.new_context(viewport=VIEWPORT)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(server.url)
+        wait_idle(page)
+        page.get_by_role("textbox", name="Name").fill(name)
+        page.get_by_role("textbox", name="Password").fill(password)
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_selector("[data-testid=stSidebarNav]", timeout=45_000)
+        wait_cookie(page)
+        links = page.locator("[data-testid=stSidebarNav] a")
+        # a link's text is its icon's name, then its title
+        pages = [(a.inner_text().strip().split("\n")[-1], urlsplit(a.get_attribute("href")).path) for a in links.all()]
+        for title, path in pages:
+            page.locator(f'[data-testid=stSidebarNav] a[href$="{path}"]').click()
+            page.wait_for_url(f"**{path}", timeout=45_000)
+            settle(page)
+            text = page.evaluate("document.body.innerText")
+            assert page.locator("[data-testid=stException]").count() == 0, f"{who} {title}: an exception is shown"
+            assert "Traceback" not in text and "You do not have access" not in text, f"{who} {title}: {text[:300]}"
+            save(page, out / f"{who}-{slug(title)}.png")
+        assert not errors, errors
+        return [t for t, _ in pages]
+    finally:
+        ctx.close()
+
+
+def test_every_annotator_page_is_shown_and_saved(browser, server, shots):
+    got = walk(browser, server, "alice", "alice-demo", "annotator", shots)
+    assert {"Label", "My labels", "Guidelines"} <= set(got) and "Adjudication" not in got
+    for t in got:
+        assert (shots / f"annotator-{slug(t)}.png").stat().st_size > 10_000
+
+
+def test_every_lead_page_is_shown_and_saved(browser, server, shots):
+    got = walk(browser, server, "lead", "lead-demo", "lead", shots)
+    assert {"Progress", "Agreement", "Adjudication", "Annotators", "Leaderboard", "Label"} <= set(got)
+    for t in got:
+        assert (shots / f"lead-{slug(t)}.png").stat().st_size > 10_000
