@@ -261,6 +261,7 @@ def test_no_core_module_imports_the_skin():
     "module",
     [
         "annotate.admin",
+        "annotate.adjudication",
         "annotate.auth",
         "annotate.clock",
         "annotate.form",
