@@ -26,6 +26,7 @@ from ..errors import InputError, InputProblem, MmrbError
 from ..formats.fields import jsonable, text_problems
 from ..formats.reader import read_rows
 from ..images import ImageProblem, StoredImage
+from ..lookalike import skeleton
 from ..store import ImportConflict, ImportSession, SeenKey, Store, dumps
 from .common import MAX_ID, Context, ImportFields, IngestReport, ParsedRow
 
@@ -182,19 +183,21 @@ class _Import:
     ) -> None:
         if not batch:
             return
-        # 1. ids repeated in the file: against the rows before this batch, then within it
-        keyed = [(line, parsed, f, _keys(parsed, self.shared)) for line, parsed, f in batch]
-        earlier = session.seen([k for *_, ks in keyed for _, _, k, _ in ks])
+        # 1. ids repeated in the file, or looking like another id of it (the same skeleton,
+        # curate/lookalike.py): against the rows before this batch, then within it
+        keyed = [(line, parsed, f, _keys(parsed, self.shared), _lookalike_keys(parsed)) for line, parsed, f in batch]
+        earlier = session.seen([k for *_, ks, ls in keyed for k in [e[2] for e in ks] + [e[2] for e in ls]])
         here: dict[bytes, SeenKey] = {}
         Entry = tuple[str, Any, bytes, bytes | None]
         accepted: list[tuple[int, ParsedRow, list[Entry], list[Entry]]] = []
-        taken: list[tuple[bytes, int, bytes | None]] = []
-        for line, parsed, f, ks in keyed:
-            pending, fresh, repeats = [], [], []
+        taken: list[tuple[bytes, int, bytes | None, str | None]] = []
+        for line, parsed, f, ks, ls in keyed:
+            pending: dict[bytes, SeenKey] = {}
+            fresh, repeats = [], []
             for kind, obj, k, content in ks:
                 prev = here.get(k) or earlier.get(k)
                 if prev is None:
-                    pending.append((k, line, content))
+                    pending[k] = SeenKey(line, content)
                     fresh.append((kind, obj, k, content))
                 elif self.shared and kind != "pair" and prev.content == content:
                     repeats.append((kind, obj, k, content))  # merged with the row that took it
@@ -202,28 +205,40 @@ class _Import:
                     f.bad("id", f"{kind} {obj.id!r} also at line {prev.line} with different content")
                 else:
                     f.bad("id", f"duplicate {kind} id {obj.id!r} (first at line {prev.line})")
+            for kind, obj, k in ls:
+                prev = pending.get(k) or here.get(k) or earlier.get(k)
+                if prev is None:
+                    pending[k] = SeenKey(line, None, obj.id)
+                elif prev.ident != obj.id:
+                    f.bad("id", f"{kind} id {obj.id!r} looks like {kind} id {prev.ident!r} at line {prev.line}")
             if f.problems:
                 self.reject(line, f.problems)
                 continue
-            for k, n, c in pending:
-                here[k] = SeenKey(n, c)
-            taken += pending
+            here.update(pending)
+            taken += [(k, p.line, p.content, p.ident) for k, p in pending.items()]
             accepted.append((line, parsed, fresh, repeats))
         session.register(taken)
-        # 2. ids already in the store (an earlier import of the same file, usually); a repeat
-        # is checked and written only when the row that took its id was not written
-        have = session.existing(
-            [o.id for _, _, fresh, repeats in accepted for kind, o, _, _ in fresh + repeats if kind == "item"],
-            [o.id for _, _, fresh, _ in accepted for kind, o, _, _ in fresh if kind == "pair"],
-        )
+        # 2. ids already in the store (an earlier import of the same file, usually), or looking
+        # like a stored id; a repeat is checked and written only when the row that took its id
+        # was not written
+        new_items = [o.id for _, _, fresh, repeats in accepted for kind, o, _, _ in fresh + repeats if kind == "item"]
+        new_pairs = [o.id for _, _, fresh, _ in accepted for kind, o, _, _ in fresh if kind == "pair"]
+        have = session.existing(new_items, new_pairs)
+        looks = session.lookalikes(new_items, new_pairs)
         rows = []
         for line, parsed, fresh, repeats in accepted:
             mine = fresh + [e for e in repeats if e[2] in self.unwritten]
             dup = [o.id for kind, o, _, _ in mine if kind in ("item", "pair") and o.id in have]
-            if dup:
-                msg = (
-                    f"id {dup[0]!r} is already in the store (imported before, or by an import running at the same time)"
-                )
+            alike = [(kind, o.id, looks[kind, o.id]) for kind, o, _, _ in mine if (kind, o.id) in looks]
+            if dup or alike:
+                if dup:
+                    msg = (
+                        f"id {dup[0]!r} is already in the store "
+                        "(imported before, or by an import running at the same time)"
+                    )
+                else:
+                    kind, ident, stored = alike[0]
+                    msg = f"{kind} id {ident!r} looks like {kind} id {stored!r}, which is already in the store"
                 self.reject(line, [InputProblem(self.ctx.name, line, "id", msg)])
                 self.unwritten.update(k for _, _, k, _ in fresh)
             else:
@@ -277,6 +292,15 @@ def _keys(parsed: ParsedRow, shared: bool) -> list[tuple[str, Any, bytes, bytes 
     for kind, objs in (("item", parsed.items), ("candidate", parsed.candidates), ("pair", parsed.pairs)):
         for o in objs:
             out.append((kind, o, _key(kind, o.id), _content(o) if shared and kind != "pair" else None))
+    return out
+
+
+def _lookalike_keys(parsed: ParsedRow) -> list[tuple[str, Any, bytes]]:
+    """(kind, object, key of its id's skeleton) of each id a row takes."""
+    out = []
+    for kind, objs in (("item", parsed.items), ("candidate", parsed.candidates), ("pair", parsed.pairs)):
+        for o in objs:
+            out.append((kind, o, _key(f"{kind} look-alike", skeleton(o.id))))
     return out
 
 
