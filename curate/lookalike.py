@@ -12,7 +12,7 @@ the store keeps each item's and pair's skeleton to find look-alikes among stored
 from __future__ import annotations
 
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 
 _LRM = "\u200e"  # the data wraps right-to-left characters in left-to-right marks
 
@@ -36,17 +36,24 @@ def _prototypes() -> dict[int, str]:
         (other,) = alikes
         if len(other) > 1 or len(links.get(other, ())) > 1 or other < ch:
             table[ch] = other
+    for ch, other in table.items():  # a prototype sequence may hold a mapped character: map it too
+        for _ in range(4):
+            if (again := "".join(table.get(c, c) for c in other)) == other:
+                break
+            other = again
+        table[ch] = other
     return str.maketrans(table)
 
 
+@lru_cache(maxsize=1 << 14)  # an import asks for one id's skeleton several times; memory stays bounded
 def skeleton(text: str) -> str:
     """The UTS #39 skeleton of ``text``: equal for texts that look alike."""
     table = _prototypes()
     out = unicodedata.normalize("NFD", text)
-    for _ in range(4):  # a prototype sequence may hold a character the table maps: map again
+    for _ in range(4):  # decomposing a mapped character may expose one the table maps: map again
         mapped = unicodedata.normalize("NFD", out.translate(table))
-        if mapped == out:
-            break
+        if mapped == out or mapped.isascii():  # ASCII is decomposed and, in the table, mapped for good
+            return mapped
         out = mapped
     return out
 

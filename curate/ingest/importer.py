@@ -1,10 +1,11 @@
 """The import itself: a file streams row by row into one store transaction.
 
 A format module supplies ``parse(fields, ctx) -> ParsedRow`` for one row; ``run_import``
-reads the file once, checks each row (its fields, ids repeated anywhere in the file, ids
-already in the store) and writes the rows in batches as it goes. The first problem stops the
-writing but not the checking, so every problem of the file is reported, and the transaction
-is rolled back: nothing is written. With ``skip_invalid`` the valid rows are kept and the
+reads the file once, checks each row (its fields, ids repeated anywhere in the file or
+looking like another of its ids, ids already in the store or looking like a stored one) and
+writes the rows in batches as it goes. The first problem stops the writing but not the
+checking, so every problem of the file is reported, and the transaction is rolled back:
+nothing is written. With ``skip_invalid`` the valid rows are kept and the
 rejected ones go to a JSONL file with their reasons. Memory stays flat as the file grows:
 a batch of rows, and the ids taken so far live in the transaction (store/imports.py).
 """
@@ -183,34 +184,31 @@ class _Import:
     ) -> None:
         if not batch:
             return
-        # 1. ids repeated in the file, or looking like another id of it (the same skeleton,
-        # curate/lookalike.py): against the rows before this batch, then within it
-        keyed = [(line, parsed, f, _keys(parsed, self.shared), _lookalike_keys(parsed)) for line, parsed, f in batch]
-        earlier = session.seen([k for *_, ks, ls in keyed for k in [e[2] for e in ks] + [e[2] for e in ls]])
+        # 1. ids repeated in the file, or looking like another id of it: an id's key is its
+        # skeleton (curate/lookalike.py), so the same key with another id is a look-alike.
+        # Against the rows before this batch, then within it
+        keyed = [(line, parsed, f, _keys(parsed, self.shared)) for line, parsed, f in batch]
+        earlier = session.seen([k for *_, ks in keyed for _, _, k, _ in ks])
         here: dict[bytes, SeenKey] = {}
         Entry = tuple[str, Any, bytes, bytes | None]
         accepted: list[tuple[int, ParsedRow, list[Entry], list[Entry]]] = []
-        taken: list[tuple[bytes, int, bytes | None, str | None]] = []
-        for line, parsed, f, ks, ls in keyed:
+        taken: list[tuple[bytes, int, bytes | None, str]] = []
+        for line, parsed, f, ks in keyed:
             pending: dict[bytes, SeenKey] = {}
             fresh, repeats = [], []
             for kind, obj, k, content in ks:
-                prev = here.get(k) or earlier.get(k)
+                prev = pending.get(k) or here.get(k) or earlier.get(k)
                 if prev is None:
-                    pending[k] = SeenKey(line, content)
+                    pending[k] = SeenKey(line, content, obj.id)
                     fresh.append((kind, obj, k, content))
+                elif prev.ident != obj.id:
+                    f.bad("id", f"{kind} id {obj.id!r} looks like {kind} id {prev.ident!r} at line {prev.line}")
                 elif self.shared and kind != "pair" and prev.content == content:
                     repeats.append((kind, obj, k, content))  # merged with the row that took it
                 elif self.shared and kind != "pair":
                     f.bad("id", f"{kind} {obj.id!r} also at line {prev.line} with different content")
                 else:
                     f.bad("id", f"duplicate {kind} id {obj.id!r} (first at line {prev.line})")
-            for kind, obj, k in ls:
-                prev = pending.get(k) or here.get(k) or earlier.get(k)
-                if prev is None:
-                    pending[k] = SeenKey(line, None, obj.id)
-                elif prev.ident != obj.id:
-                    f.bad("id", f"{kind} id {obj.id!r} looks like {kind} id {prev.ident!r} at line {prev.line}")
             if f.problems:
                 self.reject(line, f.problems)
                 continue
@@ -287,20 +285,11 @@ class _Import:
 
 
 def _keys(parsed: ParsedRow, shared: bool) -> list[tuple[str, Any, bytes, bytes | None]]:
-    """(kind, object, key, content digest) of each id a row takes."""
+    """(kind, object, key of its id's skeleton, content digest) of each id a row takes."""
     out = []
     for kind, objs in (("item", parsed.items), ("candidate", parsed.candidates), ("pair", parsed.pairs)):
         for o in objs:
-            out.append((kind, o, _key(kind, o.id), _content(o) if shared and kind != "pair" else None))
-    return out
-
-
-def _lookalike_keys(parsed: ParsedRow) -> list[tuple[str, Any, bytes]]:
-    """(kind, object, key of its id's skeleton) of each id a row takes."""
-    out = []
-    for kind, objs in (("item", parsed.items), ("candidate", parsed.candidates), ("pair", parsed.pairs)):
-        for o in objs:
-            out.append((kind, o, _key(f"{kind} look-alike", skeleton(o.id))))
+            out.append((kind, o, _key(kind, skeleton(o.id)), _content(o) if shared and kind != "pair" else None))
     return out
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from sqlalchemy import Column, Connection, Integer, LargeBinary, MetaData, Table, Text, insert, select
+from sqlalchemy import Column, Connection, Integer, LargeBinary, MetaData, Table, Text, select
 from sqlalchemy.exc import IntegrityError
 
 from ..images import StoredImage
@@ -22,17 +22,18 @@ from ..lookalike import skeleton
 from ..model import Candidate, Item, Label, Pair
 from . import schema as S
 from .base import ConflictError, StoreBase
-from .engine import chunks
+from .engine import chunks, insert_chunked
 
 
 @dataclass(frozen=True)
 class SeenKey:
-    """Where an id was first seen in this import, a digest of what it named, and (for the
-    key of an id's look-alike form) the id itself, to name it."""
+    """Where an id was first seen in this import, a digest of what it named, and the id
+    itself: keys are digests of skeletons (curate/lookalike.py), so one key stands for every
+    id that looks like it, and the id tells a repeat from a look-alike."""
 
     line: int
     content: bytes | None
-    ident: str | None = None
+    ident: str
 
 
 class ImportConflict(ConflictError):
@@ -57,11 +58,11 @@ class ImportSession:
                 out[bytes(key)] = SeenKey(line, None if content is None else bytes(content), ident)
         return out
 
-    def register(self, entries: Iterable[tuple[bytes, int, bytes | None, str | None]]) -> None:
+    def register(self, entries: Iterable[tuple[bytes, int, bytes | None, str]]) -> None:
         """(key, line, content digest, id) of ids now taken by a row of this import."""
-        rows = [{"key": k, "line": n, "content": c, "ident": i} for k, n, c, i in entries]
-        if rows:
-            self._conn.execute(insert(self._keys), rows)
+        insert_chunked(
+            self._conn, self._keys, [{"key": k, "line": n, "content": c, "ident": i} for k, n, c, i in entries]
+        )
 
     def existing(self, item_ids: Iterable[str], pair_ids: Iterable[str]) -> set[str]:
         """Of these item and pair ids, those the store holds (this import's rows included)."""
@@ -126,7 +127,7 @@ class ImportStore(StoreBase):
             Column("key", LargeBinary(16), primary_key=True),
             Column("line", Integer, nullable=False),
             Column("content", LargeBinary(16)),
-            Column("ident", Text),
+            Column("ident", Text, nullable=False),
             prefixes=["TEMPORARY"],
         )
         try:
