@@ -36,6 +36,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from curate.lookalike import skeleton
 from curate.model import Annotator, Assignment, Label, Side
 from curate.store import Store
 
@@ -117,18 +118,21 @@ def executemany_reference(data: Path, db: Path) -> float:
         for line in f:
             r = json.loads(line)
             iid = r["id"] + "~" + hashlib.sha256(line.encode()).hexdigest()[:10]  # ids repeat in the source
-            items.append((iid, r["prompt"], "general", None, "bench", "{}", ts))
+            items.append((iid, r["prompt"], "general", None, "bench", "{}", ts, skeleton(iid)))
             refs.append((iid, 0, r["image"], None, "missing", None))
             cands += [
                 (f"{iid}:a:0", iid, "a", r["chosen"], "{}", "k", 0, ts),
                 (f"{iid}:b:0", iid, "b", r["rejected"], "{}", "k", 0, ts),
             ]
-            pairs.append((iid, iid, f"{iid}:a:0", f"{iid}:b:0", "import:bench", "first", "candidate", 0, "{}", ts))
+            pairs.append(
+                (iid, iid, f"{iid}:a:0", f"{iid}:b:0", "import:bench", "first", "candidate", 0, "{}", ts, skeleton(iid))
+            )
     con = sqlite3.connect(db, isolation_level=None)
     con.execute("PRAGMA synchronous=NORMAL")
     con.execute("BEGIN IMMEDIATE")
     con.executemany(
-        "INSERT INTO items (id, prompt, category, reference, source, metadata, created_at) VALUES (?,?,?,?,?,?,?)",
+        "INSERT INTO items (id, prompt, category, reference, source, metadata, created_at, id_skeleton) "
+        "VALUES (?,?,?,?,?,?,?,?)",
         items,
     )
     con.executemany(
@@ -141,7 +145,7 @@ def executemany_reference(data: Path, db: Path) -> float:
     )
     con.executemany(
         "INSERT INTO pairs (id, item_id, first_id, second_id, origin, known_preference, status, is_gold, "
-        "metadata, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        "metadata, created_at, id_skeleton) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
         pairs,
     )
     con.execute("COMMIT")

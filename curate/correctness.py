@@ -38,7 +38,16 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from .model import Correctness
-from .quantities import Quantity, compare, number_words_in, numbers_in, prepare, reference_quantity
+from .quantities import (
+    Quantity,
+    compare,
+    number_words_in,
+    numbers_in,
+    prepare,
+    read_other_way,
+    reference_quantity,
+    reference_read_other_way,
+)
 from .wording import plural
 
 DEFAULT_REL_TOL = 1e-4
@@ -83,6 +92,13 @@ _REFUSAL = re.compile(
     r"^\W*(?:i\s+(?:do\s+not|don't|cannot|can't|can\s+not|am\s+unable\s+to|am\s+not\s+able\s+to)\s+"
     r"(?:know|tell|determine|see|say|answer)\b|(?:it\s+is|it's)\s+(?:not\s+possible|impossible)\s+to\s+"
     r"(?:tell|determine|say)\b)",
+    re.I,
+)
+# a bound is no value: "more than 3", "at least 3", "3 or more", "≥ 3", "3+" ("->" is an arrow)
+_BOUND = re.compile(
+    r"\b(?:more|greater|fewer|less|higher|lower|larger|smaller|bigger)\s+than\b|\bat\s+(?:least|most)\b"
+    r"|\bor\s+(?:more|less|fewer|above|below|over|under)\b|\bup\s+to\b|\bno\s+(?:more|less|fewer)\b"
+    r"|(?<![-=<])[<>≤≥](?![-=]?>)|(?<=\d)\+(?!\s*[\d(])",
     re.I,
 )
 _SIGN_WORDS = re.compile(
@@ -189,7 +205,7 @@ _AFFIRM = (
         re.I,
     ),
 )
-_MORE_LETTERS = re.compile(r"\s*[\)\]\*]*\s*(?:,|/|&|\bor\b|\band\b)\s*[\(\[]?\s*" + _CAP + _END, re.I)
+_MORE_LETTERS = re.compile(r"\s*[\)\]\*]*\s*[\(\[]?\s*(?:,|/|&|\bor\b|\band\b)\s*[\(\[]?\s*" + _CAP + _END, re.I)
 _REJECT = (
     re.compile(
         r"(?<![\w'])[\(\[]?"
@@ -482,9 +498,15 @@ def _grade_number(text: str, want: Quantity, reference: str, tol: _Tolerance) ->
         return unsure("hedged", _show(got))
     if _SIGN_WORDS.search(_sentence_at(text, got.start)):
         return unsure("the sign may be carried by a word or a ±", _show(got))
+    if _BOUND.search(_sentence_at(text, got.start)):
+        return unsure("a bound, not a value", _show(got))
     verdict, note = compare(got, want, rel_tol=tol.rel, abs_tol=tol.abs)
     if verdict == "incorrect" and why == _FROM_LAST_CLAUSE and _states_elsewhere(text, got, want, tol):
         return unsure("the reference's value is stated elsewhere in the response", _show(got))
+    if verdict == "incorrect" and _right_read_the_other_way(text, got, reference, want, tol):
+        return unsure("a separator before three digits reads two ways (1.200 is 1200 in some countries)", _show(got))
+    if verdict == "incorrect" and _numerator_is(text, got, want):
+        return unsure("a/b whose a is the reference: a count out of b?", _show(got))
     return CorrectnessVerdict(verdict, "number", _show(got), reference, note or why)
 
 
@@ -493,6 +515,21 @@ def _states_elsewhere(text: str, got: Quantity, want: Quantity, tol: _Tolerance)
     ("50% of the 200 students, that is 100"): a careful grader would look again."""
     others = [q for q in numbers_in(text) if q.start != got.start]
     return any(compare(q, want, rel_tol=tol.rel, abs_tol=tol.abs)[0] == "correct" for q in others)
+
+
+def _right_read_the_other_way(text: str, got: Quantity, reference: str, want: Quantity, tol: _Tolerance) -> bool:
+    """ "1.200" for 1200, "1,500" for 1.5: right if one side's separator is read the other way."""
+    readings = ((read_other_way(text, got), want), (got, reference_read_other_way(reference)))
+    return any(g and w and compare(g, w, rel_tol=tol.rel, abs_tol=tol.abs)[0] == "correct" for g, w in readings)
+
+
+_FRACTION_AT = re.compile(r"[-+]?[$€£¥]?\s?(\d+)\s*/\s*\d+")
+
+
+def _numerator_is(text: str, got: Quantity, want: Quantity) -> bool:
+    """ "4/5" for 4 ("4 out of 5"), "2024/25" for 2024: the fraction's top is the reference."""
+    m = _FRACTION_AT.match(text, got.start) if got.places is None else None
+    return m is not None and Fraction(int(m.group(1))) == want.value
 
 
 # -- free text -----------------------------------------------------------------------------------

@@ -5,7 +5,9 @@ Values are exact fractions, and every number keeps how many decimal places it wa
 with: "0.333" stands for 1/3 rounded to three places, "3.1416" rounds to a reference of
 "3.14". A comparison answers correct, incorrect or unsure; unsure where the written numbers
 cannot settle it (a rounding too coarse to tell, units of different kinds, a ratio read
-against a percentage that is off by exactly 100).
+against a percentage that is off by exactly 100, the same digits with and without a
+percent sign). A separator with three digits after it ("1.200", "1,500") can be read both
+ways; :func:`read_other_way` gives the other reading.
 """
 
 from __future__ import annotations
@@ -82,6 +84,7 @@ def prepare(text: str) -> str:
     t = re.sub(r"\\([%$])", r"\1", t)
     t = re.sub(r"(\d*)([\u00bc-\u00be\u2150-\u215e])", _vulgar, t)
     t = re.sub(r"\b(?:minus|negative)\s+(?=\d)", "-", t, flags=re.I)
+    t = re.sub(r"(?<![\w)\]])-\(\s*(\d+(?:\.\d+)?)\s*\)", r"-\1", t)  # "-(2)"
     t = re.sub(rf"(?<=\d)[{_DIGIT_GROUP_SPACES}](?=\d{{3}}(?!\d))", "", t)
     return t
 
@@ -105,9 +108,12 @@ class Quantity:
         return known[0] if known else None
 
 
+# a number joined to digits by ":" (a time, a ratio: "12:30", "1:2"), by a second "." (a
+# European "1.000.000", a version "3.5.2") or by two "/" (a date, "03/04/2020") is none: its
+# value is left to a human
 _NUMBER = re.compile(
-    r"(?<![\w.,/^√∛∜])(?P<sign>[-+])?(?P<cur>[$€£¥])?\s?"
-    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\d,]\d)"
+    r"(?<![\w.,/^√∛∜])(?<!\d:)(?P<sign>[-+])?(?P<cur>[$€£¥])?\s?"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?!\d|,\d|[.:]\d|\s*/\s*\d+\s*/\s*\d)"
     r"(?:[eE](?P<exp>[-+]?\d+)\b)?"
     r"(?:\s*/\s*(?P<den>\d+)(?![\d.]\d))?"
     r"(?:\s?(?P<unit>%|per cent|°\s?[CFcf]\b|°|[A-Za-zµ]+(?:[²³]|\^[23])?(?![\w^])))?"
@@ -139,6 +145,13 @@ def numbers_in(text: str) -> list[Quantity]:
         times_ten = _times_ten(m, text)
         if times_ten:
             unit = None  # the "x" of "4 x 10^3" is no unit
+        elif (
+            unit
+            and len(unit) == 1
+            and text[m.start("unit") - 1].isdigit()
+            and unit.lower() not in {*_UNIT_TABLE, *_SCALES}
+        ):
+            continue  # a number inside a word: "3D", "5G", "3x"
         power = int(m.group("exp") or 0) + times_ten
         if power:
             value *= Fraction(10) ** power
@@ -180,22 +193,36 @@ def _unit_key(unit: str | None) -> str | None:
 
 def number_words_in(text: str) -> list[Quantity]:
     """Numbers written as words ("five", "half"); "one" only as the whole answer (it is
-    usually a pronoun), and none that start a fraction or a scale ("three quarters")."""
+    usually a pronoun), and none that start a fraction or a scale ("three quarters"), are
+    part of a hyphenated word ("twenty-one", "four-legged") or of "half a dozen"."""
     out = []
     for m in re.finditer(r"\b([A-Za-z]+)\b", text):
         w = m.group(1).lower()
-        if w == "half":
+        if _HYPHEN_AFTER.match(text, m.end()) or _HYPHEN_BEFORE.search(text, max(0, m.start() - 2), m.start()):
+            continue
+        if w == "half" and not _HALF_OF_A.match(text, m.end()):
             out.append(Quantity(Fraction(1, 2), None, None, m.start()))
         elif w in _NUMBER_WORDS and not _FRACTION_WORDS.match(text, m.end()) and not _SCALE_TAIL.match(text, m.end()):
             if w == "one" and not re.fullmatch(r"\W*one\W*", text, re.I):
                 continue
-            out.append(Quantity(Fraction(_NUMBER_WORDS[w]), None, 0, m.start()))
+            sign = -1 if _NEGATIVE_WORD.search(text, max(0, m.start() - 12), m.start()) else 1
+            out.append(Quantity(Fraction(sign * _NUMBER_WORDS[w]), None, 0, m.start()))
     return out
+
+
+_NEGATIVE_WORD = re.compile(r"\b(?:minus|negative)\s+$", re.I)  # "negative two"
+_HYPHEN_AFTER = re.compile(r"-[A-Za-z]")
+_HYPHEN_BEFORE = re.compile(r"[A-Za-z]-$")
+_HALF_OF_A = re.compile(r"\s+an?\b", re.I)  # "half a dozen", "half an hour"
+
+
+def _reference_text(reference: str) -> str:
+    return prepare(reference).strip().rstrip(".")
 
 
 def reference_quantity(reference: str) -> Quantity | None:
     """The reference as a number, when it is one number and nothing else."""
-    text = prepare(reference).strip().rstrip(".")
+    text = _reference_text(reference)
     nums = numbers_in(text)
     if len(nums) != 1:
         return None
@@ -203,6 +230,27 @@ def reference_quantity(reference: str) -> Quantity | None:
     rest = _NUMBER.sub("", text, count=1)
     rest = _SCALE_TAIL.sub("", rest).strip()
     return q if not rest else None
+
+
+_ONE_SEPARATOR = re.compile(r"\d{1,3}[.,]\d{3}")
+
+
+def read_other_way(text: str, q: Quantity) -> Quantity | None:
+    """The number read at ``q`` with its one separator taken the other way: "1.200" as 1200,
+    "1,500" as 1.5. Three digits after a single separator fit both conventions (a thousands
+    separator in one, a decimal mark in the other); any other writing has one reading (None)."""
+    m = _NUMBER.match(text, q.start)
+    if not m or m.group("exp") or m.group("den") or not _ONE_SEPARATOR.fullmatch(m.group("num")):
+        return None
+    swapped = m.group("num").translate(str.maketrans(".,", ",."))
+    other = text[: m.start("num")] + swapped + text[m.end("num") :]  # same length: same offsets
+    return next((o for o in numbers_in(other) if o.start == q.start), None)
+
+
+def reference_read_other_way(reference: str) -> Quantity | None:
+    """:func:`read_other_way` for a reference that :func:`reference_quantity` reads."""
+    q = reference_quantity(reference)
+    return read_other_way(_reference_text(reference), q) if q else None
 
 
 # -- comparing ---------------------------------------------------------------------------------
@@ -214,17 +262,22 @@ def compare(got: Quantity, want: Quantity, *, rel_tol: Fraction, abs_tol: Fracti
     gk, wk = got.kind, want.kind
     if (gk == "percent") != (wk == "percent") and None in (gk, wk):
         # 45% against 0.45 or against 45: read the plain number both ways, the best reading wins
-        readings = [
-            _compare_values(got, want, rel_tol, abs_tol),
-            _compare_values(*_as_ratios(got, want), rel_tol, abs_tol),
-        ]
-        return max(readings, key=lambda r: _RANK[r[0]])
+        as_written = _compare_values(got, want, rel_tol, abs_tol)
+        as_ratios = _compare_values(*_as_ratios(got, want), rel_tol, abs_tol)
+        if as_written[0] == "correct" and as_ratios[0] != "correct" and (gk == "percent" or abs(got.value) <= 1):
+            # the digits agree only if the sign is dropped: "0.5%" for a bare 0.5 (which may be a
+            # ratio, 50%), or a bare 0.5 for "0.5%" (a ratio would be 50%); the mirror of the
+            # hundredfold rule below. A bare 45 for "45%" is no plausible ratio, so it stays correct.
+            return "unsure", "the same digits with and without a percent sign: a ratio or a percentage?"
+        return max((as_written, as_ratios), key=lambda r: _RANK[r[0]])
     if gk and wk and gk != wk:
         return "unsure", f"units of different kinds: {got.unit} vs {want.unit}"
     if gk is None and wk is None and got.unit and want.unit and got.unit.rstrip("s") != want.unit.rstrip("s"):
         return "unsure", f"different words after the numbers: {got.unit} vs {want.unit}"
     if wk and got.unit and gk is None:
         return "unsure", f"unknown unit {got.unit!r} against {want.unit}"
+    if gk and want.unit and wk is None:  # "9 cm" for "9 cm²", "60 km/h" for "60 mph"
+        return "unsure", f"unit {got.unit} against unknown {want.unit!r}"
     if gk and wk and gk == wk and got.unit and want.unit and _UNIT_TABLE[got.unit][1] != _UNIT_TABLE[want.unit][1]:
         g = got.value * _UNIT_TABLE[got.unit][1]
         w = want.value * _UNIT_TABLE[want.unit][1]
@@ -290,4 +343,13 @@ def _significant_digits(v: Fraction) -> int:
     return len(digits.rstrip("0")) or 1
 
 
-__all__ = ["Quantity", "compare", "number_words_in", "numbers_in", "prepare", "reference_quantity"]
+__all__ = [
+    "Quantity",
+    "compare",
+    "number_words_in",
+    "numbers_in",
+    "prepare",
+    "read_other_way",
+    "reference_quantity",
+    "reference_read_other_way",
+]

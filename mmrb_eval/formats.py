@@ -161,7 +161,7 @@ def _read_mmrb(p: Path, pairs: Sequence[EvalPair] | None) -> JudgmentFile:
                         None,
                         "error",
                         raw=text,
-                        error="the judge script's marker of a failed request",
+                        error="failed in the judge script: its marker of a failed request",
                     )
                 )
                 continue

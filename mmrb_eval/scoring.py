@@ -26,9 +26,10 @@ run them side by side with this module):
   raises IndexError on every record (it keeps ``rewards[:1]``, then reads ``rewards[1]``):
   its preset gives what it computes without that slice, which is how it is tested.
 
-Failed requests (outcome ``error``: connection, timeout, HTTP error, malformed body) are
-never scored under any option: they are in no numerator or denominator, draw no coin and
-cast no vote. They are counted apart (``n_failed``) and the report says it is incomplete.
+Failed requests (outcome ``error``: connection, timeout, HTTP error, malformed body, an
+empty or oversized answer) are never scored under any option: they are in no numerator or
+denominator, draw no coin and cast no vote. They are counted apart (``n_failed``) and the
+report says it is incomplete, with their causes.
 
 Units: with ``aggregate="each"`` every judgment is scored; with ``"majority"`` every pair
 is scored once from its vote. Bootstrap intervals resample pairs (a pair's judgments stay
@@ -44,6 +45,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from curate.judging.records import Judgment
+from curate.llm import count_kinds
 from curate.model import MM_RLHF_CATEGORIES, ORDERS, VLRB_CATEGORIES, Order, Side
 from curate.seeding import stable_hash
 from curate.sides import shown_first, verdict_from_letter
@@ -431,11 +433,11 @@ def score(
     n_failed = len(failed)
     notes = list(warnings)
     if n_failed:
+        causes = count_kinds([j.error for j in failed])  # "66 over the size limit", as the stderr line says
         notes.insert(
             0,
-            f"incomplete: {n_failed} of {n_failed + len(kept)} judgments failed (connection, timeout, HTTP "
-            f"error or malformed response) and are in no figure; {len(failed_ids - answered_ids)} pairs have "
-            "no answer at all. Rerun to resume them.",
+            f"incomplete: {n_failed} of {n_failed + len(kept)} judgments failed ({causes}) and are in no figure; "
+            f"{len(failed_ids - answered_ids)} pairs have no answer at all. Rerun to resume them.",
         )
     report = {
         "options": _options_dict(opts),

@@ -175,6 +175,24 @@ def test_cohen_kappa_is_sklearns(level):
 
 
 # -- too few pairs for an interval -------------------------------------------------------------
+def test_the_minimum_for_an_interval_is_stated_in_the_readme_and_the_help():
+    import argparse
+    import re
+    from pathlib import Path
+
+    from curate.commands import agreement as command
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    said = " ".join(readme.split())
+    assert f"at least {st.MIN_BOOTSTRAP_PAIRS} pairs with two or more labels for an interval" in said
+    assert "`MIN_BOOTSTRAP_PAIRS`" in said and '"undefined (too few pairs)"' in said
+    p = argparse.ArgumentParser(prog="mmrb agreement")
+    command.add_arguments(p)
+    text = " ".join(p.format_help().split())
+    assert re.search(rf"fewer than {st.MIN_BOOTSTRAP_PAIRS} pairs with two or more labels gets no interval", text)
+    assert "undefined (too few pairs)" in text
+
+
 def _pairs_frame(n_pairable: int, n_single: int = 0) -> pd.DataFrame:
     """n_pairable pairs labelled by a and b (they disagree on every third), plus pairs
     labelled by a alone."""

@@ -273,6 +273,59 @@ def test_percentage_and_ratio(basis_points):
     assert decide(pct, ratio).verdict == "correct"
 
 
+@pytest.mark.parametrize(
+    "response,ref",
+    [("0.5%", "0.5"), ("0.45%", "0.45"), ("4.5%", "4.5"), ("The answer is 0.5%.", "0.5"), ("0.5", "0.5%")],
+)
+def test_the_same_digits_with_and_without_a_percent_sign_are_unsure(response, ref):
+    # the verification's finding: "0.5%" for 0.5 was correct, while 45 for 0.45 was already unsure
+    d = decide(response, ref)
+    assert (d.verdict, d.note) == (
+        "unsure",
+        "the same digits with and without a percent sign: a ratio or a percentage?",
+    )
+
+
+@given(st.integers(1, 99999), st.sampled_from(["{}%", "{} percent", "Answer: {}%"]))
+def test_a_percent_sign_on_the_references_digits_is_never_correct(hundredths, form):
+    bare = f"{hundredths / 100:g}"
+    assert decide(form.format(bare), bare).verdict == "unsure"
+    assert decide(bare, bare + "%").verdict == ("unsure" if hundredths <= 100 else "correct")  # 45 for 45%
+
+
+@given(st.integers(1, 999), st.integers(0, 999))
+def test_a_separator_before_three_digits_is_read_both_ways(whole, thousandths):
+    dot, comma = f"{whole}.{thousandths:03d}", f"{whole},{thousandths:03d}"
+    assert decide(dot, str(whole * 1000 + thousandths)).verdict == "unsure"  # "1.200" for 1200
+    assert decide(comma, dot).verdict == "unsure"  # "1,500" for 1.5
+    assert decide(comma, str(whole * 1000 + thousandths)).verdict == "correct"
+
+
+@pytest.mark.parametrize(
+    "response,ref,verdict",
+    [
+        ("It is a 3D image.", "3", "unsure"),  # a number inside a word
+        ("1:2", "1/2", "unsure"),  # a ratio
+        ("12:30", "12", "unsure"),  # a time
+        ("03/04/2020", "2020", "unsure"),  # a date
+        ("1.000.000", "1000000", "unsure"),  # European grouping: no reading
+        ("4/5", "4", "unsure"),  # four out of five?
+        ("more than 3", "3", "unsure"),  # a bound
+        ("at least 3", "3", "unsure"),
+        ("3+", "3", "unsure"),
+        ("3 -> 4", "4", "unsure"),  # an arrow is no bound, but two numbers and no marker
+        ("9 cm", "9 cm\u00b2", "unsure"),  # a known unit against an unknown one
+        ("negative two", "-2", "correct"),
+        ("-(2)", "-2", "correct"),
+        ("twenty-one", "20", "unsure"),  # a compound number word is not its first part
+        ("half a dozen", "0.5", "unsure"),
+        ("Answer: B (or D)", "B", "unsure"),
+    ],
+)
+def test_numbers_a_careful_grader_reads_twice(response, ref, verdict):
+    assert decide(response, ref).verdict == verdict
+
+
 @given(st.integers(1, 50), st.integers(1, 50), st.integers(2, 4))
 def test_a_rounded_fraction_is_never_incorrect(a, b, places):
     assert decide(f"{a / b:.{places}f}", f"{a}/{b}").verdict != "incorrect"

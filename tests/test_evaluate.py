@@ -636,6 +636,29 @@ def test_response_size_limit_from_judge_file_and_command_line(tmp_path, capsys):
         assert rc == 0 and json.loads(out)["run_health"]["complete"] and srv.count() == 4
 
 
+def test_the_incomplete_warning_names_the_causes_of_the_failures(tmp_path, capsys):
+    # it said "failed (connection, timeout, HTTP error or malformed response)" whatever the cause
+    ds = write_jsonl(
+        tmp_path / "d.jsonl",
+        [{"id": f"t{i}", "prompt": "p", "chosen": f"good {i}", "rejected": "bad"} for i in range(3)],
+    )
+
+    def answer(req):
+        return "" if "good 0" in req.prompt_text else "[[A]] " + "because " * 10
+
+    with FakeOpenAI(answer) as srv:
+        judge = tmp_path / "judge.toml"
+        judge.write_text(
+            f'name = "odd"\nbase_url = "{srv.url}"\nmodel = "m"\nmax_response_chars = 20\nmax_retries = 0\n'
+        )
+        argv = ["--dataset", str(ds), "--judge", str(judge), "--db", str(tmp_path / "s.db"), "--quiet"]
+        rc, out = command("evaluate", [*argv, "--bootstrap", "0"], capsys)
+    assert rc == 1
+    (line,) = [x for x in out.splitlines() if "judgments failed" in x]
+    assert "3 of 3 judgments failed (2 over the size limit, 1 empty response) and are in no figure" in line
+    assert "connection" not in line
+
+
 def test_reward_model_oversized_or_unreachable_is_a_failure(sqlite_store):
     from mmrb_eval.records import EvalPair
 

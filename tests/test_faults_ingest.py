@@ -363,7 +363,7 @@ def test_unreadable_image_names_the_file(bad_store, tmp_path):
     assert_nothing_written(bad_store)
 
 
-# -- 7. ids that look alike are one id; invisible characters are refused -------------------
+# -- 7. ids that look alike are one id or refused; invisible characters are refused ---------
 @pytest.mark.parametrize(
     "second,words",
     [
@@ -409,6 +409,112 @@ def test_a_lookalike_of_a_stored_id_is_already_in_the_store(store, tmp_path):
     assert store.item_ids() == {"file-1"}
     with pytest.raises(InputError, match="'file-1' is already in the store"):
         ingest_items(store, _items(tmp_path / "b.jsonl", [{"id": "file-1 ", "prompt": "p", "category": "vqa"}]))
+
+
+# whole-script look-alikes pass the mixed-script rule and NFKC: their UTS #39 skeletons collide
+WHOLE_SCRIPT = [
+    ("aex-1", "\u0430\u0435\u0445-1"),  # Cyrillic а, е, х
+    ("ABE-1", "\u0391\u0392\u0395-1"),  # Greek Α, Β, Ε
+    ("COPE", "\u0421\u041e\u0420\u0415"),  # Cyrillic С, О, Р, Е
+    ("item1", "iteml"),  # digit one and small L
+    ("turn-2", "tum-2"),  # r n and m
+]
+
+
+@pytest.mark.parametrize("first,second", WHOLE_SCRIPT)
+def test_ids_that_look_alike_in_one_file_are_refused(bad_store, tmp_path, first, second):
+    rows = [{"id": i, "prompt": "p", "category": "vqa"} for i in (first, "other", second)]
+    _expect(
+        bad_store,
+        _items(tmp_path / "x.jsonl", rows),
+        [(3, "id")],
+        [f"x.jsonl:3 field 'id': item id {second!r} looks like item id {first!r} at line 1"],
+    )
+
+
+def test_pair_ids_that_look_alike_in_one_file_are_refused(bad_store, tmp_path):
+    first, second = WHOLE_SCRIPT[0]
+    rows = [{"id": i, "prompt": "p", "category": "vqa", "response_1": "a", "response_2": "b"} for i in (first, second)]
+    _expect(
+        bad_store,
+        _items(tmp_path / "g.jsonl", rows),
+        [(2, "id")] * 4,  # the item, its two candidates and the pair, as for a repeated id
+        [
+            f"g.jsonl:2 field 'id': item id {second!r} looks like item id {first!r} at line 1",
+            f"g.jsonl:2 field 'id': pair id {second!r} looks like pair id {first!r} at line 1",
+        ],
+        fn=ingest_pairs,
+        format="generic",
+    )
+
+
+@pytest.mark.parametrize("first,second", WHOLE_SCRIPT[:2])
+def test_an_id_that_looks_like_a_stored_one_is_refused(store, tmp_path, first, second):
+    ingest_items(store, _items(tmp_path / "a.jsonl", [{"id": first, "prompt": "p", "category": "vqa"}]))
+    later = [{"id": "new", "prompt": "p", "category": "vqa"}, {"id": second, "prompt": "p", "category": "vqa"}]
+    with pytest.raises(InputError) as e:
+        ingest_items(store, _items(tmp_path / "b.jsonl", later))
+    assert [(p.line, p.field) for p in e.value.problems] == [(2, "id")]
+    assert (
+        f"b.jsonl:2 field 'id': item id {second!r} looks like item id {first!r}, which is already in the store"
+        in str(e.value)
+    )
+    assert store.item_ids() == {first}  # nothing of b.jsonl was written
+    # with --skip-invalid the other rows are kept and the look-alike goes to the rejects
+    report = ingest_items(store, tmp_path / "b.jsonl", skip_invalid=tmp_path / "rejects.jsonl")
+    assert (report.items, report.rejected) == (1, 1) and store.item_ids() == {first, "new"}
+    (rejected,) = [json.loads(line) for line in (tmp_path / "rejects.jsonl").read_text().splitlines()]
+    assert rejected["line"] == 2 and "looks like item id" in rejected["problems"][0]["message"]
+
+
+def test_a_pair_id_that_looks_like_a_stored_one_is_refused(store, tmp_path):
+    first, second = WHOLE_SCRIPT[0]
+    for name, i in (("a.jsonl", first), ("b.jsonl", second)):
+        _items(tmp_path / name, [{"id": i, "prompt": "p", "category": "vqa", "response_1": "x", "response_2": "y"}])
+    ingest_pairs(store, tmp_path / "a.jsonl", format="generic")
+    with pytest.raises(InputError, match=f"item id {second!r} looks like item id {first!r}, which is already"):
+        ingest_pairs(store, tmp_path / "b.jsonl", format="generic")
+    assert [p.id for p in store.pairs()] == [first]
+
+
+def test_look_alikes_of_ids_stored_before_the_check_are_found(db_url, tmp_path):
+    """A store written before ids were compared by skeleton is migrated: its ids get their
+    skeleton, and a look-alike of one is refused like any other."""
+    from sqlalchemy import update
+
+    from curate.store import migrations as M
+    from curate.store import schema as S
+
+    first, second = WHOLE_SCRIPT[0]
+    s = Store(db_url, images=tmp_path / "im")
+    ingest_items(s, _items(tmp_path / "a.jsonl", [{"id": first, "prompt": "p", "category": "vqa"}]))
+    with s.write() as c:  # as version 4 left it: no skeletons
+        c.execute(update(S.items).values(id_skeleton=None))
+        c.exec_driver_sql("DROP INDEX ix_items_skeleton")
+        c.execute(update(S.settings).where(S.settings.c.key == "schema_version").values(value="4"))
+    s.close()
+    s = Store(db_url, images=tmp_path / "im")
+    try:
+        assert s.get_setting("schema_version") == str(M.SCHEMA_VERSION)
+        with pytest.raises(InputError, match="looks like item id 'aex-1', which is already in the store"):
+            ingest_items(s, _items(tmp_path / "b.jsonl", [{"id": second, "prompt": "p", "category": "vqa"}]))
+    finally:
+        s.close()
+
+
+def test_different_ids_keep_different_skeletons():
+    from curate.lookalike import skeleton
+
+    ids = ["aex-1", "aex-2", "Aex-1", "тест-1", "αβ-2", "画像-3", "été-4", "ete-4", "item-10", "item-01"]
+    assert len({skeleton(i) for i in ids}) == len(ids)
+    assert skeleton("paypal") == skeleton("\u0440\u0430\u0443\u0440\u0430l")  # Cyrillic р, а, у
+
+
+@given(hs.text(max_size=12))
+def test_a_skeleton_is_its_own_skeleton(text):
+    from curate.lookalike import skeleton
+
+    assert skeleton(skeleton(text)) == skeleton(text)  # UTS #39: the skeleton is idempotent
 
 
 def test_benchmark_ids_are_normalised(bad_store, tmp_path):

@@ -308,6 +308,17 @@ def test_an_unreachable_judge_scores_nothing():
     assert "INCOMPLETE: 66 failed judgments" in text and "0.5000" not in text
 
 
+def test_the_incomplete_note_names_the_causes():
+    pairs = [P(f"p{i}", "first") for i in range(4)]
+    errors = ["empty response (finish_reason=stop)", "response of 9 characters is over the limit of 5", None]
+    js = [Judgment(p.id, "forward", 0, None, "error", error=e) for p, e in zip(pairs, errors, strict=False)]
+    r = score(pairs, [*js, J("p3", "first")], ScoringOptions(bootstrap=0))
+    assert r["warnings"][0].startswith(
+        "incomplete: 3 of 4 judgments failed (1 empty response, 1 over the size limit, 1 unknown error) and are in no "
+        "figure; 3 pairs have no answer at all."
+    )
+
+
 def test_failed_requests_draw_no_coin_and_cast_no_vote():
     pairs = [P(f"p{i}", "second") for i in range(5)]
     # the coin draws .052 A, .087 A, .407 A, .108 A, .901 B: only the fifth unparsed answer is right

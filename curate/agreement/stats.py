@@ -35,15 +35,11 @@ import numpy as np
 
 from ..seeding import stable_hash
 from ..wording import plural
+from .limits import MIN_BOOTSTRAP_PAIRS
 from .table import FieldSpec
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_CONFIDENCE = 0.95
-# The one place the minimum is set: pairs with two or more labels of a field below which its
-# bootstrap intervals are undefined. The same floor as a Cohen kappa's shared pairs
-# (report.DEFAULT_MIN_SHARED): with fewer, the resamples repeat a handful of pairs and the
-# percentile interval is far too narrow (it never covers what those pairs did not show).
-MIN_BOOTSTRAP_PAIRS = 10
 TOO_FEW_PAIRS = "too few pairs"
 
 

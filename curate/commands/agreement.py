@@ -15,6 +15,7 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from curate.agreement.limits import MIN_BOOTSTRAP_PAIRS
     from curate.commands.common import add_store_options
 
     add_store_options(p)
@@ -34,7 +35,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--category", action="store_true", help="also report every category")
     p.add_argument("--pairs", action="store_true", help="include per-pair rows (n labels, majority, share, entropy)")
     p.add_argument("--json", action="store_true", help="print the full report as JSON")
-    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples over pairs (default 1000)")
+    p.add_argument(
+        "--resamples",
+        type=int,
+        default=1000,
+        help=f"bootstrap resamples over pairs (default 1000); a field with fewer than {MIN_BOOTSTRAP_PAIRS} pairs "
+        "with two or more labels gets no interval: it is reported as undefined (too few pairs)",
+    )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument(
         "--min-shared", type=int, default=10, help="pairs two annotators must share for a Cohen kappa (default 10)"

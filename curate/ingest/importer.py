@@ -1,10 +1,11 @@
 """The import itself: a file streams row by row into one store transaction.
 
 A format module supplies ``parse(fields, ctx) -> ParsedRow`` for one row; ``run_import``
-reads the file once, checks each row (its fields, ids repeated anywhere in the file, ids
-already in the store) and writes the rows in batches as it goes. The first problem stops the
-writing but not the checking, so every problem of the file is reported, and the transaction
-is rolled back: nothing is written. With ``skip_invalid`` the valid rows are kept and the
+reads the file once, checks each row (its fields, ids repeated anywhere in the file or
+looking like another of its ids, ids already in the store or looking like a stored one) and
+writes the rows in batches as it goes. The first problem stops the writing but not the
+checking, so every problem of the file is reported, and the transaction is rolled back:
+nothing is written. With ``skip_invalid`` the valid rows are kept and the
 rejected ones go to a JSONL file with their reasons. Memory stays flat as the file grows:
 a batch of rows, and the ids taken so far live in the transaction (store/imports.py).
 """
@@ -26,6 +27,7 @@ from ..errors import InputError, InputProblem, MmrbError
 from ..formats.fields import jsonable, text_problems
 from ..formats.reader import read_rows
 from ..images import ImageProblem, StoredImage
+from ..lookalike import skeleton
 from ..store import ImportConflict, ImportSession, SeenKey, Store, dumps
 from .common import MAX_ID, Context, ImportFields, IngestReport, ParsedRow
 
@@ -182,20 +184,25 @@ class _Import:
     ) -> None:
         if not batch:
             return
-        # 1. ids repeated in the file: against the rows before this batch, then within it
+        # 1. ids repeated in the file, or looking like another id of it: an id's key is its
+        # skeleton (curate/lookalike.py), so the same key with another id is a look-alike.
+        # Against the rows before this batch, then within it
         keyed = [(line, parsed, f, _keys(parsed, self.shared)) for line, parsed, f in batch]
         earlier = session.seen([k for *_, ks in keyed for _, _, k, _ in ks])
         here: dict[bytes, SeenKey] = {}
         Entry = tuple[str, Any, bytes, bytes | None]
         accepted: list[tuple[int, ParsedRow, list[Entry], list[Entry]]] = []
-        taken: list[tuple[bytes, int, bytes | None]] = []
+        taken: list[tuple[bytes, int, bytes | None, str]] = []
         for line, parsed, f, ks in keyed:
-            pending, fresh, repeats = [], [], []
+            pending: dict[bytes, SeenKey] = {}
+            fresh, repeats = [], []
             for kind, obj, k, content in ks:
-                prev = here.get(k) or earlier.get(k)
+                prev = pending.get(k) or here.get(k) or earlier.get(k)
                 if prev is None:
-                    pending.append((k, line, content))
+                    pending[k] = SeenKey(line, content, obj.id)
                     fresh.append((kind, obj, k, content))
+                elif prev.ident != obj.id:
+                    f.bad("id", f"{kind} id {obj.id!r} looks like {kind} id {prev.ident!r} at line {prev.line}")
                 elif self.shared and kind != "pair" and prev.content == content:
                     repeats.append((kind, obj, k, content))  # merged with the row that took it
                 elif self.shared and kind != "pair":
@@ -205,25 +212,31 @@ class _Import:
             if f.problems:
                 self.reject(line, f.problems)
                 continue
-            for k, n, c in pending:
-                here[k] = SeenKey(n, c)
-            taken += pending
+            here.update(pending)
+            taken += [(k, p.line, p.content, p.ident) for k, p in pending.items()]
             accepted.append((line, parsed, fresh, repeats))
         session.register(taken)
-        # 2. ids already in the store (an earlier import of the same file, usually); a repeat
-        # is checked and written only when the row that took its id was not written
-        have = session.existing(
-            [o.id for _, _, fresh, repeats in accepted for kind, o, _, _ in fresh + repeats if kind == "item"],
-            [o.id for _, _, fresh, _ in accepted for kind, o, _, _ in fresh if kind == "pair"],
-        )
+        # 2. ids already in the store (an earlier import of the same file, usually), or looking
+        # like a stored id; a repeat is checked and written only when the row that took its id
+        # was not written
+        new_items = [o.id for _, _, fresh, repeats in accepted for kind, o, _, _ in fresh + repeats if kind == "item"]
+        new_pairs = [o.id for _, _, fresh, _ in accepted for kind, o, _, _ in fresh if kind == "pair"]
+        have = session.existing(new_items, new_pairs)
+        looks = session.lookalikes(new_items, new_pairs)
         rows = []
         for line, parsed, fresh, repeats in accepted:
             mine = fresh + [e for e in repeats if e[2] in self.unwritten]
             dup = [o.id for kind, o, _, _ in mine if kind in ("item", "pair") and o.id in have]
-            if dup:
-                msg = (
-                    f"id {dup[0]!r} is already in the store (imported before, or by an import running at the same time)"
-                )
+            alike = [(kind, o.id, looks[kind, o.id]) for kind, o, _, _ in mine if (kind, o.id) in looks]
+            if dup or alike:
+                if dup:
+                    msg = (
+                        f"id {dup[0]!r} is already in the store "
+                        "(imported before, or by an import running at the same time)"
+                    )
+                else:
+                    kind, ident, stored = alike[0]
+                    msg = f"{kind} id {ident!r} looks like {kind} id {stored!r}, which is already in the store"
                 self.reject(line, [InputProblem(self.ctx.name, line, "id", msg)])
                 self.unwritten.update(k for _, _, k, _ in fresh)
             else:
@@ -272,11 +285,11 @@ class _Import:
 
 
 def _keys(parsed: ParsedRow, shared: bool) -> list[tuple[str, Any, bytes, bytes | None]]:
-    """(kind, object, key, content digest) of each id a row takes."""
+    """(kind, object, key of its id's skeleton, content digest) of each id a row takes."""
     out = []
     for kind, objs in (("item", parsed.items), ("candidate", parsed.candidates), ("pair", parsed.pairs)):
         for o in objs:
-            out.append((kind, o, _key(kind, o.id), _content(o) if shared and kind != "pair" else None))
+            out.append((kind, o, _key(kind, skeleton(o.id)), _content(o) if shared and kind != "pair" else None))
     return out
 
 

@@ -14,14 +14,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from sqlalchemy import Column, Connection, Integer, LargeBinary, MetaData, Table, insert, select
+from sqlalchemy import Column, Connection, Integer, LargeBinary, MetaData, Table, Text, select
 from sqlalchemy.exc import IntegrityError
 
 from ..images import StoredImage
+from ..lookalike import skeleton
 from ..model import Candidate, Item, Label, Pair
 from . import schema as S
 from .base import ConflictError
-from .engine import chunks
+from .engine import chunks, insert_chunked
 from .items import ItemStore
 from .labels import LabelStore
 from .people import PeopleStore
@@ -29,10 +30,13 @@ from .people import PeopleStore
 
 @dataclass(frozen=True)
 class SeenKey:
-    """Where an id was first seen in this import, and a digest of what it named."""
+    """Where an id was first seen in this import, a digest of what it named, and the id
+    itself: keys are digests of skeletons (curate/lookalike.py), so one key stands for every
+    id that looks like it, and the id tells a repeat from a look-alike."""
 
     line: int
     content: bytes | None
+    ident: str
 
 
 class ImportConflict(ConflictError):
@@ -52,21 +56,39 @@ class ImportSession:
         k = self._keys.c
         out: dict[bytes, SeenKey] = {}
         for chunk in chunks(sorted(set(keys)), 500):
-            for key, line, content in self._conn.execute(select(k.key, k.line, k.content).where(k.key.in_(chunk))):
-                out[bytes(key)] = SeenKey(line, None if content is None else bytes(content))
+            q = select(k.key, k.line, k.content, k.ident).where(k.key.in_(chunk))
+            for key, line, content, ident in self._conn.execute(q):
+                out[bytes(key)] = SeenKey(line, None if content is None else bytes(content), ident)
         return out
 
-    def register(self, entries: Iterable[tuple[bytes, int, bytes | None]]) -> None:
-        """(key, line, content digest) of ids now taken by a row of this import."""
-        rows = [{"key": k, "line": n, "content": c} for k, n, c in entries]
-        if rows:
-            self._conn.execute(insert(self._keys), rows)
+    def register(self, entries: Iterable[tuple[bytes, int, bytes | None, str]]) -> None:
+        """(key, line, content digest, id) of ids now taken by a row of this import."""
+        insert_chunked(
+            self._conn, self._keys, [{"key": k, "line": n, "content": c, "ident": i} for k, n, c, i in entries]
+        )
 
     def existing(self, item_ids: Iterable[str], pair_ids: Iterable[str]) -> set[str]:
         """Of these item and pair ids, those the store holds (this import's rows included)."""
         out = self._store.item_ids(item_ids, conn=self._conn)
         for chunk in chunks(sorted(set(pair_ids)), 500):
             out |= set(self._conn.scalars(select(S.pairs.c.id).where(S.pairs.c.id.in_(chunk))))
+        return out
+
+    def lookalikes(self, item_ids: Iterable[str], pair_ids: Iterable[str]) -> dict[tuple[str, str], str]:
+        """(kind, id) -> a different stored id of that kind that looks the same (the same
+        skeleton, curate/lookalike.py), for these item and pair ids."""
+        out: dict[tuple[str, str], str] = {}
+        for kind, table, ids in (("item", S.items, item_ids), ("pair", S.pairs, pair_ids)):
+            wanted: dict[str, list[str]] = {}
+            for ident in ids:
+                wanted.setdefault(skeleton(ident), []).append(ident)
+            t = table.c
+            for chunk in chunks(sorted(wanted), 500):
+                q = select(t.id, t.id_skeleton).where(t.id_skeleton.in_(chunk)).order_by(t.id)
+                for stored, sk in self._conn.execute(q):
+                    for ident in wanted[sk]:
+                        if ident != stored:
+                            out.setdefault((kind, ident), stored)
         return out
 
     def write(
@@ -108,6 +130,7 @@ class ImportStore(ItemStore, LabelStore, PeopleStore):  # an import writes items
             Column("key", LargeBinary(16), primary_key=True),
             Column("line", Integer, nullable=False),
             Column("content", LargeBinary(16)),
+            Column("ident", Text, nullable=False),
             prefixes=["TEMPORARY"],
         )
         try:

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import Connection, delete, insert, select, tuple_, update
 
 from ..images import StoredImage
+from ..lookalike import skeleton
 from ..model import Candidate, ImageRef, Item, Pair, SampleFailure
 from ..seeding import hex_hash
 from . import schema as S
@@ -69,6 +70,7 @@ class ItemStore(StoreBase):
                 source=i.source,
                 metadata=dumps_mapping(i.metadata),
                 created_at=ts,
+                id_skeleton=skeleton(i.id),
             )
             for i in items
         ]
@@ -266,12 +268,14 @@ def _pair_row(p: Pair, ts: str) -> dict[str, Any]:
     row = shallow(p)
     row["metadata"] = dumps_mapping(p.metadata)
     row["created_at"] = ts
+    row["id_skeleton"] = skeleton(p.id)
     return row
 
 
 def _pair(r: Mapping) -> Pair:
     d = dict(r)
     d.pop("created_at", None)
+    d.pop("id_skeleton", None)
     d["metadata"] = loads(d["metadata"])
     d["is_gold"] = bool(d["is_gold"])
     return Pair(**d)

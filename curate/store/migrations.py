@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, insert, inspect, select, update
+from sqlalchemy import Connection, bindparam, insert, inspect, select, update
 from sqlalchemy.schema import CreateColumn
 
 from ..errors import StoreError
 from ..judging.records import RunDataset
+from ..lookalike import skeleton
 from . import schema as S
 from .rows import dataset_json
 
@@ -63,6 +64,41 @@ def _packed_dataset(text: str, purpose: str) -> RunDataset:
 
 
 @dataclass(frozen=True)
+class FillSkeletons:
+    """The look-alike form of each stored id (``id_skeleton``, curate/lookalike.py), for rows
+    written before imports compared ids by it. Walks the table by id, a batch at a time."""
+
+    table: str
+    batch: int = 1000
+
+    def apply(self, conn: Connection) -> None:
+        t = S.metadata.tables[self.table]
+        fill = update(t).where(t.c.id == bindparam("row_id")).values(id_skeleton=bindparam("row_skeleton"))
+        last = ""
+        while True:
+            q = select(t.c.id, t.c.id_skeleton).where(t.c.id > last).order_by(t.c.id).limit(self.batch)
+            rows = conn.execute(q).all()
+            if not rows:
+                return
+            todo = [{"row_id": i, "row_skeleton": skeleton(i)} for i, sk in rows if sk is None]
+            if todo:
+                conn.execute(fill, todo)
+            last = rows[-1][0]
+
+
+@dataclass(frozen=True)
+class AddIndex:
+    """An index of the schema that an existing table lacks."""
+
+    table: str
+    name: str
+
+    def apply(self, conn: Connection) -> None:
+        (index,) = (i for i in S.metadata.tables[self.table].indexes if i.name == self.name)
+        index.create(conn, checkfirst=True)
+
+
+@dataclass(frozen=True)
 class TableOptions:
     """PostgreSQL storage options of a table (nothing to do on SQLite)."""
 
@@ -93,7 +129,7 @@ QUEUE_VACUUM = TableOptions(
 )
 ON_CREATE: list[Step] = [QUEUE_VACUUM]  # what create_all does not express
 
-Step = AddColumn | RunDatasets | TableOptions
+Step = AddColumn | RunDatasets | TableOptions | FillSkeletons | AddIndex
 
 MIGRATIONS: dict[int, list[Step]] = {
     2: [
@@ -104,6 +140,14 @@ MIGRATIONS: dict[int, list[Step]] = {
     ],
     3: [RunDatasets()],
     4: [QUEUE_VACUUM],
+    5: [
+        AddColumn("items", "id_skeleton"),
+        AddColumn("pairs", "id_skeleton"),
+        FillSkeletons("items"),
+        FillSkeletons("pairs"),
+        AddIndex("items", "ix_items_skeleton"),
+        AddIndex("pairs", "ix_pairs_skeleton"),
+    ],
 }
 
 SCHEMA_VERSION = max(MIGRATIONS, default=1)

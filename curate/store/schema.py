@@ -51,6 +51,8 @@ items = Table(
     Column("source", String(200), nullable=False, default=""),
     Column("metadata", Text, nullable=False, default="{}"),
     Column("created_at", String(32), nullable=False),
+    Column("id_skeleton", Text),  # curate/lookalike.py: finds stored ids that look like a new one
+    Index("ix_items_skeleton", "id_skeleton"),
 )
 
 item_images = Table(
@@ -113,8 +115,10 @@ pairs = Table(
     Column("is_gold", Boolean, nullable=False, default=False),
     Column("metadata", Text, nullable=False, default="{}"),
     Column("created_at", String(32), nullable=False),
+    Column("id_skeleton", Text),  # as items.id_skeleton
     Index("ix_pairs_item", "item_id"),
     Index("ix_pairs_status", "status"),
+    Index("ix_pairs_skeleton", "id_skeleton"),
 )
 
 annotators = Table(
