@@ -9,6 +9,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -508,6 +509,16 @@ def test_different_ids_keep_different_skeletons():
     ids = ["aex-1", "aex-2", "Aex-1", "тест-1", "αβ-2", "画像-3", "été-4", "ete-4", "item-10", "item-01"]
     assert len({skeleton(i) for i in ids}) == len(ids)
     assert skeleton("paypal") == skeleton("\u0440\u0430\u0443\u0440\u0430l")  # Cyrillic р, а, у
+
+
+def test_the_ascii_shortcut_is_the_datas_own():
+    from curate import lookalike
+
+    table = lookalike._prototypes()
+    assert {k: v for k, v in table.items() if k < 128} == lookalike._ASCII
+    for ch in map(chr, range(128)):  # and gives what the full table gives
+        full = unicodedata.normalize("NFD", unicodedata.normalize("NFD", ch).translate(table))
+        assert lookalike.skeleton(ch) == full.translate(table) == full
 
 
 @given(hs.text(max_size=12))
