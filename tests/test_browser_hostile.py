@@ -257,13 +257,16 @@ class Walk:
         p.get_by_role("textbox", name="Name").fill(name)
         p.get_by_role("textbox", name="Password").fill(PASSWORD)
         p.get_by_role("button", name="Sign in").click()
-        p.wait_for_selector(".st-key-mmrb-label", timeout=45_000)
+        p.wait_for_selector(
+            "[data-testid=stSidebarNav]", timeout=45_000
+        )  # an annotator lands on Label, a lead on Progress
         wait_idle(p)
         wait_cookie(p)
 
     def open(self, title: str) -> None:
         """A page by its sidebar link, as a person does."""
-        link = self.page.locator("[data-testid=stSidebarNav] a", has_text=title)
+        nav = self.page.locator("[data-testid=stSidebarNav]")
+        link = nav.get_by_role("link", name=title, exact=True)  # "Label", not "My labels"
         path = urlsplit(link.get_attribute("href")).path
         link.click()
         self.page.wait_for_url(f"**{path}", timeout=45_000)
@@ -322,13 +325,15 @@ def test_every_annotator_page_with_hostile_data_fetches_nothing_outside(browser,
 def test_every_lead_page_with_hostile_data_fetches_nothing_outside(browser, server):
     w = Walk(browser, server)
     try:
-        w.sign_in(LEAD)
-        w.check("lead's label page", "LEAD</script>")
-        w.open("Progress")
+        w.sign_in(LEAD)  # the lead lands on Progress
         w.page.wait_for_selector("[data-testid=stDataFrame]", timeout=45_000)
         w.check("progress", "By category")
+        w.open("Label")
+        w.page.wait_for_selector(".st-key-mmrb-label", timeout=45_000)
+        w.check("lead's label page", "LEAD</script>")
         w.open("Agreement")
-        w.check("agreement", "Agreement at a glance")
+        w.page.get_by_text("Alpha per field and category").wait_for(timeout=45_000)
+        w.check("agreement", "Alpha per field and category")
         w.open("Adjudication")
         w.page.get_by_role("button", name="Record decision").wait_for(timeout=45_000)
         w.check("adjudication", "PRM1 starts here", "RSA1 starts here", "RSB1 starts here", "MODA1 ", "MODB1 ")
