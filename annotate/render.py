@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from markdown_it import MarkdownIt
 
 from curate.seeding import hex_hash
+from curate.wording import EMPTY, seconds, utc_time
 
 if TYPE_CHECKING:
     from curate.model import Label
@@ -191,13 +192,10 @@ def reference_html(reference: str | None, auto: AutoCheck | None) -> str:
     )
 
 
-def _when(ts: str | None) -> str:
-    return (ts or "")[:16].replace("T", " ")
-
-
 def labels_html(labels: Sequence[Label], differ: Sequence[str] = ()) -> str:
     """Every label of a pair as a table, the fields they differ on marked: the answers, the
-    seconds it took and when it was saved, flag and rationale (Markdown, as everywhere)."""
+    seconds it took and when it was saved (in UTC, with when it was first saved if it was
+    edited since), flag and rationale (Markdown, as everywhere)."""
     cols = (("correctness_first", "First is"), ("correctness_second", "Second is"), ("preference", "Better"))
     mark = "background:#fff3cd"
 
@@ -206,17 +204,22 @@ def labels_html(labels: Sequence[Label], differ: Sequence[str] = ()) -> str:
 
     head = "".join(
         f'<th style="padding:.25rem .5rem;text-align:left;{mark if name in differ else ""}">{title}</th>'
-        for name, title in (("", "Annotator"), *cols, ("", "Time"), ("", "Flag"), ("", "Rationale"))
+        for name, title in (("", "Annotator"), *cols, ("", "Took"), ("", "Saved"), ("", "Flag"), ("", "Rationale"))
     )
     rows = []
     for lab in labels:
-        secs = "" if lab.seconds is None else f"{lab.seconds:.1f} s"
+        secs = EMPTY if lab.seconds is None else f"{seconds(lab.seconds)} s"
+        last = utc_time(lab.updated_at or lab.created_at)
+        saved = escape_plain(last)
+        if lab.created_at and lab.updated_at and utc_time(lab.created_at) != last:
+            saved += f"<br><span style='{_MUTED}'>first {escape_plain(utc_time(lab.created_at))}</span>"
         flag = "" if not lab.flag else escape_plain(lab.flag) + (markdown_html(lab.flag_note) if lab.flag_note else "")
         rows.append(
             "<tr>"
             + cell(f"<b>{escape_plain(lab.annotator)}</b>")
             + "".join(cell(escape_plain(getattr(lab, name) or "–"), mark if name in differ else "") for name, _ in cols)
-            + cell(f"{secs}<br><span style='{_MUTED}'>{escape_plain(_when(lab.updated_at or lab.created_at))}</span>")
+            + cell(secs, "white-space:nowrap")
+            + cell(saved, "white-space:nowrap")
             + cell(flag)
             + cell(markdown_html(lab.rationale) if lab.rationale else "")
             + "</tr>"

@@ -55,7 +55,7 @@ def _go_next() -> None:
         ss["adj_pair"] = nxt
 
 
-pick, go = st.columns([5, 1], vertical_alignment="bottom")
+pick, go = st.columns([3, 1], vertical_alignment="bottom")
 pid = pick.selectbox("Pair", list(by_id), key="adj_pair", format_func=_title)
 row: Disagreement = by_id[pid]
 d = case(s, pid)
