@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -192,10 +192,12 @@ def reference_html(reference: str | None, auto: AutoCheck | None) -> str:
     )
 
 
-def labels_html(labels: Sequence[Label], differ: Sequence[str] = ()) -> str:
-    """Every label of a pair as a table, the fields they differ on marked: the answers, the
-    seconds it took and when it was saved (in UTC, with when it was first saved if it was
+def labels_html(labels: Sequence[Label], differ: Sequence[str] = (), left_of: Mapping[str, str] | None = None) -> str:
+    """Every label of a pair as a table, the fields they differ on marked: which response the
+    annotator saw on the left (``left_of``; their rationale says left and right), the answers,
+    the seconds it took and when it was saved (in UTC, with when it was first saved if it was
     edited since), flag and rationale (Markdown, as everywhere)."""
+    left_of = left_of or {}
     cols = (("correctness_first", "First is"), ("correctness_second", "Second is"), ("preference", "Better"))
     mark = "background:#fff3cd"
 
@@ -204,7 +206,15 @@ def labels_html(labels: Sequence[Label], differ: Sequence[str] = ()) -> str:
 
     head = "".join(
         f'<th style="padding:.25rem .5rem;text-align:left;{mark if name in differ else ""}">{title}</th>'
-        for name, title in (("", "Annotator"), *cols, ("", "Took"), ("", "Saved"), ("", "Flag"), ("", "Rationale"))
+        for name, title in (
+            ("", "Annotator"),
+            ("", "Saw on the left"),
+            *cols,
+            ("", "Took"),
+            ("", "Saved"),
+            ("", "Flag"),
+            ("", "Rationale"),
+        )
     )
     rows = []
     for lab in labels:
@@ -217,6 +227,7 @@ def labels_html(labels: Sequence[Label], differ: Sequence[str] = ()) -> str:
         rows.append(
             "<tr>"
             + cell(f"<b>{escape_plain(lab.annotator)}</b>")
+            + cell(escape_plain(left_of.get(lab.annotator) or EMPTY))
             + "".join(cell(escape_plain(getattr(lab, name) or "–"), mark if name in differ else "") for name, _ in cols)
             + cell(secs, "white-space:nowrap")
             + cell(saved, "white-space:nowrap")
@@ -225,6 +236,7 @@ def labels_html(labels: Sequence[Label], differ: Sequence[str] = ()) -> str:
             + "</tr>"
         )
     return (
+        "<style>.mmrb-labels td p{margin:0 0 .3rem}.mmrb-labels td p:last-child{margin:0}</style>"
         '<table class="mmrb-labels" style="width:100%;border-collapse:collapse;font-size:.9rem">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )

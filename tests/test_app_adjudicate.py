@@ -3,6 +3,7 @@ disagreement" and recording a decision (the browser test is in tests/test_screen
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -87,6 +88,10 @@ def test_the_first_undecided_pair_with_every_piece_of_evidence(lead):
     assert text.count("2026-11-27 03:12 UTC") == 1  # alice's
     assert "2026-11-27 03:40 UTC" in text and "first 2026-11-27 03:05 UTC" in text  # bob's, edited
     assert ">Took</th>" in text and ">Saved</th>" in text
+    # rationales say left and right: the table says which response each annotator saw on the left
+    assert re.search(r"alice</b></td><td[^>]*>first</td>", text) and re.search(
+        r"bob</b></td><td[^>]*>second</td>", text
+    )
     assert not by_key(at.button, "adj_zoom").disabled
     assert "`N` next undecided disagreement" in text
 

@@ -1,5 +1,5 @@
 """A screenshot of every page of the app, as an annotator and as the lead, on the bundled
-sample with some labels and one disagreement: evidence of what each page looks like, and a
+sample with most of its labels in and some disagreements: evidence of what each page looks like, and a
 check that none of them shows an exception.
 
 The pages are found by the sidebar's navigation, whatever it holds. Screenshots go to the
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections import defaultdict
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -40,27 +40,54 @@ UNSCROLL = """() => {
 
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory):
-    """The bundled sample (annotate/demo.py), with two labels on each of three pairs that
-    two annotators share: two agreeing, one disagreeing."""
+    """The bundled sample (annotate/demo.py) as a day's work leaves it: each annotator has
+    labelled all but the last three pairs of their queue, one after the other from 09:00 UTC,
+    mostly as the automatic verdict says; about one label in six dissents, so some pairs
+    disagree, and the lead has decided the first few. Every choice is seeded from the ids
+    (curate/seeding.py)."""
     from annotate import demo
-    from curate.model import Label
+    from annotate.adjudication import disagreements
+    from curate.model import Adjudication, Label
+    from curate.seeding import unit
     from curate.store import Store
 
     d = tmp_path_factory.mktemp("sample")
     db, images = d / "sample.db", d / "sample.db.images"
     demo.build_sample(db, images)
+    start = datetime(2026, 11, 20, 9, tzinfo=UTC)
     with Store(str(db), images) as s:
-        by_pair: dict[str, list[str]] = defaultdict(list)
-        for a in s.assignments():
-            by_pair[a.pair_id].append(a.annotator)
-        shared = [(p, sorted(names)) for p, names in sorted(by_pair.items()) if len(names) >= 2][:3]
-        assert len(shared) == 3, "the sample has fewer than three pairs with two annotators"
-        for n, (pid, (one, two, *_)) in enumerate(shared):
-            s.save_label(Label(pid, one, "correct", "incorrect", "first", rationale="First is right.", seconds=21.5))
-            if n < 2:
-                s.save_label(Label(pid, two, "correct", "incorrect", "first", seconds=34.0))
-            else:  # the disagreement
-                s.save_label(Label(pid, two, "correct", "correct", "tie", rationale="Both are fine.", seconds=48.2))
+        pairs = {p.id: p for p in s.pairs()}
+        for who in sorted({a.annotator for a in s.assignments()}):
+            queue = sorted(s.assignments(annotator=who), key=lambda a: a.seq)[:-3]  # three left to label
+            at = start
+            for a in queue:
+                p, r = pairs[a.pair_id], unit("screenshot", a.pair_id, who)
+                first = p.auto_first or "correct"
+                second = p.auto_second or ("incorrect" if first == "correct" else "correct")
+                pref = "first" if first == "correct" and second != "correct" else "second"
+                if second == first:
+                    pref = "tie"
+                if r < 0.17:  # a dissent
+                    first, second, pref = second, first, {"first": "second", "second": "first"}.get(pref, "first")
+                secs = round(12 + 60 * unit("seconds", a.pair_id, who) ** 2, 1)
+                at += timedelta(seconds=secs + 20)
+                side = "left" if pref == a.left else "right"  # as she saw it
+                note = f"The {side} response is right; the other misreads the image." if r < 0.4 else ""
+                if pref == "tie" or "unsure" in (first, second):
+                    note = "Neither is clearly better."
+                stamp = at.isoformat()
+                s.save_label(
+                    Label(a.pair_id, who, first, second, pref, note, seconds=secs, created_at=stamp, updated_at=stamp)
+                )
+        split = disagreements(s)
+        assert split, "no pair disagrees: the adjudication page would be empty"
+        # the lead has decided those before the first with an automatic verdict, so the page
+        # opens on one that shows the reference answer and the verdict too
+        for row in split:
+            if pairs[row.pair_id].auto_method:
+                break
+            s.set_adjudication(Adjudication(row.pair_id, "lead", "first", note="Decided in the first pass."))
+        assert any(r.pending for r in disagreements(s))
     return str(db), str(images)
 
 
@@ -141,6 +168,9 @@ def walk(browser, server, name: str, password: str, who: str, out: Path) -> list
             text = page.evaluate("document.body.innerText")
             assert page.locator("[data-testid=stException]").count() == 0, f"{who} {title}: an exception is shown"
             assert "Traceback" not in text and "You do not have access" not in text, f"{who} {title}: {text[:300]}"
+            # what a reader would find wrong: an empty cell shown as "None", "1 pairs"
+            assert not re.search(r"\bNone\b", text), f"{who} {title}: None shown"
+            assert not re.search(r"\b1 (pairs|labels|annotators|items|categories)\b", text), f"{who} {title}"
             save(page, out / f"{who}-{slug(title)}.png")
         assert not errors, errors
         return [t for t, _ in pages]

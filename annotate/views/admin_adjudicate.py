@@ -94,7 +94,10 @@ with st.container(key="mmrb-adjudicate"):
     if d.pair.known_preference:
         st.caption(f"Known answer (gold or imported): {plain(d.pair.known_preference)}")
     st.markdown(f"**Labels** · {len(row.labels)}")
-    st.html(labels_html(row.labels, row.fields))
+    st.html(labels_html(row.labels, row.fields, d.left_of))
+    st.caption(
+        "First and second are the pair's stored order; each annotator's rationale says left and right as they saw them."
+    )
 
     prev = row.adjudication
     corr: tuple[Correctness | None, ...] = (None, "correct", "incorrect", "unsure")
