@@ -205,7 +205,8 @@ def labels_html(labels: Sequence[Label], differ: Sequence[str] = (), left_of: Ma
         return f'<td style="padding:.25rem .5rem;vertical-align:top;{style}">{text}</td>'
 
     head = "".join(
-        f'<th style="padding:.25rem .5rem;text-align:left;{mark if name in differ else ""}">{title}</th>'
+        f'<th style="padding:.25rem .5rem;text-align:left;white-space:nowrap;{mark if name in differ else ""}">'
+        f"{title}</th>"
         for name, title in (
             ("", "Annotator"),
             ("", "Saw on the left"),
@@ -236,7 +237,8 @@ def labels_html(labels: Sequence[Label], differ: Sequence[str] = (), left_of: Ma
             + "</tr>"
         )
     return (
-        "<style>.mmrb-labels td p{margin:0 0 .3rem}.mmrb-labels td p:last-child{margin:0}</style>"
+        "<style>.mmrb-labels td p{margin:0 0 .3rem !important;font-size:inherit !important}"
+        ".mmrb-labels td p:last-child{margin:0 !important}</style>"
         '<table class="mmrb-labels" style="width:100%;border-collapse:collapse;font-size:.9rem">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )

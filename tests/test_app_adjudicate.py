@@ -1,5 +1,6 @@
 """The lead's adjudication page through AppTest: the evidence it shows, its filters, "next
-disagreement" and recording a decision (the browser test is in tests/test_screenshots.py)."""
+disagreement" and recording a decision (the browser test, keys included, is in
+tests/test_browser_app.py; its screenshot comes from tests/test_screenshots.py)."""
 
 from __future__ import annotations
 

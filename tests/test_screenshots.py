@@ -1,25 +1,25 @@
 """A screenshot of every page of the app, as an annotator and as the lead, on the bundled
-sample with most of its labels in and some disagreements: evidence of what each page looks like, and a
-check that none of them shows an exception.
+sample with most of its labels in and some disagreements: evidence of what each page looks
+like, and a check that none of them shows an exception, "None" or "1 pairs".
 
 The pages are found by the sidebar's navigation, whatever it holds. Screenshots go to the
 directory in $MMRB_SCREENSHOTS (default: a pytest temporary directory), named
-``{annotator|lead}-{page}.png``, full page, at 1440x900. The README's three come from here:
+``{annotator|lead}-{page}.png``, full page, at 1440x900. The README's four come from here:
 
     MMRB_SCREENSHOTS=/tmp/shots .venv/bin/python -m pytest tests/test_screenshots.py
-    cp /tmp/shots/{annotator-label,lead-adjudication,lead-progress}.png docs/screenshots/
+    cp /tmp/shots/{annotator-label,lead-adjudication,lead-progress,lead-agreement}.png docs/screenshots/
 """
 
 from __future__ import annotations
 
 import os
 import re
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
+from tests.support.labelled_sample import labelled_sample
 from tests.support.services import unavailable
 from tests.support.streamlit_server import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, wait_cookie, wait_idle
 
@@ -27,68 +27,44 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 VIEWPORT = {"width": 1440, "height": 900}
 # Streamlit scrolls inside its own element, so a full-page screenshot would stop at the
 # viewport; this lets the document grow instead (vh units keep the real viewport's size).
+# The capture resizes the window for a moment (to 1x1 pixel in headless Chromium), which sets
+# the sidebar sliding shut and open again: it is pinned where it rests.
 UNSCROLL = """() => {
   if (document.getElementById('mmrb-shot')) return;
+  const bar = document.querySelector('[data-testid=stSidebar]');
+  const w = bar ? Math.round(bar.getBoundingClientRect().width) : 0;
   const s = document.createElement('style');
   s.id = 'mmrb-shot';
   s.textContent = `[data-testid=stAppViewContainer], [data-testid=stMain], html, body, #root, [data-testid=stApp] {
     position: static !important; overflow: visible !important; height: auto !important; max-height: none !important; }
-  [data-testid=stSidebar] { align-self: stretch !important; height: auto !important; max-height: none !important; }`;
+  [data-testid=stSidebar] { align-self: stretch !important; height: auto !important; max-height: none !important;
+    transform: none !important; transition: none !important;
+    min-width: ${w}px !important; max-width: ${w}px !important; }
+  [data-testid=stExpandSidebarButton] { display: none !important; }`;
   document.head.appendChild(s);
 }"""
 
 
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory):
-    """The bundled sample (annotate/demo.py) as a day's work leaves it: each annotator has
-    labelled all but the last three pairs of their queue, one after the other from 09:00 UTC,
-    mostly as the automatic verdict says; about one label in six dissents, so some pairs
-    disagree, and the lead has decided the first few. Every choice is seeded from the ids
-    (curate/seeding.py)."""
-    from annotate import demo
+    """The bundled sample as three annotators leave it (tests/support/labelled_sample.py):
+    each with three pairs still to label, some pairs disagreeing. The lead has decided those
+    before the first with an automatic verdict, so the adjudication page opens on one that
+    shows the reference answer and the verdict too."""
     from annotate.adjudication import disagreements
-    from curate.model import Adjudication, Label
-    from curate.seeding import unit
+    from curate.model import Adjudication
     from curate.store import Store
 
-    d = tmp_path_factory.mktemp("sample")
-    db, images = d / "sample.db", d / "sample.db.images"
-    demo.build_sample(db, images)
-    start = datetime(2026, 11, 20, 9, tzinfo=UTC)
-    with Store(str(db), images) as s:
-        pairs = {p.id: p for p in s.pairs()}
-        for who in sorted({a.annotator for a in s.assignments()}):
-            queue = sorted(s.assignments(annotator=who), key=lambda a: a.seq)[:-3]  # three left to label
-            at = start
-            for a in queue:
-                p, r = pairs[a.pair_id], unit("screenshot", a.pair_id, who)
-                first = p.auto_first or "correct"
-                second = p.auto_second or ("incorrect" if first == "correct" else "correct")
-                pref = "first" if first == "correct" and second != "correct" else "second"
-                if second == first:
-                    pref = "tie"
-                if r < 0.17:  # a dissent
-                    first, second, pref = second, first, {"first": "second", "second": "first"}.get(pref, "first")
-                secs = round(12 + 60 * unit("seconds", a.pair_id, who) ** 2, 1)
-                at += timedelta(seconds=secs + 20)
-                side = "left" if pref == a.left else "right"  # as she saw it
-                note = f"The {side} response is right; the other misreads the image." if r < 0.4 else ""
-                if pref == "tie" or "unsure" in (first, second):
-                    note = "Neither is clearly better."
-                stamp = at.isoformat()
-                s.save_label(
-                    Label(a.pair_id, who, first, second, pref, note, seconds=secs, created_at=stamp, updated_at=stamp)
-                )
+    info = labelled_sample(tmp_path_factory.mktemp("sample") / "sample.db", leave_open=3)
+    with Store(info["db"], info["images"]) as s:
         split = disagreements(s)
         assert split, "no pair disagrees: the adjudication page would be empty"
-        # the lead has decided those before the first with an automatic verdict, so the page
-        # opens on one that shows the reference answer and the verdict too
         for row in split:
-            if pairs[row.pair_id].auto_method:
+            if s.get_pair(row.pair_id).auto_method:
                 break
             s.set_adjudication(Adjudication(row.pair_id, "lead", "first", note="Decided in the first pass."))
         assert any(r.pending for r in disagreements(s))
-    return str(db), str(images)
+    return info["db"], info["images"]
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +111,10 @@ def save(page, path: Path) -> None:
     page.wait_for_timeout(300)
     page.screenshot(path=str(path), full_page=True)
     with Image.open(path) as im:
-        small = im.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+        rgb = im.convert("RGB")
+        # the sidebar's grey at its top left corner: open, not caught sliding shut (white)
+        assert rgb.getpixel((10, 10)) != (255, 255, 255), f"{path.name}: no sidebar"
+        small = rgb.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     small.save(path, optimize=True)
 
 
