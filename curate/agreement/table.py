@@ -551,10 +551,15 @@ def from_store(
             )
     cols = store.label_columns()
     (unit_codes, units), (ann_codes, ann_names), (text_codes, texts) = cols.pair, cols.annotator, cols.ratings
+    regular = _not_control(store.control_keys(), unit_codes, units, ann_codes, ann_names)
+    if regular is not None:  # control tasks' labels count toward no agreement
+        unit_codes, ann_codes, text_codes = unit_codes[regular], ann_codes[regular], text_codes[regular]
     annotators = tuple(str(a) for a in ann_names)
     fields: dict[str, FieldLabels] = {}
     for name, spec in zip(STORE_FIELDS, specs, strict=True):
         raw, values = cols.fields[name]
+        if regular is not None:
+            raw = raw[regular]
         # a missing value ("") or one outside the vocabulary is no label
         index = {v: n for n, v in enumerate(spec.values)}
         codes = np.array([index.get(v, -1) for v in values], dtype=np.int64)[raw]
@@ -567,6 +572,21 @@ def from_store(
     cats[at[at >= 0]] = cat_names[cat_codes[at >= 0]]
     gold = _store_gold(store, units)
     return LabelTable(units, annotators, cats, fields, gold, store.display_name)
+
+
+def _not_control(
+    control: set[tuple[str, str]], unit: np.ndarray, units: np.ndarray, ann: np.ndarray, annotators: np.ndarray
+) -> np.ndarray | None:
+    """Rows that are not a control task's label (None: no control task at all)."""
+    if not control:
+        return None
+    pairs, names = zip(*control, strict=True)
+    cu = pd.Index(units).get_indexer(list(pairs))
+    ca = pd.Index(annotators).get_indexer(list(names))
+    found = (cu >= 0) & (ca >= 0)
+    n = max(len(annotators), 1)
+    keys = cu[found].astype(np.int64) * n + ca[found]
+    return ~np.isin(unit.astype(np.int64) * n + ann, keys)
 
 
 def _add_ratings(

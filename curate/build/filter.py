@@ -170,7 +170,7 @@ def apply_rules(store, rules: Rules) -> tuple[FilterResult, BuildInputs]:
     items = {i.id: i for i in store.items()}
     candidates = {c.id: c for c in store.candidates()}
     labels: dict[str, list[Label]] = defaultdict(list)
-    for lab in store.labels(status="submitted"):
+    for lab in store.labels(status="submitted", control=False):  # control tasks never count
         labels[lab.pair_id].append(lab)
     adjudications = store.adjudications()
     image_ok: dict[str, bool] = {}
