@@ -387,3 +387,61 @@ def test_store_aggregate_reads_regular_labels_only(sqlite_store):
     label(sqlite_store, "p0", "c", "second")
     agg = store_aggregate(sqlite_store, "dawid-skene")
     assert set(agg.fields["preference"].reliability) == {"a", "b"}
+
+
+# -- the build -------------------------------------------------------------------------------------
+def careless_store(store) -> dict[str, str]:
+    """60 pairs; three careful annotators and two who always answer "first". The last 20 pairs
+    have one careful label and both careless ones, so their majority follows the careless."""
+    ids = seed(store, 60)
+    truth = {p: ("first", "second")[i % 2] for i, p in enumerate(ids)}
+    for n in ("ann", "bea", "cat", "xo", "yo"):
+        store.add_annotator(Annotator(n))
+    labels = []
+    for i, (p, t) in enumerate(truth.items()):
+        careful = ("ann", "bea", "cat") if i < 40 else (("ann", "bea", "cat")[i % 3],)
+        labels += [Label(p, who, preference=t) for who in careful]
+        labels += [Label(p, who, preference="first") for who in ("xo", "yo")]
+    store.add_labels(labels)
+    return truth
+
+
+def test_build_with_dawid_skene_follows_the_careful_annotators_and_says_so(sqlite_store, tmp_path):
+    from curate.build import build
+
+    truth = careless_store(sqlite_store)
+    by_majority = {d.pair.id: d.chosen for d in dry_run(sqlite_store, Rules(min_labels=3)).kept}
+    res = build(sqlite_store, Rules(min_labels=3, aggregation="dawid-skene", resamples=10), tmp_path / "out")
+    by_ds = {t.id: ("first" if t.chosen.startswith("answer a") else "second") for t in res.triplets}
+    assert by_ds == truth  # every pair, the careless majority's ten included
+    assert sum(by_majority[p] != t for p, t in truth.items()) == 10
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert "aggregated with Dawid-Skene" in card and "| preference | 60 | 10 | 0 | 0 |" in card
+    assert "(decided by an adjudication, by the correctness task or by the aggregation): 10." in card
+    manifest = json.loads((tmp_path / "out" / "build.json").read_text())
+    assert manifest["rules"]["filter"]["aggregation"] == "dawid-skene"
+    assert manifest["aggregation"]["differ_from_majority"] == {"preference": 10}
+    rel = {
+        line.split("|")[1].strip(): float(line.split("|")[2])
+        for line in card.splitlines()
+        if line.startswith(("| xo |", "| ann |"))
+    }
+    assert rel["xo"] < 0.7 < rel["ann"]
+
+
+def test_gold_decides_a_pair_in_a_model_build(sqlite_store):
+    truth = careless_store(sqlite_store)
+    sqlite_store.set_gold([Gold("p0", "import", "second")])
+    (d,) = [d for d in dry_run(sqlite_store, Rules(aggregation="mace")).decisions if d.pair.id == "p0"]
+    assert truth["p0"] == "first" and d.chosen == "second"
+
+
+def test_rules_file_names_the_aggregation(tmp_path):
+    from curate.build.rules import load_rules
+
+    f = tmp_path / "rules.toml"
+    f.write_text('[filter]\naggregation = "mace"\n')
+    assert load_rules(f).aggregation == "mace"
+    f.write_text('[filter]\naggregation = "em"\n')
+    with pytest.raises(InputError, match="filter.aggregation"):
+        load_rules(f)

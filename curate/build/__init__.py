@@ -22,8 +22,9 @@ import numpy as np
 
 from ..errors import MmrbError
 from ..model import Triplet
+from ..quality.aggregate import Aggregated
 from . import export
-from .card import write_card
+from .card import aggregation_summary, write_card
 from .filter import BuildDecision, BuildInputs, FilterResult, apply_rules
 from .rules import Rules, load_rules
 
@@ -36,6 +37,7 @@ class BuildResult:
     result: FilterResult
     triplets: list[Triplet]
     missing_images: list[str]  # ids of triplets with an image missing from the store
+    aggregated: Aggregated | None = None  # the labels as rules.aggregation made them one
 
 
 def make_triplets(
@@ -204,6 +206,7 @@ def build(store, rules: Rules, out: str | Path) -> BuildResult:
             report=report,
             n_annotators=len(report.annotators),
             missing_image_triplets=len(missing),
+            aggregated=inputs.aggregated,
         )
         files = {p.relative_to(tmp).as_posix(): _sha256(p) for p in sorted(tmp.rglob("*")) if p.is_file()}
         manifest = {
@@ -213,6 +216,7 @@ def build(store, rules: Rules, out: str | Path) -> BuildResult:
             "per_category": result.kept_per_category(),
             "removed": result.removed(),
             "missing_images": missing,
+            "aggregation": aggregation_summary(inputs.aggregated, result),
             "files": files,
         }
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -223,7 +227,7 @@ def build(store, rules: Rules, out: str | Path) -> BuildResult:
         raise
     finally:
         os.close(hold)
-    return BuildResult(out, result, triplets, missing)
+    return BuildResult(out, result, triplets, missing, inputs.aggregated)
 
 
 def dry_run(store, rules: Rules) -> FilterResult:

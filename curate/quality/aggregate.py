@@ -205,9 +205,13 @@ def aggregate(
     """Every field of a long frame (pair, annotator, field, value). ``gold``: field -> pair -> value."""
     m = check_method(method)
     gold = gold or {}
+    from ..model import LABEL_FIELDS
+
+    order = {f: i for i, f in enumerate(LABEL_FIELDS)}
+    parts = {str(name): part for name, part in labels.groupby("field", sort=True)}
     out: dict[str, FieldAggregate] = {}
-    for name, part in labels.groupby("field", sort=True):
-        out[str(name)] = aggregate_field(part, m, field_name=str(name), gold=gold.get(str(name)), seed=seed)
+    for name in sorted(parts, key=lambda f: (order.get(f, len(order)), f)):  # preference first
+        out[name] = aggregate_field(parts[name], m, field_name=name, gold=gold.get(name), seed=seed)
     return Aggregated(m, out)
 
 
