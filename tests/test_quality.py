@@ -445,3 +445,47 @@ def test_rules_file_names_the_aggregation(tmp_path):
     f.write_text('[filter]\naggregation = "em"\n')
     with pytest.raises(InputError, match="filter.aggregation"):
         load_rules(f)
+
+
+# -- the commands ----------------------------------------------------------------------------------
+def test_gold_and_quality_commands(sqlite_store, tmp_path, capsys):
+    from curate.cli import main
+
+    seed(sqlite_store, 4, auto=True)
+    for n in ("a", "b", "c"):
+        sqlite_store.add_annotator(Annotator(n))
+    for p in ("p0", "p1", "p2", "p3"):
+        for n, v in (("a", "first"), ("b", "first"), ("c", "second")):
+            label(sqlite_store, p, n, v)
+    db = ["--db", sqlite_store.db]
+    bad = tmp_path / "bad.csv"
+    bad.write_text("pair_id,preference\np0,first\np1,sideways\n")
+    assert main(["gold", "import", str(bad), *db]) == 1
+    err = capsys.readouterr().err
+    assert f"{bad}:3 field 'preference'" in err and "nothing was written" in err and "Traceback" not in err
+    good = tmp_path / "gold.csv"
+    good.write_text("pair_id,preference\np0,first\n")
+    assert main(["gold", "import", str(good), *db]) == 0
+    assert main(["gold", "derive", "--from", "reference", *db]) == 0
+    out = capsys.readouterr().out
+    assert "1 gold answer written (import)" in out and "3 gold answers written (reference)" in out
+    assert "1 pair kept the gold of another source" in out
+    assert main(["gold", "list", "--json", *db]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["pair_id"], r["source"]) for r in rows] == [
+        ("p0", "import"),
+        ("p1", "reference"),
+        ("p2", "reference"),
+        ("p3", "reference"),
+    ]
+    assert main(["gold", "stats", *db]) == 0
+    assert "4 pairs with gold" in capsys.readouterr().out
+    assert main(["quality", "--min-n", "4", "--threshold", "0.5", "--aggregate", "dawid-skene", *db]) == 0
+    out = capsys.readouterr().out
+    assert "ALERT c: gold 0.0% below 50.0% on preference (4 labels)" in out
+    assert "Aggregation: dawid-skene" in out
+    assert main(["quality", "--min-n", "4", "--threshold", "0.5", "--pause", "--json", *db]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report["paused"]) == {"c"} and report["fields"]["preference"]["a"]["gold"]["share"] == 1.0
+    assert main(["gold", "resume", "c", *db]) == 0
+    assert sqlite_store.get_annotator("c").paused is None
