@@ -111,6 +111,7 @@ def navigation(who):
         page("admin_progress", "Progress", ":material/monitoring:", visibility=vis, default=is_admin),
         page("admin_agreement", "Agreement", ":material/handshake:", visibility=vis),
         page("admin_adjudicate", "Adjudication", ":material/gavel:", visibility=vis),
+        page("admin_quality", "Quality", ":material/verified:", visibility=vis),
         page("admin_annotators", "Annotators", ":material/group:", visibility=vis),
         page("leaderboard", "Leaderboard", ":material/leaderboard:", visibility=vis),
     ]
