@@ -489,3 +489,46 @@ def test_gold_and_quality_commands(sqlite_store, tmp_path, capsys):
     assert set(report["paused"]) == {"c"} and report["fields"]["preference"]["a"]["gold"]["share"] == 1.0
     assert main(["gold", "resume", "c", *db]) == 0
     assert sqlite_store.get_annotator("c").paused is None
+
+
+def test_a_version_5_store_gets_the_gold_table_and_the_new_columns(db_url, tmp_path):
+    from sqlalchemy import update
+
+    from curate.store import Store
+    from curate.store import migrations as M
+    from curate.store import schema as S
+
+    s = Store(db_url, images=tmp_path / "im")
+    seed(s, 1)
+    s.add_annotator(Annotator("a"))
+    s.add_assignments([Assignment("p0", "a", "first", 0)])
+    with s.write() as c:  # as a store written before quality control
+        c.exec_driver_sql("DROP TABLE gold")
+        c.exec_driver_sql("ALTER TABLE assignments DROP COLUMN qualification")
+        c.exec_driver_sql("ALTER TABLE annotators DROP COLUMN qualification")
+        c.exec_driver_sql("ALTER TABLE annotators DROP COLUMN paused")
+        c.execute(update(S.settings).where(S.settings.c.key == "schema_version").values(value="5"))
+    s.close()
+    s = Store(db_url, images=tmp_path / "im", create=False)  # migrations alone must add the table
+    try:
+        assert s.get_setting("schema_version") == str(M.SCHEMA_VERSION)
+        assert s.get_assignment("p0", "a") == Assignment("p0", "a", "first", 0)  # qualification: false
+        assert s.get_annotator("a") == Annotator("a")
+        s.set_gold([Gold("p0", "import", "first")])
+        assert s.gold()["p0"].preference == "first"
+    finally:
+        s.close()
+
+
+def test_the_agreement_report_compares_with_imported_gold(sqlite_store):
+    from curate.agreement import agreement_report, from_store
+
+    seed(sqlite_store, 2)
+    for n in ("a", "b"):
+        sqlite_store.add_annotator(Annotator(n))
+        for p in ("p0", "p1"):
+            label(sqlite_store, p, n, "first" if n == "a" else "second")
+    sqlite_store.set_gold([Gold("p0", "import", "first"), Gold("p1", "adjudication", "first")])
+    rep = agreement_report(from_store(sqlite_store), resamples=10)
+    ann = rep.fields["preference"].annotators
+    assert ann["a"]["gold"] == {"n": 2, "agreement": 1.0} and ann["b"]["gold"] == {"n": 2, "agreement": 0.0}

@@ -621,18 +621,20 @@ def _add_ratings(
 
 
 def _store_gold(store, units: np.ndarray) -> dict[str, dict[int, int]]:
-    """Gold pairs: the known preference, and the reference-decided correctness."""
-    rows = store.gold_pairs()
+    """The store's gold answers (Store.gold: imported, adjudicated, from a reference, and the
+    pairs marked gold), as codes of each field."""
+    rows = list(store.gold().values())
     at = pd.Index(units).get_indexer([r.pair_id for r in rows]) if rows else []  # not a 200k-entry dict
     gold: dict[str, dict[int, int]] = {}
     for u, r in zip(at, rows, strict=True):
         if u < 0:
             continue
-        for name, v, vocab in (
-            ("preference", r.known_preference, PREFERENCES),
-            ("correctness_first", r.auto_first, CORRECTNESS),
-            ("correctness_second", r.auto_second, CORRECTNESS),
+        for name, vocab in (
+            ("preference", PREFERENCES),
+            ("correctness_first", CORRECTNESS),
+            ("correctness_second", CORRECTNESS),
         ):
+            v = r.value(name)
             if v in vocab:
                 gold.setdefault(name, {})[int(u)] = vocab.index(v)
     return gold

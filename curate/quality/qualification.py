@@ -77,16 +77,13 @@ def qualification_assignments(store, annotators: list[str], seed: int, conn) -> 
     if qual is None:
         return []
     pairs, _ = qual
-    labelled = {lab.annotator for lab in store.labels(status=None, conn=conn)}
-    existing: dict[str, list[Assignment]] = {}
-    for a in store.assignments(conn=conn):
-        existing.setdefault(a.annotator, []).append(a)
+    labelled = store.labelled_annotators(conn=conn)
     rows: list[Assignment] = []
     for name in annotators:
         person = store.get_annotator(name, conn=conn)
         if person is None or person.qualification is not None or name in labelled:
             continue
-        mine = existing.get(name, [])
+        mine = store.assignments(annotator=name, conn=conn)
         taken = {a.pair_id for a in mine}
         todo = sorted((p for p in pairs if p not in taken), key=lambda p: (unit("qualification", seed, name, p), p))
         if not todo:

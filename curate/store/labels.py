@@ -127,6 +127,11 @@ class LabelStore(StoreBase):
         with self._r(conn) as c:
             return [_label(r) for r in c.execute(q).mappings()]
 
+    def labelled_annotators(self, conn: Connection | None = None) -> set[str]:
+        """Every annotator with a label (any status)."""
+        with self._r(conn) as c:
+            return set(c.scalars(select(S.labels.c.annotator).distinct()))
+
     def add_labels(self, labels: Iterable[Label], conn: Connection | None = None) -> int:
         """Bulk insert of new labels (imports): revision 1, no history, assignments untouched."""
         ts = now()
