@@ -23,6 +23,7 @@ class StageCounts:
     assignments: int = 0
     labels: int = 0
     adjudications: int = 0
+    gold: int = 0  # pairs with a gold answer in the gold table
     judge_runs: int = 0
 
     def as_dict(self) -> dict[str, int]:
