@@ -532,3 +532,26 @@ def test_the_agreement_report_compares_with_imported_gold(sqlite_store):
     rep = agreement_report(from_store(sqlite_store), resamples=10)
     ann = rep.fields["preference"].annotators
     assert ann["a"]["gold"] == {"n": 2, "agreement": 1.0} and ann["b"]["gold"] == {"n": 2, "agreement": 0.0}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4), st.sampled_from(["x", "y", "z"])), max_size=40))
+def test_agreement_with_the_others_majority_matches_its_definition(raw):
+    from collections import Counter
+
+    from curate.quality.reliability import _majority_counts
+
+    rows = {(f"p{p}", f"a{a}"): v for p, a, v in raw}
+    frame = as_frame((p, a, "f", v) for (p, a), v in rows.items())
+    want: dict[str, list[int]] = {}
+    for (p, a), v in rows.items():
+        others = Counter(w for (q, b), w in rows.items() if q == p and b != a)
+        if sum(others.values()) < 2:
+            continue
+        (top, n), *rest = others.most_common()
+        if rest and rest[0][1] == n:
+            continue
+        slot = want.setdefault(a, [0, 0])
+        slot[0] += 1
+        slot[1] += top == v
+    assert _majority_counts(frame) == {a: (n, k) for a, (n, k) in want.items()}

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+import numpy as np
 import pandas as pd
 
 from ..model import LABEL_FIELDS
@@ -153,28 +154,18 @@ def _majority_counts(frame: pd.DataFrame) -> dict[str, tuple[int, int]]:
     """Per annotator: (labels whose others have a unique majority, of which equal to it)."""
     if frame.empty:
         return {}
-    counts = frame.groupby(["pair", "value"]).size().rename("n_value")
-    per_pair = frame.groupby("pair").size().rename("n_pair")
-    f = frame.join(counts, on=["pair", "value"]).join(per_pair, on="pair")
-    out: dict[str, list[int]] = {}
-    # the others' counts of each value: every value's count on the pair, less one for one's own
-    table = counts.unstack(fill_value=0)
-    values = list(table.columns)
-    tab = table.to_numpy()
-    index = {p: i for i, p in enumerate(table.index)}
-    vindex = {v: j for j, v in enumerate(values)}
-    for p, a, v, n_pair in zip(f["pair"], f["annotator"], f["value"], f["n_pair"], strict=True):
-        if n_pair < 3:
-            continue  # fewer than two others
-        row = tab[index[p]].copy()
-        row[vindex[v]] -= 1
-        top = row.max()
-        if (row == top).sum() != 1:
-            continue
-        slot = out.setdefault(str(a), [0, 0])
-        slot[0] += 1
-        slot[1] += int(values[int(row.argmax())] == v)
-    return {a: (n, k) for a, (n, k) in out.items()}
+    pair_code, _ = pd.factorize(frame["pair"])
+    value_code, values = pd.factorize(frame["value"])
+    tab = np.zeros((int(pair_code.max()) + 1, len(values)), dtype=np.int64)
+    np.add.at(tab, (pair_code, value_code), 1)
+    others = tab[pair_code]  # each label's pair, then less one for the label itself
+    others[np.arange(len(others)), value_code] -= 1
+    top = others.max(axis=1)
+    counted = (others.sum(axis=1) >= 2) & ((others == top[:, None]).sum(axis=1) == 1)
+    agree = counted & (others.argmax(axis=1) == value_code)
+    tally = pd.DataFrame({"annotator": frame["annotator"].astype(str).to_numpy(), "n": counted, "k": agree})
+    sums = tally.groupby("annotator")[["n", "k"]].sum()
+    return {str(a): (int(r["n"]), int(r["k"])) for a, r in sums.iterrows() if r["n"]}
 
 
 def _figures(frame: pd.DataFrame, gold: Mapping[str, str], seed: int) -> dict[str, Reliability]:
