@@ -161,11 +161,13 @@ def alpha_notes(rows: Sequence[AlphaRow], *, min_pairs: int) -> list[str]:
 
 
 # -- annotator quality (curate/quality/) ------------------------------------------------------
-def quality_frame(report: QualityReport) -> pd.DataFrame:
-    """One row per field and annotator over every category: the figures the Quality page
-    tabulates and plots (shares in [0, 1], None where there is nothing to measure)."""
+def quality_frame(report: QualityReport, category: str | None = None) -> pd.DataFrame:
+    """One row per field and annotator, over every category or in ``category``: the figures
+    the Quality page tabulates and plots (shares in [0, 1], None where there is nothing to
+    measure)."""
     rows = []
-    for name, per_ann in report.fields.items():
+    fields = report.fields if category is None else report.categories.get(category, {})
+    for name, per_ann in fields.items():
         for who, r in per_ann.items():
             rows.append(
                 {
@@ -179,7 +181,9 @@ def quality_frame(report: QualityReport) -> pd.DataFrame:
                     "majority_n": r.majority.n,
                     "model": r.model,
                     "model_n": r.model_n,
-                    "alert": any(a.annotator == who and a.field == name for a in report.alerts),
+                    "alert": any(
+                        a.annotator == who and a.field == name and a.category == category for a in report.alerts
+                    ),
                 }
             )
     columns = ["field", "annotator", "gold", "gold_low", "gold_high", "gold_n", "majority", "majority_n"]

@@ -470,6 +470,9 @@ def test_the_quality_page_shows_gold_accuracy_alerts_and_resumes_a_paused_accoun
     lead.number_input(key="quality_threshold").set_value(0.8).run()
     assert "bob: gold 66.7% below 80.0% on preference (3 labels)" in all_text(lead)
     assert "bob: automatic pause: test" in all_text(lead)
+    lead.selectbox(key="quality_category").set_value("vqa").run()
+    assert not lead.exception, lead.exception
+    assert lead.dataframe[0].value["Gold labels"].tolist() == table["Gold labels"].tolist()  # every pair is vqa
     lead.button(key="resume_bob").click().run()
     assert not lead.exception, lead.exception
     assert s.get_annotator("bob").paused is None

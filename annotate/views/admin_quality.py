@@ -27,16 +27,19 @@ st.caption(
     f"{stats.control_labels} labelled. Gold accuracy counts control tasks and any other label on a pair with gold; "
     "agreement with the others' majority and Dawid-Skene count regular labels only."
 )
-report = store_report(s, threshold=float(threshold), min_n=min_n, per_category=False)
-frame = admin.quality_frame(report)
+report = store_report(s, threshold=float(threshold), min_n=min_n)
+every = "every category"
+category = st.selectbox("Category", [every, *report.categories], key="quality_category")
+frame = admin.quality_frame(report, None if category == every else category)
 if frame.empty:
     st.info("No submitted labels yet: reliability appears once annotators have labelled.")
     st.stop()
-if report.alerts:
-    for a in report.alerts:
+shown = [a for a in report.alerts if a.category == (None if category == every else category)]
+if shown:
+    for a in shown:
         st.warning(plain(a.text()))
 else:
-    st.success(f"No alerts: nobody is below {percent(report.threshold)} on {plural(min_n, 'label')} or more.")
+    st.success(f"No alerts here: nobody is below {percent(report.threshold)} on {plural(min_n, 'label')} or more.")
 st.markdown("**Accuracy on gold**")
 st.vega_lite_chart(spec=charts.spec(charts.gold_accuracy(frame)), width="stretch")
 show_table(admin.quality_table(frame), height="content")
@@ -58,6 +61,6 @@ for name, why in sorted(closed.items()):
         except MmrbError as e:
             st.error(plain(e))
 if report.alerts and st.button("Pause every annotator with an alert", key="quality_pause"):
-    store_report(s, threshold=float(threshold), min_n=min_n, per_category=False, pause=True)
+    store_report(s, threshold=float(threshold), min_n=min_n, pause=True)
     flash.say("success", "Paused: their queues serve nothing until resumed.")
     st.rerun()
