@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections import Counter
 
 import pandas as pd
 import pytest
@@ -555,3 +556,39 @@ def test_agreement_with_the_others_majority_matches_its_definition(raw):
         slot[0] += 1
         slot[1] += top == v
     assert _majority_counts(frame) == {a: (n, k) for a, (n, k) in want.items()}
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    n_pairs=st.integers(1, 30),
+    n_gold=st.integers(1, 8),
+    n_ann=st.integers(1, 4),
+    k=st.integers(1, 3),
+    share=st.sampled_from([0.05, 0.1, 0.25, 0.5]),
+    seed_=st.integers(0, 3),
+)
+def test_control_tasks_invariants(n_pairs, n_gold, n_ann, k, share, seed_):
+    """Whatever the sizes: overlap counts regular assignments only and reaches k, no
+    annotator gets a pair twice, a control task is always a pair with gold, and each queue
+    holds about ``share`` control tasks (as many as the gold pool allows)."""
+    import tempfile
+
+    from curate.store import Store
+
+    with tempfile.TemporaryDirectory() as d, Store(f"{d}/s.db", images=f"{d}/img") as s:
+        ids = seed(s, n_pairs + n_gold)
+        gold_ids = set(ids[n_pairs:])
+        s.set_gold([Gold(p, "import", "first") for p in gold_ids])
+        names = [f"n{i}" for i in range(n_ann)]
+        assign(s, k=k, annotators=names, control_share=share, seed=seed_, pair_ids=ids[:n_pairs])
+        rows = s.assignments()
+        assert len(rows) == len({(a.pair_id, a.annotator) for a in rows})
+        regular = Counter(a.pair_id for a in rows if not a.is_gold)
+        assert set(regular) == set(ids[:n_pairs]) and set(regular.values()) == {min(k, n_ann)}
+        assert {a.pair_id for a in rows if a.is_gold} <= gold_ids
+        for n in names:
+            mine = [a for a in rows if a.annotator == n]
+            n_regular = sum(not a.is_gold for a in mine)
+            want = min(round(n_regular * share / (1 - share)), n_gold)
+            assert sum(a.is_gold for a in mine) == want
+        assert assign(s, k=k, annotators=names, control_share=share, seed=seed_, pair_ids=ids[:n_pairs]).created == 0
