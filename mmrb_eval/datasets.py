@@ -106,15 +106,14 @@ def mmrb_pair(rec: mmrb.MmrbRecord, p: Path) -> EvalPair:
 def judge_output_pair(rec: mmrb.MmrbJudgeOutput, p: Path) -> EvalPair:
     """The pair a labelled judge output describes (read with ``parse_output(labelled=True)``):
     its Label is the better response as the script showed it, Output1 as A."""
-    meta = rec.meta
     assert rec.label is not None, "read with labelled=True: Label is required"
     return EvalPair(
         id=rec.id,
-        prompt=str(meta.get("Text", "")),
-        first=str(meta.get("Output1", "")),
-        second=str(meta.get("Output2", "")),
+        prompt=rec.text,
+        first=rec.output1,
+        second=rec.output2,
         preferred=from_letter(rec.label, "forward"),
-        category=str(meta.get("Category") or "all"),
+        category=rec.category or "all",
         images=_images(rec.images, p.parent),
         source="mmrb",
     )
@@ -141,15 +140,16 @@ def _parse_vlrb(f: Fields) -> vlrb.VlrbRecord | None:
 
 
 def vlrb_pair(rec: vlrb.VlrbRecord, p: Path) -> EvalPair:
-    meta = rec.meta
+    preferred = rec.preferred
+    assert preferred is not None, "read with _parse_vlrb: the ranks are [0, 1] or [1, 0]"
     return EvalPair(
         id=rec.id,
         prompt=rec.query,
         first=rec.response[0],
         second=rec.response[1],
-        preferred="first" if rec.ranking[0] == 0 else "second",
+        preferred=preferred,
         category=rec.category,
-        images=_images(meta.get("images") or rec.image_path or rec.images, p.parent),  # mmrb build: every image
+        images=_images(rec.all_images, p.parent),
         source="vlrewardbench",
         metadata={"vlrb_key": vlrb.item_key(rec.id, rec.query, rec.response)},
     )

@@ -64,7 +64,7 @@ def write_mmrb(out: Path, rows: list[Triplet], first: dict[str, bool]) -> None:
                 id=t.id,
                 output1=t.chosen if first[t.id] else t.rejected,
                 output2=t.rejected if first[t.id] else t.chosen,
-                better="Output1" if first[t.id] else "Output2",
+                better=mmrb.better_of("first" if first[t.id] else "second"),
                 text=t.prompt,
                 images=t.images[:1],
                 category=t.category,

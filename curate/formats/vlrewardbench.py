@@ -138,6 +138,18 @@ class VlrbRecord:
     def category(self) -> str:
         return category_of(self.id, self.stated_category)
 
+    @property
+    def preferred(self) -> Side | None:
+        """The preferred response (the lower rank); None when the ranks are equal."""
+        r0, r1 = self.ranking
+        return "first" if r0 < r1 else "second" if r0 > r1 else None
+
+    @property
+    def all_images(self) -> Any:
+        """Every image of the record as written: ``meta.images`` (``mmrb build`` lists them
+        all there), else ``image_path``, else the image fields."""
+        return self.meta.get("images") or self.image_path or self.images
+
 
 @dataclass(frozen=True)
 class VlrbInference:
