@@ -29,9 +29,13 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..model import Adjudication, Candidate, Item, Label, Pair
 from .rules import Rules
+
+if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from ..store import Store
 
 CORRECTNESS_TASK_CATEGORY = "open_generation/correctness_task"  # one of model.MMRB_CATEGORIES
 
@@ -164,7 +168,7 @@ class BuildInputs:
     image_ok: dict[str, bool]  # image sha256 -> its file is in the store
 
 
-def apply_rules(store, rules: Rules) -> tuple[FilterResult, BuildInputs]:
+def apply_rules(store: Store, rules: Rules) -> tuple[FilterResult, BuildInputs]:
     """Decide every pair in scope. Returns the result and what the exports need, read once."""
     pairs = [p for p in store.pairs() if p.status in rules.statuses]
     items = {i.id: i for i in store.items()}
