@@ -61,8 +61,8 @@ def category_rows(runs: Sequence[ScoredJudgments], category: str) -> list[dict]:
     """One row per judge for one category (and its sub-splits); incomplete runs are marked."""
     rows = []
     for r in sorted(runs, key=lambda r: not r.complete):
-        groups = {category: r.report["categories"].get(category)}
-        groups.update({k: v for k, v in r.report["subsplits"].items() if k.startswith(category + "/")})
+        groups = {category: r.figures.categories.get(category)}
+        groups.update({k: v for k, v in r.figures.subsplits.items() if k.startswith(category + "/")})
         row = {"judge": r.judge if r.complete else f"{r.judge} (incomplete)", "run": r.run_id}
         for name, s in groups.items():
             if s is None:
