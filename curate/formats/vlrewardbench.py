@@ -218,6 +218,12 @@ def parse(f: Fields, need: Collection[str] = ()) -> VlrbRecord | None:
     )
 
 
+def build_meta(category: str, images: Iterable[str], **more: Any) -> dict[str, Any]:
+    """The ``meta`` of a record ``mmrb build`` writes: the project's category (read back by
+    ``stated_category``), its other figures, and every image (read back by ``all_images``)."""
+    return {"category": category, **more, "images": list(images)}
+
+
 def parse_text(f: Fields, need: Collection[str] = ()) -> TripletRecord | None:
     return parse_triplet(f, need)
 
