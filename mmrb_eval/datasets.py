@@ -131,17 +131,9 @@ def mmrb2_pair(rec: mmrb2.Mmrb2Pair, p: Path) -> EvalPair:
     )
 
 
-def _parse_vlrb(f: Fields) -> vlrb.VlrbRecord | None:
-    rec = vlrb.parse(f)
-    if rec is not None and sorted(rec.ranking) != [0, 1]:  # scoring needs one response preferred
-        f.bad("human_ranking", f"must be [0, 1] or [1, 0], not {list(rec.ranking)!r}")
-        return None
-    return rec
-
-
 def vlrb_pair(rec: vlrb.VlrbRecord, p: Path) -> EvalPair:
     preferred = rec.preferred
-    assert preferred is not None, "read with _parse_vlrb: the ranks are [0, 1] or [1, 0]"
+    assert preferred is not None, "read with parse_preferring: the ranks are [0, 1] or [1, 0]"
     return EvalPair(
         id=rec.id,
         prompt=rec.query,
@@ -178,7 +170,7 @@ LAYOUTS: dict[Layout, tuple[Callable[[Fields], Any], Callable[[Any, Path], EvalP
     "mmrb": (mmrb.parse, mmrb_pair),
     "mmrb_outputs": (lambda f: mmrb.parse_output(f, labelled=True), judge_output_pair),
     "mmrb2": (mmrb2.parse, mmrb2_pair),
-    "vlrewardbench": (_parse_vlrb, vlrb_pair),
+    "vlrewardbench": (vlrb.parse_preferring, vlrb_pair),
     "triplet": (triplets.parse, triplet_pair),
 }
 

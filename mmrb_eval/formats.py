@@ -225,9 +225,7 @@ def _inference_records(p: Path, trust_flag: bool) -> list[vlrb.VlrbInference | N
     data: list[vlrb.VlrbInference | None] = []
     problems: list[InputProblem] = []
     for row in load_rows(p, nulls=True):
-        rec = row.data
-        if isinstance(rec, dict) and "0" in rec and "id" not in rec:
-            rec = rec["0"]
+        rec = vlrb.unwrap_inference(row.data)
         if rec is None:
             data.append(None)
         elif not isinstance(rec, dict):
