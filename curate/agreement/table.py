@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -38,6 +38,9 @@ from ..errors import InputError, InputProblem, MmrbError
 from ..formats import reader
 from ..formats.fields import text_problems
 from ..model import CORRECTNESS, MMRB2_GRADES, PREFERENCES, Screen, word_of
+
+if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from ..store import Store
 from ..sides import from_screen, is_screen, is_side
 from ..wording import plural
 
@@ -532,7 +535,7 @@ def _from_file_columns(
 # -- the store ---------------------------------------------------------------------------
 # The store reads the labels as columns of codes (curate/store/columns.py: one scan).
 def from_store(
-    store, *, scales: Mapping[str, tuple[str, ...]] | None = None, levels: Mapping[str, Level] | None = None
+    store: Store, *, scales: Mapping[str, tuple[str, ...]] | None = None, levels: Mapping[str, Level] | None = None
 ) -> LabelTable:
     """Submitted labels of the store: preference, correctness of each response, and every
     key of ``Label.ratings`` (an ordered rating).
@@ -620,7 +623,7 @@ def _add_ratings(
         fields[name] = FieldLabels(spec, unit[keep], ann[keep], codes[keep])
 
 
-def _store_gold(store, units: np.ndarray) -> dict[str, dict[int, int]]:
+def _store_gold(store: Store, units: np.ndarray) -> dict[str, dict[int, int]]:
     """The store's gold answers (Store.gold: imported, adjudicated, from a reference, and the
     pairs marked gold), as codes of each field."""
     rows = list(store.gold().values())

@@ -17,6 +17,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +28,10 @@ from . import export
 from .card import aggregation_summary, write_card
 from .filter import BuildDecision, BuildInputs, FilterResult, apply_rules
 from .rules import Rules, load_rules
+
+if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from ..agreement.report import AgreementReport
+    from ..store import Store
 
 MANIFEST = "build.json"
 
@@ -41,7 +46,7 @@ class BuildResult:
 
 
 def make_triplets(
-    store, kept: list[BuildDecision], inputs: BuildInputs
+    store: Store, kept: list[BuildDecision], inputs: BuildInputs
 ) -> tuple[list[Triplet], dict[str, Path], list[str]]:
     """Triplets in pair-id order, the image files they need, and the ids missing an image
     (those keep only the images that exist: see missing_images in the rules)."""
@@ -83,7 +88,7 @@ def make_triplets(
     return triplets, sources, missing
 
 
-def _agreement(store, considered: set[str], rules: Rules):
+def _agreement(store: Store, considered: set[str], rules: Rules) -> AgreementReport:
     from ..agreement import agreement_report, from_store
     from ..agreement.table import FieldLabels, LabelTable
 
@@ -98,9 +103,7 @@ def _agreement(store, considered: set[str], rules: Rules):
     sub = LabelTable(t.units, t.annotators, np.where(keep, t.category, ""), fields, t.gold, t.source)
     report = agreement_report(sub, per_category=True, resamples=rules.resamples, seed=rules.seed)
     if report.categories is not None:
-        report.categories = {
-            c: v for c, v in report.categories.items() if any(f.n_labels for f in v["fields"].values())
-        }
+        report.categories = {c: v for c, v in report.categories.items() if any(f.n_labels for f in v.fields.values())}
     return report
 
 
@@ -182,7 +185,7 @@ def _replace_dir(tmp: Path, out: Path) -> None:
         os.rename(tmp, out)
 
 
-def build(store, rules: Rules, out: str | Path) -> BuildResult:
+def build(store: Store, rules: Rules, out: str | Path) -> BuildResult:
     out = Path(out).resolve()
     result, inputs = apply_rules(store, rules)
     triplets, sources, missing = make_triplets(store, result.kept, inputs)
@@ -230,7 +233,7 @@ def build(store, rules: Rules, out: str | Path) -> BuildResult:
     return BuildResult(out, result, triplets, missing, inputs.aggregated)
 
 
-def dry_run(store, rules: Rules) -> FilterResult:
+def dry_run(store: Store, rules: Rules) -> FilterResult:
     return apply_rules(store, rules)[0]
 
 

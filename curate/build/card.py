@@ -337,17 +337,12 @@ def write_card(
         lines += _table(
             ["category"] + [f"{f} alpha" for f in fields],
             [
-                [c] + [estimate_cell(v["fields"][f].alpha) if f in v["fields"] else "no labels" for f in fields]
+                [c] + [estimate_cell(v.fields[f].alpha) if f in v.fields else "no labels" for f in fields]
                 for c, v in report.categories.items()
             ],
         )
         notes = undefined_notes(
-            (
-                (f"{f} in {c}", v["fields"][f].alpha)
-                for c, v in report.categories.items()
-                for f in fields
-                if f in v["fields"]
-            ),
+            ((f"{f} in {c}", v.fields[f].alpha) for c, v in report.categories.items() for f in fields if f in v.fields),
             min_pairs=report.min_pairs,
         )
         lines += ["", *(f"- {n}" for n in notes)] if notes else []

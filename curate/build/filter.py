@@ -33,10 +33,14 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..model import Adjudication, Candidate, Item, Label, Pair
 from ..quality.aggregate import Aggregated, aggregate, as_frame, gold_by_field
 from .rules import AGREEMENT_FIELDS, Rules
+
+if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from ..store import Store
 
 CORRECTNESS_TASK_CATEGORY = "open_generation/correctness_task"  # one of model.MMRB_CATEGORIES
 
@@ -181,7 +185,7 @@ class BuildInputs:
     aggregated: Aggregated | None = None  # the labels aggregated by rules.aggregation
 
 
-def apply_rules(store, rules: Rules) -> tuple[FilterResult, BuildInputs]:
+def apply_rules(store: Store, rules: Rules) -> tuple[FilterResult, BuildInputs]:
     """Decide every pair in scope. Returns the result and what the exports need, read once."""
     pairs = [p for p in store.pairs() if p.status in rules.statuses]
     items = {i.id: i for i in store.items()}
