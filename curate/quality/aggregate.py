@@ -23,6 +23,7 @@ import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -30,6 +31,9 @@ import pandas as pd
 from ..errors import MmrbError
 from ..model import AGGREGATIONS, Aggregation
 from ..seeding import stable_hash
+
+if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from ..store import Store
 
 DS_ITERATIONS = 100
 DS_TOLERANCE = 1e-5
@@ -215,7 +219,7 @@ def aggregate(
     return Aggregated(m, out)
 
 
-def store_frame(store, pair_ids=None) -> pd.DataFrame:
+def store_frame(store: Store, pair_ids=None) -> pd.DataFrame:
     """The store's regular submitted labels (no control task) as a long frame, optionally of some pairs."""
     from ..model import LABEL_FIELDS
 
@@ -230,7 +234,7 @@ def store_frame(store, pair_ids=None) -> pd.DataFrame:
     return as_frame(rows)
 
 
-def store_aggregate(store, method: str, *, pair_ids=None, seed: int = 0) -> Aggregated:
+def store_aggregate(store: Store, method: str, *, pair_ids=None, seed: int = 0) -> Aggregated:
     """Aggregate the store's regular labels, with its gold answers."""
     return aggregate(store_frame(store, pair_ids), method, gold_by_field(store.gold().values()), seed=seed)
 

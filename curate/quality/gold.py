@@ -20,13 +20,16 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
 from ..errors import InputError, InputProblem, MmrbError
 from ..formats.fields import Fields, checked
 from ..formats.reader import read_rows
 from ..model import GOLD_SOURCES, LABEL_FIELDS, Correctness, Gold, GoldSource, Preference, word_of
 from ..wording import plural
+
+if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from ..store import Store
 
 ID_COLUMNS = ("pair_id", "pair")
 COLUMNS = frozenset((*ID_COLUMNS, *LABEL_FIELDS, "note"))
@@ -123,7 +126,7 @@ def read_gold_file(path: str | Path, known_pairs: Iterable[str]) -> list[Gold]:
     return out
 
 
-def import_gold(store, path: str | Path) -> GoldReport:
+def import_gold(store: Store, path: str | Path) -> GoldReport:
     """Read a gold file whole, then store every row in one transaction (replacing any earlier
     gold of those pairs)."""
     with store.write() as conn:
@@ -155,7 +158,7 @@ def from_reference(pair) -> Gold | None:
     return Gold(pair.id, "reference", pref, first, second, note=pair.auto_method or "")
 
 
-def derive_gold(store, sources: Iterable[str] = DERIVED) -> list[GoldReport]:
+def derive_gold(store: Store, sources: Iterable[str] = DERIVED) -> list[GoldReport]:
     """Gold from the store's adjudications and/or reference verdicts, one transaction."""
     wanted = list(dict.fromkeys(sources))
     for s in wanted:
@@ -205,7 +208,7 @@ class GoldStats:
         return out
 
 
-def gold_stats(store) -> GoldStats:
+def gold_stats(store: Store) -> GoldStats:
     from .qualification import qualification_pairs
 
     with store.read() as conn:
@@ -236,6 +239,6 @@ def gold_stats(store) -> GoldStats:
     )
 
 
-def gold_rows(store) -> list[Gold]:
+def gold_rows(store: Store) -> list[Gold]:
     """Every gold answer, in pair-id order (``mmrb gold list``)."""
     return [g for _, g in sorted(store.gold().items())]

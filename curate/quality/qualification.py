@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..errors import MmrbError
 from ..model import LABEL_FIELDS, Assignment
 from ..seeding import unit
 from ..wording import plural
+
+if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from ..store import Store
 
 SETTING = "quality.qualification"
 Closed = Literal["paused", "qualification_failed"]
@@ -40,7 +43,7 @@ class Gate:
 OPEN = Gate(True)
 
 
-def set_qualification(store, pair_ids: list[str], min_score: float) -> int:
+def set_qualification(store: Store, pair_ids: list[str], min_score: float) -> int:
     """Store the qualification set: pairs that must have gold. Returns its size."""
     if not 0.0 <= min_score <= 1.0:
         raise MmrbError(f"the minimum qualification score must be in [0, 1], got {min_score}")
@@ -59,7 +62,7 @@ def set_qualification(store, pair_ids: list[str], min_score: float) -> int:
     return len(ids)
 
 
-def qualification_pairs(store, conn=None) -> tuple[tuple[str, ...], float] | None:
+def qualification_pairs(store: Store, conn=None) -> tuple[tuple[str, ...], float] | None:
     """(the set, the minimum score), or None when no qualification is asked."""
     text = store.get_setting(SETTING, conn=conn)
     if not text:
@@ -68,7 +71,7 @@ def qualification_pairs(store, conn=None) -> tuple[tuple[str, ...], float] | Non
     return tuple(data["pairs"]), float(data["min_score"])
 
 
-def qualification_assignments(store, annotators: list[str], seed: int, conn) -> list[Assignment]:
+def qualification_assignments(store: Store, annotators: list[str], seed: int, conn) -> list[Assignment]:
     """The qualification set at the front of the queue of each annotator who has no label
     and no qualification yet; marks them ``pending``. Called by ``assign`` in its transaction."""
     from ..assign import side_for
@@ -105,7 +108,7 @@ def qualification_assignments(store, annotators: list[str], seed: int, conn) -> 
     return rows
 
 
-def score(store, annotator: str, conn=None) -> tuple[int, int]:
+def score(store: Store, annotator: str, conn=None) -> tuple[int, int]:
     """(gold values matched, gold values asked) over the annotator's qualification pairs."""
     gold = store.gold(conn=conn)
     mine = [a for a in store.assignments(annotator=annotator, conn=conn) if a.qualification]
@@ -124,7 +127,7 @@ def score(store, annotator: str, conn=None) -> tuple[int, int]:
     return right, asked
 
 
-def gate(store, annotator: str) -> Gate:
+def gate(store: Store, annotator: str) -> Gate:
     """Whether the queue may serve the annotator work other than their qualification pairs.
     Scores a finished qualification once and records the result on the account."""
     person = store.get_annotator(annotator)
@@ -154,12 +157,10 @@ def _failed() -> Gate:
     )
 
 
-def resume(store, annotator: str) -> None:
+def resume(store: Store, annotator: str) -> None:
     """The lead lets an account back into the queue: no pause, qualification passed."""
     person = store.get_annotator(annotator)
     if person is None:
         raise MmrbError(f"no annotator named {annotator!r}")
-    values: dict[str, object] = {"paused": None}
-    if person.qualification == "failed":
-        values["qualification"] = "passed"
-    store.update_annotator(annotator, **values)
+    qualification = "passed" if person.qualification == "failed" else person.qualification
+    store.update_annotator(annotator, paused=None, qualification=qualification)

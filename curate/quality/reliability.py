@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
@@ -27,6 +27,9 @@ import pandas as pd
 from ..model import LABEL_FIELDS
 from ..wording import percent, plural
 from .aggregate import aggregate_field
+
+if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from ..store import Store
 
 Basis = Literal["gold", "dawid-skene"]
 COLUMNS = ("pair", "annotator", "field", "value", "control", "category")
@@ -229,7 +232,7 @@ def reliability_report(
     return QualityReport(annotators, fields, categories, alerts, threshold, min_n)
 
 
-def labels_frame(store) -> pd.DataFrame:
+def labels_frame(store: Store) -> pd.DataFrame:
     """The store's submitted labels as the long frame of this module (the three label
     fields), control tasks marked."""
     with store.read() as conn:
@@ -249,7 +252,13 @@ def labels_frame(store) -> pd.DataFrame:
 
 
 def store_report(
-    store, *, threshold: float = 0.7, min_n: int = 20, per_category: bool = True, pause: bool = False, seed: int = 0
+    store: Store,
+    *,
+    threshold: float = 0.7,
+    min_n: int = 20,
+    per_category: bool = True,
+    pause: bool = False,
+    seed: int = 0,
 ) -> QualityReport:
     """The report over the store's labels and gold; with ``pause``, every annotator with an
     alert is paused (the queue serves them nothing until the lead resumes them)."""
