@@ -7,7 +7,7 @@ import json
 
 HELP = "annotator reliability: gold accuracy (Wilson CI), agreement with the majority, Dawid-Skene; alerts"
 DESCRIPTION = (
-    "Per annotator and field (and category): accuracy on gold with a 95%% Wilson interval (control tasks "
+    "Per annotator and field (and category): accuracy on gold with a 95% Wilson interval (control tasks "
     "included), agreement with the others' majority and Dawid-Skene's estimated reliability (regular labels "
     "only). An alert needs a figure below --threshold on at least --min-n labels; --pause closes the queue "
     "of every annotator with an alert (mmrb gold resume NAME opens it again)."
