@@ -74,11 +74,8 @@ def current_view(store: Store, annotator: str) -> PairView | None:
     A control task comes out exactly as any other pair."""
     with store.read() as conn:
         a = store.next_assignment(annotator, conn=conn)
-        if a is None:
+        if a is None or not gate(store, annotator, conn=conn).open:
             return None
-    if not gate(store, annotator).open:
-        return None
-    with store.read() as conn:
         return build_view(store, a, conn=conn)
 
 

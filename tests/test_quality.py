@@ -215,7 +215,8 @@ def test_a_control_pair_comes_out_of_the_queue_like_any_other(sqlite_store):
 
 
 # -- qualification ---------------------------------------------------------------------------------
-def test_qualification_comes_first_and_gates_the_real_queue(sqlite_store, tmp_path):
+def test_qualification_comes_first_and_gates_the_real_queue(store, tmp_path):
+    sqlite_store = store  # both backends
     ids = seed(sqlite_store, 8)
     sqlite_store.set_gold([Gold(p, "import", "first") for p in ids[:4]])
     with pytest.raises(MmrbError, match="no gold answer"):

@@ -127,10 +127,11 @@ def score(store: Store, annotator: str, conn=None) -> tuple[int, int]:
     return right, asked
 
 
-def gate(store: Store, annotator: str) -> Gate:
+def gate(store: Store, annotator: str, conn=None) -> Gate:
     """Whether the queue may serve the annotator work other than their qualification pairs.
-    Scores a finished qualification once and records the result on the account."""
-    person = store.get_annotator(annotator)
+    Scores a finished qualification once and records the result on the account (in its own
+    write transaction). ``conn``: a read transaction the caller holds, for the reads."""
+    person = store.get_annotator(annotator, conn=conn)
     if person is None:
         return OPEN
     if person.paused:
@@ -139,7 +140,7 @@ def gate(store: Store, annotator: str) -> Gate:
         return OPEN
     if person.qualification == "failed":
         return _failed()
-    if any(a.qualification and a.state == "open" for a in store.assignments(annotator=annotator)):
+    if any(a.qualification and a.state == "open" for a in store.assignments(annotator=annotator, conn=conn)):
         return OPEN  # still qualifying: the queue serves the set first anyway
     with store.write() as conn:
         qual = qualification_pairs(store, conn=conn)
