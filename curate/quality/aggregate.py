@@ -221,17 +221,13 @@ def aggregate(
 
 def store_frame(store: Store, pair_ids=None) -> pd.DataFrame:
     """The store's regular submitted labels (no control task) as a long frame, optionally of some pairs."""
-    from ..model import LABEL_FIELDS
+    from .reliability import labels_frame
 
-    keep = None if pair_ids is None else set(pair_ids)
-    rows = (
-        (lab.pair_id, lab.annotator, name, getattr(lab, name))
-        for lab in store.labels(status="submitted", control=False)
-        if keep is None or lab.pair_id in keep
-        for name in LABEL_FIELDS
-        if getattr(lab, name)
-    )
-    return as_frame(rows)
+    frame = labels_frame(store)
+    keep = ~frame["control"].to_numpy(dtype=bool)
+    if pair_ids is not None:
+        keep &= frame["pair"].isin(set(pair_ids)).to_numpy()
+    return frame.loc[keep, ["pair", "annotator", "field", "value"]].astype(object).reset_index(drop=True)
 
 
 def store_aggregate(store: Store, method: str, *, pair_ids=None, seed: int = 0) -> Aggregated:
