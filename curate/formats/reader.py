@@ -85,7 +85,7 @@ def jsonl_rows(path: Path, *, nulls: bool = False) -> Iterator[Row]:
     JSONL as ``.json`` too)."""
     with open(path, encoding="utf-8-sig", errors="surrogateescape", newline="") as f:
         for n, text in enumerate(f, 1):
-            if not text.strip():
+            if not text or text.isspace():  # as "not text.strip()", without copying the line
                 continue
             try:
                 obj = json.loads(text)
