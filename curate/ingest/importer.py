@@ -214,10 +214,13 @@ class _Import:
         # 2. ids already in the store (an earlier import of the same file, usually), or looking
         # like a stored id; a repeat is checked and written only when the row that took its id
         # was not written
-        new_items = [o.id for _, _, fresh, repeats in accepted for kind, o, _, _ in fresh + repeats if kind == "item"]
-        new_pairs = [o.id for _, _, fresh, _ in accepted for kind, o, _, _ in fresh if kind == "pair"]
+        new_items = (o.id for _, _, fresh, repeats in accepted for kind, o, _, _ in fresh + repeats if kind == "item")
+        new_pairs = (o.id for _, _, fresh, _ in accepted for kind, o, _, _ in fresh if kind == "pair")
         have, looks = session.matches(new_items, new_pairs)
         rows = []
+        if not have and not looks and not self.unwritten:  # the usual case: every row as it is
+            rows = [(parsed, fresh) for _, parsed, fresh, _ in accepted]
+            accepted = []
         for line, parsed, fresh, repeats in accepted:
             mine = fresh + [e for e in repeats if e[2] in self.unwritten]
             dup = [o.id for kind, o, _, _ in mine if kind in ("item", "pair") and o.id in have]
