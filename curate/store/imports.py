@@ -61,7 +61,7 @@ class ImportSession:
         self._table = conn.dialect.identifier_preparer.format_table(keys)
         # SQLite: the import holds the write lock from here on, so if the store holds no item
         # and no pair now, every one it will hold is this import's, whose ids its keys check
-        self._fresh = (
+        self.fresh = (
             not self._pg
             and not conn.exec_driver_sql("SELECT EXISTS (SELECT 1 FROM items) OR EXISTS (SELECT 1 FROM pairs)").scalar()
         )
@@ -100,7 +100,7 @@ class ImportSession:
         skeleton, curate/lookalike.py), the first in id order."""
         have: set[str] = set()
         looks: dict[tuple[str, str], str] = {}
-        if self._fresh:
+        if self.fresh:
             return have, looks
         for kind, table, ids in (("item", "items", item_ids), ("pair", "pairs", pair_ids)):
             wanted: dict[str, list[str]] = {}
@@ -154,6 +154,30 @@ class ImportSession:
                 self._store.update_annotator(name, conn=self._conn, active=False)
 
 
+# The tables an import fills
+_IMPORTED = ("items", "item_images", "candidates", "pairs")
+
+
+def _drop_secondary_indexes(conn: Connection) -> list[str]:
+    """SQLite, a store that holds no item and no pair yet: the indexes of the tables an import
+    fills that no constraint needs, dropped in the import's transaction, and the statements
+    that make them again as it ends (its rollback brings them back). Building an index once
+    over the rows sorts them; keeping it up to date row by row costs random page reads, which
+    grow with the import (the unique indexes stay: they refuse repeated ids)."""
+    marks = ",".join("?" * len(_IMPORTED))
+    found = list(
+        conn.exec_driver_sql(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
+            f"AND sql NOT LIKE 'CREATE UNIQUE%' AND tbl_name IN ({marks}) ORDER BY name",
+            _IMPORTED,
+        )
+    )
+    q = conn.dialect.identifier_preparer
+    for name, _ in found:
+        conn.exec_driver_sql(f"DROP INDEX {q.quote(name)}")
+    return [sql for _, sql in found]
+
+
 class ImportStore(ItemStore, LabelStore, PeopleStore):  # an import writes items, pairs, labels and raters
     @contextmanager
     def importing(self) -> Iterator[ImportSession]:
@@ -172,7 +196,11 @@ class ImportStore(ItemStore, LabelStore, PeopleStore):  # an import writes items
         try:
             with self.write() as conn, self._import_cache(conn):
                 keys.create(conn)  # a failed import's rollback removes it
-                yield ImportSession(self, conn, keys)
+                session = ImportSession(self, conn, keys)
+                rebuild = _drop_secondary_indexes(conn) if session.fresh else []
+                yield session
+                for sql in rebuild:
+                    conn.exec_driver_sql(sql)
                 keys.drop(conn)
         except IntegrityError as e:  # at commit (a deferred check)
             raise ImportConflict(f"the store refused the import, nothing was written: {e.orig}") from None
