@@ -20,12 +20,16 @@ import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from annotate import session_ui, ui, web
 from annotate.guard import guarded
 from annotate.render import plain
+
+if TYPE_CHECKING:
+    from annotate import demo
 
 HERE = Path(__file__).resolve().parent
 VIEWS = HERE / "annotate" / "views"
@@ -40,7 +44,7 @@ def _args() -> argparse.Namespace:
 
 
 @st.cache_resource(show_spinner="Building the sample project (first start only)...")
-def _sample() -> dict:
+def _sample() -> demo.Sample:
     from annotate import demo
 
     return demo.ensure_sample()
@@ -80,10 +84,10 @@ def main() -> None:
         sample = _sample()
         ui.configure(
             ui.AppConfig(
-                db=sample["db"],
-                images=sample["images"],
-                guidelines=args.guidelines or sample["guidelines"],
-                demo_accounts=tuple(sample["accounts"]),
+                db=sample.db,
+                images=sample.images,
+                guidelines=args.guidelines or sample.guidelines,
+                demo_accounts=sample.accounts,
             )
         )
 
@@ -111,6 +115,7 @@ def navigation(who):
         page("admin_progress", "Progress", ":material/monitoring:", visibility=vis, default=is_admin),
         page("admin_agreement", "Agreement", ":material/handshake:", visibility=vis),
         page("admin_adjudicate", "Adjudication", ":material/gavel:", visibility=vis),
+        page("admin_quality", "Quality", ":material/verified:", visibility=vis),
         page("admin_annotators", "Annotators", ":material/group:", visibility=vis),
         page("leaderboard", "Leaderboard", ":material/leaderboard:", visibility=vis),
     ]

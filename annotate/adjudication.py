@@ -45,7 +45,7 @@ def differing(labels: Sequence[Label]) -> tuple[Field, ...]:
 def disagreements(store: Store) -> list[Disagreement]:
     """Pairs with two or more submitted labels that differ, by pair id, with any adjudication."""
     by: dict[str, list[Label]] = {}
-    for lab in store.labels(status="submitted"):
+    for lab in store.labels(status="submitted", control=False):
         by.setdefault(lab.pair_id, []).append(lab)
     split = {pid: (labs, fields) for pid, labs in by.items() if len(labs) >= 2 and (fields := differing(labs))}
     if not split:

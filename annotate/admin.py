@@ -14,6 +14,7 @@ import pandas as pd
 from curate.agreement import AgreementReport, agreement_report, from_store
 from curate.agreement.stats import DEFAULT_RESAMPLES
 from curate.agreement.summary import ALL, AlphaRow, estimate_cell, field_title, row_estimate, undefined_notes
+from curate.quality.reliability import QualityReport
 from curate.store import Store
 
 from .tables import Table, human
@@ -157,3 +158,60 @@ def alpha_notes(rows: Sequence[AlphaRow], *, min_pairs: int) -> list[str]:
 
     notes = undefined_notes(((where(r), row_estimate(r)) for r in rows), min_pairs=min_pairs)
     return [n[0].upper() + n[1:] for n in notes]
+
+
+# -- annotator quality (curate/quality/) ------------------------------------------------------
+def quality_frame(report: QualityReport, category: str | None = None) -> pd.DataFrame:
+    """One row per field and annotator, over every category or in ``category``: the figures
+    the Quality page tabulates and plots (shares in [0, 1], None where there is nothing to
+    measure)."""
+    rows = []
+    fields = report.fields if category is None else report.categories.get(category, {})
+    for name, per_ann in fields.items():
+        for who, r in per_ann.items():
+            rows.append(
+                {
+                    "field": field_title(name),
+                    "annotator": who,
+                    "gold": r.gold.share,
+                    "gold_low": r.gold.low,
+                    "gold_high": r.gold.high,
+                    "gold_n": r.gold.n,
+                    "majority": r.majority.share,
+                    "majority_n": r.majority.n,
+                    "model": r.model,
+                    "model_n": r.model_n,
+                    "alert": any(
+                        a.annotator == who and a.field == name and a.category == category for a in report.alerts
+                    ),
+                }
+            )
+    columns = ["field", "annotator", "gold", "gold_low", "gold_high", "gold_n", "majority", "majority_n"]
+    return pd.DataFrame(rows, columns=[*columns, "model", "model_n", "alert"])
+
+
+def quality_table(frame: pd.DataFrame) -> Table:
+    """:func:`quality_frame` as the lead reads it: percentages, the Wilson interval in words."""
+    out = frame.copy()
+    for col in ("gold", "majority", "model"):
+        out[col] = out[col].map(lambda v: None if v is None or pd.isna(v) else round(100 * v, 1))
+    out["interval"] = [
+        None if lo is None or pd.isna(lo) else f"[{100 * lo:.1f}%, {100 * hi:.1f}%]"
+        for lo, hi in zip(frame["gold_low"], frame["gold_high"], strict=True)
+    ]
+    out["alert"] = out["alert"].map(lambda a: "alert" if a else "")
+    return human(
+        out,
+        {
+            "annotator": "Annotator",
+            "field": "Field",
+            "gold": "Gold accuracy",
+            "interval": "Wilson interval (95%)",
+            "gold_n": "Gold labels",
+            "majority": "Agrees with the others' majority",
+            "majority_n": "Labels compared",
+            "model": "Dawid-Skene reliability",
+            "alert": "Alert",
+        },
+        {"Gold accuracy": "%.1f%%", "Agrees with the others' majority": "%.1f%%", "Dawid-Skene reliability": "%.1f%%"},
+    )

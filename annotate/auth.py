@@ -168,7 +168,9 @@ def set_role(store: Store, name: str, role: str) -> None:
 
 # -- who may open what -------------------------------------------------------------------
 ANNOTATOR_PAGES = frozenset({"label", "my_labels", "guidelines"})
-ADMIN_PAGES = frozenset({"admin_progress", "admin_agreement", "admin_adjudicate", "admin_annotators", "leaderboard"})
+ADMIN_PAGES = frozenset(
+    {"admin_progress", "admin_agreement", "admin_adjudicate", "admin_quality", "admin_annotators", "leaderboard"}
+)
 
 
 def account_for_identity(store: Store, email: str | None) -> Annotator | None:

@@ -289,3 +289,43 @@ def majority_agreement(rows: Sequence[MajorityRow]) -> alt.LayerChart:
         .encode(y=alt.datum(0), text="undefined:N")
     )
     return alt.LayerChart(layer=[bars, undefined], height=HEIGHT - 60, autosize=FIT_WIDTH)
+
+
+def gold_accuracy(frame: pd.DataFrame) -> alt.LayerChart:
+    """Each annotator's accuracy on gold per field, its 95% Wilson interval as an error bar;
+    an annotator without gold labels on a field is written "no gold", never drawn as 0."""
+    data = frame.assign(field=frame["field"].astype(str))
+    data["none"] = pd.Series(["no gold" if n == 0 else None for n in frame["gold_n"]], index=frame.index, dtype=object)
+    fields = list(dict.fromkeys(data["field"]))
+    tips = [
+        alt.Tooltip("annotator:N", title="Annotator"),
+        alt.Tooltip("field:N", title="Field"),
+        alt.Tooltip("gold:Q", title="Gold accuracy", format=".1%"),
+        alt.Tooltip("gold_low:Q", title="Interval from", format=".1%"),
+        alt.Tooltip("gold_high:Q", title="Interval to", format=".1%"),
+        alt.Tooltip("gold_n:Q", title="Gold labels"),
+        alt.Tooltip("model:Q", title="Dawid-Skene reliability", format=".1%"),
+    ]
+    base = alt.Chart(data).encode(
+        x=alt.X("annotator:N", title=None, axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset("field:N", sort=fields),
+        color=alt.Color("field:N", scale=_field_colors(fields), sort=fields, legend=_legend(None)),
+        tooltip=tips,
+    )
+    scale = alt.Scale(domain=[0, 1])
+    bars = (
+        base.transform_filter("datum.gold_n > 0")
+        .mark_bar()
+        .encode(y=alt.Y("gold:Q", title="Accuracy on gold", axis=alt.Axis(format="%"), scale=scale))
+    )
+    errors = (
+        base.transform_filter("datum.gold_n > 0")
+        .mark_rule(color="black")
+        .encode(y=alt.Y("gold_low:Q", scale=scale), y2="gold_high:Q")
+    )
+    none = (
+        base.transform_filter("datum.gold_n == 0")
+        .mark_text(angle=270, align="left", dx=-4, fontSize=11)
+        .encode(y=alt.datum(0), text="none:N")
+    )
+    return alt.LayerChart(layer=[bars, errors, none], height=HEIGHT - 60, autosize=FIT_WIDTH)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,6 +29,16 @@ K = 2  # labels per pair in the sample
 DELIBERATE_MISSING_IMAGE = "deliberately_missing_image"
 DELIBERATE_MISSING_NOTE = "This is the sample's deliberately missing image: it shows how the app presents one."
 CAP = 2  # pairs per prompt: a calm first session
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Where the sample project is, and its demo accounts."""
+
+    db: str
+    images: str
+    guidelines: str
+    accounts: tuple[tuple[str, str, str], ...]  # (name, password, role)
 
 
 def build_sample(db: Path, images: Path, sample: Path = SAMPLE) -> None:
@@ -57,7 +68,7 @@ def print_accounts() -> None:
         print(f"    {name} / {password} / {role}", file=sys.stderr)
 
 
-def ensure_sample(db: Path | None = None, *, announce: bool = False) -> dict:
+def ensure_sample(db: Path | None = None, *, announce: bool = False) -> Sample:
     """The sample store, built on first use. The demo accounts are printed when it is built,
     and with ``announce`` also when it was there already (the app's start-up)."""
     db = Path(db or DEFAULT_DB)
@@ -76,9 +87,4 @@ def ensure_sample(db: Path | None = None, *, announce: bool = False) -> dict:
     elif announce:
         print(f"mmrb-studio: the sample project is in {db}", file=sys.stderr)
         print_accounts()
-    return dict(
-        db=str(db),
-        images=str(images),
-        guidelines=str(SAMPLE / "guidelines.md"),
-        accounts=[(n, p, r) for n, p, r in ACCOUNTS],
-    )
+    return Sample(str(db), str(images), str(SAMPLE / "guidelines.md"), ACCOUNTS)

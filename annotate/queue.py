@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from curate.model import Assignment, Label, Side
+from curate.quality.qualification import gate
 from curate.sides import other, shown_pair
 from curate.store import NEW_LABEL, ConflictError, Store
 from curate.wording import utc_time
@@ -71,12 +72,20 @@ def build_view(store: Store, assignment: Assignment, *, with_label: bool = False
 
 
 def current_view(store: Store, annotator: str) -> PairView | None:
-    """The annotator's next open pair (the same one after a refresh), or None when done."""
+    """The annotator's next open pair (the same one after a refresh), or None when done or
+    when their queue is closed (paused, or a failed qualification: see ``closed_notice``).
+    A control task comes out exactly as any other pair."""
     with store.read() as conn:
         a = store.next_assignment(annotator, conn=conn)
-        if a is None:
+        if a is None or not gate(store, annotator, conn=conn).open:
             return None
         return build_view(store, a, conn=conn)
+
+
+def closed_notice(store: Store, annotator: str) -> str | None:
+    """Why the annotator's queue serves nothing although work is left (a message for them), or None."""
+    g = gate(store, annotator)
+    return None if g.open else g.message
 
 
 def own_view(store: Store, annotator: str, pair_id: str) -> PairView | None:
@@ -167,6 +176,7 @@ __all__ = [
     "PairView",
     "SaveResult",
     "build_view",
+    "closed_notice",
     "current_view",
     "own_view",
     "save",

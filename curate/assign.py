@@ -10,9 +10,14 @@ Rules, in the order they are applied (each run is one transaction):
 * Adaptive overlap: a pair whose assignments are all done and whose first ``k`` submitted
   labels are not unanimous gets one more annotator; after that it keeps getting one more
   while its labels have no strict majority, up to ``max_k`` annotators.
-* Gold pairs (``Pair.is_gold``) are mixed into each annotator's new work so that about
-  ``gold_rate`` of their queue is gold, each gold pair at most once per annotator, at seeded
-  positions.
+* Control tasks: pairs with a gold answer (``Store.gold``: imported, adjudicated or from a
+  reference, and the pairs marked ``Pair.is_gold``) are mixed into each annotator's new work
+  so that about ``control_share`` of their queue is control tasks, spread evenly at seeded
+  positions, each gold pair at most once per annotator and never one already in their queue.
+  A control task is an assignment like any other (same queue, same view); its label is
+  checked against gold and counts toward no pair's overlap (here), agreement or build.
+* Qualification (curate/quality/qualification.py): when a qualification set is configured,
+  each annotator without labels gets it at the front of their queue first.
 * Existing assignments are never moved, re-sided or re-numbered: new work is appended after
   the annotator's last ``seq``. Every pair is queued in one shared seeded order, so overlapping
   annotators reach the same pairs at about the same time and agreement can be computed early.
@@ -44,18 +49,19 @@ ATTEMPTS = 3  # tries of a run that keeps losing races before it gives up
 class AssignReport:
     created: int  # assignments added by this run
     regular: int  # of which on regular pairs
-    gold: int  # of which on gold pairs
+    gold: int  # of which control tasks (gold pairs)
     adaptive: int  # extra annotators added because the first labels disagreed
     pairs: int  # regular pairs considered
     annotators: tuple[str, ...]
     load: dict[str, int] = field(default_factory=dict)  # total assignments per annotator after the run
     short: tuple[str, ...] = ()  # pairs that still have fewer than k annotators (too few annotators)
     gold_pool: int = 0
-    gold_without_answer: int = 0  # gold pairs with no known_preference: cannot be scored
+    gold_without_answer: int = 0  # pairs marked gold with no gold answer: cannot be scored
+    qualification: int = 0  # qualification pairs queued (of ``created``)
 
     def lines(self) -> list[str]:
         out = [
-            f"{plural(self.created, 'assignment')} added ({self.regular} regular, {self.gold} gold, "
+            f"{plural(self.created, 'assignment')} added ({self.regular} regular, {self.gold} control, "
             f"{self.adaptive} adaptive) over {plural(self.pairs, 'pair')} and "
             f"{plural(len(self.annotators), 'annotator')}"
         ]
@@ -64,6 +70,8 @@ class AssignReport:
         if self.short:
             short = plural(len(self.short), "pair", verb=("has", "have"))
             out.append(f"{short} fewer than k annotators (not enough annotators)")
+        if self.qualification:
+            out.append(f"{plural(self.qualification, 'qualification pair')} queued first for new annotators")
         if self.gold_without_answer:
             out.append(
                 f"warning: {plural(self.gold_without_answer, 'gold pair', verb=('has', 'have'))} no known answer"
@@ -99,7 +107,7 @@ def assign(
     k: int,
     annotators: list[str] | None = None,
     seed: int = 0,
-    gold_rate: float = 0.0,
+    control_share: float = 0.0,
     max_k: int | None = None,
     batch: str = "",
     pair_ids: Iterable[str] | None = None,
@@ -110,13 +118,13 @@ def assign(
         max_k = k
     if max_k < k:
         raise MmrbError(f"max_k ({max_k}) must be at least k ({k})")
-    if not 0.0 <= gold_rate < 1.0:
-        raise MmrbError(f"gold rate must be in [0, 1), got {gold_rate}")
+    if not 0.0 <= control_share < 1.0:
+        raise MmrbError(f"control share must be in [0, 1), got {control_share}")
     pair_ids = list(pair_ids) if pair_ids is not None else None  # read again by a retry
     attempt = 1
     while True:
         try:
-            return _assign(store, k, annotators, seed, gold_rate, max_k, batch, pair_ids)
+            return _assign(store, k, annotators, seed, control_share, max_k, batch, pair_ids)
         except IntegrityError:
             # the transaction was rolled back whole: nothing of this attempt is in the store
             if attempt == ATTEMPTS:
@@ -127,7 +135,9 @@ def assign(
             attempt += 1
 
 
-def _assign(store: Store, k, annotators, seed, gold_rate, max_k, batch, pair_ids) -> AssignReport:
+def _assign(store: Store, k, annotators, seed, control_share, max_k, batch, pair_ids) -> AssignReport:
+    from .quality.qualification import qualification_assignments
+
     with store.write() as conn:
         # Taken first, held until commit: SQLite's write lock already serialises runs; on
         # PostgreSQL updating this row makes a concurrent run wait here, and then read the
@@ -146,7 +156,8 @@ def _assign(store: Store, k, annotators, seed, gold_rate, max_k, batch, pair_ids
             )
 
         all_pairs = [p for p in store.pairs(conn=conn) if p.status != "dropped"]
-        gold_pool = [p for p in all_pairs if p.is_gold]
+        gold = store.gold(conn=conn)
+        gold_pool = [p for p in all_pairs if p.is_gold or p.id in gold]
         if pair_ids is not None:
             wanted = set(pair_ids)
             known = {p.id for p in all_pairs}
@@ -159,26 +170,32 @@ def _assign(store: Store, k, annotators, seed, gold_rate, max_k, batch, pair_ids
         # one shared queue order for everybody
         regular.sort(key=lambda p: (unit("order", seed, p.id), p.id))
 
+        qualifying = qualification_assignments(store, names, seed, conn)
+        if qualifying:
+            store.add_assignments(qualifying, conn=conn)
         existing = store.assignments(conn=conn)
         by_pair: dict[str, list[Assignment]] = defaultdict(list)
         load: Counter[str] = Counter()
         last_seq: dict[str, int] = {}
-        gold_seen: dict[str, set[str]] = defaultdict(set)
+        mine: dict[str, set[str]] = defaultdict(set)  # every pair in an annotator's queue
+        taken_by: dict[str, set[str]] = defaultdict(set)  # every annotator on a pair
         regular_count: Counter[str] = Counter()
         gold_count: Counter[str] = Counter()
         for a in existing:
-            by_pair[a.pair_id].append(a)
             load[a.annotator] += 1
             last_seq[a.annotator] = max(last_seq.get(a.annotator, -1), a.seq)
+            mine[a.annotator].add(a.pair_id)
+            taken_by[a.pair_id].add(a.annotator)
             if a.is_gold:
-                gold_seen[a.annotator].add(a.pair_id)
-                gold_count[a.annotator] += 1
+                if not a.qualification:
+                    gold_count[a.annotator] += 1
             else:
+                by_pair[a.pair_id].append(a)  # control tasks count toward no overlap
                 regular_count[a.annotator] += 1
 
         labels_by_pair: dict[str, list[Label]] = defaultdict(list)
         skipped: set[tuple[str, str]] = set()
-        for lab in store.labels(status=None, conn=conn):
+        for lab in store.labels(status=None, control=False, conn=conn):
             if lab.status == "submitted":
                 labels_by_pair[lab.pair_id].append(lab)
             elif lab.status == "skipped":
@@ -189,7 +206,7 @@ def _assign(store: Store, k, annotators, seed, gold_rate, max_k, batch, pair_ids
         adaptive = 0
         for p in regular:
             on_pair = by_pair.get(p.id, [])
-            taken = {a.annotator for a in on_pair}
+            taken = taken_by.get(p.id, set())
             active = [a for a in on_pair if (p.id, a.annotator) not in skipped]
             want = k
             labs = sorted(labels_by_pair.get(p.id, []), key=lambda lab: (lab.created_at or "", lab.annotator))
@@ -217,11 +234,12 @@ def _assign(store: Store, k, annotators, seed, gold_rate, max_k, batch, pair_ids
         for n in names:
             regs = new_regular.get(n, [])
             golds: list[str] = []
-            if gold_rate > 0 and gold_pool:
+            if control_share > 0 and gold_pool:
                 total_regular = regular_count[n] + len(regs)
-                target = round(total_regular * gold_rate / (1 - gold_rate))
+                target = round(total_regular * control_share / (1 - control_share))
+                in_queue = mine[n] | set(regs)
                 pool = sorted(
-                    (g for g in gold_pool if g.id not in gold_seen[n]),
+                    (g for g in gold_pool if g.id not in in_queue),
                     key=lambda g: (unit("gold", seed, n, g.id), g.id),
                 )
                 golds = [g.id for g in pool[: max(0, target - gold_count[n])]]
@@ -247,16 +265,17 @@ def _assign(store: Store, k, annotators, seed, gold_rate, max_k, batch, pair_ids
 
     everyone = tuple(sorted(set(names) | set(load)))
     return AssignReport(
-        created=len(rows),
+        created=len(rows) + len(qualifying),
         regular=len(rows) - n_gold,
-        gold=n_gold,
+        gold=n_gold + len(qualifying),
         adaptive=adaptive,
         pairs=len(regular),
         annotators=everyone,
         load={n: load[n] for n in everyone},
         short=tuple(short),
         gold_pool=len(gold_pool),
-        gold_without_answer=sum(1 for g in gold_pool if g.known_preference is None),
+        gold_without_answer=sum(1 for g in gold_pool if g.id not in gold),
+        qualification=len(qualifying),
     )
 
 

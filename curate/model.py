@@ -35,6 +35,14 @@ AssignmentState = Literal["open", "done"]
 # The files `mmrb ingest pairs` reads (curate/ingest). Here, not in curate/ingest, whose package
 # imports the store: `mmrb ingest --help` lists them without importing it.
 PairFormat = Literal["mmrb", "vlrewardbench", "vlrewardbench-text", "mmrb2", "mm-rlhf", "generic"]
+# Where a gold answer came from: the lead's adjudication, the automatic correctness of a
+# reference answer (with a benchmark's known preference), or an imported gold file.
+GoldSource = Literal["adjudication", "reference", "import"]
+# A new annotator's qualification: labelling the qualification pairs, passed, or failed (then
+# the queue serves nothing else until the lead decides).
+QualificationState = Literal["pending", "passed", "failed"]
+# How the build turns several labels of a field into one (curate/quality/aggregate.py).
+Aggregation = Literal["majority", "dawid-skene", "mace"]
 
 CORRECTNESS: tuple[str, ...] = get_args(Correctness)
 PREFERENCES: tuple[str, ...] = get_args(Preference)
@@ -44,6 +52,10 @@ LABEL_STATUSES: tuple[str, ...] = get_args(LabelStatus)
 ROLES: tuple[Role, ...] = get_args(Role)
 FLAG_REASONS: tuple[str, ...] = get_args(FlagReason)
 PAIR_FORMATS: tuple[str, ...] = get_args(PairFormat)
+GOLD_SOURCES: tuple[GoldSource, ...] = get_args(GoldSource)
+AGGREGATIONS: tuple[Aggregation, ...] = get_args(Aggregation)
+# The label fields a gold answer, a control task and the reliability figures speak of.
+LABEL_FIELDS: tuple[str, ...] = ("preference", "correctness_first", "correctness_second")
 
 W = TypeVar("W", bound=str)
 
@@ -149,6 +161,8 @@ class Annotator:
     role: Role = "annotator"
     password_hash: str | None = None
     active: bool = True
+    qualification: QualificationState | None = None  # None: no qualification asked of them
+    paused: str | None = None  # why the queue serves them nothing (curate/quality/), else None
 
 
 @dataclass(frozen=True)
@@ -158,8 +172,11 @@ class Assignment:
     left: Side  # which response the annotator sees on the left
     seq: int  # position in the annotator's queue
     batch: str = ""
+    # A control task (a gold pair mixed into the queue): its label is checked against gold
+    # and never counts toward the pair's overlap, agreement or the build.
     is_gold: bool = False
     state: AssignmentState = "open"
+    qualification: bool = False  # a control task of the qualification set, queued first
 
 
 @dataclass(frozen=True)
@@ -205,6 +222,25 @@ class Adjudication:
     exclude: bool = False
     note: str = ""
     created_at: str | None = None
+
+
+@dataclass(frozen=True)
+class Gold:
+    """The known answer of a pair: its preference and/or the correctness of each response.
+    Never shown to annotators; control tasks and reliability figures are scored against it."""
+
+    pair_id: str
+    source: GoldSource
+    preference: Preference | None = None
+    correctness_first: Correctness | None = None
+    correctness_second: Correctness | None = None
+    note: str = ""
+    created_at: str | None = None
+
+    def value(self, field_name: str) -> str | None:
+        """The gold value of one of LABEL_FIELDS."""
+        value: str | None = getattr(self, field_name)
+        return value
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,13 @@ pillow reads), and one that is not is counted as ``broken``.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .store.counts import CategoryCounts
 from .wording import plural
+
+if TYPE_CHECKING:
+    from .store import Store
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,7 @@ class Status:
         return d
 
 
-def collect(store, examples: int = 10) -> Status:
+def collect(store: Store, examples: int = 10) -> Status:
     with store.read() as c:  # one snapshot
         tallies = store.tallies(conn=c)
         stages = store.counts(conn=c).as_dict()
@@ -70,7 +73,9 @@ def collect(store, examples: int = 10) -> Status:
         images=images,
         missing_examples=[{"item": r.item_id, "source": r.source, "status": r.status} for r in missing],
         broken_files=len(broken),
-        broken_examples=[{"item": r.item_id, "source": r.source, "problem": broken[r.sha256]} for r in broken_rows],
+        broken_examples=[
+            {"item": r.item_id, "source": r.source, "problem": broken[r.sha256 or ""]} for r in broken_rows
+        ],
         labels_per_pair=tallies.labels_per_pair,
         label_sources=tallies.label_sources,
     )

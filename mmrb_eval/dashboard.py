@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from curate.model import Letter, Order
 from curate.sides import to_letter
 from curate.store import Store
 
@@ -59,8 +61,8 @@ def category_rows(runs: Sequence[ScoredJudgments], category: str) -> list[dict]:
     """One row per judge for one category (and its sub-splits); incomplete runs are marked."""
     rows = []
     for r in sorted(runs, key=lambda r: not r.complete):
-        groups = {category: r.report["categories"].get(category)}
-        groups.update({k: v for k, v in r.report["subsplits"].items() if k.startswith(category + "/")})
+        groups = {category: r.figures.categories.get(category)}
+        groups.update({k: v for k, v in r.figures.subsplits.items() if k.startswith(category + "/")})
         row = {"judge": r.judge if r.complete else f"{r.judge} (incomplete)", "run": r.run_id}
         for name, s in groups.items():
             if s is None:
@@ -73,7 +75,25 @@ def category_rows(runs: Sequence[ScoredJudgments], category: str) -> list[dict]:
     return rows
 
 
-def mistakes(run: ScoredJudgments, category: str | None = None, limit: int = 20) -> list[dict]:
+@dataclass(frozen=True)
+class Mistake:
+    """A judgment that picked the rejected response (or gave no verdict), with what the judge
+    was shown and said."""
+
+    pair: str
+    category: str
+    order: Order
+    sample: int
+    chosen_shown_as: Letter
+    mistake: str  # what went wrong, in words
+    prompt: str
+    chosen: str
+    rejected: str
+    images: tuple[str, ...]
+    judge_output: str
+
+
+def mistakes(run: ScoredJudgments, category: str | None = None, limit: int = 20) -> list[Mistake]:
     """Judgments that picked the rejected response (or gave no verdict), with what the
     judge was shown and said. A failed request is not a mistake of the judge: it is left out
     (the run's completeness counts it)."""
@@ -91,19 +111,19 @@ def mistakes(run: ScoredJudgments, category: str | None = None, limit: int = 20)
             else ("tie" if j.verdict == "tie" else f"no verdict ({j.outcome})")
         )
         out.append(
-            {
-                "pair": p.id,
-                "category": p.category,
-                "order": j.order,
-                "sample": j.sample_index,
-                "chosen shown as": to_letter(p.preferred, j.order),
-                "mistake": kind,
-                "prompt": p.prompt,
-                "chosen": p.chosen,
-                "rejected": p.rejected,
-                "images": list(p.images),
-                "judge output": j.raw if j.raw is not None else (j.error or ""),
-            }
+            Mistake(
+                pair=p.id,
+                category=p.category,
+                order=j.order,
+                sample=j.sample_index,
+                chosen_shown_as=to_letter(p.preferred, j.order),
+                mistake=kind,
+                prompt=p.prompt,
+                chosen=p.chosen,
+                rejected=p.rejected,
+                images=tuple(p.images),
+                judge_output=j.raw if j.raw is not None else (j.error or ""),
+            )
         )
         if len(out) >= limit:
             break

@@ -106,15 +106,14 @@ def mmrb_pair(rec: mmrb.MmrbRecord, p: Path) -> EvalPair:
 def judge_output_pair(rec: mmrb.MmrbJudgeOutput, p: Path) -> EvalPair:
     """The pair a labelled judge output describes (read with ``parse_output(labelled=True)``):
     its Label is the better response as the script showed it, Output1 as A."""
-    meta = rec.meta
     assert rec.label is not None, "read with labelled=True: Label is required"
     return EvalPair(
         id=rec.id,
-        prompt=str(meta.get("Text", "")),
-        first=str(meta.get("Output1", "")),
-        second=str(meta.get("Output2", "")),
+        prompt=rec.text,
+        first=rec.output1,
+        second=rec.output2,
         preferred=from_letter(rec.label, "forward"),
-        category=str(meta.get("Category") or "all"),
+        category=rec.category or "all",
         images=_images(rec.images, p.parent),
         source="mmrb",
     )
@@ -132,24 +131,17 @@ def mmrb2_pair(rec: mmrb2.Mmrb2Pair, p: Path) -> EvalPair:
     )
 
 
-def _parse_vlrb(f: Fields) -> vlrb.VlrbRecord | None:
-    rec = vlrb.parse(f)
-    if rec is not None and sorted(rec.ranking) != [0, 1]:  # scoring needs one response preferred
-        f.bad("human_ranking", f"must be [0, 1] or [1, 0], not {list(rec.ranking)!r}")
-        return None
-    return rec
-
-
 def vlrb_pair(rec: vlrb.VlrbRecord, p: Path) -> EvalPair:
-    meta = rec.meta
+    preferred = rec.preferred
+    assert preferred is not None, "read with parse_preferring: the ranks are [0, 1] or [1, 0]"
     return EvalPair(
         id=rec.id,
         prompt=rec.query,
         first=rec.response[0],
         second=rec.response[1],
-        preferred="first" if rec.ranking[0] == 0 else "second",
+        preferred=preferred,
         category=rec.category,
-        images=_images(meta.get("images") or rec.image_path or rec.images, p.parent),  # mmrb build: every image
+        images=_images(rec.all_images, p.parent),
         source="vlrewardbench",
         metadata={"vlrb_key": vlrb.item_key(rec.id, rec.query, rec.response)},
     )
@@ -178,7 +170,7 @@ LAYOUTS: dict[Layout, tuple[Callable[[Fields], Any], Callable[[Any, Path], EvalP
     "mmrb": (mmrb.parse, mmrb_pair),
     "mmrb_outputs": (lambda f: mmrb.parse_output(f, labelled=True), judge_output_pair),
     "mmrb2": (mmrb2.parse, mmrb2_pair),
-    "vlrewardbench": (_parse_vlrb, vlrb_pair),
+    "vlrewardbench": (vlrb.parse_preferring, vlrb_pair),
     "triplet": (triplets.parse, triplet_pair),
 }
 

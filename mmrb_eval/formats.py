@@ -59,9 +59,6 @@ SELF_LABELLED = ("mmrb", "vlrewardbench", "r1-rewards")
 # The judge script of Multimodal RewardBench (1_run_model_as_judge_gpt4o.py) returns this
 # string when every retry of a request failed.
 MMRB_FAILED_OUTPUT = "None"
-# Group names 2_get_accuracy.py (and R1-Reward's copy) prints besides the categories: a
-# category of the same name would be merged into them there.
-MMRB_GROUP_NAMES = ("all", "safety/bias", "safety/toxicity", "reasoning/math", "reasoning/coding")
 # cal.py's main() seeds once, then shuffles a fresh copy of the records for each k in turn.
 CAL_KS = (1, 3, 5, 7, 9)
 CAL_SEED = 1234
@@ -124,13 +121,6 @@ def read_judgment_file(
     )
 
 
-def _check_mmrb_category(f: Fields, value: Any, field: str) -> None:
-    if not isinstance(value, str) or not value:
-        f.bad(field, "missing (the row's category, a string)")
-    elif value in MMRB_GROUP_NAMES:
-        f.bad(field, f"{value!r} is also one of the scoring script's group names, which would merge them")
-
-
 def _own_pairs(records: list, to_pair: Callable[[Any, Path], EvalPair], p: Path, ids: list[str]) -> list[EvalPair]:
     """The pairs a self-labelled file describes, under the file's (de-duplicated) ids."""
     own_pairs = [to_pair(rec, p) for rec in records]
@@ -142,11 +132,8 @@ def _read_mmrb(p: Path, pairs: Sequence[EvalPair] | None) -> JudgmentFile:
     labelled = pairs is None
 
     def parse(f: Fields) -> mmrb.MmrbJudgeOutput | None:
-        rec = mmrb.parse_output(f, labelled=labelled)
-        if labelled:  # the file's categories are what is reported
-            meta = f.data.get("Meta")
-            _check_mmrb_category(f, meta.get("Category") if isinstance(meta, dict) else None, "Meta.Category")
-        return rec
+        # labelled: the file's categories are what is reported
+        return mmrb.parse_output(f, labelled=labelled, reported=labelled)
 
     records = [rec for _, rec in parse_rows(p, load_rows(p), parse)]
     ids = unique_ids([rec.id for rec in records])
@@ -239,9 +226,7 @@ def _inference_records(p: Path, trust_flag: bool) -> list[vlrb.VlrbInference | N
     data: list[vlrb.VlrbInference | None] = []
     problems: list[InputProblem] = []
     for row in load_rows(p, nulls=True):
-        rec = row.data
-        if isinstance(rec, dict) and "0" in rec and "id" not in rec:
-            rec = rec["0"]
+        rec = vlrb.unwrap_inference(row.data)
         if rec is None:
             data.append(None)
         elif not isinstance(rec, dict):
@@ -382,10 +367,7 @@ def _read_rewards(p: Path, pairs: Sequence[EvalPair] | None) -> JudgmentFile:
     def parse_row(f: Fields) -> Any:
         if layout == "triplet":
             return triplets.parse(f)
-        rec = mmrb.parse(f)
-        if labelled:  # the file's categories are what is reported
-            _check_mmrb_category(f, f.data.get("Category"), "Category")
-        return rec
+        return mmrb.parse(f, reported=labelled)  # labelled: the file's categories are what is reported
 
     records = [rec for _, rec in parse_rows(p, rows, lambda f: r1_rewards.parse(f, parse_row))]
     ids = unique_ids([rec.row.id for rec in records])

@@ -41,8 +41,8 @@ def categories_of(reports: Sequence[dict]) -> list[str]:
 
 
 def health_of(report: dict) -> dict:
-    """A report's completeness: its ``run_health`` (stored runs), else estimated from its counts
-    (failed judgments, dataset pairs without any)."""
+    """A JSON report's completeness: its ``run_health`` (stored runs), else estimated from its
+    counts (failed judgments, dataset pairs without any)."""
     h = report.get("run_health")
     if h:
         return {
@@ -50,10 +50,18 @@ def health_of(report: dict) -> dict:
             "completeness": h.get("completeness"),
             "error_rate": h.get("error_rate"),
         }
-    failed = (report.get("outcomes") or {}).get("error", 0)
-    total = report.get("judgments", 0)
-    missing = report.get("missing_pairs", 0)
-    judged = report.get("pairs", 0) - missing
+    return estimated_health(
+        failed=(report.get("outcomes") or {}).get("error", 0),
+        total=report.get("judgments", 0),
+        pairs=report.get("pairs", 0),
+        missing=report.get("missing_pairs", 0),
+    )
+
+
+def estimated_health(*, failed: int, total: int, pairs: int, missing: int) -> dict:
+    """Completeness from a report's counts: ``failed`` of ``total`` judgments, ``missing`` of
+    ``pairs`` dataset pairs without any (as many judgments planned for each as for the others)."""
+    judged = pairs - missing
     planned = total + missing * (total / judged if judged > 0 else 1)
     return {
         "complete": not failed and not missing,

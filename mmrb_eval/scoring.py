@@ -340,6 +340,47 @@ def _cluster_arrays(units: list[_Unit], keep: Iterable[str] | None = None, key=l
     return np.array([sums[k] for k in keys], float), np.array([ns[k] for k in keys], float)
 
 
+Figure = dict[str, Any]  # one figure as the JSON report writes it: stat(), _rate(), _average() ...
+
+
+@dataclass(frozen=True)
+class ScoreReport:
+    """What ``score`` found. The fields are the JSON report's keys, in its order
+    (``to_json``: ``mmrb score --output``, read back by the leaderboard); each figure in
+    them is the JSON's own dict (an accuracy from ``stat``: accuracy, correct, n,
+    correct_n, ci, and reason when undefined; a rate from ``_rate``: rate, count, n)."""
+
+    options: dict[str, Any]
+    pairs: int
+    judgments: int
+    unknown_judgments: int
+    missing_pairs: int
+    unjudged_listed_pairs: int
+    n_failed: int
+    failed_pairs: int
+    pairs_without_answer: int
+    complete: bool  # no judgment failed
+    not_used: dict[str, int]  # other_order, later_sample
+    overall: Figure
+    macro: Figure
+    size_weighted: Figure
+    categories: dict[str, Figure]
+    subsplits: dict[str, Figure]
+    outcomes: dict[str, int]  # parsed, unparsed, both, error
+    parse_failure_rate: Figure
+    both_counted_as_first_shown: int
+    tie_rate: Figure
+    unit_statuses: dict[str, int]
+    excluded_units: int
+    position: dict[str, Figure]  # first_shown_picked, acc_chosen_shown_first / _second, consistency
+    acc_plus: Figure
+    warnings: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as ``mmrb score --output`` writes it (a copy: the report stays as it is)."""
+        return asdict(self)
+
+
 def score(
     pairs: Sequence[EvalPair],
     judgments: Iterable[Judgment],
@@ -347,7 +388,7 @@ def score(
     *,
     listed: Collection[str] | None = None,
     warnings: Sequence[str] = (),
-) -> dict:
+) -> ScoreReport:
     """Score judgments against the dataset's labels. Judgments are consumed in the order
     given (the coin's draws follow it); unknown pair ids are counted and ignored.
 
@@ -441,34 +482,33 @@ def score(
             f"{plural(len(failed_ids - answered_ids), 'pair', verb=('has', 'have'))} no answer at all. "
             "Rerun to resume them.",
         )
-    report = {
-        "options": _options_dict(opts),
-        "pairs": len(pairs),
-        "judgments": n_failed + len(kept),
-        "unknown_judgments": unknown,
-        "missing_pairs": len(missing_ids),
-        "unjudged_listed_pairs": len(set(pair_by_id) - set(missing_ids) - answered_ids - failed_ids),
-        "n_failed": n_failed,
-        "failed_pairs": len(failed_ids),
-        "pairs_without_answer": len(failed_ids - answered_ids),
-        "complete": n_failed == 0,
-        "not_used": {"other_order": not_used["other_order"], "later_sample": not_used["later_sample"]},
-        "overall": overall,
-        "macro": macro,
-        "size_weighted": size_weighted,
-        "categories": categories,
-        "subsplits": subsplits,
-        "outcomes": {k: outcomes.get(k, 0) for k in ("parsed", "unparsed", "both", "error")},
-        "parse_failure_rate": _rate(len(kept) - outcomes.get("parsed", 0), len(kept)),
-        "both_counted_as_first_shown": both_as_first,
-        "tie_rate": _rate(ties, len(parsed)),
-        "unit_statuses": dict(sorted(statuses.items())),
-        "excluded_units": _excluded_count(opts, answered, units),
-        "position": position_stats(pair_by_id, kept),
-        "acc_plus": acc_plus(pairs, units, opts, group_of),
-        "warnings": notes,
-    }
-    return report
+    return ScoreReport(
+        options=_options_dict(opts),
+        pairs=len(pairs),
+        judgments=n_failed + len(kept),
+        unknown_judgments=unknown,
+        missing_pairs=len(missing_ids),
+        unjudged_listed_pairs=len(set(pair_by_id) - set(missing_ids) - answered_ids - failed_ids),
+        n_failed=n_failed,
+        failed_pairs=len(failed_ids),
+        pairs_without_answer=len(failed_ids - answered_ids),
+        complete=n_failed == 0,
+        not_used={"other_order": not_used["other_order"], "later_sample": not_used["later_sample"]},
+        overall=overall,
+        macro=macro,
+        size_weighted=size_weighted,
+        categories=categories,
+        subsplits=subsplits,
+        outcomes={k: outcomes.get(k, 0) for k in ("parsed", "unparsed", "both", "error")},
+        parse_failure_rate=_rate(len(kept) - outcomes.get("parsed", 0), len(kept)),
+        both_counted_as_first_shown=both_as_first,
+        tie_rate=_rate(ties, len(parsed)),
+        unit_statuses=dict(sorted(statuses.items())),
+        excluded_units=_excluded_count(opts, answered, units),
+        position=position_stats(pair_by_id, kept),
+        acc_plus=acc_plus(pairs, units, opts, group_of),
+        warnings=notes,
+    )
 
 
 def _excluded_count(opts: ScoringOptions, answered: list, units: list[_Unit]) -> int:
@@ -632,19 +672,19 @@ def parse_subsplit(spec: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     return cat.strip(), tuple(out)
 
 
-def render_text(report: dict, title: str = "") -> str:
+def render_text(report: ScoreReport, title: str = "") -> str:
     """A plain-text summary for the terminal."""
     lines = []
     if title:
         lines.append(title)
-    o = report["options"]
+    o = report.options
     lines.append(
         f"rules: preset={o['preset'] or '-'} aggregate={o['aggregate']} verdicts={o['verdict_rule']} "
         f"parse_failure={o['parse_failure']} both={o['both']} ties={o['ties']} split={o['split']} "
         f"missing={o['missing']} groups={o['grouping']} seed={o['seed']}"
     )
-    if not report["complete"]:
-        lines.append(f"INCOMPLETE: {report['n_failed']} failed judgments are left out of every figure below")
+    if not report.complete:
+        lines.append(f"INCOMPLETE: {report.n_failed} failed judgments are left out of every figure below")
 
     def fmt(s: dict) -> str:
         if s.get("accuracy") is None:
@@ -653,43 +693,43 @@ def render_text(report: dict, title: str = "") -> str:
         cn = f" ({s['correct_n']})" if "correct_n" in s else ""
         return f"{s['accuracy']:.4f}{ci}{cn}"
 
-    lines.append(f"  {'overall (micro)':<36} {fmt(report['overall'])}")
-    lines.append(f"  {'macro':<36} {fmt(report['macro'])}")
-    lines.append(f"  {'size-weighted':<36} {fmt(report['size_weighted'])}")
-    for name, s in report["categories"].items():
+    lines.append(f"  {'overall (micro)':<36} {fmt(report.overall)}")
+    lines.append(f"  {'macro':<36} {fmt(report.macro)}")
+    lines.append(f"  {'size-weighted':<36} {fmt(report.size_weighted)}")
+    for name, s in report.categories.items():
         lines.append(f"  {name:<36} {fmt(s)}")
-    for name, s in report["subsplits"].items():
+    for name, s in report.subsplits.items():
         lines.append(f"    {name:<34} {fmt(s)}")
-    oc = report["outcomes"]
-    pf = report["parse_failure_rate"]
+    oc = report.outcomes
+    pf = report.parse_failure_rate
     lines.append(
-        f"judgments: {report['judgments']} (parsed {oc['parsed']}, unparsed {oc['unparsed']}, both {oc['both']}, "
-        f"error {oc['error']}); parse-failure rate {_pct(pf)}; tie rate {_pct(report['tie_rate'])}"
+        f"judgments: {report.judgments} (parsed {oc['parsed']}, unparsed {oc['unparsed']}, both {oc['both']}, "
+        f"error {oc['error']}); parse-failure rate {_pct(pf)}; tie rate {_pct(report.tie_rate)}"
     )
-    if report["both_counted_as_first_shown"]:
+    if report.both_counted_as_first_shown:
         lines.append(
-            f"  note: {report['both_counted_as_first_shown']} outputs naming both answers "
+            f"  note: {report.both_counted_as_first_shown} outputs naming both answers "
             "were counted as A (official rule)"
         )
-    nu = report["not_used"]
+    nu = report.not_used
     if nu["later_sample"] or nu["other_order"]:
         lines.append(
             f"  not used by these rules: {nu['later_sample']} later samples, {nu['other_order']} in other orders"
         )
     lines.append(
-        f"pairs: {report['pairs']}, missing {report['missing_pairs']}, excluded units {report['excluded_units']}, "
-        f"unknown judgments {report['unknown_judgments']}, failed judgments {report['n_failed']}"
+        f"pairs: {report.pairs}, missing {report.missing_pairs}, excluded units {report.excluded_units}, "
+        f"unknown judgments {report.unknown_judgments}, failed judgments {report.n_failed}"
     )
-    pos = report["position"]
+    pos = report.position
     lines.append(
         f"position: A picked {_pct(pos['first_shown_picked'])}; "
         f"acc chosen shown first {fmt(pos['acc_chosen_shown_first'])}; "
         f"second {fmt(pos['acc_chosen_shown_second'])}; consistency {fmt(pos['consistency'])}"
     )
-    ap = report["acc_plus"]
+    ap = report.acc_plus
     if ap["groups_with_several_pairs"]:
         lines.append(f"Acc+ over prompt groups: {fmt(ap)}")
-    lines += [f"warning: {w}" for w in report["warnings"]]
+    lines += [f"warning: {w}" for w in report.warnings]
     return "\n".join(lines)
 
 

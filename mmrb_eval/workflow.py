@@ -16,11 +16,11 @@ from curate.store import Store
 
 from .datasets import read_dataset
 from .formats import read_judgment_file, write_judgments
-from .leaderboard import health_of
+from .leaderboard import estimated_health
 from .records import EvalPair
 from .reward_model import RewardModelConfig, run_reward_model
 from .runs import RunHealth, load_run, run_health
-from .scoring import ScoringOptions, order_judgments, score
+from .scoring import ScoreReport, ScoringOptions, order_judgments, score
 
 LoadedRun = tuple[str, list[EvalPair], list[Judgment], str]  # what runs.load_run returns
 
@@ -48,13 +48,13 @@ def open_dataset(paths: Sequence[str], limit: int | None = None) -> Dataset:
 
 @dataclass(frozen=True)
 class ScoredJudgments:
-    """A judge's judgments scored against a dataset. ``figures`` is scoring.score's report."""
+    """A judge's judgments scored against a dataset: ``figures`` is what scoring.score found."""
 
     judge: str
     dataset: str  # the dataset's label (a run's recorded paths, else the judgment file's)
     pairs: list[EvalPair]
     judgments: list[Judgment]
-    figures: dict[str, Any]
+    figures: ScoreReport
     run_id: str | None = None  # the stored run the report names
     health: RunHealth | None = None  # of a stored run: the leaderboard ranks it only when complete
 
@@ -65,7 +65,7 @@ class ScoredJudgments:
         if self.run_id is not None:
             out["run"] = self.run_id
         out["dataset"] = self.dataset
-        out.update(self.figures)
+        out.update(self.figures.to_json())
         if self.health is not None:
             out["run_health"] = self.health.as_dict()
         return out
@@ -74,7 +74,14 @@ class ScoredJudgments:
     def complete(self) -> bool:
         """A stored run: every planned judgment has an answer. Judgments from a file: none
         failed and every dataset pair has some (see leaderboard.health_of)."""
-        return self.health.complete if self.health is not None else bool(health_of(self.report)["complete"])
+        if self.health is not None:
+            return self.health.complete
+        f = self.figures
+        return bool(
+            estimated_health(failed=f.outcomes["error"], total=f.judgments, pairs=f.pairs, missing=f.missing_pairs)[
+                "complete"
+            ]
+        )
 
 
 @dataclass(frozen=True)

@@ -246,7 +246,7 @@ def test_one_pair_gives_a_value_but_no_interval():
 )
 def test_the_minimum_counts_pairs_with_two_or_more_labels(n_pairable, n_single, defined):
     rep = agreement_report(from_long(_pairs_frame(n_pairable, n_single)), resamples=200, per_category=True)
-    for f in (rep.fields["preference"], rep.categories["(none)"]["fields"]["preference"]):
+    for f in (rep.fields["preference"], rep.categories["(none)"].fields["preference"]):
         assert f.n_pairable == n_pairable
         for e in (f.alpha, f.percent_agreement, f.ac1):
             assert e.value is not None
@@ -259,10 +259,10 @@ def test_the_minimum_can_be_lowered_and_is_per_category():
     df["category"] = ["big" if int(u[1:]) < 10 else "small" for u in df["unit"]]
     rep = agreement_report(from_long(df), resamples=200, per_category=True)
     assert rep.fields["preference"].alpha.low is not None  # 12 pairs overall
-    assert rep.categories["big"]["fields"]["preference"].alpha.low is not None  # 10
-    assert rep.categories["small"]["fields"]["preference"].percent_agreement.interval_undefined == "too few pairs"
+    assert rep.categories["big"].fields["preference"].alpha.low is not None  # 10
+    assert rep.categories["small"].fields["preference"].percent_agreement.interval_undefined == "too few pairs"
     low = agreement_report(from_long(df), resamples=200, per_category=True, min_pairs=2)
-    assert low.categories["small"]["fields"]["preference"].percent_agreement.low is not None
+    assert low.categories["small"].fields["preference"].percent_agreement.low is not None
     assert low.as_dict()["bootstrap"]["min_pairs"] == 2
 
 
@@ -369,7 +369,7 @@ def test_swapping_responses_and_flipping_labels_changes_no_statistic(rows):
         _same_field(a.fields[name], b.fields[other])
     assert a.categories.keys() == b.categories.keys()
     for cat in a.categories:
-        fa, fb = a.categories[cat]["fields"], b.categories[cat]["fields"]
+        fa, fb = a.categories[cat].fields, b.categories[cat].fields
         assert {SWAPPED[k] for k in fa} == set(fb)
         for name in fa:
             _same_field(fa[name], fb[SWAPPED[name]])

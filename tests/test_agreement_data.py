@@ -64,7 +64,7 @@ def test_mmrb2_real_labels(tmp_path):
     # per category, against the package on that category's matrix
     for name in ("t2i", "edit", "interleaved"):
         m = np.array([p["human_annotations"] for p in raw[name]], dtype=float).T
-        got = rep.categories[name]["fields"]["score"].alpha
+        got = rep.categories[name].fields["score"].alpha
         assert got.value == pytest.approx(
             krippendorff.alpha(reliability_data=m, level_of_measurement="ordinal"), abs=1e-12
         )
@@ -83,7 +83,7 @@ def test_mmrb2_real_labels(tmp_path):
     assert g.alpha.value == pytest.approx(
         krippendorff.alpha(reliability_data=grades, level_of_measurement="ordinal"), abs=1e-12
     )
-    assert "score" not in rep.categories["reasoning"]["fields"]  # no score labels there: left out
+    assert "score" not in rep.categories["reasoning"].fields  # no score labels there: left out
 
 
 def test_mmrb2_score_is_consistent_with_chosen(tmp_path):

@@ -30,7 +30,7 @@ def test_sample_is_built_once_with_demo_accounts(sample_db, capsys):
     assert "lead / lead-demo / admin" in capsys.readouterr().err
     mtime = sample_db.stat().st_mtime_ns
     assert demo.ensure_sample() == info and sample_db.stat().st_mtime_ns == mtime  # not rebuilt
-    with Store(info["db"], info["images"]) as s:
+    with Store(info.db, info.images) as s:
         assert s.counts().items >= 24 and s.counts().pairs > 0
         for name, password, role in demo.ACCOUNTS:
             who = auth.authenticate(s, name, password)

@@ -471,3 +471,46 @@ def test_the_label_time_survives_a_refresh(sqlite_env, monkeypatch):
     label(at, left="correct", right="correct", pref="left")
     got = sqlite_env.get_label("p0", "alice")
     assert got is not None and got.seconds == pytest.approx(90)
+
+
+def test_the_quality_page_shows_gold_accuracy_alerts_and_resumes_a_paused_account(sqlite_env):
+    from curate.model import Gold
+
+    s = sqlite_env
+    label_everything(s)
+    s.set_gold([Gold("p1", "import", "first"), Gold("p2", "import", "first")])  # p0 has gold as Pair.is_gold
+    s.update_annotator("bob", paused="automatic pause: test")
+    lead = sign_in("lead")
+    lead.switch_page("annotate/views/admin_quality.py").run()
+    assert not lead.exception, lead.exception
+    assert [h.value for h in lead.subheader] == ["Quality"]
+    assert len(charts(lead)) == 1  # accuracy on gold with Wilson intervals
+    assert_lead_tables(lead)
+    table = lead.dataframe[0].value
+    pref = table[table["Field"] == "Preference"].set_index("Annotator")
+    assert pref.loc["alice", "Gold accuracy"] == 100.0 and pref.loc["bob", "Gold accuracy"] == pytest.approx(66.7)
+    assert pref.loc["bob", "Gold labels"] == 3
+    lead.number_input(key="quality_min_n").set_value(3).run()
+    lead.number_input(key="quality_threshold").set_value(0.8).run()
+    assert "bob: gold 66.7% below 80.0% on preference (3 labels)" in all_text(lead)
+    assert "bob: automatic pause: test" in all_text(lead)
+    lead.selectbox(key="quality_category").set_value("vqa").run()
+    assert not lead.exception, lead.exception
+    assert lead.dataframe[0].value["Gold labels"].tolist() == table["Gold labels"].tolist()  # every pair is vqa
+    lead.button(key="resume_bob").click().run()
+    assert not lead.exception, lead.exception
+    assert s.get_annotator("bob").paused is None
+
+
+def test_an_annotator_whose_queue_is_closed_is_told_so(sqlite_env):
+    sqlite_env.update_annotator("alice", paused="automatic pause: test")
+    at = sign_in("alice")
+    assert not form_keys(at)
+    text = all_text(at)
+    assert "Your queue is paused" in text and "Your queue is done" not in text and "automatic pause" not in text
+
+
+def test_the_quality_page_is_the_leads_only(sqlite_env):
+    at = sign_in("alice")
+    at.switch_page("annotate/views/admin_quality.py").run()
+    assert "You do not have access" in all_text(at) and not at.dataframe

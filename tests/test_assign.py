@@ -163,7 +163,7 @@ def test_needs_another_rule():
 
 def test_gold_mixed_in_at_rate(store):
     seed_pairs(store, 40, gold=10)
-    rep = assign(store, k=1, annotators=["a", "b"], gold_rate=0.2, seed=3)
+    rep = assign(store, k=1, annotators=["a", "b"], control_share=0.2, seed=3)
     rows = store.assignments()
     for name in "ab":
         mine = [a for a in rows if a.annotator == name]
@@ -176,7 +176,7 @@ def test_gold_mixed_in_at_rate(store):
     assert rep.gold == 10 and rep.gold_pool == 10 and rep.gold_without_answer == 0
     # re-running keeps the rate without repeating gold
     seed_pairs(store, 20, start=200)
-    assign(store, k=1, annotators=["a", "b"], gold_rate=0.2, seed=3)
+    assign(store, k=1, annotators=["a", "b"], control_share=0.2, seed=3)
     for name in "ab":
         gold = [a.pair_id for a in store.assignments(annotator=name) if a.is_gold]
         assert len(gold) == len(set(gold)) == 8  # 30 regular -> round(7.5) = 8

@@ -129,7 +129,9 @@ def test_a_whole_label_with_the_keyboard_even_after_clicking_a_radio(page, serve
     # a tie needs a rationale: E focuses it, Ctrl+Enter submits from inside it
     press(page, "1", "8", "t", "Enter")
     page.get_by_text("write a rationale").wait_for()
+    wait_idle(page)  # as a person would: type once the page has settled and the box has focus
     press(page, "e")
+    page.wait_for_function("document.activeElement && document.activeElement.tagName === 'TEXTAREA'")
     page.keyboard.type("Both name the colour; neither is wrong.")
     press(page, "Control+Enter")
     showing(page, 2)

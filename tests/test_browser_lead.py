@@ -24,7 +24,7 @@ def server(tmp_path_factory):
         unavailable(f"{CHROMIUM} is not installed (tests/setup-system.sh installs it)")
     d = tmp_path_factory.mktemp("lead")
     info = labelled_sample(d / "sample.db")
-    with StreamlitServer(info["db"], info["images"], log=d / "streamlit.log") as srv:
+    with StreamlitServer(info.db, info.images, log=d / "streamlit.log") as srv:
         yield srv
 
 

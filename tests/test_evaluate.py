@@ -180,8 +180,8 @@ def test_acc_plus_on_real_mm_rlhf_groups():
         wrong = "second" if p.preferred == "first" else "first"
         js.append(Judgment(p.id, "forward", 0, p.preferred if right else wrong))
     r = score(pairs, js, ScoringOptions(bootstrap=0))
-    assert r["overall"]["correct_n"] == "124/170"  # 170 pairs - 46 first pairs
-    assert r["acc_plus"]["correct_n"] == "0/46"
+    assert r.overall["correct_n"] == "124/170"  # 170 pairs - 46 first pairs
+    assert r.acc_plus["correct_n"] == "0/46"
 
 
 # -- formats -----------------------------------------------------------------------------
@@ -213,7 +213,7 @@ def test_mmrb2_judgements_against_ground_truth(tmp_path):
 
     r = score(pairs, js, preset_options("mmrb2", bootstrap=0))
     # (1 + 1 + 0) / 3; c has no judgement: missing; zzz is not in the ground truth
-    assert r["overall"]["correct_n"] == "2/3" and r["missing_pairs"] == 1 and r["unknown_judgments"] == 1
+    assert r.overall["correct_n"] == "2/3" and r.missing_pairs == 1 and r.unknown_judgments == 1
     with pytest.raises(InputError, match="need --dataset"):
         read_judgments(preds, "mmrb2")
 
@@ -327,7 +327,7 @@ def test_reward_model_pairs_ties_retries_and_resume(sqlite_store):
         assert (js["a"].verdict, js["a"].score_first, js["a"].score_second) == ("first", 2.0, 1.0)
         assert js["b"].verdict == "second" and js["c"].verdict == "tie"
         r = score(pairs, list(js.values()), ScoringOptions(bootstrap=0))
-        assert r["overall"]["correct_n"] == "2/3" and r["tie_rate"]["count"] == 1  # ties wrong (RewardBench)
+        assert r.overall["correct_n"] == "2/3" and r.tie_rate["count"] == 1  # ties wrong (RewardBench)
         assert (
             run_reward_model(
                 sqlite_store, [p.task() for p in pairs], cfg, run_id="rm1", dataset=RunDataset(("d",))

@@ -34,7 +34,9 @@ def reports() -> list[dict]:
         out.append(
             {
                 "judge": name,
-                **score(pairs, js, opts if name != "silent" else ScoringOptions(bootstrap=0, parse_failure="excluded")),
+                **score(
+                    pairs, js, opts if name != "silent" else ScoringOptions(bootstrap=0, parse_failure="excluded")
+                ).to_json(),
             }
         )
     return out

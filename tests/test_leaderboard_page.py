@@ -58,8 +58,8 @@ def test_dashboard_functions(store, tmp_path):
     wrong = [p.id for p in lazy.pairs if p.preferred == "second"]
     assert lazy.report["overall"]["correct_n"] == f"{4 - len(wrong)}/4"
     found = mistakes(lazy)
-    assert [m["pair"] for m in found] == wrong and all(m["mistake"] == "picked the rejected response" for m in found)
-    assert all(m["chosen shown as"] == "B" and m["judge output"] == "I pick [[A]]" for m in found)
+    assert [m.pair for m in found] == wrong and all(m.mistake == "picked the rejected response" for m in found)
+    assert all(m.chosen_shown_as == "B" and m.judge_output == "I pick [[A]]" for m in found)
     assert mistakes(by["sharp"]) == []
     rows = category_rows(runs, "vqa")
     assert {r["judge"] for r in rows} == {"sharp", "lazy"} and rows[0]["vqa correct/n"].endswith("/2")

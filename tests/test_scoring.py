@@ -38,28 +38,28 @@ def run(**kw):
 def test_parse_failure_wrong():
     r = run(parse_failure="wrong")
     # x1 1, x2 0, y1 0 (both = a failure), y2 0 -> 1/4; X 1/2, Y 0/2; macro (.5 + 0)/2
-    assert (r["overall"]["correct"], r["overall"]["n"], r["overall"]["accuracy"]) == (1, 4, 0.25)
-    assert r["overall"]["correct_n"] == "1/4"
-    assert r["categories"]["X"]["accuracy"] == 0.5 and r["categories"]["Y"]["accuracy"] == 0.0
-    assert r["macro"]["accuracy"] == 0.25
-    assert r["outcomes"] == {"parsed": 2, "unparsed": 1, "both": 1, "error": 0}
-    assert r["parse_failure_rate"] == {"rate": 0.5, "count": 2, "n": 4}
+    assert (r.overall["correct"], r.overall["n"], r.overall["accuracy"]) == (1, 4, 0.25)
+    assert r.overall["correct_n"] == "1/4"
+    assert r.categories["X"]["accuracy"] == 0.5 and r.categories["Y"]["accuracy"] == 0.0
+    assert r.macro["accuracy"] == 0.25
+    assert r.outcomes == {"parsed": 2, "unparsed": 1, "both": 1, "error": 0}
+    assert r.parse_failure_rate == {"rate": 0.5, "count": 2, "n": 4}
 
 
 def test_parse_failure_half():
     r = run(parse_failure="half")
     # 1 + .5 + .5 + 0 = 2/4; X 1.5/2 = .75; Y .5/2 = .25
-    assert r["overall"]["correct_n"] == "2/4" and r["overall"]["accuracy"] == 0.5
-    assert r["categories"]["X"]["correct_n"] == "1.5/2" and r["categories"]["X"]["accuracy"] == 0.75
-    assert r["categories"]["Y"]["accuracy"] == 0.25
+    assert r.overall["correct_n"] == "2/4" and r.overall["accuracy"] == 0.5
+    assert r.categories["X"]["correct_n"] == "1.5/2" and r.categories["X"]["accuracy"] == 0.75
+    assert r.categories["Y"]["accuracy"] == 0.25
 
 
 def test_parse_failure_excluded():
     r = run(parse_failure="excluded")
     # only x1 (1) and y2 (0) count: 1/2; X 1/1; Y 0/1
-    assert r["overall"]["correct_n"] == "1/2"
-    assert r["categories"]["X"]["correct_n"] == "1/1" and r["categories"]["Y"]["correct_n"] == "0/1"
-    assert r["excluded_units"] == 2
+    assert r.overall["correct_n"] == "1/2"
+    assert r.categories["X"]["correct_n"] == "1/1" and r.categories["Y"]["correct_n"] == "0/1"
+    assert r.excluded_units == 2
 
 
 def test_parse_failure_coin_seed_123():
@@ -67,18 +67,18 @@ def test_parse_failure_coin_seed_123():
     # random.Random(123) draws .052 then .087: both < .5, so A each time, in file order.
     # x2 (forward): A = first, label second -> 0;  y1 (both, a failure): A = first, label first -> 1
     # total 1 + 0 + 1 + 0 = 2/4
-    assert r["overall"]["correct_n"] == "2/4"
-    assert r["categories"]["X"]["correct_n"] == "1/2" and r["categories"]["Y"]["correct_n"] == "1/2"
-    assert r["unit_statuses"] == {"coin": 2, "correct": 1, "wrong": 1}
+    assert r.overall["correct_n"] == "2/4"
+    assert r.categories["X"]["correct_n"] == "1/2" and r.categories["Y"]["correct_n"] == "1/2"
+    assert r.unit_statuses == {"coin": 2, "correct": 1, "wrong": 1}
 
 
 def test_coin_respects_the_order_shown():
     # a reverse judgment shows the second response as A: a coin landing on A picks "second"
     pairs = [P("r1", "second")]
     r = score(pairs, [J("r1", order="reverse")], ScoringOptions(parse_failure="coin", seed=123, bootstrap=0))
-    assert r["overall"]["correct_n"] == "1/1"  # draw .052 -> A -> second == label
+    assert r.overall["correct_n"] == "1/1"  # draw .052 -> A -> second == label
     r = score(pairs, [J("r1", order="forward")], ScoringOptions(parse_failure="coin", seed=123, bootstrap=0))
-    assert r["overall"]["correct_n"] == "0/1"  # A -> first != label
+    assert r.overall["correct_n"] == "0/1"  # A -> first != label
 
 
 def test_coin_draws_follow_file_order():
@@ -86,33 +86,33 @@ def test_coin_draws_follow_file_order():
     pairs = [P(f"p{i}", "second") for i in range(5)]
     js = [J(f"p{i}") for i in range(5)]
     r = score(pairs, js, ScoringOptions(parse_failure="coin", seed=123, bootstrap=0))
-    assert r["overall"]["correct_n"] == "1/5"  # only the fifth draw (B = second) is right
+    assert r.overall["correct_n"] == "1/5"  # only the fifth draw (B = second) is right
     r = score(pairs, js[::-1], ScoringOptions(parse_failure="coin", seed=123, bootstrap=0))
-    assert r["overall"]["correct_n"] == "1/5"
+    assert r.overall["correct_n"] == "1/5"
     # ...and it is p0 that is right when p0 comes last
     r2 = score(pairs, js[::-1], ScoringOptions(parse_failure="coin", seed=123, bootstrap=0, missing="excluded"))
-    assert r2["overall"]["correct_n"] == "1/5"
+    assert r2.overall["correct_n"] == "1/5"
 
 
 def test_mmrb_preset_counts_both_as_a():
     r = score(PAIRS, JUDG, preset_options("mmrb", bootstrap=0))
     # y1 names both: counted as A = first = label -> 1 (no coin drawn); x2 draws .052 -> A -> 0
-    assert r["overall"]["correct_n"] == "2/4"
-    assert r["both_counted_as_first_shown"] == 1 and r["outcomes"]["both"] == 1
-    assert r["unit_statuses"] == {"coin": 1, "correct": 2, "wrong": 1}
+    assert r.overall["correct_n"] == "2/4"
+    assert r.both_counted_as_first_shown == 1 and r.outcomes["both"] == 1
+    assert r.unit_statuses == {"coin": 1, "correct": 2, "wrong": 1}
     assert "counted as A" in render_text(r)
     # without the official flaw, y1 is a parse failure like x2
     r = score(PAIRS, JUDG, preset_options("mmrb", both="unparsed", bootstrap=0))
-    assert r["both_counted_as_first_shown"] == 0 and r["unit_statuses"]["coin"] == 2
+    assert r.both_counted_as_first_shown == 0 and r.unit_statuses["coin"] == 2
 
 
 def test_ties():
     pairs = [P("a", "first"), P("b", "second")]
     js = [J("a", "tie"), J("b", "second")]
-    assert score(pairs, js, ScoringOptions(ties="wrong", bootstrap=0))["overall"]["correct_n"] == "1/2"
-    assert score(pairs, js, ScoringOptions(ties="half", bootstrap=0))["overall"]["correct_n"] == "1.5/2"
-    assert score(pairs, js, ScoringOptions(ties="excluded", bootstrap=0))["overall"]["correct_n"] == "1/1"
-    assert score(pairs, js, ScoringOptions(bootstrap=0))["tie_rate"] == {"rate": 0.5, "count": 1, "n": 2}
+    assert score(pairs, js, ScoringOptions(ties="wrong", bootstrap=0)).overall["correct_n"] == "1/2"
+    assert score(pairs, js, ScoringOptions(ties="half", bootstrap=0)).overall["correct_n"] == "1.5/2"
+    assert score(pairs, js, ScoringOptions(ties="excluded", bootstrap=0)).overall["correct_n"] == "1/1"
+    assert score(pairs, js, ScoringOptions(bootstrap=0)).tie_rate == {"rate": 0.5, "count": 1, "n": 2}
 
 
 def test_both_orders_mmrb2_rule_and_position_bias():
@@ -125,13 +125,12 @@ def test_both_orders_mmrb2_rule_and_position_bias():
     ]
     r = score(pairs, js, preset_options("mmrb2", bootstrap=0))
     # (1 + 0 + 1 + 0) / 4 judgments
-    assert r["overall"]["correct_n"] == "2/4"
+    assert r.overall["correct_n"] == "2/4"
     # leaving unread answers out instead (what MMRB2's judging script does before writing)
     assert (
-        score(pairs, js, preset_options("mmrb2", parse_failure="excluded", bootstrap=0))["overall"]["correct_n"]
-        == "2/3"
+        score(pairs, js, preset_options("mmrb2", parse_failure="excluded", bootstrap=0)).overall["correct_n"] == "2/3"
     )
-    pos = r["position"]
+    pos = r.position
     assert pos["first_shown_picked"] == {"rate": round(2 / 3, 6), "count": 2, "n": 3}
     # chosen shown first: r1 forward (right) -> 1/1; chosen shown second: r1 reverse (wrong), r2 forward (right)
     assert pos["acc_chosen_shown_first"]["correct_n"] == "1/1"
@@ -157,44 +156,44 @@ def test_majority_vote_vlrewardbench_rule():
         vs = ["first"] * right + ["second"] * wrong + [None] * unp
         js += [J(ids[q], v, order="forward" if i % 2 else "reverse", i=i) for i, v in enumerate(vs)]
     r = score(pairs, js, preset_options("vlrewardbench", bootstrap=0))
-    assert r["overall"]["correct_n"] == "1/2"  # q1 right, q4 wrong; q2, q3, q5 dropped
-    assert r["categories"]["general"]["correct_n"] == "1/1"
-    assert r["categories"]["hallucination"]["correct_n"] == "0/1"
-    assert r["categories"]["reasoning"]["accuracy"] is None
-    assert r["categories"]["reasoning"]["reason"] == "no scored units"
-    assert "ignored" not in r["categories"]
+    assert r.overall["correct_n"] == "1/2"  # q1 right, q4 wrong; q2, q3, q5 dropped
+    assert r.categories["general"]["correct_n"] == "1/1"
+    assert r.categories["hallucination"]["correct_n"] == "0/1"
+    assert r.categories["reasoning"]["accuracy"] is None
+    assert r.categories["reasoning"]["reason"] == "no scored units"
+    assert "ignored" not in r.categories
     # cal.py's macro is the mean of its three groups: with one empty it divides by zero
-    assert r["macro"]["accuracy"] is None and r["macro"]["reason"] == "no scored units in reasoning"
+    assert r.macro["accuracy"] is None and r.macro["reason"] == "no scored units in reasoning"
     # without those rules: the pairs' own category, and the macro over the scored groups
     r2 = score(pairs, js, preset_options("vlrewardbench", grouping="category", macro_groups=(), bootstrap=0))
-    assert r2["categories"]["ignored"]["correct_n"] == "1/2"
-    assert r2["macro"]["accuracy"] == 0.5 and r2["macro"]["groups"] == 1
-    assert r["unit_statuses"] == {"correct": 1, "wrong": 1}
-    assert r["excluded_units"] == 3
+    assert r2.categories["ignored"]["correct_n"] == "1/2"
+    assert r2.macro["accuracy"] == 0.5 and r2.macro["groups"] == 1
+    assert r.unit_statuses == {"correct": 1, "wrong": 1}
+    assert r.excluded_units == 3
     # the same votes with splits as half credit and unparsed as wrong: (1 + .5 + 0 + 0 + .5) / 5
     r = score(pairs, js, preset_options("vlrewardbench", split="half", parse_failure="wrong", bootstrap=0))
-    assert r["overall"]["correct_n"] == "2/5"
+    assert r.overall["correct_n"] == "2/5"
     # unparsed votes left out of the total: q2 becomes 5 of 8 right and q3 4 of 4 right;
     # q1 right, q4 wrong, q5 still split -> 3/4
     r = score(pairs, js, preset_options("vlrewardbench", majority_counts_unparsed=False, bootstrap=0))
-    assert r["overall"]["correct_n"] == "3/4"
+    assert r.overall["correct_n"] == "3/4"
 
 
 def test_samples_used_and_orders_filter():
     pairs = [P("a", "first")]
     js = [J("a", "first", i=0), J("a", "second", i=1), J("a", "second", order="reverse", i=0)]
-    assert score(pairs, js, ScoringOptions(samples_used=1, bootstrap=0))["overall"]["correct_n"] == "1/2"
-    assert score(pairs, js, ScoringOptions(orders=("forward",), bootstrap=0))["overall"]["correct_n"] == "1/2"
-    assert score(pairs, js, ScoringOptions(bootstrap=0))["overall"]["correct_n"] == "1/3"
+    assert score(pairs, js, ScoringOptions(samples_used=1, bootstrap=0)).overall["correct_n"] == "1/2"
+    assert score(pairs, js, ScoringOptions(orders=("forward",), bootstrap=0)).overall["correct_n"] == "1/2"
+    assert score(pairs, js, ScoringOptions(bootstrap=0)).overall["correct_n"] == "1/3"
 
 
 def test_missing_and_unknown_pairs():
     pairs = [P("a", "first"), P("b", "first")]
     js = [J("a", "first"), J("zzz", "first")]
     r = score(pairs, js, ScoringOptions(bootstrap=0))
-    assert r["overall"]["correct_n"] == "1/1" and r["missing_pairs"] == 1 and r["unknown_judgments"] == 1
+    assert r.overall["correct_n"] == "1/1" and r.missing_pairs == 1 and r.unknown_judgments == 1
     r = score(pairs, js, ScoringOptions(missing="wrong", bootstrap=0))
-    assert r["overall"]["correct_n"] == "1/2"
+    assert r.overall["correct_n"] == "1/2"
 
 
 def test_subsplits_and_weights():
@@ -206,15 +205,15 @@ def test_subsplits_and_weights():
     ]
     js = [J("pairs_1", "first"), J("hateful_2", "second"), J("math_3", "first"), J("Code_4", "first")]
     r = score(pairs, js, preset_options("mmrb", bootstrap=0))
-    assert r["subsplits"]["safety/bias"]["correct_n"] == "1/1"
-    assert r["subsplits"]["safety/toxicity"]["correct_n"] == "0/1"
-    assert r["subsplits"]["reasoning/math"]["correct_n"] == "1/1"
-    assert r["subsplits"]["reasoning/coding"]["correct_n"] == "1/1"
-    assert r["categories"]["safety"]["accuracy"] == 0.5 and r["categories"]["reasoning"]["accuracy"] == 1.0
+    assert r.subsplits["safety/bias"]["correct_n"] == "1/1"
+    assert r.subsplits["safety/toxicity"]["correct_n"] == "0/1"
+    assert r.subsplits["reasoning/math"]["correct_n"] == "1/1"
+    assert r.subsplits["reasoning/coding"]["correct_n"] == "1/1"
+    assert r.categories["safety"]["accuracy"] == 0.5 and r.categories["reasoning"]["accuracy"] == 1.0
     # safety .5, reasoning 1: macro .75; weighted 3:1 -> (3*.5 + 1)/4 = .625
-    assert r["macro"]["accuracy"] == 0.75
+    assert r.macro["accuracy"] == 0.75
     r = score(pairs, js, preset_options("mmrb", bootstrap=0, weights={"safety": 3, "reasoning": 1}))
-    assert r["size_weighted"]["accuracy"] == 0.625
+    assert r.size_weighted["accuracy"] == 0.625
     assert parse_subsplit("safety:pairs=safety/bias,*=safety/toxicity") == (
         "safety",
         (("pairs", "safety/bias"), ("*", "safety/toxicity")),
@@ -229,9 +228,9 @@ def test_size_weighted_uses_dataset_sizes_by_default():
     js = [J("x1", "first"), J("x2", "second"), J("y1", "first")]
     r = score(pairs, js, ScoringOptions(bootstrap=0))
     # X .5, Y 1 -> macro .75, size-weighted (3*.5 + 1*1)/4 = .625, micro 2/3
-    assert r["macro"]["accuracy"] == 0.75
-    assert r["size_weighted"]["accuracy"] == 0.625
-    assert r["overall"]["correct_n"] == "2/3"
+    assert r.macro["accuracy"] == 0.75
+    assert r.size_weighted["accuracy"] == 0.625
+    assert r.overall["correct_n"] == "2/3"
 
 
 def test_acc_plus():
@@ -241,8 +240,8 @@ def test_acc_plus():
     ]
     js = [J(p.id, "first") for p in pairs[:4]] + [J("g2#1", "second")]
     r = score(pairs, js, ScoringOptions(bootstrap=0))
-    assert r["overall"]["correct_n"] == "4/5"
-    assert r["acc_plus"]["correct_n"] == "1/2" and r["acc_plus"]["groups_with_several_pairs"] == 2
+    assert r.overall["correct_n"] == "4/5"
+    assert r.acc_plus["correct_n"] == "1/2" and r.acc_plus["groups_with_several_pairs"] == 2
 
 
 def test_bootstrap_intervals_are_seeded_and_bracket_the_estimate():
@@ -251,17 +250,17 @@ def test_bootstrap_intervals_are_seeded_and_bracket_the_estimate():
     a = score(pairs, js, ScoringOptions(bootstrap=500, bootstrap_seed=1))
     b = score(pairs, js, ScoringOptions(bootstrap=500, bootstrap_seed=1))
     c = score(pairs, js, ScoringOptions(bootstrap=500, bootstrap_seed=2))
-    assert a == b and a["overall"]["ci"] != c["overall"]["ci"]
-    for s in (a["overall"], a["categories"]["X"], a["categories"]["Y"], a["macro"]):
+    assert a == b and a.overall["ci"] != c.overall["ci"]
+    for s in (a.overall, a.categories["X"], a.categories["Y"], a.macro):
         lo, hi = s["ci"]
         assert lo <= s["accuracy"] <= hi and hi - lo < 0.6
-    assert score(pairs, js, ScoringOptions(bootstrap=0))["overall"]["ci"] is None
+    assert score(pairs, js, ScoringOptions(bootstrap=0)).overall["ci"] is None
 
 
 def test_empty_and_bad_options():
     r = score([P("a", "first")], [], ScoringOptions(bootstrap=10))
-    assert r["overall"]["accuracy"] is None and r["overall"]["reason"] == "no scored units"
-    assert r["macro"]["accuracy"] is None and r["parse_failure_rate"]["rate"] is None
+    assert r.overall["accuracy"] is None and r.overall["reason"] == "no scored units"
+    assert r.macro["accuracy"] is None and r.parse_failure_rate["rate"] is None
     with pytest.raises(ValueError, match="parse_failure"):
         ScoringOptions(parse_failure="ignore").check()
     with pytest.raises(ValueError, match="unknown preset"):
@@ -270,7 +269,7 @@ def test_empty_and_bad_options():
     opts = preset_options("mmrb", parse_failure="half")
     assert opts.parse_failure == "half" and opts.both == "first_shown" and opts.preset == "mmrb"
     r = score(PAIRS, JUDG, opts)
-    assert r["options"]["parse_failure"] == "half" and r["options"]["seed"] == 123
+    assert r.options["parse_failure"] == "half" and r.options["seed"] == 123
 
 
 # -- failed requests -------------------------------------------------------------------------
@@ -299,11 +298,11 @@ def test_an_unreachable_judge_scores_nothing():
     js = [F(p.id) for p in pairs]
     for opts in ALL_OPTIONS:
         r = score(pairs, js, opts)
-        assert r["overall"]["accuracy"] is None and r["overall"]["n"] == 0, opts
-        assert r["n_failed"] == 66 and r["failed_pairs"] == 66 and r["pairs_without_answer"] == 66
-        assert r["complete"] is False and r["missing_pairs"] == 0
-        assert r["unit_statuses"] == {} and r["parse_failure_rate"]["n"] == 0
-        assert r["warnings"][0].startswith("incomplete: 66 of 66 judgments failed")
+        assert r.overall["accuracy"] is None and r.overall["n"] == 0, opts
+        assert r.n_failed == 66 and r.failed_pairs == 66 and r.pairs_without_answer == 66
+        assert r.complete is False and r.missing_pairs == 0
+        assert r.unit_statuses == {} and r.parse_failure_rate["n"] == 0
+        assert r.warnings[0].startswith("incomplete: 66 of 66 judgments failed")
     text = render_text(score(pairs, js, ScoringOptions(parse_failure="half", bootstrap=0)))
     assert "INCOMPLETE: 66 failed judgments" in text and "0.5000" not in text
 
@@ -313,7 +312,7 @@ def test_the_incomplete_note_names_the_causes():
     errors = ["empty response (finish_reason=stop)", "response of 9 characters is over the limit of 5", None]
     js = [Judgment(p.id, "forward", 0, None, "error", error=e) for p, e in zip(pairs, errors, strict=False)]
     r = score(pairs, [*js, J("p3", "first")], ScoringOptions(bootstrap=0))
-    assert r["warnings"][0].startswith(
+    assert r.warnings[0].startswith(
         "incomplete: 3 of 4 judgments failed (1 empty response, 1 over the size limit, 1 unknown error) and are in no "
         "figure; 3 pairs have no answer at all."
     )
@@ -326,8 +325,8 @@ def test_failed_requests_draw_no_coin_and_cast_no_vote():
     with_failures = [js[0], F("p1", i=1), js[1], F("p2", i=1), js[2], js[3], js[4]]
     a = score(pairs, js, ScoringOptions(parse_failure="coin", bootstrap=0))
     b = score(pairs, with_failures, ScoringOptions(parse_failure="coin", bootstrap=0))
-    assert a["overall"]["correct_n"] == b["overall"]["correct_n"] == "1/5"
-    assert b["n_failed"] == 2 and b["pairs_without_answer"] == 0 and not b["complete"]
+    assert a.overall["correct_n"] == b.overall["correct_n"] == "1/5"
+    assert b.n_failed == 2 and b.pairs_without_answer == 0 and not b.complete
     # a majority vote over the answers only: 1 right of 1, the two failures do not outvote it
     pairs = [P("v", "first")]
     r = score(
@@ -335,7 +334,7 @@ def test_failed_requests_draw_no_coin_and_cast_no_vote():
         [F("v"), J("v", "first", i=1), F("v", i=2)],
         preset_options("vlrewardbench", grouping="category", bootstrap=0),
     )
-    assert r["overall"]["correct_n"] == "1/1" and r["excluded_units"] == 0
+    assert r.overall["correct_n"] == "1/1" and r.excluded_units == 0
 
 
 OUTCOME = st.sampled_from(["first", "second", "tie", None, "both", "error", "error"])
@@ -370,20 +369,20 @@ def test_failed_requests_change_no_figure(rows, labels):
         used = [
             j for j in js if j.outcome == "error" and (opts.samples_used is None or j.sample_index < opts.samples_used)
         ]
-        assert a["n_failed"] == len(used) and a["complete"] == (not used)
-        assert bool(a["warnings"]) == bool(used)
+        assert a.n_failed == len(used) and a.complete == (not used)
+        assert bool(a.warnings) == bool(used)
         for key in ("overall", "macro", "unit_statuses", "excluded_units", "parse_failure_rate", "tie_rate"):
             if key in ("overall", "macro"):
-                assert (a[key].get("correct"), a[key].get("n"), a[key]["accuracy"]) == (
-                    b[key].get("correct"),
-                    b[key].get("n"),
-                    b[key]["accuracy"],
+                assert (getattr(a, key).get("correct"), getattr(a, key).get("n"), getattr(a, key)["accuracy"]) == (
+                    getattr(b, key).get("correct"),
+                    getattr(b, key).get("n"),
+                    getattr(b, key)["accuracy"],
                 ), (key, opts)
             else:
-                assert a[key] == b[key], (key, opts)
-        for c, s in b["categories"].items():
-            assert (a["categories"][c]["correct"], a["categories"][c]["n"]) == (s["correct"], s["n"])
-        assert (a["acc_plus"]["correct"], a["acc_plus"]["n"]) == (b["acc_plus"]["correct"], b["acc_plus"]["n"])
+                assert getattr(a, key) == getattr(b, key), (key, opts)
+        for c, s in b.categories.items():
+            assert (a.categories[c]["correct"], a.categories[c]["n"]) == (s["correct"], s["n"])
+        assert (a.acc_plus["correct"], a.acc_plus["n"]) == (b.acc_plus["correct"], b.acc_plus["n"])
 
 
 def test_the_scoring_vocabularies_are_written_once():

@@ -24,8 +24,8 @@ def run(path, fmt, preset, pairs=None, **kw):
 # -- Multimodal RewardBench --------------------------------------------------------------
 def test_mmrb_example_file_scores_one_half():
     r = run(shared("multimodal_rewardbench/example_judge_outputs.jsonl"), "mmrb", "mmrb")
-    assert r["overall"]["accuracy"] == 0.5 and r["overall"]["correct_n"] == "1/2"
-    assert r["categories"]["open_generation/correctness_task"]["correct_n"] == "1/2"
+    assert r.overall["accuracy"] == 0.5 and r.overall["correct_n"] == "1/2"
+    assert r.categories["open_generation/correctness_task"]["correct_n"] == "1/2"
 
 
 def test_mmrb_bracket_rule_and_the_coin_sequence(tmp_path):
@@ -47,11 +47,11 @@ def test_mmrb_bracket_rule_and_the_coin_sequence(tmp_path):
         ],
     )
     r = run(path, "mmrb", "mmrb")
-    assert r["overall"]["correct_n"] == "4/7"
-    assert r["unit_statuses"] == {"coin": 5, "correct": 2}
-    assert r["both_counted_as_first_shown"] == 1
+    assert r.overall["correct_n"] == "4/7"
+    assert r.unit_statuses == {"coin": 5, "correct": 2}
+    assert r.both_counted_as_first_shown == 1
     # the project's parser still reads [[C]] as a tie and [[C]] [[B]] as naming two answers
-    assert r["outcomes"] == {"parsed": 1, "unparsed": 4, "both": 2, "error": 0}
+    assert r.outcomes == {"parsed": 1, "unparsed": 4, "both": 2, "error": 0}
 
 
 # -- VL-RewardBench ----------------------------------------------------------------------
@@ -95,16 +95,16 @@ def test_vlrb_literal_records(tmp_path):
     assert [p.id for p in pairs] == ["hallucination_a", "wildvision_b#0", "wildvision_b#1", "mmmu-d"]
     assert [p.category for p in pairs] == ["hallucination", "general", "general", "reasoning"]
     r = run(path, "vlrewardbench", "vlrewardbench")
-    assert r["overall"]["correct_n"] == "1/2"  # a right, d wrong; b split and c unparsed leave both sides
-    assert r["categories"]["hallucination"]["correct_n"] == "1/1"
-    assert r["categories"]["general"]["n"] == 0
-    assert r["categories"]["reasoning"]["correct_n"] == "0/1"
+    assert r.overall["correct_n"] == "1/2"  # a right, d wrong; b split and c unparsed leave both sides
+    assert r.categories["hallucination"]["correct_n"] == "1/1"
+    assert r.categories["general"]["n"] == 0
+    assert r.categories["reasoning"]["correct_n"] == "0/1"
     # cal.py divides by zero for the empty general group: no macro
-    assert r["macro"]["accuracy"] is None and "general" in r["macro"]["reason"]
+    assert r.macro["accuracy"] is None and "general" in r.macro["reason"]
     # flag_status as written ("stale") is not a status cal.py counts: every record is ignored
     r = run(path, "vlrewardbench", "vlrewardbench", trust_flag=True)
-    assert r["overall"]["n"] == 0 and r["judgments"] == 0
-    assert r["warnings"] == [
+    assert r.overall["n"] == 0 and r.judgments == 0
+    assert r.warnings == [
         "14 records whose flag_status is not agree, reject or doesntMatch are ignored, as cal.py does"
     ]
     # k=1: one sample per item after cal.py's seeded shuffle
@@ -119,8 +119,8 @@ def test_vlrb_trusted_flags_are_not_re_read(tmp_path):
     for rec, flag in zip(recs, ("agree", "agree", "reject"), strict=True):
         rec["meta"]["flag_status"] = flag
     path = write_jsonl(tmp_path / "infer.jsonl", recs)
-    assert run(path, "vlrewardbench", "vlrewardbench", trust_flag=True)["overall"]["correct_n"] == "1/1"
-    assert run(path, "vlrewardbench", "vlrewardbench")["overall"]["correct_n"] == "0/1"  # the text rejects 3 times
+    assert run(path, "vlrewardbench", "vlrewardbench", trust_flag=True).overall["correct_n"] == "1/1"
+    assert run(path, "vlrewardbench", "vlrewardbench").overall["correct_n"] == "0/1"  # the text rejects 3 times
 
 
 def test_vlrb_records_against_the_text_copy_keep_their_verdicts(tmp_path):
@@ -139,13 +139,13 @@ def test_vlrb_records_against_the_text_copy_keep_their_verdicts(tmp_path):
     ]
     path = write_jsonl(tmp_path / "infer.jsonl", recs)
     r = run(path, "vlrewardbench", "vlrewardbench", pairs)
-    assert r["overall"]["correct_n"] == "8/8" and r["warnings"] == []
+    assert r.overall["correct_n"] == "8/8" and r.warnings == []
     # position: each item was shown once in each order, and the judge always found the good one
-    assert r["position"]["consistency"]["correct_n"] == "8/8"
+    assert r.position["consistency"]["correct_n"] == "8/8"
     # records whose responses are not the dataset's are scored against the id, with a warning
     recs[0]["response"] = ["other", "text"]
     r = run(write_jsonl(tmp_path / "odd.jsonl", recs), "vlrewardbench", "vlrewardbench", pairs)
-    assert r["warnings"] and "differ from the dataset pair" in r["warnings"][0]
+    assert r.warnings and "differ from the dataset pair" in r.warnings[0]
 
 
 # -- MMRB2 -------------------------------------------------------------------------------
@@ -176,10 +176,10 @@ def test_mmrb2_missing_and_unread_judgements(tmp_path):
         )
     )  # e: missing
     r = run(preds, "mmrb2", "mmrb2", read_dataset(gt))
-    assert r["overall"]["correct_n"] == "1/3"
-    assert r["missing_pairs"] == 1 and r["unjudged_listed_pairs"] == 2
-    assert r["tie_rate"]["count"] == 0 and r["outcomes"]["unparsed"] == 2
-    assert r["not_used"]["later_sample"] == 1
+    assert r.overall["correct_n"] == "1/3"
+    assert r.missing_pairs == 1 and r.unjudged_listed_pairs == 2
+    assert r.tie_rate["count"] == 0 and r.outcomes["unparsed"] == 2
+    assert r.not_used["later_sample"] == 1
 
 
 # -- R1-Reward ---------------------------------------------------------------------------
@@ -193,13 +193,13 @@ def test_r1_rewards_mm_rlhf_acc_and_acc_plus(tmp_path):
     ]
     path = write_jsonl(tmp_path / "r1.jsonl", [{"prompt": "q", "chosen": "c", "rejected": "r", **x} for x in rows])
     r = run(path, "r1-rewards", "r1-mm-rlhf")
-    assert r["overall"]["correct_n"] == "3/5" and r["acc_plus"]["correct_n"] == "1/3"
-    cats = r["categories"]
+    assert r.overall["correct_n"] == "3/5" and r.acc_plus["correct_n"] == "1/3"
+    cats = r.categories
     assert (cats["mcq"]["correct_n"], cats["long"]["correct_n"], cats["video"]["correct_n"]) == ("2/2", "1/2", "0/1")
-    ap = r["acc_plus"]["categories"]
+    ap = r.acc_plus["categories"]
     assert (ap["mcq"]["correct_n"], ap["long"]["correct_n"], ap["video"]["correct_n"]) == ("1/1", "0/1", "0/1")
     # the chosen response is always shown first by R1-Reward's harness
-    assert r["position"]["acc_chosen_shown_second"]["n"] == 0
+    assert r.position["acc_chosen_shown_second"]["n"] == 0
 
 
 def test_r1_rewards_vl_groups_and_macro(tmp_path):
@@ -211,16 +211,16 @@ def test_r1_rewards_vl_groups_and_macro(tmp_path):
     ]
     path = write_jsonl(tmp_path / "vl.jsonl", [{"prompt": "q", "chosen": "c", "rejected": "r", **x} for x in rows])
     r = run(path, "r1-rewards", "r1-vlrewardbench")
-    assert {g: s["correct_n"] for g, s in r["categories"].items()} == {
+    assert {g: s["correct_n"] for g, s in r.categories.items()} == {
         "general": "1/1",
         "hallucination": "0/1",
         "reasoning": "1/1",
     }
-    assert r["macro"]["accuracy"] == round(2 / 3, 6)
+    assert r.macro["accuracy"] == round(2 / 3, 6)
     # an empty group counts as 0 in its macro
     path = write_jsonl(tmp_path / "vl2.jsonl", [{"prompt": "q", "chosen": "c", "rejected": "r", **rows[0]}])
     r = run(path, "r1-rewards", "r1-vlrewardbench")
-    assert r["macro"]["accuracy"] == round(1 / 3, 6) and r["macro"]["empty_groups_as_zero"] == [
+    assert r.macro["accuracy"] == round(1 / 3, 6) and r.macro["empty_groups_as_zero"] == [
         "hallucination",
         "reasoning",
     ]

@@ -206,6 +206,7 @@ def test_counts_and_tallies(store):
         "assignments",
         "labels",
         "adjudications",
+        "gold",
         "judge_runs",
     ]
     t = store.tallies()

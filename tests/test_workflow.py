@@ -15,7 +15,7 @@ from mmrb_eval.formats import write_judgments
 from mmrb_eval.leaderboard import incomplete_runs, read_report
 from mmrb_eval.reward_model import RewardModelConfig
 from mmrb_eval.runs import RunHealth
-from mmrb_eval.scoring import ScoringOptions
+from mmrb_eval.scoring import ScoreReport, ScoringOptions, score
 from mmrb_eval.workflow import (
     ScoredJudgments,
     evaluate,
@@ -27,6 +27,11 @@ from mmrb_eval.workflow import (
 from tests.support.fake_openai import FakeOpenAI
 
 OPTS = ScoringOptions(bootstrap=0)
+
+
+def figures(**kw) -> ScoreReport:
+    """A score report with these figures (the others those of scoring nothing)."""
+    return replace(score([], [], OPTS), **kw)
 
 
 def fair(req) -> str:
@@ -57,19 +62,20 @@ def test_open_dataset_keeps_the_first_pairs_and_records_paths_and_limit(tmp_path
 
 def test_report_names_the_run_and_its_health_only_when_known():
     health = RunHealth(planned=2, answered=1, failed=1, missing=0)
-    base = ScoredJudgments("j", "d", [], [], {"overall": {"accuracy": 1.0}, "judgments": 2})
-    assert list(base.report) == ["judge", "dataset", "overall", "judgments"]
+    base = ScoredJudgments("j", "d", [], [], figures(overall={"accuracy": 1.0}, judgments=2))
+    keys = list(base.figures.to_json())  # options, pairs, judgments ... warnings
+    assert list(base.report) == ["judge", "dataset", *keys]
     run = replace(base, run_id="r1", health=health)
-    assert list(run.report) == ["judge", "run", "dataset", "overall", "judgments", "run_health"]
+    assert list(run.report) == ["judge", "run", "dataset", *keys, "run_health"]
     assert run.report["run"] == "r1" and run.report["run_health"]["failed"] == 1 and not run.complete
     assert replace(run, health=RunHealth(2, 2, 0, 0)).complete
 
 
 def test_report_of_a_file_is_complete_unless_judgments_failed_or_pairs_are_missing():
-    ok = ScoredJudgments("j", "d", [], [], {"outcomes": {"error": 0}, "judgments": 4, "pairs": 4, "missing_pairs": 0})
+    ok = ScoredJudgments("j", "d", [], [], figures(outcomes={"error": 0}, judgments=4, pairs=4, missing_pairs=0))
     assert ok.complete
-    assert not replace(ok, figures={**ok.figures, "outcomes": {"error": 1}}).complete
-    assert not replace(ok, figures={**ok.figures, "missing_pairs": 1}).complete
+    assert not replace(ok, figures=replace(ok.figures, outcomes={"error": 1})).complete
+    assert not replace(ok, figures=replace(ok.figures, missing_pairs=1)).complete
 
 
 def test_score_file_names_the_judge_after_the_file_and_the_dataset_after_the_file_without_one(tmp_path):

@@ -56,13 +56,13 @@ with st.form("plan"):
     c1, c2, c3 = st.columns(3)
     k = c1.number_input("k (labels per pair)", 1, 10, 3)
     max_k = c2.number_input("max k (adaptive overlap)", 1, 15, 3)
-    gold = c3.number_input("gold rate", 0.0, 0.9, 0.0, step=0.05)
+    gold = c3.number_input("control share", 0.0, 0.9, 0.0, step=0.05)
     pick = st.multiselect(
         "Annotators (empty: every active annotator)", [a.name for a in s.annotators() if a.role == "annotator"]
     )
     if st.form_submit_button("Assign"):
         try:
-            rep = assign(s, k=int(k), max_k=max(int(max_k), int(k)), gold_rate=float(gold), annotators=pick or None)
+            rep = assign(s, k=int(k), max_k=max(int(max_k), int(k)), control_share=float(gold), annotators=pick or None)
             st.success(plain("\n".join(rep.lines())))
         except MmrbError as e:
             st.error(plain(e))

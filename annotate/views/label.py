@@ -9,7 +9,7 @@ from annotate.guidelines import guidelines_markdown
 from annotate.label_ui import label_form, show_errors, skip_current, start_clock, undo_last
 from annotate.page_style import compact_style
 from annotate.pair_ui import open_zoom_of_current, show_item, zoom_if_asked
-from annotate.queue import current_view
+from annotate.queue import closed_notice, current_view
 from annotate.session_ui import require
 from annotate.widgets import key_listener, rich
 
@@ -28,7 +28,11 @@ def label_page() -> None:
             st.progress(done / assigned if assigned else 1.0, text=f"{done} of {assigned} labelled")
             flash.show(quiet_success=True)
             if view is None:
-                st.success("Your queue is done. Thank you!" if assigned else "No pairs are assigned to you yet.")
+                notice = closed_notice(s, who.name) if done < assigned else None
+                if notice:
+                    st.info(notice)  # paused, or a qualification the lead reviews: work is left
+                else:
+                    st.success("Your queue is done. Thank you!" if assigned else "No pairs are assigned to you yet.")
                 return
             start_clock(view.pair_id)
             show_errors(view)

@@ -14,6 +14,7 @@ from annotate import ui
 from annotate.render import plain
 from annotate.session_ui import require
 from annotate.widgets import rich
+from curate.store import Store
 
 
 def _options():
@@ -32,7 +33,7 @@ def _options():
     return preset_options(pick(preset), parse_failure=pick(failure), ties=pick(ties), bootstrap=int(boots))
 
 
-def render(store) -> None:
+def render(store: Store) -> None:
     from mmrb_eval.dashboard import board_rows, category_rows, mistakes, scored_runs
     from mmrb_eval.leaderboard import APART, categories_of, plot, plot_rows
 
@@ -79,18 +80,18 @@ def render(store) -> None:
     if not found:
         st.success("No mistakes in this selection.")
     for m in found:
-        with st.expander(plain(f"{m['pair']} · {m['category']} · {m['order']} · {m['mistake']}")):
+        with st.expander(plain(f"{m.pair} · {m.category} · {m.order} · {m.mistake}")):
             st.markdown("**Prompt**")
-            rich(m["prompt"])
-            if m["images"]:
-                st.caption("Images: " + plain(", ".join(m["images"])))
+            rich(m.prompt)
+            if m.images:
+                st.caption("Images: " + plain(", ".join(m.images)))
             a, b = st.columns(2)
-            a.markdown(f"**Chosen** (shown as {m['chosen shown as']})")
-            a.text(m["chosen"])
+            a.markdown(f"**Chosen** (shown as {m.chosen_shown_as})")
+            a.text(m.chosen)
             b.markdown("**Rejected**")
-            b.text(m["rejected"])
+            b.text(m.rejected)
             st.markdown("**Judge output**")
-            st.code(m["judge output"] or "(empty)", language=None)
+            st.code(m.judge_output or "(empty)", language=None)
 
 
 if __name__ == "__main__":  # run as a Streamlit page

@@ -56,6 +56,14 @@ class FieldReport:
         }
 
 
+@dataclass(frozen=True)
+class CategoryReport:
+    """The report's fields over one category's pairs (fields without labels there left out)."""
+
+    n_pairs: int
+    fields: dict[str, FieldReport]
+
+
 @dataclass
 class AgreementReport:
     source: str
@@ -66,7 +74,7 @@ class AgreementReport:
     seed: int
     fields: dict[str, FieldReport]
     min_pairs: int = st.MIN_BOOTSTRAP_PAIRS  # fewer pairs with 2+ labels: intervals undefined
-    categories: dict[str, dict] | None = None  # category -> {"n_pairs", "fields"}
+    categories: dict[str, CategoryReport] | None = None
     pairs: pd.DataFrame | None = None
 
     def as_dict(self) -> dict:
@@ -86,7 +94,7 @@ class AgreementReport:
         }
         if self.categories is not None:
             d["categories"] = {
-                c: {"n_pairs": v["n_pairs"], "fields": {k: f.as_dict() for k, f in v["fields"].items()}}
+                c: {"n_pairs": v.n_pairs, "fields": {k: f.as_dict() for k, f in v.fields.items()}}
                 for c, v in self.categories.items()
             }
         if self.pairs is not None:
@@ -303,9 +311,9 @@ def agreement_report(
         categories = {}
         for g, cat in enumerate(cat_names):
             mask = unit_group == g
-            categories[cat or "(none)"] = {
-                "n_pairs": int(mask.sum()),
-                "fields": {
+            categories[cat or "(none)"] = CategoryReport(
+                n_pairs=int(mask.sum()),
+                fields={
                     name: field_report(
                         table,
                         fd,
@@ -320,7 +328,7 @@ def agreement_report(
                     for name, fd in data.items()
                     if fd.m[mask].any()
                 },
-            }
+            )
     counts = {name: fd.counts for name, fd in data.items()}
     table = LabelTable(
         table.units,
@@ -414,8 +422,8 @@ def render_text(report: AgreementReport) -> str:
                 )
     if report.categories is not None:
         for cat, v in report.categories.items():
-            lines += ["", f"Category {cat} ({plural(v['n_pairs'], 'pair')})"]
-            lines += _field_rows(v["fields"])
+            lines += ["", f"Category {cat} ({plural(v.n_pairs, 'pair')})"]
+            lines += _field_rows(v.fields)
     if report.pairs is not None and len(report.pairs):
         lines += ["", "Per pair (share of labels on the majority value):"]
         for field_name, g in report.pairs.groupby("field", sort=True):

@@ -108,7 +108,7 @@ def alpha_rows(report: AgreementReport) -> list[AlphaRow]:
     """Per field over every pair (category ALL), then per category when the report has them."""
     rows = [_alpha_row(f, ALL) for f in report.fields.values()]
     for cat, v in (report.categories or {}).items():
-        rows += [_alpha_row(f, cat) for f in v["fields"].values()]
+        rows += [_alpha_row(f, cat) for f in v.fields.values()]
     return rows
 
 

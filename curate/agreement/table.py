@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -38,6 +38,9 @@ from ..errors import InputError, InputProblem, MmrbError
 from ..formats import reader
 from ..formats.fields import text_problems
 from ..model import CORRECTNESS, MMRB2_GRADES, PREFERENCES, Screen, word_of
+
+if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from ..store import Store
 from ..sides import from_screen, is_screen, is_side
 from ..wording import plural
 
@@ -532,7 +535,7 @@ def _from_file_columns(
 # -- the store ---------------------------------------------------------------------------
 # The store reads the labels as columns of codes (curate/store/columns.py: one scan).
 def from_store(
-    store, *, scales: Mapping[str, tuple[str, ...]] | None = None, levels: Mapping[str, Level] | None = None
+    store: Store, *, scales: Mapping[str, tuple[str, ...]] | None = None, levels: Mapping[str, Level] | None = None
 ) -> LabelTable:
     """Submitted labels of the store: preference, correctness of each response, and every
     key of ``Label.ratings`` (an ordered rating).
@@ -551,10 +554,15 @@ def from_store(
             )
     cols = store.label_columns()
     (unit_codes, units), (ann_codes, ann_names), (text_codes, texts) = cols.pair, cols.annotator, cols.ratings
+    regular = _not_control(store.control_keys(), unit_codes, units, ann_codes, ann_names)
+    if regular is not None:  # control tasks' labels count toward no agreement
+        unit_codes, ann_codes, text_codes = unit_codes[regular], ann_codes[regular], text_codes[regular]
     annotators = tuple(str(a) for a in ann_names)
     fields: dict[str, FieldLabels] = {}
     for name, spec in zip(STORE_FIELDS, specs, strict=True):
         raw, values = cols.fields[name]
+        if regular is not None:
+            raw = raw[regular]
         # a missing value ("") or one outside the vocabulary is no label
         index = {v: n for n, v in enumerate(spec.values)}
         codes = np.array([index.get(v, -1) for v in values], dtype=np.int64)[raw]
@@ -567,6 +575,21 @@ def from_store(
     cats[at[at >= 0]] = cat_names[cat_codes[at >= 0]]
     gold = _store_gold(store, units)
     return LabelTable(units, annotators, cats, fields, gold, store.display_name)
+
+
+def _not_control(
+    control: set[tuple[str, str]], unit: np.ndarray, units: np.ndarray, ann: np.ndarray, annotators: np.ndarray
+) -> np.ndarray | None:
+    """Rows that are not a control task's label (None: no control task at all)."""
+    if not control:
+        return None
+    pairs, names = zip(*control, strict=True)
+    cu = pd.Index(units).get_indexer(list(pairs))
+    ca = pd.Index(annotators).get_indexer(list(names))
+    found = (cu >= 0) & (ca >= 0)
+    n = max(len(annotators), 1)
+    keys = cu[found].astype(np.int64) * n + ca[found]
+    return ~np.isin(unit.astype(np.int64) * n + ann, keys)
 
 
 def _add_ratings(
@@ -600,19 +623,21 @@ def _add_ratings(
         fields[name] = FieldLabels(spec, unit[keep], ann[keep], codes[keep])
 
 
-def _store_gold(store, units: np.ndarray) -> dict[str, dict[int, int]]:
-    """Gold pairs: the known preference, and the reference-decided correctness."""
-    rows = store.gold_pairs()
+def _store_gold(store: Store, units: np.ndarray) -> dict[str, dict[int, int]]:
+    """The store's gold answers (Store.gold: imported, adjudicated, from a reference, and the
+    pairs marked gold), as codes of each field."""
+    rows = list(store.gold().values())
     at = pd.Index(units).get_indexer([r.pair_id for r in rows]) if rows else []  # not a 200k-entry dict
     gold: dict[str, dict[int, int]] = {}
     for u, r in zip(at, rows, strict=True):
         if u < 0:
             continue
-        for name, v, vocab in (
-            ("preference", r.known_preference, PREFERENCES),
-            ("correctness_first", r.auto_first, CORRECTNESS),
-            ("correctness_second", r.auto_second, CORRECTNESS),
+        for name, vocab in (
+            ("preference", PREFERENCES),
+            ("correctness_first", CORRECTNESS),
+            ("correctness_second", CORRECTNESS),
         ):
+            v = r.value(name)
             if v in vocab:
                 gold.setdefault(name, {})[int(u)] = vocab.index(v)
     return gold

@@ -17,15 +17,21 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import MmrbError
 from ..model import Triplet
+from ..quality.aggregate import Aggregated
 from . import export
-from .card import write_card
+from .card import aggregation_summary, write_card
 from .filter import BuildDecision, BuildInputs, FilterResult, apply_rules
 from .rules import Rules, load_rules
+
+if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from ..agreement.report import AgreementReport
+    from ..store import Store
 
 MANIFEST = "build.json"
 
@@ -36,10 +42,11 @@ class BuildResult:
     result: FilterResult
     triplets: list[Triplet]
     missing_images: list[str]  # ids of triplets with an image missing from the store
+    aggregated: Aggregated | None = None  # the labels as rules.aggregation made them one
 
 
 def make_triplets(
-    store, kept: list[BuildDecision], inputs: BuildInputs
+    store: Store, kept: list[BuildDecision], inputs: BuildInputs
 ) -> tuple[list[Triplet], dict[str, Path], list[str]]:
     """Triplets in pair-id order, the image files they need, and the ids missing an image
     (those keep only the images that exist: see missing_images in the rules)."""
@@ -81,7 +88,7 @@ def make_triplets(
     return triplets, sources, missing
 
 
-def _agreement(store, considered: set[str], rules: Rules):
+def _agreement(store: Store, considered: set[str], rules: Rules) -> AgreementReport:
     from ..agreement import agreement_report, from_store
     from ..agreement.table import FieldLabels, LabelTable
 
@@ -96,9 +103,7 @@ def _agreement(store, considered: set[str], rules: Rules):
     sub = LabelTable(t.units, t.annotators, np.where(keep, t.category, ""), fields, t.gold, t.source)
     report = agreement_report(sub, per_category=True, resamples=rules.resamples, seed=rules.seed)
     if report.categories is not None:
-        report.categories = {
-            c: v for c, v in report.categories.items() if any(f.n_labels for f in v["fields"].values())
-        }
+        report.categories = {c: v for c, v in report.categories.items() if any(f.n_labels for f in v.fields.values())}
     return report
 
 
@@ -180,7 +185,7 @@ def _replace_dir(tmp: Path, out: Path) -> None:
         os.rename(tmp, out)
 
 
-def build(store, rules: Rules, out: str | Path) -> BuildResult:
+def build(store: Store, rules: Rules, out: str | Path) -> BuildResult:
     out = Path(out).resolve()
     result, inputs = apply_rules(store, rules)
     triplets, sources, missing = make_triplets(store, result.kept, inputs)
@@ -204,6 +209,7 @@ def build(store, rules: Rules, out: str | Path) -> BuildResult:
             report=report,
             n_annotators=len(report.annotators),
             missing_image_triplets=len(missing),
+            aggregated=inputs.aggregated,
         )
         files = {p.relative_to(tmp).as_posix(): _sha256(p) for p in sorted(tmp.rglob("*")) if p.is_file()}
         manifest = {
@@ -213,6 +219,7 @@ def build(store, rules: Rules, out: str | Path) -> BuildResult:
             "per_category": result.kept_per_category(),
             "removed": result.removed(),
             "missing_images": missing,
+            "aggregation": aggregation_summary(inputs.aggregated, result),
             "files": files,
         }
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -223,10 +230,10 @@ def build(store, rules: Rules, out: str | Path) -> BuildResult:
         raise
     finally:
         os.close(hold)
-    return BuildResult(out, result, triplets, missing)
+    return BuildResult(out, result, triplets, missing, inputs.aggregated)
 
 
-def dry_run(store, rules: Rules) -> FilterResult:
+def dry_run(store: Store, rules: Rules) -> FilterResult:
     return apply_rules(store, rules)[0]
 
 

@@ -18,6 +18,7 @@ from ..agreement.summary import (
     undefined_notes,
 )
 from ..model import Triplet
+from ..quality.aggregate import Aggregated
 from ..wording import percent, plural
 from .export import PARQUET, SPLIT
 from .filter import FilterResult
@@ -128,6 +129,73 @@ def load_example() -> list[str]:
     ]
 
 
+METHOD_TEXT = {
+    "majority": "the majority rule: a field's value is the unique modal value of its labels (a tie decides "
+    "nothing). Reliability below is each annotator's agreement with that majority (their own label included).",
+    "dawid-skene": "Dawid-Skene (crowd-kit), which weighs each annotator by an estimated confusion matrix; "
+    "gold answers are known labels while it fits and the final value where present. Reliability below is the "
+    "annotator's estimated chance of giving the true value, averaged over the estimated class priors.",
+    "mace": "MACE (crowd-kit), which estimates how often each annotator answers at random; gold answers are the "
+    "final value where present. Reliability below is the posterior probability that the annotator is not "
+    "answering at random.",
+}
+
+
+def kept_differ(aggregated: Aggregated, result: FilterResult) -> int:
+    """Kept triplets whose chosen response is not the labels' unique majority preference."""
+    fa = aggregated.fields.get("preference")
+    if fa is None:
+        return 0
+    return sum(1 for d in result.kept if d.pair.id in fa.majority and fa.majority[d.pair.id] != d.chosen)
+
+
+def aggregation_summary(aggregated: Aggregated | None, result: FilterResult) -> dict:
+    """What build.json records of the aggregation."""
+    if aggregated is None:
+        return {"method": "majority"}
+    return {
+        "method": aggregated.method,
+        "differ_from_majority": {n: fa.differ for n, fa in aggregated.fields.items()},
+        "kept_chosen_differ_from_majority": kept_differ(aggregated, result),
+    }
+
+
+def aggregation_lines(aggregated: Aggregated, result: FilterResult) -> list[str]:
+    lines = [
+        "## Aggregation",
+        "",
+        f"Labels of each field were aggregated with {METHOD_TEXT[aggregated.method]} An adjudication, where "
+        "there is one, overrides the aggregation. Labels of control tasks (gold pairs mixed into annotators' "
+        "queues) count toward no figure here.",
+        "",
+    ]
+    fields = list(aggregated.fields)
+    lines += _table(
+        ["field", "pairs", "differ from the majority", "decided where the majority was tied", "from gold"],
+        [[n, len(fa.final), fa.differ, fa.decided_ties, fa.from_gold] for n, fa in aggregated.fields.items()],
+    )
+    lines += [
+        "",
+        "Kept triplets whose chosen response is not the labels' unique majority preference (decided by an "
+        f"adjudication, by the correctness task or by the aggregation): {kept_differ(aggregated, result)}.",
+        "",
+    ]
+    people = sorted({a for fa in aggregated.fields.values() for a in fa.reliability})
+    if people:
+        lines += _table(
+            ["annotator"] + [f"{f} reliability" for f in fields],
+            [
+                [a]
+                + [
+                    f"{aggregated.fields[f].reliability[a]:.3f}" if a in aggregated.fields[f].reliability else "–"
+                    for f in fields
+                ]
+                for a in people
+            ],
+        )
+    return lines
+
+
 def write_card(
     out: Path,
     *,
@@ -137,6 +205,7 @@ def write_card(
     report: AgreementReport,
     n_annotators: int,
     missing_image_triplets: int,
+    aggregated: Aggregated | None = None,
 ) -> None:
     plot_agreement(report, out / PLOT_AGREEMENT)
     plot_labels(report, out / PLOT_LABELS)
@@ -237,6 +306,8 @@ def write_card(
         )
         + ".",
     ]
+    if aggregated is not None:
+        lines += ["", *aggregation_lines(aggregated, result)]
     lines += [
         "",
         "## Agreement",
@@ -266,17 +337,12 @@ def write_card(
         lines += _table(
             ["category"] + [f"{f} alpha" for f in fields],
             [
-                [c] + [estimate_cell(v["fields"][f].alpha) if f in v["fields"] else "no labels" for f in fields]
+                [c] + [estimate_cell(v.fields[f].alpha) if f in v.fields else "no labels" for f in fields]
                 for c, v in report.categories.items()
             ],
         )
         notes = undefined_notes(
-            (
-                (f"{f} in {c}", v["fields"][f].alpha)
-                for c, v in report.categories.items()
-                for f in fields
-                if f in v["fields"]
-            ),
+            ((f"{f} in {c}", v.fields[f].alpha) for c, v in report.categories.items() for f in fields if f in v.fields),
             min_pairs=report.min_pairs,
         )
         lines += ["", *(f"- {n}" for n in notes)] if notes else []

@@ -64,7 +64,7 @@ def write_mmrb(out: Path, rows: list[Triplet], first: dict[str, bool]) -> None:
                 id=t.id,
                 output1=t.chosen if first[t.id] else t.rejected,
                 output2=t.rejected if first[t.id] else t.chosen,
-                better="Output1" if first[t.id] else "Output2",
+                better=mmrb.better_of("first" if first[t.id] else "second"),
                 text=t.prompt,
                 images=t.images[:1],
                 category=t.category,
@@ -85,13 +85,9 @@ def write_vlrb(out: Path, rows: list[Triplet], first: dict[str, bool], reference
             images=t.images[:1],
             models=(t.chosen_model, t.rejected_model) if f else (t.rejected_model, t.chosen_model),
             query_source=t.source,
-            meta={
-                "category": t.category,
-                "task": t.task,
-                "n_labels": t.n_labels,
-                "agreement": t.agreement,
-                "images": list(t.images),
-            },
+            meta=vlrewardbench.build_meta(
+                t.category, t.images, task=t.task, n_labels=t.n_labels, agreement=t.agreement
+            ),
             extra={
                 "judge": "human",
                 "rationale": "",

@@ -14,7 +14,10 @@ it, so the counts add up to the pairs considered:
 8. ``missing_images``       an image is missing from the store (only with missing_images = "drop")
 
 An adjudication overrides the labels: an adjudicated pair skips rules 2-4, and each field
-the lead decided replaces the annotators' majority. Rules 6-7 still apply to the decision.
+the lead decided replaces the annotators' majority. With ``aggregation`` other than
+``majority`` (Dawid-Skene, MACE: curate/quality/aggregate.py) the model's value of each field,
+or the pair's gold answer where there is one, takes the majority's place; rules 2-4 still
+look at the labels themselves. Labels of control tasks count nowhere here. Rules 6-7 still apply to the decision.
 Correctness of a response is the adjudication, else the labels' majority, else the automatic
 verdict of the reference answer (``Pair.auto_first`` / ``auto_second``).
 
@@ -28,10 +31,16 @@ which task the item was written for, so its pairs are held to the task's rule al
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..model import Adjudication, Candidate, Item, Label, Pair
-from .rules import Rules
+from ..quality.aggregate import Aggregated, aggregate, as_frame, gold_by_field
+from .rules import AGREEMENT_FIELDS, Rules
+
+if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from ..store import Store
 
 CORRECTNESS_TASK_CATEGORY = "open_generation/correctness_task"  # one of model.MMRB_CATEGORIES
 
@@ -105,8 +114,15 @@ def rule_names(rules: Rules) -> list[str]:
 
 
 def decide(
-    pair: Pair, item: Item, labels: list[Label], adj: Adjudication | None, rules: Rules, image_ok: dict[str, bool]
+    pair: Pair,
+    item: Item,
+    labels: list[Label],
+    adj: Adjudication | None,
+    rules: Rules,
+    image_ok: dict[str, bool],
+    aggregated: Mapping[str, str] | None = None,
 ) -> BuildDecision:
+    """``aggregated``: field -> this pair's value from the aggregation model (not majority)."""
     adj = adj if rules.adjudication else None
     n = len(labels)
     missing = sum(1 for im in item.images if not (im.sha256 and image_ok.get(im.sha256, False)))
@@ -132,7 +148,11 @@ def decide(
     def field_value(fname: str) -> tuple[str | None, float | None]:
         if adj is not None and getattr(adj, fname):
             return getattr(adj, fname), None
-        value, share = _mode([getattr(lab, fname) for lab in labels if getattr(lab, fname)])
+        given = [getattr(lab, fname) for lab in labels if getattr(lab, fname)]
+        decided = aggregated.get(fname) if aggregated is not None else None
+        if decided:
+            return decided, (given.count(decided) / len(given) if given else None)
+        value, share = _mode(given)
         return value, (share if value else None)
 
     pref, share = field_value("preference")
@@ -162,15 +182,16 @@ class BuildInputs:
     items: dict[str, Item]
     candidates: dict[str, Candidate]
     image_ok: dict[str, bool]  # image sha256 -> its file is in the store
+    aggregated: Aggregated | None = None  # the labels aggregated by rules.aggregation
 
 
-def apply_rules(store, rules: Rules) -> tuple[FilterResult, BuildInputs]:
+def apply_rules(store: Store, rules: Rules) -> tuple[FilterResult, BuildInputs]:
     """Decide every pair in scope. Returns the result and what the exports need, read once."""
     pairs = [p for p in store.pairs() if p.status in rules.statuses]
     items = {i.id: i for i in store.items()}
     candidates = {c.id: c for c in store.candidates()}
     labels: dict[str, list[Label]] = defaultdict(list)
-    for lab in store.labels(status="submitted"):
+    for lab in store.labels(status="submitted", control=False):  # control tasks never count
         labels[lab.pair_id].append(lab)
     adjudications = store.adjudications()
     image_ok: dict[str, bool] = {}
@@ -180,7 +201,36 @@ def apply_rules(store, rules: Rules) -> tuple[FilterResult, BuildInputs]:
             if im.sha256 and im.sha256 not in image_ok:
                 path = known.get(im.sha256)
                 image_ok[im.sha256] = bool(path and path.is_file())
+    agg = _aggregate(pairs, labels, store.gold(), rules)
+    per_pair: dict[str, dict[str, str]] = defaultdict(dict)
+    if rules.aggregation != "majority":
+        for fname, fa in agg.fields.items():
+            for pid, v in fa.final.items():
+                per_pair[pid][fname] = v
     decisions = [
-        decide(p, items[p.item_id], labels.get(p.id, []), adjudications.get(p.id), rules, image_ok) for p in pairs
+        decide(
+            p,
+            items[p.item_id],
+            labels.get(p.id, []),
+            adjudications.get(p.id),
+            rules,
+            image_ok,
+            per_pair.get(p.id, {}) if rules.aggregation != "majority" else None,
+        )
+        for p in pairs
     ]
-    return FilterResult(decisions, rule_names(rules)), BuildInputs(items, candidates, image_ok)
+    return FilterResult(decisions, rule_names(rules)), BuildInputs(items, candidates, image_ok, agg)
+
+
+def _aggregate(pairs: list[Pair], labels: Mapping[str, list[Label]], gold, rules: Rules) -> Aggregated:
+    """The regular labels of the pairs in scope aggregated by ``rules.aggregation`` (gold
+    where present); with the majority rule, for the card's reliability figures only."""
+    rows = (
+        (lab.pair_id, lab.annotator, fname, getattr(lab, fname))
+        for p in pairs
+        for lab in labels.get(p.id, [])
+        for fname in AGREEMENT_FIELDS
+        if getattr(lab, fname)
+    )
+    known = gold_by_field(gold.values()) if rules.aggregation != "majority" else None
+    return aggregate(as_frame(rows), rules.aggregation, known, seed=rules.seed)

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from ..errors import InputError, InputProblem, MmrbError
+from ..model import AGGREGATIONS, Aggregation
 
 AGREEMENT_FIELDS = ("preference", "correctness_first", "correctness_second")
 
@@ -37,6 +38,9 @@ class Rules:
     correctness_task: bool = True
     adjudication: bool = True
     missing_images: str = "keep"  # "keep" (the triplet keeps the images that exist) or "drop"
+    # how a field's labels become one value (curate/quality/aggregate.py): the labels' unique
+    # modal value, or a model of the annotators with gold where present
+    aggregation: Aggregation = "majority"
     seed: int = 0
     resamples: int = 1000
     name: str = "mmrb-studio benchmark"
@@ -54,6 +58,7 @@ class Rules:
                 "correctness_task": self.correctness_task,
                 "adjudication": self.adjudication,
                 "missing_images": self.missing_images,
+                "aggregation": self.aggregation,
             },
             "export": {"seed": self.seed, "resamples": self.resamples},
             "card": {
@@ -74,6 +79,7 @@ _KNOWN = {
         "correctness_task",
         "adjudication",
         "missing_images",
+        "aggregation",
     },
     "export": {"seed", "resamples"},
     "card": {"name", "description", "license", "license_note"},
@@ -148,6 +154,10 @@ def load_rules(path: str | Path) -> Rules:
     missing = f.get("missing_images", "keep")
     if missing not in ("keep", "drop"):
         bad("filter.missing_images", "expected keep or drop")
+    aggregation = next((a for a in AGGREGATIONS if a == f.get("aggregation", "majority")), None)
+    if aggregation is None:
+        bad("filter.aggregation", f"expected one of {', '.join(AGGREGATIONS)}")
+        aggregation = "majority"
     min_labels = typed(f, "filter", "min_labels", int, 1)
     if min_labels < 1:
         bad("filter.min_labels", "must be at least 1")
@@ -159,6 +169,7 @@ def load_rules(path: str | Path) -> Rules:
         correctness_task=typed(f, "filter", "correctness_task", bool, True),
         adjudication=typed(f, "filter", "adjudication", bool, True),
         missing_images=missing,
+        aggregation=aggregation,
         seed=typed(e, "export", "seed", int, 0),
         resamples=typed(e, "export", "resamples", int, 1000),
         name=typed(c, "card", "name", str, "mmrb-studio benchmark"),

@@ -1,14 +1,15 @@
-"""``mmrb assign``: give pairs to annotators (k per pair, balanced, gold mixed in)."""
+"""``mmrb assign``: give pairs to annotators (k per pair, balanced, control tasks mixed in)."""
 
 from __future__ import annotations
 
 import argparse
 
-HELP = "assign pairs to annotators: k per pair, balanced load, gold pairs, adaptive overlap"
+HELP = "assign pairs to annotators: k per pair, balanced load, control tasks, adaptive overlap"
 DESCRIPTION = (
     "Assign pairs to annotators with k distinct annotators per pair and balanced load. "
     "Re-running after adding annotators or pairs only extends the plan: labelled work is never moved. "
-    "A pair whose first k labels disagree gets one more annotator on the next run, up to --max-k."
+    "A pair whose first k labels disagree gets one more annotator on the next run, up to --max-k. "
+    "New annotators get the qualification set first when one is configured (mmrb gold qualify)."
 )
 
 
@@ -23,7 +24,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="comma-separated names (created if missing); default: every active annotator in the store",
     )
     p.add_argument("--seed", type=int, default=0, help="seed for order, sides, gold choice (default 0)")
-    p.add_argument("--gold-rate", type=float, default=0.0, help="share of each queue that is gold pairs (0-1)")
+    p.add_argument(
+        "--control-share",
+        "--gold-rate",
+        dest="control_share",
+        type=float,
+        default=0.0,
+        help="share of each queue that is control tasks: gold pairs whose labels are checked, never counted (0-1)",
+    )
     p.add_argument("--max-k", type=int, default=None, help="adaptive overlap: most annotators per pair (default k)")
     p.add_argument("--batch", default="", help="batch name stored on the new assignments")
     p.add_argument("--pairs", default=None, help="file with one pair id per line: assign only these")
@@ -40,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
             k=args.k,
             annotators=annotators,
             seed=args.seed,
-            gold_rate=args.gold_rate,
+            control_share=args.control_share,
             max_k=args.max_k,
             batch=args.batch,
             pair_ids=pair_ids,

@@ -20,6 +20,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rules", required=True, metavar="FILE", help="filter and export rules (TOML or YAML)")
     p.add_argument("--out", metavar="DIR", help="output folder (replaced atomically when the build completes)")
     p.add_argument("--dry-run", action="store_true", help="only report how many pairs each rule removes, per category")
+    p.add_argument(
+        "--aggregate",
+        choices=("majority", "dawid-skene", "mace"),
+        default=None,
+        help="how a field's labels become one value (default: the rules file's filter.aggregation, else majority); "
+        "dawid-skene and mace model each annotator (crowd-kit) and use gold where present",
+    )
 
 
 def render_removed(result: FilterResult) -> str:
@@ -57,6 +64,10 @@ def run(args: argparse.Namespace) -> int:
     from curate.errors import MmrbError
 
     rules = load_rules(args.rules)
+    if args.aggregate:
+        import dataclasses
+
+        rules = dataclasses.replace(rules, aggregation=args.aggregate)
     if not args.dry_run and not args.out:
         raise MmrbError("--out DIR is required (or --dry-run)")
     with open_store(args) as store:
@@ -68,6 +79,9 @@ def run(args: argparse.Namespace) -> int:
         res = build(store, rules, args.out)
     print(render_removed(res.result))
     print(f"wrote {plural(len(res.triplets), 'triplet')} to {res.out}")
+    agg = res.aggregated
+    if agg is not None and agg.method != "majority":
+        print("\n".join(agg.lines()))
     if res.missing_images:
         print(
             f"{plural(len(res.missing_images), 'triplet', verb=('has', 'have'))} an image missing from the store "

@@ -9,7 +9,9 @@
   Read by ``parse_output``.
 
 ``need`` names the fields a reader cannot do without beyond the format's own (the
-importer needs a prompt, a category and an image; scoring does not).
+importer needs a prompt, a category and an image; scoring does not). ``reported``: the
+file's own categories are what scoring reports, so each row needs one, and none may be one
+of the group names ``2_get_accuracy.py`` prints beside the categories (``GROUP_NAMES``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,14 @@ CATEGORIES = MMRB_CATEGORIES
 Better = Literal["Output1", "Output2"]
 BETTER: tuple[Better, ...] = ("Output1", "Output2")
 IMPORT_NEEDS = frozenset({"Text", "Category", "Image"})
+# Group names 2_get_accuracy.py (and R1-Reward's copy) prints besides the categories: a
+# category of the same name would be merged into them there.
+GROUP_NAMES = ("all", "safety/bias", "safety/toxicity", "reasoning/math", "reasoning/coding")
+
+
+def better_of(preferred: Side) -> Better:
+    """The ``Better`` of a record whose ``preferred`` response is this one."""
+    return "Output1" if preferred == "first" else "Output2"
 
 
 @dataclass(frozen=True)
@@ -51,10 +61,28 @@ class MmrbJudgeOutput:
     outputs: tuple[str, ...]  # ``output``, or the samples of ``outputs``
     label: Letter | None = None  # the better response as shown: A is Output1
     images: tuple[Any, ...] = ()
-    meta: Mapping[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, Any] = field(default_factory=dict)  # Meta as written
+
+    # the judged record, as Meta restates it
+    @property
+    def text(self) -> str:
+        return str(self.meta.get("Text", ""))
+
+    @property
+    def output1(self) -> str:
+        return str(self.meta.get("Output1", ""))
+
+    @property
+    def output2(self) -> str:
+        return str(self.meta.get("Output2", ""))
+
+    @property
+    def category(self) -> str | None:
+        value = self.meta.get("Category")
+        return str(value) if value else None
 
 
-def parse(f: Fields, need: Collection[str] = ()) -> MmrbRecord | None:
+def parse(f: Fields, need: Collection[str] = (), *, reported: bool = False) -> MmrbRecord | None:
     rid = f.ident("ID")
     text = f.text("Text", required="Text" in need, allow_empty="Text" not in need)
     out1 = f.text("Output1", allow_empty=True)
@@ -66,14 +94,17 @@ def parse(f: Fields, need: Collection[str] = ()) -> MmrbRecord | None:
         "Category", f.text("Category", required="Category" in need, allow_empty="Category" not in need)
     )
     images = f.images("Image", required="Image" in need)
+    if reported:
+        check_reported_category(f, f.data.get("Category"), "Category")
     if f.problems or rid is None or out1 is None or out2 is None or images is None:
         return None
     return MmrbRecord(rid, out1, out2, "Output1" if better == "Output1" else "Output2", text, images, category)
 
 
-def parse_output(f: Fields, *, labelled: bool) -> MmrbJudgeOutput | None:
+def parse_output(f: Fields, *, labelled: bool, reported: bool = False) -> MmrbJudgeOutput | None:
     """A judge output; ``labelled``: the file itself is what the judge is scored against,
-    so ``Label`` is required (a dataset given beside it carries the labels otherwise)."""
+    so ``Label`` is required (a dataset given beside it carries the labels otherwise);
+    ``reported``: its ``Meta.Category`` is what scoring reports."""
     rid = f.ident("ID")
     label = f.text("Label", required=labelled)
     if label is not None and label not in ("A", "B"):
@@ -92,6 +123,8 @@ def parse_output(f: Fields, *, labelled: bool) -> MmrbJudgeOutput | None:
             f.bad("output", "missing (a judge output string, or outputs: a list of them)")
     meta = f.data.get("Meta")
     images = f.images("Image")
+    if reported:
+        check_reported_category(f, meta.get("Category") if isinstance(meta, dict) else None, "Meta.Category")
     if f.problems or rid is None or images is None:
         return None
     return MmrbJudgeOutput(
@@ -101,6 +134,13 @@ def parse_output(f: Fields, *, labelled: bool) -> MmrbJudgeOutput | None:
         images,
         meta if isinstance(meta, dict) else {},
     )
+
+
+def check_reported_category(f: Fields, value: Any, name: str) -> None:
+    if not isinstance(value, str) or not value:
+        f.bad(name, "missing (the row's category, a string)")
+    elif value in GROUP_NAMES:
+        f.bad(name, f"{value!r} is also one of the scoring script's group names, which would merge them")
 
 
 def write(path: Path, records: Iterable[MmrbRecord]) -> None:

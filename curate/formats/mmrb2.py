@@ -218,6 +218,16 @@ def ratings(f: Fields, task: str) -> tuple[Rating, ...] | None:
     return tuple(Rating(score=s) for s in ann)
 
 
+def as_written(f: Fields) -> dict[str, Any]:
+    """The fields the importer keeps in a pair's metadata as the file wrote them (after
+    ``parse``: both responses are there): the annotations and both responses."""
+    return {
+        "human_annotations": f.data.get("human_annotations"),
+        "response_a": f.data["response_a"],
+        "response_b": f.data["response_b"],
+    }
+
+
 def read_judgements(path: Path) -> Judgements:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

@@ -138,6 +138,18 @@ class VlrbRecord:
     def category(self) -> str:
         return category_of(self.id, self.stated_category)
 
+    @property
+    def preferred(self) -> Side | None:
+        """The preferred response (the lower rank); None when the ranks are equal."""
+        r0, r1 = self.ranking
+        return "first" if r0 < r1 else "second" if r0 > r1 else None
+
+    @property
+    def all_images(self) -> Any:
+        """Every image of the record as written: ``meta.images`` (``mmrb build`` lists them
+        all there), else ``image_path``, else the image fields."""
+        return self.meta.get("images") or self.image_path or self.images
+
 
 @dataclass(frozen=True)
 class VlrbInference:
@@ -206,12 +218,35 @@ def parse(f: Fields, need: Collection[str] = ()) -> VlrbRecord | None:
     )
 
 
+def build_meta(category: str, images: Iterable[str], **more: Any) -> dict[str, Any]:
+    """The ``meta`` of a record ``mmrb build`` writes: the project's category (read back by
+    ``stated_category``), its other figures, and every image (read back by ``all_images``)."""
+    return {"category": category, **more, "images": list(images)}
+
+
+def parse_preferring(f: Fields) -> VlrbRecord | None:
+    """An original record whose ranks prefer one response (``[0, 1]`` or ``[1, 0]``), as
+    scoring needs: a tie or other ranks are a problem of the record."""
+    rec = parse(f)
+    if rec is not None and sorted(rec.ranking) != [0, 1]:
+        f.bad("human_ranking", f"must be [0, 1] or [1, 0], not {list(rec.ranking)!r}")
+        return None
+    return rec
+
+
 def parse_text(f: Fields, need: Collection[str] = ()) -> TripletRecord | None:
     return parse_triplet(f, need)
 
 
+def unwrap_inference(data: Any) -> Any:
+    """An inference row as written: a record, the record wrapped as ``{"0": record}``, or null."""
+    if isinstance(data, dict) and "0" in data and "id" not in data:
+        return data["0"]
+    return data
+
+
 def parse_inference(f: Fields, *, trust_flag: bool = False) -> VlrbInference | None:
-    """An inference record (unwrapped from ``{"0": ...}`` by the caller). ``trust_flag``:
+    """An inference record (unwrapped by ``unwrap_inference``). ``trust_flag``:
     the verdict is ``meta.flag_status``, else it is re-read from ``meta.filter_choice``."""
     d = f.data
     for name in ("id", "query", "response", "ranking", "meta"):

@@ -66,12 +66,7 @@ def make_parser(category: str) -> Callable[[ImportFields, Context], ParsedRow]:
             (mb, mmrb2.render_text(b)),
             origin="import:mmrb2",
             known_preference=rec.preferred,
-            metadata={
-                "chosen": rec.chosen,
-                "human_annotations": f.data.get("human_annotations"),
-                "response_a": f.data["response_a"],
-                "response_b": f.data["response_b"],
-            },
+            metadata={"chosen": rec.chosen, **mmrb2.as_written(f)},
         )
         # up to three raters: a pair rated by fewer gets fewer labels
         parsed.labels = [_label(iid, rater, r) for rater, r in zip(RATERS, ratings, strict=False)]

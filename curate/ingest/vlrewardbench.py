@@ -53,7 +53,6 @@ def parse_original(f: ImportFields, ctx: Context) -> ParsedRow:
     if stated and f.category("category" if rec.extra.get("category") else "meta.category", stated) is None:
         return ParsedRow()
     a, b = rec.response
-    r0, r1 = rec.ranking
     meta = f.metadata(vlrb.ORIGINAL_FIELDS)
     meta["vlrb_id"] = rec.id
     models = rec.models or (UNKNOWN_MODEL, UNKNOWN_MODEL)
@@ -71,6 +70,6 @@ def parse_original(f: ImportFields, ctx: Context) -> ParsedRow:
         (models[0], a),
         (models[1], b),
         origin="import:vlrewardbench",
-        known_preference="first" if r0 < r1 else "second" if r0 > r1 else "tie",
+        known_preference=rec.preferred or "tie",
         metadata={"human_ranking": list(rec.ranking), "models": list(rec.models or [])},
     )

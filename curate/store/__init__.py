@@ -1,11 +1,11 @@
 """The store: one API over SQLite (embedded default) and PostgreSQL (teams), and the only
 way into the database: no module outside this package imports the schema or writes SQL.
 
-One module per aggregate: ``items`` (images, items, candidates, pairs), ``imports`` (an import's
-transaction), ``labels``
-(assignments, labels and their history, adjudications), ``people`` (annotators, sessions,
-sign-in attempts), ``judging`` (judge runs and judgments), ``counts``, ``columns`` (the agreement fast path),
-``settings``;
+One module per aggregate: ``items`` (images, items, candidates, pairs), ``imports`` (an
+import's transaction), ``labels`` (assignments, labels and their history, adjudications),
+``gold`` (gold answers, which labels are control tasks), ``people`` (annotators, sessions,
+sign-in attempts), ``judging`` (judge runs and judgments), ``counts``, ``columns`` (the
+agreement fast path), ``settings``;
 ``engine`` and ``migrations`` open it, and ``writer`` commits a run's results in batches.
 
 Every public method that writes more than one row runs in one transaction. Methods take an
@@ -23,6 +23,7 @@ from .base import ConflictError
 from .columns import ColumnStore
 from .counts import CountStore
 from .engine import DEFAULT_DB, dumps, is_url, loads, now, resolve_db
+from .gold import GoldStore
 from .imports import ImportConflict, ImportSession, ImportStore, SeenKey
 from .items import ItemStore, params_key
 from .judging import JudgingStore
@@ -31,7 +32,17 @@ from .people import PeopleStore
 from .settings import SettingsStore
 
 
-class Store(ImportStore, ItemStore, LabelStore, PeopleStore, JudgingStore, CountStore, ColumnStore, SettingsStore):
+class Store(
+    ImportStore,
+    ItemStore,
+    LabelStore,
+    PeopleStore,
+    JudgingStore,
+    CountStore,
+    ColumnStore,
+    SettingsStore,
+    GoldStore,
+):
     """Everything a stage reads or writes (see the modules of this package)."""
 
 

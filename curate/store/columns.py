@@ -47,14 +47,6 @@ class LabelColumns:
     ratings: CodedColumn  # the ratings JSON text
 
 
-@dataclass(frozen=True)
-class GoldPair:
-    pair_id: str
-    known_preference: str | None
-    auto_first: str | None
-    auto_second: str | None
-
-
 class ColumnStore(StoreBase):
     def label_columns(self) -> LabelColumns:
         L = S.labels
@@ -70,11 +62,6 @@ class ColumnStore(StoreBase):
         P, It = S.pairs, S.items
         pair, cat = self._columns([P.c.id, It.c.category], P.join(It, It.c.id == P.c.item_id))
         return pair, cat
-
-    def gold_pairs(self) -> list[GoldPair]:
-        P = S.pairs.c
-        _, rows = self._fetch(select(P.id, P.known_preference, P.auto_first, P.auto_second).where(P.is_gold.is_(True)))
-        return [GoldPair(*r) for r in rows]
 
     def _fetch(self, query: Select) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Run one SELECT on the raw DB-API cursor: no SQLAlchemy Row object per row."""

@@ -23,6 +23,7 @@ class StageCounts:
     assignments: int = 0
     labels: int = 0
     adjudications: int = 0
+    gold: int = 0  # pairs with a gold answer in the gold table
     judge_runs: int = 0
 
     def as_dict(self) -> dict[str, int]:
@@ -223,15 +224,24 @@ class CountStore(StoreBase):
             return [CategoryProgress(*row) for row in c.execute(q)]
 
     def pair_overlap(self, conn: Connection | None = None) -> list[PairOverlap]:
-        """Every assigned pair, in the order the database groups them."""
+        """Every assigned pair, in the order the database groups them. Control tasks and
+        their labels count toward no pair's overlap."""
         a, lc = S.assignments.c, S.labels.c
+        regular = a.is_gold.is_(False)
+        control_label = (
+            select(a.pair_id).where(a.pair_id == lc.pair_id, a.annotator == lc.annotator, a.is_gold.is_(True)).exists()
+        )
         with self._r(conn) as c:
-            assigned = c.execute(select(a.pair_id, func.count()).group_by(a.pair_id)).all()
+            assigned = c.execute(select(a.pair_id, func.count()).where(regular).group_by(a.pair_id)).all()
             submitted: dict[str, int] = dict(
-                c.execute(select(lc.pair_id, func.count()).where(lc.status == "submitted").group_by(lc.pair_id)).all()
+                c.execute(
+                    select(lc.pair_id, func.count())
+                    .where(lc.status == "submitted", ~control_label)
+                    .group_by(lc.pair_id)
+                ).all()
             )
             waiting: dict[str, list[str]] = {}
-            for pid, who in c.execute(select(a.pair_id, a.annotator).where(a.state == "open")):
+            for pid, who in c.execute(select(a.pair_id, a.annotator).where(a.state == "open", regular)):
                 waiting.setdefault(pid, []).append(who)
         return [PairOverlap(pid, n, submitted.get(pid, 0), tuple(sorted(waiting.get(pid, ())))) for pid, n in assigned]
 

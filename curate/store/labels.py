@@ -33,6 +33,7 @@ class LabelStore(StoreBase):
                 is_gold=a.is_gold,
                 state=a.state,
                 created_at=ts,
+                qualification=a.qualification,
             )
             for a in assignments
         ]
@@ -103,9 +104,20 @@ class LabelStore(StoreBase):
         pair_id: str | None = None,
         annotator: str | None = None,
         status: str | None = "submitted",
+        control: bool | None = None,
         conn: Connection | None = None,
     ) -> list[Label]:
+        """Labels in (pair, annotator) order. ``control``: True only the labels of control
+        tasks, False none of them (what overlap, agreement and the build count), None all."""
         q = select(S.labels).order_by(S.labels.c.pair_id, S.labels.c.annotator)
+        if control is not None:
+            a = S.assignments.c
+            is_control = (
+                select(a.pair_id)
+                .where(a.pair_id == S.labels.c.pair_id, a.annotator == S.labels.c.annotator, a.is_gold.is_(True))
+                .exists()
+            )
+            q = q.where(is_control if control else ~is_control)
         if pair_id is not None:
             q = q.where(S.labels.c.pair_id == pair_id)
         if annotator is not None:
@@ -114,6 +126,11 @@ class LabelStore(StoreBase):
             q = q.where(S.labels.c.status == status)
         with self._r(conn) as c:
             return [_label(r) for r in c.execute(q).mappings()]
+
+    def labelled_annotators(self, conn: Connection | None = None) -> set[str]:
+        """Every annotator with a label (any status)."""
+        with self._r(conn) as c:
+            return set(c.scalars(select(S.labels.c.annotator).distinct()))
 
     def add_labels(self, labels: Iterable[Label], conn: Connection | None = None) -> int:
         """Bulk insert of new labels (imports): revision 1, no history, assignments untouched."""
@@ -278,6 +295,7 @@ def _assignment(r: Mapping) -> Assignment:
         batch=r["batch"],
         is_gold=bool(r["is_gold"]),
         state=r["state"],
+        qualification=bool(r["qualification"]),
     )
 
 

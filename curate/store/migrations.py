@@ -99,6 +99,16 @@ class AddIndex:
 
 
 @dataclass(frozen=True)
+class AddTable:
+    """A table of the schema that an existing store lacks (a store opened without create)."""
+
+    table: str
+
+    def apply(self, conn: Connection) -> None:
+        S.metadata.tables[self.table].create(conn, checkfirst=True)
+
+
+@dataclass(frozen=True)
 class TableOptions:
     """PostgreSQL storage options of a table (nothing to do on SQLite)."""
 
@@ -129,7 +139,7 @@ QUEUE_VACUUM = TableOptions(
 )
 ON_CREATE: list[Step] = [QUEUE_VACUUM]  # what create_all does not express
 
-Step = AddColumn | RunDatasets | TableOptions | FillSkeletons | AddIndex
+Step = AddColumn | RunDatasets | TableOptions | FillSkeletons | AddIndex | AddTable
 
 MIGRATIONS: dict[int, list[Step]] = {
     2: [
@@ -147,6 +157,13 @@ MIGRATIONS: dict[int, list[Step]] = {
         FillSkeletons("pairs"),
         AddIndex("items", "ix_items_skeleton"),
         AddIndex("pairs", "ix_pairs_skeleton"),
+    ],
+    # quality control: gold answers, qualification, paused accounts
+    6: [
+        AddTable("gold"),
+        AddColumn("assignments", "qualification"),
+        AddColumn("annotators", "qualification"),
+        AddColumn("annotators", "paused"),
     ],
 }
 

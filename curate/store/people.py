@@ -172,4 +172,6 @@ class PeopleStore(StoreBase):
 
 
 def _annotator(r: Mapping[Any, Any]) -> Annotator:
-    return Annotator(r["name"], r["role"], r["password_hash"], bool(r["active"]))
+    return Annotator(
+        r["name"], r["role"], r["password_hash"], bool(r["active"]), r.get("qualification"), r.get("paused")
+    )

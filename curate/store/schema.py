@@ -19,6 +19,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    false,
 )
 
 metadata = MetaData()
@@ -132,6 +133,8 @@ annotators = Table(
     # Epoch seconds of the last "end every session" (password reset, disable, role change):
     # an identity from the organisation's sign-in (OIDC) issued before it cannot start a new one.
     Column("sessions_not_before", Float),
+    Column("qualification", String(16)),  # model.QualificationState, NULL: none asked
+    Column("paused", Text),  # why the queue serves this account nothing (low reliability), NULL: not paused
 )
 
 # Sign-in sessions live here, not in the browser: the browser holds a random token (an
@@ -177,6 +180,8 @@ assignments = Table(
     Column("is_gold", Boolean, nullable=False, default=False),
     Column("state", String(8), nullable=False, default="open"),
     Column("created_at", String(32), nullable=False),
+    # a control task of the qualification set (is_gold too), queued before any other work
+    Column("qualification", Boolean, nullable=False, default=False, server_default=false()),
     # answers "next open pair for this annotator" straight from the index
     Index("ix_assignments_queue", "annotator", "state", "seq"),
 )
@@ -225,6 +230,20 @@ adjudications = Table(
     Column("correctness_first", String(16)),
     Column("correctness_second", String(16)),
     Column("exclude", Boolean, nullable=False, default=False),
+    Column("note", Text, nullable=False, default=""),
+    Column("created_at", String(32), nullable=False),
+)
+
+# The known answer of a pair (model.Gold). Read only by the lead's figures, the control tasks'
+# scoring and the build: no annotator-facing query touches it.
+gold = Table(
+    "gold",
+    metadata,
+    Column("pair_id", String(200), ForeignKey("pairs.id", ondelete="CASCADE"), primary_key=True),
+    Column("source", String(16), nullable=False),  # model.GoldSource
+    Column("preference", String(16)),
+    Column("correctness_first", String(16)),
+    Column("correctness_second", String(16)),
     Column("note", Text, nullable=False, default=""),
     Column("created_at", String(32), nullable=False),
 )

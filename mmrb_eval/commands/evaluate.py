@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
                 f"INCOMPLETE: {ev.health.answered} of {ev.health.planned} judgments answered; failed requests are "
                 f"not scored and this run is not ranked\n{title}"
             )
-        print(render_text(report, title))
+        print(render_text(ev.scored.figures, title))
     if not ev.complete:
         print(summary.failure_line(), file=sys.stderr)
         return 1

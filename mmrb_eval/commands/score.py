@@ -72,5 +72,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
-        print(render_text(report, f"{scored.judge} on {scored.dataset}"))
+        print(render_text(scored.figures, f"{scored.judge} on {scored.dataset}"))
     return 0

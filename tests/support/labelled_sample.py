@@ -9,21 +9,25 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from curate.model import Label
+
+if TYPE_CHECKING:
+    from annotate.demo import Sample
 
 SPAN = timedelta(hours=3)
 END = datetime(2025, 6, 2, 12, 0, tzinfo=UTC)
 
 
-def labelled_sample(db: Path, *, leave_open: int = 2, end: datetime = END) -> dict:
+def labelled_sample(db: Path, *, leave_open: int = 2, end: datetime = END) -> Sample:
     """Build the sample in ``db`` and label each annotator's queue but its last ``leave_open``
     pairs. Returns demo.ensure_sample's description of it."""
     from annotate import demo
     from curate.store import Store
 
     info = demo.ensure_sample(db)
-    with Store(info["db"], info["images"]) as store:
+    with Store(info.db, info.images) as store:
         pairs = {p.id: p for p in store.pairs()}
         people = [name for name, _, role in demo.ACCOUNTS if role == "annotator"]
         for n, who in enumerate(people):

@@ -1,0 +1,59 @@
+"""``mmrb quality``: per-annotator reliability, alerts, qualification, optional pause."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+HELP = "annotator reliability: gold accuracy (Wilson CI), agreement with the majority, Dawid-Skene; alerts"
+DESCRIPTION = (
+    "Per annotator and field (and category): accuracy on gold with a 95% Wilson interval (control tasks "
+    "included), agreement with the others' majority and Dawid-Skene's estimated reliability (regular labels "
+    "only). An alert needs a figure below --threshold on at least --min-n labels; --pause closes the queue "
+    "of every annotator with an alert (mmrb gold resume NAME opens it again)."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from curate.commands.common import add_store_options
+
+    add_store_options(p)
+    p.add_argument("--threshold", type=float, default=0.7, help="alert below this share (default 0.7)")
+    p.add_argument("--min-n", type=int, default=20, help="labels an alert needs at least (default 20)")
+    p.add_argument("--category", action="store_true", help="also print every category")
+    p.add_argument("--pause", action="store_true", help="pause the queue of every annotator with an alert")
+    p.add_argument(
+        "--aggregate",
+        choices=("dawid-skene", "mace"),
+        default=None,
+        help="also compare this aggregation of the regular labels with the majority",
+    )
+    p.add_argument("--json", action="store_true", help="print the full report as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from curate.commands.common import open_store
+    from curate.errors import MmrbError
+    from curate.quality.reliability import store_report
+
+    if not 0.0 <= args.threshold <= 1.0:
+        raise MmrbError(f"--threshold must be in [0, 1], got {args.threshold}")
+    if args.min_n < 1:
+        raise MmrbError(f"--min-n must be at least 1, got {args.min_n}")
+    with open_store(args) as store:
+        report = store_report(store, threshold=args.threshold, min_n=args.min_n, pause=args.pause)
+        compare = None
+        if args.aggregate:
+            from curate.quality.aggregate import store_aggregate
+
+            compare = store_aggregate(store, args.aggregate)
+    if args.json:
+        out = report.as_dict()
+        if compare is not None:
+            out["aggregation"] = compare.as_dict()
+        print(json.dumps(out, indent=1, sort_keys=True))
+    else:
+        print("\n".join(report.lines(per_category=args.category)))
+        if compare is not None:
+            print("\n".join(["", *compare.lines()]))
+    return 0

@@ -1,0 +1,266 @@
+"""Several annotators' labels of a field made one: the majority rule, or a model of the
+annotators (Dawid-Skene, MACE) from the crowd-kit library, with gold where present.
+
+Input is a long frame of regular labels (control tasks left out by the caller), columns
+``pair``, ``annotator``, ``field``, ``value``. Per field the result gives each pair's final
+value, its majority (a unique modal value, else none: a tie between values decides nothing,
+as in the build's rules), each annotator's estimated reliability, and how many final values
+differ from the majority.
+
+Gold: Dawid-Skene takes the gold values as known true labels while it fits (crowd-kit's
+``true_labels``); with every method a pair that has gold gets the gold value. Reliability:
+Dawid-Skene's is the annotator's chance of giving the true value, averaged over the
+estimated class priors (the diagonal of their confusion matrix weighted by the priors);
+MACE's is the posterior probability that the annotator is not spamming; the majority rule's
+is crowd-kit's agreement with the majority (their own label included).
+
+crowd-kit is imported when a model is fitted, not with this module.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ..errors import MmrbError
+from ..model import AGGREGATIONS, Aggregation
+from ..seeding import stable_hash
+
+if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from ..store import Store
+
+DS_ITERATIONS = 100
+DS_TOLERANCE = 1e-5
+
+
+@dataclass(frozen=True)
+class FieldAggregate:
+    name: str
+    method: Aggregation
+    final: dict[str, str]  # pair -> final value
+    majority: dict[str, str]  # pair -> unique modal value (pairs with a tie are absent)
+    reliability: dict[str, float] = field(default_factory=dict)  # annotator -> estimate
+    from_gold: int = 0  # final values taken from gold
+
+    @property
+    def differ(self) -> int:
+        """Final values that differ from a unique majority."""
+        return sum(1 for p, v in self.majority.items() if self.final.get(p, v) != v)
+
+    @property
+    def decided_ties(self) -> int:
+        """Pairs without a unique majority that got a final value."""
+        return sum(1 for p in self.final if p not in self.majority)
+
+
+@dataclass(frozen=True)
+class Aggregated:
+    method: Aggregation
+    fields: dict[str, FieldAggregate]
+
+    def value(self, pair_id: str, field_name: str) -> str | None:
+        fa = self.fields.get(field_name)
+        return None if fa is None else fa.final.get(pair_id)
+
+    def as_dict(self) -> dict:
+        return {
+            "method": self.method,
+            "fields": {
+                name: {
+                    "pairs": len(fa.final),
+                    "differ_from_majority": fa.differ,
+                    "decided_without_majority": fa.decided_ties,
+                    "from_gold": fa.from_gold,
+                    "reliability": fa.reliability,
+                }
+                for name, fa in self.fields.items()
+            },
+        }
+
+    def lines(self) -> list[str]:
+        out = [f"Aggregation: {self.method} (against the majority rule)"]
+        for name, fa in self.fields.items():
+            out.append(
+                f"  {name}: {len(fa.final)} pairs decided; {fa.differ} differ from a unique majority, "
+                f"{fa.decided_ties} decided where the majority was tied, {fa.from_gold} from gold"
+            )
+            rel = ", ".join(f"{a} {r:.3f}" for a, r in fa.reliability.items())
+            out.append(f"    estimated reliability: {rel}")
+        return out
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """crowd-kit calls pandas in ways pandas 3 deprecates: not the user's concern."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", module=r"crowdkit(\.|$)")
+        yield
+
+
+def check_method(method: str) -> Aggregation:
+    for m in AGGREGATIONS:
+        if m == method:
+            return m
+    raise MmrbError(f"unknown aggregation {method!r}: use {', '.join(AGGREGATIONS)}")
+
+
+def majority(frame: pd.DataFrame) -> dict[str, str]:
+    """pair -> the unique modal value of its labels (frame: pair, value)."""
+    if frame.empty:
+        return {}
+    counts = frame.groupby(["pair", "value"], sort=True).size().rename("n").reset_index()
+    top = counts.groupby("pair")["n"].transform("max")
+    modal = counts[counts["n"] == top]
+    unique = modal.groupby("pair")["value"].transform("size") == 1
+    won = modal[unique.to_numpy()]
+    return dict(zip(won["pair"].to_numpy(), won["value"].to_numpy(), strict=True))
+
+
+def aggregate_field(
+    frame: pd.DataFrame,
+    method: str,
+    *,
+    field_name: str = "",
+    gold: Mapping[str, str] | None = None,
+    seed: int = 0,
+) -> FieldAggregate:
+    """One field's labels (frame: pair, annotator, value) aggregated by ``method``."""
+    m = check_method(method)
+    gold = dict(gold or {})
+    maj = majority(frame)
+    if frame.empty:
+        return FieldAggregate(field_name, m, {}, {}, {}, 0)
+    data = pd.DataFrame(
+        {
+            "task": frame["pair"].to_numpy(),
+            "worker": frame["annotator"].to_numpy(),
+            "label": frame["value"].to_numpy(),
+        }
+    )
+    reliability: dict[str, float]
+    if m == "majority":
+        from crowdkit.aggregation import MajorityVote
+
+        with _quiet():
+            mv = MajorityVote().fit(data)
+        if mv.skills_ is None:
+            raise MmrbError(f"the majority vote fitted nothing on {field_name}")
+        final = dict(maj)
+        reliability = {str(k): float(v) for k, v in mv.skills_.items()}
+    elif m == "dawid-skene":
+        from crowdkit.aggregation import DawidSkene
+
+        tasks = set(data["task"])
+        known = pd.Series({p: v for p, v in gold.items() if p in tasks}, dtype=object)
+        with _quiet():
+            ds = DawidSkene(n_iter=DS_ITERATIONS, tol=DS_TOLERANCE).fit(data, true_labels=known if len(known) else None)
+        if ds.labels_ is None or ds.errors_ is None or ds.priors_ is None:
+            raise MmrbError(f"Dawid-Skene fitted nothing on {field_name}")
+        final = {str(k): str(v) for k, v in ds.labels_.items()}
+        reliability = _ds_reliability(ds.errors_, ds.priors_)
+    else:
+        from crowdkit.aggregation import MACE
+
+        with _quiet():
+            mace = MACE(n_restarts=5, n_iter=50, random_state=stable_hash("mace", seed, field_name, nbytes=4))
+            mace.fit(data)
+        if mace.labels_ is None:
+            raise MmrbError(f"MACE fitted nothing on {field_name}")
+        final = {str(k): str(v) for k, v in mace.labels_.items()}
+        workers = pd.unique(data["worker"])
+        reliability = {str(w): float(mace.spamming_[i, 1]) for i, w in enumerate(workers)}
+    n_gold = 0
+    for p, v in gold.items():
+        if p in final or p in maj:
+            final[p] = v
+            n_gold += 1
+    return FieldAggregate(field_name, m, final, maj, dict(sorted(reliability.items())), n_gold)
+
+
+def _ds_reliability(errors: pd.DataFrame, priors: pd.Series) -> dict[str, float]:
+    """Per annotator: sum over true values k of prior(k) * P(label k | true k)."""
+    if errors is None or errors.empty:
+        return {}
+    columns = [str(c) for c in errors.columns]
+    prior = priors.rename(index=str).reindex(columns).fillna(0.0).to_numpy(dtype=float)
+    matrix = errors.to_numpy(dtype=float)
+    workers = errors.index.get_level_values(0).astype(str)
+    observed = errors.index.get_level_values(1).astype(str)
+    col = pd.Index(columns).get_indexer(observed)
+    hit = col >= 0
+    # each row (worker, observed k) holds P(k | true j) for every j: the diagonal is j == k
+    contribution = pd.Series(0.0, index=range(len(workers)))
+    rows = np.flatnonzero(hit)
+    contribution.iloc[rows] = matrix[rows, col[hit]] * prior[col[hit]]
+    sums = contribution.groupby(np.asarray(workers)).sum()
+    out: dict[str, float] = {str(w): float(v) for w, v in sums.items()}
+    return out
+
+
+def aggregate(
+    labels: pd.DataFrame, method: str, gold: Mapping[str, Mapping[str, str]] | None = None, *, seed: int = 0
+) -> Aggregated:
+    """Every field of a long frame (pair, annotator, field, value). ``gold``: field -> pair -> value."""
+    m = check_method(method)
+    gold = gold or {}
+    from ..model import LABEL_FIELDS
+
+    order = {f: i for i, f in enumerate(LABEL_FIELDS)}
+    parts = {str(name): part for name, part in labels.groupby("field", sort=True)}
+    out: dict[str, FieldAggregate] = {}
+    for name in sorted(parts, key=lambda f: (order.get(f, len(order)), f)):  # preference first
+        out[name] = aggregate_field(parts[name], m, field_name=name, gold=gold.get(name), seed=seed)
+    return Aggregated(m, out)
+
+
+def store_frame(store: Store, pair_ids=None) -> pd.DataFrame:
+    """The store's regular submitted labels (no control task) as a long frame, optionally of some pairs."""
+    from .reliability import labels_frame
+
+    frame = labels_frame(store)
+    keep = ~frame["control"].to_numpy(dtype=bool)
+    if pair_ids is not None:
+        keep &= frame["pair"].isin(set(pair_ids)).to_numpy()
+    return frame.loc[keep, ["pair", "annotator", "field", "value"]].astype(object).reset_index(drop=True)
+
+
+def store_aggregate(store: Store, method: str, *, pair_ids=None, seed: int = 0) -> Aggregated:
+    """Aggregate the store's regular labels, with its gold answers."""
+    return aggregate(store_frame(store, pair_ids), method, gold_by_field(store.gold().values()), seed=seed)
+
+
+def gold_by_field(golds) -> dict[str, dict[str, str]]:
+    """field -> pair -> gold value, from model.Gold rows."""
+    from ..model import LABEL_FIELDS
+
+    out: dict[str, dict[str, str]] = {name: {} for name in LABEL_FIELDS}
+    for g in golds:
+        for name in LABEL_FIELDS:
+            v = g.value(name)
+            if v:
+                out[name][g.pair_id] = v
+    return out
+
+
+def as_frame(rows) -> pd.DataFrame:
+    """A long frame from (pair, annotator, field, value) tuples."""
+    return pd.DataFrame(list(rows), columns=["pair", "annotator", "field", "value"]).astype(object)
+
+
+__all__ = [
+    "Aggregated",
+    "FieldAggregate",
+    "aggregate",
+    "aggregate_field",
+    "as_frame",
+    "gold_by_field",
+    "majority",
+    "store_aggregate",
+    "store_frame",
+]

@@ -1,0 +1,244 @@
+"""Gold answers: imported from a file, derived from adjudications and from the automatic
+correctness of reference answers, listed and counted.
+
+A gold file is CSV (with a header) or JSONL, one pair per row: ``pair_id`` (or ``pair``),
+and any of ``preference`` (``first`` / ``second`` / ``tie``), ``correctness_first``,
+``correctness_second`` (``correct`` / ``incorrect`` / ``unsure``), plus an optional ``note``.
+Values are in the pair's stored order, never screen sides. An empty cell gives no value;
+a row must give at least one field. The import is all or nothing: any problem (an unknown
+pair, a word outside the vocabulary, an unknown column, a pair twice) is reported with file,
+line and field, and nothing is written.
+
+Derived gold never replaces gold of another source: an imported gold file and an
+adjudication are the lead's own answers, and a reference's verdict fills in only where
+neither is there. Deriving again refreshes the rows of its own source.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, get_args
+
+from ..errors import InputError, InputProblem, MmrbError
+from ..formats.fields import Fields, checked
+from ..formats.reader import read_rows
+from ..model import GOLD_SOURCES, LABEL_FIELDS, Correctness, Gold, GoldSource, Preference, word_of
+from ..wording import plural
+
+if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from ..store import Store
+
+ID_COLUMNS = ("pair_id", "pair")
+COLUMNS = frozenset((*ID_COLUMNS, *LABEL_FIELDS, "note"))
+PREFERENCES: tuple[Preference, ...] = get_args(Preference)
+CORRECTNESS: tuple[Correctness, ...] = get_args(Correctness)
+VOCABULARY: dict[str, tuple[str, ...]] = {
+    "preference": PREFERENCES,
+    "correctness_first": CORRECTNESS,
+    "correctness_second": CORRECTNESS,
+}
+DERIVED: tuple[GoldSource, ...] = ("adjudication", "reference")
+
+
+@dataclass(frozen=True)
+class GoldReport:
+    written: int
+    source: str
+    kept_other: int = 0  # pairs whose gold of another source was left as it was
+    skipped: int = 0  # candidates that gave no usable value
+
+    def lines(self) -> list[str]:
+        out = [f"{plural(self.written, 'gold answer')} written ({self.source})"]
+        if self.kept_other:
+            out.append(f"{plural(self.kept_other, 'pair')} kept the gold of another source")
+        if self.skipped:
+            out.append(f"{plural(self.skipped, 'pair')} gave no usable value (unsure or empty)")
+        return out
+
+
+def _parse(f: Fields, known: set[str]) -> Gold | None:
+    for name in sorted(set(f.data) - COLUMNS):
+        f.bad(name, f"unknown column (expected {', '.join(sorted(COLUMNS))})")
+    ids = [c for c in ID_COLUMNS if f.has(c)]
+    if len(ids) != 1:
+        f.bad("pair_id", "missing required field" if not ids else "give pair_id or pair, not both")
+        return None
+    pair_id = f.text(ids[0])
+    values: dict[str, str | None] = {}
+    for name in LABEL_FIELDS:
+        text = f.text(name, required=False, allow_empty=True)
+        text = text.strip() if text else None
+        if text is None:
+            values[name] = None
+            continue
+        word = word_of(VOCABULARY[name], text)
+        if word is None:
+            f.bad(name, f"{text!r} is not one of {', '.join(VOCABULARY[name])}")
+        values[name] = word
+    note = f.text("note", required=False, allow_empty=True, default="") or ""
+    if pair_id is None or f.problems:
+        return None
+    if pair_id not in known:
+        f.bad(ids[0], f"no pair {pair_id!r} in the store")
+        return None
+    if not any(values.values()):
+        f.bad(None, "no gold value: give preference, correctness_first or correctness_second")
+        return None
+    return Gold(
+        pair_id,
+        "import",
+        word_of(PREFERENCES, values["preference"]),
+        word_of(CORRECTNESS, values["correctness_first"]),
+        word_of(CORRECTNESS, values["correctness_second"]),
+        note=note,
+    )
+
+
+def read_gold_file(path: str | Path, known_pairs: Iterable[str]) -> list[Gold]:
+    """Every row of a gold file, or one InputError naming each problem's file, line and field."""
+    known = set(known_pairs)
+    out: list[Gold] = []
+    problems: list[InputProblem] = []
+    first_line: dict[str, int] = {}
+    for row in read_rows(path):
+        if row.error or row.data is None:
+            problems.append(InputProblem(str(path), row.line, None, row.error or "empty row"))
+            continue
+        f = checked(path, row.line, row.data)
+        gold = _parse(f, known) if not f.problems else None
+        if gold is not None and gold.pair_id in first_line:
+            f.bad(
+                f"{'pair_id' if f.has('pair_id') else 'pair'}",
+                f"pair given twice (first on line {first_line[gold.pair_id]})",
+            )
+            gold = None
+        problems += f.problems
+        if gold is not None:
+            first_line[gold.pair_id] = row.line
+            out.append(gold)
+    if problems:
+        raise InputError(problems)
+    if not out:
+        raise InputError([InputProblem(str(path), None, None, "no gold rows")])
+    return out
+
+
+def import_gold(store: Store, path: str | Path) -> GoldReport:
+    """Read a gold file whole, then store every row in one transaction (replacing any earlier
+    gold of those pairs)."""
+    with store.write() as conn:
+        golds = read_gold_file(path, (p.id for p in store.pairs(conn=conn)))
+        store.set_gold(golds, conn=conn)
+    return GoldReport(len(golds), "import")
+
+
+def from_adjudication(adj) -> Gold | None:
+    """An adjudication's decided fields as gold (None when it excludes the pair or decides nothing)."""
+    if adj.exclude:
+        return None
+    values = {name: getattr(adj, name) for name in LABEL_FIELDS}
+    if not any(values.values()):
+        return None
+    return Gold(adj.pair_id, "adjudication", note=adj.note or "", **values)
+
+
+def from_reference(pair) -> Gold | None:
+    """The reference answer's verdicts on both responses as gold, and the preference they
+    imply (the correct response over the incorrect one). Unsure verdicts give nothing."""
+    first = word_of(CORRECTNESS[:2], pair.auto_first)  # correct or incorrect, never unsure
+    second = word_of(CORRECTNESS[:2], pair.auto_second)
+    if first is None and second is None:
+        return None
+    pref: Preference | None = None
+    if {first, second} == {"correct", "incorrect"}:
+        pref = "first" if first == "correct" else "second"
+    return Gold(pair.id, "reference", pref, first, second, note=pair.auto_method or "")
+
+
+def derive_gold(store: Store, sources: Iterable[str] = DERIVED) -> list[GoldReport]:
+    """Gold from the store's adjudications and/or reference verdicts, one transaction."""
+    wanted = list(dict.fromkeys(sources))
+    for s in wanted:
+        if s not in DERIVED:
+            raise MmrbError(f"gold cannot be derived from {s!r}: use {' or '.join(DERIVED)}")
+    reports = []
+    with store.write() as conn:
+        existing = store.gold(conn=conn)
+        for source in wanted:
+            if source == "adjudication":
+                candidates = [(a.pair_id, from_adjudication(a)) for a in store.adjudications(conn=conn).values()]
+            else:
+                candidates = [
+                    (p.id, from_reference(p)) for p in store.pairs(conn=conn) if p.auto_first or p.auto_second
+                ]
+            new = [g for _, g in candidates if g is not None]
+            keep = [g for g in new if g.pair_id not in existing or existing[g.pair_id].source == source]
+            store.set_gold(keep, conn=conn)
+            existing.update({g.pair_id: g for g in keep})
+            reports.append(GoldReport(len(keep), source, len(new) - len(keep), len(candidates) - len(new)))
+    return reports
+
+
+@dataclass(frozen=True)
+class GoldStats:
+    pairs: int  # pairs with gold
+    by_source: dict[str, int]
+    by_field: dict[str, int]  # pairs whose gold gives that field
+    by_category: dict[str, int]
+    control_tasks: int  # control assignments in queues
+    control_labels: int  # of which labelled
+    qualification_pairs: int
+    per_field_values: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def lines(self) -> list[str]:
+        out = [f"{plural(self.pairs, 'pair')} with gold"]
+        out.append("  by source: " + ", ".join(f"{s} {self.by_source.get(s, 0)}" for s in GOLD_SOURCES))
+        for name in LABEL_FIELDS:
+            vals = ", ".join(f"{v} {n}" for v, n in sorted(self.per_field_values.get(name, {}).items()))
+            out.append(f"  {name}: {self.by_field.get(name, 0)}" + (f" ({vals})" if vals else ""))
+        if self.by_category:
+            out.append("  by category: " + ", ".join(f"{c or '-'} {n}" for c, n in sorted(self.by_category.items())))
+        out.append(
+            f"{plural(self.control_tasks, 'control task')} in queues, {self.control_labels} labelled; "
+            f"{plural(self.qualification_pairs, 'qualification pair')}"
+        )
+        return out
+
+
+def gold_stats(store: Store) -> GoldStats:
+    from .qualification import qualification_pairs
+
+    with store.read() as conn:
+        gold = store.gold(conn=conn)
+        pairs = {p.id: p for p in store.pairs(conn=conn)}
+        cats = {i.id: i.category for i in store.items(conn=conn)}
+        control = store.control_keys(conn=conn)
+        labelled = {(lab.pair_id, lab.annotator) for lab in store.labels(control=True, conn=conn)}
+        qual = qualification_pairs(store, conn=conn)
+    by_field: Counter[str] = Counter()
+    values: dict[str, Counter[str]] = {name: Counter() for name in LABEL_FIELDS}
+    for g in gold.values():
+        for name in LABEL_FIELDS:
+            v = g.value(name)
+            if v:
+                by_field[name] += 1
+                values[name][v] += 1
+    by_cat = Counter(cats.get(pairs[g].item_id, "") for g in gold if g in pairs)
+    return GoldStats(
+        pairs=len(gold),
+        by_source=dict(Counter(g.source for g in gold.values())),
+        by_field=dict(by_field),
+        by_category=dict(by_cat),
+        control_tasks=len(control),
+        control_labels=len(control & labelled),
+        qualification_pairs=len(qual[0]) if qual else 0,
+        per_field_values={k: dict(v) for k, v in values.items()},
+    )
+
+
+def gold_rows(store: Store) -> list[Gold]:
+    """Every gold answer, in pair-id order (``mmrb gold list``)."""
+    return [g for _, g in sorted(store.gold().items())]

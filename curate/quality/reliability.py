@@ -1,0 +1,303 @@
+"""Per-annotator reliability: accuracy on gold with a Wilson interval, agreement with the
+others' majority, and Dawid-Skene's estimated reliability; per field and per category;
+alerts when an annotator falls below a threshold with enough evidence, and an optional
+automatic pause (the queue then serves that account nothing).
+
+The input is a long frame with columns ``pair``, ``annotator``, ``field``, ``value``,
+``control`` (the label is a control task's) and ``category``. Accuracy on gold counts every
+label on a pair with gold, control tasks included (that is what they are for). Agreement
+with the others' majority and Dawid-Skene use regular labels only: control labels count
+toward no pair's agreement. The others' majority of a label is the unique modal value of
+the other annotators' labels on that pair, when at least two others gave the field.
+
+Alerts: an annotator is flagged on a field when a figure lies below ``threshold`` and rests
+on at least ``min_n`` labels (gold accuracy: labels on gold; Dawid-Skene: labels in the
+model). Fewer labels never raise an alert, however low the figure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import pandas as pd
+
+from ..model import LABEL_FIELDS
+from ..wording import percent, plural
+from .aggregate import aggregate_field
+
+if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from ..store import Store
+
+Basis = Literal["gold", "dawid-skene"]
+COLUMNS = ("pair", "annotator", "field", "value", "control", "category")
+
+
+@dataclass(frozen=True)
+class Share:
+    """k of n, with its 95% Wilson interval (None when n is 0)."""
+
+    n: int
+    k: int
+    share: float | None
+    low: float | None
+    high: float | None
+
+    def text(self) -> str:
+        if not self.n:
+            return "– (n=0)"
+        return f"{percent(self.share)} [{percent(self.low)}, {percent(self.high)}] (n={self.n})"
+
+
+def wilson(k: int, n: int) -> Share:
+    if n == 0:
+        return Share(0, 0, None, None, None)
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(k, n, alpha=0.05, method="wilson")
+    return Share(n, k, k / n, float(low), float(high))
+
+
+@dataclass(frozen=True)
+class Reliability:
+    gold: Share  # accuracy on gold
+    majority: Share  # agreement with the others' majority
+    model: float | None  # Dawid-Skene's estimated reliability
+    model_n: int  # the annotator's labels in the model
+
+
+@dataclass(frozen=True)
+class Alert:
+    annotator: str
+    field: str
+    category: str | None  # None: over every category
+    basis: Basis
+    value: float
+    n: int
+    threshold: float
+
+    def text(self) -> str:
+        where = f"{self.field}" + (f", category {self.category}" if self.category else "")
+        return (
+            f"{self.annotator}: {self.basis} {percent(self.value)} below {percent(self.threshold)} "
+            f"on {where} ({plural(self.n, 'label')})"
+        )
+
+
+@dataclass
+class QualityReport:
+    annotators: tuple[str, ...]
+    fields: dict[str, dict[str, Reliability]]  # field -> annotator -> figures
+    categories: dict[str, dict[str, dict[str, Reliability]]]  # category -> field -> annotator
+    alerts: list[Alert]
+    threshold: float
+    min_n: int
+    qualification: dict[str, str] = field(default_factory=dict)  # annotator -> state
+    paused: dict[str, str] = field(default_factory=dict)  # annotator -> why
+
+    def as_dict(self) -> dict:
+        return {
+            "annotators": list(self.annotators),
+            "threshold": self.threshold,
+            "min_n": self.min_n,
+            "fields": {f: {a: asdict(r) for a, r in v.items()} for f, v in self.fields.items()},
+            "categories": {
+                c: {f: {a: asdict(r) for a, r in v.items()} for f, v in fs.items()} for c, fs in self.categories.items()
+            },
+            "alerts": [asdict(a) for a in self.alerts],
+            "qualification": dict(self.qualification),
+            "paused": dict(self.paused),
+        }
+
+    def lines(self, *, per_category: bool = False) -> list[str]:
+        out = [
+            f"Annotator reliability ({plural(len(self.annotators), 'annotator')}; alerts below "
+            f"{percent(self.threshold)} with at least {plural(self.min_n, 'label')})"
+        ]
+        for name, per_ann in self.fields.items():
+            out += ["", f"{name}: gold accuracy [95% Wilson] / agreement with the others' majority / Dawid-Skene"]
+            out += [f"  {a}: {_row(r)}" for a, r in per_ann.items()]
+        if per_category:
+            for cat, fields in self.categories.items():
+                for name, per_ann in fields.items():
+                    out += ["", f"{name}, category {cat or '-'}:"]
+                    out += [f"  {a}: {_row(r)}" for a, r in per_ann.items()]
+        if self.qualification:
+            out += ["", "Qualification: " + ", ".join(f"{a} {s}" for a, s in sorted(self.qualification.items()))]
+            failed = sorted(a for a, s in self.qualification.items() if s == "failed")
+            if failed:
+                out.append(f"  kept out of the real queue (failed): {', '.join(failed)}")
+        if self.paused:
+            out += ["", "Paused (the queue serves them nothing):"]
+            out += [f"  {a}: {why}" for a, why in sorted(self.paused.items())]
+        out += ["", f"Alerts: {len(self.alerts)}"]
+        out += [f"  ALERT {a.text()}" for a in self.alerts]
+        return out
+
+
+def _row(r: Reliability) -> str:
+    model = "–" if r.model is None else f"{r.model:.3f} (n={r.model_n})"
+    return f"gold {r.gold.text()}; majority {r.majority.text()}; dawid-skene {model}"
+
+
+def _gold_counts(frame: pd.DataFrame, gold: Mapping[str, str]) -> dict[str, tuple[int, int]]:
+    g = frame["pair"].map(gold)
+    on_gold = frame[g.notna().to_numpy()]
+    if on_gold.empty:
+        return {}
+    right = on_gold["value"].to_numpy() == g[g.notna()].to_numpy()
+    tally = pd.DataFrame({"annotator": on_gold["annotator"].to_numpy(), "right": right})
+    grouped = tally.groupby("annotator")["right"].agg(["size", "sum"])
+    return {str(a): (int(r["size"]), int(r["sum"])) for a, r in grouped.iterrows()}
+
+
+def _majority_counts(frame: pd.DataFrame) -> dict[str, tuple[int, int]]:
+    """Per annotator: (labels whose others have a unique majority, of which equal to it)."""
+    if frame.empty:
+        return {}
+    pair_code, _ = pd.factorize(frame["pair"])
+    value_code, values = pd.factorize(frame["value"])
+    tab = np.zeros((int(pair_code.max()) + 1, len(values)), dtype=np.int64)
+    np.add.at(tab, (pair_code, value_code), 1)
+    others = tab[pair_code]  # each label's pair, then less one for the label itself
+    others[np.arange(len(others)), value_code] -= 1
+    top = others.max(axis=1)
+    counted = (others.sum(axis=1) >= 2) & ((others == top[:, None]).sum(axis=1) == 1)
+    agree = counted & (others.argmax(axis=1) == value_code)
+    tally = pd.DataFrame({"annotator": frame["annotator"].astype(str).to_numpy(), "n": counted, "k": agree})
+    sums = tally.groupby("annotator")[["n", "k"]].sum()
+    return {str(a): (int(r["n"]), int(r["k"])) for a, r in sums.iterrows() if r["n"]}
+
+
+def _figures(frame: pd.DataFrame, gold: Mapping[str, str], seed: int) -> dict[str, Reliability]:
+    regular = frame[~frame["control"].to_numpy(dtype=bool)]
+    g = _gold_counts(frame, gold)
+    m = _majority_counts(regular)
+    model: dict[str, float] = {}
+    model_n: dict[str, int] = {}
+    if not regular.empty:
+        fa = aggregate_field(regular, "dawid-skene", gold=gold, seed=seed)
+        model = fa.reliability
+        model_n = {str(a): int(n) for a, n in regular.groupby("annotator").size().items()}
+    out = {}
+    for a in sorted(set(frame["annotator"].astype(str))):
+        gn, gk = g.get(a, (0, 0))
+        mn, mk = m.get(a, (0, 0))
+        out[a] = Reliability(wilson(gk, gn), wilson(mk, mn), model.get(a), model_n.get(a, 0))
+    return out
+
+
+def _alerts(
+    figures: Mapping[str, Reliability], field_name: str, category: str | None, threshold: float, min_n: int
+) -> list[Alert]:
+    out = []
+    for a, r in figures.items():
+        if r.gold.n >= min_n and r.gold.share is not None and r.gold.share < threshold:
+            out.append(Alert(a, field_name, category, "gold", r.gold.share, r.gold.n, threshold))
+        if r.model is not None and r.model_n >= min_n and r.model < threshold:
+            out.append(Alert(a, field_name, category, "dawid-skene", r.model, r.model_n, threshold))
+    return out
+
+
+def reliability_report(
+    labels: pd.DataFrame,
+    gold: Mapping[str, Mapping[str, str]],
+    *,
+    threshold: float = 0.7,
+    min_n: int = 20,
+    per_category: bool = True,
+    seed: int = 0,
+) -> QualityReport:
+    """The figures of every annotator on every field (and category) of ``labels``.
+    ``gold``: field -> pair -> value."""
+    fields: dict[str, dict[str, Reliability]] = {}
+    categories: dict[str, dict[str, dict[str, Reliability]]] = {}
+    alerts: list[Alert] = []
+    order = {f: i for i, f in enumerate(LABEL_FIELDS)}
+    names = sorted(set(labels["field"].astype(str)), key=lambda f: (order.get(f, len(order)), f)) if len(labels) else []
+    for name in names:
+        part = labels[labels["field"].to_numpy() == name]
+        g = gold.get(name, {})
+        figs = _figures(part, g, seed)
+        fields[name] = figs
+        alerts += _alerts(figs, name, None, threshold, min_n)
+        if per_category:
+            for cat, sub in part.groupby("category", sort=True):
+                figs = _figures(sub, g, seed)
+                categories.setdefault(str(cat), {})[name] = figs
+                alerts += _alerts(figs, name, str(cat), threshold, min_n)
+    annotators = tuple(sorted(set(labels["annotator"].astype(str)))) if len(labels) else ()
+    return QualityReport(annotators, fields, categories, alerts, threshold, min_n)
+
+
+def labels_frame(store: Store) -> pd.DataFrame:
+    """The store's submitted labels as the long frame of this module (the three label
+    fields), control tasks marked. Read as columns of codes in one scan
+    (Store.label_columns, the agreement's fast path): no Label object per row."""
+    cols = store.label_columns()
+    control = store.control_keys()
+    (unit_codes, units), (ann_codes, names) = cols.pair, cols.annotator
+    (id_codes, ids), (cat_codes, cats) = store.pair_category_columns()
+    category = pd.Series(cats[cat_codes], index=ids[id_codes]) if len(id_codes) else pd.Series(dtype=object)
+    pair = units[unit_codes]
+    annotator = names[ann_codes]
+    is_control = (
+        np.fromiter(((p, a) in control for p, a in zip(pair, annotator, strict=True)), bool, len(pair))
+        if control
+        else np.zeros(len(pair), dtype=bool)
+    )
+    parts = []
+    for name in LABEL_FIELDS:
+        codes, values = cols.fields[name]
+        value = values[codes]
+        given = value != ""
+        parts.append(
+            pd.DataFrame(
+                {
+                    "pair": pair[given],
+                    "annotator": annotator[given],
+                    "field": name,
+                    "value": value[given],
+                    "control": is_control[given],
+                }
+            )
+        )
+    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(COLUMNS[:5]))
+    frame["category"] = frame["pair"].map(category).fillna("").to_numpy(dtype=object)
+    return frame.astype({"control": bool}).reset_index(drop=True)
+
+
+def store_report(
+    store: Store,
+    *,
+    threshold: float = 0.7,
+    min_n: int = 20,
+    per_category: bool = True,
+    pause: bool = False,
+    seed: int = 0,
+) -> QualityReport:
+    """The report over the store's labels and gold; with ``pause``, every annotator with an
+    alert is paused (the queue serves them nothing until the lead resumes them)."""
+    from .aggregate import gold_by_field
+
+    report = reliability_report(
+        labels_frame(store),
+        gold_by_field(store.gold().values()),
+        threshold=threshold,
+        min_n=min_n,
+        per_category=per_category,
+        seed=seed,
+    )
+    people = {a.name: a for a in store.annotators()}
+    if pause:
+        with store.write() as conn:
+            for name in sorted({a.annotator for a in report.alerts}):
+                if name in people and people[name].paused is None:
+                    why = "; ".join(a.text() for a in report.alerts if a.annotator == name)
+                    store.update_annotator(name, paused=f"automatic pause: {why}", conn=conn)
+        people = {a.name: a for a in store.annotators()}
+    report.qualification = {n: a.qualification for n, a in people.items() if a.qualification}
+    report.paused = {n: a.paused for n, a in people.items() if a.paused}
+    return report

@@ -1,0 +1,595 @@
+"""Annotator quality control: gold answers, control tasks, qualification, reliability and
+aggregation (curate/quality/, curate/store/gold.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import Counter
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from annotate import queue
+from curate.assign import assign
+from curate.build import dry_run
+from curate.build.rules import Rules
+from curate.errors import InputError, MmrbError
+from curate.model import Adjudication, Annotator, Assignment, Candidate, Gold, Item, Label, Pair
+from curate.quality import gold as G
+from curate.quality import qualification as Q
+from curate.quality.aggregate import aggregate, as_frame, majority, store_aggregate
+from curate.quality.reliability import labels_frame, reliability_report, store_report, wilson
+
+
+def seed(store, n: int, *, category: str = "vqa", auto: bool = False) -> list[str]:
+    """n pairs p0..p{n-1}; with ``auto`` the reference says the first response is correct."""
+    items, cands, pairs = [], [], []
+    for i in range(n):
+        items.append(Item(id=f"it{i}", prompt=f"q{i}", category=category))
+        cands += [
+            Candidate(id=f"c{i}a", item_id=f"it{i}", model="m1", text=f"answer a{i}"),
+            Candidate(id=f"c{i}b", item_id=f"it{i}", model="m2", text=f"answer b{i}"),
+        ]
+        extra = dict(auto_first="correct", auto_second="incorrect", auto_method="exact") if auto else {}
+        pairs.append(Pair(id=f"p{i}", item_id=f"it{i}", first_id=f"c{i}a", second_id=f"c{i}b", origin="test", **extra))
+    with store.write() as conn:
+        store.add_items(items, conn=conn)
+        store.add_candidates(cands, conn=conn)
+        store.add_pairs(pairs, conn=conn)
+    return [p.id for p in pairs]
+
+
+def label(store, pair_id: str, who: str, pref: str) -> None:
+    store.save_label(Label(pair_id, who, preference=pref))
+
+
+# -- the store (both backends) ------------------------------------------------------------------
+def test_gold_round_trip_replace_and_legacy_gold_pairs(store):
+    seed(store, 3)
+    store.update_pair("p2", is_gold=True, known_preference="second")
+    g0 = Gold("p0", "import", "first", None, "incorrect", note="from the paper")
+    assert store.set_gold([g0, Gold("p1", "reference", correctness_first="correct")]) == 2
+    got = store.gold()
+    assert got["p0"] == dataclasses.replace(g0, created_at=got["p0"].created_at)
+    assert got["p1"].correctness_first == "correct" and got["p1"].preference is None
+    # a pair marked gold before the table existed gives its known answer, as an import
+    assert got["p2"].preference == "second" and got["p2"].source == "import"
+    store.set_gold([Gold("p0", "adjudication", "tie")])  # replaces
+    assert store.gold()["p0"].preference == "tie" and store.gold()["p0"].source == "adjudication"
+    assert store.delete_gold(["p1"]) == 1 and "p1" not in store.gold()
+
+
+def test_control_labels_are_told_apart_on_both_backends(store):
+    seed(store, 2)
+    for n in ("a", "b"):
+        store.add_annotator(Annotator(n))
+    store.add_assignments([Assignment("p0", "a", "first", 0), Assignment("p0", "b", "second", 0, is_gold=True)])
+    label(store, "p0", "a", "first")
+    label(store, "p0", "b", "second")
+    assert store.control_keys() == {("p0", "b")}
+    assert [lab.annotator for lab in store.labels(control=False)] == ["a"]
+    assert [lab.annotator for lab in store.labels(control=True)] == ["b"]
+    assert len(store.labels()) == 2
+    (ov,) = [o for o in store.pair_overlap() if o.pair_id == "p0"]
+    assert (ov.assigned, ov.submitted) == (1, 1)
+
+
+def test_annotator_qualification_and_pause_round_trip(store):
+    store.add_annotator(Annotator("a"))
+    store.update_annotator("a", qualification="failed", paused="low gold accuracy")
+    assert store.get_annotator("a") == Annotator("a", qualification="failed", paused="low gold accuracy")
+
+
+# -- gold files ------------------------------------------------------------------------------------
+def test_gold_import_csv_and_jsonl(sqlite_store, tmp_path):
+    seed(sqlite_store, 3)
+    f = tmp_path / "gold.csv"
+    f.write_text("pair_id,preference,correctness_first,correctness_second,note\np0,first,,,\np1,,correct,incorrect,n\n")
+    assert G.import_gold(sqlite_store, f).written == 2
+    j = tmp_path / "gold.jsonl"
+    j.write_text(json.dumps({"pair": "p2", "preference": "tie"}) + "\n")
+    G.import_gold(sqlite_store, j)
+    got = sqlite_store.gold()
+    assert (got["p0"].preference, got["p0"].correctness_first) == ("first", None)
+    assert (got["p1"].correctness_first, got["p1"].correctness_second, got["p1"].note) == ("correct", "incorrect", "n")
+    assert got["p2"].preference == "tie" and {g.source for g in got.values()} == {"import"}
+
+
+@pytest.mark.parametrize(
+    "text, line, field, words",
+    [
+        ("pair_id,preference\np0,first\np9,second\n", 3, "pair_id", "no pair 'p9'"),
+        ("pair_id,preference\np0,left\n", 2, "preference", "'left' is not one of first, second, tie"),
+        ("pair_id,preferance\np0,first\n", 2, "preferance", "unknown column"),
+        ("pair_id,preference\np0,first\np0,second\n", 3, "pair_id", "first on line 2"),
+        ("pair_id,preference,correctness_first\np0,,\n", 2, None, "no gold value"),
+        ("preference\nfirst\n", 2, "pair_id", "missing"),
+        ("pair_id,correctness_second\np1,wrong\n", 2, "correctness_second", "not one of correct, incorrect, unsure"),
+    ],
+)
+def test_gold_import_errors_name_file_line_field_and_write_nothing(sqlite_store, tmp_path, text, line, field, words):
+    seed(sqlite_store, 2)
+    f = tmp_path / "gold.csv"
+    f.write_text(text)
+    with pytest.raises(InputError) as e:
+        G.import_gold(sqlite_store, f)
+    problem = e.value.problems[0]
+    assert (problem.file, problem.line, problem.field) == (str(f), line, field)
+    assert words in problem.message
+    assert sqlite_store.gold() == {}  # all or nothing: p0's good row was not written either
+
+
+def test_gold_import_of_a_bad_json_line(sqlite_store, tmp_path):
+    seed(sqlite_store, 1)
+    f = tmp_path / "gold.jsonl"
+    f.write_text('{"pair_id": "p0", "preference": "first"}\n{"pair_id": \n')
+    with pytest.raises(InputError) as e:
+        G.import_gold(sqlite_store, f)
+    assert e.value.problems[0].line == 2 and sqlite_store.gold() == {}
+
+
+def test_gold_derived_from_adjudications_and_references_keeps_other_sources(sqlite_store):
+    seed(sqlite_store, 3, auto=True)
+    sqlite_store.update_pair("p2", auto_first="unsure", auto_second="unsure")
+    sqlite_store.set_adjudication(Adjudication("p0", "lead", preference="second", note="looked closely"))
+    sqlite_store.set_adjudication(Adjudication("p1", "lead", exclude=True))
+    adj, ref = G.derive_gold(sqlite_store)
+    assert (adj.written, adj.skipped) == (1, 1)  # the exclusion gives no gold
+    assert (ref.written, ref.kept_other, ref.skipped) == (1, 1, 1)  # p0 keeps its adjudication; p2 unsure
+    got = sqlite_store.gold()
+    assert (got["p0"].source, got["p0"].preference) == ("adjudication", "second")
+    assert (got["p1"].source, got["p1"].preference, got["p1"].correctness_first) == ("reference", "first", "correct")
+    with pytest.raises(MmrbError, match="cannot be derived"):
+        G.derive_gold(sqlite_store, ["import"])
+    stats = G.gold_stats(sqlite_store)
+    assert stats.pairs == 2 and stats.by_source == {"adjudication": 1, "reference": 1}
+    assert stats.by_field["preference"] == 2 and stats.by_category == {"vqa": 2}
+
+
+# -- control tasks ---------------------------------------------------------------------------------
+def test_control_tasks_are_mixed_in_evenly_and_never_count_toward_overlap(store):
+    ids = seed(store, 44)
+    store.set_gold([Gold(p, "import", "first") for p in ids[40:]])  # p40..p43 have gold
+    rep = assign(store, k=1, annotators=["a", "b"], control_share=0.1, pair_ids=ids[:40], seed=1)
+    assert rep.gold == 4 and rep.regular == 40
+    for n in ("a", "b"):
+        mine = store.assignments(annotator=n)
+        control = [a for a in mine if a.is_gold]
+        assert len(control) == 2 and all(a.pair_id in ids[40:] for a in control)  # 20 regular -> 2 = 10% of 22
+        seqs = sorted(a.seq for a in control)
+        assert seqs[0] < 11 <= seqs[1]  # one in each half of the queue: spread, not bunched
+    # a control pair that is also a regular pair: the control label does not fill its overlap
+    store.set_gold([Gold("p0", "import", "second")])
+    holder = next(a.annotator for a in store.assignments(pair_id="p0"))
+    other = "b" if holder == "a" else "a"
+    store.add_assignments([Assignment("p0", other, "first", 99, is_gold=True)])
+    label(store, "p0", other, "first")
+    label(store, "p0", holder, "second")
+    rep2 = assign(store, k=2, annotators=["a", "b", "c"], pair_ids=["p0"], seed=1)
+    on_p0 = {a.annotator: a.is_gold for a in store.assignments(pair_id="p0")}
+    assert rep2.regular == 1 and on_p0 == {holder: False, other: True, "c": False}  # c, not `other`, is the 2nd
+
+
+def test_control_labels_never_count_toward_agreement_or_the_build(sqlite_store):
+    from curate.agreement import from_store
+
+    seed(sqlite_store, 1)
+    for n in ("a", "b", "c"):
+        sqlite_store.add_annotator(Annotator(n))
+    sqlite_store.add_assignments(
+        [
+            Assignment("p0", "a", "first", 0),
+            Assignment("p0", "b", "first", 0),
+            Assignment("p0", "c", "first", 0, is_gold=True),
+        ]
+    )
+    label(sqlite_store, "p0", "a", "first")
+    label(sqlite_store, "p0", "b", "second")
+    label(sqlite_store, "p0", "c", "second")  # as a control task: would make "second" the majority
+    t = from_store(sqlite_store)
+    assert t.fields["preference"].code.size == 2 and "c" not in {
+        t.annotators[i] for i in t.fields["preference"].annotator
+    }
+    (d,) = dry_run(sqlite_store, Rules(min_labels=2)).decisions
+    assert d.n_labels == 2 and d.removed_by == "no_preference"  # one first, one second: no majority
+
+
+def test_a_control_pair_comes_out_of_the_queue_like_any_other(sqlite_store):
+    seed(sqlite_store, 2)
+    sqlite_store.set_gold([Gold("p1", "import", "second", "incorrect", "correct")])
+    sqlite_store.add_annotator(Annotator("a"))
+    sqlite_store.add_assignments([Assignment("p0", "a", "first", 0), Assignment("p1", "a", "first", 1, is_gold=True)])
+    regular = queue.current_view(sqlite_store, "a")
+    sqlite_store.save_label(Label("p0", "a", preference="first"))
+    control = queue.current_view(sqlite_store, "a")
+    assert (regular.pair_id, control.pair_id) == ("p0", "p1")
+    assert type(control) is type(regular)
+    # the same fields, and the ones that differ differ only as two regular pairs would
+    differ = {f.name for f in dataclasses.fields(control) if getattr(control, f.name) != getattr(regular, f.name)}
+    assert differ <= {"pair_id", "item_id", "prompt", "left_text", "right_text", "seq"}
+    assert not any("gold" in f.name for f in dataclasses.fields(control))
+    assert "incorrect" not in repr(control) and control.label is None
+
+
+# -- qualification ---------------------------------------------------------------------------------
+def test_qualification_comes_first_and_gates_the_real_queue(store, tmp_path):
+    sqlite_store = store  # both backends
+    ids = seed(sqlite_store, 8)
+    sqlite_store.set_gold([Gold(p, "import", "first") for p in ids[:4]])
+    with pytest.raises(MmrbError, match="no gold answer"):
+        Q.set_qualification(sqlite_store, ["p0", "p7"], 0.75)
+    Q.set_qualification(sqlite_store, ids[:4], 0.75)
+    rep = assign(sqlite_store, k=1, annotators=["good", "bad"], pair_ids=ids[4:], seed=2)
+    assert rep.qualification == 8
+    for n in ("good", "bad"):
+        assert sqlite_store.get_annotator(n).qualification == "pending"
+        first4 = [a for a in sqlite_store.assignments(annotator=n)][:4]
+        assert {a.pair_id for a in first4} == set(ids[:4]) and all(a.qualification and a.is_gold for a in first4)
+    for n, answers in (
+        ("good", ["first", "first", "first", "second"]),
+        ("bad", ["second", "second", "first", "second"]),
+    ):
+        for ans in answers:
+            v = queue.current_view(sqlite_store, n)
+            assert v.pair_id in ids[:4]
+            label(sqlite_store, v.pair_id, n, ans)
+    # good matched 3 of 4 (= 0.75): passes and gets regular work; bad matched 1: nothing else
+    assert queue.current_view(sqlite_store, "good").pair_id in ids[4:]
+    assert sqlite_store.get_annotator("good").qualification == "passed"
+    assert queue.current_view(sqlite_store, "bad") is None
+    assert sqlite_store.get_annotator("bad").qualification == "failed"
+    assert "project lead" in queue.closed_notice(sqlite_store, "bad")
+    assert queue.closed_notice(sqlite_store, "good") is None
+    # the lead is told, and can let the account in
+    report = store_report(sqlite_store, min_n=1)
+    assert report.qualification == {"good": "passed", "bad": "failed"}
+    assert any("kept out of the real queue (failed): bad" in line for line in report.lines())
+    Q.resume(sqlite_store, "bad")
+    assert queue.current_view(sqlite_store, "bad").pair_id in ids[4:]
+    # an annotator who has labelled already is not asked to qualify
+    sqlite_store.add_annotator(Annotator("old"))
+    label(sqlite_store, ids[5], "old", "first")
+    assign(sqlite_store, k=1, annotators=["old"], pair_ids=ids[4:], seed=2)
+    assert sqlite_store.get_annotator("old").qualification is None
+
+
+def test_a_paused_account_is_served_nothing(sqlite_store):
+    seed(sqlite_store, 1)
+    sqlite_store.add_annotator(Annotator("a"))
+    sqlite_store.add_assignments([Assignment("p0", "a", "first", 0)])
+    sqlite_store.update_annotator("a", paused="test")
+    assert queue.current_view(sqlite_store, "a") is None and "paused" in queue.closed_notice(sqlite_store, "a")
+    Q.resume(sqlite_store, "a")
+    assert queue.current_view(sqlite_store, "a").pair_id == "p0"
+
+
+# -- reliability -----------------------------------------------------------------------------------
+def planted(n_pairs: int = 40, careless: str = "dan"):
+    """Three careful annotators who agree with the truth on 39 of 40 pairs each (a different
+    slip each), and one who answers "first" whatever the pair. The truth alternates."""
+    truth = {f"p{i}": ("first", "second")[i % 2] for i in range(n_pairs)}
+    rows = []
+    for i, (p, t) in enumerate(truth.items()):
+        for j, who in enumerate(("ann", "bea", "cat")):
+            slip = i == 5 + j
+            rows.append((p, who, "preference", ("second" if t == "first" else "first") if slip else t, i >= 30, "vqa"))
+        rows.append((p, careless, "preference", "first", i >= 30, "vqa"))
+    frame = pd.DataFrame(rows, columns=["pair", "annotator", "field", "value", "control", "category"])
+    gold = {"preference": {p: truth[p] for p in list(truth)[30:]}}  # the control tasks have gold
+    return frame, gold, truth
+
+
+def test_a_careless_annotator_is_caught_by_gold_accuracy_and_by_dawid_skene():
+    frame, gold, _ = planted()
+    report = reliability_report(frame, gold, threshold=0.7, min_n=10)
+    figs = report.fields["preference"]
+    assert figs["dan"].gold.n == 10 and figs["dan"].gold.share == 0.5
+    assert figs["dan"].gold.high < 0.8  # the Wilson interval of 5 of 10 stays below
+    assert all(figs[n].gold.share >= 0.9 for n in ("ann", "bea", "cat"))
+    assert figs["dan"].model < 0.7 < min(figs[n].model for n in ("ann", "bea", "cat"))
+    assert {(a.annotator, a.basis) for a in report.alerts if a.category is None} == {
+        ("dan", "gold"),
+        ("dan", "dawid-skene"),
+    }
+    # majority agreement uses regular labels only (30 pairs)
+    assert figs["ann"].majority.n == 30 and figs["dan"].majority.share == pytest.approx(15 / 30, abs=0.04)
+
+
+def test_no_alert_without_enough_evidence():
+    frame, gold, _ = planted()
+    report = reliability_report(frame, gold, threshold=0.7, min_n=50)
+    assert report.alerts == []
+
+
+def test_wilson_interval():
+    s = wilson(8, 10)
+    assert s.share == 0.8 and s.low == pytest.approx(0.4902, abs=1e-4) and s.high == pytest.approx(0.9433, abs=1e-4)
+    assert wilson(0, 0).share is None
+
+
+def test_automatic_pause_from_the_store(sqlite_store):
+    ids = seed(sqlite_store, 12)
+    sqlite_store.set_gold([Gold(p, "import", "second") for p in ids])
+    for n in ("ok", "lazy"):
+        sqlite_store.add_annotator(Annotator(n))
+    sqlite_store.add_assignments(
+        [Assignment(p, n, "first", i, is_gold=True) for i, p in enumerate(ids) for n in ("ok", "lazy")]
+    )
+    for p in ids:
+        label(sqlite_store, p, "ok", "second")
+        label(sqlite_store, p, "lazy", "first")
+    frame = labels_frame(sqlite_store)
+    assert frame["control"].all() and len(frame) == 24
+    report = store_report(sqlite_store, threshold=0.7, min_n=10, pause=True)
+    assert {a.annotator for a in report.alerts} == {"lazy"}
+    assert "lazy" in report.paused and sqlite_store.get_annotator("ok").paused is None
+    assert queue.current_view(sqlite_store, "lazy") is None
+
+
+# -- aggregation -----------------------------------------------------------------------------------
+def test_dawid_skene_outvotes_a_careless_majority_and_uses_gold():
+    # Two careless annotators always say "first"; three careful ones are right. Where only one
+    # careful annotator and both careless ones labelled a pair, the majority follows the
+    # careless pair; Dawid-Skene, having learnt who is careless, follows the careful one.
+    rows = []
+    truth = {f"p{i}": ("first", "second")[i % 2] for i in range(60)}
+    for i, (p, t) in enumerate(truth.items()):
+        careful = ("ann", "bea", "cat") if i < 40 else (("ann", "bea", "cat")[i % 3],)
+        rows += [(p, who, "preference", t) for who in careful]
+        rows += [(p, who, "preference", "first") for who in ("xo", "yo")]
+    frame = as_frame(rows)
+    maj = majority(frame[frame["field"] == "preference"])
+    ds = aggregate(frame, "dawid-skene").fields["preference"]
+    wrong_majority = [p for p, t in truth.items() if maj.get(p) != t]
+    assert len(wrong_majority) == 10  # the second-answer pairs among the last 20
+    assert ds.differ == 10 and all(ds.final[p] == truth[p] for p in truth)
+    assert ds.reliability["xo"] < 0.7 < ds.reliability["ann"]
+    # gold wins where present, with every method
+    for method in ("majority", "dawid-skene", "mace"):
+        fa = aggregate(frame, method, {"preference": {"p0": "second"}}).fields["preference"]
+        assert fa.final["p0"] == "second" and fa.from_gold == 1
+    mace = aggregate(frame, "mace").fields["preference"]
+    assert mace.reliability["xo"] < mace.reliability["ann"]
+
+
+def test_majority_ignores_ties():
+    frame = as_frame([("p", "a", "preference", "first"), ("p", "b", "preference", "second")])
+    assert majority(frame) == {}
+    with pytest.raises(MmrbError, match="unknown aggregation"):
+        aggregate(frame, "em")
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(0, 3), st.sampled_from(["first", "second", "tie"])), max_size=40)
+)
+def test_aggregation_decides_only_labelled_pairs_and_majority_is_a_modal_value(raw):
+    rows = {(f"p{p}", f"a{a}"): v for p, a, v in raw}  # one label per (pair, annotator)
+    frame = as_frame((p, a, "preference", v) for (p, a), v in rows.items())
+    maj = majority(frame) if rows else {}
+    for p, v in maj.items():
+        counts = frame[frame["pair"] == p]["value"].value_counts()
+        assert counts[v] == counts.max() and (counts == counts.max()).sum() == 1
+    if rows:
+        fa = aggregate(frame, "dawid-skene").fields["preference"]
+        assert set(fa.final) == {p for p, _ in rows}
+        assert fa.differ + sum(1 for p in maj if fa.final[p] == maj[p]) == len(maj)
+
+
+def test_store_aggregate_reads_regular_labels_only(sqlite_store):
+    seed(sqlite_store, 2)
+    for n in ("a", "b", "c"):
+        sqlite_store.add_annotator(Annotator(n))
+    sqlite_store.add_assignments([Assignment("p0", "c", "first", 0, is_gold=True)])
+    label(sqlite_store, "p0", "a", "first")
+    label(sqlite_store, "p0", "b", "first")
+    label(sqlite_store, "p0", "c", "second")
+    agg = store_aggregate(sqlite_store, "dawid-skene")
+    assert set(agg.fields["preference"].reliability) == {"a", "b"}
+
+
+# -- the build -------------------------------------------------------------------------------------
+def careless_store(store) -> dict[str, str]:
+    """60 pairs; three careful annotators and two who always answer "first". The last 20 pairs
+    have one careful label and both careless ones, so their majority follows the careless."""
+    ids = seed(store, 60)
+    truth = {p: ("first", "second")[i % 2] for i, p in enumerate(ids)}
+    for n in ("ann", "bea", "cat", "xo", "yo"):
+        store.add_annotator(Annotator(n))
+    labels = []
+    for i, (p, t) in enumerate(truth.items()):
+        careful = ("ann", "bea", "cat") if i < 40 else (("ann", "bea", "cat")[i % 3],)
+        labels += [Label(p, who, preference=t) for who in careful]
+        labels += [Label(p, who, preference="first") for who in ("xo", "yo")]
+    store.add_labels(labels)
+    return truth
+
+
+def test_build_with_dawid_skene_follows_the_careful_annotators_and_says_so(sqlite_store, tmp_path):
+    from curate.build import build
+
+    truth = careless_store(sqlite_store)
+    by_majority = {d.pair.id: d.chosen for d in dry_run(sqlite_store, Rules(min_labels=3)).kept}
+    res = build(sqlite_store, Rules(min_labels=3, aggregation="dawid-skene", resamples=10), tmp_path / "out")
+    by_ds = {t.id: ("first" if t.chosen.startswith("answer a") else "second") for t in res.triplets}
+    assert by_ds == truth  # every pair, the careless majority's ten included
+    assert sum(by_majority[p] != t for p, t in truth.items()) == 10
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert "aggregated with Dawid-Skene" in card and "| preference | 60 | 10 | 0 | 0 |" in card
+    assert "(decided by an adjudication, by the correctness task or by the aggregation): 10." in card
+    manifest = json.loads((tmp_path / "out" / "build.json").read_text())
+    assert manifest["rules"]["filter"]["aggregation"] == "dawid-skene"
+    assert manifest["aggregation"]["differ_from_majority"] == {"preference": 10}
+    rel = {
+        line.split("|")[1].strip(): float(line.split("|")[2])
+        for line in card.splitlines()
+        if line.startswith(("| xo |", "| ann |"))
+    }
+    assert rel["xo"] < 0.7 < rel["ann"]
+
+
+def test_gold_decides_a_pair_in_a_model_build(sqlite_store):
+    truth = careless_store(sqlite_store)
+    sqlite_store.set_gold([Gold("p0", "import", "second")])
+    (d,) = [d for d in dry_run(sqlite_store, Rules(aggregation="mace")).decisions if d.pair.id == "p0"]
+    assert truth["p0"] == "first" and d.chosen == "second"
+
+
+def test_rules_file_names_the_aggregation(tmp_path):
+    from curate.build.rules import load_rules
+
+    f = tmp_path / "rules.toml"
+    f.write_text('[filter]\naggregation = "mace"\n')
+    assert load_rules(f).aggregation == "mace"
+    f.write_text('[filter]\naggregation = "em"\n')
+    with pytest.raises(InputError, match="filter.aggregation"):
+        load_rules(f)
+
+
+# -- the commands ----------------------------------------------------------------------------------
+def test_gold_and_quality_commands(sqlite_store, tmp_path, capsys):
+    from curate.cli import main
+
+    seed(sqlite_store, 4, auto=True)
+    for n in ("a", "b", "c"):
+        sqlite_store.add_annotator(Annotator(n))
+    for p in ("p0", "p1", "p2", "p3"):
+        for n, v in (("a", "first"), ("b", "first"), ("c", "second")):
+            label(sqlite_store, p, n, v)
+    db = ["--db", sqlite_store.db]
+    bad = tmp_path / "bad.csv"
+    bad.write_text("pair_id,preference\np0,first\np1,sideways\n")
+    assert main(["gold", "import", str(bad), *db]) == 1
+    err = capsys.readouterr().err
+    assert f"{bad}:3 field 'preference'" in err and "nothing was written" in err and "Traceback" not in err
+    good = tmp_path / "gold.csv"
+    good.write_text("pair_id,preference\np0,first\n")
+    assert main(["gold", "import", str(good), *db]) == 0
+    assert main(["gold", "derive", "--from", "reference", *db]) == 0
+    out = capsys.readouterr().out
+    assert "1 gold answer written (import)" in out and "3 gold answers written (reference)" in out
+    assert "1 pair kept the gold of another source" in out
+    assert main(["gold", "list", "--json", *db]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["pair_id"], r["source"]) for r in rows] == [
+        ("p0", "import"),
+        ("p1", "reference"),
+        ("p2", "reference"),
+        ("p3", "reference"),
+    ]
+    assert main(["gold", "stats", *db]) == 0
+    assert "4 pairs with gold" in capsys.readouterr().out
+    assert main(["quality", "--min-n", "4", "--threshold", "0.5", "--aggregate", "dawid-skene", *db]) == 0
+    out = capsys.readouterr().out
+    assert "ALERT c: gold 0.0% below 50.0% on preference (4 labels)" in out
+    assert "Aggregation: dawid-skene" in out
+    assert main(["quality", "--min-n", "4", "--threshold", "0.5", "--pause", "--json", *db]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report["paused"]) == {"c"} and report["fields"]["preference"]["a"]["gold"]["share"] == 1.0
+    assert main(["gold", "resume", "c", *db]) == 0
+    assert sqlite_store.get_annotator("c").paused is None
+
+
+def test_a_version_5_store_gets_the_gold_table_and_the_new_columns(db_url, tmp_path):
+    from sqlalchemy import update
+
+    from curate.store import Store
+    from curate.store import migrations as M
+    from curate.store import schema as S
+
+    s = Store(db_url, images=tmp_path / "im")
+    seed(s, 1)
+    s.add_annotator(Annotator("a"))
+    s.add_assignments([Assignment("p0", "a", "first", 0)])
+    with s.write() as c:  # as a store written before quality control
+        c.exec_driver_sql("DROP TABLE gold")
+        c.exec_driver_sql("ALTER TABLE assignments DROP COLUMN qualification")
+        c.exec_driver_sql("ALTER TABLE annotators DROP COLUMN qualification")
+        c.exec_driver_sql("ALTER TABLE annotators DROP COLUMN paused")
+        c.execute(update(S.settings).where(S.settings.c.key == "schema_version").values(value="5"))
+    s.close()
+    s = Store(db_url, images=tmp_path / "im", create=False)  # migrations alone must add the table
+    try:
+        assert s.get_setting("schema_version") == str(M.SCHEMA_VERSION)
+        assert s.get_assignment("p0", "a") == Assignment("p0", "a", "first", 0)  # qualification: false
+        assert s.get_annotator("a") == Annotator("a")
+        s.set_gold([Gold("p0", "import", "first")])
+        assert s.gold()["p0"].preference == "first"
+    finally:
+        s.close()
+
+
+def test_the_agreement_report_compares_with_imported_gold(sqlite_store):
+    from curate.agreement import agreement_report, from_store
+
+    seed(sqlite_store, 2)
+    for n in ("a", "b"):
+        sqlite_store.add_annotator(Annotator(n))
+        for p in ("p0", "p1"):
+            label(sqlite_store, p, n, "first" if n == "a" else "second")
+    sqlite_store.set_gold([Gold("p0", "import", "first"), Gold("p1", "adjudication", "first")])
+    rep = agreement_report(from_store(sqlite_store), resamples=10)
+    ann = rep.fields["preference"].annotators
+    assert ann["a"]["gold"] == {"n": 2, "agreement": 1.0} and ann["b"]["gold"] == {"n": 2, "agreement": 0.0}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4), st.sampled_from(["x", "y", "z"])), max_size=40))
+def test_agreement_with_the_others_majority_matches_its_definition(raw):
+    from collections import Counter
+
+    from curate.quality.reliability import _majority_counts
+
+    rows = {(f"p{p}", f"a{a}"): v for p, a, v in raw}
+    frame = as_frame((p, a, "f", v) for (p, a), v in rows.items())
+    want: dict[str, list[int]] = {}
+    for (p, a), v in rows.items():
+        others = Counter(w for (q, b), w in rows.items() if q == p and b != a)
+        if sum(others.values()) < 2:
+            continue
+        (top, n), *rest = others.most_common()
+        if rest and rest[0][1] == n:
+            continue
+        slot = want.setdefault(a, [0, 0])
+        slot[0] += 1
+        slot[1] += top == v
+    assert _majority_counts(frame) == {a: (n, k) for a, (n, k) in want.items()}
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    n_pairs=st.integers(1, 30),
+    n_gold=st.integers(1, 8),
+    n_ann=st.integers(1, 4),
+    k=st.integers(1, 3),
+    share=st.sampled_from([0.05, 0.1, 0.25, 0.5]),
+    seed_=st.integers(0, 3),
+)
+def test_control_tasks_invariants(n_pairs, n_gold, n_ann, k, share, seed_):
+    """Whatever the sizes: overlap counts regular assignments only and reaches k, no
+    annotator gets a pair twice, a control task is always a pair with gold, and each queue
+    holds about ``share`` control tasks (as many as the gold pool allows)."""
+    import tempfile
+
+    from curate.store import Store
+
+    with tempfile.TemporaryDirectory() as d, Store(f"{d}/s.db", images=f"{d}/img") as s:
+        ids = seed(s, n_pairs + n_gold)
+        gold_ids = set(ids[n_pairs:])
+        s.set_gold([Gold(p, "import", "first") for p in gold_ids])
+        names = [f"n{i}" for i in range(n_ann)]
+        assign(s, k=k, annotators=names, control_share=share, seed=seed_, pair_ids=ids[:n_pairs])
+        rows = s.assignments()
+        assert len(rows) == len({(a.pair_id, a.annotator) for a in rows})
+        regular = Counter(a.pair_id for a in rows if not a.is_gold)
+        assert set(regular) == set(ids[:n_pairs]) and set(regular.values()) == {min(k, n_ann)}
+        assert {a.pair_id for a in rows if a.is_gold} <= gold_ids
+        for n in names:
+            mine = [a for a in rows if a.annotator == n]
+            n_regular = sum(not a.is_gold for a in mine)
+            want = min(round(n_regular * share / (1 - share)), n_gold)
+            assert sum(a.is_gold for a in mine) == want
+        assert assign(s, k=k, annotators=names, control_share=share, seed=seed_, pair_ids=ids[:n_pairs]).created == 0
