@@ -593,3 +593,12 @@ def test_control_tasks_invariants(n_pairs, n_gold, n_ann, k, share, seed_):
             want = min(round(n_regular * share / (1 - share)), n_gold)
             assert sum(a.is_gold for a in mine) == want
         assert assign(s, k=k, annotators=names, control_share=share, seed=seed_, pair_ids=ids[:n_pairs]).created == 0
+
+
+def test_an_alert_reads_as_a_sentence_without_snake_case():
+    from curate.quality.reliability import Alert
+
+    a = Alert("bob", "correctness_first", None, "dawid-skene", 0.598, 32, 0.7)
+    assert a.text() == "bob: Dawid-Skene 59.8% below 70.0% on correctness of the first response (32 labels)"
+    b = Alert("c", "preference", "vqa", "gold", 0.0, 1, 0.5)
+    assert b.text() == "c: gold 0.0% below 50.0% on preference, category vqa (1 label)"

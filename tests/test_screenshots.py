@@ -56,7 +56,7 @@ def sample(tmp_path_factory):
     from curate.store import Store
 
     info = labelled_sample(tmp_path_factory.mktemp("sample") / "sample.db", leave_open=3)
-    with Store(info["db"], info["images"]) as s:
+    with Store(info.db, info.images) as s:
         split = disagreements(s)
         assert split, "no pair disagrees: the adjudication page would be empty"
         for row in split:
@@ -64,7 +64,7 @@ def sample(tmp_path_factory):
                 break
             s.set_adjudication(Adjudication(row.pair_id, "lead", "first", note="Decided in the first pass."))
         assert any(r.pending for r in disagreements(s))
-    return info["db"], info["images"]
+    return info.db, info.images
 
 
 @pytest.fixture(scope="module")
