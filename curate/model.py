@@ -12,7 +12,7 @@ curate/sides.py alone maps between the two.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, get_args
 
@@ -30,6 +30,7 @@ LabelStatus = Literal["draft", "submitted", "skipped"]
 Role = Literal["annotator", "admin"]
 FlagReason = Literal["broken_image", "unsafe_content", "unclear_prompt", "other"]
 ImageStatus = Literal["ok", "missing", "corrupt", "too_large"]
+PartKind = Literal["text", "image"]  # a part of a candidate response (ResponsePart)
 PairStatus = Literal["candidate", "selected", "dropped"]
 AssignmentState = Literal["open", "done"]
 # The files `mmrb ingest pairs` reads (curate/ingest). Here, not in curate/ingest, whose package
@@ -52,6 +53,7 @@ LABEL_STATUSES: tuple[str, ...] = get_args(LabelStatus)
 ROLES: tuple[Role, ...] = get_args(Role)
 FLAG_REASONS: tuple[str, ...] = get_args(FlagReason)
 PAIR_FORMATS: tuple[str, ...] = get_args(PairFormat)
+PART_KINDS: tuple[PartKind, ...] = get_args(PartKind)
 GOLD_SOURCES: tuple[GoldSource, ...] = get_args(GoldSource)
 AGGREGATIONS: tuple[Aggregation, ...] = get_args(Aggregation)
 # The label fields a gold answer, a control task and the reliability figures speak of.
@@ -109,8 +111,39 @@ class Item:
 
 
 @dataclass(frozen=True)
+class ResponsePart:
+    """One part of a candidate response: a text, or an image stored like a prompt's image
+    (content-addressed; ``ImageRef.status`` says when it is missing)."""
+
+    kind: PartKind
+    text: str = ""  # a text part's text
+    image: ImageRef | None = None  # an image part's image
+
+    @staticmethod
+    def of_text(text: str) -> ResponsePart:
+        return ResponsePart("text", text=text)
+
+    @staticmethod
+    def of_image(image: ImageRef) -> ResponsePart:
+        return ResponsePart("image", image=image)
+
+
+def render_parts(parts: Iterable[ResponsePart]) -> str:
+    """A response's parts as one text, for whatever needs text (a text judge, the text
+    exports): each text part stripped, each image an ``[image: SOURCE]`` marker, blank lines
+    between, empty parts left out."""
+    shown = (p.text if p.kind == "text" or p.image is None else f"[image: {p.image.source}]" for p in parts)
+    return "\n\n".join(t.strip() for t in shown if t.strip())
+
+
+@dataclass(frozen=True)
 class Candidate:
-    """A candidate response to an item, from a model or from an imported benchmark."""
+    """A candidate response to an item, from a model or from an imported benchmark.
+
+    A plain-text response is ``text`` alone. A response with images also has ``content``,
+    its parts in order (text and images), and then ``text`` is its text rendering
+    (``render_parts``, images as ``[image: name]`` markers). ``parts`` is the one accessor
+    for a response's parts, whichever kind it is."""
 
     id: str
     item_id: str
@@ -120,6 +153,17 @@ class Candidate:
     sample_index: int = 0
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    content: tuple[ResponsePart, ...] = ()  # empty: a plain-text response, its one part is ``text``
+
+    @property
+    def parts(self) -> tuple[ResponsePart, ...]:
+        """The response in order: ``content``, or one text part for a plain-text response."""
+        return self.content or (ResponsePart.of_text(self.text),)
+
+    @property
+    def images(self) -> tuple[ImageRef, ...]:
+        """The response's images in order (missing ones included, their status says so)."""
+        return tuple(p.image for p in self.content if p.image is not None)
 
 
 @dataclass(frozen=True)
@@ -259,3 +303,8 @@ class Triplet:
     task: str | None = None
     n_labels: int = 0
     agreement: float | None = None
+    # Responses with images: their parts in order, each {"text": ...} or {"image": relative
+    # path} (an image missing from the store: {"image": null, "missing": source}); empty for a
+    # plain-text response, whose ``chosen`` / ``rejected`` text is the whole of it.
+    chosen_parts: tuple[Mapping[str, Any], ...] = ()
+    rejected_parts: tuple[Mapping[str, Any], ...] = ()

@@ -12,7 +12,7 @@ from sqlalchemy import Connection, delete, insert, select, tuple_, update
 
 from ..images import StoredImage
 from ..lookalike import skeleton
-from ..model import Candidate, ImageRef, Item, Pair, SampleFailure
+from ..model import Candidate, ImageRef, Item, Pair, ResponsePart, SampleFailure
 from ..seeding import hex_hash
 from . import schema as S
 from .base import StoreBase
@@ -130,9 +130,13 @@ class ItemStore(StoreBase):
     # -- candidates ----------------------------------------------------------------------
     def add_candidates(self, cands: Iterable[Candidate], conn: Connection | None = None) -> int:
         ts = now()
+        cands = list(cands)
         rows = [_candidate_tuple(c, ts) for c in cands]
+        part_rows = [_part_tuple(c.id, n, p) for c in cands for n, p in enumerate(c.content)]
         with self._w(conn) as c:
             insert_rows(c, S.candidates, _CANDIDATE_COLUMNS, rows)
+            if part_rows:  # plain-text candidates (the usual case) have none
+                insert_rows(c, S.candidate_parts, _PART_COLUMNS, part_rows)
         return len(rows)
 
     def candidates(
@@ -144,7 +148,29 @@ class ItemStore(StoreBase):
         if ids is not None:
             q = q.where(S.candidates.c.id.in_(list(ids)))
         with self._r(conn) as c:
-            return [_candidate(r) for r in c.execute(q).mappings()]
+            rows = c.execute(q).mappings().all()
+            parts = self._candidate_parts(c, item_id=item_id, ids=ids, rows=rows)
+        return [_candidate(r, parts.get(r["id"], ())) for r in rows]
+
+    def _candidate_parts(
+        self, c: Connection, *, item_id: str | None, ids: Iterable[str] | None, rows: Sequence[Mapping]
+    ) -> dict[str, tuple[ResponsePart, ...]]:
+        """The parts of the candidates of ``rows`` that have images, in order."""
+        P = S.candidate_parts.c
+        q = select(S.candidate_parts, S.images.c.width, S.images.c.height).join(
+            S.images, S.images.c.sha256 == P.sha256, isouter=True
+        )
+        if item_id is not None or ids is not None:
+            q = q.where(P.candidate_id.in_([r["id"] for r in rows]))
+        out: dict[str, list[ResponsePart]] = {}
+        for r in c.execute(q.order_by(P.candidate_id, P.position)).mappings():
+            if r["kind"] == "image":
+                ref = ImageRef(r["source"] or "", r["sha256"], r["status"] or "ok", r["width"], r["height"], r["error"])
+                part = ResponsePart.of_image(ref)
+            else:
+                part = ResponsePart.of_text(r["text"] or "")
+            out.setdefault(r["candidate_id"], []).append(part)
+        return {k: tuple(v) for k, v in out.items()}
 
     # -- sampling: each result is a candidate or a failure (curate/sampling.py) ---------------
     def candidate_keys(self, conn: Connection | None = None) -> set[SampleKey]:
@@ -246,6 +272,7 @@ def candidate_row(c: Candidate, ts: str) -> dict[str, Any]:
 # Bulk inserts take tuples in these columns' order (engine.insert_rows)
 _ITEM_COLUMNS = ("id", "prompt", "category", "reference", "source", "metadata", "created_at", "id_skeleton")
 _IMAGE_COLUMNS = ("item_id", "position", "source", "sha256", "status", "error")
+_PART_COLUMNS = ("candidate_id", "position", "kind", "text", "source", "sha256", "status", "error")
 _CANDIDATE_COLUMNS = (
     "id",
     "item_id",
@@ -279,7 +306,14 @@ def _candidate_tuple(c: Candidate, ts: str) -> tuple[Any, ...]:
     )
 
 
-def _candidate(r: Mapping) -> Candidate:
+def _part_tuple(candidate_id: str, position: int, p: ResponsePart) -> tuple[Any, ...]:
+    im = p.image
+    if p.kind == "image" and im is not None:
+        return (candidate_id, position, "image", None, im.source, im.sha256, im.status, im.error)
+    return (candidate_id, position, "text", p.text, None, None, None, None)
+
+
+def _candidate(r: Mapping, content: tuple[ResponsePart, ...] = ()) -> Candidate:
     return Candidate(
         id=r["id"],
         item_id=r["item_id"],
@@ -289,6 +323,7 @@ def _candidate(r: Mapping) -> Candidate:
         sample_index=r["sample_index"],
         prompt_tokens=r["prompt_tokens"],
         completion_tokens=r["completion_tokens"],
+        content=content,
     )
 
 

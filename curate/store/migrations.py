@@ -165,6 +165,8 @@ MIGRATIONS: dict[int, list[Step]] = {
         AddColumn("annotators", "qualification"),
         AddColumn("annotators", "paused"),
     ],
+    # responses with images: a candidate's parts in order
+    7: [AddTable("candidate_parts")],
 }
 
 SCHEMA_VERSION = max(MIGRATIONS, default=1)

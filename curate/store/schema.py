@@ -84,6 +84,22 @@ candidates = Table(
     Index("ix_candidates_item", "item_id"),
 )
 
+# The parts of a candidate response with images, in order (model.ResponsePart): a text part
+# holds ``text``; an image part the image as item_images holds it (``sha256`` NULL when the
+# image is missing). A plain-text candidate has no rows here: ``candidates.text`` is all of it.
+candidate_parts = Table(
+    "candidate_parts",
+    metadata,
+    Column("candidate_id", String(200), ForeignKey("candidates.id", ondelete="CASCADE"), primary_key=True),
+    Column("position", Integer, primary_key=True),
+    Column("kind", String(16), nullable=False),  # model.PartKind
+    Column("text", Text),
+    Column("source", Text),
+    Column("sha256", String(64), ForeignKey("images.sha256")),
+    Column("status", String(16)),
+    Column("error", Text),
+)
+
 # A request that still failed after its retries: kept so a resumed run can retry it and a
 # summary can count it; removed when the same key later succeeds.
 sample_failures = Table(
