@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import InputProblem
 from ..formats.fields import Fields
 from ..images import ImageProblem
-from ..model import Candidate, ImageRef, Item, Label, Pair
+from ..model import Candidate, ImageRef, Item, Label, Pair, ResponsePart, render_parts
 from ..seeding import coin, hex_hash
 from ..wording import plural
 
@@ -80,6 +80,19 @@ def seeded_swap(key: str) -> bool:
     """Whether to put the chosen response second: half the pairs, decided by a stable id,
     so a judge run with a fixed order is not handed the answer by position."""
     return coin("order", key, "", sep="\x00", nbytes=4)  # the parity of id_hash("order", key, n=8)
+
+
+Response = str | tuple[ResponsePart, ...]  # a response as read: its text, or its parts in order
+
+
+def response_fields(response: Response) -> tuple[str, tuple[ResponsePart, ...]]:
+    """A response as a Candidate holds it: (text, content). Parts without an image are plain
+    text, stored exactly as a text response is; with an image, ``text`` is their rendering."""
+    if isinstance(response, str):
+        return response, ()
+    if not any(p.kind == "image" for p in response):
+        return render_parts(response), ()
+    return render_parts(response), response
 
 
 @dataclass
@@ -230,6 +243,36 @@ class ImportFields(Fields):
 
     def category(self, name: str, value: str | None) -> str | None:
         return self.ctx.check_category(self, name, value)
+
+    def response(self, name: str, *, allow_empty: bool = True) -> Response | None:
+        """A response: a text, or a list of parts, each a text or ``{"text": ...}`` or
+        ``{"image": path | data URI | image feature}`` (images checked and staged as a
+        prompt's are). A problem names the part, e.g. ``response_1[2].image``."""
+        v = self.data.get(name)
+        if not isinstance(v, list):
+            return self.text(name, allow_empty=allow_empty)
+        return self.parts(name, v)
+
+    def parts(self, name: str, value: list) -> tuple[ResponsePart, ...] | None:
+        """``value`` (a list of parts, see ``response``) as ResponseParts."""
+        out: list[ResponsePart] = []
+        ok = True
+        for n, part in enumerate(value):
+            where = f"{name}[{n}]"
+            if isinstance(part, str):
+                out.append(ResponsePart.of_text(part))
+            elif isinstance(part, dict) and len(part) == 1 and isinstance(part.get("text"), str):
+                out.append(ResponsePart.of_text(part["text"]))
+            elif isinstance(part, dict) and len(part) == 1 and "image" in part:
+                ref = self.ctx.image(self, f"{where}.image", part["image"])
+                if ref is None:
+                    ok = False
+                else:
+                    out.append(ResponsePart.of_image(ref))
+            else:
+                self.bad(where, 'expected a text, {"text": "..."} or {"image": "path"}')
+                ok = False
+        return tuple(out) if ok else None
 
     def images(self, *names: str, required: bool = False) -> tuple[ImageRef, ...] | None:
         """Paths relative to the images folder, data URIs or image features, as ImageRefs."""

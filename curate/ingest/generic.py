@@ -7,6 +7,8 @@ One record per pair (JSONL, CSV or Parquet)::
      "model_1": "vlm-a", "model_2": "vlm-b", "preference": "1" | "2" | "tie" | null,
      "task": "correctness" | "preference" | null}
 
+A response is a text, or a list of parts in order, each a text (``"..."`` or ``{"text":
+"..."}``) or an image (``{"image": "img/out.png"}``, a path or data URI like ``images``).
 ``image`` may stand for ``images``; paths are relative to ``--images-root`` (default: the
 file's folder) and must stay inside it. ``model_*`` default to "unknown". Other fields go to the item's metadata.
 The pair keeps the order given: response_1 is ``first``.
@@ -42,8 +44,8 @@ def parse(f: ImportFields, ctx: Context) -> ParsedRow:
     prompt = f.text("prompt")
     category = ctx.check_category(f, "category", f.text("category"))
     reference = f.text("reference", required=False, allow_empty=True)
-    r1 = f.text("response_1", allow_empty=True)
-    r2 = f.text("response_2", allow_empty=True)
+    r1 = f.response("response_1")
+    r2 = f.response("response_2")
     models = []
     for name in ("model_1", "model_2"):
         m = f.text(name, required=False) or UNKNOWN_MODEL

@@ -29,6 +29,7 @@ from ..formats.fields import jsonable, text_problems
 from ..formats.reader import read_rows
 from ..images import ImageProblem, StoredImage
 from ..lookalike import skeleton
+from ..model import ImageRef
 from ..store import ImportConflict, ImportSession, SeenKey, Store, dumps
 from .common import MAX_ID, Context, ImportFields, IngestReport, ParsedRow
 
@@ -250,12 +251,14 @@ class _Import:
         if labels and not self.raters_added:
             session.add_raters(self.raters)
             self.raters_added = True
-        session.write(images=self.copy_images(items), items=items, candidates=cands, pairs=pairs, labels=labels)
+        refs = [r for i in items for r in i.images] + [r for c in cands for r in c.images]
+        session.write(images=self.copy_images(refs), items=items, candidates=cands, pairs=pairs, labels=labels)
         report.items += len(items)
         report.candidates += len(cands)
         report.pairs += len(pairs)
         report.labels += len(labels)
         gone = [f"{i.id}: {r.source}" for i in items for r in i.images if r.status == "missing"]
+        gone += [f"{c.id}: {r.source}" for c in cands for r in c.images if r.status == "missing"]
         report.images_missing += len(gone)
         missing += gone[: 5 - len(missing)]  # a few examples
 
@@ -294,11 +297,12 @@ class _Import:
         session.register(taken)
         return accepted
 
-    def copy_images(self, items: list) -> list[StoredImage]:
-        """Copy the images the batch's items name into the image folder (once each)."""
+    def copy_images(self, refs: list[ImageRef]) -> list[StoredImage]:
+        """Copy the images the batch names (its items' and responses') into the image folder
+        (once each)."""
         new = []
         images = self.store.images
-        for sha in dict.fromkeys(r.sha256 for i in items for r in i.images if r.sha256):
+        for sha in dict.fromkeys(r.sha256 for r in refs if r.sha256):
             if sha in self.stored:
                 continue
             if not self.stored:

@@ -4,12 +4,15 @@ One record per item (JSONL, CSV or Parquet)::
 
     {"id": "vqa-01", "prompt": "How many circles?", "images": ["images/shapes.png"],
      "reference": "5", "category": "vqa", "source": "my-set",
-     "responses": [{"model": "vlm-alpha", "text": "There are 5."}, ...],
+     "responses": [{"model": "vlm-alpha", "text": "There are 5."},
+                   {"model": "painter", "text": ["Here:", {"image": "out/1.png"}]}, ...],
      "metadata": {...}}
 
 ``image`` (one path) may stand for ``images``; paths are relative to the file's folder (or
 ``--images-root``) and must stay inside it, or data URIs. The n-th response of a model becomes
-candidate ``{id}:{model}:{n}`` (n from 0). Any other field is kept in the item's metadata.
+candidate ``{id}:{model}:{n}`` (n from 0). A response's ``text`` may be a list of parts in
+order (texts and ``{"image": path}``, see ``common.ImportFields.response``). Any other
+field is kept in the item's metadata.
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..model import DEFAULT_CATEGORIES, Candidate, Item
-from .common import Context, ImportFields, IngestReport, ParsedRow
+from ..model import DEFAULT_CATEGORIES, Candidate, Item, ResponsePart
+from .common import Context, ImportFields, IngestReport, ParsedRow, response_fields
 from .importer import run_import
 
 FIELDS = ("id", "prompt", "images", "image", "reference", "category", "source", "responses", "metadata")
@@ -51,8 +54,14 @@ def parse_item(f: ImportFields, ctx: Context) -> ParsedRow:
         model = f.check_ident(f"{where}.model", model)
         if model is None:
             continue
+        content: tuple[ResponsePart, ...] = ()
+        if isinstance(text, list):  # a response with images: its parts in order (see common.ImportFields.response)
+            parts = f.parts(f"{where}.text", text)
+            if parts is None:
+                continue
+            text, content = response_fields(parts)
         if not isinstance(text, str):
-            f.bad(f"{where}.text", "missing required field" if text is None else "expected text")
+            f.bad(f"{where}.text", "missing required field" if text is None else "expected text or a list of parts")
             continue
         params = r.get("params") or {}
         if not isinstance(params, dict):
@@ -68,6 +77,7 @@ def parse_item(f: ImportFields, ctx: Context) -> ParsedRow:
                 text=text,
                 params=params,
                 sample_index=k,
+                content=content,
             )
         )
     if f.problems:

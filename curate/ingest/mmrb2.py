@@ -2,9 +2,10 @@
 
 The files carry no prompt text (only its source and metadata): the item's prompt is empty
 and the metadata says where the prompt lives. The task is ``mmrb2.task_of`` (the file name,
-or ``--category``). A candidate's text is ``mmrb2.render_text`` (images, file names only,
-become ``[image: name]`` markers), as scoring renders it; the original content is kept in
-the pair's metadata.
+or ``--category``). A response's parts become the candidate's parts: its images are read
+beside the file (or under ``--images-root``), a file that is not there is recorded as
+missing. The candidate's text is ``mmrb2.render_text`` (images as ``[image: name]``
+markers), as scoring renders it; the original content is kept in the pair's metadata.
 
 The three annotators' ``human_annotations`` become labels from ``mmrb2-rater-1..3``
 (positions, not people: MMRB2 does not say who rated which pair):
@@ -21,8 +22,8 @@ from collections.abc import Callable
 
 from ..formats import mmrb2
 from ..formats.mmrb2 import Rating
-from ..model import Item, Label, Preference
-from .common import Context, ImportFields, ParsedRow, fit_id
+from ..model import Item, Label, Preference, ResponsePart
+from .common import Context, ImportFields, ParsedRow, Response, fit_id
 from .pairs import ordered_pair
 
 RATERS = tuple(f"mmrb2-rater-{n + 1}" for n in range(mmrb2.RATERS))
@@ -46,6 +47,23 @@ def _label(pair_id: str, rater: str, r: Rating) -> Label:
     return Label(pair_id, rater, preference=pref, ratings=ratings, source="import:mmrb2")
 
 
+def _parts(f: ImportFields, name: str, r: mmrb2.Mmrb2Response) -> Response | None:
+    """A response's parts, its images looked up beside the file (or under the images folder)
+    and recorded as missing when absent; a text-only response stays its text."""
+    if all(kind == "text" for kind, _ in r.parts):
+        return mmrb2.render_text(r)
+    out: list[ResponsePart] = []
+    for n, (kind, value) in enumerate(r.parts):
+        if kind == "text":
+            out.append(ResponsePart.of_text(value))
+            continue
+        ref = f.ctx.image(f, f"{name}.response_content[{n}]", value)
+        if ref is None:
+            return None
+        out.append(ResponsePart.of_image(ref))
+    return tuple(out)
+
+
 def make_parser(category: str) -> Callable[[ImportFields, Context], ParsedRow]:
     def parse(f: ImportFields, ctx: Context) -> ParsedRow:
         rec = mmrb2.parse(f, mmrb2.IMPORT_NEEDS)
@@ -60,10 +78,13 @@ def make_parser(category: str) -> Callable[[ImportFields, Context], ParsedRow]:
         meta = f.metadata(mmrb2.FIELDS)
         meta["mmrb2_id"] = rec.id
         item = Item(id=iid, prompt="", category=category, source="mmrb2", metadata=meta)
+        pa, pb = _parts(f, "response_a", a), _parts(f, "response_b", b)
+        if pa is None or pb is None:
+            return ParsedRow()
         parsed = ordered_pair(
             item,
-            (ma, mmrb2.render_text(a)),
-            (mb, mmrb2.render_text(b)),
+            (ma, pa),
+            (mb, pb),
             origin="import:mmrb2",
             known_preference=rec.preferred,
             metadata={"chosen": rec.chosen, **mmrb2.as_written(f)},

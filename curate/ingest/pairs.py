@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..model import Candidate, Item, Pair, Preference
-from .common import ParsedRow, seeded_swap
+from .common import ParsedRow, Response, response_fields, seeded_swap
 
 UNKNOWN_MODEL = "unknown"
 
@@ -30,8 +30,8 @@ def candidate_ids(item_id: str, models: tuple[str, str]) -> list[tuple[str, str,
 
 def ordered_pair(
     item: Item,
-    first: tuple[str, str],
-    second: tuple[str, str],
+    first: tuple[str, Response],
+    second: tuple[str, Response],
     *,
     origin: str,
     known_preference: Preference | None,
@@ -39,10 +39,13 @@ def ordered_pair(
     metadata: Mapping[str, Any] | None = None,
     pair_id: str | None = None,
 ) -> ParsedRow:
-    """An item with two responses ((model, text), (model, text)) in the given order."""
+    """An item with two responses ((model, response), (model, response)) in the given order;
+    a response is its text or its parts (``common.response_fields``)."""
     (id1, m1, n1), (id2, m2, n2) = candidate_ids(item.id, (first[0], second[0]))
-    c1 = Candidate(id=id1, item_id=item.id, model=m1, text=first[1], sample_index=n1)
-    c2 = Candidate(id=id2, item_id=item.id, model=m2, text=second[1], sample_index=n2)
+    t1, p1 = response_fields(first[1])
+    t2, p2 = response_fields(second[1])
+    c1 = Candidate(id=id1, item_id=item.id, model=m1, text=t1, sample_index=n1, content=p1)
+    c2 = Candidate(id=id2, item_id=item.id, model=m2, text=t2, sample_index=n2, content=p2)
     pair = Pair(
         id=pair_id or item.id,
         item_id=item.id,
@@ -58,8 +61,8 @@ def ordered_pair(
 
 def chosen_rejected_pair(
     item: Item,
-    chosen: tuple[str, str],
-    rejected: tuple[str, str],
+    chosen: tuple[str, Response],
+    rejected: tuple[str, Response],
     **kw: Any,
 ) -> ParsedRow:
     key = kw.get("pair_id") or item.id
