@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import MmrbError
-from ..model import Triplet
+from ..model import Candidate, Triplet
 from ..quality.aggregate import Aggregated
 from . import export
 from .card import aggregation_summary, write_card
@@ -48,13 +48,36 @@ class BuildResult:
 def make_triplets(
     store: Store, kept: list[BuildDecision], inputs: BuildInputs
 ) -> tuple[list[Triplet], dict[str, Path], list[str]]:
-    """Triplets in pair-id order, the image files they need, and the ids missing an image
-    (those keep only the images that exist: see missing_images in the rules)."""
+    """Triplets in pair-id order, the image files they need (the prompts' and the responses'),
+    and the ids missing a prompt image (those keep only the images that exist: see
+    missing_images in the rules). A response image missing from the store stays in its
+    response's parts as ``{"image": null, "missing": source}``."""
     items, cands, image_ok = inputs.items, inputs.candidates, inputs.image_ok
     triplets: list[Triplet] = []
     sources: dict[str, Path] = {}
     missing: list[str] = []
     known = store.image_paths(im.sha256 for d in kept for im in items[d.pair.item_id].images if im.sha256)
+    answers = store.image_paths(
+        im.sha256 for d in kept for cid in (d.pair.first_id, d.pair.second_id) for im in cands[cid].images if im.sha256
+    )
+    answer_ok = {sha: path.is_file() for sha, path in answers.items()}
+
+    def parts(c: Candidate) -> tuple[dict[str, str | None], ...]:
+        """A response's parts with its images as files of the build (empty: plain text)."""
+        out: list[dict[str, str | None]] = []
+        for part in c.content:
+            im = part.image
+            if im is None:
+                out.append({"text": part.text})
+            elif im.sha256 and answer_ok.get(im.sha256):
+                src = answers[im.sha256]
+                rel = f"images/{im.sha256}{src.suffix.lower()}"
+                sources[rel] = src
+                out.append({"image": rel})
+            else:
+                out.append({"image": None, "missing": im.source})
+        return tuple(out)
+
     for d in sorted(kept, key=lambda d: d.pair.id):
         p, item = d.pair, items[d.pair.item_id]
         chosen, rejected = (
@@ -83,6 +106,8 @@ def make_triplets(
                 task=p.task,
                 n_labels=d.n_labels,
                 agreement=None if d.agreement is None else round(d.agreement, 6),
+                chosen_parts=parts(chosen),
+                rejected_parts=parts(rejected),
             )
         )
     return triplets, sources, missing

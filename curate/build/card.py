@@ -265,6 +265,19 @@ def write_card(
         + (", ".join(f"{k}: {plural(v, 'pair')}" for k, v in sorted(lpp.items())) or "none")
         + ".",
     ]
+    with_images = [parts for t in triplets for parts in (t.chosen_parts, t.rejected_parts) if parts]
+    if with_images:
+        n_images = sum(1 for parts in with_images for p in parts if "image" in p)
+        gone = sum(1 for parts in with_images for p in parts if "image" in p and p["image"] is None)
+        lines += [
+            "",
+            f"Responses with images: {len(with_images)} of {2 * len(triplets)} (chosen and rejected), "
+            f"holding {plural(n_images, 'image')}"
+            + (f", {gone} of them missing from the store" if gone else "")
+            + ". Their parts in order are in `chosen_parts` / `rejected_parts` of `triplets.jsonl` "
+            '(`{"text": ...}` or `{"image": path}`); `chosen` / `rejected` hold their text with '
+            "`[image: name]` markers, as do the benchmark layouts and the Parquet file.",
+        ]
     if missing_image_triplets:
         lines += [
             "",

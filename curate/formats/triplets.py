@@ -3,7 +3,10 @@ knows about them; and the chosen/rejected copies of other benchmarks read the sa
 
 - ``triplets.jsonl`` (``mmrb build``): ``id, prompt, images, chosen, rejected, category,
   source, chosen_model, rejected_model, task, n_labels, agreement``, image paths relative
-  to the build folder. Written by ``write``; ``write_hf`` writes the same columns as a
+  to the build folder; a response with images adds ``chosen_parts`` / ``rejected_parts``
+  (its parts in order: ``{"text": ...}``, ``{"image": "images/<sha256>.<ext>"}``, or
+  ``{"image": null, "missing": source}``), while ``chosen`` / ``rejected`` hold its text
+  rendering with ``[image: name]`` markers. Written by ``write``; ``write_hf`` writes the same columns as a
   Hugging Face dataset and its Parquet file, images embedded.
 - chosen/rejected copies: R1-Reward's VL-RewardBench ``data.jsonl`` and MM-RLHF-RewardBench
   ``mm_reward_bench.jsonl`` (``id, prompt, chosen, rejected, image | video, ...``; see
@@ -39,6 +42,8 @@ FIELDS = (
     "task",
     "n_labels",
     "agreement",
+    "chosen_parts",
+    "rejected_parts",
 )
 # kept as written for whoever needs them (scoring reports them per pair)
 EXTRA = ("chosen_model", "rejected_model", "task", "n_labels", "agreement")
@@ -57,6 +62,8 @@ class TripletRecord:
     image: str | None = None  # the image and video fields as written: MM-RLHF's category
     video: str | None = None  # is a keyword in them
     extra: Mapping[str, Any] = field(default_factory=dict)
+    chosen_parts: tuple[Mapping[str, Any], ...] = ()  # a response with images (see ``write``)
+    rejected_parts: tuple[Mapping[str, Any], ...] = ()
 
 
 # Two orientations of a chosen/rejected record, on purpose. The importer puts the chosen
@@ -89,6 +96,7 @@ def parse(f: Fields, need: Collection[str] = ()) -> TripletRecord | None:
     source = f.text("source", required=False, allow_empty=True)
     group = f.text("group", required=False, allow_empty=True) or f.text("prompt_id", required=False, allow_empty=True)
     where = {k: v for k in ("image", "video") if isinstance(v := f.data.get(k), str)}
+    chosen_parts, rejected_parts = response_parts(f, "chosen_parts"), response_parts(f, "rejected_parts")
     if f.problems or rid is None or prompt is None or chosen is None or rejected is None or images is None:
         return None
     extra = {k: f.data[k] for k in EXTRA if k in f.data}
@@ -104,16 +112,65 @@ def parse(f: Fields, need: Collection[str] = ()) -> TripletRecord | None:
         where.get("image"),
         where.get("video"),
         extra,
+        chosen_parts or (),
+        rejected_parts or (),
     )
 
 
+PARTS = ("chosen_parts", "rejected_parts")
+
+
 def write(path: Path, triplets: Iterable[Triplet]) -> None:
-    write_jsonl(path, (dict(asdict(t), images=list(t.images)) for t in triplets))
+    """One triplet a line; ``chosen_parts`` / ``rejected_parts`` only for a response with
+    images (a plain-text response is its ``chosen`` / ``rejected`` text, as before)."""
+    write_jsonl(path, (_row(t) for t in triplets))
+
+
+def _row(t: Triplet) -> dict[str, Any]:
+    row = dict(asdict(t), images=list(t.images))
+    for k in PARTS:
+        if row[k]:
+            row[k] = [dict(p) for p in row[k]]
+        else:
+            del row[k]
+    return row
+
+
+def response_parts(f: Fields, name: str) -> tuple[dict[str, Any], ...] | None:
+    """A triplet's ``chosen_parts`` / ``rejected_parts`` as written (absent: a plain-text
+    response, ``()``): a list of ``{"text": str}`` and ``{"image": relative path | null,
+    "missing"?: source}``."""
+    v = f.data.get(name)
+    if v is None:
+        return ()
+    ok = isinstance(v, list) and all(
+        isinstance(p, dict)
+        and (
+            (set(p) == {"text"} and isinstance(p["text"], str))
+            or ("image" in p and set(p) <= {"image", "missing"} and (p["image"] is None or isinstance(p["image"], str)))
+        )
+        for p in v
+    )
+    if not ok:
+        f.bad(name, 'expected a list of {"text": ...} or {"image": path}')
+        return None
+    return tuple(dict(p) for p in v)
+
+
+def _hf_part(p: Mapping[str, Any], root: Path) -> dict[str, Any]:
+    image = p.get("image")
+    return {
+        "text": p.get("text"),
+        "image": {"bytes": (root / image).read_bytes(), "path": image} if image else None,
+        "missing": p.get("missing"),
+    }
 
 
 def write_hf(triplets: list[Triplet], root: Path, parquet: Path, hf_dir: Path, *, split: str) -> None:
     """The Hugging Face dataset (``save_to_disk`` into ``hf_dir``, as ``split``) and its Parquet
-    file, the images (paths relative to ``root``) embedded."""
+    file, the images (paths relative to ``root``) embedded. When a response has images,
+    ``chosen_parts`` / ``rejected_parts`` hold every response's parts (``{text, image,
+    missing}``, an ``Image`` feature; empty for a plain-text response)."""
     import datasets
     from datasets import Dataset, Features, Image, List, Value
 
@@ -133,11 +190,20 @@ def write_hf(triplets: list[Triplet], root: Path, parquet: Path, hf_dir: Path, *
             "agreement": Value("float64"),
         }
     )
+    # responses with images: their parts, images embedded (the columns exist only when some
+    # response has images, so a plain-text build is the same as before)
+    with_parts = any(t.chosen_parts or t.rejected_parts for t in triplets)
+    if with_parts:
+        part = {"text": Value("string"), "image": Image(), "missing": Value("string")}
+        for k in PARTS:
+            features[k] = List(part)
     columns: dict[str, list] = {k: [] for k in features}
     for t in triplets:
         for k in features:
             if k == "images":
                 columns[k].append([{"bytes": (root / p).read_bytes(), "path": p} for p in t.images])
+            elif k in PARTS:
+                columns[k].append([_hf_part(p, root) for p in getattr(t, k)])
             else:
                 columns[k].append(getattr(t, k))
     was_enabled = datasets.is_progress_bar_enabled()

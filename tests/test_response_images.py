@@ -1,0 +1,344 @@
+"""Responses with images (issue 15, the foundation): a candidate is a sequence of parts,
+text and images stored like prompt images; ingest (generic pairs, items, MMRB2), the store on
+both backends and its migration, and the build's triplets carry them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hs
+
+from curate.build import build
+from curate.build.rules import Rules
+from curate.errors import InputError
+from curate.formats import triplets
+from curate.formats.fields import Fields
+from curate.formats.reader import read_rows
+from curate.ingest import ingest_items, ingest_pairs
+from curate.model import Annotator, Candidate, ImageRef, Item, Label, ResponsePart, render_parts
+from tests.ingest_helpers import assert_nothing_written, png, write_image
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+MIXED = ["Here is the chart:", {"image": "out/chart_a.png"}, {"text": "Bars are sorted."}]
+
+
+def generic_rows() -> list[dict]:
+    return [
+        {
+            "id": "g1",
+            "prompt": "Draw a bar chart of the sales.",
+            "category": "vqa",
+            "response_1": MIXED,
+            "response_2": [{"image": "out/chart_b.png"}],
+            "model_1": "painter-a",
+            "model_2": "painter-b",
+            "preference": "1",
+        },
+        {  # plain text beside it: stored exactly as before
+            "id": "g2",
+            "prompt": "Say hi.",
+            "category": "vqa",
+            "response_1": "Hi.",
+            "response_2": ["Hello", {"text": "there."}],  # parts without an image: plain text
+            "preference": "2",
+        },
+    ]
+
+
+def test_generic_pairs_mixed_response_round_trip_through_store_and_build(store, tmp_path):
+    write_image(tmp_path / "out/chart_a.png", "red")
+    write_image(tmp_path / "out/chart_b.png", "blue")
+    path = write_jsonl(tmp_path / "pairs.jsonl", generic_rows())
+    r = ingest_pairs(store, path, "generic")
+    assert (r.candidates, r.pairs, r.images_stored, r.images_missing) == (4, 2, 2, 0)
+
+    c1 = store.candidates(ids=["g1:painter-a:0"])[0]
+    assert [p.kind for p in c1.parts] == ["text", "image", "text"]
+    assert c1.parts[0].text == "Here is the chart:" and c1.parts[2].text == "Bars are sorted."
+    im = c1.parts[1].image
+    assert im is not None and im.status == "ok" and im.source == "out/chart_a.png"
+    assert (im.width, im.height) == (40, 30) and store.image_path(im.sha256).is_file()
+    assert c1.text == "Here is the chart:\n\n[image: out/chart_a.png]\n\nBars are sorted."
+    c2 = store.candidates(ids=["g1:painter-b:0"])[0]
+    assert [p.kind for p in c2.parts] == ["image"] and c2.images[0].sha256 != im.sha256
+
+    plain = {c.id: c for c in store.candidates(item_id="g2")}
+    assert plain["g2:unknown:0"] == Candidate("g2:unknown:0", "g2", "unknown", "Hi.")
+    assert plain["g2:unknown:1"].content == () and plain["g2:unknown:1"].text == "Hello\n\nthere."
+    assert plain["g2:unknown:0"].parts == (ResponsePart.of_text("Hi."),)
+
+    store.add_annotator(Annotator("ann"))
+    store.add_labels([Label("g1", "ann", preference="first"), Label("g2", "ann", preference="second")])
+    out = tmp_path / "bench"
+    res = build(store, Rules(resamples=10), out)
+    assert [t.id for t in res.triplets] == ["g1", "g2"]
+
+    rows = list(read_rows(out / "triplets.jsonl"))
+    recs = {}
+    for row in rows:
+        f = Fields(str(out / "triplets.jsonl"), row.line, row.data or {})
+        rec = triplets.parse(f)
+        assert rec is not None and not f.problems
+        recs[rec.id] = (rec, row.data or {})
+    rec, raw = recs["g1"]
+    assert rec.chosen == c1.text and rec.rejected == "[image: out/chart_b.png]"
+    kinds = [next(iter(p)) for p in rec.chosen_parts]
+    assert kinds == ["text", "image", "text"]
+    chosen_image, rejected_image = rec.chosen_parts[1]["image"], rec.rejected_parts[0]["image"]
+    assert chosen_image.startswith("images/") and rejected_image.startswith("images/")
+    assert (out / chosen_image).read_bytes() == store.image_path(im.sha256).read_bytes()
+    assert (out / rejected_image).read_bytes() == png("blue")
+    assert chosen_image in json.loads((out / "build.json").read_text())["files"]
+    rec2, raw2 = recs["g2"]
+    assert "chosen_parts" not in raw2 and "rejected_parts" not in raw2  # plain text: the rows as before
+    assert rec2.chosen_parts == () and rec2.chosen == "Hello\n\nthere."
+    from datasets import load_from_disk
+
+    from curate.build.export import PARQUET
+
+    hf = {r["id"]: r for r in load_from_disk(str(out / "hf"))}
+    assert [p["text"] for p in hf["g1"]["chosen_parts"]] == ["Here is the chart:", None, "Bars are sorted."]
+    assert hf["g1"]["chosen_parts"][1]["image"].size == (40, 30)
+    assert hf["g1"]["rejected_parts"][0]["image"].getpixel((20, 15)) == (0, 0, 255)  # the blue chart
+    assert hf["g2"]["chosen_parts"] == []  # plain text: its `chosen` is all of it
+    assert (out / PARQUET).is_file()
+    card = (out / "README.md").read_text()
+    assert "Responses with images: 2 of 4 (chosen and rejected), holding 2 images." in card
+
+
+def test_items_format_accepts_parts_and_the_report_counts_missing_response_images(store, tmp_path):
+    write_image(tmp_path / "q.png", "green")
+    write_image(tmp_path / "a.png", "red")
+    rows = [
+        {
+            "id": "i1",
+            "prompt": "Edit the image: make it red.",
+            "images": ["q.png"],
+            "category": "vqa",
+            "responses": [
+                {"model": "editor", "text": [{"image": "a.png"}]},
+                {"model": "editor", "text": ["Sorry:", {"image": "gone.png"}]},
+                {"model": "chat", "text": "I cannot edit images."},
+            ],
+        }
+    ]
+    r = ingest_items(store, write_jsonl(tmp_path / "items.jsonl", rows), allow_missing_images=True)
+    assert (r.candidates, r.images_stored, r.images_missing) == (3, 2, 1)
+    assert r.missing_examples == ["i1:editor:1: gone.png"]
+    cands = {c.id: c for c in store.candidates(item_id="i1")}
+    assert cands["i1:editor:0"].images[0].status == "ok"
+    gone = cands["i1:editor:1"].images[0]
+    assert (gone.status, gone.sha256, gone.source) == ("missing", None, "gone.png") and "not found" in (
+        gone.error or ""
+    )
+    assert cands["i1:chat:0"].content == ()
+
+
+def test_a_missing_response_image_is_an_error_without_allow_missing_images(store, tmp_path):
+    rows = [
+        {
+            "id": "i1",
+            "prompt": "p",
+            "category": "vqa",
+            "responses": [{"model": "m", "text": ["x", {"image": "gone.png"}]}],
+        }
+    ]
+    with pytest.raises(InputError) as e:
+        ingest_items(store, write_jsonl(tmp_path / "items.jsonl", rows))
+    (p,) = e.value.problems
+    assert (p.line, p.field) == (1, "responses[0].text[1].image") and p.file.endswith("items.jsonl")
+    assert "--allow-missing-images" in p.message
+    assert_nothing_written(store)
+
+
+@pytest.mark.parametrize(
+    ("part", "field", "words"),
+    [
+        ({"image": "../secret.png"}, "response_1[1].image", "outside the images root"),
+        ({"image": "/etc/passwd"}, "response_1[1].image", "outside the images root"),
+        ({"video": "x.mp4"}, "response_1[1]", 'expected a text, {"text": "..."} or {"image": "path"}'),
+        ({"text": 3}, "response_1[1]", "expected a text"),
+        ({"image": "bad.png"}, "response_1[1].image", "not a readable image"),
+    ],
+)
+def test_bad_image_parts_name_file_line_field(store, tmp_path, part, field, words):
+    (tmp_path / "bad.png").write_bytes(b"not an image")
+    (tmp_path.parent / "secret.png").write_bytes(png())
+    row = {"id": "g1", "prompt": "p", "category": "vqa", "response_1": ["ok", part], "response_2": "b"}
+    path = write_jsonl(tmp_path / "pairs.jsonl", [{**row, "id": "g0", "response_1": "fine"}, row])
+    with pytest.raises(InputError) as e:
+        ingest_pairs(store, path, "generic")
+    (p,) = e.value.problems
+    assert (p.file, p.line, p.field) == (str(path), 2, field) and words in p.message
+    assert_nothing_written(store)
+
+
+def mmrb2_file(tmp_path: Path, name: str = "interleaved_response_only.json") -> Path:
+    pairs = [
+        {
+            "id": "ie_1",
+            "response_a": {
+                "model_name": "agent-a",
+                "response_content": [["image", "ie_1_0.jpg"], ["text", " A chart of awards.\n\n"]],
+            },
+            "response_b": {"model_name": "agent-b", "response_content": [["text", "Only words."]]},
+            "chosen": "A",
+            "human_annotations": [5, 6, 4],
+            "prompt_source": "interleavedeval",
+            "prompt_metadata": {"id": 1},
+        },
+        {
+            "id": "ie_2",
+            "response_a": {"model_name": "agent-a", "response_content": [["image", "ie_2_0.jpg"]]},
+            "response_b": {"model_name": "agent-b", "response_content": [["image", "ie_2_1.jpg"]]},
+            "chosen": "B",
+            "human_annotations": [1, 2, 2],
+            "prompt_source": "interleavedeval",
+            "prompt_metadata": {"id": 2},
+        },
+    ]
+    path = tmp_path / name
+    path.write_text(json.dumps({"pairs": pairs}, indent=1), encoding="utf-8")
+    return path
+
+
+def jpeg(color: str) -> bytes:
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (16, 16), color).save(buf, format="JPEG")
+    return buf.getvalue()
+
+
+def test_mmrb2_reads_response_images_beside_the_file_and_records_missing_ones(store, tmp_path):
+    path = mmrb2_file(tmp_path)
+    (tmp_path / "ie_1_0.jpg").write_bytes(jpeg("red"))
+    (tmp_path / "ie_2_1.jpg").write_bytes(jpeg("blue"))  # ie_2_0.jpg is not there
+    r = ingest_pairs(store, path, "mmrb2")
+    assert (r.pairs, r.images_stored, r.images_missing) == (2, 2, 1)
+    c = {x.id: x for x in store.candidates()}
+    a1 = c["mmrb2:interleaved:ie_1:agent-a:0"]
+    assert [(p.kind, p.image.status if p.image else p.text) for p in a1.parts] == [
+        ("image", "ok"),
+        ("text", " A chart of awards.\n\n"),
+    ]
+    assert a1.text == "[image: ie_1_0.jpg]\n\nA chart of awards."  # the marker text, as scoring renders it
+    assert c["mmrb2:interleaved:ie_1:agent-b:0"] == Candidate(
+        "mmrb2:interleaved:ie_1:agent-b:0", "mmrb2:interleaved:ie_1", "agent-b", "Only words."
+    )
+    missing = c["mmrb2:interleaved:ie_2:agent-a:0"].images[0]
+    assert (missing.status, missing.sha256, missing.source) == ("missing", None, "ie_2_0.jpg")
+    present = c["mmrb2:interleaved:ie_2:agent-b:0"].images[0]
+    assert present.status == "ok" and store.image_path(present.sha256).read_bytes() == jpeg("blue")
+
+
+def test_mmrb2_response_images_under_another_folder(store, tmp_path):
+    data, pics = tmp_path / "data", tmp_path / "pics"
+    data.mkdir()
+    path = mmrb2_file(data)
+    for name, color in (("ie_1_0.jpg", "red"), ("ie_2_0.jpg", "green"), ("ie_2_1.jpg", "blue")):
+        pics.mkdir(exist_ok=True)
+        (pics / name).write_bytes(jpeg(color))
+    r = ingest_pairs(store, path, "mmrb2", images_root=pics)
+    assert (r.images_stored, r.images_missing) == (3, 0)
+
+
+def test_mmrb2_cli_takes_the_response_images_folder(store, tmp_path, capsys, db_url):
+    from curate.commands import ingest as ingest_cmd
+    from tests.ingest_helpers import run_cli
+
+    pics = tmp_path / "pics"
+    pics.mkdir()
+    (pics / "ie_1_0.jpg").write_bytes(jpeg("red"))
+    path = mmrb2_file(tmp_path)
+    code, out, err = run_cli(
+        ingest_cmd,
+        [
+            "pairs",
+            str(path),
+            "--format",
+            "mmrb2",
+            "--images-root",
+            str(pics),
+            "--db",
+            db_url,
+            "--images",
+            str(tmp_path / "store-images"),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    assert "1 image stored" in out and "2 image references missing" in out
+
+
+def test_a_plain_text_store_has_no_parts(store, tmp_path):
+    path = write_jsonl(tmp_path / "pairs.jsonl", [generic_rows()[1]])
+    ingest_pairs(store, path, "generic")
+    with store.read() as c:
+        assert c.exec_driver_sql("SELECT count(*) FROM candidate_parts").scalar_one() == 0
+
+
+def test_a_version_6_store_gets_the_candidate_parts_table(db_url, tmp_path):
+    from sqlalchemy import update
+
+    from curate.store import Store
+    from curate.store import migrations as M
+    from curate.store import schema as S
+
+    s = Store(db_url, images=tmp_path / "im")
+    s.add_items([Item("i", "p", "vqa")])
+    s.add_candidates([Candidate("i:m:0", "i", "m", "old text")])
+    with s.write() as c:  # as a store written before responses had parts
+        c.exec_driver_sql("DROP TABLE candidate_parts")
+        c.execute(update(S.settings).where(S.settings.c.key == "schema_version").values(value="6"))
+    s.close()
+    s = Store(db_url, images=tmp_path / "im", create=False)  # migrations alone must add the table
+    try:
+        assert s.get_setting("schema_version") == str(M.SCHEMA_VERSION)
+        assert s.candidates() == [Candidate("i:m:0", "i", "m", "old text")]
+        stored = s.images.put(png("red"))
+        s.add_images([stored])
+        parts = (ResponsePart.of_text("see"), ResponsePart.of_image(ImageRef("a.png", stored.sha256, "ok", 40, 30)))
+        s.add_candidates([Candidate("i:m:1", "i", "m", render_parts(parts), sample_index=1, content=parts)])
+        assert s.candidates(ids=["i:m:1"])[0].content == parts
+    finally:
+        s.close()
+
+
+_PARTS = hs.lists(
+    hs.one_of(
+        hs.builds(ResponsePart.of_text, hs.text(alphabet=hs.characters(blacklist_categories=("Cs",), min_codepoint=1))),
+        hs.sampled_from(["ok", "missing"]).map(
+            lambda st: ResponsePart.of_image(
+                ImageRef("x.png", None, "missing", error="gone") if st == "missing" else ImageRef("", None)
+            )
+        ),
+    ),
+    max_size=6,
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(parts=_PARTS)
+def test_parts_come_back_in_order_from_the_store(sqlite_store, parts):
+    s = sqlite_store
+    stored = s.images.put(png("red"))
+    s.add_images([stored])
+    ok = ImageRef("y.png", stored.sha256, "ok", 40, 30)
+    content = tuple(p if p.image is None or p.image.status == "missing" else ResponsePart.of_image(ok) for p in parts)
+    if not s.get_item("i"):
+        s.add_items([Item("i", "p", "vqa")])
+    n = len(s.candidates())
+    s.add_candidates([Candidate(f"i:m:{n}", "i", "m", render_parts(content), sample_index=n, content=content)])
+    got = s.candidates(ids=[f"i:m:{n}"])[0]
+    assert got.content == content and got.parts == (content or (ResponsePart.of_text(got.text),))
