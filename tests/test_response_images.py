@@ -342,3 +342,57 @@ def test_parts_come_back_in_order_from_the_store(sqlite_store, parts):
     s.add_candidates([Candidate(f"i:m:{n}", "i", "m", render_parts(content), sample_index=n, content=content)])
     got = s.candidates(ids=[f"i:m:{n}"])[0]
     assert got.content == content and got.parts == (content or (ResponsePart.of_text(got.text),))
+
+
+def test_a_response_image_missing_from_the_store_stays_in_place_in_the_build(sqlite_store, tmp_path):
+    store = sqlite_store
+    write_image(tmp_path / "out/b.png", "blue")
+    row = {
+        "id": "g1",
+        "prompt": "Edit: make it blue.",
+        "category": "vqa",
+        "response_1": [{"image": "out/a.png"}, "(the edit)"],  # not there: recorded as missing
+        "response_2": [{"image": "out/b.png"}],
+        "preference": "2",
+    }
+    r = ingest_pairs(store, write_jsonl(tmp_path / "pairs.jsonl", [row]), "generic")
+    assert (r.images_stored, r.images_missing) == (1, 1)
+    store.add_annotator(Annotator("ann"))
+    store.add_labels([Label("g1", "ann", preference="second")])
+    out = tmp_path / "bench"
+    (t,) = build(store, Rules(resamples=10), out).triplets
+    assert t.rejected_parts == ({"image": None, "missing": "out/a.png"}, {"text": "(the edit)"})
+    assert t.rejected == "[image: out/a.png]\n\n(the edit)"
+    (raw,) = [json.loads(x) for x in (out / "triplets.jsonl").read_text().splitlines()]
+    assert raw["rejected_parts"] == [{"image": None, "missing": "out/a.png"}, {"text": "(the edit)"}]
+    assert (out / raw["chosen_parts"][0]["image"]).read_bytes() == png("blue")
+    assert "holding 2 images, 1 of them missing from the store." in (out / "README.md").read_text()
+    from datasets import load_from_disk
+
+    (hf,) = load_from_disk(str(out / "hf"))
+    assert hf["rejected_parts"][0] == {"text": None, "image": None, "missing": "out/a.png"}
+
+
+def test_generic_pairs_from_parquet_take_parts_as_structs(store, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    write_image(tmp_path / "a.png", "red")
+    part = pa.struct([("text", pa.string()), ("image", pa.string())])
+    table = pa.table(
+        {
+            "id": ["g1"],
+            "prompt": ["Draw it."],
+            "category": ["vqa"],
+            "response_1": pa.array(
+                [[{"text": "Here:", "image": None}, {"text": None, "image": "a.png"}]], pa.list_(part)
+            ),
+            "response_2": pa.array([[{"text": "I cannot draw.", "image": None}]], pa.list_(part)),
+        }
+    )
+    pq.write_table(table, tmp_path / "pairs.parquet")
+    r = ingest_pairs(store, tmp_path / "pairs.parquet", "generic")
+    assert (r.images_stored, r.images_missing) == (1, 0)
+    by_model = {c.id: c for c in store.candidates()}
+    assert [p.kind for p in by_model["g1:unknown:0"].parts] == ["text", "image"]
+    assert by_model["g1:unknown:1"].content == () and by_model["g1:unknown:1"].text == "I cannot draw."

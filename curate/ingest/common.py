@@ -259,6 +259,8 @@ class ImportFields(Fields):
         ok = True
         for n, part in enumerate(value):
             where = f"{name}[{n}]"
+            if isinstance(part, dict):  # a Parquet struct has every key, those it does not use null
+                part = {k: v for k, v in part.items() if v is not None}
             if isinstance(part, str):
                 out.append(ResponsePart.of_text(part))
             elif isinstance(part, dict) and len(part) == 1 and isinstance(part.get("text"), str):
