@@ -34,6 +34,8 @@ class Status:
     broken_examples: list[dict[str, str]] = field(default_factory=list)
     labels_per_pair: dict[int, int] = field(default_factory=dict)  # n submitted labels -> n pairs
     label_sources: dict[str, int] = field(default_factory=dict)
+    # the images in candidate responses (issue 15), by status as imported
+    response_images: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -78,6 +80,7 @@ def collect(store: Store, examples: int = 10) -> Status:
         ],
         labels_per_pair=tallies.labels_per_pair,
         label_sources=tallies.label_sources,
+        response_images=tallies.response_image_refs_by_status,
     )
 
 
@@ -117,6 +120,9 @@ def render(st: Status) -> str:
         out.append(f"    {ex['item']}: {ex['source']} ({ex['status']})")
     if sum(bad.values()) > len(st.missing_examples):
         out.append(f"    ... and {sum(bad.values()) - len(st.missing_examples)} more")
+    if st.response_images:
+        shown = ", ".join(f"{k} {v}" for k, v in sorted(st.response_images.items()))
+        out.append(f"response images: {plural(sum(st.response_images.values()), 'reference')} ({shown})")
     if st.labels_per_pair:
         out += ["", "submitted labels per pair:"]
         for n, pairs in sorted(st.labels_per_pair.items()):

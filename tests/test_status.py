@@ -32,17 +32,20 @@ def test_status_counts(store, tmp_path):
     assert st.categories["vqa"].items == 1 and st.categories["vqa"].selected == 1 and st.categories["vqa"].labels == 1
     assert st.categories["t2i"].labels == 6 and st.categories["general"].pairs == 2
     assert st.images == {"ok": 4, "missing": 3}
+    assert st.response_images == {"missing": 4}  # MMRB2's t2i responses are images, not shipped
     assert {e["item"] for e in st.missing_examples} == {i.id for i in store.items() if i.source == "vl-rewardbench"}
     # 3 vlrb pairs with none; the selected pair with 1; the two MMRB2 pairs with 3 (a draft does not count)
     assert st.labels_per_pair == {0: 3, 1: 1, 3: 2}
     assert st.label_sources == {"app": 2, "import:mmrb2": 6}
     text = render(st)
     assert "missing: 3" in text and "3 labels: 2 pairs" in text and "t2i" in text
+    assert "response images: 4 references (missing 4)" in text
 
 
 def test_status_of_an_empty_store(store):
     st = collect(store)
     assert st.stages["items"] == 0 and st.categories == {} and st.labels_per_pair == {}
+    assert st.response_images == {} and "response images" not in render(st)
     assert "items" in render(st)
 
 

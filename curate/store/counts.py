@@ -46,6 +46,7 @@ class Tallies:
     label_sources: dict[str, int]
     assignments_by_state: dict[str, int]
     image_refs_by_status: dict[str, int]  # item image references, by status as imported
+    response_image_refs_by_status: dict[str, int]  # the images in candidate responses, likewise
     categories: dict[str, CategoryCounts]  # sorted by name
     labels_per_pair: dict[int, int]  # n submitted labels -> n pairs
 
@@ -156,6 +157,14 @@ class CountStore(StoreBase):
                 label_sources=_grouped(c, S.labels, S.labels.c.source),
                 assignments_by_state=_grouped(c, S.assignments, S.assignments.c.state),
                 image_refs_by_status=_grouped(c, S.item_images, S.item_images.c.status),
+                response_image_refs_by_status={
+                    k: v
+                    for k, v in c.execute(
+                        select(S.candidate_parts.c.status, func.count())
+                        .where(S.candidate_parts.c.kind == "image")
+                        .group_by(S.candidate_parts.c.status)
+                    ).all()
+                },
                 categories={k: CategoryCounts(**v) for k, v in sorted(per.items())},
                 labels_per_pair={
                     int(n): k
