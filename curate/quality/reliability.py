@@ -29,6 +29,7 @@ from ..wording import percent, plural
 from .aggregate import aggregate_field
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from ..agreement.table import LabelTable
     from ..store import Store
 
 Basis = Literal["gold", "dawid-skene"]
@@ -267,6 +268,35 @@ def labels_frame(store: Store) -> pd.DataFrame:
     frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(COLUMNS[:5]))
     frame["category"] = frame["pair"].map(category).fillna("").to_numpy(dtype=object)
     return frame.astype({"control": bool}).reset_index(drop=True)
+
+
+def table_report(
+    table: LabelTable, *, threshold: float = 0.7, min_n: int = 20, per_category: bool = True, seed: int = 0
+) -> QualityReport:
+    """The report over a label table read from a file (``mmrb agreement --labels``): every
+    field of the file, its ``@gold`` rows as gold, no control tasks (a file has none)."""
+    parts = [
+        pd.DataFrame(
+            {
+                "pair": table.units[fl.unit],
+                "annotator": np.asarray(table.annotators, dtype=object)[fl.annotator],
+                "field": name,
+                "value": np.asarray(fl.spec.values, dtype=object)[fl.code],
+                "control": False,
+                "category": table.category[fl.unit].astype(str),
+            }
+        )
+        for name, fl in table.fields.items()
+    ]
+    frame = (
+        pd.concat(parts, ignore_index=True).astype({"control": bool}) if parts else pd.DataFrame(columns=list(COLUMNS))
+    )
+    gold = {
+        name: {str(table.units[u]): table.fields[name].spec.values[c] for u, c in per.items()}
+        for name, per in table.gold.items()
+        if name in table.fields
+    }
+    return reliability_report(frame, gold, threshold=threshold, min_n=min_n, per_category=per_category, seed=seed)
 
 
 def store_report(
