@@ -460,7 +460,7 @@ def test_the_quality_page_shows_gold_accuracy_alerts_and_resumes_a_paused_accoun
     lead.switch_page("annotate/views/admin_quality.py").run()
     assert not lead.exception, lead.exception
     assert [h.value for h in lead.subheader] == ["Quality"]
-    assert len(charts(lead)) == 1  # accuracy on gold with Wilson intervals
+    assert len(charts(lead)) == 3  # accuracy on gold, agreement with the majority, Dawid-Skene
     assert_lead_tables(lead)
     table = lead.dataframe[0].value
     pref = table[table["Field"] == "Preference"].set_index("Annotator")
@@ -470,6 +470,7 @@ def test_the_quality_page_shows_gold_accuracy_alerts_and_resumes_a_paused_accoun
     lead.number_input(key="quality_threshold").set_value(0.8).run()
     assert "bob: gold 66.7% below 80.0% on preference (3 labels)" in all_text(lead)
     assert "bob: automatic pause: test" in all_text(lead)
+    assert "No qualification set" in all_text(lead)
     lead.selectbox(key="quality_category").set_value("vqa").run()
     assert not lead.exception, lead.exception
     assert lead.dataframe[0].value["Gold labels"].tolist() == table["Gold labels"].tolist()  # every pair is vqa

@@ -678,3 +678,26 @@ def test_mmrb_quality_and_mmrb_agreement_agree_on_every_figure(sqlite_store, cap
     assert main(["agreement", "--no-reliability", "--resamples", "20", *opts, *db]) == 0
     skipped = capsys.readouterr().out
     assert "ALERT" not in skipped and "left out (--no-reliability)" in skipped
+
+
+def test_a_gold_upload_imports_like_the_command_and_its_errors_name_the_uploaded_file(sqlite_store):
+    seed(sqlite_store, 2)
+    bad = b"pair_id,preference\np0,first\np9,second\n"
+    with pytest.raises(InputError) as e:
+        G.import_gold_upload(sqlite_store, "gold.csv", bad)
+    assert [(p.file, p.line, p.field) for p in e.value.problems] == [("gold.csv", 3, "pair_id")]
+    assert sqlite_store.gold() == {}  # all or nothing
+    done = G.import_gold_upload(sqlite_store, "g.jsonl", b'{"pair_id": "p1", "preference": "tie"}\n')
+    assert done.written == 1 and sqlite_store.gold()["p1"].preference == "tie"
+
+
+def test_the_control_share_in_effect_per_queue(sqlite_store):
+    ids = seed(sqlite_store, 12)
+    sqlite_store.set_gold([Gold(p, "import", "first") for p in ids[10:]])
+    assign(sqlite_store, k=1, annotators=["a", "b"], control_share=0.2, seed=0, pair_ids=ids[:10])
+    shares = {c.annotator: c for c in G.control_shares(sqlite_store)}
+    rows = sqlite_store.assignments()
+    for n in ("a", "b"):
+        mine = [r for r in rows if r.annotator == n]
+        assert (shares[n].assigned, shares[n].control) == (len(mine), sum(r.is_gold for r in mine))
+        assert shares[n].control > 0 and shares[n].share == shares[n].control / len(mine)
