@@ -424,15 +424,15 @@ def test_per_pair_majority_and_gold():
     ann = rep.fields["preference"].annotators
     # c: on p1 the others say first (c said second); on p3 the others say second (agree)
     assert ann["c"]["majority"] == {"n": 2, "agreement": 0.5}
-    # a: on p1 the others split (no majority, not counted); on p2 b alone is no majority (one
-    # other label: not counted, as in mmrb quality); on p3 the others agree with a
-    assert ann["a"]["majority"] == {"n": 1, "agreement": 1.0}
+    # a: on p1 the others split (no majority, not counted); on p2 b alone says first, a said
+    # tie; on p3 the others agree with a
+    assert ann["a"]["majority"] == {"n": 2, "agreement": 0.5}
     assert "gold" not in ann["a"]  # accuracy on gold is the reliability section's (curate/quality)
     from curate.quality.reliability import table_report
 
     rel = table_report(from_long(df), per_category=False).fields["preference"]
     assert (rel["a"].gold.n, rel["a"].gold.k, rel["c"].gold.n, rel["c"].gold.k) == (2, 1, 2, 0)
-    assert (rel["a"].majority.n, rel["a"].majority.k, rel["c"].majority.n, rel["c"].majority.k) == (1, 1, 2, 1)
+    assert (rel["a"].majority.n, rel["a"].majority.k, rel["c"].majority.n, rel["c"].majority.k) == (2, 1, 2, 1)
     assert "@gold" not in rep.annotators
 
 

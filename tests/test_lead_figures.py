@@ -143,9 +143,8 @@ def test_kappa_cells_are_symmetric_and_majority_rows_say_who_was_compared():
     majority = {(m.field, m.annotator): m for m in summary.majority_rows(rep)}
     # c's pairs: u3 (the others agree on tie: c agrees) and u4 (no others: not compared)
     assert (majority["preference", "c"].compared, majority["preference", "c"].agreement) == (1, 1.0)
-    # a: u3 agrees; u1, u2 have one other label each (b's): no majority of two or more, not
-    # compared (as in mmrb quality)
-    assert (majority["preference", "a"].compared, majority["preference", "a"].agreement) == (1, 1.0)
+    # a: u3 agrees; u1, u2 have one other label each (b's), which is then the majority
+    assert (majority["preference", "a"].compared, majority["preference", "a"].agreement) == (3, pytest.approx(2 / 3))
 
 
 def test_value_counts_in_scale_order_with_unused_values():

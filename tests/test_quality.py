@@ -549,7 +549,7 @@ def test_agreement_with_the_others_majority_matches_its_definition(raw):
     want: dict[str, list[int]] = {}
     for (p, a), v in rows.items():
         others = Counter(w for (q, b), w in rows.items() if q == p and b != a)
-        if sum(others.values()) < 2:
+        if not others:
             continue
         (top, n), *rest = others.most_common()
         if rest and rest[0][1] == n:
@@ -701,3 +701,25 @@ def test_the_control_share_in_effect_per_queue(sqlite_store):
         mine = [r for r in rows if r.annotator == n]
         assert (shares[n].assigned, shares[n].control) == (len(mine), sum(r.is_gold for r in mine))
         assert shares[n].control > 0 and shares[n].share == shares[n].control / len(mine)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 3), st.sampled_from(["x", "y", "z"])), max_size=40))
+def test_the_agreement_reports_majority_is_quality_s(raw):
+    """One definition of agreement with the others' majority: mmrb agreement's per-annotator
+    figure and mmrb quality's, whatever the labels (pairs with one, two or more labels)."""
+    from curate.agreement import agreement_report, from_long
+    from curate.quality.reliability import _majority_counts
+
+    rows = {(f"p{p}", f"a{a}"): v for p, a, v in raw}
+    if not rows:
+        return
+    frame = as_frame((p, a, "f", v) for (p, a), v in rows.items())
+    df = pd.DataFrame([(p, a, "f", v) for (p, a), v in rows.items()], columns=["unit", "annotator", "field", "value"])
+    ann = agreement_report(from_long(df), resamples=0).fields["f"].annotators
+    got = {
+        a: (s["majority"]["n"], round(s["majority"]["agreement"] * s["majority"]["n"]))
+        for a, s in ann.items()
+        if s["majority"]["n"]
+    }
+    assert got == _majority_counts(frame)

@@ -121,8 +121,8 @@ class FieldData:
     fl: FieldLabels
     counts: np.ndarray  # n_uc, units x values
     m: np.ndarray  # labels per unit
-    # per annotator: labels, labels whose pair has a unique mode among two or more *other*
-    # labels (their own would inflate it), labels equal to it; shape (3, C + 1, A). Accuracy
+    # per annotator: labels, labels whose pair has a unique mode among the *other* labels
+    # (their own would inflate it), labels equal to it; shape (3, C + 1, A). Accuracy
     # on gold is curate/quality's (the reliability section), which counts control tasks too
     annotator_counts: np.ndarray
     # (a, b) -> Cohen confusion matrices of annotators a < b on their shared pairs, (C + 1, V, V)
@@ -141,9 +141,9 @@ def field_data(table: LabelTable, fl: FieldLabels, unit_group: np.ndarray, n_gro
     patterns, _, pattern_of = st.distinct_rows(counts)
     others = patterns[:, None, :] - np.eye(V, dtype=patterns.dtype)  # [p, c]: row p less one c
     top = others.max(axis=2, initial=0)
-    # the definition of curate/quality/reliability.py (mmrb quality): a majority of at least
-    # two other labels, one modal value
-    decided_pc = (others.sum(axis=2) >= 2) & ((others == top[..., None]).sum(axis=2) == 1)
+    # the definition of curate/quality/reliability.py (mmrb quality): one modal value among
+    # the other labels (one other label is its own majority)
+    decided_pc = (top > 0) & ((others == top[..., None]).sum(axis=2) == 1)
     agree_pc = decided_pc & (others.argmax(axis=2) == np.arange(V))
     label_pattern = pattern_of[fl.unit]
     decided, agree = decided_pc[label_pattern, fl.code], agree_pc[label_pattern, fl.code]

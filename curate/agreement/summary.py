@@ -77,7 +77,7 @@ class MajorityRow:
     field: str
     annotator: str
     labels: int
-    compared: int  # labels whose pair had a unique majority among two or more other labels
+    compared: int  # labels whose pair had a unique majority among the other labels
     agreement: float | None  # share of those equal to it; None when compared == 0
 
 
@@ -185,6 +185,6 @@ KAPPA_RULE = (
     "or who both used a single value"
 )
 MAJORITY_RULE = (
-    "Agreement with the others' majority is undefined for an annotator none of whose pairs had two or more "
-    "other labels with a single most frequent value"
+    "Agreement with the others' majority is undefined for an annotator none of whose pairs had a single "
+    "most frequent value among the other annotators' labels"
 )

@@ -8,7 +8,8 @@ The input is a long frame with columns ``pair``, ``annotator``, ``field``, ``val
 label on a pair with gold, control tasks included (that is what they are for). Agreement
 with the others' majority and Dawid-Skene use regular labels only: control labels count
 toward no pair's agreement. The others' majority of a label is the unique modal value of
-the other annotators' labels on that pair, when at least two others gave the field.
+the other annotators' labels on that pair (one other label is its own majority: with two
+labels a pair, this is agreement with the other annotator), as in ``mmrb agreement``.
 
 Alerts: an annotator is flagged on a field when a figure lies below ``threshold`` and rests
 on at least ``min_n`` labels (gold accuracy: labels on gold; Dawid-Skene: labels in the
@@ -165,7 +166,7 @@ def _majority_counts(frame: pd.DataFrame) -> dict[str, tuple[int, int]]:
     others = tab[pair_code]  # each label's pair, then less one for the label itself
     others[np.arange(len(others)), value_code] -= 1
     top = others.max(axis=1)
-    counted = (others.sum(axis=1) >= 2) & ((others == top[:, None]).sum(axis=1) == 1)
+    counted = (others.sum(axis=1) >= 1) & ((others == top[:, None]).sum(axis=1) == 1)
     agree = counted & (others.argmax(axis=1) == value_code)
     tally = pd.DataFrame({"annotator": frame["annotator"].astype(str).to_numpy(), "n": counted, "k": agree})
     sums = tally.groupby("annotator")[["n", "k"]].sum()
