@@ -10,7 +10,9 @@ DESCRIPTION = (
     "Agreement per labelled field (preference, correctness of each response, every rating). "
     "Reads the store, or with --labels a CSV/JSONL long table with columns item, annotator, field, value "
     "(optional: category; left = which response, first or second, was shown on the left when values "
-    "are screen sides left/right; annotator '@gold' gives gold values)."
+    "are screen sides left/right; annotator '@gold' gives gold values). It ends with each annotator's "
+    "reliability, the figures of mmrb quality: accuracy on gold (95% Wilson interval), agreement with the "
+    "others' majority, Dawid-Skene, and alerts (--no-reliability leaves it out)."
 )
 
 
