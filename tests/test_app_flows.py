@@ -491,3 +491,22 @@ def test_the_quality_page_is_the_leads_only(sqlite_env):
     at = sign_in("alice")
     at.switch_page("annotate/views/admin_quality.py").run()
     assert "You do not have access" in all_text(at) and not at.dataframe
+
+
+def test_the_quality_page_shows_the_qualification_set_and_the_control_share_in_effect(sqlite_env):
+    from curate.model import Annotator, Assignment, Gold
+    from curate.quality.qualification import set_qualification
+
+    s = sqlite_env
+    s.set_gold([Gold("p4", "import", "first"), Gold("p5", "import", "second")])
+    set_qualification(s, ["p4", "p5"], 0.75)
+    s.add_annotator(Annotator("cy"))
+    s.add_assignments([Assignment("p0", "cy", "first", 0), Assignment("p5", "cy", "first", 1, is_gold=True)])
+    lead = sign_in("lead")
+    lead.switch_page("annotate/views/admin_quality.py").run()
+    assert not lead.exception, lead.exception
+    assert "Qualification set: 2 gold pairs, minimum score 75.0%" in all_text(lead)
+    shares = lead.dataframe[-1].value.set_index("Annotator")
+    assert (shares.loc["cy", "Assignments"], shares.loc["cy", "Control tasks"]) == (2, 1)
+    assert shares.loc["cy", "Control share"] == 50.0
+    assert shares.loc["alice", "Control tasks"] == 0 and shares.loc["alice", "Control share"] == 0.0
