@@ -6,11 +6,11 @@ Admin pages are unblinded: they may show model names, gold answers and every lab
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Literal
 
-from curate.model import Adjudication, Candidate, Correctness, ImageRef, Item, Label, Pair
+from curate.model import Adjudication, Candidate, Correctness, ImageRef, Item, Label, Pair, Side
 from curate.store import Store
 
 Field = Literal["correctness_first", "correctness_second", "preference"]
@@ -100,6 +100,7 @@ class Case:
     first: Candidate | None
     second: Candidate | None
     auto: AutoCheck | None  # None when no reference decided either response
+    left_of: Mapping[str, Side] = field(default_factory=dict)  # annotator -> the response they saw on the left
 
     @property
     def image(self) -> ImageRef | None:
@@ -113,6 +114,7 @@ def case(store: Store, pair_id: str) -> Case | None:
             return None
         cands = {x.id: x for x in store.candidates(ids=[pair.first_id, pair.second_id], conn=c)}
         item = store.get_item(pair.item_id, conn=c)
+        left_of = {a.annotator: a.left for a in store.assignments(pair_id=pair_id, conn=c)}
     auto = None
     if pair.auto_first is not None or pair.auto_second is not None:
         meta = pair.metadata
@@ -124,4 +126,4 @@ def case(store: Store, pair_id: str) -> Case | None:
         auto = AutoCheck(
             pair.auto_first, pair.auto_second, pair.auto_method, read("extracted_first"), read("extracted_second")
         )
-    return Case(pair, item, cands.get(pair.first_id), cands.get(pair.second_id), auto)
+    return Case(pair, item, cands.get(pair.first_id), cands.get(pair.second_id), auto, left_of)

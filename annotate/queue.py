@@ -8,14 +8,17 @@ curate/sides.py applies it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from curate.model import Assignment, Label, Side
 from curate.quality.qualification import gate
 from curate.sides import other, shown_pair
 from curate.store import NEW_LABEL, ConflictError, Store
+from curate.wording import utc_time
 
 from .demo import DELIBERATE_MISSING_IMAGE
+from .form import from_label
 
 
 @dataclass(frozen=True)
@@ -134,7 +137,42 @@ def my_labels(store: Store, annotator: str) -> list[tuple[Label, Assignment]]:
     return rows
 
 
+# My labels' columns: a FormInput field (the answers on her screen's sides) or a Label field -> header
+OWN_HEADERS: dict[str, str] = {
+    "pair": "Pair",
+    "status": "Status",
+    "left": "Left is",
+    "right": "Right is",
+    "preference": "Better",
+    "rationale": "Rationale",
+    "flag": "Flag",
+    "saved": "Saved (UTC)",
+}
+
+
+def own_rows(rows: Sequence[tuple[Label, Assignment]]) -> list[dict[str, str | None]]:
+    """My labels as a table of OWN_HEADERS, as the annotator answered (her screen's sides),
+    when each was last saved to the minute in UTC; a missing answer is None (shown as EMPTY)."""
+    out = []
+    for lab, a in rows:
+        shown = from_label(lab, a.left)
+        values = {
+            "pair": lab.pair_id,
+            "status": lab.status,
+            "left": shown.left,
+            "right": shown.right,
+            "preference": shown.preference,
+            "rationale": shown.rationale or None,
+            "flag": shown.flag,
+            "saved": utc_time(lab.updated_at or lab.created_at).removesuffix(" UTC"),
+        }
+        out.append({OWN_HEADERS[k]: values[k] for k in OWN_HEADERS})
+    return out
+
+
 __all__ = [
+    "OWN_HEADERS",
+    "own_rows",
     "PairView",
     "SaveResult",
     "build_view",

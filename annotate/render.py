@@ -18,13 +18,14 @@ from __future__ import annotations
 import base64
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from markdown_it import MarkdownIt
 
 from curate.seeding import hex_hash
+from curate.wording import EMPTY, seconds, utc_time
 
 if TYPE_CHECKING:
     from curate.model import Label
@@ -191,13 +192,12 @@ def reference_html(reference: str | None, auto: AutoCheck | None) -> str:
     )
 
 
-def _when(ts: str | None) -> str:
-    return (ts or "")[:16].replace("T", " ")
-
-
-def labels_html(labels: Sequence[Label], differ: Sequence[str] = ()) -> str:
-    """Every label of a pair as a table, the fields they differ on marked: the answers, the
-    seconds it took and when it was saved, flag and rationale (Markdown, as everywhere)."""
+def labels_html(labels: Sequence[Label], differ: Sequence[str] = (), left_of: Mapping[str, str] | None = None) -> str:
+    """Every label of a pair as a table, the fields they differ on marked: which response the
+    annotator saw on the left (``left_of``; their rationale says left and right), the answers,
+    the seconds it took and when it was saved (in UTC, with when it was first saved if it was
+    edited since), flag and rationale (Markdown, as everywhere)."""
+    left_of = left_of or {}
     cols = (("correctness_first", "First is"), ("correctness_second", "Second is"), ("preference", "Better"))
     mark = "background:#fff3cd"
 
@@ -205,23 +205,40 @@ def labels_html(labels: Sequence[Label], differ: Sequence[str] = ()) -> str:
         return f'<td style="padding:.25rem .5rem;vertical-align:top;{style}">{text}</td>'
 
     head = "".join(
-        f'<th style="padding:.25rem .5rem;text-align:left;{mark if name in differ else ""}">{title}</th>'
-        for name, title in (("", "Annotator"), *cols, ("", "Time"), ("", "Flag"), ("", "Rationale"))
+        f'<th style="padding:.25rem .5rem;text-align:left;white-space:nowrap;{mark if name in differ else ""}">'
+        f"{title}</th>"
+        for name, title in (
+            ("", "Annotator"),
+            ("", "Saw on the left"),
+            *cols,
+            ("", "Took"),
+            ("", "Saved"),
+            ("", "Flag"),
+            ("", "Rationale"),
+        )
     )
     rows = []
     for lab in labels:
-        secs = "" if lab.seconds is None else f"{lab.seconds:.1f} s"
+        secs = EMPTY if lab.seconds is None else f"{seconds(lab.seconds)} s"
+        last = utc_time(lab.updated_at or lab.created_at)
+        saved = escape_plain(last)
+        if lab.created_at and lab.updated_at and utc_time(lab.created_at) != last:
+            saved += f"<br><span style='{_MUTED}'>first {escape_plain(utc_time(lab.created_at))}</span>"
         flag = "" if not lab.flag else escape_plain(lab.flag) + (markdown_html(lab.flag_note) if lab.flag_note else "")
         rows.append(
             "<tr>"
             + cell(f"<b>{escape_plain(lab.annotator)}</b>")
+            + cell(escape_plain(left_of.get(lab.annotator) or EMPTY))
             + "".join(cell(escape_plain(getattr(lab, name) or "–"), mark if name in differ else "") for name, _ in cols)
-            + cell(f"{secs}<br><span style='{_MUTED}'>{escape_plain(_when(lab.updated_at or lab.created_at))}</span>")
+            + cell(secs, "white-space:nowrap")
+            + cell(saved, "white-space:nowrap")
             + cell(flag)
             + cell(markdown_html(lab.rationale) if lab.rationale else "")
             + "</tr>"
         )
     return (
+        "<style>.mmrb-labels td p{margin:0 0 .3rem !important;font-size:inherit !important}"
+        ".mmrb-labels td p:last-child{margin:0 !important}</style>"
         '<table class="mmrb-labels" style="width:100%;border-collapse:collapse;font-size:.9rem">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )

@@ -4,14 +4,19 @@ annotation UI, on SQLite and PostgreSQL, at two sizes.
     python -m bench.store            # 50,000 and 500,000 pairs, 20 annotators, SQLite and PostgreSQL
     python -m bench.store --quick    # 2,000 pairs, 4 annotators, 200 calls: a smoke run
     python -m bench.store --sizes 10000,50000,200000 --no-queue   # ingest figures only
+    python -m bench.store --no-queue --compare-tree ../wt-before  # and another checkout's ingest, turn about
 
 The pairs are the 1,250 real VL-RewardBench pairs of ../shared/data (text copy) repeated
 with new ids. Ingest: ``mmrb ingest pairs`` runs in a child process (read, check, write all
 or nothing); rows/s is pairs over the command's wall time, start-up included, and peak
 memory is the child's own maximum resident set (``ru_maxrss``, read by the child as it
-exits). Anchor, same file, same run: a plain ``sqlite3`` ``executemany`` of the rows the
-import writes (items, their image references, candidates, pairs), reading and parsing the
-file included, in one transaction on a fresh store.
+exits: the high-water mark of its resident set). Anchor, same file, same run, in a process
+of its own: a plain ``sqlite3`` ``executemany`` of the rows the import writes (items, their
+image references, candidates, pairs), reading and parsing the file included, in one
+transaction on a fresh store. ``--compare-tree DIR`` runs another checkout's ``mmrb ingest
+pairs`` (its own .venv) on the same file into a store of its own, turn about with this
+tree's, and prints the ratio of this tree's rows/s to the other's; ``--repeat N`` runs each
+N times and keeps the best.
 
 Queue: each pair is assigned to 3 of the annotators and half of every queue is already
 labelled, so "next pair" must skip done work. Then, 1,000 times, an annotator asks for their
@@ -46,10 +51,19 @@ VLRB = ROOT.parent / "shared" / "data" / "vlrewardbench" / "pairs.jsonl"
 TARGET_MEDIAN_MS, TARGET_P95_MS = 5.0, 20.0
 ANCHOR_NEXT_MS, ANCHOR_SUBMIT_MS = 164.0, 104.0  # Label Studio 1.23, 50,000 tasks (from the issue)
 PER_PAIR = 3
-# `mmrb ingest pairs` as the console script runs it, reporting its own peak memory on exit
+# `mmrb ingest pairs` as the console script runs it, reporting its own peak memory on exit: the
+# high-water mark of its resident set (VmHWM, Linux), else ru_maxrss (both in KiB)
 CHILD = (
     "import resource, sys\nfrom curate.cli import main\nrc = main(sys.argv[1:])\n"
-    "print('MAXRSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\nsys.exit(rc)"
+    "kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+    "try:\n    kb = int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1])\n"
+    "except (OSError, StopIteration):\n    pass\n"
+    "print('MAXRSS_KB', kb, file=sys.stderr)\nsys.exit(rc)"
+)
+# the anchor in a process of its own, as the import runs in one
+ANCHOR = (
+    "import sys\nfrom pathlib import Path\nfrom bench.store import executemany_reference\n"
+    "print('ANCHOR_S', executemany_reference(Path(sys.argv[1]), Path(sys.argv[2])))"
 )
 
 
@@ -83,10 +97,12 @@ def pct(xs: list[float], q: int) -> float:
     return statistics.quantiles(xs, n=100, method="inclusive")[q - 1] if len(xs) > 1 else xs[0]
 
 
-def ingest(url: str, images: Path, data: Path, n_pairs: int) -> dict:
-    """``mmrb ingest pairs`` in a child process: (seconds, peak MB)."""
+def ingest(url: str, images: Path, data: Path, n_pairs: int, tree: Path = ROOT) -> dict:
+    """``mmrb ingest pairs`` of the project in ``tree`` (this one, or another checkout with
+    its own .venv) in a child process: rows/s over its wall time, and its peak MB."""
+    python = sys.executable if tree == ROOT else str(tree / ".venv" / "bin" / "python")
     cmd = [
-        sys.executable,
+        python,
         "-c",
         CHILD,
         "ingest",
@@ -100,12 +116,20 @@ def ingest(url: str, images: Path, data: Path, n_pairs: int) -> dict:
         str(images),
     ]
     t0 = time.perf_counter()
-    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    out = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
     seconds = time.perf_counter() - t0
     if out.returncode != 0 or f"{n_pairs} pairs" not in out.stdout:
         raise SystemExit(f"ingest failed ({out.returncode}): {out.stdout[-2000:]} {out.stderr[-2000:]}")
     kb = int(out.stderr.split("MAXRSS_KB", 1)[1].split()[0])
     return dict(ingest_s=seconds, rows_per_s=n_pairs / seconds, peak_mb=kb / 1024)
+
+
+def anchor_seconds(data: Path, db: Path) -> float:
+    """``executemany_reference`` in a child process."""
+    out = subprocess.run([sys.executable, "-c", ANCHOR, str(data), str(db)], cwd=ROOT, capture_output=True, text=True)
+    if out.returncode != 0 or "ANCHOR_S" not in out.stdout:
+        raise SystemExit(f"anchor failed ({out.returncode}): {out.stdout[-2000:]} {out.stderr[-2000:]}")
+    return float(out.stdout.split("ANCHOR_S", 1)[1].split()[0])
 
 
 def executemany_reference(data: Path, db: Path) -> float:
@@ -220,6 +244,21 @@ def backend_url(backend: str, tmp: Path, n: int) -> tuple[str, Callable[[], None
         return None
 
 
+def _fresh(backend: str, tmp: Path, n: int, k: int, who: str = "this") -> tuple[str, Callable[[], None] | None]:
+    """An empty store for one more ingest run."""
+    if backend == "sqlite":
+        db = tmp / f"bench-{who}-{n}-{k}.db"
+
+        def remove() -> None:
+            for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+                path.unlink(missing_ok=True)
+
+        return str(db), remove
+    got = backend_url(backend, tmp, n)
+    assert got is not None  # the first run of this backend had one
+    return got
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="2,000 pairs, 4 annotators, 200 calls")
@@ -228,7 +267,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pairs", type=int, default=None, help="one size (same as --sizes N)")
     ap.add_argument("--calls", type=int, default=None)
     ap.add_argument("--no-queue", action="store_true", help="ingest figures only")
+    ap.add_argument(
+        "--compare-tree",
+        type=Path,
+        default=None,
+        help="another checkout of the project, with its own .venv (e.g. the tree before a change): its `mmrb "
+        "ingest pairs` runs on the same files, into a store of its own, turn about with this tree's",
+    )
+    ap.add_argument("--repeat", type=int, default=1, help="ingest runs per tree, size and backend (the best counts)")
     args = ap.parse_args(argv)
+    other = args.compare_tree.resolve() if args.compare_tree else None
+    if other is not None and not (other / ".venv" / "bin" / "python").exists():
+        ap.error(f"--compare-tree: no {other}/.venv/bin/python")
     if args.pairs:
         sizes = [args.pairs]
     elif args.sizes:
@@ -258,21 +308,39 @@ def main(argv: list[str] | None = None) -> int:
         for n in sizes:
             data = tmp / f"pairs-{n}.jsonl"
             write_input(rows, n, data)
-            ref_s = executemany_reference(data, tmp / f"reference-{n}.db")
+            ref_s = anchor_seconds(data, tmp / f"reference-{n}.db")
             for backend in backends:
                 got = backend_url(backend, tmp, n)
                 if got is None:
                     continue
                 url, drop = got
                 try:
-                    r = dict(
-                        backend=backend,
-                        pairs=n,
-                        reference_rows_per_s=n / ref_s,
-                        **ingest(url, tmp / f"images-{backend}-{n}", data, n),
-                    )
+                    mine: list[dict] = []
+                    theirs: list[dict] = []
+                    for k in range(args.repeat):  # turn about, so that the load of the machine falls on both
+                        store_url, store_drop = (url, None) if k == 0 else _fresh(backend, tmp, n, k)
+                        try:
+                            mine.append(ingest(store_url, tmp / f"images-{backend}-{n}-{k}", data, n))
+                        finally:
+                            if store_drop:
+                                store_drop()
+                        if other is not None:
+                            other_url, other_drop = _fresh(backend, tmp, n, k, "other")
+                            try:
+                                theirs.append(
+                                    ingest(other_url, tmp / f"images-other-{backend}-{n}-{k}", data, n, other)
+                                )
+                            finally:
+                                if other_drop:
+                                    other_drop()
+                    r = dict(backend=backend, pairs=n, reference_rows_per_s=n / ref_s, runs=mine, other_runs=theirs)
+                    r.update(max(mine, key=lambda x: x["rows_per_s"]))
+                    if theirs:
+                        best = max(theirs, key=lambda x: x["rows_per_s"])
+                        r.update(other_rows_per_s=best["rows_per_s"], other_peak_mb=max(x["peak_mb"] for x in theirs))
+                    r["peak_mb"] = max(x["peak_mb"] for x in mine)
                     if not args.no_queue:
-                        r.update(queue(url, tmp / f"images-{backend}-{n}", n_ann, calls))
+                        r.update(queue(url, tmp / f"images-{backend}-{n}-0", n_ann, calls))
                     results.append(r)
                     print(f"  {n:,} pairs on {backend}: done", flush=True)
                 finally:
@@ -285,12 +353,33 @@ def main(argv: list[str] | None = None) -> int:
         "ingest: `mmrb ingest pairs` in a child process (rows/s over its wall time, start-up included; peak = its "
         "max RSS); anchor: plain sqlite3 executemany of the same rows in this run"
     )
-    print(f"{'backend':<10}{'pairs':>9}{'rows/s':>9}{'peak MB':>9}{'anchor rows/s':>15}{'of anchor':>11}")
+    if args.repeat > 1:
+        print(f"(best of {args.repeat} runs per tree; peak MB the largest of them)")
+    head = f"{'backend':<10}{'pairs':>9}{'rows/s':>9}{'peak MB':>9}{'anchor rows/s':>15}{'of anchor':>11}"
+    if other is not None:
+        print(f"compared with {other} (its rows/s, peak MB and share of the anchor; this tree's rows/s over its)")
+        head += f"{'other rows/s':>14}{'other MB':>10}{'of anchor':>11}{'this/other':>12}"
+    print(head)
     for r in results:
-        print(
+        line = (
             f"{r['backend']:<10}{r['pairs']:>9,}{r['rows_per_s']:>9,.0f}{r['peak_mb']:>9,.0f}"
             f"{r['reference_rows_per_s']:>15,.0f}{r['rows_per_s'] / r['reference_rows_per_s']:>10.0%}"
         )
+        if "other_rows_per_s" in r:
+            line += (
+                f"{r['other_rows_per_s']:>14,.0f}{r['other_peak_mb']:>10,.0f}"
+                f"{r['other_rows_per_s'] / r['reference_rows_per_s']:>10.0%}"
+                f"{r['rows_per_s'] / r['other_rows_per_s']:>11.2f}x"
+            )
+        print(line)
+    if len(results) > 1 or args.repeat > 1:
+        print("every run (rows/s, peak MB):")
+        for r in results:
+            runs = ", ".join(f"{x['rows_per_s']:,.0f}/{x['peak_mb']:,.0f}" for x in r["runs"])
+            line = f"  {r['backend']} {r['pairs']:,}: this tree {runs}"
+            if r["other_runs"]:
+                line += "; other " + ", ".join(f"{x['rows_per_s']:,.0f}/{x['peak_mb']:,.0f}" for x in r["other_runs"])
+            print(line)
     if args.no_queue:
         return 0
     print()

@@ -171,7 +171,8 @@ def _assign(store: Store, k, annotators, seed, control_share, max_k, batch, pair
         regular.sort(key=lambda p: (unit("order", seed, p.id), p.id))
 
         qualifying = qualification_assignments(store, names, seed, conn)
-        store.add_assignments(qualifying, conn=conn)
+        if qualifying:
+            store.add_assignments(qualifying, conn=conn)
         existing = store.assignments(conn=conn)
         by_pair: dict[str, list[Assignment]] = defaultdict(list)
         load: Counter[str] = Counter()

@@ -19,6 +19,9 @@ _LRM = "\u200e"  # the data wraps right-to-left characters in left-to-right mark
 # an ASCII id, the usual kind, gets its skeleton without loading the 9,600 entries, which
 # takes 0.1 to 0.4 s and would land in whatever first writes an item or a pair.
 _ASCII = str.maketrans({"`": "'", '"': "''", "|": "l", "1": "l", "I": "l", "0": "O", "%": "º/₀", "m": "rn"})
+# The same as replacements, three times as fast as str.translate on an id: no replacement holds
+# a character that is replaced, so their order does not matter
+_ASCII_REPLACE = tuple((chr(k), v) for k, v in _ASCII.items())
 
 
 @cache
@@ -53,7 +56,10 @@ def _prototypes() -> dict[int, str]:
 def skeleton(text: str) -> str:
     """The UTS #39 skeleton of ``text``: equal for texts that look alike."""
     if text.isascii():
-        return text.translate(_ASCII)  # ASCII is decomposed already, and so are the prototypes above
+        for ch, prototype in _ASCII_REPLACE:  # ASCII is decomposed already, and so are the prototypes above
+            if ch in text:
+                text = text.replace(ch, prototype)
+        return text
     table = _prototypes()
     out = unicodedata.normalize("NFD", text)
     for _ in range(4):  # decomposing a mapped character may expose one the table maps: map again

@@ -1,9 +1,10 @@
 """How counts and measures read in what people see (the app, the dataset card, command
-output): one plural rule, one percentage, one precision for seconds."""
+output): one plural rule, one percentage, one precision for seconds, one way to say when."""
 
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime
 
 EMPTY = "–"  # a cell or figure with no value: never "None", never 0
 
@@ -29,3 +30,17 @@ def seconds(value: float | None) -> str:
         return EMPTY
     text = f"{value:.1f}"
     return text[:-2] if text.endswith(".0") else text
+
+
+def utc_time(stamp: str | None) -> str:
+    """A stored ISO 8601 time, said in UTC to the minute: ``2026-11-27T03:12:45.1+00:00`` ->
+    ``2026-11-27 03:12 UTC``; a time with another offset is converted, one without an offset
+    is taken as UTC (the store writes UTC); no time -> ``–``; an unreadable one as it is."""
+    if not stamp:
+        return EMPTY
+    try:
+        when = datetime.fromisoformat(stamp.strip())
+    except ValueError:
+        return stamp
+    when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+    return when.strftime("%Y-%m-%d %H:%M UTC")

@@ -46,6 +46,7 @@ from curate.judging.parsing import parse_brackets, vlrb_answer_number
 from curate.judging.records import Judgment
 from curate.model import Side
 from curate.sides import copy_order, order_of, other, shown_order, verdict_from_letter
+from curate.wording import plural
 
 from .datasets import first_record, judge_output_pair, mmrb_pair, renamed, triplet_pair, unique_ids
 from .records import EvalPair
@@ -274,8 +275,8 @@ def _read_vlrb(p: Path, pairs: Sequence[EvalPair] | None, k: int | None, trust_f
         target, mismatched = _match_vlrb(first, own_ids, pairs)
         if mismatched:
             warnings.append(
-                f"{mismatched} items' responses differ from the dataset pair of the same id: check that the "
-                "records and --dataset are the same benchmark copy"
+                f"the responses of {plural(mismatched, 'item')} differ from the dataset pair of the same id: "
+                "check that the records and --dataset are the same benchmark copy"
             )
     pair_by_id = {x.id: x for x in pairs}
 

@@ -49,6 +49,7 @@ from curate.llm import count_kinds
 from curate.model import MM_RLHF_CATEGORIES, ORDERS, VLRB_CATEGORIES, Order, Side
 from curate.seeding import stable_hash
 from curate.sides import shown_first, verdict_from_letter
+from curate.wording import plural
 
 from .records import EvalPair
 from .rules import GROUPINGS, VERDICT_RULES, mmrb_shown, touched_groups
@@ -478,7 +479,8 @@ def score(
         notes.insert(
             0,
             f"incomplete: {n_failed} of {n_failed + len(kept)} judgments failed ({causes}) and are in no figure; "
-            f"{len(failed_ids - answered_ids)} pairs have no answer at all. Rerun to resume them.",
+            f"{plural(len(failed_ids - answered_ids), 'pair', verb=('has', 'have'))} no answer at all. "
+            "Rerun to resume them.",
         )
     return ScoreReport(
         options=_options_dict(opts),

@@ -1,7 +1,11 @@
 """The lead's adjudication page through AppTest: the evidence it shows, its filters, "next
-disagreement" and recording a decision (the browser test is in tests/test_screenshots.py)."""
+disagreement" and recording a decision (the browser test, keys included, is in
+tests/test_browser_app.py; its screenshot comes from tests/test_screenshots.py)."""
 
 from __future__ import annotations
+
+import re
+from dataclasses import replace
 
 import pytest
 
@@ -37,8 +41,21 @@ def lead(tmp_path, monkeypatch):
         "p5": (("correct", "incorrect", "first"), ("incorrect", "correct", "first")),
     }
     for pid, (a, b) in labs.items():
-        s.save_label(Label(pid, "alice", *a, rationale=f"alice on {pid}: **first** is right", seconds=12.25))
-        s.save_label(Label(pid, "bob", *b, rationale=f"bob on {pid}", seconds=40))
+        s.save_label(
+            Label(
+                pid,
+                "alice",
+                *a,
+                rationale=f"alice on {pid}: **first** is right",
+                seconds=12.25,
+                created_at="2026-11-27T03:12:45.123456+00:00",
+                updated_at="2026-11-27T03:12:45.123456+00:00",
+            )
+        )
+        bob_at = "2026-11-26T23:05:00-04:00"  # saved with another offset: said in UTC
+        s.save_label(Label(pid, "bob", *b, rationale=f"bob on {pid}", seconds=40, created_at=bob_at, updated_at=bob_at))
+    edited = replace(s.get_label("p0", "bob"), updated_at="2026-11-27T05:40:10+02:00")  # edited later
+    s.save_label(edited, expected_revision=edited.revision)
     s.set_adjudication(Adjudication("p2", "lead", "first"))
     monkeypatch.setenv("MMRB_DB", db)
     monkeypatch.setenv("MMRB_IMAGES", str(tmp_path / "images"))
@@ -67,7 +84,15 @@ def test_the_first_undecided_pair_with_every_piece_of_evidence(lead):
     assert "No reference answer." in text and "No automatic correctness verdict." in text
     # every label with its rationale, seconds and when; the field they differ on marked
     assert "alice on p0: <strong>first</strong> is right" in text and "bob on p0" in text
-    assert "12.2 s" in text and "40.0 s" in text
+    assert "12.2 s" in text and "40 s" in text
+    # when each label was saved, in UTC; an edited one says when it was first saved too
+    assert text.count("2026-11-27 03:12 UTC") == 1  # alice's
+    assert "2026-11-27 03:40 UTC" in text and "first 2026-11-27 03:05 UTC" in text  # bob's, edited
+    assert ">Took</th>" in text and ">Saved</th>" in text
+    # rationales say left and right: the table says which response each annotator saw on the left
+    assert re.search(r"alice</b></td><td[^>]*>first</td>", text) and re.search(
+        r"bob</b></td><td[^>]*>second</td>", text
+    )
     assert not by_key(at.button, "adj_zoom").disabled
     assert "`N` next undecided disagreement" in text
 

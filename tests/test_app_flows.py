@@ -205,15 +205,27 @@ def test_edit_own_label_keeps_history(sqlite_env):
     at.switch_page("annotate/views/my_labels.py").run()
     assert not at.exception, at.exception
     table = at.dataframe[0].value  # as she answered, on her screen's sides
-    assert list(table.columns) == ["pair", "status", "left", "right", "preference", "rationale", "flag", "saved"]
+    assert list(table.columns) == [
+        "Pair",
+        "Status",
+        "Left is",
+        "Right is",
+        "Better",
+        "Rationale",
+        "Flag",
+        "Saved (UTC)",
+    ]
     row = table.iloc[0]
-    assert (row["pair"], row["status"], row["left"], row["right"], row["preference"]) == (
+    assert (row["Pair"], row["Status"], row["Left is"], row["Right is"], row["Better"]) == (
         "p0",
         "submitted",
         "correct",
         "incorrect",
         "left",
     )
+    assert row["Flag"] is None and row["Rationale"] is None  # shown as EMPTY, never "None"
+    saved = s.get_label("p0", "alice").updated_at
+    assert row["Saved (UTC)"] == f"{saved[:10]} {saved[11:16]}" and saved.endswith("+00:00")
     at.session_state["editing"] = "p0"
     at.run()
     k = form_keys(at)
@@ -305,6 +317,18 @@ def test_the_lead_lands_on_progress_not_on_an_empty_label_page(sqlite_env):
     assert "appear with the first label" in all_text(lead)
     assert_lead_tables(lead)
     assert "6 pairs with fewer submitted labels" in all_text(lead)
+
+
+def test_the_label_page_of_someone_with_nothing_assigned_says_so_without_idle_controls(sqlite_env):
+    lead = sign_in("lead")  # the lead has no queue
+    lead.switch_page("annotate/views/label.py").run()
+    assert not lead.exception, lead.exception
+    assert [h.value for h in lead.subheader] == ["Label"]
+    assert "No pairs are assigned to you yet. Assign some on the Annotators page" in all_text(lead)
+    assert not lead.get("progress") and not form_keys(lead)  # no bar, no form
+    assert [b.key for b in lead.button] == ["sign_out"]  # no Skip, Undo or zoom that would do nothing
+    alice = sign_in("alice")  # one with a queue sees the bar, the form and the buttons
+    assert alice.get("progress") and form_keys(alice) and any(b.key == "act_skip" for b in alice.button)
 
 
 def test_progress_has_human_tables_rates_only_over_enough_work_and_its_plots(sqlite_env):

@@ -330,6 +330,11 @@ def test_a_case_carries_the_image_reference_and_automatic_verdict(store):
     assert (c.auto.first, c.auto.second, c.auto.method) == ("correct", "incorrect", "number")
     c0 = adjudication.case(store, "p0")
     assert c0.auto is None and c0.image.status == "ok" and c0.image.sha256
+    # which response each annotator saw on the left (seed_store alternates them)
+    assert c0.left_of == {"alice": "first", "bob": "second"} and adjudication.case(store, "p1").left_of == {
+        "alice": "second",
+        "bob": "first",
+    }
     assert adjudication.case(store, "nope") is None
 
 
@@ -357,10 +362,13 @@ def test_reference_and_labels_render_as_text_and_markdown():
             flag_note="see <b>",
         ),
     ]
-    out = render.labels_html(labs, ("preference",))
+    out = render.labels_html(labs, ("preference",), {"al<i>": "second"})
     assert "al&lt;i&gt;" in out and "<strong>why</strong>" in out and "&lt;img src=x&gt;" in out
-    assert "12.2 s" in out and "2025-03-04 05:06" in out and "see &lt;b&gt;" in out and "–" in out
+    assert "12.2 s" in out and "2025-03-04 05:06 UTC" in out and "see &lt;b&gt;" in out and "–" in out
     assert out.count("background:#fff3cd") == 2  # the preference header and its cell
+    assert ">Saw on the left</th>" in out and re.search(r"al&lt;i&gt;</b></td><td[^>]*>second</td>", out)
+    # no assignment (a label imported from a file): not known
+    assert re.search(r"al&lt;i&gt;</b></td><td[^>]*>–</td>", render.labels_html(labs))
 
 
 @pytest.mark.parametrize(

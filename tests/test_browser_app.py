@@ -404,6 +404,8 @@ def test_adjudication_shows_the_image_and_takes_the_decision_from_the_keyboard(p
     wait_idle(page)
     page.get_by_text("hal's").wait_for()
     assert page.locator(".mmrb-labels strong", has_text="reason").count() == 1  # the rationale's Markdown
+    saved = re.findall(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", page.locator(".mmrb-labels").inner_text())
+    assert len(saved) == 2, saved  # each label's time, said in UTC
     img = page.locator('img[data-item="i4"]')
     assert img.evaluate("(i) => i.complete && i.naturalWidth > 0")
     press(page, "z")

@@ -516,6 +516,9 @@ def test_the_ascii_shortcut_is_the_datas_own():
 
     table = lookalike._prototypes()
     assert {k: v for k, v in table.items() if k < 128} == lookalike._ASCII
+    replaced = "".join(chr(k) for k in lookalike._ASCII)  # applied one after another, in any order
+    assert not any(c in replaced for v in lookalike._ASCII.values() for c in str(v))
+    assert dict(lookalike._ASCII_REPLACE) == {chr(k): v for k, v in lookalike._ASCII.items()}
     for ch in map(chr, range(128)):  # and gives what the full table gives
         full = unicodedata.normalize("NFD", unicodedata.normalize("NFD", ch).translate(table))
         assert lookalike.skeleton(ch) == full.translate(table) == full

@@ -343,3 +343,37 @@ def test_a_bad_row_far_into_a_big_file_leaves_nothing_and_every_problem_is_named
     # besides the bad row and the repeat's four ids
     with pytest.raises(InputError, match=f"{n + 3} problems in input, nothing was written"):
         ingest_pairs(store, path, "vlrewardbench-text")
+
+
+def test_an_import_into_an_empty_sqlite_store_keeps_its_indexes(sqlite_store, tmp_path):
+    """A first import into an SQLite store builds the plain indexes of the tables it fills once,
+    at its end (store/imports.py): after an import that fails and after one that succeeds the
+    store has the indexes it had, and the next import (into a store that is no longer empty)
+    still finds ids already stored and ids that look like them."""
+    import sqlite3
+
+    from curate.errors import InputError
+    from curate.ingest import ingest_pairs
+
+    def indexes() -> list[tuple[str, str | None]]:
+        with sqlite3.connect(sqlite_store.db) as c:
+            return c.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name").fetchall()
+
+    before = indexes()
+    assert {"ix_items_skeleton", "ix_pairs_skeleton", "ix_candidates_item"} <= {n for n, _ in before}
+    rows = [{"id": f"r{k}", "prompt": f"question {k}", "chosen": f"yes {k}", "rejected": f"no {k}"} for k in range(5)]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(json.dumps(r) + "\n" for r in [*rows, {"id": "x", "prompt": "q", "chosen": "a"}]))
+    with pytest.raises(InputError):
+        ingest_pairs(sqlite_store, bad, "vlrewardbench-text")
+    assert indexes() == before
+    good = tmp_path / "good.jsonl"
+    good.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert ingest_pairs(sqlite_store, good, "vlrewardbench-text").pairs == 5
+    assert indexes() == before
+    # an item file now: the ids of its items are its own
+    assert ingest_items(sqlite_store, _items_file(tmp_path, [dict(GOOD, id="item1")])).items == 1
+    for ident, words in (("item1", "id 'item1' is already in the store"), ("iteml", "looks like item id 'item1'")):
+        with pytest.raises(InputError) as e:
+            ingest_items(sqlite_store, _items_file(tmp_path, [dict(GOOD, id=ident)]))
+        assert [p.line for p in e.value.problems] == [1] and words in e.value.problems[0].message

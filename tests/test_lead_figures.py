@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 import tokenize
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pandas as pd
@@ -21,7 +21,7 @@ from annotate.tables import human
 from curate.agreement import agreement_report, from_long, summary
 from curate.agreement.stats import Estimate
 from curate.store.counts import LabelActivity
-from curate.wording import EMPTY, percent, plural, seconds
+from curate.wording import EMPTY, percent, plural, seconds, utc_time
 
 
 # -- wording ------------------------------------------------------------------------------------------
@@ -90,6 +90,30 @@ def test_seconds_have_at_most_one_decimal(value, text):
 def test_seconds_round_to_one_decimal(value):
     text = seconds(value)
     assert len(text.partition(".")[2]) <= 1 and abs(float(text) - value) <= 0.05 + 1e-6
+
+
+@pytest.mark.parametrize(
+    "stamp, text",
+    [
+        ("2026-11-27T03:12:45.123456+00:00", "2026-11-27 03:12 UTC"),
+        ("2026-11-27T05:12:59+02:00", "2026-11-27 03:12 UTC"),  # another offset, converted
+        ("2026-11-26T23:30:00-04:00", "2026-11-27 03:30 UTC"),  # across midnight
+        ("2026-11-27 03:12:45", "2026-11-27 03:12 UTC"),  # no offset: the store writes UTC
+        (None, EMPTY),
+        ("", EMPTY),
+        ("last Tuesday", "last Tuesday"),  # unreadable: as it is, never a traceback
+    ],
+)
+def test_utc_time_says_the_minute_in_utc(stamp, text):
+    assert utc_time(stamp) == text
+
+
+@given(hs.datetimes(datetime(2000, 1, 1), datetime(2100, 1, 1), timezones=hs.timezones()))
+def test_utc_time_is_the_same_instant_read_back(when):
+    text = utc_time(when.isoformat())
+    assert text.endswith(" UTC")
+    back = datetime.strptime(text, "%Y-%m-%d %H:%M UTC").replace(tzinfo=UTC)
+    assert timedelta(0) <= when - back < timedelta(minutes=1)
 
 
 # -- the agreement report as rows -------------------------------------------------------------------------

@@ -723,3 +723,12 @@ def test_the_agreement_reports_majority_is_quality_s(raw):
         if s["majority"]["n"]
     }
     assert got == _majority_counts(frame)
+
+
+def test_an_alert_reads_as_a_sentence_without_snake_case():
+    from curate.quality.reliability import Alert
+
+    a = Alert("bob", "correctness_first", None, "dawid-skene", 0.598, 32, 0.7)
+    assert a.text() == "bob: Dawid-Skene 59.8% below 70.0% on correctness of the first response (32 labels)"
+    b = Alert("c", "preference", "vqa", "gold", 0.0, 1, 0.5)
+    assert b.text() == "c: gold 0.0% below 50.0% on preference, category vqa (1 label)"

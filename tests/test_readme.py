@@ -217,3 +217,12 @@ def test_demo_accounts_in_the_readme_are_the_ones_the_app_creates():
 
     for name, password, _role in ACCOUNTS:
         assert f"`{name}` / `{password}`" in README
+
+
+def test_the_readmes_screenshots_exist_and_its_regeneration_command_copies_each():
+    shown = re.findall(r"\]\((docs/screenshots/[\w-]+\.png)\)", README)
+    assert {"docs/screenshots/annotator-label.png", "docs/screenshots/lead-adjudication.png"} <= set(shown)
+    for path in shown:
+        assert (ROOT / path).stat().st_size > 10_000, path
+    copied = re.search(r"cp /tmp/shots/\{([\w,-]+)\}\.png docs/screenshots/", README)
+    assert copied and {f"docs/screenshots/{n}.png" for n in copied.group(1).split(",")} == set(shown)

@@ -1,15 +1,15 @@
 """A screenshot of every page of the app, as an annotator and as the lead, on the bundled
-sample with some labels and one disagreement: evidence of what each page looks like, and a
-check that none of them shows an exception.
+sample with most of its labels in and some disagreements: evidence of what each page looks
+like, and a check that none of them shows an exception, "None" or "1 pairs".
 
 The pages are found by the sidebar's navigation, whatever it holds. Screenshots go to the
 directory in $MMRB_SCREENSHOTS (default: a pytest temporary directory), named
 ``{annotator|lead}-{page}.png``, full page, at 1440x900. The Quality page is also shown on
 the sample with a careless annotator and gold (tests/support/quality_sample.py), as
-``quality.png``. The README's images come from here:
+``quality.png``. The README's five come from here:
 
     MMRB_SCREENSHOTS=/tmp/shots .venv/bin/python -m pytest tests/test_screenshots.py
-    cp /tmp/shots/{annotator-label,lead-adjudication,lead-progress,quality}.png docs/screenshots/
+    cp /tmp/shots/{annotator-label,lead-adjudication,lead-progress,lead-agreement,quality}.png docs/screenshots/
 
 (one image alone: run only its test, e.g. ``-k quality``, and copy only that file).
 """
@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections import defaultdict
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
+from tests.support.labelled_sample import labelled_sample
 from tests.support.quality_sample import quality_sample
 from tests.support.services import unavailable
 from tests.support.streamlit_server import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, wait_cookie, wait_idle
@@ -32,41 +32,44 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 VIEWPORT = {"width": 1440, "height": 900}
 # Streamlit scrolls inside its own element, so a full-page screenshot would stop at the
 # viewport; this lets the document grow instead (vh units keep the real viewport's size).
+# The capture resizes the window for a moment (to 1x1 pixel in headless Chromium), which sets
+# the sidebar sliding shut and open again: it is pinned where it rests.
 UNSCROLL = """() => {
   if (document.getElementById('mmrb-shot')) return;
+  const bar = document.querySelector('[data-testid=stSidebar]');
+  const w = bar ? Math.round(bar.getBoundingClientRect().width) : 0;
   const s = document.createElement('style');
   s.id = 'mmrb-shot';
   s.textContent = `[data-testid=stAppViewContainer], [data-testid=stMain], html, body, #root, [data-testid=stApp] {
     position: static !important; overflow: visible !important; height: auto !important; max-height: none !important; }
-  [data-testid=stSidebar] { align-self: stretch !important; height: auto !important; max-height: none !important; }`;
+  [data-testid=stSidebar] { align-self: stretch !important; height: auto !important; max-height: none !important;
+    transform: none !important; transition: none !important;
+    min-width: ${w}px !important; max-width: ${w}px !important; }
+  [data-testid=stExpandSidebarButton] { display: none !important; }`;
   document.head.appendChild(s);
 }"""
 
 
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory):
-    """The bundled sample (annotate/demo.py), with two labels on each of three pairs that
-    two annotators share: two agreeing, one disagreeing."""
-    from annotate import demo
-    from curate.model import Label
+    """The bundled sample as three annotators leave it (tests/support/labelled_sample.py):
+    each with three pairs still to label, some pairs disagreeing. The lead has decided those
+    before the first with an automatic verdict, so the adjudication page opens on one that
+    shows the reference answer and the verdict too."""
+    from annotate.adjudication import disagreements
+    from curate.model import Adjudication
     from curate.store import Store
 
-    d = tmp_path_factory.mktemp("sample")
-    db, images = d / "sample.db", d / "sample.db.images"
-    demo.build_sample(db, images)
-    with Store(str(db), images) as s:
-        by_pair: dict[str, list[str]] = defaultdict(list)
-        for a in s.assignments():
-            by_pair[a.pair_id].append(a.annotator)
-        shared = [(p, sorted(names)) for p, names in sorted(by_pair.items()) if len(names) >= 2][:3]
-        assert len(shared) == 3, "the sample has fewer than three pairs with two annotators"
-        for n, (pid, (one, two, *_)) in enumerate(shared):
-            s.save_label(Label(pid, one, "correct", "incorrect", "first", rationale="First is right.", seconds=21.5))
-            if n < 2:
-                s.save_label(Label(pid, two, "correct", "incorrect", "first", seconds=34.0))
-            else:  # the disagreement
-                s.save_label(Label(pid, two, "correct", "correct", "tie", rationale="Both are fine.", seconds=48.2))
-    return str(db), str(images)
+    info = labelled_sample(tmp_path_factory.mktemp("sample") / "sample.db", leave_open=3)
+    with Store(info.db, info.images) as s:
+        split = disagreements(s)
+        assert split, "no pair disagrees: the adjudication page would be empty"
+        for row in split:
+            if s.get_pair(row.pair_id).auto_method:
+                break
+            s.set_adjudication(Adjudication(row.pair_id, "lead", "first", note="Decided in the first pass."))
+        assert any(r.pending for r in disagreements(s))
+    return info.db, info.images
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +116,10 @@ def save(page, path: Path) -> None:
     page.wait_for_timeout(300)
     page.screenshot(path=str(path), full_page=True)
     with Image.open(path) as im:
-        small = im.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+        rgb = im.convert("RGB")
+        # the sidebar's grey at its top left corner: open, not caught sliding shut (white)
+        assert rgb.getpixel((10, 10)) != (255, 255, 255), f"{path.name}: no sidebar"
+        small = rgb.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     small.save(path, optimize=True)
 
 
@@ -146,6 +152,9 @@ def walk(browser, server, name: str, password: str, who: str, out: Path) -> list
             text = page.evaluate("document.body.innerText")
             assert page.locator("[data-testid=stException]").count() == 0, f"{who} {title}: an exception is shown"
             assert "Traceback" not in text and "You do not have access" not in text, f"{who} {title}: {text[:300]}"
+            # what a reader would find wrong: an empty cell shown as "None", "1 pairs"
+            assert not re.search(r"\bNone\b", text), f"{who} {title}: None shown"
+            assert not re.search(r"\b1 (pairs|labels|annotators|items|categories)\b", text), f"{who} {title}"
             save(page, out / f"{who}-{slug(title)}.png")
         assert not errors, errors
         return [t for t, _ in pages]

@@ -55,7 +55,7 @@ def _go_next() -> None:
         ss["adj_pair"] = nxt
 
 
-pick, go = st.columns([5, 1], vertical_alignment="bottom")
+pick, go = st.columns([3, 1], vertical_alignment="bottom")
 pid = pick.selectbox("Pair", list(by_id), key="adj_pair", format_func=_title)
 row: Disagreement = by_id[pid]
 d = case(s, pid)
@@ -94,7 +94,10 @@ with st.container(key="mmrb-adjudicate"):
     if d.pair.known_preference:
         st.caption(f"Known answer (gold or imported): {plain(d.pair.known_preference)}")
     st.markdown(f"**Labels** · {len(row.labels)}")
-    st.html(labels_html(row.labels, row.fields))
+    st.html(labels_html(row.labels, row.fields, d.left_of))
+    st.caption(
+        "First and second are the pair's stored order; each annotator's rationale says left and right as they saw them."
+    )
 
     prev = row.adjudication
     corr: tuple[Correctness | None, ...] = (None, "correct", "incorrect", "unsure")

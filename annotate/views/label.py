@@ -41,7 +41,18 @@ def label_page() -> None:
             label_form(view, mode="new", prefill=from_label(prefill, view.left_side) if prefill else None)
 
 
-require("label")
+who = require("label")
+if not ui.store().progress(who.name)[1]:  # nothing assigned (the lead, usually): no bar, no idle buttons
+    st.subheader("Label")
+    st.info(
+        "No pairs are assigned to you yet."
+        + (
+            " Assign some on the Annotators page or with `mmrb assign`."
+            if who.role == "admin"
+            else " They appear here as soon as the lead assigns them."
+        )
+    )
+    st.stop()
 compact_style()
 label_page()
 skip, undo, zoom = st.columns(3)

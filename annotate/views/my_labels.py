@@ -1,7 +1,5 @@
 """One's own past labels: review and edit (every edit keeps the previous version)."""
 
-from dataclasses import asdict
-
 import streamlit as st
 
 from annotate import flash, ui
@@ -9,10 +7,11 @@ from annotate.form import from_label
 from annotate.label_ui import label_form, show_errors
 from annotate.page_style import compact_style
 from annotate.pair_ui import show_item, zoom_button, zoom_if_asked
-from annotate.queue import my_labels, own_view
+from annotate.queue import OWN_HEADERS, my_labels, own_rows, own_view
 from annotate.render import plain
 from annotate.session_ui import require
 from annotate.widgets import key_listener
+from curate.wording import EMPTY
 
 who = require("my_labels")
 s = ui.store()
@@ -23,20 +22,14 @@ if not rows:
     st.info("You have not labelled anything yet.")
     st.stop()
 
-table = [
-    dict(
-        pair=lab.pair_id,
-        status=lab.status,
-        **asdict(from_label(lab, a.left)),  # left, right, preference, rationale, flag as the annotator saw them
-        saved=(lab.updated_at or "")[:19].replace("T", " "),
-    )
-    for lab, a in rows
-]
+table = own_rows(rows)
 st.caption("Left and right are as you saw them. Pick one to reopen it.")
-picked = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row", key="my_table")
+picked = st.dataframe(
+    table, hide_index=True, on_select="rerun", selection_mode="single-row", key="my_table", placeholder=EMPTY
+)
 sel = picked.selection.rows if picked else []
 if sel:
-    st.session_state["editing"] = table[sel[0]]["pair"]
+    st.session_state["editing"] = table[sel[0]][OWN_HEADERS["pair"]]
 pair_id = st.session_state.get("editing")
 if pair_id:
     view = own_view(s, who.name, pair_id)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,7 @@ class Row:
     data: dict[str, Any] | None
     raw: str | None = None  # the text of an unparseable row, kept for the rejects file
     error: str | None = None
+    plain: bool = False  # every text of it is valid Unicode without NUL (fields.text_problems has none)
 
 
 def file_kind(path: Path) -> str:
@@ -83,7 +85,7 @@ def jsonl_rows(path: Path, *, nulls: bool = False) -> Iterator[Row]:
     JSONL as ``.json`` too)."""
     with open(path, encoding="utf-8-sig", errors="surrogateescape", newline="") as f:
         for n, text in enumerate(f, 1):
-            if not text.strip():
+            if not text or text.isspace():  # as "not text.strip()", without copying the line
                 continue
             try:
                 obj = json.loads(text)
@@ -96,7 +98,26 @@ def jsonl_rows(path: Path, *, nulls: bool = False) -> Iterator[Row]:
             if not isinstance(obj, dict):
                 yield Row(n, None, text.rstrip("\r\n"), f"expected a JSON object, got {type(obj).__name__}")
                 continue
-            yield Row(n, obj)
+            yield Row(n, obj, plain=_plain(text))
+
+
+# In a JSON line, only an escape can make a NUL or half a surrogate pair (raw control
+# characters are not JSON); a lone surrogate written raw is a byte that was not UTF-8.
+_UNSAFE_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
+
+
+def _plain(text: str) -> bool:
+    """Whether the values of this JSON line are all valid Unicode without NUL (a row that
+    might not be is checked value by value, ``fields.text_problems``)."""
+    if _UNSAFE_ESCAPE.search(text):
+        return False
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _list_start(text: str, pos: int, key: str | None) -> tuple[int, str]:

@@ -55,6 +55,9 @@ def normalise_id(text: str) -> tuple[str, str | None]:
     are the same id and collide as duplicates instead of being imported side by side; what
     would still be invisible or reorder the text is refused, and so is an id that mixes
     Latin, Cyrillic and Greek letters (NFKC keeps Cyrillic а apart from Latin a)."""
+    if text.isascii() and text.isprintable():  # the usual id: NFKC leaves it as it is, all Latin
+        norm = text.strip()
+        return norm, None if norm else "must not be empty"
     norm = unicodedata.normalize("NFKC", text).strip()
     if not norm:
         return norm, "must not be empty"

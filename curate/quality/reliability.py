@@ -70,6 +70,14 @@ class Reliability:
     model_n: int  # the annotator's labels in the model
 
 
+BASIS_TITLES: dict[str, str] = {"gold": "gold", "dawid-skene": "Dawid-Skene"}
+FIELD_PHRASES: dict[str, str] = {  # a field in a sentence (a rating's key stays as it is)
+    "preference": "preference",
+    "correctness_first": "correctness of the first response",
+    "correctness_second": "correctness of the second response",
+}
+
+
 @dataclass(frozen=True)
 class Alert:
     annotator: str
@@ -81,9 +89,11 @@ class Alert:
     threshold: float
 
     def text(self) -> str:
-        where = f"{self.field}" + (f", category {self.category}" if self.category else "")
+        """As people read it: ``bob: Dawid-Skene 59.8% below 70.0% on correctness of the
+        first response (32 labels)``, no snake_case."""
+        where = FIELD_PHRASES.get(self.field, self.field) + (f", category {self.category}" if self.category else "")
         return (
-            f"{self.annotator}: {self.basis} {percent(self.value)} below {percent(self.threshold)} "
+            f"{self.annotator}: {BASIS_TITLES[self.basis]} {percent(self.value)} below {percent(self.threshold)} "
             f"on {where} ({plural(self.n, 'label')})"
         )
 

@@ -7,14 +7,19 @@ import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
+from operator import itemgetter
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from sqlalchemy import Connection, Table, create_engine, event
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.dml import Insert
 
 from ..errors import StoreError
+
+if TYPE_CHECKING:
+    import psycopg
 
 DEFAULT_DB = "mmrb.db"
 
@@ -101,17 +106,40 @@ def chunks(seq: Sequence[T], n: int) -> Iterator[Sequence[T]]:
 
 
 def insert_chunked(conn: Connection, table: Table, rows: Sequence[dict], size: int = 2000) -> None:
-    """Insert rows that each give every column of ``table`` they set (the same keys). Rows
-    go to the driver's executemany as tuples: SQLAlchemy's per-row parameter processing
-    cost more than the database's own work on a large import (bench/store.py)."""
+    """Insert rows that each give every column of ``table`` they set (the same keys), through
+    ``insert_rows``."""
     if not rows:
         return
     cols = list(rows[0])
+    if len(cols) == 1:
+        (col,) = cols
+        insert_rows(conn, table, cols, [(r[col],) for r in rows], size)
+    else:
+        get = itemgetter(*cols)
+        insert_rows(conn, table, cols, [get(r) for r in rows], size)
+
+
+def insert_rows(
+    conn: Connection, table: Table, cols: Sequence[str], rows: Sequence[Sequence[Any]], size: int = 2000
+) -> None:
+    """Insert rows given as tuples in the order of ``cols``, past SQLAlchemy's per-row
+    parameter processing (it cost more than the database's own work on a large import,
+    bench/store.py): the driver's executemany on SQLite, COPY on PostgreSQL. A row that breaks
+    a constraint raises sqlalchemy's IntegrityError either way."""
+    if not rows:
+        return
     q = conn.dialect.identifier_preparer
-    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
-    sql = (
-        f"INSERT INTO {q.format_table(table)} ({', '.join(q.quote(c) for c in cols)}) "
-        f"VALUES ({', '.join([mark] * len(cols))})"
-    )
+    names = f"{q.format_table(table)} ({', '.join(q.quote(c) for c in cols)})"
+    if conn.dialect.name == "postgresql":
+        sql = f"COPY {names} FROM STDIN"
+        dbapi = cast("psycopg.Connection", conn.connection.dbapi_connection)
+        try:
+            with dbapi.cursor() as cur, cur.copy(sql) as copy:
+                for row in rows:
+                    copy.write_row(row)
+        except conn.dialect.loaded_dbapi.IntegrityError as e:
+            raise IntegrityError(sql, None, e) from None
+        return
+    sql = f"INSERT INTO {names} VALUES ({', '.join(['?'] * len(cols))})"
     for chunk in chunks(rows, size):
-        conn.exec_driver_sql(sql, [tuple(r[c] for c in cols) for r in chunk])
+        conn.exec_driver_sql(sql, list(chunk))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, fields
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from ..model import Candidate, ImageRef, Item, Pair, SampleFailure
 from ..seeding import hex_hash
 from . import schema as S
 from .base import StoreBase
-from .engine import chunks, dumps, dumps_mapping, insert_chunked, insert_ignoring, loads, now
+from .engine import chunks, dumps, dumps_mapping, insert_ignoring, insert_rows, loads, now
 
 SampleKey = tuple[str, str, str, int]  # item, model label, params_key, sample_index
 
@@ -62,26 +63,22 @@ class ItemStore(StoreBase):
             return 0
         ts = now()
         item_rows = [
-            dict(
-                id=i.id,
-                prompt=i.prompt,
-                category=i.category,
-                reference=i.reference,
-                source=i.source,
-                metadata=dumps_mapping(i.metadata),
-                created_at=ts,
-                id_skeleton=skeleton(i.id),
+            (
+                i.id,
+                i.prompt,
+                i.category,
+                i.reference,
+                i.source,
+                dumps_mapping(i.metadata),
+                ts,
+                skeleton(i.id),
             )
             for i in items
         ]
-        image_rows = [
-            dict(item_id=i.id, position=n, source=r.source, sha256=r.sha256, status=r.status, error=r.error)
-            for i in items
-            for n, r in enumerate(i.images)
-        ]
+        image_rows = [(i.id, n, r.source, r.sha256, r.status, r.error) for i in items for n, r in enumerate(i.images)]
         with self._w(conn) as c:
-            insert_chunked(c, S.items, item_rows)
-            insert_chunked(c, S.item_images, image_rows)
+            insert_rows(c, S.items, _ITEM_COLUMNS, item_rows)
+            insert_rows(c, S.item_images, _IMAGE_COLUMNS, image_rows)
         return len(items)
 
     def item_ids(self, ids: Iterable[str] | None = None, conn: Connection | None = None) -> set[str]:
@@ -133,9 +130,9 @@ class ItemStore(StoreBase):
     # -- candidates ----------------------------------------------------------------------
     def add_candidates(self, cands: Iterable[Candidate], conn: Connection | None = None) -> int:
         ts = now()
-        rows = [candidate_row(c, ts) for c in cands]
+        rows = [_candidate_tuple(c, ts) for c in cands]
         with self._w(conn) as c:
-            insert_chunked(c, S.candidates, rows)
+            insert_rows(c, S.candidates, _CANDIDATE_COLUMNS, rows)
         return len(rows)
 
     def candidates(
@@ -188,9 +185,9 @@ class ItemStore(StoreBase):
     # -- pairs ---------------------------------------------------------------------------
     def add_pairs(self, pairs: Iterable[Pair], conn: Connection | None = None) -> int:
         ts = now()
-        rows = [_pair_row(p, ts) for p in pairs]
+        rows = [(*_pair_values(p), dumps_mapping(p.metadata), ts, skeleton(p.id)) for p in pairs]
         with self._w(conn) as c:
-            insert_chunked(c, S.pairs, rows)
+            insert_rows(c, S.pairs, _PAIR_COLUMNS, rows)
         return len(rows)
 
     def get_pair(self, pair_id: str, conn: Connection | None = None) -> Pair | None:
@@ -246,6 +243,42 @@ def candidate_row(c: Candidate, ts: str) -> dict[str, Any]:
     )
 
 
+# Bulk inserts take tuples in these columns' order (engine.insert_rows)
+_ITEM_COLUMNS = ("id", "prompt", "category", "reference", "source", "metadata", "created_at", "id_skeleton")
+_IMAGE_COLUMNS = ("item_id", "position", "source", "sha256", "status", "error")
+_CANDIDATE_COLUMNS = (
+    "id",
+    "item_id",
+    "model",
+    "text",
+    "params",
+    "params_key",
+    "sample_index",
+    "prompt_tokens",
+    "completion_tokens",
+    "created_at",
+)
+_PAIR_FIELDS = tuple(f.name for f in fields(Pair) if f.name != "metadata")
+_pair_values = attrgetter(*_PAIR_FIELDS)
+_PAIR_COLUMNS = (*_PAIR_FIELDS, "metadata", "created_at", "id_skeleton")
+
+
+def _candidate_tuple(c: Candidate, ts: str) -> tuple[Any, ...]:
+    params = c.params
+    return (
+        c.id,
+        c.item_id,
+        c.model,
+        c.text,
+        dumps_mapping(params),
+        params_key(params),
+        c.sample_index,
+        c.prompt_tokens,
+        c.completion_tokens,
+        ts,
+    )
+
+
 def _candidate(r: Mapping) -> Candidate:
     return Candidate(
         id=r["id"],
@@ -262,14 +295,6 @@ def _candidate(r: Mapping) -> Candidate:
 def shallow(obj: Any) -> dict[str, Any]:
     """A dataclass as a dict without asdict's deep copy (slow for big metadata)."""
     return {f.name: getattr(obj, f.name) for f in fields(obj)}
-
-
-def _pair_row(p: Pair, ts: str) -> dict[str, Any]:
-    row = shallow(p)
-    row["metadata"] = dumps_mapping(p.metadata)
-    row["created_at"] = ts
-    row["id_skeleton"] = skeleton(p.id)
-    return row
 
 
 def _pair(r: Mapping) -> Pair:

@@ -1,7 +1,8 @@
 """The bundled sample (annotate/demo.py) with labels, as three annotators would leave them:
 most labels follow the automatic correctness where the reference decides it, a seeded few
 dissent (so there are disagreements to adjudicate and agreement below 1), every label timed
-(5 to 60 seconds), first saved over the three hours before ``end``."""
+(5 to 60 seconds), first saved over the three hours before ``end``, half of them with a
+rationale (every tie)."""
 
 from __future__ import annotations
 
@@ -47,6 +48,8 @@ def labelled_sample(db: Path, *, leave_open: int = 2, end: datetime = END, carel
                 }.get((first, second), rng.choice(["first", "second", "tie"]))
                 if who == careless:
                     first, second, pref = "correct", "incorrect", "first"
+                side = "left" if pref == a.left else "right"  # a rationale names the side she saw
+                why = f"The {side} response is right; the other misreads the image." if rng.random() < 0.5 else ""
                 secs = round(rng.uniform(5, 60), 3)
                 t += timedelta(seconds=secs + rng.uniform(20, 200))
                 stamp = min(t, end).isoformat(timespec="microseconds")
@@ -57,7 +60,7 @@ def labelled_sample(db: Path, *, leave_open: int = 2, end: datetime = END, carel
                         first,
                         second,
                         pref,
-                        rationale="equal" if pref == "tie" else "",
+                        rationale="Neither is clearly better." if pref == "tie" else why,
                         seconds=secs,
                         created_at=stamp,
                         updated_at=stamp,
