@@ -534,3 +534,27 @@ def test_the_quality_page_shows_the_qualification_set_and_the_control_share_in_e
     assert (shares.loc["cy", "Assignments"], shares.loc["cy", "Control tasks"]) == (2, 1)
     assert shares.loc["cy", "Control share"] == 50.0
     assert shares.loc["alice", "Control tasks"] == 0 and shares.loc["alice", "Control share"] == 0.0
+
+
+def test_the_quality_page_follows_new_gold_and_a_changed_gold_answer(sqlite_env):
+    """Its figures are cached per store state: a gold answer added, or one replaced by
+    another value (the same count of gold pairs), shows on the next run."""
+    from curate.model import Gold
+
+    s = sqlite_env
+    label_everything(s)
+    lead = sign_in("lead")
+    lead.switch_page("annotate/views/admin_quality.py").run()
+
+    def alice() -> tuple:
+        table = lead.dataframe[0].value
+        row = table[(table["Field"] == "Preference") & (table["Annotator"] == "alice")].iloc[0]
+        return row["Gold labels"], row["Gold accuracy"]
+
+    before = alice()
+    s.set_gold([Gold("p2", "import", "first")])
+    lead.run()
+    assert alice()[0] == before[0] + 1 and alice()[1] == 100.0  # alice said first everywhere
+    s.set_gold([Gold("p2", "import", "second")])  # replaced: as many gold pairs as before
+    lead.run()
+    assert alice()[0] == before[0] + 1 and alice()[1] < 100.0

@@ -5,14 +5,14 @@ share in effect; importing a gold file (`mmrb gold import`)."""
 
 import streamlit as st
 
-from annotate import admin, charts, flash, ui
+from annotate import admin, charts, figures, flash, ui
 from annotate.render import plain
 from annotate.session_ui import require
 from annotate.widgets import show_table
 from curate.errors import InputError, MmrbError
 from curate.quality.gold import control_shares, gold_stats, import_gold_upload
 from curate.quality.qualification import qualification_pairs, resume
-from curate.quality.reliability import store_report
+from curate.quality.reliability import pause_alerted
 from curate.wording import percent, plural
 
 require("admin_quality")
@@ -28,7 +28,7 @@ st.caption(
     f"{stats.control_labels} labelled. Gold accuracy counts control tasks and any other label on a pair with gold; "
     "agreement with the others' majority and Dawid-Skene count regular labels only."
 )
-report = store_report(s, threshold=float(threshold), min_n=min_n)
+report = figures.quality(s, threshold=float(threshold), min_n=min_n)
 every = "every category"
 category = st.selectbox("Category", [every, *report.categories], key="quality_category")
 frame = admin.quality_frame(report, None if category == every else category)
@@ -78,7 +78,7 @@ for name, why in sorted(closed.items()):
         except MmrbError as e:
             st.error(plain(e))
 if report.alerts and st.button("Pause every annotator with an alert", key="quality_pause"):
-    store_report(s, threshold=float(threshold), min_n=min_n, pause=True)
+    pause_alerted(s, report)
     flash.say("success", "Paused: their queues serve nothing until resumed.")
     st.rerun()
 

@@ -310,6 +310,45 @@ def table_report(
     return reliability_report(frame, gold, threshold=threshold, min_n=min_n, per_category=per_category, seed=seed)
 
 
+def store_figures(
+    store: Store, *, threshold: float = 0.7, min_n: int = 20, per_category: bool = True, seed: int = 0
+) -> QualityReport:
+    """The figures and alerts over the store's labels and gold (no accounts' states: see
+    :func:`with_accounts`). They change only with the labels and the gold."""
+    from .aggregate import gold_by_field
+
+    return reliability_report(
+        labels_frame(store),
+        gold_by_field(store.gold().values()),
+        threshold=threshold,
+        min_n=min_n,
+        per_category=per_category,
+        seed=seed,
+    )
+
+
+def pause_alerted(store: Store, report: QualityReport) -> list[str]:
+    """Pause every annotator with an alert in ``report`` who is not paused yet (the queue
+    serves them nothing until the lead resumes them); returns their names."""
+    done = []
+    with store.write() as conn:
+        people = {a.name: a for a in store.annotators(conn=conn)}
+        for name in sorted({a.annotator for a in report.alerts}):
+            if name in people and people[name].paused is None:
+                why = "; ".join(a.text() for a in report.alerts if a.annotator == name)
+                store.update_annotator(name, paused=f"automatic pause: {why}", conn=conn)
+                done.append(name)
+    return done
+
+
+def with_accounts(store: Store, report: QualityReport) -> QualityReport:
+    """``report`` with each account's qualification state and pause as they are now."""
+    people = store.annotators()
+    report.qualification = {a.name: a.qualification for a in people if a.qualification}
+    report.paused = {a.name: a.paused for a in people if a.paused}
+    return report
+
+
 def store_report(
     store: Store,
     *,
@@ -319,26 +358,9 @@ def store_report(
     pause: bool = False,
     seed: int = 0,
 ) -> QualityReport:
-    """The report over the store's labels and gold; with ``pause``, every annotator with an
-    alert is paused (the queue serves them nothing until the lead resumes them)."""
-    from .aggregate import gold_by_field
-
-    report = reliability_report(
-        labels_frame(store),
-        gold_by_field(store.gold().values()),
-        threshold=threshold,
-        min_n=min_n,
-        per_category=per_category,
-        seed=seed,
-    )
-    people = {a.name: a for a in store.annotators()}
+    """The report over the store's labels and gold, with the accounts' states; with
+    ``pause``, every annotator with an alert is paused first (:func:`pause_alerted`)."""
+    report = store_figures(store, threshold=threshold, min_n=min_n, per_category=per_category, seed=seed)
     if pause:
-        with store.write() as conn:
-            for name in sorted({a.annotator for a in report.alerts}):
-                if name in people and people[name].paused is None:
-                    why = "; ".join(a.text() for a in report.alerts if a.annotator == name)
-                    store.update_annotator(name, paused=f"automatic pause: {why}", conn=conn)
-        people = {a.name: a for a in store.annotators()}
-    report.qualification = {n: a.qualification for n, a in people.items() if a.qualification}
-    report.paused = {n: a.paused for n, a in people.items() if a.paused}
-    return report
+        pause_alerted(store, report)
+    return with_accounts(store, report)
