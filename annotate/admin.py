@@ -14,6 +14,7 @@ import pandas as pd
 from curate.agreement import AgreementReport, agreement_report, from_store
 from curate.agreement.stats import DEFAULT_RESAMPLES
 from curate.agreement.summary import ALL, AlphaRow, estimate_cell, field_title, row_estimate, undefined_notes
+from curate.quality.gold import ControlShare
 from curate.quality.reliability import QualityReport
 from curate.store import Store
 
@@ -178,6 +179,8 @@ def quality_frame(report: QualityReport, category: str | None = None) -> pd.Data
                     "gold_high": r.gold.high,
                     "gold_n": r.gold.n,
                     "majority": r.majority.share,
+                    "majority_low": r.majority.low,
+                    "majority_high": r.majority.high,
                     "majority_n": r.majority.n,
                     "model": r.model,
                     "model_n": r.model_n,
@@ -186,8 +189,9 @@ def quality_frame(report: QualityReport, category: str | None = None) -> pd.Data
                     ),
                 }
             )
-    columns = ["field", "annotator", "gold", "gold_low", "gold_high", "gold_n", "majority", "majority_n"]
-    return pd.DataFrame(rows, columns=[*columns, "model", "model_n", "alert"])
+    columns = ["field", "annotator", "gold", "gold_low", "gold_high", "gold_n"]
+    columns += ["majority", "majority_low", "majority_high", "majority_n", "model", "model_n", "alert"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def quality_table(frame: pd.DataFrame) -> Table:
@@ -214,4 +218,25 @@ def quality_table(frame: pd.DataFrame) -> Table:
             "alert": "Alert",
         },
         {"Gold accuracy": "%.1f%%", "Agrees with the others' majority": "%.1f%%", "Dawid-Skene reliability": "%.1f%%"},
+    )
+
+
+def control_table(shares: Sequence[ControlShare]) -> Table:
+    """The control share in effect in each queue (curate.quality.gold.control_shares)."""
+    frame = pd.DataFrame(
+        [
+            {
+                "annotator": c.annotator,
+                "assigned": c.assigned,
+                "control": c.control,
+                "share": None if c.share is None else round(100 * c.share, 1),
+            }
+            for c in shares
+        ],
+        columns=["annotator", "assigned", "control", "share"],
+    )
+    return human(
+        frame,
+        {"annotator": "Annotator", "assigned": "Assignments", "control": "Control tasks", "share": "Control share"},
+        {"Control share": "%.1f%%"},
     )

@@ -291,20 +291,60 @@ def majority_agreement(rows: Sequence[MajorityRow]) -> alt.LayerChart:
     return alt.LayerChart(layer=[bars, undefined], height=HEIGHT - 60, autosize=FIT_WIDTH)
 
 
-def gold_accuracy(frame: pd.DataFrame) -> alt.LayerChart:
-    """Each annotator's accuracy on gold per field, its 95% Wilson interval as an error bar;
-    an annotator without gold labels on a field is written "no gold", never drawn as 0."""
+# -- Quality ----------------------------------------------------------------------------------------
+# The three per-annotator figures of curate/quality/reliability.py, as admin.quality_frame
+# gives them: (column, interval columns or None, labels column, axis title, what a label is)
+RELIABILITY = {
+    "gold": ("gold", ("gold_low", "gold_high"), "gold_n", "Accuracy on gold (95% Wilson interval)", "Gold labels"),
+    "majority": (
+        "majority",
+        ("majority_low", "majority_high"),
+        "majority_n",
+        "Agreement with the others' majority (95% Wilson interval)",
+        "Labels compared",
+    ),
+    "model": ("model", None, "model_n", "Dawid-Skene reliability (no interval)", "Labels in the model"),
+}
+
+
+def _threshold_line(threshold: float) -> alt.LayerChart:
+    """The alert threshold, labelled to the right of the plot."""
+    ref = pd.DataFrame({"y": [threshold], "label": [f"alert below {threshold:.0%}"]})
+    base = alt.Chart(ref)
+    rule = base.mark_rule(color="firebrick", strokeDash=[5, 3]).encode(y="y:Q")
+    text = base.mark_text(align="left", baseline="middle", dx=6, color="firebrick").encode(
+        y="y:Q", x=alt.value("width"), text="label:N"
+    )
+    return rule + text
+
+
+def annotator_reliability(frame: pd.DataFrame, kind: str, *, threshold: float, min_n: int) -> alt.LayerChart:
+    """One of the per-annotator figures (``kind``: gold, majority or model) per field, its
+    interval as an error bar where it has one, the alert threshold as a labelled line. A
+    share resting on fewer than ``min_n`` labels is not drawn: "n=K" is written where its
+    bar would be (or "none" without any label), never a bar of 0."""
+    value, interval, n, title, n_title = RELIABILITY[kind]
     data = frame.assign(field=frame["field"].astype(str))
-    data["none"] = pd.Series(["no gold" if n == 0 else None for n in frame["gold_n"]], index=frame.index, dtype=object)
+    data["shown"] = [bool(k >= min_n and pd.notna(v)) for k, v in zip(frame[n], frame[value], strict=True)]
+    data["note"] = pd.Series(
+        [None if shown else ("none" if not k else f"n={k}") for shown, k in zip(data["shown"], frame[n], strict=True)],
+        index=frame.index,
+        dtype=object,
+    )
     fields = list(dict.fromkeys(data["field"]))
     tips = [
         alt.Tooltip("annotator:N", title="Annotator"),
         alt.Tooltip("field:N", title="Field"),
-        alt.Tooltip("gold:Q", title="Gold accuracy", format=".1%"),
-        alt.Tooltip("gold_low:Q", title="Interval from", format=".1%"),
-        alt.Tooltip("gold_high:Q", title="Interval to", format=".1%"),
-        alt.Tooltip("gold_n:Q", title="Gold labels"),
-        alt.Tooltip("model:Q", title="Dawid-Skene reliability", format=".1%"),
+        alt.Tooltip(f"{value}:Q", title=title.split(" (")[0], format=".1%"),
+        *(
+            [
+                alt.Tooltip(f"{interval[0]}:Q", title="Interval from", format=".1%"),
+                alt.Tooltip(f"{interval[1]}:Q", title="Interval to", format=".1%"),
+            ]
+            if interval
+            else []
+        ),
+        alt.Tooltip(f"{n}:Q", title=n_title),
     ]
     base = alt.Chart(data).encode(
         x=alt.X("annotator:N", title=None, axis=alt.Axis(labelAngle=0)),
@@ -313,19 +353,23 @@ def gold_accuracy(frame: pd.DataFrame) -> alt.LayerChart:
         tooltip=tips,
     )
     scale = alt.Scale(domain=[0, 1])
-    bars = (
-        base.transform_filter("datum.gold_n > 0")
-        .mark_bar()
-        .encode(y=alt.Y("gold:Q", title="Accuracy on gold", axis=alt.Axis(format="%"), scale=scale))
-    )
-    errors = (
-        base.transform_filter("datum.gold_n > 0")
-        .mark_rule(color="black")
-        .encode(y=alt.Y("gold_low:Q", scale=scale), y2="gold_high:Q")
-    )
-    none = (
-        base.transform_filter("datum.gold_n == 0")
+    shown = base.transform_filter("datum.shown")
+    layers: list = [shown.mark_bar().encode(y=alt.Y(f"{value}:Q", title=title, axis=alt.Axis(format="%"), scale=scale))]
+    if interval:
+        layers.append(
+            shown.mark_rule(strokeWidth=1.5).encode(
+                y=alt.Y(f"{interval[0]}:Q", scale=scale), y2=f"{interval[1]}:Q", color=alt.value("black")
+            )
+        )
+    layers.append(
+        base.transform_filter("!datum.shown")
         .mark_text(angle=270, align="left", dx=-4, fontSize=11)
-        .encode(y=alt.datum(0), text="none:N")
+        .encode(y=alt.datum(0), text="note:N")
     )
-    return alt.LayerChart(layer=[bars, errors, none], height=HEIGHT - 60, autosize=FIT_WIDTH)
+    layers.append(_threshold_line(threshold))
+    return alt.LayerChart(layer=layers, height=HEIGHT - 60, autosize=FIT_WIDTH)
+
+
+def gold_accuracy(frame: pd.DataFrame, *, threshold: float = 0.7, min_n: int = 1) -> alt.LayerChart:
+    """Each annotator's accuracy on gold per field with its 95% Wilson interval."""
+    return annotator_reliability(frame, "gold", threshold=threshold, min_n=min_n)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from curate.agreement import AgreementReport, summary
+from curate.quality.reliability import QualityReport, store_figures, with_accounts
 from curate.store import Store
 
 from . import admin, charts, progress, ui
@@ -66,3 +67,18 @@ def progress_charts(store: Store) -> dict[str, dict]:
 def agreement_charts(store: Store) -> dict[str, dict]:
     """The Agreement page's charts by name ("kappa" only once two annotators share a pair)."""
     return _agreement_charts(store, _key(store))
+
+
+@st.cache_data(max_entries=8, show_spinner="Computing annotator reliability...")
+def _quality(_store: Store, key: tuple, threshold: float, min_n: int) -> QualityReport:
+    return store_figures(_store, threshold=threshold, min_n=min_n)
+
+
+def quality(store: Store, *, threshold: float, min_n: int) -> QualityReport:
+    """The figures of ``mmrb quality`` (curate.quality.reliability.store_figures), cached per
+    (store location, change stamp, gold answers, threshold, minimum), with the accounts'
+    qualification and pauses read as they are now."""
+    gold = tuple(
+        sorted((g.pair_id, g.preference, g.correctness_first, g.correctness_second) for g in store.gold().values())
+    )
+    return with_accounts(store, _quality(store, (_key(store), gold), threshold, min_n))

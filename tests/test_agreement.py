@@ -427,7 +427,12 @@ def test_per_pair_majority_and_gold():
     # a: on p1 the others split (no majority, not counted); on p2 b alone says first, a said
     # tie; on p3 the others agree with a
     assert ann["a"]["majority"] == {"n": 2, "agreement": 0.5}
-    assert ann["a"]["gold"] == {"n": 2, "agreement": 0.5} and ann["c"]["gold"] == {"n": 2, "agreement": 0.0}
+    assert "gold" not in ann["a"]  # accuracy on gold is the reliability section's (curate/quality)
+    from curate.quality.reliability import table_report
+
+    rel = table_report(from_long(df), per_category=False).fields["preference"]
+    assert (rel["a"].gold.n, rel["a"].gold.k, rel["c"].gold.n, rel["c"].gold.k) == (2, 1, 2, 0)
+    assert (rel["a"].majority.n, rel["a"].majority.k, rel["c"].majority.n, rel["c"].majority.k) == (2, 1, 2, 1)
     assert "@gold" not in rep.annotators
 
 
@@ -581,3 +586,20 @@ def test_bench_quick_runs(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     assert "full agreement report" in r.stdout and "NLTK AnnotationTask alpha" in r.stdout
+
+
+def test_a_label_file_gets_the_reliability_section_with_its_gold_rows(tmp_path, capsys):
+    from curate.cli import main
+
+    f = tmp_path / "labels.csv"
+    f.write_text(
+        "item,annotator,field,value\n"
+        "p1,a,preference,first\np1,b,preference,second\np1,@gold,preference,first\n"
+        "p2,a,preference,second\np2,b,preference,second\np2,@gold,preference,first\n"
+    )
+    assert main(["agreement", "--labels", str(f), "--resamples", "10", "--min-n", "2", "--threshold", "0.6"]) == 0
+    out = capsys.readouterr().out
+    assert "  a: gold 50.0% [9.5%, 90.5%] (n=2); majority 50.0% [9.5%, 90.5%] (n=2)" in out
+    assert "ALERT b: gold 0.0% below 60.0% on preference (2 labels)" in out
+    assert main(["agreement", "--labels", str(f), "--resamples", "10", "--no-reliability"]) == 0
+    assert "gold" not in capsys.readouterr().out

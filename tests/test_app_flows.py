@@ -484,7 +484,7 @@ def test_the_quality_page_shows_gold_accuracy_alerts_and_resumes_a_paused_accoun
     lead.switch_page("annotate/views/admin_quality.py").run()
     assert not lead.exception, lead.exception
     assert [h.value for h in lead.subheader] == ["Quality"]
-    assert len(charts(lead)) == 1  # accuracy on gold with Wilson intervals
+    assert len(charts(lead)) == 3  # accuracy on gold, agreement with the majority, Dawid-Skene
     assert_lead_tables(lead)
     table = lead.dataframe[0].value
     pref = table[table["Field"] == "Preference"].set_index("Annotator")
@@ -494,6 +494,7 @@ def test_the_quality_page_shows_gold_accuracy_alerts_and_resumes_a_paused_accoun
     lead.number_input(key="quality_threshold").set_value(0.8).run()
     assert "bob: gold 66.7% below 80.0% on preference (3 labels)" in all_text(lead)
     assert "bob: automatic pause: test" in all_text(lead)
+    assert "No qualification set" in all_text(lead)
     lead.selectbox(key="quality_category").set_value("vqa").run()
     assert not lead.exception, lead.exception
     assert lead.dataframe[0].value["Gold labels"].tolist() == table["Gold labels"].tolist()  # every pair is vqa
@@ -514,3 +515,46 @@ def test_the_quality_page_is_the_leads_only(sqlite_env):
     at = sign_in("alice")
     at.switch_page("annotate/views/admin_quality.py").run()
     assert "You do not have access" in all_text(at) and not at.dataframe
+
+
+def test_the_quality_page_shows_the_qualification_set_and_the_control_share_in_effect(sqlite_env):
+    from curate.model import Annotator, Assignment, Gold
+    from curate.quality.qualification import set_qualification
+
+    s = sqlite_env
+    s.set_gold([Gold("p4", "import", "first"), Gold("p5", "import", "second")])
+    set_qualification(s, ["p4", "p5"], 0.75)
+    s.add_annotator(Annotator("cy"))
+    s.add_assignments([Assignment("p0", "cy", "first", 0), Assignment("p5", "cy", "first", 1, is_gold=True)])
+    lead = sign_in("lead")
+    lead.switch_page("annotate/views/admin_quality.py").run()
+    assert not lead.exception, lead.exception
+    assert "Qualification set: 2 gold pairs, minimum score 75.0%" in all_text(lead)
+    shares = lead.dataframe[-1].value.set_index("Annotator")
+    assert (shares.loc["cy", "Assignments"], shares.loc["cy", "Control tasks"]) == (2, 1)
+    assert shares.loc["cy", "Control share"] == 50.0
+    assert shares.loc["alice", "Control tasks"] == 0 and shares.loc["alice", "Control share"] == 0.0
+
+
+def test_the_quality_page_follows_new_gold_and_a_changed_gold_answer(sqlite_env):
+    """Its figures are cached per store state: a gold answer added, or one replaced by
+    another value (the same count of gold pairs), shows on the next run."""
+    from curate.model import Gold
+
+    s = sqlite_env
+    label_everything(s)
+    lead = sign_in("lead")
+    lead.switch_page("annotate/views/admin_quality.py").run()
+
+    def alice() -> tuple:
+        table = lead.dataframe[0].value
+        row = table[(table["Field"] == "Preference") & (table["Annotator"] == "alice")].iloc[0]
+        return row["Gold labels"], row["Gold accuracy"]
+
+    before = alice()
+    s.set_gold([Gold("p2", "import", "first")])
+    lead.run()
+    assert alice()[0] == before[0] + 1 and alice()[1] == 100.0  # alice said first everywhere
+    s.set_gold([Gold("p2", "import", "second")])  # replaced: as many gold pairs as before
+    lead.run()
+    assert alice()[0] == before[0] + 1 and alice()[1] < 100.0

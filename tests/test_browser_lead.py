@@ -1,6 +1,8 @@
 """The lead's dashboards in a real headless Chromium, on the bundled sample with labels: the
 lead lands on Progress, and Progress and Agreement draw their charts (vega-embed) without an
-error. A screenshot of each goes to $MMRB_SCREENSHOTS (default: this test's tmp dir)."""
+error; on the sample with a careless annotator and gold (tests/support/quality_sample.py),
+the Quality page alerts, plots, pauses and resumes, and refuses a bad gold upload. A
+screenshot of each goes to $MMRB_SCREENSHOTS (default: this test's tmp dir)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.labelled_sample import labelled_sample
+from tests.support.quality_sample import CARELESS, quality_sample
 from tests.support.services import unavailable
 from tests.support.streamlit_server import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, wait_cookie, wait_idle
 
@@ -25,6 +28,17 @@ def server(tmp_path_factory):
     d = tmp_path_factory.mktemp("lead")
     info = labelled_sample(d / "sample.db")
     with StreamlitServer(info.db, info.images, log=d / "streamlit.log") as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def quality_server(tmp_path_factory):
+    if not os.path.exists(CHROMIUM):
+        unavailable(f"{CHROMIUM} is not installed (tests/setup-system.sh installs it)")
+    d = tmp_path_factory.mktemp("quality")
+    info = quality_sample(d / "sample.db")
+    with StreamlitServer(info.db, info.images, log=d / "streamlit.log") as srv:
+        srv.sample = info
         yield srv
 
 
@@ -96,5 +110,79 @@ def test_lead_lands_on_progress_and_both_dashboards_draw_their_charts(page, serv
     for line in ("0.8: reliable", "0.667: tentative"):  # the reference lines are labelled in the chart
         assert page.locator(CHART).first.get_by_text(line).count() == 1, line
     whole_page(page, out / "lead-agreement.png")
+    assert page.locator("[data-testid=stException]").count() == 0
+    assert not page.errors, page.errors
+
+
+def sign_in_lead(page, url: str) -> None:
+    page.goto(url)
+    wait_idle(page)
+    page.get_by_role("textbox", name="Name").fill("lead")
+    page.get_by_role("textbox", name="Password").fill("lead-demo")
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("heading", name="Progress").wait_for(timeout=45_000)
+    wait_cookie(page)
+
+
+def set_number(page, label: str, value: str) -> None:
+    box = page.get_by_role("spinbutton", name=label, exact=True)
+    box.fill(value)
+    box.press("Enter")
+    wait_idle(page)
+
+
+def test_the_lead_sees_the_careless_annotator_on_the_quality_page_pauses_and_resumes_them(
+    page, quality_server, tmp_path
+):
+    from curate.store import Store
+
+    out = screenshots(tmp_path)
+    info = quality_server.sample
+    sign_in_lead(page, quality_server.url)
+    page.goto(quality_server.url + "/admin_quality")
+    page.get_by_role("heading", name="Quality").wait_for(timeout=45_000)
+    wait_idle(page)
+    set_number(page, "Alert below", "0.50")
+    set_number(page, "Alert only with at least this many labels", "15")
+    alert = page.get_by_text(f"{CARELESS}: gold 23.5% below 50.0% on correctness of the second response (17 labels)")
+    alert.wait_for(timeout=45_000)
+    assert page.get_by_text("alice: ").count() == 0 and page.get_by_text("carol: ").count() == 0  # no alert
+    # gold accuracy, agreement with the others' majority, Dawid-Skene; each with its threshold
+    assert charts_drawn(page, 3) == 3
+    for n in range(3):
+        assert page.locator(CHART).nth(n).get_by_text("alert below 50%").count() == 1, n
+    for title in ("Accuracy on gold", "Agreement with the others' majority", "Dawid-Skene reliability"):
+        assert page.locator("[data-testid=stMarkdownContainer] strong").get_by_text(title, exact=True).count() == 1, (
+            title
+        )
+    whole_page(page, out / "lead-quality.png")
+
+    page.get_by_role("button", name="Pause every annotator with an alert").click()
+    page.get_by_text("Paused: their queues serve nothing until resumed.").wait_for(timeout=45_000)
+    wait_idle(page)
+    with Store(info.db, info.images) as s:
+        assert s.get_annotator(CARELESS).paused.startswith("automatic pause")
+        assert s.get_annotator("alice").paused is None and s.get_annotator("carol").paused is None
+    page.get_by_role("button", name="Resume").click()
+    page.get_by_text(f"{CARELESS} is back in the queue.").wait_for(timeout=45_000)
+    wait_idle(page)
+    with Store(info.db, info.images) as s:
+        assert s.get_annotator(CARELESS).paused is None
+
+    # a gold file with a bad row: the rows named, nothing written
+    before = len(Store(info.db, info.images).gold())
+    bad = tmp_path / "gold.csv"
+    bad.write_text("pair_id,preference\nno-such-pair,first\n")
+    page.locator("[data-testid=stFileUploaderDropzoneInput]").set_input_files(str(bad))
+    wait_idle(page)
+    page.get_by_role("button", name="Import", exact=True).click()
+    page.get_by_text("gold.csv:2 field 'pair_id'").wait_for(timeout=45_000)
+    with Store(info.db, info.images) as s:
+        assert len(s.gold()) == before
+    assert (
+        page.get_by_text("Qualification set", exact=False).count()
+        + page.get_by_text("No qualification set", exact=False).count()
+        >= 1
+    )
     assert page.locator("[data-testid=stException]").count() == 0
     assert not page.errors, page.errors

@@ -332,3 +332,31 @@ def test_the_other_charts_build_from_their_figures():
         spec = chart.to_dict()
         assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
         assert any(d for d in spec["datasets"].values())
+
+
+def test_the_quality_charts_draw_a_share_only_over_min_n_labels_and_label_the_threshold():
+    from annotate import admin
+    from curate.quality.aggregate import as_frame
+    from curate.quality.reliability import reliability_report
+
+    rows = [
+        (f"p{i}", who, "preference", "first" if who != "dan" or i % 2 else "second")
+        for i in range(12)
+        for who in ("ann", "bea", "cat", "dan")
+    ]
+    rows += [("p99", "eve", "preference", "first")]  # one label: no share drawn
+    gold = {"preference": {f"p{i}": "first" for i in range(12)}}
+    labels = as_frame(rows).assign(control=False, category="vqa")
+    frame = admin.quality_frame(reliability_report(labels, gold, threshold=0.8, min_n=10))
+    for kind in ("gold", "majority", "model"):
+        spec = charts.annotator_reliability(frame, kind, threshold=0.8, min_n=10).to_dict()
+        marks = [(la["mark"]["type"] if isinstance(la["mark"], dict) else la["mark"]) for la in layers(spec)]
+        assert marks.count("bar") == 1 and marks.count("rule") == (1 if kind == "model" else 2), kind
+        data = [d for d in spec["datasets"].values() if d and "annotator" in d[0]][0]
+        drawn = {r["annotator"]: r["shown"] for r in data}
+        assert drawn == {"ann": True, "bea": True, "cat": True, "dan": True, "eve": False}, kind
+        assert [r["note"] for r in data if r["annotator"] == "eve"] == ["none" if kind != "model" else "n=1"], kind
+        ref = [d for d in spec["datasets"].values() if d and "label" in d[0]]
+        assert [(r["y"], r["label"]) for r in ref[0]] == [(0.8, "alert below 80%")]
+        y = next(la["encoding"]["y"] for la in layers(spec) if la["mark"] in ("bar", {"type": "bar"}))
+        assert y["title"].startswith(charts.RELIABILITY[kind][3].split(" (")[0])

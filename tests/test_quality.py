@@ -532,8 +532,9 @@ def test_the_agreement_report_compares_with_imported_gold(sqlite_store):
             label(sqlite_store, p, n, "first" if n == "a" else "second")
     sqlite_store.set_gold([Gold("p0", "import", "first"), Gold("p1", "adjudication", "first")])
     rep = agreement_report(from_store(sqlite_store), resamples=10)
-    ann = rep.fields["preference"].annotators
-    assert ann["a"]["gold"] == {"n": 2, "agreement": 1.0} and ann["b"]["gold"] == {"n": 2, "agreement": 0.0}
+    assert set(rep.fields["preference"].annotators) == {"a", "b"}
+    rel = store_report(sqlite_store).fields["preference"]  # the section mmrb agreement prints
+    assert (rel["a"].gold.n, rel["a"].gold.k, rel["b"].gold.n, rel["b"].gold.k) == (2, 2, 2, 0)
 
 
 @settings(max_examples=60, deadline=None)
@@ -548,7 +549,7 @@ def test_agreement_with_the_others_majority_matches_its_definition(raw):
     want: dict[str, list[int]] = {}
     for (p, a), v in rows.items():
         others = Counter(w for (q, b), w in rows.items() if q == p and b != a)
-        if sum(others.values()) < 2:
+        if not others:
             continue
         (top, n), *rest = others.most_common()
         if rest and rest[0][1] == n:
@@ -593,6 +594,135 @@ def test_control_tasks_invariants(n_pairs, n_gold, n_ann, k, share, seed_):
             want = min(round(n_regular * share / (1 - share)), n_gold)
             assert sum(a.is_gold for a in mine) == want
         assert assign(s, k=k, annotators=names, control_share=share, seed=seed_, pair_ids=ids[:n_pairs]).created == 0
+
+
+def planted_store(store) -> None:
+    """Two categories of 16 pairs labelled by four annotators, dan carelessly ("first"
+    always); every annotator also labels 8 gold pairs as control tasks (dan wrong on all)."""
+    truth = {}
+    for cat in ("vqa", "chart"):
+        ids = seed_more(store, cat, 16)
+        truth.update({p: ("first", "second")[i % 2] for i, p in enumerate(ids)})
+    gold_ids = seed_more(store, "vqa-gold", 8)
+    store.set_gold([Gold(p, "import", "second") for p in gold_ids])
+    names = ("ann", "bea", "cat", "dan")
+    for n in names:
+        store.add_annotator(Annotator(n))
+    store.add_assignments(
+        [Assignment(p, n, "first", i) for i, p in enumerate(truth) for n in names]
+        + [Assignment(p, n, "first", 100 + i, is_gold=True) for i, p in enumerate(gold_ids) for n in names]
+    )
+    for i, (p, t) in enumerate(truth.items()):
+        for n in names:
+            wrong = n == "dan" or (n == "cat" and i % 7 == 0)
+            label(store, p, n, "first" if wrong else t)
+    for p in gold_ids:
+        for n in names:
+            label(store, p, n, "first" if n == "dan" else "second")
+
+
+def seed_more(store, category: str, n: int) -> list[str]:
+    """n more pairs in ``category`` (ids after the store's last)."""
+    start = len(store.pairs())
+    with store.write() as conn:
+        for i in range(start, start + n):
+            store.add_items([Item(id=f"it{i}", prompt=f"q{i}", category=category)], conn=conn)
+            store.add_candidates(
+                [
+                    Candidate(id=f"c{i}a", item_id=f"it{i}", model="m1", text=f"a{i}"),
+                    Candidate(id=f"c{i}b", item_id=f"it{i}", model="m2", text=f"b{i}"),
+                ],
+                conn=conn,
+            )
+            store.add_pairs(
+                [Pair(id=f"p{i}", item_id=f"it{i}", first_id=f"c{i}a", second_id=f"c{i}b", origin="t")], conn=conn
+            )
+    return [f"p{i}" for i in range(start, start + n)]
+
+
+def test_mmrb_quality_and_mmrb_agreement_agree_on_every_figure(sqlite_store, capsys):
+    """The reliability section of mmrb agreement is mmrb quality's report (gold accuracy with
+    its Wilson interval counting control tasks, agreement with the others' majority,
+    Dawid-Skene, per field and category, alerts), and the agreement report's own
+    per-annotator majority is the same figure."""
+    from curate.cli import main
+
+    planted_store(sqlite_store)
+    db = ["--db", sqlite_store.db]
+    opts = ["--threshold", "0.8", "--min-n", "8"]
+    assert main(["quality", "--json", *opts, *db]) == 0
+    quality = json.loads(capsys.readouterr().out)
+    assert main(["agreement", "--json", "--resamples", "20", *opts, *db]) == 0
+    agreement = json.loads(capsys.readouterr().out)
+    assert agreement["reliability"] == quality
+    assert {(a["annotator"], a["basis"]) for a in quality["alerts"] if a["category"] is None} == {
+        ("dan", "gold"),
+        ("dan", "dawid-skene"),
+    }
+    dan = quality["fields"]["preference"]["dan"]
+    assert dan["gold"]["n"] == 8 and dan["gold"]["k"] == 0  # control tasks count toward gold
+    for name, per_ann in agreement["fields"].items():
+        for who, figs in per_ann["annotators"].items():
+            mine = quality["fields"][name][who]["majority"]
+            assert (figs["majority"]["n"], figs["majority"]["agreement"]) == (
+                mine["n"],
+                None if mine["share"] is None else round(mine["share"], 6),
+            )
+    # the text: every line of mmrb quality --category is in mmrb agreement --category
+    assert main(["quality", "--category", *opts, *db]) == 0
+    q_text = capsys.readouterr().out
+    assert main(["agreement", "--category", "--resamples", "20", *opts, *db]) == 0
+    a_text = capsys.readouterr().out
+    assert q_text.strip() and q_text.strip() in a_text
+    assert "ALERT dan: gold 0.0% below 80.0% on preference (8 labels)" in a_text
+    assert main(["agreement", "--no-reliability", "--resamples", "20", *opts, *db]) == 0
+    skipped = capsys.readouterr().out
+    assert "ALERT" not in skipped and "left out (--no-reliability)" in skipped
+
+
+def test_a_gold_upload_imports_like_the_command_and_its_errors_name_the_uploaded_file(sqlite_store):
+    seed(sqlite_store, 2)
+    bad = b"pair_id,preference\np0,first\np9,second\n"
+    with pytest.raises(InputError) as e:
+        G.import_gold_upload(sqlite_store, "gold.csv", bad)
+    assert [(p.file, p.line, p.field) for p in e.value.problems] == [("gold.csv", 3, "pair_id")]
+    assert sqlite_store.gold() == {}  # all or nothing
+    done = G.import_gold_upload(sqlite_store, "g.jsonl", b'{"pair_id": "p1", "preference": "tie"}\n')
+    assert done.written == 1 and sqlite_store.gold()["p1"].preference == "tie"
+
+
+def test_the_control_share_in_effect_per_queue(sqlite_store):
+    ids = seed(sqlite_store, 12)
+    sqlite_store.set_gold([Gold(p, "import", "first") for p in ids[10:]])
+    assign(sqlite_store, k=1, annotators=["a", "b"], control_share=0.2, seed=0, pair_ids=ids[:10])
+    shares = {c.annotator: c for c in G.control_shares(sqlite_store)}
+    rows = sqlite_store.assignments()
+    for n in ("a", "b"):
+        mine = [r for r in rows if r.annotator == n]
+        assert (shares[n].assigned, shares[n].control) == (len(mine), sum(r.is_gold for r in mine))
+        assert shares[n].control > 0 and shares[n].share == shares[n].control / len(mine)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 3), st.sampled_from(["x", "y", "z"])), max_size=40))
+def test_the_agreement_reports_majority_is_quality_s(raw):
+    """One definition of agreement with the others' majority: mmrb agreement's per-annotator
+    figure and mmrb quality's, whatever the labels (pairs with one, two or more labels)."""
+    from curate.agreement import agreement_report, from_long
+    from curate.quality.reliability import _majority_counts
+
+    rows = {(f"p{p}", f"a{a}"): v for p, a, v in raw}
+    if not rows:
+        return
+    frame = as_frame((p, a, "f", v) for (p, a), v in rows.items())
+    df = pd.DataFrame([(p, a, "f", v) for (p, a), v in rows.items()], columns=["unit", "annotator", "field", "value"])
+    ann = agreement_report(from_long(df), resamples=0).fields["f"].annotators
+    got = {
+        a: (s["majority"]["n"], round(s["majority"]["agreement"] * s["majority"]["n"]))
+        for a, s in ann.items()
+        if s["majority"]["n"]
+    }
+    assert got == _majority_counts(frame)
 
 
 def test_an_alert_reads_as_a_sentence_without_snake_case():

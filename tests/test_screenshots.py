@@ -4,10 +4,14 @@ like, and a check that none of them shows an exception, "None" or "1 pairs".
 
 The pages are found by the sidebar's navigation, whatever it holds. Screenshots go to the
 directory in $MMRB_SCREENSHOTS (default: a pytest temporary directory), named
-``{annotator|lead}-{page}.png``, full page, at 1440x900. The README's four come from here:
+``{annotator|lead}-{page}.png``, full page, at 1440x900. The Quality page is also shown on
+the sample with a careless annotator and gold (tests/support/quality_sample.py), as
+``quality.png``. The README's five come from here:
 
     MMRB_SCREENSHOTS=/tmp/shots .venv/bin/python -m pytest tests/test_screenshots.py
-    cp /tmp/shots/{annotator-label,lead-adjudication,lead-progress,lead-agreement}.png docs/screenshots/
+    cp /tmp/shots/{annotator-label,lead-adjudication,lead-progress,lead-agreement,quality}.png docs/screenshots/
+
+(one image alone: run only its test, e.g. ``-k quality``, and copy only that file).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.support.labelled_sample import labelled_sample
+from tests.support.quality_sample import quality_sample
 from tests.support.services import unavailable
 from tests.support.streamlit_server import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, wait_cookie, wait_idle
 
@@ -166,6 +171,50 @@ def test_every_annotator_page_is_shown_and_saved(browser, server, shots):
 
 def test_every_lead_page_is_shown_and_saved(browser, server, shots):
     got = walk(browser, server, "lead", "lead-demo", "lead", shots)
-    assert {"Progress", "Agreement", "Adjudication", "Annotators", "Leaderboard", "Label"} <= set(got)
+    assert {"Progress", "Agreement", "Adjudication", "Quality", "Annotators", "Leaderboard", "Label"} <= set(got)
     for t in got:
         assert (shots / f"lead-{slug(t)}.png").stat().st_size > 10_000
+
+
+def test_the_quality_page_with_a_careless_annotator_is_saved(browser, shots, tmp_path_factory):
+    """The Quality page on the sample with a careless annotator and gold, alerts below 50% on
+    15 labels or more (the sample's annotators have fewer than the default 20 gold labels
+    each): the alerts, the three plots and the table (docs/screenshots/quality.png)."""
+    d = tmp_path_factory.mktemp("quality")
+    info = quality_sample(d / "sample.db")
+    with StreamlitServer(info.db, info.images, log=d / "streamlit.log") as server:
+        ctx = browser.new_context(viewport=VIEWPORT)
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        try:
+            page.goto(server.url)
+            wait_idle(page)
+            page.get_by_role("textbox", name="Name").fill("lead")
+            page.get_by_role("textbox", name="Password").fill("lead-demo")
+            page.get_by_role("button", name="Sign in").click()
+            page.wait_for_selector("[data-testid=stSidebarNav]", timeout=45_000)
+            wait_cookie(page)
+            page.goto(server.url + "/admin_quality")
+            page.get_by_role("heading", name="Quality").wait_for(timeout=45_000)
+            wait_idle(page)
+            for label, value in (("Alert below", "0.50"), ("Alert only with at least this many labels", "15")):
+                box = page.get_by_role("spinbutton", name=label, exact=True)
+                box.fill(value)
+                box.press("Enter")
+                wait_idle(page)
+            page.get_by_text("bob: gold 23.5% below 50.0%", exact=False).wait_for(timeout=45_000)
+            page.evaluate("() => document.activeElement && document.activeElement.blur()")
+            page.wait_for_function(
+                "() => document.querySelectorAll('[data-testid=stVegaLiteChart] svg.marks, "
+                "[data-testid=stVegaLiteChart] canvas').length >= 3",
+                timeout=45_000,
+            )
+            settle(page)
+            assert page.get_by_text("alice: ", exact=False).count() == 0  # the careless one alone is flagged
+            assert page.locator("[data-testid=stException]").count() == 0
+            save(page, shots / "quality.png")
+            assert (shots / "quality.png").stat().st_size > 10_000
+            assert not errors, errors
+        finally:
+            ctx.close()

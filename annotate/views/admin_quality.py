@@ -1,17 +1,18 @@
 """Lead: annotator quality: accuracy on gold (control tasks) with Wilson intervals, agreement
 with the others' majority, Dawid-Skene's reliability, alerts, qualification and pauses
-(curate/quality/; the figures of `mmrb quality`)."""
+(curate/quality/; the figures of `mmrb quality`); the qualification set and the control
+share in effect; importing a gold file (`mmrb gold import`)."""
 
 import streamlit as st
 
-from annotate import admin, charts, flash, ui
+from annotate import admin, charts, figures, flash, ui
 from annotate.render import plain
 from annotate.session_ui import require
 from annotate.widgets import show_table
-from curate.errors import MmrbError
-from curate.quality.gold import gold_stats
-from curate.quality.qualification import resume
-from curate.quality.reliability import store_report
+from curate.errors import InputError, MmrbError
+from curate.quality.gold import control_shares, gold_stats, import_gold_upload
+from curate.quality.qualification import qualification_pairs, resume
+from curate.quality.reliability import pause_alerted
 from curate.wording import percent, plural
 
 require("admin_quality")
@@ -27,25 +28,41 @@ st.caption(
     f"{stats.control_labels} labelled. Gold accuracy counts control tasks and any other label on a pair with gold; "
     "agreement with the others' majority and Dawid-Skene count regular labels only."
 )
-report = store_report(s, threshold=float(threshold), min_n=min_n)
+report = figures.quality(s, threshold=float(threshold), min_n=min_n)
 every = "every category"
 category = st.selectbox("Category", [every, *report.categories], key="quality_category")
 frame = admin.quality_frame(report, None if category == every else category)
 if frame.empty:
     st.info("No submitted labels yet: reliability appears once annotators have labelled.")
-    st.stop()
-shown = [a for a in report.alerts if a.category == (None if category == every else category)]
-if shown:
-    for a in shown:
-        st.warning(plain(a.text()))
 else:
-    st.success(f"No alerts here: nobody is below {percent(report.threshold)} on {plural(min_n, 'label')} or more.")
-st.markdown("**Accuracy on gold**")
-st.vega_lite_chart(spec=charts.spec(charts.gold_accuracy(frame)), width="stretch")
-show_table(admin.quality_table(frame), height="content")
+    shown = [a for a in report.alerts if a.category == (None if category == every else category)]
+    if shown:
+        for a in shown:
+            st.warning(plain(a.text()))
+    else:
+        st.success(f"No alerts here: nobody is below {percent(report.threshold)} on {plural(min_n, 'label')} or more.")
+    st.caption(
+        f"A share is drawn once it rests on at least {plural(min_n, 'label')} (the alerts' minimum); "
+        "below that its bar is replaced by its number of labels (n=…)."
+    )
+    for kind, title in (
+        ("gold", "Accuracy on gold"),
+        ("majority", "Agreement with the others' majority"),
+        ("model", "Dawid-Skene reliability"),
+    ):
+        st.markdown(f"**{title}**")
+        chart = charts.annotator_reliability(frame, kind, threshold=float(threshold), min_n=min_n)
+        st.vega_lite_chart(spec=charts.spec(chart), width="stretch")
+    show_table(admin.quality_table(frame), height="content")
 
 closed = {**{n: "failed qualification" for n, q in report.qualification.items() if q == "failed"}, **report.paused}
 st.markdown("**Qualification and pauses**")
+qual = qualification_pairs(s)
+st.caption(
+    f"Qualification set: {plural(len(qual[0]), 'gold pair')}, minimum score {percent(qual[1])} (mmrb gold qualify)."
+    if qual
+    else "No qualification set: new annotators go straight to the real queue (mmrb gold qualify sets one)."
+)
 if report.qualification:
     st.caption(plain(", ".join(f"{n}: {q}" for n, q in sorted(report.qualification.items()))))
 if not closed:
@@ -61,6 +78,31 @@ for name, why in sorted(closed.items()):
         except MmrbError as e:
             st.error(plain(e))
 if report.alerts and st.button("Pause every annotator with an alert", key="quality_pause"):
-    store_report(s, threshold=float(threshold), min_n=min_n, pause=True)
+    pause_alerted(s, report)
     flash.say("success", "Paused: their queues serve nothing until resumed.")
     st.rerun()
+
+st.markdown("**Control tasks in effect**")
+shares = control_shares(s)
+if any(c.control for c in shares):
+    show_table(admin.control_table(shares), height="content")
+else:
+    st.caption("No control tasks in any queue (mmrb assign --control-share mixes gold pairs in).")
+
+st.markdown("**Import gold**")
+st.caption(
+    "A CSV or JSONL file with pair_id and any of preference (first/second/tie), correctness_first, "
+    "correctness_second (correct/incorrect/unsure), note; in the pair's stored order. All or nothing: "
+    "one bad row and nothing is written (as mmrb gold import)."
+)
+upload = st.file_uploader("Gold file", type=["csv", "jsonl"], key="quality_gold_file")
+if upload is not None and st.button("Import", key="quality_gold_import"):
+    try:
+        done = import_gold_upload(s, upload.name, upload.getvalue())
+        flash.say("success", plain("; ".join(done.lines())))
+        st.rerun()
+    except InputError as e:
+        st.error(plain(f"{len(e.problems)} {'problem' if len(e.problems) == 1 else 'problems'}, nothing written:"))
+        st.code("\n".join(str(p) for p in e.problems[:50]), language=None)
+    except MmrbError as e:
+        st.error(plain(e))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -13,6 +14,9 @@ from ..wording import plural
 from . import stats as st
 from .stats import Estimate
 from .table import FieldLabels, LabelTable
+
+if TYPE_CHECKING:
+    from ..quality.reliability import QualityReport
 
 DEFAULT_MIN_SHARED = 10  # pairs two annotators must share for a Cohen kappa
 
@@ -118,8 +122,8 @@ class FieldData:
     counts: np.ndarray  # n_uc, units x values
     m: np.ndarray  # labels per unit
     # per annotator: labels, labels whose pair has a unique mode among the *other* labels
-    # (their own would inflate it), labels equal to it, labels on gold pairs, labels equal
-    # to gold; shape (5, C + 1, A)
+    # (their own would inflate it), labels equal to it; shape (3, C + 1, A). Accuracy
+    # on gold is curate/quality's (the reliability section), which counts control tasks too
     annotator_counts: np.ndarray
     # (a, b) -> Cohen confusion matrices of annotators a < b on their shared pairs, (C + 1, V, V)
     confusions: dict[tuple[int, int], np.ndarray]
@@ -137,16 +141,14 @@ def field_data(table: LabelTable, fl: FieldLabels, unit_group: np.ndarray, n_gro
     patterns, _, pattern_of = st.distinct_rows(counts)
     others = patterns[:, None, :] - np.eye(V, dtype=patterns.dtype)  # [p, c]: row p less one c
     top = others.max(axis=2, initial=0)
+    # the definition of curate/quality/reliability.py (mmrb quality): one modal value among
+    # the other labels (one other label is its own majority)
     decided_pc = (top > 0) & ((others == top[..., None]).sum(axis=2) == 1)
     agree_pc = decided_pc & (others.argmax(axis=2) == np.arange(V))
     label_pattern = pattern_of[fl.unit]
     decided, agree = decided_pc[label_pattern, fl.code], agree_pc[label_pattern, fl.code]
-    gold_code = np.full(U, -1, dtype=np.int64)
-    for u, c in table.gold.get(fl.spec.name, {}).items():
-        gold_code[u] = c
-    g = gold_code[fl.unit]
-    per_label = (None, decided, agree, g >= 0, (g >= 0) & (g == fl.code))
-    out = np.zeros((5, n_groups + 1, A))
+    per_label = (None, decided, agree)
+    out = np.zeros((3, n_groups + 1, A))
     key = unit_group[fl.unit] * A + fl.annotator
     for k, weights in enumerate(per_label):
         by_group = np.bincount(key, weights=weights, minlength=n_groups * A).reshape(n_groups, A)
@@ -200,7 +202,7 @@ def field_report(
     ac1 = with_interval(ac1, ci.ac1)
 
     # Cohen's kappa for each pair of annotators sharing enough pairs
-    n_lab, n_maj, n_agree, n_gold, n_gold_agree = fd.annotator_counts[:, group]
+    n_lab, n_maj, n_agree = fd.annotator_counts[:, group]
     cohen = []
     for a, b in combinations(np.flatnonzero(n_lab), 2):
         confusion = fd.confusions[a, b][group]
@@ -213,12 +215,11 @@ def field_report(
             kappa = st.cohen_from_confusion(confusion, spec)
         cohen.append({"a": table.annotators[a], "b": table.annotators[b], "n": n, "kappa": kappa})
 
-    maj_share, gold_share = _share(n_agree, n_maj), _share(n_gold_agree, n_gold)
+    maj_share = _share(n_agree, n_maj)
     annotators = {
         table.annotators[a]: {
             "labels": int(n_lab[a]),
             "majority": {"n": int(n_maj[a]), "agreement": maj_share[a]},
-            "gold": {"n": int(n_gold[a]), "agreement": gold_share[a]},
         }
         for a in range(A)
         if n_lab[a]
@@ -393,7 +394,10 @@ def _field_rows(fields: dict[str, FieldReport]) -> list[str]:
     return out + notes
 
 
-def render_text(report: AgreementReport) -> str:
+def render_text(report: AgreementReport, reliability: QualityReport | None = None) -> str:
+    """The report as text; ``reliability`` (curate/quality: the figures of ``mmrb quality``)
+    gives each annotator's accuracy on gold, agreement with the others' majority and
+    Dawid-Skene's reliability at the end."""
     lines = [
         f"Agreement on {report.source}: {plural(report.n_pairs, 'pair')}, "
         f"{plural(len(report.annotators), 'annotator')}, {plural(report.n_labels, 'label')} (bootstrap: "
@@ -403,14 +407,8 @@ def render_text(report: AgreementReport) -> str:
     ]
     lines += _field_rows(report.fields)
     for name, f in report.fields.items():
-        lines += ["", f"{name}: per annotator (agreement with the others' majority / with gold)"]
-        for a, s in f.annotators.items():
-            maj = "-" if s["majority"]["agreement"] is None else f"{s['majority']['agreement']:.3f}"
-            gold = "-" if s["gold"]["agreement"] is None else f"{s['gold']['agreement']:.3f}"
-            lines.append(
-                f"  {a:<20}{plural(s['labels'], 'label'):>14}  majority {maj} (n={s['majority']['n']})  "
-                f"gold {gold} (n={s['gold']['n']})"
-            )
+        lines += ["", f"{name}: labels per annotator"]
+        lines += [f"  {a:<20}{plural(s['labels'], 'label'):>14}" for a, s in f.annotators.items()]
         defined = [c for c in f.cohen if c["kappa"].value is not None]
         if defined:
             lines.append(f"  Cohen's kappa{' (quadratic weights)' if f.level != 'nominal' else ''}:")
@@ -432,4 +430,5 @@ def render_text(report: AgreementReport) -> str:
                 f"  {field_name}: {plural(len(g), 'pair')}, {unanimous} unanimous with two or more labels, "
                 f"{int(g['majority'].isna().sum())} without a majority, mean entropy {g['entropy'].mean():.3f} bits"
             )
-    return "\n".join(lines)
+    lines += ["", *(reliability.lines(per_category=report.categories is not None) if reliability else [])]
+    return "\n".join(lines).rstrip("\n")

@@ -10,7 +10,9 @@ DESCRIPTION = (
     "Agreement per labelled field (preference, correctness of each response, every rating). "
     "Reads the store, or with --labels a CSV/JSONL long table with columns item, annotator, field, value "
     "(optional: category; left = which response, first or second, was shown on the left when values "
-    "are screen sides left/right; annotator '@gold' gives gold values)."
+    "are screen sides left/right; annotator '@gold' gives gold values). It ends with each annotator's "
+    "reliability, the figures of mmrb quality: accuracy on gold (95% Wilson interval), agreement with the "
+    "others' majority, Dawid-Skene, and alerts (--no-reliability leaves it out)."
 )
 
 
@@ -46,18 +48,35 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--min-shared", type=int, default=10, help="pairs two annotators must share for a Cohen kappa (default 10)"
     )
+    p.add_argument(
+        "--no-reliability",
+        action="store_true",
+        help="leave out the per-annotator reliability (gold accuracy, agreement with the others' majority, "
+        "Dawid-Skene: the figures of mmrb quality), whose Dawid-Skene fits take the longest",
+    )
+    p.add_argument("--threshold", type=float, default=0.7, help="reliability alerts below this share (default 0.7)")
+    p.add_argument("--min-n", type=int, default=20, help="labels a reliability alert needs at least (default 20)")
 
 
 def run(args: argparse.Namespace) -> int:
     from curate.agreement import agreement_report, from_store, parse_levels, parse_scales, read_labels_file, render_text
     from curate.commands.common import open_store
+    from curate.commands.quality import check_alert_options
+    from curate.quality.reliability import store_report, table_report
 
+    check_alert_options(args)
     scales, levels = parse_scales(args.scale), parse_levels(args.level)
+    alerts = dict(threshold=args.threshold, min_n=args.min_n)
+    reliability = None
     if args.labels:
         table = read_labels_file(args.labels, scales=scales, levels=levels)
+        if not args.no_reliability:
+            reliability = table_report(table, **alerts)
     else:
         with open_store(args) as store:
             table = from_store(store, scales=scales, levels=levels)
+            if not args.no_reliability:  # the figures of mmrb quality, the same call
+                reliability = store_report(store, **alerts)
     report = agreement_report(
         table,
         per_category=args.category,
@@ -67,7 +86,12 @@ def run(args: argparse.Namespace) -> int:
         min_shared=args.min_shared,
     )
     if args.json:
-        print(json.dumps(report.as_dict(), indent=1, ensure_ascii=False))
+        out = report.as_dict()
+        if reliability is not None:
+            out["reliability"] = reliability.as_dict()
+        print(json.dumps(out, indent=1, ensure_ascii=False))
     else:
-        print(render_text(report))
+        print(render_text(report, reliability))
+        if reliability is None:
+            print("\nPer-annotator reliability: left out (--no-reliability); mmrb quality gives it")
     return 0

@@ -31,15 +31,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the full report as JSON")
 
 
-def run(args: argparse.Namespace) -> int:
-    from curate.commands.common import open_store
+def check_alert_options(args: argparse.Namespace) -> None:
+    """--threshold and --min-n, shared with mmrb agreement."""
     from curate.errors import MmrbError
-    from curate.quality.reliability import store_report
 
     if not 0.0 <= args.threshold <= 1.0:
         raise MmrbError(f"--threshold must be in [0, 1], got {args.threshold}")
     if args.min_n < 1:
         raise MmrbError(f"--min-n must be at least 1, got {args.min_n}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from curate.commands.common import open_store
+    from curate.quality.reliability import store_report
+
+    check_alert_options(args)
     with open_store(args) as store:
         report = store_report(store, threshold=args.threshold, min_n=args.min_n, pause=args.pause)
         compare = None

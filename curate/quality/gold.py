@@ -135,6 +135,44 @@ def import_gold(store: Store, path: str | Path) -> GoldReport:
     return GoldReport(len(golds), "import")
 
 
+def import_gold_upload(store: Store, name: str, data: bytes) -> GoldReport:
+    """:func:`import_gold` of a file uploaded in the app: the same reader, errors and single
+    transaction; the problems name the uploaded file as ``name``."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / Path(name).name
+        path.write_bytes(data)
+        try:
+            return import_gold(store, path)
+        except InputError as e:
+            raise InputError(
+                [InputProblem(name, p.line, p.field, p.message) if p.file == str(path) else p for p in e.problems]
+            ) from None
+
+
+@dataclass(frozen=True)
+class ControlShare:
+    """An annotator's queue: assignments, of which control tasks (gold pairs, the
+    qualification set's included)."""
+
+    annotator: str
+    assigned: int
+    control: int
+
+    @property
+    def share(self) -> float | None:
+        return self.control / self.assigned if self.assigned else None
+
+
+def control_shares(store: Store) -> list[ControlShare]:
+    """The control share in effect in each annotator's queue."""
+    with store.read() as conn:
+        work = store.annotator_work(conn=conn)
+        control = Counter(a for _, a in store.control_keys(conn=conn))
+    return [ControlShare(w.annotator, w.assigned, control.get(w.annotator, 0)) for w in work]
+
+
 def from_adjudication(adj) -> Gold | None:
     """An adjudication's decided fields as gold (None when it excludes the pair or decides nothing)."""
     if adj.exclude:

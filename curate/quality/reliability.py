@@ -8,7 +8,8 @@ The input is a long frame with columns ``pair``, ``annotator``, ``field``, ``val
 label on a pair with gold, control tasks included (that is what they are for). Agreement
 with the others' majority and Dawid-Skene use regular labels only: control labels count
 toward no pair's agreement. The others' majority of a label is the unique modal value of
-the other annotators' labels on that pair, when at least two others gave the field.
+the other annotators' labels on that pair (one other label is its own majority: with two
+labels a pair, this is agreement with the other annotator), as in ``mmrb agreement``.
 
 Alerts: an annotator is flagged on a field when a figure lies below ``threshold`` and rests
 on at least ``min_n`` labels (gold accuracy: labels on gold; Dawid-Skene: labels in the
@@ -29,6 +30,7 @@ from ..wording import percent, plural
 from .aggregate import aggregate_field
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from ..agreement.table import LabelTable
     from ..store import Store
 
 Basis = Literal["gold", "dawid-skene"]
@@ -174,7 +176,7 @@ def _majority_counts(frame: pd.DataFrame) -> dict[str, tuple[int, int]]:
     others = tab[pair_code]  # each label's pair, then less one for the label itself
     others[np.arange(len(others)), value_code] -= 1
     top = others.max(axis=1)
-    counted = (others.sum(axis=1) >= 2) & ((others == top[:, None]).sum(axis=1) == 1)
+    counted = (others.sum(axis=1) >= 1) & ((others == top[:, None]).sum(axis=1) == 1)
     agree = counted & (others.argmax(axis=1) == value_code)
     tally = pd.DataFrame({"annotator": frame["annotator"].astype(str).to_numpy(), "n": counted, "k": agree})
     sums = tally.groupby("annotator")[["n", "k"]].sum()
@@ -279,6 +281,74 @@ def labels_frame(store: Store) -> pd.DataFrame:
     return frame.astype({"control": bool}).reset_index(drop=True)
 
 
+def table_report(
+    table: LabelTable, *, threshold: float = 0.7, min_n: int = 20, per_category: bool = True, seed: int = 0
+) -> QualityReport:
+    """The report over a label table read from a file (``mmrb agreement --labels``): every
+    field of the file, its ``@gold`` rows as gold, no control tasks (a file has none)."""
+    parts = [
+        pd.DataFrame(
+            {
+                "pair": table.units[fl.unit],
+                "annotator": np.asarray(table.annotators, dtype=object)[fl.annotator],
+                "field": name,
+                "value": np.asarray(fl.spec.values, dtype=object)[fl.code],
+                "control": False,
+                "category": table.category[fl.unit].astype(str),
+            }
+        )
+        for name, fl in table.fields.items()
+    ]
+    frame = (
+        pd.concat(parts, ignore_index=True).astype({"control": bool}) if parts else pd.DataFrame(columns=list(COLUMNS))
+    )
+    gold = {
+        name: {str(table.units[u]): table.fields[name].spec.values[c] for u, c in per.items()}
+        for name, per in table.gold.items()
+        if name in table.fields
+    }
+    return reliability_report(frame, gold, threshold=threshold, min_n=min_n, per_category=per_category, seed=seed)
+
+
+def store_figures(
+    store: Store, *, threshold: float = 0.7, min_n: int = 20, per_category: bool = True, seed: int = 0
+) -> QualityReport:
+    """The figures and alerts over the store's labels and gold (no accounts' states: see
+    :func:`with_accounts`). They change only with the labels and the gold."""
+    from .aggregate import gold_by_field
+
+    return reliability_report(
+        labels_frame(store),
+        gold_by_field(store.gold().values()),
+        threshold=threshold,
+        min_n=min_n,
+        per_category=per_category,
+        seed=seed,
+    )
+
+
+def pause_alerted(store: Store, report: QualityReport) -> list[str]:
+    """Pause every annotator with an alert in ``report`` who is not paused yet (the queue
+    serves them nothing until the lead resumes them); returns their names."""
+    done = []
+    with store.write() as conn:
+        people = {a.name: a for a in store.annotators(conn=conn)}
+        for name in sorted({a.annotator for a in report.alerts}):
+            if name in people and people[name].paused is None:
+                why = "; ".join(a.text() for a in report.alerts if a.annotator == name)
+                store.update_annotator(name, paused=f"automatic pause: {why}", conn=conn)
+                done.append(name)
+    return done
+
+
+def with_accounts(store: Store, report: QualityReport) -> QualityReport:
+    """``report`` with each account's qualification state and pause as they are now."""
+    people = store.annotators()
+    report.qualification = {a.name: a.qualification for a in people if a.qualification}
+    report.paused = {a.name: a.paused for a in people if a.paused}
+    return report
+
+
 def store_report(
     store: Store,
     *,
@@ -288,26 +358,9 @@ def store_report(
     pause: bool = False,
     seed: int = 0,
 ) -> QualityReport:
-    """The report over the store's labels and gold; with ``pause``, every annotator with an
-    alert is paused (the queue serves them nothing until the lead resumes them)."""
-    from .aggregate import gold_by_field
-
-    report = reliability_report(
-        labels_frame(store),
-        gold_by_field(store.gold().values()),
-        threshold=threshold,
-        min_n=min_n,
-        per_category=per_category,
-        seed=seed,
-    )
-    people = {a.name: a for a in store.annotators()}
+    """The report over the store's labels and gold, with the accounts' states; with
+    ``pause``, every annotator with an alert is paused first (:func:`pause_alerted`)."""
+    report = store_figures(store, threshold=threshold, min_n=min_n, per_category=per_category, seed=seed)
     if pause:
-        with store.write() as conn:
-            for name in sorted({a.annotator for a in report.alerts}):
-                if name in people and people[name].paused is None:
-                    why = "; ".join(a.text() for a in report.alerts if a.annotator == name)
-                    store.update_annotator(name, paused=f"automatic pause: {why}", conn=conn)
-        people = {a.name: a for a in store.annotators()}
-    report.qualification = {n: a.qualification for n, a in people.items() if a.qualification}
-    report.paused = {n: a.paused for n, a in people.items() if a.paused}
-    return report
+        pause_alerted(store, report)
+    return with_accounts(store, report)

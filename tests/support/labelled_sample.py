@@ -20,9 +20,10 @@ SPAN = timedelta(hours=3)
 END = datetime(2025, 6, 2, 12, 0, tzinfo=UTC)
 
 
-def labelled_sample(db: Path, *, leave_open: int = 2, end: datetime = END) -> Sample:
+def labelled_sample(db: Path, *, leave_open: int = 2, end: datetime = END, careless: str | None = None) -> Sample:
     """Build the sample in ``db`` and label each annotator's queue but its last ``leave_open``
-    pairs. Returns demo.ensure_sample's description of it."""
+    pairs; the annotator ``careless`` says "first is right, second is wrong, first is better"
+    whatever the pair. Returns demo.ensure_sample's description of it."""
     from annotate import demo
     from curate.store import Store
 
@@ -45,6 +46,8 @@ def labelled_sample(db: Path, *, leave_open: int = 2, end: datetime = END) -> Sa
                     ("correct", "incorrect"): "first",
                     ("incorrect", "correct"): "second",
                 }.get((first, second), rng.choice(["first", "second", "tie"]))
+                if who == careless:
+                    first, second, pref = "correct", "incorrect", "first"
                 side = "left" if pref == a.left else "right"  # a rationale names the side she saw
                 why = f"The {side} response is right; the other misreads the image." if rng.random() < 0.5 else ""
                 secs = round(rng.uniform(5, 60), 3)
