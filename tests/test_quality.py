@@ -652,7 +652,7 @@ def test_mmrb_quality_and_mmrb_agreement_agree_on_every_figure(sqlite_store, cap
     opts = ["--threshold", "0.8", "--min-n", "8"]
     assert main(["quality", "--json", *opts, *db]) == 0
     quality = json.loads(capsys.readouterr().out)
-    assert main(["agreement", "--json", "--resamples", "20", *opts, *db]) == 0
+    assert main(["agreement", "--json", "--reliability", "--resamples", "20", *opts, *db]) == 0
     agreement = json.loads(capsys.readouterr().out)
     assert agreement["reliability"] == quality
     assert {(a["annotator"], a["basis"]) for a in quality["alerts"] if a["category"] is None} == {
@@ -671,13 +671,13 @@ def test_mmrb_quality_and_mmrb_agreement_agree_on_every_figure(sqlite_store, cap
     # the text: every line of mmrb quality --category is in mmrb agreement --category
     assert main(["quality", "--category", *opts, *db]) == 0
     q_text = capsys.readouterr().out
-    assert main(["agreement", "--category", "--resamples", "20", *opts, *db]) == 0
+    assert main(["agreement", "--category", "--reliability", "--resamples", "20", *opts, *db]) == 0
     a_text = capsys.readouterr().out
     assert q_text.strip() and q_text.strip() in a_text
     assert "ALERT dan: gold 0.0% below 80.0% on preference (8 labels)" in a_text
-    assert main(["agreement", "--no-reliability", "--resamples", "20", *opts, *db]) == 0
+    assert main(["agreement", "--resamples", "20", *opts, *db]) == 0
     skipped = capsys.readouterr().out
-    assert "ALERT" not in skipped and "left out (--no-reliability)" in skipped
+    assert "ALERT" not in skipped and "--reliability or mmrb quality" in skipped
 
 
 def test_a_gold_upload_imports_like_the_command_and_its_errors_name_the_uploaded_file(sqlite_store):
