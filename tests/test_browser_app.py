@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.support.services import unavailable
 from tests.support.streamlit_server import (
@@ -394,8 +395,15 @@ def test_adjudication_shows_the_image_and_takes_the_decision_from_the_keyboard(p
     wait_idle(page)
     pair = page.locator(".st-key-adj_pair input")
     if not pair.input_value().startswith("p3 ·"):  # other tests' labels may disagree on earlier pairs
-        page.locator(".st-key-adj_pair").click()
-        page.get_by_role("option", name=re.compile(r"^p3 ·")).click()
+        option = page.get_by_role("option", name=re.compile(r"^p3 ·"))
+        for _ in range(5):  # a rerun still settling from the filter may close the list as it opens
+            pair.click()
+            try:
+                option.wait_for(timeout=5_000)
+                break
+            except PlaywrightTimeout:
+                wait_idle(page)
+        option.click()
         page.wait_for_function("() => document.querySelector('.st-key-adj_pair input').value.startsWith('p3 ·')")
         page.locator("h3", has_text="Adjudication").click()
         wait_idle(page)
