@@ -763,7 +763,7 @@ def test_leaderboard_lists_incomplete_runs_apart(tmp_path, capsys):
         ranked, apart = out.split("Incomplete runs, not ranked")
         assert "| 1 | fair | 100.0 | 0.0 |" in ranked and "dead" not in ranked
         assert "| - | dead (incomplete) | 0.0 | 100.0 |" in apart
-        assert "1 incomplete runs (dead) listed apart, not ranked" in err
+        assert "1 incomplete run (dead) listed apart, not ranked" in err
     assert main(base + ["--format", "csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].startswith("1,fair,true,1.0,0.0,") and lines[2].startswith(",dead,false,0.0,1.0,")

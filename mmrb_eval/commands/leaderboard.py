@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
 
     from curate.commands.common import open_store, user_errors, write_whole
     from curate.errors import MmrbError
+    from curate.wording import plural
 
     from ..config import options_from_args
     from ..leaderboard import incomplete_runs, plot, read_report, render
@@ -71,5 +72,5 @@ def run(args: argparse.Namespace) -> int:
     apart = incomplete_runs(reports)
     if apart:
         how = "ranked with the others, marked" if args.include_incomplete else "listed apart, not ranked"
-        print(f"{len(apart)} incomplete runs ({', '.join(apart)}) {how}", file=sys.stderr)
+        print(f"{plural(len(apart), 'incomplete run')} ({', '.join(apart)}) {how}", file=sys.stderr)
     return 0
