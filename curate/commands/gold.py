@@ -50,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from curate.commands.common import names, open_store, read_ids
     from curate.quality import gold as G
     from curate.quality import qualification as Q
+    from curate.wording import plural
 
     with open_store(args) as store:
         if args.what == "import":
@@ -77,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         elif args.what == "qualify":
             n = Q.set_qualification(store, read_ids(args.file) or [], args.min_score)
             print(
-                f"qualification set: {n} pairs, minimum score {args.min_score:g}; "
+                f"qualification set: {plural(n, 'pair')}, minimum score {args.min_score:g}; "
                 "new annotators get it on the next mmrb assign"
             )
         else:

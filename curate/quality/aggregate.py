@@ -31,6 +31,7 @@ import pandas as pd
 from ..errors import MmrbError
 from ..model import AGGREGATIONS, Aggregation
 from ..seeding import stable_hash
+from ..wording import plural
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
     from ..store import Store
@@ -87,7 +88,7 @@ class Aggregated:
         out = [f"Aggregation: {self.method} (against the majority rule)"]
         for name, fa in self.fields.items():
             out.append(
-                f"  {name}: {len(fa.final)} pairs decided; {fa.differ} differ from a unique majority, "
+                f"  {name}: {plural(len(fa.final), 'pair')} decided; {fa.differ} differ from a unique majority, "
                 f"{fa.decided_ties} decided where the majority was tied, {fa.from_gold} from gold"
             )
             rel = ", ".join(f"{a} {r:.3f}" for a, r in fa.reliability.items())
