@@ -1,4 +1,4 @@
-"""The labeling config and the result <-> Label mapping (no server needed)."""
+"""The labeling config, the task JSON and the result <-> Label mapping (no server needed)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,13 @@ from annotate.labelstudio.config import (
     FLAG_CHOICES,
     PREFERENCE_CHOICES,
     config_problems,
+    has_response_images,
     labeling_config,
 )
 from annotate.labelstudio.pull import convert
-from annotate.labelstudio.push import left_side
+from annotate.labelstudio.push import build_tasks, left_side, response_fields
+from curate.model import Candidate, ImageRef, Item, Pair, ResponsePart, render_parts
+from tests.ingest_helpers import png
 
 
 def test_config_validates_with_label_interface():
@@ -134,3 +137,145 @@ def test_unexpected_results_are_problems_not_labels():
     assert "type 'textarea', expected 'choices'" in problems[1]
     assert "'Maybe'" in problems[2] and "expected one of" in problems[3]
     assert all(p.startswith("task 7") for p in problems)
+
+
+# -- responses with images ---------------------------------------------------------------
+def test_image_config_adds_image_objects_and_keeps_the_controls():
+    plain, xml = labeling_config(), labeling_config(response_images=True)
+    li = LabelInterface(xml)
+    li.validate()
+    assert {c.name: (c.tag, tuple(c.labels)) for c in li.controls} == {
+        n: (c.tag, c.choices) for n, c in CONTROLS.items()
+    }
+    objects = {o.name: (o.tag, o.value) for o in li.objects}
+    for side in ("a", "b"):
+        assert objects[f"response_{side}_image_{{{{idx}}}}"] == ("Image", f"$response_{side}_images[{{{{idx}}}}].image")
+        assert objects[f"response_{side}_text_{{{{idx}}}}"] == ("Text", f"$response_{side}_images[{{{{idx}}}}].text")
+    assert config_problems(xml) == [] and labeling_config(response_images=True) == xml
+    assert has_response_images(xml) and not has_response_images(plain)
+    # the images of A come before A's text after them, and all of A before B (left, right)
+    order = [
+        xml.index(s) for s in ('on="$response_a_images"', '"$response_a"', 'on="$response_b_images"', '"$response_b"')
+    ]
+    assert order == sorted(order)
+    # without the two Repeater blocks it is the plain config, line for line
+    assert re.sub(r"\n *<Repeater .*?</Repeater>", "", xml, flags=re.S) == plain
+    assert xml.count("<Image ") == 3 and xml.count('zoom="true"') == 3
+
+
+def _img(sha: str, source: str = "x.png", status="ok") -> ResponsePart:
+    return ResponsePart.of_image(ImageRef(source, sha if status == "ok" else None, status))
+
+
+def _cand(cid: str, *parts) -> Candidate:
+    content = tuple(ResponsePart.of_text(p) if isinstance(p, str) else p for p in parts)
+    item, _, model = cid.partition("/")
+    return Candidate(cid, item, model, render_parts(content), content=content)
+
+
+def test_response_fields_keep_the_order_of_text_and_images():
+    plain = Candidate("c", "i", "m", "  two lines\nkept as they are ")
+    assert response_fields(plain, set()) == ([], "  two lines\nkept as they are ", 0)
+    mixed = _cand("c", "Here is the chart:", _img("s1"), "  then ", _img("s2"), _img("s1"), "Done.")
+    assert response_fields(mixed, {"s1", "s2"}) == (
+        [{"text": "Here is the chart:", "image": "s1"}, {"text": "then", "image": "s2"}, {"text": "", "image": "s1"}],
+        "Done.",
+        0,
+    )
+    gone = _cand("c", _img("", "gone.png", status="missing"), "Words.", _img("s3", "lost.png"), _img("s1"))
+    assert response_fields(gone, {"s1"}) == (
+        [{"text": "[image not available: gone.png]\n\nWords.\n\n[image not available: lost.png]", "image": "s1"}],
+        "",
+        2,
+    )
+
+
+part = st.one_of(
+    st.text(alphabet="ab \n", max_size=4).map(ResponsePart.of_text),
+    st.sampled_from(["s1", "s2", "s9"]).map(_img),  # s9: not usable
+)
+
+
+@given(st.lists(part, min_size=1, max_size=8))
+def test_response_fields_read_back_as_the_parts(parts):
+    usable = {"s1", "s2"}
+    entries, tail, missing = response_fields(_cand("c", *parts), usable)
+
+    def token(p):
+        if p.kind == "text":
+            return p.text.strip()
+        return f"<{p.image.sha256}>" if p.image.sha256 in usable else f"[image not available: {p.image.source}]"
+
+    shown = [t for e in entries for t in (e["text"], f"<{e['image']}>")] + [tail]
+    assert "\n\n".join(t for t in shown if t) == "\n\n".join(t for t in map(token, parts) if t)
+    assert missing == sum(p.kind == "image" and p.image.sha256 not in usable for p in parts)
+
+
+def _pair_id(left: str) -> str:
+    return next(f"p{n}" for n in range(100) if left_side(f"p{n}") == left)
+
+
+def test_task_json_with_response_images(sqlite_store):
+    s = sqlite_store
+    red, blue = (s.images.put(png(c)) for c in ("red", "blue"))
+    s.add_images([red, blue])
+    ref = {c: ImageRef(f"{c}.png", x.sha256, "ok", x.width, x.height) for c, x in (("red", red), ("blue", blue))}
+    s.add_items([Item("i1", "Draw it.", "gen"), Item("i2", "Say hi.", "vqa")])
+    s.add_candidates(
+        [
+            _cand("i1/a", "Here:", ResponsePart.of_image(ref["red"]), "Sorted."),
+            _cand(
+                "i1/b", ResponsePart.of_image(ref["blue"]), ResponsePart.of_image(ImageRef("gone.png", None, "missing"))
+            ),
+            Candidate("i2/a", "i2", "a", "Hi."),
+            Candidate("i2/b", "i2", "b", "Hello."),
+        ]
+    )
+    second, first = _pair_id("second"), _pair_id("first")
+    s.add_pairs([Pair(second, "i1", "i1/a", "i1/b", "t"), Pair(first, "i2", "i2/a", "i2/b", "t")])
+    pairs = s.pairs(ids=[second, first])
+
+    tasks, files, warnings = build_tasks(s, pairs, 0)
+    by = {t["data"]["pair_id"]: t["data"] for t in tasks}
+    common = {"image": "", "item_id": "i1", "category": "gen", "prompt": "Draw it."}
+    # shown with the second response (i1/b) on the left: its images are A's
+    assert by[second] == {
+        "pair_id": second,
+        "left": "second",
+        "left_id": "i1/b",
+        "right_id": "i1/a",
+        **common,
+        "response_a": "[image not available: gone.png]",
+        "response_b": "Sorted.",
+        "response_a_images": [{"text": "", "image": blue.sha256}],
+        "response_b_images": [{"text": "Here:", "image": red.sha256}],
+    }
+    assert list(by[second]) == [*by[first]]  # the same fields in the same order
+    # a plain-text pair among them: its text as before, no images
+    assert (by[first]["response_a"], by[first]["response_b"]) == ("Hi.", "Hello.")
+    assert by[first]["response_a_images"] == by[first]["response_b_images"] == []
+    assert files == {red.sha256: s.image_path(red.sha256), blue.sha256: s.image_path(blue.sha256)}
+    assert warnings == [
+        "1 pair has response images missing or corrupt at ingest: each shows as a marker in the response text"
+    ]
+
+    # plain-text pairs alone: the tasks of the plain config, exactly
+    (plain,), files, warnings = build_tasks(s, [p for p in pairs if p.id == first], 0)
+    assert plain == {
+        "data": {
+            "pair_id": first,
+            "left": "first",
+            "left_id": "i2/a",
+            "right_id": "i2/b",
+            "item_id": "i2",
+            "category": "vqa",
+            "image": "",
+            "prompt": "Say hi.",
+            "response_a": "Hi.",
+            "response_b": "Hello.",
+        }
+    }
+    assert (files, warnings) == ({}, [])
+    # ... unless the project already shows response images: then with empty lists
+    (again,), _, _ = build_tasks(s, [p for p in pairs if p.id == first], 0, response_images=True)
+    assert again["data"] == {**plain["data"], "response_a_images": [], "response_b_images": []}

@@ -4,6 +4,13 @@ One config serves every project: the image (zoomable), the prompt, responses A (
 B (right) side by side with the correctness of each under it, the preference A / B / tie,
 a rationale and an optional flag with a note. Every choice has a hotkey. ``CONTROLS`` is the
 contract with ``pull``: a project whose controls no longer match it was edited by hand.
+
+Responses with images: ``labeling_config(response_images=True)`` adds, above each
+response's text, a ``Repeater`` over the task field ``response_a_images`` (``_b``): one
+entry per image, ``{"text": the text before it, "image": its URL}``, shown as a ``Text``
+and a zoomable ``Image`` object; ``response_a`` then holds the text after the last image,
+so an interleaved response reads in order. The controls are the same in both configs, so
+a project can move to the image config when its first pair with response images is pushed.
 """
 
 from __future__ import annotations
@@ -35,6 +42,8 @@ HOTKEYS = {
 
 # The task data fields the config reads ($name); push fills them, pull reads pair_id/left.
 DATA_FIELDS = ("image", "prompt", "response_a", "response_b")
+# ... and those the config with response images reads too (lists, one entry per image)
+IMAGE_FIELDS = {"response_a": "response_a_images", "response_b": "response_b_images"}
 
 
 @dataclass(frozen=True)
@@ -76,28 +85,52 @@ def _choices(name: str, *, required: bool, hint: dict[str, str] | None = None) -
     return "\n".join(lines)
 
 
-def labeling_config() -> str:
-    """The XML labeling config (deterministic: the same text on every call)."""
+_IMAGE_ATTRS = 'zoom="true" zoomControl="true" rotateControl="false" maxWidth="100%"'
+
+
+def _response_images(field: str) -> list[str]:
+    """A response's images in order, each after the text that precedes it (Repeater)."""
+    images = IMAGE_FIELDS[field]
+    return [
+        f'<Repeater on="${images}" indexFlag="{{{{idx}}}}">',
+        f'  <Text name="{field}_text_{{{{idx}}}}" value="${images}[{{{{idx}}}}].text"/>',
+        f'  <Image name="{field}_image_{{{{idx}}}}" value="${images}[{{{{idx}}}}].image" {_IMAGE_ATTRS}/>',
+        "</Repeater>",
+    ]
+
+
+def has_response_images(xml: str) -> bool:
+    """Whether a project's config shows response images (made by ``labeling_config(response_images=True)``)."""
+    return all(f'on="${f}"' in xml for f in IMAGE_FIELDS.values())
+
+
+def labeling_config(*, response_images: bool = False) -> str:
+    """The XML labeling config (deterministic: the same text on every call); with
+    ``response_images``, each response shows its images in order with its text."""
 
     def indent(block: str, n: int) -> str:
         return "\n".join(" " * n + line for line in block.splitlines())
+
+    def response(field: str) -> list[str]:
+        shown = _response_images(field) if response_images else []
+        return [indent(line, 6) for line in shown] + [f'      <Text name="{field}" value="${field}"/>']
 
     parts = [
         "<View>",
         f"  <Style>{_STYLE}  </Style>",
         '  <Header value="Prompt"/>',
-        '  <Image name="image" value="$image" zoom="true" zoomControl="true" rotateControl="false" maxWidth="100%"/>',
+        f'  <Image name="image" value="$image" {_IMAGE_ATTRS}/>',
         '  <Text name="prompt" value="$prompt"/>',
         '  <View className="mmrb-cols">',
         '    <View className="mmrb-col">',
         '      <Header value="Response A"/>',
-        '      <Text name="response_a" value="$response_a"/>',
+        *response("response_a"),
         '      <Header value="Is A correct?" size="5"/>',
         indent(_choices("correct_a", required=True), 6),
         "    </View>",
         '    <View className="mmrb-col">',
         '      <Header value="Response B"/>',
-        '      <Text name="response_b" value="$response_b"/>',
+        *response("response_b"),
         '      <Header value="Is B correct?" size="5"/>',
         indent(_choices("correct_b", required=True), 6),
         "    </View>",

@@ -12,6 +12,13 @@ id) and the candidate ids shown as A and B. So
 - the store is only read by push, and pull writes nothing but labels (``source =
   "labelstudio"``, the store keeps their history) and annotators.
 
+Responses with images (curate.model.ResponsePart) go with their images in order: the task
+gets ``response_a_images``/``response_b_images`` (see config.py) and the project the config
+with response images, set when the first such pair is pushed (the controls are the same, so
+labels already made stay valid). A project with that config gets the two lists in every
+task, empty for plain-text pairs (Label Studio requires every field its config reads).
+Response images missing or corrupt at ingest show as a marker in the text.
+
 Images reach Label Studio either uploaded (files go to a companion project's upload folder,
 named by content hash so a second push reuses them; Label Studio accepts direct file uploads
 only into projects with a single data field) or through a Local Files storage attached to
@@ -28,14 +35,14 @@ from typing import Any, Literal
 from markdown_it import MarkdownIt
 
 from curate.errors import MmrbError
-from curate.model import Item, Pair, Side
+from curate.model import Candidate, Item, Pair, Side
 from curate.seeding import coin
 from curate.sides import shown_pair
 from curate.store import Store
 from curate.wording import plural
 
 from .client import Client, LabelStudioError
-from .config import config_problems, labeling_config
+from .config import IMAGE_FIELDS, config_problems, has_response_images, labeling_config
 
 ImageMode = Literal["upload", "local-files"]
 IMAGES_CONFIG = '<View><Image name="image" value="$image"/></View>'
@@ -105,8 +112,9 @@ def instructions_html(markdown_text: str | None) -> str:
     return MarkdownIt("commonmark", {"html": False}).render(markdown_text)
 
 
-def ensure_project(client: Client, title: str, *, overlap: int | None, instructions: str | None) -> tuple[int, bool]:
-    """The id of the project titled ``title`` (created if missing) and whether it was created."""
+def existing_project(client: Client, title: str):
+    """The project titled ``title``, or None; an error if several have that title or its
+    config was changed in a way that breaks pulling."""
     if len(title.strip()) < 3 or len(title) > 50:
         raise MmrbError(f"project title {title!r}: Label Studio needs 3 to 50 characters")
     found = client.projects_titled(title)
@@ -116,9 +124,32 @@ def ensure_project(client: Client, title: str, *, overlap: int | None, instructi
             "rename all but one"
         )
     if not found:
+        return None
+    project = client.get_project(found[0].id)
+    problems = config_problems(project.label_config or "")
+    if problems:
+        raise MmrbError(config_changed_message(title, project.id, problems))
+    return project
+
+
+def ensure_project(
+    client: Client,
+    title: str,
+    *,
+    overlap: int | None,
+    instructions: str | None,
+    response_images: bool = False,
+    project: Any = None,
+) -> tuple[int, bool]:
+    """The id of the project titled ``title`` (created if missing) and whether it was created.
+    ``response_images``: the project gets the config that shows response images (an existing
+    one is moved to it). ``project``: the project already found by ``existing_project``."""
+    if project is None:
+        project = existing_project(client, title)
+    if project is None:
         kw = dict(
             title=title,
-            label_config=labeling_config(),
+            label_config=labeling_config(response_images=response_images),
             expert_instruction=instructions or DEFAULT_INSTRUCTIONS,
             show_instruction=True,
             show_skip_button=True,
@@ -127,15 +158,13 @@ def ensure_project(client: Client, title: str, *, overlap: int | None, instructi
         if overlap is not None:
             kw["maximum_annotations"] = overlap
         return client.create_project(**kw).id, True
-    project = client.get_project(found[0].id)
-    problems = config_problems(project.label_config or "")
-    if problems:
-        raise MmrbError(config_changed_message(title, project.id, problems))
     changes: dict[str, Any] = {}
     if overlap is not None and project.maximum_annotations != overlap:
         changes["maximum_annotations"] = overlap
     if instructions is not None and (project.expert_instruction or "") != instructions:
         changes["expert_instruction"] = instructions
+    if response_images and not has_response_images(project.label_config or ""):
+        changes["label_config"] = labeling_config(response_images=True)
     if changes:
         client.update_project(project.id, **changes)
     return project.id, False
@@ -227,15 +256,45 @@ class _Images:
         self.client.create_local_storage(self.project_id, path, "mmrb images")
 
 
-def build_tasks(store: Store, pairs: list[Pair], seed: int) -> tuple[list[dict], dict[str, Path], list[str]]:
-    """Task payloads (image fields hold the sha256 until URLs are known), image files, warnings."""
+def response_fields(cand: Candidate, usable: set[str]) -> tuple[list[dict[str, str]], str, int]:
+    """A response as the config with response images reads it: one entry per image
+    (``text`` before it, ``image`` its sha256 until URLs are known), the text after the last
+    image, and how many of its images are not usable (a marker in the text instead)."""
+    if not cand.content:
+        return [], cand.text, 0
+    entries: list[dict[str, str]] = []
+    texts: list[str] = []
+    missing = 0
+    for part in cand.content:
+        im = part.image
+        if part.kind == "image" and im is not None and im.status == "ok" and im.sha256 in usable:
+            entries.append({"text": "\n\n".join(texts), "image": im.sha256})
+            texts = []
+        elif part.kind == "image":
+            missing += 1
+            texts.append(f"[image not available: {im.source if im else '?'}]")
+        elif part.text.strip():
+            texts.append(part.text.strip())
+    return entries, "\n\n".join(texts), missing
+
+
+def build_tasks(
+    store: Store, pairs: list[Pair], seed: int, *, response_images: bool = False
+) -> tuple[list[dict], dict[str, Path], list[str]]:
+    """Task payloads (image fields hold the sha256 until URLs are known), image files, warnings.
+    Every task gets the response image fields (config.IMAGE_FIELDS) when ``response_images``
+    (the project's config reads them) or when a response of these pairs has images; otherwise
+    the tasks are those of the plain config."""
     items = _items(store, {p.item_id for p in pairs})
     cands = _candidates(store, {c for p in pairs for c in (p.first_id, p.second_id)})
     files: dict[str, Path] = {}
-    no_image, several = 0, 0
+    no_image, several, response_missing = 0, 0, 0
     known = store.image_paths(
-        im.sha256 for item in items.values() for im in item.images if im.status == "ok" and im.sha256
+        [im.sha256 for item in items.values() for im in item.images if im.status == "ok" and im.sha256]
+        + [im.sha256 for c in cands.values() for im in c.images if im.status == "ok" and im.sha256]
     )
+    usable = {sha for sha, path in known.items() if path.exists()}
+    with_images = response_images or any(c.images for c in cands.values())
     tasks = []
     for p in pairs:
         item = items[p.item_id]
@@ -243,30 +302,34 @@ def build_tasks(store: Store, pairs: list[Pair], seed: int) -> tuple[list[dict],
         a, b = shown_pair(p.first_id, p.second_id, left)
         ok = [im for im in item.images if im.status == "ok" and im.sha256]
         sha = ok[0].sha256 if ok else None
-        if sha and sha not in files:
-            path = known.get(sha)
-            if path is None or not path.exists():
-                sha = None
-            else:
-                files[sha] = path
+        if sha and sha not in usable:
+            sha = None
+        if sha:
+            files[sha] = known[sha]
         no_image += sha is None and bool(item.images)
         several += len(item.images) > 1
-        tasks.append(
-            {
-                "data": {
-                    "pair_id": p.id,
-                    "left": left,
-                    "left_id": a,
-                    "right_id": b,
-                    "item_id": item.id,
-                    "category": item.category,
-                    "image": sha or "",
-                    "prompt": item.prompt,
-                    "response_a": cands[a].text,
-                    "response_b": cands[b].text,
-                }
-            }
-        )
+        data: dict[str, Any] = {
+            "pair_id": p.id,
+            "left": left,
+            "left_id": a,
+            "right_id": b,
+            "item_id": item.id,
+            "category": item.category,
+            "image": sha or "",
+            "prompt": item.prompt,
+            "response_a": cands[a].text,
+            "response_b": cands[b].text,
+        }
+        if with_images:
+            missing = 0
+            for key, cid in (("response_a", a), ("response_b", b)):
+                entries, tail, n = response_fields(cands[cid], usable)
+                data[key] = tail
+                data[IMAGE_FIELDS[key]] = entries
+                files.update((e["image"], known[e["image"]]) for e in entries)
+                missing += n
+            response_missing += missing > 0
+        tasks.append({"data": data})
     warnings = []
     if no_image:
         warnings.append(
@@ -277,6 +340,11 @@ def build_tasks(store: Store, pairs: list[Pair], seed: int) -> tuple[list[dict],
         warnings.append(
             f"{plural(several, 'pair', verb=('belongs', 'belong'))} to items with several images: "
             "Label Studio shows only the first"
+        )
+    if response_missing:
+        warnings.append(
+            f"{plural(response_missing, 'pair', verb=('has', 'have'))} response images missing or corrupt at "
+            "ingest: each shows as a marker in the response text"
         )
     return tasks, files, warnings
 
@@ -301,20 +369,31 @@ def push(
     client.check()
     pairs = select_pairs(store, categories=categories, batch=batch, status=status)
     md = store.get_setting("guidelines_md") if guidelines is None else guidelines
-    project_id, created = ensure_project(
-        client, title, overlap=overlap, instructions=instructions_html(md) if md else None
-    )
-    there = {t["data"].get("pair_id") for t in client.task_data(project_id)}
+    project = existing_project(client, title)
+    there = {t["data"].get("pair_id") for t in client.task_data(project.id)} if project is not None else set()
     todo = [p for p in pairs if p.id not in there]
-    result = PushResult(project_id, created, len(pairs), len(pairs) - len(todo), 0)
+    had_images = project is not None and has_response_images(project.label_config or "")
+    tasks, files, warnings = build_tasks(store, todo, seed, response_images=had_images)
+    project_id, created = ensure_project(
+        client,
+        title,
+        overlap=overlap,
+        instructions=instructions_html(md) if md else None,
+        response_images=any(IMAGE_FIELDS["response_a"] in t["data"] for t in tasks),
+        project=project,
+    )
+    result = PushResult(project_id, created, len(pairs), len(pairs) - len(todo), 0, warnings=warnings)
     if not todo:
         return result
-    tasks, files, result.warnings = build_tasks(store, todo, seed)
     imgs = _Images(store, client, project_id, images, document_root)
     imgs.prepare(files)
     result.images_uploaded = imgs.uploaded
     for t in tasks:
-        t["data"]["image"] = imgs.urls.get(t["data"]["image"], "")
+        d = t["data"]
+        d["image"] = imgs.urls.get(d["image"], "")
+        for key in IMAGE_FIELDS.values():
+            for entry in d.get(key, ()):
+                entry["image"] = imgs.urls[entry["image"]]
     for n in range(0, len(tasks), chunk_size):
         chunk = tasks[n : n + chunk_size]
         try:
