@@ -11,14 +11,15 @@ from pathlib import Path
 
 import httpx
 import pytest
+from label_studio_sdk.label_interface import LabelInterface
 from PIL import Image
 
 from annotate.labelstudio.client import Client, LabelStudioError
-from annotate.labelstudio.config import CORRECTNESS_CHOICES, labeling_config
+from annotate.labelstudio.config import CORRECTNESS_CHOICES, has_response_images, labeling_config
 from annotate.labelstudio.pull import AnnotationProblem, pull
 from annotate.labelstudio.push import left_side, push
 from curate.errors import MmrbError
-from curate.model import Annotator, Assignment, Candidate, ImageRef, Item, Pair
+from curate.model import Annotator, Assignment, Candidate, ImageRef, Item, Pair, ResponsePart, render_parts
 from tests.support.labelstudio_server import DOCUMENT_ROOT, label_studio_fixture
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,6 +75,32 @@ def seed(store) -> None:
             Assignment("p1", "lead", "first", 2, batch="b2"),
         ]
     )
+
+
+def seed_response_images(store) -> None:
+    """Three pairs whose responses have images (category "gen"): text, image, text against one
+    image; an interleaved response against plain text; a missing image against an image."""
+    stored = {c: store.images.put(_png(c, (64, 48))) for c in ("orange", "purple", "teal")}
+    store.add_images(stored.values())
+    ref = {c: ImageRef(f"out/{c}.png", s.sha256, "ok", s.width, s.height) for c, s in stored.items()}
+
+    def cand(cid: str, *parts) -> Candidate:
+        content = tuple(ResponsePart.of_text(p) if isinstance(p, str) else ResponsePart.of_image(p) for p in parts)
+        item, _, model = cid.partition("/")
+        return Candidate(cid, item, model, render_parts(content), content=content)
+
+    store.add_items([Item(f"g{n}", f"Draw picture {n}.", "gen") for n in range(3)])
+    store.add_candidates(
+        [
+            cand("g0/a", "Here it is:", ref["orange"], "Sorted by size."),
+            cand("g0/b", ref["purple"]),
+            cand("g1/a", ref["teal"], "then", ref["orange"]),
+            Candidate("g1/b", "g1", "b", "Only words, no pictures."),
+            cand("g2/a", ImageRef("out/gone.png", None, "missing", error="not found"), "A sketch."),
+            cand("g2/b", ref["teal"]),
+        ]
+    )
+    store.add_pairs([Pair(f"r{n}", f"g{n}", f"g{n}/a", f"g{n}/b", "test") for n in range(3)])
 
 
 def tasks_by_pair(client, project_id) -> dict[str, dict]:
@@ -210,6 +237,72 @@ def test_push_annotate_pull_round_trip(store, client):
     third = pull(store, client, title)
     assert (third.new, third.updated, third.unchanged) == (0, 0, 8)
     assert snapshot(store) == before
+
+
+@pytest.mark.slow
+def test_response_images_push_annotate_pull(store, client):
+    seed(store)
+    seed_response_images(store)
+    title = _title("img")
+    auth = {"Authorization": f"Token {client.sdk._client_wrapper._tokens_client.api_key}"}
+    # plain-text pairs first: the plain config and tasks
+    r = push(store, client, title, categories=["vqa"])
+    assert client.get_project(r.project_id).label_config.strip() == labeling_config().strip()
+    # then pairs with response images: the project moves to the config that shows them
+    r = push(store, client, title)
+    # uploaded now: the prompt image of p2 and the three response images
+    assert (r.project_created, r.selected, r.already, r.pushed, r.images_uploaded) == (False, 8, 3, 5, 1 + 3)
+    assert "1 pair has response images missing or corrupt at ingest" in " ".join(r.warnings)
+    xml = client.get_project(r.project_id).label_config
+    assert xml.strip() == labeling_config(response_images=True).strip() and has_response_images(xml)
+    images = [o for o in LabelInterface(xml).objects if o.tag == "Image"]
+    assert sorted(o.value for o in images) == [
+        "$image",
+        "$response_a_images[{{idx}}].image",
+        "$response_b_images[{{idx}}].image",
+    ]
+
+    tasks = tasks_by_pair(client, r.project_id)
+    assert {tasks[p]["data"]["left"] for p in ("r0", "r1", "r2")} == {"first", "second"}
+    for pid in ("r0", "r1", "r2"):
+        d = tasks[pid]["data"]
+        for shown, field in (("left_id", "response_a_images"), ("right_id", "response_b_images")):
+            (cand,) = store.candidates(ids=[d[shown]])
+            want = [store.image_path(im.sha256).read_bytes() for im in cand.images if im.status == "ok"]
+            got = []
+            for entry in d[field]:
+                answer = httpx.get(client.url + entry["image"], headers=auth)
+                assert answer.status_code == 200 and answer.headers["content-type"] == "image/png"
+                got.append(answer.content)
+            assert got == want, (pid, field)  # both sides' images, in order, left as shown
+    r1 = tasks["r1"]["data"]  # left: the interleaved response
+    assert r1["left"] == "first" and [e["text"] for e in r1["response_a_images"]] == ["", "then"]
+    assert (r1["response_a"], r1["response_b"], r1["response_b_images"]) == ("", "Only words, no pictures.", [])
+    r2 = tasks["r2"]["data"]  # the missing image is a marker in the text
+    assert r2["left"] == "second" and r2["response_b"] == "[image not available: out/gone.png]\n\nA sketch."
+    assert tasks["p2"]["data"]["response_a_images"] == []  # plain text pushed into the image project
+    assert "response_a_images" not in tasks["p0"]["data"]  # pushed before, untouched
+
+    # annotated in Label Studio as an annotator would, pulled back to stored order
+    alice = ls_user(client, "alice@example.com")
+    plan = {
+        "r0": ("correct", "incorrect", "first"),
+        "r1": ("incorrect", "correct", "second"),
+        "r2": ("unsure", "correct", "tie"),
+        "p0": ("correct", "incorrect", "second"),
+    }
+    for pid, (cf, cs, pref) in plan.items():
+        t = tasks[pid]
+        client.sdk.annotations.create(
+            id=t["id"], result=result_as_seen(t["data"]["left"], cf, cs, pref, f"why {pid}"), completed_by=alice
+        )
+    got = pull(store, client, title)
+    assert (got.new, got.updated, got.unchanged) == (4, 0, 0)
+    for pid, want in plan.items():
+        lb = store.get_label(pid, "alice@example.com")
+        assert (lb.correctness_first, lb.correctness_second, lb.preference, lb.rationale) == (*want, f"why {pid}")
+    again = push(store, client, title)
+    assert (again.already, again.pushed, again.images_uploaded) == (8, 0, 0)
 
 
 def test_interrupted_push_is_completed_by_running_it_again(sqlite_store, client, monkeypatch):
