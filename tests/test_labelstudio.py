@@ -248,6 +248,20 @@ def test_response_images_push_annotate_pull(store, client):
     # plain-text pairs first: the plain config and tasks
     r = push(store, client, title, categories=["vqa"])
     assert client.get_project(r.project_id).label_config.strip() == labeling_config().strip()
+    alice = ls_user(client, "alice@example.com")
+    plan = {
+        "p0": ("correct", "incorrect", "second"),  # labelled before the project shows response images
+        "r0": ("correct", "incorrect", "first"),
+        "r1": ("incorrect", "correct", "second"),
+        "r2": ("unsure", "correct", "tie"),
+    }
+
+    def annotate(pid: str, task: dict) -> None:
+        cf, cs, pref = plan[pid]
+        result = result_as_seen(task["data"]["left"], cf, cs, pref, f"why {pid}")
+        client.sdk.annotations.create(id=task["id"], result=result, completed_by=alice)
+
+    annotate("p0", tasks_by_pair(client, r.project_id)["p0"])
     # then pairs with response images: the project moves to the config that shows them
     r = push(store, client, title)
     # uploaded now: the prompt image of p2 and the three response images
@@ -284,18 +298,8 @@ def test_response_images_push_annotate_pull(store, client):
     assert "response_a_images" not in tasks["p0"]["data"]  # pushed before, untouched
 
     # annotated in Label Studio as an annotator would, pulled back to stored order
-    alice = ls_user(client, "alice@example.com")
-    plan = {
-        "r0": ("correct", "incorrect", "first"),
-        "r1": ("incorrect", "correct", "second"),
-        "r2": ("unsure", "correct", "tie"),
-        "p0": ("correct", "incorrect", "second"),
-    }
-    for pid, (cf, cs, pref) in plan.items():
-        t = tasks[pid]
-        client.sdk.annotations.create(
-            id=t["id"], result=result_as_seen(t["data"]["left"], cf, cs, pref, f"why {pid}"), completed_by=alice
-        )
+    for pid in ("r0", "r1", "r2"):
+        annotate(pid, tasks[pid])
     got = pull(store, client, title)
     assert (got.new, got.updated, got.unchanged) == (4, 0, 0)
     for pid, want in plan.items():
