@@ -20,7 +20,7 @@ from annotate.labelstudio.pull import AnnotationProblem, pull
 from annotate.labelstudio.push import left_side, push
 from curate.errors import MmrbError
 from curate.model import Annotator, Assignment, Candidate, ImageRef, Item, Pair, ResponsePart, render_parts
-from tests.support.labelstudio_server import DOCUMENT_ROOT, label_studio_fixture
+from tests.support.labelstudio_server import DOCUMENT_ROOT, PASSWORD, USERNAME, label_studio_fixture
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.labelstudio
@@ -307,6 +307,51 @@ def test_response_images_push_annotate_pull(store, client):
         assert (lb.correctness_first, lb.correctness_second, lb.preference, lb.rationale) == (*want, f"why {pid}")
     again = push(store, client, title)
     assert (again.already, again.pushed, again.images_uploaded) == (8, 0, 0)
+
+
+# the images Label Studio's page shows: each one's place, size and middle pixel (read back from a canvas)
+_SHOWN_IMAGES = """() => [...document.querySelectorAll('img')]
+ .filter(i => i.complete && i.naturalWidth === 64).map(i => {
+  const c = document.createElement('canvas'); c.width = i.naturalWidth; c.height = i.naturalHeight;
+  const g = c.getContext('2d'); g.drawImage(i, 0, 0);
+  const r = i.getBoundingClientRect();
+  return {x: r.x, y: r.y, width: r.width, rgb: [...g.getImageData(32, 24, 1, 1).data.slice(0, 3)]};
+})"""
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_label_studio_page_shows_response_images_side_by_side(sqlite_store, client):
+    from playwright.sync_api import sync_playwright
+
+    from tests.support.streamlit_server import CHROMIUM, CHROMIUM_ARGS
+
+    seed_response_images(sqlite_store)
+    r = push(sqlite_store, client, _title("page"))
+    task = tasks_by_pair(client, r.project_id)["r0"]
+    assert task["data"]["left"] == "second"  # A: g0/b (purple); B: g0/a (text, orange, text)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(client.url + "/user/login")
+            page.fill("input[name=email]", USERNAME)
+            page.fill("input[name=password]", PASSWORD)
+            page.click("button[type=submit]")
+            page.wait_for_url(lambda url: "/user/login" not in url)
+            page.goto(f"{client.url}/projects/{r.project_id}/data?task={task['id']}")
+            page.wait_for_function(f"() => ({_SHOWN_IMAGES})().length === 2", timeout=60_000)
+            left, right = sorted(page.evaluate(_SHOWN_IMAGES), key=lambda i: i["x"])
+            above, below = (
+                page.locator(".lsf-richtext__line", has_text=t).bounding_box()
+                for t in ("Here it is:", "Sorted by size.")
+            )
+        finally:
+            browser.close()
+    assert left["rgb"] == [128, 0, 128] and right["rgb"] == [255, 165, 0]  # purple on the left
+    assert left["x"] + left["width"] <= right["x"] and abs(left["width"] - right["width"]) < 1  # same size
+    assert above is not None and below is not None
+    assert above["y"] < right["y"] < below["y"]  # B reads text, image, text in order
 
 
 def test_interrupted_push_is_completed_by_running_it_again(sqlite_store, client, monkeypatch):
