@@ -414,6 +414,20 @@ def test_local_files_storage_serves_the_image_folder(sqlite_store, client, tmp_p
         push(sqlite_store, client, _title("lf2"), images="local-files", document_root=str(tmp_path / "elsewhere"))
 
 
+def test_response_images_served_from_local_files(sqlite_store, client):
+    seed_response_images(sqlite_store)
+    r = push(sqlite_store, client, _title("lfr"), images="local-files", document_root=DOCUMENT_ROOT)
+    assert r.images_uploaded == 0
+    auth = {"Authorization": f"Token {client.sdk._client_wrapper._tokens_client.api_key}"}
+    d = tasks_by_pair(client, r.project_id)["r1"]["data"]
+    (interleaved,) = sqlite_store.candidates(ids=[d["left_id"]])
+    urls = [e["image"] for e in d["response_a_images"]]
+    assert all(u.startswith("/data/local-files/?d=") for u in urls) and len(urls) == 2
+    assert [httpx.get(client.url + u, headers=auth).content for u in urls] == [
+        sqlite_store.image_path(im.sha256).read_bytes() for im in interleaved.images
+    ]
+
+
 # -- errors: each one clear, and the store unchanged ------------------------------------
 @pytest.fixture
 def pulled(store, client):

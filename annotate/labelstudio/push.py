@@ -23,6 +23,8 @@ Images reach Label Studio either uploaded (files go to a companion project's upl
 named by content hash so a second push reuses them; Label Studio accepts direct file uploads
 only into projects with a single data field) or through a Local Files storage attached to
 the project and covering the image folder (Label Studio serves local files only then).
+Response images go the same way as prompt images (never as data URLs inlined in the task: a
+generated 1024x1024 image would make each task megabytes, and a shared image is stored once).
 """
 
 from __future__ import annotations
