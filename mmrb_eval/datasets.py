@@ -33,7 +33,7 @@ from curate.formats import Layout, detect_layout, mm_rlhf, mmrb, mmrb2, triplets
 from curate.formats import vlrewardbench as vlrb
 from curate.formats.fields import Fields, parse_rows
 from curate.formats.reader import Row, load_rows
-from curate.judging.records import RunDataset
+from curate.judging.records import RunDataset, TaskPart
 from curate.sides import from_letter
 
 from .records import EvalPair
@@ -89,6 +89,34 @@ def _images(value: Any, base: Path) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _local(s: str, base: Path) -> str:
+    return s if "://" in s or s.startswith("data:") or Path(s).is_absolute() else str(base / s)
+
+
+def mmrb2_parts(r: mmrb2.Mmrb2Response, base: Path) -> tuple[TaskPart, ...]:
+    """An MMRB2 response's parts for the judge, its images beside the file (as the
+    benchmark's evaluate.py finds them); a text-only response has none (its text is enough)."""
+    if all(kind == "text" for kind, _ in r.parts):
+        return ()
+    return tuple(
+        TaskPart.of_text(value) if kind == "text" else TaskPart.of_image(_local(value, base)) for kind, value in r.parts
+    )
+
+
+def triplet_parts(parts: Iterable[Any], base: Path) -> tuple[TaskPart, ...]:
+    """A triplet's ``chosen_parts`` / ``rejected_parts`` (curate/formats/triplets.py): images
+    relative to the build folder; an image the build recorded as missing stays missing."""
+    out = []
+    for p in parts:
+        if "text" in p and p.get("text") is not None:
+            out.append(TaskPart.of_text(str(p["text"])))
+        elif p.get("image"):
+            out.append(TaskPart.of_image(_local(str(p["image"]), base)))
+        else:
+            out.append(TaskPart.of_image(str(p.get("missing") or "image"), missing=True))
+    return tuple(out)
+
+
 # -- records -> pairs, per layout ----------------------------------------------------------
 def mmrb_pair(rec: mmrb.MmrbRecord, p: Path) -> EvalPair:
     return EvalPair(
@@ -128,6 +156,8 @@ def mmrb2_pair(rec: mmrb2.Mmrb2Pair, p: Path) -> EvalPair:
         preferred=rec.preferred,
         category=mmrb2.task_of(p),
         source=rec.prompt_source if rec.prompt_source is not None else "mmrb2",
+        first_parts=mmrb2_parts(rec.response_a, p.parent),
+        second_parts=mmrb2_parts(rec.response_b, p.parent),
     )
 
 
@@ -149,6 +179,10 @@ def vlrb_pair(rec: vlrb.VlrbRecord, p: Path) -> EvalPair:
 
 def triplet_pair(rec: triplets.TripletRecord, p: Path) -> EvalPair:
     chosen_first = triplets.chosen_first(rec.id)
+    chosen_parts, rejected_parts = (
+        triplet_parts(rec.chosen_parts, p.parent),
+        triplet_parts(rec.rejected_parts, p.parent),
+    )
     extra = dict(rec.extra)
     # the paths as written: MM-RLHF's categories are keywords found in them
     extra.update({f"{k}_field": v for k, v in (("image", rec.image), ("video", rec.video)) if v is not None})
@@ -163,6 +197,8 @@ def triplet_pair(rec: triplets.TripletRecord, p: Path) -> EvalPair:
         source=rec.source or "",
         group=rec.group or "",
         metadata=extra,
+        first_parts=chosen_parts if chosen_first else rejected_parts,
+        second_parts=rejected_parts if chosen_first else chosen_parts,
     )
 
 
