@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 import io
 import json
-import re
 from pathlib import Path
 
 from PIL import Image
@@ -19,7 +18,7 @@ from curate.model import Annotator, Label
 from tests.ingest_helpers import write_image
 from tests.support.fake_openai import FakeOpenAI, Fault
 from tests.test_evaluate import command
-from tests.test_official_differential import load
+from tests.test_official_differential import load, mmrb2_predictions_of_run
 
 RED, BLUE = (255, 0, 0), (0, 0, 255)
 
@@ -181,29 +180,6 @@ def scripted(req) -> str | Fault:
     }[kind]
 
 
-def predictions_of_run(judgments) -> dict:
-    """A stored run as MMRB2's judge run would have written it (evaluate.py): per pair, per
-    order, the judgements of the answers it could read (api_pairwise_evaluator.py: code
-    fence removed, json_repair, ``better_response``; an answer without one is a failed
-    attempt, left out, as is a failed request)."""
-    import json_repair
-
-    out: dict[str, dict[str, list]] = {}
-    for j in sorted(judgments, key=lambda j: j.sample_index):
-        entry = out.setdefault(j.pair_id, {"forward": [], "reverse": []})
-        if j.outcome == "error" or j.raw is None:
-            continue
-        text = re.sub(r"^```(?:json)?\s*\n?", "", j.raw.strip())
-        text = re.sub(r"\n?```\s*$", "", text.strip())
-        try:
-            parsed = json_repair.loads(text)
-            judgement = parsed["better_response"]
-        except Exception:
-            continue
-        entry[j.order].append({"judgement": judgement, "evaluator": "x"})
-    return out
-
-
 def test_mmrb2_run_from_evaluate_scores_as_compute_accuracy(tmp_path, capsys):
     from curate.store import Store
     from mmrb_eval.datasets import read_dataset
@@ -226,7 +202,7 @@ def test_mmrb2_run_from_evaluate_scores_as_compute_accuracy(tmp_path, capsys):
     finally:
         store.close()
     assert {j.outcome for j in judgments} == {"parsed", "unparsed", "error"}
-    preds = predictions_of_run(judgments)
+    preds = mmrb2_predictions_of_run(judgments)
     gt = json.loads(dataset.read_text())
     mod = load("mmrb2/compute_accuracy.py", "mmrb2_official")
     theirs = mod.compute_task_accuracy(preds, gt, "image")
