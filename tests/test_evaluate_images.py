@@ -221,3 +221,41 @@ def test_mmrb2_run_from_evaluate_scores_as_compute_accuracy(tmp_path, capsys):
     assert theirs.total_evaluated == 2 * 12 - 2 * 3 - 1  # garbage, empty, fail: none; p8 forward: none
     assert ours["not_used"]["no_judgement"] == 4  # garbage and empty, in both orders
     assert read_dataset(dataset)[0].first_parts  # the responses' parts, images beside the file
+
+
+# -- mmrb select on stored pairs -------------------------------------------------------------------
+def test_select_judges_see_the_stored_response_images(store, tmp_path):
+    from curate.llm import Endpoint
+    from curate.selection import judge_verdicts
+
+    write_image(tmp_path / "out/red.png", "red")
+    write_image(tmp_path / "out/blue.png", "blue")
+    rows = [
+        {  # the red image first in g1, second in g2
+            "id": f"g{i}",
+            "prompt": "Draw it red.",
+            "category": "t2i",
+            "response_1": [{"image": f"out/{first}.png"}, "Done."],
+            "response_2": [{"image": f"out/{second}.png"}],
+        }
+        for i, (first, second) in enumerate((("red", "blue"), ("blue", "red")), start=1)
+    ]
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    ingest_pairs(store, path, "generic")
+    pairs = store.pairs()
+    items = {i.id: i for i in store.items()}
+
+    def eye(req) -> str:  # VL-RewardBench's layout: "Answer 1:", its parts, "Answer 2:", its parts
+        one = images_after(user_content(req), "Answer 1:")
+        return f"Overall Judgment: Answer {1 if near(one[0], RED) else 2} is better."
+
+    with FakeOpenAI(eye) as srv:
+        got = judge_verdicts(store, pairs, items, [Endpoint(base_url=srv.url, model="eye", concurrency=2)])
+        assert srv.count() == 4
+    red_side = {}
+    for p in pairs:
+        first = store.candidates(ids=[p.first_id])[0]
+        red_side[p.id] = "first" if "red" in first.text else "second"
+    assert {pid: set(v.values()) for pid, v in got["eye"].items()} == {pid: {s} for pid, s in red_side.items()}
+    assert set(red_side.values()) == {"first", "second"}  # the red image on each side once
