@@ -148,9 +148,15 @@ def judge_output_pair(rec: mmrb.MmrbJudgeOutput, p: Path) -> EvalPair:
 
 
 def mmrb2_pair(rec: mmrb2.Mmrb2Pair, p: Path) -> EvalPair:
+    """A ground-truth pair. With ``prompt_content`` (the files the benchmark's
+    build_from_hf.py writes) the prompt is its text parts, a line apart, and its images,
+    beside the file: the judge sees the prompt's text, then its images (the benchmark
+    interleaves them as written)."""
+    texts = [v.strip() for kind, v in rec.prompt_content if kind == "text" and v.strip()]
     return EvalPair(
         id=rec.id,
-        prompt=rec.prompt,
+        prompt=rec.prompt or "\n".join(texts),
+        images=tuple(_local(v, p.parent) for kind, v in rec.prompt_content if kind == "image"),
         first=mmrb2.render_text(rec.response_a),
         second=mmrb2.render_text(rec.response_b),
         preferred=rec.preferred,

@@ -259,3 +259,31 @@ def test_select_judges_see_the_stored_response_images(store, tmp_path):
         red_side[p.id] = "first" if "red" in first.text else "second"
     assert {pid: set(v.values()) for pid, v in got["eye"].items()} == {pid: {s} for pid, s in red_side.items()}
     assert set(red_side.values()) == {"first", "second"}  # the red image on each side once
+
+
+def test_mmrb2_files_with_the_prompt_show_it_to_the_judge(tmp_path, capsys):
+    # the layout the benchmark's build_from_hf.py writes: prompt_content, images in folders
+    write_image(tmp_path / "input_images/e1_prompt_0.png", "green", (24, 24))
+    write_image(tmp_path / "images/e1_a_0.png", "red", (24, 24))
+    write_image(tmp_path / "images/e1_b_0.png", "blue", (24, 24))
+    pair = {
+        "id": "e1",
+        "prompt_content": [["text", "Make the wall red."], ["image", "input_images/e1_prompt_0.png"]],
+        "prompt_source": "emu_edit",
+        "response_a": {"model_name": "m1", "response_content": [["image", "images/e1_a_0.png"]]},
+        "response_b": {"model_name": "m2", "response_content": [["image", "images/e1_b_0.png"]]},
+        "chosen": "A",
+    }
+    dataset = tmp_path / "edit.json"
+    dataset.write_text(json.dumps({"pairs": [pair]}))
+    with FakeOpenAI(lambda req: '{"better_response": "A"}') as srv:
+        judge = f'name = "j"\nbase_url = "{srv.url}"\nmodel = "m"\ntemplate = "mmrb2"\n'
+        rc, report = evaluate(tmp_path, dataset, judge, "--preset", "mmrb2", capsys=capsys)
+        content = user_content(srv.chat_requests()[0])
+    assert rc == 0 and report["overall"]["correct_n"] == "1/1"
+    shown = [p["text"] if p["type"] == "text" else colour(p["image_url"]["url"]) for p in content]
+    assert shown[0].startswith("You are an expert in image editing quality analysis")
+    assert shown[0].endswith("[ORIGINAL PROMPT TO MODEL:]")
+    assert shown[1] == "Make the wall red." and near(shown[2], (0, 128, 0))
+    assert shown[3] == "[RESPONSE A:]" and near(shown[4], RED)
+    assert shown[5] == "[RESPONSE B:]" and near(shown[6], BLUE) and len(shown) == 7
