@@ -21,7 +21,9 @@ run them side by side with this module):
   text (a run of ``mmrb evaluate``) is re-read as MMRB2's judge run reads it (the JSON
   ``better_response``, mmrb_eval/rules.py); an answer it records no judgement for is left
   out (``not_used.no_judgement``), and its pair is judged, not missing, as in the
-  benchmark's own predictions file.
+  benchmark's own predictions file. Only sample 0 of each order counts: the benchmark's
+  default of one judgement per order (with ``--samples`` K > 1 its run would count the
+  first sample that was answered; here a later sample is never used).
 - ``r1-mmrb``, ``r1-vlrewardbench``, ``r1-mm-rlhf`` (R1-Reward's Multimodal-Reward
   1_get_accuracy.py, VL-Reward-Bench get_acc.py, MM-RLHF-Reward get_acc.py): one judgment
   per row, right only when the chosen response's reward is strictly higher (ties and

@@ -333,3 +333,20 @@ def test_reward_model_requests_carry_the_response_images(sqlite_store, tmp_path)
         assert rm.bodies == []
     finally:
         rm.close()
+
+
+def test_a_template_file_may_hold_a_text_per_category(tmp_path):
+    from curate.errors import InputError
+    from curate.judging.templates import load_template
+
+    f = tmp_path / "mine.toml"
+    f.write_text(
+        'text = "Q {question} A {answer_a} B {answer_b}"\nparser = "mmrb2"\n'
+        '[by_category]\nt2i = "Picture: {question} first {answer_a} second {answer_b}"\n'
+    )
+    t = load_template(f)
+    assert t.render("q", "a", "b", "t2i") == "Picture: q first a second b"
+    assert t.render("q", "a", "b", "edit") == "Q q A a B b"
+    f.write_text('text = "Q {question} A {answer_a} B {answer_b}"\n[by_category]\nt2i = "only {question}"\n')
+    with pytest.raises(InputError, match=r"by_category.t2i.*lacks 2 placeholders"):
+        load_template(f)

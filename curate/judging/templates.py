@@ -537,7 +537,8 @@ BUILTIN_TEMPLATES: dict[str, Template] = {
 
 def load_template(path: str | Path, parser: str | None = None) -> Template:
     """A user template: a text file with the placeholders, or a TOML file with ``text``,
-    ``parser``, optional ``system`` and ``image_first``."""
+    ``parser``, optional ``system``, ``image_first`` and ``by_category`` (a table of texts
+    by category: ``[by_category]`` ``t2i = "..."``)."""
     p = Path(path)
     if not p.exists():
         raise InputError([InputProblem(str(p), None, None, "template file not found")])
@@ -549,23 +550,32 @@ def load_template(path: str | Path, parser: str | None = None) -> Template:
         text = d.get("text")
         if not isinstance(text, str):
             raise InputError([InputProblem(str(p), None, "text", "a template file needs a text string")])
+        texts = d.get("by_category", {})
+        if not isinstance(texts, dict) or not all(isinstance(v, str) for v in texts.values()):
+            raise InputError([InputProblem(str(p), None, "by_category", "expected a table of texts by category")])
         t = Template(
-            p.stem, text, parser or d.get("parser", "brackets"), d.get("system"), bool(d.get("image_first", False))
+            p.stem,
+            text,
+            parser or d.get("parser", "brackets"),
+            d.get("system"),
+            bool(d.get("image_first", False)),
+            tuple(texts.items()),
         )
     else:
         t = Template(p.stem, p.read_text(encoding="utf-8"), parser or "brackets")
-    missing = [ph for ph in PLACEHOLDERS if ph not in t.text]
-    if missing:
-        raise InputError(
-            [
-                InputProblem(
-                    str(p),
-                    None,
-                    "text",
-                    f"template lacks {plural(len(missing), 'placeholder')}: {', '.join(missing)}",
-                )
-            ]
-        )
+    for field, body in (("text", t.text), *((f"by_category.{c}", x) for c, x in t.by_category)):
+        missing = [ph for ph in PLACEHOLDERS if ph not in body]
+        if missing:
+            raise InputError(
+                [
+                    InputProblem(
+                        str(p),
+                        None,
+                        field,
+                        f"template lacks {plural(len(missing), 'placeholder')}: {', '.join(missing)}",
+                    )
+                ]
+            )
     try:
         get_parser(t.parser)
     except ValueError as e:
