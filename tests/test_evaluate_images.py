@@ -283,7 +283,7 @@ def test_mmrb2_files_with_the_prompt_show_it_to_the_judge(tmp_path, capsys):
     assert rc == 0 and report["overall"]["correct_n"] == "1/1"
     shown = [p["text"] if p["type"] == "text" else colour(p["image_url"]["url"]) for p in content]
     assert shown[0].startswith("You are an expert in image editing quality analysis")
-    assert shown[0].endswith("[ORIGINAL PROMPT TO MODEL:]")
-    assert shown[1] == "Make the wall red." and near(shown[2], (0, 128, 0))
-    assert shown[3] == "[RESPONSE A:]" and near(shown[4], RED)
-    assert shown[5] == "[RESPONSE B:]" and near(shown[6], BLUE) and len(shown) == 7
+    assert shown[1] == "[ORIGINAL PROMPT TO MODEL:]"
+    assert shown[2] == "Make the wall red." and near(shown[3], (0, 128, 0))
+    assert shown[4] == "[RESPONSE A:]" and near(shown[5], RED)
+    assert shown[6] == "[RESPONSE B:]" and near(shown[7], BLUE) and len(shown) == 8

@@ -234,8 +234,20 @@ def test_mmrb2_template_picks_the_task_prompt_and_the_benchmarks_layout():
         [TaskPart.of_image("b.png")],
         "edit",
     )
-    assert out[0].value == MMRB2_TEXTS["edit"] + "\n[ORIGINAL PROMPT TO MODEL:]"
-    assert parts_text(out[1:]) == ["Make it blue", "<in.png>", "[RESPONSE A:]", "<a.png>", "[RESPONSE B:]", "<b.png>"]
+    assert out[0].value == MMRB2_TEXTS["edit"]  # the benchmark's text exactly, a part of its own
+    assert parts_text(out[1:]) == [
+        "[ORIGINAL PROMPT TO MODEL:]",
+        "Make it blue",
+        "<in.png>",
+        "[RESPONSE A:]",
+        "<a.png>",
+        "[RESPONSE B:]",
+        "<b.png>",
+    ]
+    # as a text (a plain-text pair), the part break reads as a newline
+    assert t.render("q", "x", "y", "edit") == MMRB2_TEXTS["edit"] + (
+        "\n[ORIGINAL PROMPT TO MODEL:]\nq\n[RESPONSE A:]\nx\n[RESPONSE B:]\ny"
+    )
     # the per-task texts are part of a run's identity
     assert (
         hashlib.sha256(t.digest_text.encode()).hexdigest()
@@ -350,3 +362,10 @@ def test_a_template_file_may_hold_a_text_per_category(tmp_path):
     f.write_text('text = "Q {question} A {answer_a} B {answer_b}"\n[by_category]\nt2i = "only {question}"\n')
     with pytest.raises(InputError, match=r"by_category.t2i.*lacks 2 placeholders"):
         load_template(f)
+
+
+def test_a_part_break_cuts_literal_text_into_parts():
+    t = Template("t", "Judge well.\f[Q]\n{question}\n[A]\n{answer_a}\n[B]\n{answer_b}", "brackets")
+    out = t.render_parts("q", [], [TaskPart.of_image("a")], [TaskPart.of_image("b")])
+    assert parts_text(out) == ["Judge well.", "[Q]", "q", "[A]", "<a>", "[B]", "<b>"]
+    assert t.render("q", "x", "y") == "Judge well.\n[Q]\nq\n[A]\nx\n[B]\ny"

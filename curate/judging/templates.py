@@ -15,6 +15,10 @@ B, text and images in their own order. So the template's own words around a plac
 which images belong to which response: with ``mmrb``, "[The Start of Assistant A's Answer]",
 A's parts, "[The End of Assistant A's Answer]", and so on.
 
+A form feed (``\f``, ``PART_BREAK``) in a template's text cuts a piece of literal text into
+two text parts there (MMRB2 sends its judge prompt and the first header as two); in a text
+rendering it reads as a newline.
+
 A template may hold one text per task (``by_category``, e.g. MMRB2's four judge prompts);
 a pair of another category gets ``text``.
 """
@@ -32,6 +36,7 @@ from .parsing import get_parser
 from .records import TaskPart
 
 PLACEHOLDERS = ("{question}", "{answer_a}", "{answer_b}")
+PART_BREAK = "\f"  # cuts literal text into two parts (a newline in a text rendering)
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,7 @@ class Template:
 
     def render(self, question: str, answer_a: str, answer_b: str, category: str = "") -> str:
         out = self.text_for(category)
+        out = out.replace(PART_BREAK, "\n")
         for ph, value in zip(PLACEHOLDERS, (question, answer_a, answer_b), strict=True):
             out = out.replace(ph, value)
         return out
@@ -71,7 +77,7 @@ class Template:
         }
         out: list[TaskPart] = list(images) if self.image_first else []
         for piece in _split(self.text_for(category)):
-            out += slots[piece] if piece in slots else [TaskPart.of_text(piece.strip())]
+            out += slots[piece] if piece in slots else [TaskPart.of_text(x.strip()) for x in piece.split(PART_BREAK)]
         return [p for p in out if p.kind == "image" or p.value.strip()]
 
     @property
@@ -178,9 +184,9 @@ RATINGS_TEXT = (
 # reasoning, also used for text). api_pairwise_evaluator.py sends one user turn of parts:
 # the prompt, "[ORIGINAL PROMPT TO MODEL:]", the prompt's text and images, "[RESPONSE A:]",
 # A's parts, "[RESPONSE B:]", B's parts; the template below gives the same parts (each
-# literal piece trimmed, see the module's docstring), except that the judge prompt and the
-# first header are one text part, a newline apart. The answer is JSON with
-# "better_response" (parsing.parse_mmrb2).
+# literal piece trimmed, see the module's docstring), except that the prompt's text parts
+# are one part, a line apart, with its images after them (the benchmark interleaves them as
+# its files write them). The answer is JSON with "better_response" (parsing.parse_mmrb2).
 MMRB2_IMAGE_TEXT = (
     "You are an expert in multimodal quality analysis and generative AI evaluation. Your role is to "
     "act as an objective judge for comparing two AI-generated responses to the same prompt. You "
@@ -512,7 +518,9 @@ MMRB2_REASONING_TEXT = (
     "}"
 )
 
-MMRB2_LAYOUT = "\n[ORIGINAL PROMPT TO MODEL:]\n{question}\n[RESPONSE A:]\n{answer_a}\n[RESPONSE B:]\n{answer_b}"
+MMRB2_LAYOUT = (
+    PART_BREAK + "[ORIGINAL PROMPT TO MODEL:]\n{question}\n[RESPONSE A:]\n{answer_a}\n[RESPONSE B:]\n{answer_b}"
+)
 MMRB2_TEXTS = {
     "t2i": MMRB2_IMAGE_TEXT,
     "edit": MMRB2_EDIT_TEXT,
