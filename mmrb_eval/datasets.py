@@ -150,9 +150,13 @@ def judge_output_pair(rec: mmrb.MmrbJudgeOutput, p: Path) -> EvalPair:
 def mmrb2_pair(rec: mmrb2.Mmrb2Pair, p: Path) -> EvalPair:
     """A ground-truth pair. With ``prompt_content`` (the files the benchmark's
     build_from_hf.py writes) the prompt is its text parts, a line apart, and its images,
-    beside the file: the judge sees the prompt's text, then its images (the benchmark
-    interleaves them as written)."""
+    beside the file; a judge of a pair with image responses sees them interleaved as
+    written (``prompt_parts``)."""
     texts = [v.strip() for kind, v in rec.prompt_content if kind == "text" and v.strip()]
+    prompt_parts = tuple(
+        TaskPart.of_text(v) if kind == "text" else TaskPart.of_image(_local(v, p.parent))
+        for kind, v in rec.prompt_content
+    )
     return EvalPair(
         id=rec.id,
         prompt=rec.prompt or "\n".join(texts),
@@ -164,6 +168,7 @@ def mmrb2_pair(rec: mmrb2.Mmrb2Pair, p: Path) -> EvalPair:
         source=rec.prompt_source if rec.prompt_source is not None else "mmrb2",
         first_parts=mmrb2_parts(rec.response_a, p.parent),
         second_parts=mmrb2_parts(rec.response_b, p.parent),
+        prompt_parts=prompt_parts if any(kind == "image" for kind, _ in rec.prompt_content) else (),
     )
 
 

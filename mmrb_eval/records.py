@@ -33,6 +33,7 @@ class EvalPair:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     first_parts: tuple[TaskPart, ...] = ()
     second_parts: tuple[TaskPart, ...] = ()
+    prompt_parts: tuple[TaskPart, ...] = ()  # the prompt interleaved as written (MMRB2)
 
     @property
     def prompt_group(self) -> str:
@@ -56,4 +57,5 @@ class EvalPair:
             self.first_parts,
             self.second_parts,
             self.category,
+            self.prompt_parts,
         )

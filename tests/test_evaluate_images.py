@@ -262,13 +262,19 @@ def test_select_judges_see_the_stored_response_images(store, tmp_path):
 
 
 def test_mmrb2_files_with_the_prompt_show_it_to_the_judge(tmp_path, capsys):
+    from mmrb_eval.datasets import read_dataset
+
     # the layout the benchmark's build_from_hf.py writes: prompt_content, images in folders
     write_image(tmp_path / "input_images/e1_prompt_0.png", "green", (24, 24))
     write_image(tmp_path / "images/e1_a_0.png", "red", (24, 24))
     write_image(tmp_path / "images/e1_b_0.png", "blue", (24, 24))
     pair = {
         "id": "e1",
-        "prompt_content": [["text", "Make the wall red."], ["image", "input_images/e1_prompt_0.png"]],
+        "prompt_content": [
+            ["text", "Make the wall red."],
+            ["image", "input_images/e1_prompt_0.png"],
+            ["text", "Keep the door."],
+        ],
         "prompt_source": "emu_edit",
         "response_a": {"model_name": "m1", "response_content": [["image", "images/e1_a_0.png"]]},
         "response_b": {"model_name": "m2", "response_content": [["image", "images/e1_b_0.png"]]},
@@ -284,6 +290,11 @@ def test_mmrb2_files_with_the_prompt_show_it_to_the_judge(tmp_path, capsys):
     shown = [p["text"] if p["type"] == "text" else colour(p["image_url"]["url"]) for p in content]
     assert shown[0].startswith("You are an expert in image editing quality analysis")
     assert shown[1] == "[ORIGINAL PROMPT TO MODEL:]"
-    assert shown[2] == "Make the wall red." and near(shown[3], (0, 128, 0))
-    assert shown[4] == "[RESPONSE A:]" and near(shown[5], RED)
-    assert shown[6] == "[RESPONSE B:]" and near(shown[7], BLUE) and len(shown) == 8
+    # the prompt's parts in its own order, then each response's
+    assert shown[2] == "Make the wall red." and near(shown[3], (0, 128, 0)) and shown[4] == "Keep the door."
+    assert shown[5] == "[RESPONSE A:]" and near(shown[6], RED)
+    assert shown[7] == "[RESPONSE B:]" and near(shown[8], BLUE) and len(shown) == 9
+    pair = read_dataset(dataset)[0]
+    assert pair.prompt == "Make the wall red.\nKeep the door." and pair.images == (
+        str(tmp_path / "input_images/e1_prompt_0.png"),
+    )

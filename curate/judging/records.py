@@ -56,6 +56,9 @@ class JudgeTask:
     first_parts: tuple[TaskPart, ...] = ()
     second_parts: tuple[TaskPart, ...] = ()
     category: str = ""
+    # the prompt's text and images interleaved as its source writes them (MMRB2's prompt_content);
+    # empty: ``prompt`` and then ``images``. Its images are ``images`` too.
+    prompt_parts: tuple[TaskPart, ...] = ()
 
     @property
     def has_response_images(self) -> bool:

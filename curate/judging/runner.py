@@ -232,8 +232,11 @@ def build_messages(
     if task.has_response_images:
         parts_a, parts_b = shown_pair(task.parts("first"), task.parts("second"), first_shown)
         content: list[dict[str, Any]] = []
-        prompt_images = [TaskPart.of_image(i) for i in shown_images]
-        for part in template.render_parts(task.prompt, prompt_images, parts_a, parts_b, task.category):
+        question, prompt_images = task.prompt, [TaskPart.of_image(i) for i in shown_images]
+        if task.prompt_parts and not template.image_first:  # the prompt interleaved as written
+            question = ""
+            prompt_images = [p for p in task.prompt_parts if p.kind == "text" or p.value in image_urls]
+        for part in template.render_parts(question, prompt_images, parts_a, parts_b, task.category):
             if part.kind == "text":
                 content.append({"type": "text", "text": part.value})
             elif not part.missing and part.value in image_urls:

@@ -69,7 +69,8 @@ class Template:
         """The user turn as parts (see the module's docstring): literal text between the
         placeholders, the prompt's text and images at ``{question}`` (the images first in the
         turn with ``image_first``), each response's parts at its placeholder. Empty texts
-        are left out."""
+        are left out. ``images`` may hold text parts too: a prompt interleaved as written
+        goes there whole, with an empty ``question``."""
         slots: dict[str, list[TaskPart]] = {
             "{question}": [TaskPart.of_text(question), *([] if self.image_first else images)],
             "{answer_a}": list(answer_a),
@@ -184,9 +185,9 @@ RATINGS_TEXT = (
 # reasoning, also used for text). api_pairwise_evaluator.py sends one user turn of parts:
 # the prompt, "[ORIGINAL PROMPT TO MODEL:]", the prompt's text and images, "[RESPONSE A:]",
 # A's parts, "[RESPONSE B:]", B's parts; the template below gives the same parts (each
-# literal piece trimmed, see the module's docstring), except that the prompt's text parts
-# are one part, a line apart, with its images after them (the benchmark interleaves them as
-# its files write them). The answer is JSON with "better_response" (parsing.parse_mmrb2).
+# literal piece trimmed, see the module's docstring; the prompt's parts as its file writes
+# them, JudgeTask.prompt_parts). The answer is JSON with "better_response"
+# (parsing.parse_mmrb2).
 MMRB2_IMAGE_TEXT = (
     "You are an expert in multimodal quality analysis and generative AI evaluation. Your role is to "
     "act as an objective judge for comparing two AI-generated responses to the same prompt. You "
