@@ -11,6 +11,8 @@ import io
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 from curate.errors import MmrbError
@@ -369,3 +371,43 @@ def test_a_part_break_cuts_literal_text_into_parts():
     out = t.render_parts("q", [], [TaskPart.of_image("a")], [TaskPart.of_image("b")])
     assert parts_text(out) == ["Judge well.", "[Q]", "q", "[A]", "<a>", "[B]", "<b>"]
     assert t.render("q", "x", "y") == "Judge well.\n[Q]\nq\n[A]\nx\n[B]\ny"
+
+
+PART = st.one_of(
+    st.builds(TaskPart.of_text, st.text(min_size=0, max_size=8)),
+    st.builds(TaskPart.of_image, st.sampled_from(["i1.png", "i2.png", "i3.png", "gone.png"])),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(PART, max_size=5),
+    st.lists(PART, max_size=5),
+    st.lists(st.sampled_from(["p1.png", "p2.png"]), max_size=2),
+    st.sampled_from(sorted(BUILTIN_TEMPLATES)),
+    st.sampled_from(["forward", "reverse"]),
+)
+def test_every_image_is_sent_once_in_place_whatever_the_parts(first, second, prompt_images, name, order):
+    """Whatever the parts, the message shows the prompt's images, then the response shown as A's
+    images in order, then B's (R1-Reward's template: the prompt's images first too); a missing
+    image is its marker in place."""
+    from curate.judging.runner import build_messages
+    from curate.sides import shown_first, shown_pair
+
+    first = [*first, TaskPart.of_image("i1.png")]  # a task with response images
+    task = JudgeTask("p", "q?", "x", "y", tuple(prompt_images), tuple(first), tuple(second))
+    urls = {n: f"data:image/png;base64,{n}" for n in ("p1.png", "p2.png", "i1.png", "i2.png", "i3.png")}
+    messages, text = build_messages(BUILTIN_TEMPLATES[name], task, order, urls)
+    content = messages[-1]["content"]
+    a, b = shown_pair(task.parts("first"), task.parts("second"), shown_first(order))
+    sent = [p["image_url"]["url"].split(",")[1] for p in content if p["type"] == "image_url"]
+    expected = [*prompt_images, *(x.value for x in (*a, *b) if x.kind == "image" and x.value != "gone.png")]
+    assert sent == expected
+    markers = [p["text"] for p in content if p["type"] == "text" and p["text"].startswith("[image not available")]
+    assert len(markers) == sum(1 for x in (*a, *b) if x.value == "gone.png" and x.kind == "image")
+    # the text of each part is there as it is (blank ones left out), A's before B's
+    texts = [p["text"] for p in content if p["type"] == "text"]
+    shown_texts = [x.value for x in (*a, *b) if x.kind == "text" and x.value.strip()]
+    it = iter(texts)
+    assert all(any(t == s for t in it) for s in shown_texts)
+    assert text == BUILTIN_TEMPLATES[name].render("q?", *shown_pair("x", "y", shown_first(order)))
