@@ -34,6 +34,7 @@ from curate.formats import vlrewardbench as vlrb
 from curate.formats.fields import Fields, parse_rows
 from curate.formats.reader import Row, load_rows
 from curate.judging.records import RunDataset, TaskPart
+from curate.llm import encode_image
 from curate.sides import from_letter
 
 from .records import EvalPair
@@ -105,11 +106,14 @@ def mmrb2_parts(r: mmrb2.Mmrb2Response, base: Path) -> tuple[TaskPart, ...]:
 
 def triplet_parts(parts: Iterable[Any], base: Path) -> tuple[TaskPart, ...]:
     """A triplet's ``chosen_parts`` / ``rejected_parts`` (curate/formats/triplets.py): images
-    relative to the build folder; an image the build recorded as missing stays missing."""
+    relative to the build folder, or embedded (a data URL, downscaled when sent as files
+    are); an image the build recorded as missing stays missing."""
     out = []
     for p in parts:
         if "text" in p and p.get("text") is not None:
             out.append(TaskPart.of_text(str(p["text"])))
+        elif p.get("bytes"):  # embedded (the build's Parquet file): sent as it is stored
+            out.append(TaskPart.of_image(encode_image(p["bytes"], None)))
         elif p.get("image"):
             out.append(TaskPart.of_image(_local(str(p["image"]), base)))
         else:

@@ -120,6 +120,24 @@ def test_evaluate_on_built_triplets_shows_the_judge_both_response_images(store, 
     firsts = [near(images_after(user_content(r), "[The Start of Assistant A's Answer]")[0], RED) for r in reqs]
     assert firsts.count(True) == firsts.count(False) == 4
 
+    # the build's Parquet file embeds the images: they are sent from it (large ones downscaled)
+    from curate.build.export import PARQUET
+
+    with FakeOpenAI(by_colour) as srv:
+        rc, report = evaluate(
+            tmp_path,
+            out / PARQUET,
+            f'name = "eye"\nbase_url = "{srv.url}"\nmodel = "m"\ntemplate = "mmrb"\nmax_image_side = 16\n',
+            "--order",
+            "both",
+            capsys=capsys,
+        )
+        reqs = srv.chat_requests()
+    assert rc == 0 and report["overall"]["correct_n"] == "8/8" and len(reqs) == 8
+    urls = [p["image_url"]["url"] for r in reqs for p in user_content(r) if p["type"] == "image_url"]
+    assert len(urls) == 16
+    assert {Image.open(io.BytesIO(base64.b64decode(u.split(",", 1)[1]))).size for u in urls} == {(16, 12)}
+
 
 # -- MMRB2 files ---------------------------------------------------------------------------------
 def mmrb2_dataset(tmp_path: Path, n: int) -> Path:

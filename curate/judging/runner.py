@@ -15,6 +15,7 @@ planned judgment has an answer, else ``incomplete`` with its count of failures.
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import MmrbError
-from ..llm import Completion, Endpoint, LLMClient, count_kinds, image_data_url
+from ..llm import Completion, Endpoint, LLMClient, count_kinds, encode_image, image_data_url
 from ..model import Order
 from ..seeding import hex_hash
 from ..sides import shown_first, shown_pair, stored_pair, verdict_from_letter
@@ -284,15 +285,29 @@ def judgment_from(task: JudgeTask, order: Order, index: int, prompt: str, comp: 
     )
 
 
+def downscaled(url: str, max_side: int | None) -> str:
+    """A base64 data URL of an image larger than ``max_side``, downscaled; any other data
+    URL as it is (``curate.llm.encode_image`` keeps small images byte for byte)."""
+    head, _, body = url.partition(",")
+    if ";base64" not in head:
+        return url
+    try:
+        return encode_image(base64.b64decode(body, validate=True), max_side)
+    except (ValueError, OSError):  # not base64, or not an image pillow reads: sent as given
+        return url
+
+
 def image_urls(task: JudgeTask, max_side: int | None) -> dict[str, str]:
     """Each image of the task that can be shown -> the URL sent: a local file as a data URL,
-    downscaled to ``max_side`` (``curate.llm.image_data_url``); a URL as it is. Missing
-    images are left out."""
+    downscaled to ``max_side`` (``curate.llm.image_data_url``), a data URL downscaled the
+    same way, another URL as it is. Missing images are left out."""
     out: dict[str, str] = {}
     for img in task_images(task):
         if img.missing or img.value in out:
             continue
-        if _remote(img.value):
+        if img.value.startswith("data:"):
+            out[img.value] = downscaled(img.value, max_side)
+        elif _remote(img.value):
             out[img.value] = img.value
         elif Path(img.value).exists():
             out[img.value] = image_data_url(img.value, max_side)
