@@ -48,6 +48,7 @@ from curate.judging.runner import (
     missing_marker,
     require_images,
     task_images,
+    with_response_images,
 )
 from curate.llm import DEFAULT_MAX_RESPONSE_CHARS, RETRY_STATUS, backoff_delay, retry_after_seconds
 from curate.model import Preference, Side
@@ -293,7 +294,7 @@ def run_reward_model(
     retry_errors: bool = True,
     progress: Callable[[int, int], None] | None = None,
 ) -> RunSummary:
-    identity = cfg.identity()
+    identity = with_response_images(cfg.identity(), tasks)
     run_id = run_id or default_run_id(cfg.name, identity, dataset)
     require_response_images(tasks, cfg)
     require_images(tasks, cfg.allow_missing_images)

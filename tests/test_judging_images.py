@@ -411,3 +411,19 @@ def test_every_image_is_sent_once_in_place_whatever_the_parts(first, second, pro
     it = iter(texts)
     assert all(any(t == s for t in it) for s in shown_texts)
     assert text == BUILTIN_TEMPLATES[name].render("q?", *shown_pair("x", "y", shown_first(order)))
+
+
+def test_a_run_that_shows_response_images_is_not_resumed_as_a_text_run(sqlite_store, tmp_path):
+    from curate.judging.runner import default_run_id, with_response_images
+
+    task = image_task(tmp_path)
+    text_task = JudgeTask("p0", task.prompt, task.first, task.second, task.images)  # markers only
+    with FakeOpenAI(lambda req: "[[A]]") as srv:
+        cfg = config(srv.url)
+        run_judge(sqlite_store, [text_task], cfg, run_id="r", dataset=D)
+        with pytest.raises(MmrbError, match=r"different configuration \(response_images\)"):
+            run_judge(sqlite_store, [task], cfg, run_id="r", dataset=D)
+        plain = cfg.identity()
+        assert with_response_images(plain, [text_task]) == plain  # plain-text runs keep their ids
+        shown = with_response_images(plain, [task])
+        assert default_run_id(cfg.name, shown, D) != default_run_id(cfg.name, plain, D)

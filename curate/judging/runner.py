@@ -363,7 +363,7 @@ def run_judge(
     client_factory: Callable[[Endpoint], LLMClient] = LLMClient,
 ) -> RunSummary:
     """Judge every task under the config's order policy; resume a run with the same id."""
-    identity = config.identity()
+    identity = with_response_images(config.identity(), tasks)
     run_id = run_id or default_run_id(config.name, identity, dataset)
     require_images(tasks, config.allow_missing_images)
     ensure_run(store, run_id, purpose=purpose, judge=config.name, identity=identity, dataset=dataset)
@@ -377,6 +377,14 @@ def run_judge(
     execute(store, summary, stored, len(todo), lambda: client_factory(config.endpoint), work)
     planned = [(t.pair_id, o, i) for t in tasks for o, i in plan(t.pair_id, config.order, config.samples, config.seed)]
     return finish_run(store, summary, planned)
+
+
+def with_response_images(identity: dict, tasks: Sequence[JudgeTask]) -> dict:
+    """A run's identity, marked when its responses' images are shown: a run stored before
+    judges saw them (their ``[image: name]`` markers only) is not resumed as if the same."""
+    if any(t.has_response_images for t in tasks):
+        return {**identity, "response_images": "shown"}
+    return identity
 
 
 def require_images(tasks: Sequence[JudgeTask], allow_missing: bool) -> None:
@@ -447,5 +455,6 @@ __all__ = [
     "judgment_writer",
     "pending",
     "require_images",
+    "with_response_images",
     "run_judge",
 ]
