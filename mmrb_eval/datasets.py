@@ -106,14 +106,16 @@ def mmrb2_parts(r: mmrb2.Mmrb2Response, base: Path) -> tuple[TaskPart, ...]:
 
 def triplet_parts(parts: Iterable[Any], base: Path) -> tuple[TaskPart, ...]:
     """A triplet's ``chosen_parts`` / ``rejected_parts`` (curate/formats/triplets.py): images
-    relative to the build folder, or embedded (a data URL, downscaled when sent as files
-    are); an image the build recorded as missing stays missing."""
+    relative to the build folder, or embedded (the Parquet file: its image file in the build
+    folder when there, else a data URL of its bytes, downscaled when sent as files are); an
+    image the build recorded as missing stays missing."""
     out = []
     for p in parts:
         if "text" in p and p.get("text") is not None:
             out.append(TaskPart.of_text(str(p["text"])))
-        elif p.get("bytes"):  # embedded (the build's Parquet file): sent as it is stored
-            out.append(TaskPart.of_image(encode_image(p["bytes"], None)))
+        elif p.get("bytes"):  # embedded (the build's Parquet file, in data/ below the build folder)
+            beside = [q for q in (base / str(p.get("image")), base.parent / str(p.get("image"))) if q.is_file()]
+            out.append(TaskPart.of_image(str(beside[0]) if beside else encode_image(p["bytes"], None)))
         elif p.get("image"):
             out.append(TaskPart.of_image(_local(str(p["image"]), base)))
         else:

@@ -19,9 +19,9 @@ markers). A missing response image follows the prompt images' policy (refused, o
 ``--allow-missing-images`` a text part ``[image not available: NAME]``; the list leaves it
 out).
 
-A request that fails (after retries), an answer
-without a readable score, or a body over ``max_response_chars`` is a judgment with outcome
-``error``: it is never scored, and the run stays incomplete until a rerun resends it.
+A request that fails (after retries), an answer without a readable score, or a body over
+``max_response_chars`` is a judgment with outcome ``error``: it is never scored, and the
+run stays incomplete until a rerun resends it.
 """
 
 from __future__ import annotations

@@ -120,13 +120,26 @@ def test_evaluate_on_built_triplets_shows_the_judge_both_response_images(store, 
     firsts = [near(images_after(user_content(r), "[The Start of Assistant A's Answer]")[0], RED) for r in reqs]
     assert firsts.count(True) == firsts.count(False) == 4
 
-    # the build's Parquet file embeds the images: they are sent from it (large ones downscaled)
+    # the build's Parquet file embeds the images: they are sent from the build folder, or from
+    # the file itself where the folder does not have them (large ones downscaled either way)
+    import shutil
+
     from curate.build.export import PARQUET
+    from mmrb_eval.datasets import read_dataset
+
+    kept = read_dataset(out / PARQUET)
+    assert all(Path(x.value).is_file() for x in kept[0].first_parts if x.kind == "image")
+    alone = tmp_path / "alone" / "test.parquet"
+    alone.parent.mkdir()
+    shutil.copy(out / PARQUET, alone)
+    embedded = read_dataset(alone)
+    assert [x.value[:15] for x in embedded[0].first_parts if x.kind == "image"] == ["data:image/png;"]
+    out_parquet = alone
 
     with FakeOpenAI(by_colour) as srv:
         rc, report = evaluate(
             tmp_path,
-            out / PARQUET,
+            out_parquet,
             f'name = "eye"\nbase_url = "{srv.url}"\nmodel = "m"\ntemplate = "mmrb"\nmax_image_side = 16\n',
             "--order",
             "both",
