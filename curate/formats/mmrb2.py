@@ -135,7 +135,7 @@ def parse(f: Fields, need: Collection[str] = ()) -> Mmrb2Pair | None:
     prompt_content = _parts(f, "prompt_content", f.data["prompt_content"]) if "prompt_content" in f.data else ()
     if f.problems or rid is None or a is None or b is None or prompt_content is None:
         return None
-    return Mmrb2Pair(rid, a, b, "A" if chosen == "A" else "B", prompt or "", source, prompt_content)
+    return Mmrb2Pair(rid, a, b, "A" if chosen == "A" else "B", prompt or "", source, prompt_content=prompt_content)
 
 
 def _response(f: Fields, name: str, need: Collection[str]) -> Mmrb2Response | None:
