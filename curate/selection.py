@@ -251,20 +251,35 @@ def judge_verdicts(
     """Run each judge on the pairs in both orders (resumable judge runs) and read back the
     verdicts: ``FAILED`` for a failed request, ``None`` for an answer without a verdict."""
     from .judging import JudgeTask, get_template
-    from .judging.records import RunDataset
+    from .judging.records import RunDataset, task_parts
     from .judging.runner import JudgeConfig, run_judge
 
     tmpl = get_template(template)
     cands = {c.id: c for c in store.candidates(ids=sorted({x for p in pairs for x in (p.first_id, p.second_id)}))}
     tasks = []
-    known = store.image_paths(ref.sha256 for p in pairs for ref in items[p.item_id].images if ref.sha256)
+    known = store.image_paths(
+        [ref.sha256 for p in pairs for ref in items[p.item_id].images if ref.sha256]
+        + [ref.sha256 for c in cands.values() for ref in c.images if ref.sha256]
+    )
     for p in pairs:
         item = items[p.item_id]
         imgs = []
         for ref in item.images:
             path = known.get(ref.sha256) if ref.sha256 else None
             imgs.append(str(path) if path is not None else ref.source)
-        tasks.append(JudgeTask(p.id, item.prompt, cands[p.first_id].text, cands[p.second_id].text, tuple(imgs)))
+        first, second = cands[p.first_id], cands[p.second_id]
+        tasks.append(
+            JudgeTask(
+                p.id,
+                item.prompt,
+                first.text,
+                second.text,
+                tuple(imgs),
+                task_parts(first.content, known),
+                task_parts(second.content, known),
+                item.category,
+            )
+        )
     out: dict[str, dict[str, dict[str, str | None]]] = {}
     seen: set[str] = set()
     for ep in judges:

@@ -6,7 +6,7 @@ A VLM judge::
     base_url = "https://api.openai.com/v1"
     model = "gpt-4o"
     api_key_env = "OPENAI_API_KEY"
-    template = "mmrb"          # mmrb | vlrewardbench | r1 | ratings | a template file
+    template = "mmrb"          # mmrb | vlrewardbench | r1 | ratings | mmrb2 | a template file
     parser = "brackets"        # optional: override the template's parser (or "regex:...")
     concurrency = 16
     max_response_chars = 200000  # longer (and empty) answers are failed requests, never scored
@@ -24,6 +24,10 @@ A reward model::
     prompt = "{prompt}"
     response = "{response}"
     image = "{image}"
+    response_images = "{response_images}"  # the response's images (data URLs), for image responses
+
+(``{response_content}`` sends the response as OpenAI-style content parts instead; see
+mmrb_eval/reward_model.py.)
 """
 
 from __future__ import annotations

@@ -33,7 +33,8 @@ from curate.formats import Layout, detect_layout, mm_rlhf, mmrb, mmrb2, triplets
 from curate.formats import vlrewardbench as vlrb
 from curate.formats.fields import Fields, parse_rows
 from curate.formats.reader import Row, load_rows
-from curate.judging.records import RunDataset
+from curate.judging.records import RunDataset, TaskPart
+from curate.llm import encode_image
 from curate.sides import from_letter
 
 from .records import EvalPair
@@ -89,6 +90,39 @@ def _images(value: Any, base: Path) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _local(s: str, base: Path) -> str:
+    return s if "://" in s or s.startswith("data:") or Path(s).is_absolute() else str(base / s)
+
+
+def mmrb2_parts(r: mmrb2.Mmrb2Response, base: Path) -> tuple[TaskPart, ...]:
+    """An MMRB2 response's parts for the judge, its images beside the file (as the
+    benchmark's evaluate.py finds them); a text-only response has none (its text is enough)."""
+    if all(kind == "text" for kind, _ in r.parts):
+        return ()
+    return tuple(
+        TaskPart.of_text(value) if kind == "text" else TaskPart.of_image(_local(value, base)) for kind, value in r.parts
+    )
+
+
+def triplet_parts(parts: Iterable[Any], base: Path) -> tuple[TaskPart, ...]:
+    """A triplet's ``chosen_parts`` / ``rejected_parts`` (curate/formats/triplets.py): images
+    relative to the build folder, or embedded (the Parquet file: its image file in the build
+    folder when there, else a data URL of its bytes, downscaled when sent as files are); an
+    image the build recorded as missing stays missing."""
+    out = []
+    for p in parts:
+        if "text" in p and p.get("text") is not None:
+            out.append(TaskPart.of_text(str(p["text"])))
+        elif p.get("bytes"):  # embedded (the build's Parquet file, in data/ below the build folder)
+            beside = [q for q in (base / str(p.get("image")), base.parent / str(p.get("image"))) if q.is_file()]
+            out.append(TaskPart.of_image(str(beside[0]) if beside else encode_image(p["bytes"], None)))
+        elif p.get("image"):
+            out.append(TaskPart.of_image(_local(str(p["image"]), base)))
+        else:
+            out.append(TaskPart.of_image(str(p.get("missing") or "image"), missing=True))
+    return tuple(out)
+
+
 # -- records -> pairs, per layout ----------------------------------------------------------
 def mmrb_pair(rec: mmrb.MmrbRecord, p: Path) -> EvalPair:
     return EvalPair(
@@ -120,14 +154,27 @@ def judge_output_pair(rec: mmrb.MmrbJudgeOutput, p: Path) -> EvalPair:
 
 
 def mmrb2_pair(rec: mmrb2.Mmrb2Pair, p: Path) -> EvalPair:
+    """A ground-truth pair. With ``prompt_content`` (the files the benchmark's
+    build_from_hf.py writes) the prompt is its text parts, a line apart, and its images,
+    beside the file; a judge of a pair with image responses sees them interleaved as
+    written (``prompt_parts``)."""
+    texts = [v.strip() for kind, v in rec.prompt_content if kind == "text" and v.strip()]
+    prompt_parts = tuple(
+        TaskPart.of_text(v) if kind == "text" else TaskPart.of_image(_local(v, p.parent))
+        for kind, v in rec.prompt_content
+    )
     return EvalPair(
         id=rec.id,
-        prompt=rec.prompt,
+        prompt=rec.prompt or "\n".join(texts),
+        images=tuple(_local(v, p.parent) for kind, v in rec.prompt_content if kind == "image"),
         first=mmrb2.render_text(rec.response_a),
         second=mmrb2.render_text(rec.response_b),
         preferred=rec.preferred,
         category=mmrb2.task_of(p),
         source=rec.prompt_source if rec.prompt_source is not None else "mmrb2",
+        first_parts=mmrb2_parts(rec.response_a, p.parent),
+        second_parts=mmrb2_parts(rec.response_b, p.parent),
+        prompt_parts=prompt_parts if any(kind == "image" for kind, _ in rec.prompt_content) else (),
     )
 
 
@@ -149,6 +196,10 @@ def vlrb_pair(rec: vlrb.VlrbRecord, p: Path) -> EvalPair:
 
 def triplet_pair(rec: triplets.TripletRecord, p: Path) -> EvalPair:
     chosen_first = triplets.chosen_first(rec.id)
+    chosen_parts, rejected_parts = (
+        triplet_parts(rec.chosen_parts, p.parent),
+        triplet_parts(rec.rejected_parts, p.parent),
+    )
     extra = dict(rec.extra)
     # the paths as written: MM-RLHF's categories are keywords found in them
     extra.update({f"{k}_field": v for k, v in (("image", rec.image), ("video", rec.video)) if v is not None})
@@ -163,6 +214,8 @@ def triplet_pair(rec: triplets.TripletRecord, p: Path) -> EvalPair:
         source=rec.source or "",
         group=rec.group or "",
         metadata=extra,
+        first_parts=chosen_parts if chosen_first else rejected_parts,
+        second_parts=rejected_parts if chosen_first else chosen_parts,
     )
 
 

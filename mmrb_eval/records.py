@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from curate.judging import JudgeTask
+from curate.judging.records import TaskPart
 from curate.model import Side
 
 
@@ -15,7 +16,9 @@ class EvalPair:
     """A benchmark row in canonical order: ``first``/``second`` and which one is preferred.
 
     ``group`` gathers the pairs of one prompt (Acc+ of MM-RLHF-RewardBench); it defaults to
-    the id itself.
+    the id itself. A response with images also has its parts (``first_parts`` /
+    ``second_parts``; ``first`` / ``second`` are then its text with ``[image: name]``
+    markers), which go to the judge.
     """
 
     id: str
@@ -28,6 +31,9 @@ class EvalPair:
     source: str = ""
     group: str = ""
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    first_parts: tuple[TaskPart, ...] = ()
+    second_parts: tuple[TaskPart, ...] = ()
+    prompt_parts: tuple[TaskPart, ...] = ()  # the prompt interleaved as written (MMRB2)
 
     @property
     def prompt_group(self) -> str:
@@ -42,4 +48,14 @@ class EvalPair:
         return self.second if self.preferred == "first" else self.first
 
     def task(self) -> JudgeTask:
-        return JudgeTask(self.id, self.prompt, self.first, self.second, self.images)
+        return JudgeTask(
+            self.id,
+            self.prompt,
+            self.first,
+            self.second,
+            self.images,
+            self.first_parts,
+            self.second_parts,
+            self.category,
+            self.prompt_parts,
+        )

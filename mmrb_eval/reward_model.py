@@ -1,14 +1,27 @@
 """Scalar reward models behind an HTTP endpoint, compared pair by pair.
 
 Each response of a pair is scored by one POST whose JSON body is built from the
-``request`` template (strings ``{prompt}``, ``{response}``, ``{image}`` = the first image as
-a data URL, and ``{images}`` = all of them as a list, when a string is exactly that), and the
-score is read at ``response_field`` (a dotted path; integers index lists, e.g.
+``request`` template (strings ``{prompt}``, ``{response}``, ``{image}`` = the prompt's first
+image as a data URL, and ``{images}`` = all of them as a list, when a string is exactly
+that), and the score is read at ``response_field`` (a dotted path; integers index lists, e.g.
 ``rewards.0``). The higher score wins; equal scores are a tie, counted as such. Results go
 to the same ``judgments`` table as VLM verdicts (order ``forward``, with both scores), so
-runs resume and rescore the same way. A request that fails (after retries), an answer
-without a readable score, or a body over ``max_response_chars`` is a judgment with outcome
-``error``: it is never scored, and the run stays incomplete until a rerun resends it.
+runs resume and rescore the same way.
+
+A response with images sends them too, through one of two whole-string placeholders:
+``{response_images}``, the response's images as a list of data URLs (downscaled to
+``max_image_side``, in order), or ``{response_content}``, the whole response as
+OpenAI-style content parts (``[{"type": "text", "text": ...}, {"type": "image_url",
+"image_url": {"url": "data:..."}}, ...]``, a plain-text response as one text part). A
+dataset whose responses have images is refused before anything is sent when the request
+names neither (``{response}`` alone would show the reward model only ``[image: name]``
+markers). A missing response image follows the prompt images' policy (refused, or with
+``--allow-missing-images`` a text part ``[image not available: NAME]``; the list leaves it
+out).
+
+A request that fails (after retries), an answer without a readable score, or a body over
+``max_response_chars`` is a judgment with outcome ``error``: it is never scored, and the
+run stays incomplete until a rerun resends it.
 """
 
 from __future__ import annotations
@@ -24,19 +37,24 @@ from typing import Any
 import httpx
 
 from curate.errors import MmrbError
-from curate.judging.records import NO_DATASET, JudgeTask, Judgment, RunDataset
+from curate.judging.records import NO_DATASET, JudgeTask, Judgment, RunDataset, TaskPart
 from curate.judging.runner import (
     RunSummary,
     default_run_id,
     ensure_run,
     execute,
     finish_run,
+    image_urls,
+    missing_marker,
     require_images,
+    task_images,
+    with_response_images,
 )
-from curate.llm import DEFAULT_MAX_RESPONSE_CHARS, RETRY_STATUS, backoff_delay, image_data_url, retry_after_seconds
-from curate.model import Preference
+from curate.llm import DEFAULT_MAX_RESPONSE_CHARS, RETRY_STATUS, backoff_delay, retry_after_seconds
+from curate.model import Preference, Side
 from curate.seeding import hex_hash
 from curate.store import Store
+from curate.wording import plural
 
 
 @dataclass(frozen=True)
@@ -68,6 +86,34 @@ class RewardModelConfig:
         }
 
 
+WHOLE_VALUES = ("{images}", "{response_images}", "{response_content}")  # lists: only a whole string
+RESPONSE_IMAGES = ("{response_images}", "{response_content}")
+
+
+def names_any(template: Any, placeholders: Sequence[str]) -> bool:
+    """Whether a request template holds one of these whole-string placeholders."""
+    if isinstance(template, dict):
+        return any(names_any(v, placeholders) for v in template.values())
+    if isinstance(template, list):
+        return any(names_any(v, placeholders) for v in template)
+    return isinstance(template, str) and template in placeholders
+
+
+def response_values(parts: Sequence[TaskPart], urls: Mapping[str, str]) -> dict[str, list]:
+    """A response's ``response_images`` and ``response_content`` (see the module's docstring)."""
+    images: list[str] = []
+    content: list[dict[str, Any]] = []
+    for p in parts:
+        if p.kind == "text":
+            content.append({"type": "text", "text": p.value})
+        elif not p.missing and p.value in urls:
+            images.append(urls[p.value])
+            content.append({"type": "image_url", "image_url": {"url": urls[p.value]}})
+        else:
+            content.append({"type": "text", "text": missing_marker(p)})
+    return {"response_images": images, "response_content": content}
+
+
 def fill(template: Any, values: Mapping[str, Any]) -> Any:
     """Substitute placeholders in a JSON template (strings only; whole-string list values)."""
     if isinstance(template, dict):
@@ -75,8 +121,8 @@ def fill(template: Any, values: Mapping[str, Any]) -> Any:
     if isinstance(template, list):
         return [fill(v, values) for v in template]
     if isinstance(template, str):
-        if template == "{images}":
-            return list(values.get("images", []))
+        if template in WHOLE_VALUES:
+            return list(values.get(template[1:-1], []))
         out = template
         for k in ("prompt", "response", "image"):
             out = out.replace("{" + k + "}", str(values.get(k, "")))
@@ -176,17 +222,21 @@ async def score_pairs(
     it = iter(todo)
 
     async def one(task: JudgeTask) -> Judgment:
-        urls = []
-        for img in task.images:
-            if "://" in img or img.startswith("data:"):
-                urls.append(img)
-            elif os.path.exists(img):
-                urls.append(await asyncio.to_thread(image_data_url, img, cfg.max_image_side))
+        responses: tuple[tuple[Side, str], ...] = (("first", task.first), ("second", task.second))
+        shown = await asyncio.to_thread(image_urls, task, cfg.max_image_side) if task_images(task) else {}
+        urls = [shown[i] for i in task.images if i in shown]
         bodies = [
             fill(
-                cfg.request, {"prompt": task.prompt, "response": resp, "image": urls[0] if urls else "", "images": urls}
+                cfg.request,
+                {
+                    "prompt": task.prompt,
+                    "response": resp,
+                    "image": urls[0] if urls else "",
+                    "images": urls,
+                    **response_values(task.parts(side), shown),
+                },
             )
-            for resp in (task.first, task.second)
+            for side, resp in responses
         ]
         (s1, raw1, e1), (s2, raw2, e2) = await asyncio.gather(*(client.score(b) for b in bodies))
         raw = json.dumps({"first": raw1, "second": raw2}, ensure_ascii=False)
@@ -222,6 +272,18 @@ def _short(body: Any) -> Any:
     return body
 
 
+def require_response_images(tasks: Sequence[JudgeTask], cfg: RewardModelConfig) -> None:
+    """Refuse a dataset whose responses have images when the request cannot send them."""
+    with_images = [t.pair_id for t in tasks if t.has_response_images]
+    if with_images and not names_any(cfg.request, RESPONSE_IMAGES):
+        raise MmrbError(
+            f"reward model {cfg.name!r}: {plural(len(with_images), 'pair')} ({with_images[0]}"
+            f"{', ...' if len(with_images) > 1 else ''}) {'has' if len(with_images) == 1 else 'have'} responses with "
+            'images, and its [request] sends no response images: add response_images = "{response_images}" '
+            '(a list of data URLs) or response_content = "{response_content}" (OpenAI-style content parts)'
+        )
+
+
 def run_reward_model(
     store: Store,
     tasks: Sequence[JudgeTask],
@@ -232,8 +294,9 @@ def run_reward_model(
     retry_errors: bool = True,
     progress: Callable[[int, int], None] | None = None,
 ) -> RunSummary:
-    identity = cfg.identity()
+    identity = with_response_images(cfg.identity(), tasks)
     run_id = run_id or default_run_id(cfg.name, identity, dataset)
+    require_response_images(tasks, cfg)
     require_images(tasks, cfg.allow_missing_images)
     ensure_run(store, run_id, purpose="evaluate", judge=cfg.name, identity=identity, dataset=dataset)
     stored = store.judgment_outcomes(run_id)

@@ -4,9 +4,11 @@ Presets (mmrb_eval/scoring.py) name these rules; they are kept apart so each can
 beside the script it restates:
 
 - verdict rules re-read a judge's text as the script would: Multimodal RewardBench's
-  ``2_get_accuracy.py`` (``[[A]]`` anywhere -> A, else ``[[B]]`` -> B, else no verdict) and
+  ``2_get_accuracy.py`` (``[[A]]`` anywhere -> A, else ``[[B]]`` -> B, else no verdict),
   VL-RewardBench's ``cal.py`` (its regular expression; any answer number but the rejected
-  response's position counts as agreeing);
+  response's position counts as agreeing) and MMRB2's judge run (the JSON answer's
+  ``better_response``; ``NO_JUDGEMENT`` says which answers it records no judgement for, so
+  that compute_accuracy.py never sees them);
 - groupings put a pair in a reported group: cal.py by the id's prefix, R1-Reward's
   VL-Reward-Bench ``get_acc.py`` by substrings of the id, R1-Reward's MM-RLHF ``get_acc.py``
   by the first keyword found in the image (or video) path. The first and the last are the
@@ -20,7 +22,7 @@ from collections.abc import Callable
 
 from curate.formats import mm_rlhf
 from curate.formats import vlrewardbench as vlrb
-from curate.judging.parsing import vlrb_answer_number
+from curate.judging.parsing import mmrb2_judgement, vlrb_answer_number
 from curate.model import LetterVerdict, Order, Preference, Side
 from curate.sides import other, shown_first, verdict_from_letter
 
@@ -55,10 +57,26 @@ def vlrb_verdict(text: str, preferred: Side, order: Order) -> Preference | None:
     return rejected if n == rejected_shown else preferred
 
 
+def mmrb2_verdict(text: str, preferred: Side, order: Order) -> Preference | None:
+    """MMRB2: "A" or "B" as shown; any other judgement counts in compute_accuracy.py and
+    never equals the ground truth (no verdict)."""
+    value = mmrb2_judgement(text)
+    return verdict_from_letter(value, order) if value == "A" or value == "B" else None
+
+
+def mmrb2_no_judgement(text: str) -> bool:
+    """An answer MMRB2's judge run records no judgement for (no JSON ``better_response``, or
+    an empty one): compute_accuracy.py leaves it out of every count."""
+    return mmrb2_judgement(text) is None
+
+
 VERDICT_RULES: dict[str, Callable[[str, Side, Order], Preference | None]] = {
     "mmrb": mmrb_verdict,
     "vlrewardbench": vlrb_verdict,
+    "mmrb2": mmrb2_verdict,
 }
+# rules under which some answers are no judgement at all: left out, as the script never sees them
+NO_JUDGEMENT: dict[str, Callable[[str], bool]] = {"mmrb2": mmrb2_no_judgement}
 
 # -- groupings -------------------------------------------------------------------------------
 

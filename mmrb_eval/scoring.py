@@ -17,7 +17,13 @@ run them side by side with this module):
   where cal.py divides by zero).
 - ``mmrb2`` (MMRB2 compute_accuracy.py): the first forward and the first reverse judgement
   of each pair each count, the reverse flipped; a judgement that is neither "A" nor "B"
-  (read as unparsed) counts and is wrong; pairs without judgements are left out.
+  (read as unparsed) counts and is wrong; pairs without judgements are left out. A judge's
+  text (a run of ``mmrb evaluate``) is re-read as MMRB2's judge run reads it (the JSON
+  ``better_response``, mmrb_eval/rules.py); an answer it records no judgement for is left
+  out (``not_used.no_judgement``), and its pair is judged, not missing, as in the
+  benchmark's own predictions file. Only sample 0 of each order counts: the benchmark's
+  default of one judgement per order (with ``--samples`` K > 1 its run would count the
+  first sample that was answered; here a later sample is never used).
 - ``r1-mmrb``, ``r1-vlrewardbench``, ``r1-mm-rlhf`` (R1-Reward's Multimodal-Reward
   1_get_accuracy.py, VL-Reward-Bench get_acc.py, MM-RLHF-Reward get_acc.py): one judgment
   per row, right only when the chosen response's reward is strictly higher (ties and
@@ -52,7 +58,7 @@ from curate.sides import shown_first, verdict_from_letter
 from curate.wording import plural
 
 from .records import EvalPair
-from .rules import GROUPINGS, VERDICT_RULES, mmrb_shown, touched_groups
+from .rules import GROUPINGS, NO_JUDGEMENT, VERDICT_RULES, mmrb_shown, touched_groups
 
 if TYPE_CHECKING:  # numpy is imported where the statistics run: `mmrb score --help` reads this module's vocabularies
     import numpy as np
@@ -146,6 +152,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "mmrb2": dict(
         aggregate="each",
         parse_failure="wrong",
+        verdict_rule="mmrb2",
         both="unparsed",
         ties="wrong",
         samples_used=1,
@@ -406,6 +413,8 @@ def score(
     answered: list[tuple[Judgment, str | None]] = []
     failed: list[Judgment] = []
     both_as_first = 0
+    no_judgement = NO_JUDGEMENT.get(opts.verdict_rule)
+    unjudged: set[str] = set()  # pairs with answers the verdict rule records no judgement for
     for j in judgments:
         if j.pair_id not in pair_by_id:
             unknown += 1
@@ -419,6 +428,10 @@ def score(
         if j.outcome == "error":  # a failed request: kept out of every figure, counted apart
             failed.append(j)
             continue
+        if no_judgement is not None and isinstance(j.raw, str) and rereadable(j) and no_judgement(j.raw):
+            not_used["no_judgement"] += 1
+            unjudged.add(j.pair_id)
+            continue
         v, both = _effective(j, labels[j.pair_id], opts)
         both_as_first += both
         answered.append((j, v))
@@ -430,7 +443,8 @@ def score(
         named = set(listed)
         missing_ids = [p.id for p in pairs if p.id not in named]
     else:
-        missing_ids = [p.id for p in pairs if p.id not in answered_ids and p.id not in failed_ids]
+        judged = answered_ids | failed_ids | unjudged
+        missing_ids = [p.id for p in pairs if p.id not in judged]
     if opts.missing == "wrong":
         units += [_Unit(pid, 0.0, "missing") for pid in missing_ids]
 
@@ -474,6 +488,12 @@ def score(
     statuses = Counter(u.status for u in units)
     n_failed = len(failed)
     notes = list(warnings)
+    if not_used["no_judgement"]:
+        notes.append(
+            f"{plural(not_used['no_judgement'], 'answer', verb=('holds', 'hold'))} no judgement under the "
+            f"{opts.verdict_rule} rule and {'is' if not_used['no_judgement'] == 1 else 'are'} in no figure, as in "
+            "the benchmark's own run (a run judged with another template: score it with --verdicts stored)"
+        )
     if n_failed:
         causes = count_kinds([j.error for j in failed])  # "66 over the size limit", as the stderr line says
         notes.insert(
@@ -493,7 +513,11 @@ def score(
         failed_pairs=len(failed_ids),
         pairs_without_answer=len(failed_ids - answered_ids),
         complete=n_failed == 0,
-        not_used={"other_order": not_used["other_order"], "later_sample": not_used["later_sample"]},
+        not_used={
+            "other_order": not_used["other_order"],
+            "later_sample": not_used["later_sample"],
+            **({"no_judgement": not_used["no_judgement"]} if no_judgement is not None else {}),
+        },
         overall=overall,
         macro=macro,
         size_weighted=size_weighted,

@@ -412,6 +412,99 @@ def test_mmrb2_malformed_entries_are_refused(tmp_path):
         assert where in err
 
 
+# -- MMRB2: runs made by mmrb evaluate (template mmrb2) ------------------------------------------
+def mmrb2_predictions_of_run(judgments) -> dict:
+    """A stored run as MMRB2's own judge run would have written its predictions file
+    (facebookresearch/MMRB2 @ 7ff0552, evaluate/generate_judgements/evaluate.py and
+    api_pairwise_evaluator.py, restated): every pair it judged is listed with both orders;
+    each answer's code fence is removed, the rest read by json_repair and its
+    ``better_response`` kept as the judgement; an answer without one raises there (a failed
+    attempt, left out), and so does a failed request."""
+    import json_repair
+
+    out: dict[str, dict[str, list]] = {}
+    for j in sorted(judgments, key=lambda j: j.sample_index):
+        entry = out.setdefault(j.pair_id, {"forward": [], "reverse": []})
+        if j.outcome == "error" or j.raw is None:
+            continue
+        text = re.sub(r"^```(?:json)?\s*\n?", "", j.raw.strip())
+        text = re.sub(r"\n?```\s*$", "", text.strip())
+        try:
+            judgement = json_repair.loads(text)["better_response"]
+        except Exception:
+            continue
+        entry[j.order].append({"judgement": judgement, "evaluator": "mmrb-studio"})
+    return out
+
+
+MMRB2_ANSWERS = [
+    '{"reasoning": "...", "score": 5, "better_response": "A", "confidence": 0.3}',
+    '{"better_response": "B"}',
+    '```json\n{"better_response": "A"}\n```',
+    '```\n{"better_response": "B", "score": 2}\n```',
+    'Here is my verdict: {"better_response": "B"',  # cut short: repaired
+    '{"better_response": "tie"}',
+    '{"better_response": "a"}',
+    '{"better_response": " A"}',
+    '{"better_response": 1}',
+    '{"better_response": ["A"]}',
+    '{"better_response": true}',
+    '{"better_response": ""}',
+    '{"better_response": null}',
+    '{"better_response": 0}',
+    '{"better_response": []}',
+    '{"reasoning": "no verdict"}',
+    '["A"]',
+    "[[A]]",
+    "The answer is A.",
+    "",
+    "   ",
+]
+MMRB2_STEP = st.one_of(st.none(), st.just("error"), st.sampled_from(MMRB2_ANSWERS))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.tuples(st.sampled_from("AB"), st.booleans(), MMRB2_STEP, MMRB2_STEP),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_mmrb2_preset_on_evaluate_runs_equals_compute_accuracy(rows):
+    """Adversarial runs (pairs never judged, one order only, failed requests, answers naming
+    neither response, answers without a judgement) scored under --preset mmrb2 give
+    compute_accuracy.py's figures on the same run written as the benchmark's predictions."""
+    from curate.judging.parsing import parse_mmrb2
+    from curate.judging.records import JudgeTask
+    from curate.judging.runner import judgment_from
+    from curate.llm import Completion
+    from mmrb_eval.records import EvalPair
+    from mmrb_eval.scoring import preset_options, score
+
+    mod = load("mmrb2/compute_accuracy.py", "mmrb2_official")
+    pairs, judgments, gt = [], [], []
+    for i, (chosen, judged, forward, reverse) in enumerate(rows):
+        pid = f"p{i}"
+        pairs.append(EvalPair(pid, "", "x", "y", "first" if chosen == "A" else "second", category="t2i"))
+        gt.append({"id": pid, "chosen": chosen})
+        if not judged:
+            continue  # a pair the run never reached: missing
+        task = JudgeTask(pid, "", "x", "y")
+        for order, step in (("forward", forward), ("reverse", reverse)):
+            if step is None:
+                continue  # this order not asked for (--order fixed, or a run cut short)
+            comp = Completion(False, error="HTTP 500") if step == "error" else Completion(True, step)
+            judgments.append(judgment_from(task, order, 0, "prompt", comp, parse_mmrb2))
+    preds = mmrb2_predictions_of_run(judgments)
+    theirs = mod.compute_task_accuracy(preds, {"pairs": gt}, "image")
+    r = score(pairs, judgments, preset_options("mmrb2", bootstrap=0))
+    assert (r.overall["correct"], r.overall["n"]) == (theirs.total_correct, theirs.total_evaluated)
+    assert r.missing_pairs == theirs.missing_pairs and r.pairs == theirs.total_pairs
+    assert close(r.overall["accuracy"] or 0.0, theirs.accuracy)
+    assert r.categories["t2i"]["n"] == theirs.total_evaluated
+
+
 # -- VL-RewardBench: cal.py, restated from ../shared/official/README.md --------------------
 CAL_PATTERN = r"(?:Overall Judgment|Therefore)\s*.*\s*-*\s*Answer\s*(\d+)\s*is\s*(?:the\s*)?(?:slightly\s*)?better"
 CAL_DATASETS = {

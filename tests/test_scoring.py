@@ -370,7 +370,8 @@ def test_failed_requests_change_no_figure(rows, labels):
             j for j in js if j.outcome == "error" and (opts.samples_used is None or j.sample_index < opts.samples_used)
         ]
         assert a.n_failed == len(used) and a.complete == (not used)
-        assert bool(a.warnings) == bool(used)
+        # (the mmrb2 rule finds no JSON judgement in these texts: that has a warning of its own)
+        assert bool([w for w in a.warnings if "no judgement" not in w]) == bool(used)
         for key in ("overall", "macro", "unit_statuses", "excluded_units", "parse_failure_rate", "tie_rate"):
             if key in ("overall", "macro"):
                 assert (getattr(a, key).get("correct"), getattr(a, key).get("n"), getattr(a, key)["accuracy"]) == (

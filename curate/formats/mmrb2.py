@@ -3,7 +3,9 @@
 - Ground truth (``parse``), the ``{t2i,edit,interleaved,reasoning}_response_only.json``
   files: ``{"pairs": [{"id", "response_a": {"model_name", "response_content": [[kind,
   value], ...]}, "response_b", "chosen": "A"|"B", "human_annotations", "prompt_source",
-  "prompt_metadata"}]}``. The files carry no prompt text. A response's parts are text or
+  "prompt_metadata"}]}``. The published files carry no prompt text; the files the
+  benchmark's ``build_from_hf.py`` writes add ``prompt_content`` (the prompt's parts, images
+  relative to the file), read when present. A response's parts are text or
   images (file names only). Some copies store a response as its Python repr, or as plain
   text; both read here. ``human_annotations``: three raters' 1-6 scores
   for t2i / edit / interleaved (high = A better; ``chosen`` is A exactly when the mean is
@@ -52,6 +54,8 @@ class Mmrb2Pair:
     chosen: Letter
     prompt: str = ""  # the published files have none
     prompt_source: str | None = None
+    # the files the benchmark's build_from_hf.py writes: the prompt's text and images in order
+    prompt_content: tuple[tuple[str, str], ...] = ()
 
     @property
     def preferred(self) -> Side:
@@ -128,9 +132,10 @@ def parse(f: Fields, need: Collection[str] = ()) -> Mmrb2Pair | None:
         f.bad("chosen", f"expected 'A' or 'B', got {chosen!r}")
     prompt = f.text("prompt", required=False, allow_empty=True, default="")
     source = f.text("prompt_source", required=False, allow_empty=True)
-    if f.problems or rid is None or a is None or b is None:
+    prompt_content = _parts(f, "prompt_content", f.data["prompt_content"]) if "prompt_content" in f.data else ()
+    if f.problems or rid is None or a is None or b is None or prompt_content is None:
         return None
-    return Mmrb2Pair(rid, a, b, "A" if chosen == "A" else "B", prompt or "", source)
+    return Mmrb2Pair(rid, a, b, "A" if chosen == "A" else "B", prompt or "", source, prompt_content=prompt_content)
 
 
 def _response(f: Fields, name: str, need: Collection[str]) -> Mmrb2Response | None:
@@ -157,19 +162,24 @@ def _response(f: Fields, name: str, need: Collection[str]) -> Mmrb2Response | No
         model = f.check_ident(f"{name}.model_name", model)
         if model is None:
             return None
-    content = v.get("response_content")
+    parts = _parts(f, f"{name}.response_content", v.get("response_content"))
+    return None if parts is None else Mmrb2Response(parts, model)
+
+
+def _parts(f: Fields, name: str, content: Any) -> tuple[tuple[str, str], ...] | None:
+    """A list of ``[kind, value]`` parts (a response's content, or the prompt's)."""
     if not isinstance(content, list):
-        f.bad(f"{name}.response_content", "expected a list of [kind, value] parts")
+        f.bad(name, "expected a list of [kind, value] parts")
         return None
     parts = []
     for n, part in enumerate(content):
         if not (
             isinstance(part, list) and len(part) == 2 and part[0] in ("text", "image") and isinstance(part[1], str)
         ):
-            f.bad(f"{name}.response_content[{n}]", 'expected ["text", str] or ["image", file name]')
+            f.bad(f"{name}[{n}]", 'expected ["text", str] or ["image", file name]')
             return None
         parts.append((part[0], part[1]))
-    return Mmrb2Response(tuple(parts), model)
+    return tuple(parts)
 
 
 def _object_text(text: str) -> Any:

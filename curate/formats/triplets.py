@@ -139,15 +139,23 @@ def _row(t: Triplet) -> dict[str, Any]:
 def response_parts(f: Fields, name: str) -> tuple[dict[str, Any], ...] | None:
     """A triplet's ``chosen_parts`` / ``rejected_parts`` as written (absent: a plain-text
     response, ``()``): a list of ``{"text": str}`` and ``{"image": relative path | null,
-    "missing"?: source}``."""
+    "missing"?: source}``; from the build's Parquet file, ``{"image": path, "bytes": ...}``
+    for an embedded image."""
     v = f.data.get(name)
     if v is None:
         return ()
+    if isinstance(v, list):
+        v = [_struct_part(p) for p in v]
     ok = isinstance(v, list) and all(
         isinstance(p, dict)
         and (
             (set(p) == {"text"} and isinstance(p["text"], str))
-            or ("image" in p and set(p) <= {"image", "missing"} and (p["image"] is None or isinstance(p["image"], str)))
+            or (
+                "image" in p
+                and set(p) <= {"image", "missing", "bytes"}
+                and (p["image"] is None or isinstance(p["image"], str))
+                and isinstance(p.get("bytes"), (bytes, type(None)))
+            )
         )
         for p in v
     )
@@ -155,6 +163,19 @@ def response_parts(f: Fields, name: str) -> tuple[dict[str, Any], ...] | None:
         f.bad(name, 'expected a list of {"text": ...} or {"image": path}')
         return None
     return tuple(dict(p) for p in v)
+
+
+def _struct_part(p: Any) -> Any:
+    """A part as the build's Parquet file (or HF dataset) holds it, ``{text, image: {bytes,
+    path} | null, missing}``, in the JSONL's terms; an embedded image keeps its ``bytes``."""
+    if not (isinstance(p, dict) and set(p) == {"text", "image", "missing"}):
+        return p
+    if p["image"] is None and p["missing"] is None:
+        return {"text": p["text"]}
+    image = p["image"]
+    if isinstance(image, dict):
+        return {"image": image.get("path"), "bytes": image.get("bytes")}
+    return {"image": image, **({"missing": p["missing"]} if p["missing"] is not None else {})}
 
 
 def _hf_part(p: Mapping[str, Any], root: Path) -> dict[str, Any]:

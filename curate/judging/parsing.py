@@ -105,6 +105,43 @@ def parse_ratings(text: str, low: float = 1, high: float = 10) -> ParsedVerdict:
     return ParsedVerdict("parsed", shown, a, b)
 
 
+# MMRB2 (facebookresearch/MMRB2 @ 7ff0552, evaluate/generate_judgements/evaluator_apis/
+# llm_judges/api_pairwise_evaluator.py, parse_llm_json and pairwise_evaluate): the answer's
+# markdown code fence is removed, the rest read by json_repair, and its "better_response" is
+# the judgement. An answer without one raises there: the benchmark's judge run counts the
+# attempt as failed and records no judgement.
+_FENCE_START = re.compile(r"^```(?:json)?\s*\n?")
+_FENCE_END = re.compile(r"\n?```\s*$")
+
+
+def mmrb2_judgement(text: str) -> object | None:
+    """The judgement MMRB2's own judge run records for an answer, as written (any JSON value:
+    "A", "B", "tie", 3...), or None where it records none: no JSON object, no
+    ``better_response``, or an empty one (compute_accuracy.py skips those)."""
+    import json_repair  # here: `mmrb --help` does not load it
+
+    text = _FENCE_START.sub("", text.strip())
+    text = _FENCE_END.sub("", text.strip())
+    try:
+        value = json_repair.loads(text)
+    except Exception:  # the benchmark's run catches any error of the attempt
+        return None
+    if not isinstance(value, dict) or "better_response" not in value:
+        return None
+    judgement = value["better_response"]
+    return judgement if judgement else None
+
+
+def parse_mmrb2(text: str) -> ParsedVerdict:
+    """MMRB2's JSON answer: ``"better_response": "A"`` or ``"B"``; anything else (another
+    value, or no judgement at all) is ``unparsed``. Scoring under ``--preset mmrb2`` re-reads
+    the text to tell the two apart as the benchmark does (mmrb_eval/rules.py)."""
+    value = mmrb2_judgement(text)
+    if value == "A" or value == "B":
+        return ParsedVerdict("parsed", value)
+    return UNPARSED
+
+
 _TOKEN: dict[str, LetterVerdict] = {"a": "A", "1": "A", "b": "B", "2": "B", "tie": "tie", "c": "tie"}
 
 
@@ -132,6 +169,7 @@ PARSERS: dict[str, Callable[[str], ParsedVerdict]] = {
     "vlrewardbench": parse_vlrb,
     "r1": parse_r1,
     "ratings": parse_ratings,
+    "mmrb2": parse_mmrb2,
 }
 
 

@@ -15,6 +15,7 @@ planned judgment has an answer, else ``incomplete`` with its count of failures.
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import MmrbError
-from ..llm import Completion, Endpoint, LLMClient, count_kinds, image_data_url
+from ..llm import Completion, Endpoint, LLMClient, count_kinds, encode_image, image_data_url
 from ..model import Order
 from ..seeding import hex_hash
 from ..sides import shown_first, shown_pair, stored_pair, verdict_from_letter
@@ -32,7 +33,7 @@ from ..store.writer import BatchWriter
 from ..wording import plural
 from .order import plan
 from .parsing import get_parser
-from .records import NO_DATASET, JudgeRun, JudgeTask, Judgment, JudgmentKey, RunDataset, RunPurpose
+from .records import NO_DATASET, JudgeRun, JudgeTask, Judgment, JudgmentKey, RunDataset, RunPurpose, TaskPart
 from .templates import Template
 
 # Config keys that may change between a run and its resumption.
@@ -62,9 +63,7 @@ class JudgeConfig:
             "base_url": ep.base_url,
             "params": dict(ep.params),
             "template": self.template.name,
-            "template_sha256": hashlib.sha256(
-                ((self.template.system or "") + "\0" + self.template.text).encode()
-            ).hexdigest(),
+            "template_sha256": hashlib.sha256(self.template.digest_text.encode()).hexdigest(),
             "parser": self.template.parser,
             "image_first": self.template.image_first,
             "order": self.order,
@@ -186,28 +185,68 @@ def pending(
 
 
 # -- asking ------------------------------------------------------------------------------
+def _remote(img: str) -> bool:
+    return "://" in img or img.startswith("data:")
+
+
+def task_images(task: JudgeTask) -> list[TaskPart]:
+    """Every image of a task, the prompt's first, then the first and second response's."""
+    return [TaskPart.of_image(i) for i in task.images] + list(task.response_images)
+
+
 def check_images(tasks: Sequence[JudgeTask]) -> list[str]:
-    """Local image paths that do not exist."""
+    """Images a judge could not be shown: local paths that do not exist, and response images
+    the input names but that were never stored (the prompt's and the responses' alike)."""
     missing = []
     for t in tasks:
-        for img in t.images:
-            if "://" in img or img.startswith("data:"):
-                continue
-            if not Path(img).exists():
-                missing.append(img)
+        for img in task_images(t):
+            if img.missing or not (_remote(img.value) or Path(img.value).exists()):
+                missing.append(img.value)
     return missing
 
 
+def missing_marker(img: TaskPart) -> str:
+    """What a judge reads in place of a response image it cannot be shown (only with
+    ``allow_missing_images``: the response keeps its shape)."""
+    name = img.value if _remote(img.value) else Path(img.value).name
+    return f"[image not available: {name}]"
+
+
 def build_messages(
-    template: Template, task: JudgeTask, order: Order, image_urls: Sequence[str]
+    template: Template, task: JudgeTask, order: Order, image_urls: Mapping[str, str]
 ) -> tuple[list[dict], str]:
-    a, b = shown_pair(task.first, task.second, shown_first(order))
-    text = template.render(task.prompt, a, b)
+    """The chat messages for one judgment and the prompt text stored with it.
+
+    ``image_urls``: each image that can be shown (a path or URL as the task names it) -> the
+    URL sent. A plain-text task is the template's text with the prompt's images after it (or
+    before, ``image_first``). A task whose responses have images is a multi-image message
+    (``Template.render_parts``): the responses' parts in the order shown (curate/sides.py),
+    the template's words around each; the stored prompt is then the template's text with
+    ``[image: name]`` markers."""
+    first_shown = shown_first(order)
+    a, b = shown_pair(task.first, task.second, first_shown)
+    text = template.render(task.prompt, a, b, task.category)
     messages: list[dict] = []
     if template.system:
         messages.append({"role": "system", "content": template.system})
-    if image_urls:
-        imgs = [{"type": "image_url", "image_url": {"url": u}} for u in image_urls]
+    shown_images = [i for i in task.images if i in image_urls]
+    if task.has_response_images:
+        parts_a, parts_b = shown_pair(task.parts("first"), task.parts("second"), first_shown)
+        content: list[dict[str, Any]] = []
+        question, prompt_images = task.prompt, [TaskPart.of_image(i) for i in shown_images]
+        if task.prompt_parts and not template.image_first:  # the prompt interleaved as written
+            question = ""
+            prompt_images = [p for p in task.prompt_parts if p.kind == "text" or p.value in image_urls]
+        for part in template.render_parts(question, prompt_images, parts_a, parts_b, task.category):
+            if part.kind == "text":
+                content.append({"type": "text", "text": part.value})
+            elif not part.missing and part.value in image_urls:
+                content.append({"type": "image_url", "image_url": {"url": image_urls[part.value]}})
+            else:
+                content.append({"type": "text", "text": missing_marker(part)})
+        messages.append({"role": "user", "content": content})
+    elif shown_images:
+        imgs = [{"type": "image_url", "image_url": {"url": image_urls[u]}} for u in shown_images]
         txt = [{"type": "text", "text": text}]
         messages.append({"role": "user", "content": imgs + txt if template.image_first else txt + imgs})
     else:
@@ -246,13 +285,32 @@ def judgment_from(task: JudgeTask, order: Order, index: int, prompt: str, comp: 
     )
 
 
-def _image_urls(task: JudgeTask, max_side: int | None) -> list[str]:
-    out = []
-    for img in task.images:
-        if "://" in img or img.startswith("data:"):
-            out.append(img)
-        elif Path(img).exists():
-            out.append(image_data_url(img, max_side))
+def downscaled(url: str, max_side: int | None) -> str:
+    """A base64 data URL of an image larger than ``max_side``, downscaled; any other data
+    URL as it is (``curate.llm.encode_image`` keeps small images byte for byte)."""
+    head, _, body = url.partition(",")
+    if ";base64" not in head:
+        return url
+    try:
+        return encode_image(base64.b64decode(body, validate=True), max_side)
+    except (ValueError, OSError):  # not base64, or not an image pillow reads: sent as given
+        return url
+
+
+def image_urls(task: JudgeTask, max_side: int | None) -> dict[str, str]:
+    """Each image of the task that can be shown -> the URL sent: a local file as a data URL,
+    downscaled to ``max_side`` (``curate.llm.image_data_url``), a data URL downscaled the
+    same way, another URL as it is. Missing images are left out."""
+    out: dict[str, str] = {}
+    for img in task_images(task):
+        if img.missing or img.value in out:
+            continue
+        if img.value.startswith("data:"):
+            out[img.value] = downscaled(img.value, max_side)
+        elif _remote(img.value):
+            out[img.value] = img.value
+        elif Path(img.value).exists():
+            out[img.value] = image_data_url(img.value, max_side)
     return out
 
 
@@ -277,7 +335,8 @@ async def judge_all(
     async def worker() -> None:
         nonlocal done
         for task, order, index in it:
-            urls = await asyncio.to_thread(_image_urls, task, config.max_image_side) if task.images else []
+            has_images = task.images or task.has_response_images
+            urls = await asyncio.to_thread(image_urls, task, config.max_image_side) if has_images else {}
             messages, text = build_messages(config.template, task, order, urls)
             comp = await client.complete(messages, request_id=f"{run_id}|{task.pair_id}|{order}|{index}")
             j = judgment_from(task, order, index, text, comp, parser)
@@ -304,7 +363,7 @@ def run_judge(
     client_factory: Callable[[Endpoint], LLMClient] = LLMClient,
 ) -> RunSummary:
     """Judge every task under the config's order policy; resume a run with the same id."""
-    identity = config.identity()
+    identity = with_response_images(config.identity(), tasks)
     run_id = run_id or default_run_id(config.name, identity, dataset)
     require_images(tasks, config.allow_missing_images)
     ensure_run(store, run_id, purpose=purpose, judge=config.name, identity=identity, dataset=dataset)
@@ -318,6 +377,14 @@ def run_judge(
     execute(store, summary, stored, len(todo), lambda: client_factory(config.endpoint), work)
     planned = [(t.pair_id, o, i) for t in tasks for o, i in plan(t.pair_id, config.order, config.samples, config.seed)]
     return finish_run(store, summary, planned)
+
+
+def with_response_images(identity: dict, tasks: Sequence[JudgeTask]) -> dict:
+    """A run's identity, marked when its responses' images are shown: a run stored before
+    judges saw them (their ``[image: name]`` markers only) is not resumed as if the same."""
+    if any(t.has_response_images for t in tasks):
+        return {**identity, "response_images": "shown"}
+    return identity
 
 
 def require_images(tasks: Sequence[JudgeTask], allow_missing: bool) -> None:
@@ -376,6 +443,9 @@ __all__ = [
     "RunSummary",
     "build_messages",
     "check_images",
+    "image_urls",
+    "missing_marker",
+    "task_images",
     "default_run_id",
     "ensure_run",
     "execute",
@@ -385,5 +455,6 @@ __all__ = [
     "judgment_writer",
     "pending",
     "require_images",
+    "with_response_images",
     "run_judge",
 ]

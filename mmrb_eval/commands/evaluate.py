@@ -9,7 +9,8 @@ import sys
 HELP = "judge a dataset with a VLM or reward model (resumable), then score it"
 DESCRIPTION = (
     "Judge every pair of a dataset with an OpenAI-compatible VLM (built-in Multimodal RewardBench, "
-    "VL-RewardBench, R1-Reward or ratings prompts, or a template file) or a scalar reward model over HTTP. "
+    "VL-RewardBench, R1-Reward, MMRB2 or ratings prompts, or a template file) or a scalar reward model over HTTP. "
+    "Responses with images are shown as images (one multi-image message). "
     "Every judgment is stored; rerunning the same command resumes without resending stored judgments. "
     "Requests that still fail after retries (and empty or oversized answers) are stored as failures, never "
     "scored: the run is stored as incomplete, the command exits 1, and rerunning it sends only those."
