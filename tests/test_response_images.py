@@ -396,3 +396,53 @@ def test_generic_pairs_from_parquet_take_parts_as_structs(store, tmp_path):
     by_model = {c.id: c for c in store.candidates()}
     assert [p.kind for p in by_model["g1:unknown:0"].parts] == ["text", "image"]
     assert by_model["g1:unknown:1"].content == () and by_model["g1:unknown:1"].text == "I cannot draw."
+
+
+@pytest.mark.parametrize("rule", ["keep", "drop"])
+def test_missing_images_rule_covers_response_images(sqlite_store, tmp_path, rule):
+    """``missing_images = "drop"`` removes a pair whose chosen or rejected response has an
+    image missing from the store (its own rule, after the prompt's); "keep" keeps it with a
+    placeholder part."""
+    store = sqlite_store
+    write_image(tmp_path / "ok.png", "red")
+    write_image(tmp_path / "deleted.png", "green")
+    rows = [
+        {"id": "chosen-gone", "response_1": [{"image": "gone.png"}], "response_2": "Words."},
+        {"id": "rejected-gone", "response_1": "Words.", "response_2": [{"image": "gone.png"}, "after"]},
+        {"id": "file-deleted", "response_1": [{"image": "deleted.png"}], "response_2": "Words."},
+        {"id": "prompt-gone", "images": ["gone.png"], "response_1": [{"image": "ok.png"}], "response_2": "x"},
+        {"id": "fine", "response_1": [{"image": "ok.png"}], "response_2": "Words."},
+    ]
+    for r in rows:
+        r.update(prompt="Draw it.", category="t2i")
+    r = ingest_pairs(store, write_jsonl(tmp_path / "pairs.jsonl", rows), "generic")
+    assert r.images_missing == 3
+    (deleted,) = store.candidates(ids=["file-deleted:unknown:0"])[0].images
+    store.image_path(deleted.sha256).unlink()  # in the store's table, its file gone
+    store.add_annotator(Annotator("ann"))
+    store.add_labels([Label(row["id"], "ann", preference="first") for row in rows])
+    res = build(store, Rules(resamples=10, missing_images=rule), tmp_path / "bench")
+    decided = {d.pair.id: d for d in res.result.decisions}
+    assert {pid: d.missing_response_images for pid, d in decided.items()} == {
+        "chosen-gone": 1,
+        "rejected-gone": 1,
+        "file-deleted": 1,
+        "prompt-gone": 0,
+        "fine": 0,
+    }
+    card = (tmp_path / "bench" / "README.md").read_text()
+    manifest = json.loads((tmp_path / "bench" / "build.json").read_text())
+    if rule == "drop":
+        assert [t.id for t in res.triplets] == ["fine"]
+        assert res.result.removed()["missing_images"] == {"t2i": 1}
+        assert res.result.removed()["missing_response_images"] == {"t2i": 3}
+        assert manifest["removed"]["missing_response_images"] == {"t2i": 3}
+        assert "| missing_response_images | 3 | 3 |" in card
+    else:
+        assert "missing_response_images" not in res.result.removed()
+        by_id = {t.id: t for t in res.triplets}
+        assert len(by_id) == 5
+        assert by_id["chosen-gone"].chosen_parts == ({"image": None, "missing": "gone.png"},)
+        assert by_id["file-deleted"].chosen_parts == ({"image": None, "missing": "deleted.png"},)
+        assert by_id["rejected-gone"].rejected_parts[0] == {"image": None, "missing": "gone.png"}
+        assert "3 of them missing from the store" in card

@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import MmrbError
 from ..model import Candidate, Triplet
 from ..quality.aggregate import Aggregated
+from ..sides import is_side
 from . import export
 from .card import aggregation_summary, write_card
 from .filter import BuildDecision, BuildInputs, FilterResult, apply_rules
@@ -60,7 +61,7 @@ def make_triplets(
     answers = store.image_paths(
         im.sha256 for d in kept for cid in (d.pair.first_id, d.pair.second_id) for im in cands[cid].images if im.sha256
     )
-    answer_ok = {sha: path.is_file() for sha, path in answers.items()}
+    answer_ok = {sha: image_ok.get(sha, False) for sha in answers}  # as the filter saw them
 
     def parts(c: Candidate) -> tuple[dict[str, str | None], ...]:
         """A response's parts with its images as files of the build (empty: plain text)."""
@@ -225,6 +226,8 @@ def build(store: Store, rules: Rules, out: str | Path) -> BuildResult:
         export.write_mmrb(tmp, triplets, first)
         refs = {d.pair.id: inputs.items[d.pair.item_id].reference for d in result.kept}
         export.write_vlrb(tmp, triplets, first, refs)
+        chosen_side = {d.pair.id: d.chosen for d in result.kept if is_side(d.chosen)}
+        mmrb2_counts = export.write_mmrb2(tmp, triplets, first, chosen_side, inputs.labels)
         export.write_hf(tmp, triplets)
         write_card(
             tmp,
@@ -235,6 +238,7 @@ def build(store: Store, rules: Rules, out: str | Path) -> BuildResult:
             n_annotators=len(report.annotators),
             missing_image_triplets=len(missing),
             aggregated=inputs.aggregated,
+            mmrb2_counts=mmrb2_counts,
         )
         files = {p.relative_to(tmp).as_posix(): _sha256(p) for p in sorted(tmp.rglob("*")) if p.is_file()}
         manifest = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..agreement.report import AgreementReport
@@ -206,7 +207,9 @@ def write_card(
     n_annotators: int,
     missing_image_triplets: int,
     aggregated: Aggregated | None = None,
+    mmrb2_counts: Mapping[str, int] | None = None,
 ) -> None:
+    """``mmrb2_counts``: the triplets of each MMRB2 task written in MMRB2's layout."""
     plot_agreement(report, out / PLOT_AGREEMENT)
     plot_labels(report, out / PLOT_LABELS)
     cats = sorted({t.category for t in triplets})
@@ -240,8 +243,24 @@ def write_card(
         "- `multimodal_rewardbench.jsonl`: Multimodal RewardBench layout "
         "(`ID, Text, Image, Output1, Output2, Better, Category`)",
         "- `vl_rewardbench.jsonl`: VL-RewardBench layout (`human_ranking` [0, 1] = first response preferred)",
+    ]
+    if mmrb2_counts:
+        n_mmrb2 = sum(mmrb2_counts.values())
+        lines += [
+            "- `mmrb2/`: Multimodal RewardBench 2 layout, one file per task ("
+            + ", ".join(f"`{task}.json`: {n}" for task, n in mmrb2_counts.items())
+            + "), response images beside them"
+            + (
+                f"; the other {plural(len(triplets) - n_mmrb2, 'triplet')} (categories that are not MMRB2 tasks) "
+                "are not in it"
+                if n_mmrb2 < len(triplets)
+                else ""
+            ),
+        ]
+    layouts = "three" if mmrb2_counts else "two"
+    lines += [
         "",
-        "In the two benchmark layouts the chosen response is first for half of the rows and second for the "
+        f"In the {layouts} benchmark layouts the chosen response is first for half of the rows and second for the "
         f"other half (seeded, seed {rules.seed}; balanced within each category), so position carries no signal.",
         "",
         "## Loading",

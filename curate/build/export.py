@@ -11,9 +11,12 @@ goes where and which response comes first.
 * ``hf/``: ``Dataset.save_to_disk`` (``datasets.load_from_disk``);
 * ``multimodal_rewardbench.jsonl``: ``ID, Text, Image, Output1, Output2, Better, Category``;
 * ``vl_rewardbench.jsonl``: ``id, query, response, image, human_ranking, models, judge,
-  rationale, query_source, meta, human_error_analysis, ground_truth``.
+  rationale, query_source, meta, human_error_analysis, ground_truth``;
+* ``mmrb2/{task}.json`` with the image files beside them: the triplets of the four MMRB2
+  tasks (categories t2i, edit, interleaved, reasoning) in MMRB2's layout (see
+  ``write_mmrb2``); other categories have no place in it.
 
-Position: in the two benchmark layouts the chosen response is first for half of the triplets
+Position: in the three benchmark layouts the chosen response is first for half of the triplets
 and second for the other half. Triplets are ordered by sha256(seed, id) within each category
 and alternate; the alternation carries over between categories, so each category and the
 whole set differ by at most one.
@@ -21,12 +24,17 @@ whole set differ by at most one.
 
 from __future__ import annotations
 
+import itertools
+import re
 import shutil
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
-from ..formats import mmrb, triplets, vlrewardbench
-from ..model import Triplet
-from ..seeding import digest
+from .. import sides
+from ..formats import mmrb, mmrb2, triplets, vlrewardbench
+from ..model import Label, Side, Triplet
+from ..seeding import digest, hex_hash
 
 SPLIT = "test"  # the one split: named so in the card's YAML, its loading example and the saved dataset
 PARQUET = f"data/{SPLIT}-00000-of-00001.parquet"
@@ -102,3 +110,141 @@ def write_vlrb(out: Path, rows: list[Triplet], first: dict[str, bool], reference
 def write_hf(out: Path, rows: list[Triplet]) -> None:
     """The Hugging Face dataset (save_to_disk) and its Parquet file, images embedded."""
     triplets.write_hf(rows, out, out / PARQUET, out / "hf", split=SPLIT)
+
+
+MMRB2_DIR = "mmrb2"
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]|^[._-]")
+MMRB2_PREFERENCE_SCORES = {"A": 5, "B": 2}  # a preference without a score: "A better" / "B better"
+MMRB2_PREFERENCE_GRADES = {"preferred": "A", "other": "B", "tie": "B"}  # reasoning, without grades
+
+
+def mmrb2_ratings(task: str, labels: Iterable[Label], a_side: Side) -> tuple[mmrb2.Rating, ...]:
+    """A pair's labels as MMRB2's ``human_annotations`` with ``a_side`` (the stored side) as
+    response A: at most three (the format's raters), in annotator order, those that say
+    something. A score (``ratings.score``, 1-6, high = first better, as MMRB2's import keeps
+    it) or grades (``grade_first`` / ``grade_second``) are written as they are, turned to A's
+    point of view; a label with only a preference is written as score 5 (A better) or 2
+    (B better), for reasoning as grades A for the preferred response and B for the other
+    (a tie: B and B). A tie without a score has no place on the 1-6 scale and is left out."""
+    out: list[mmrb2.Rating] = []
+    b_side = sides.other(a_side)
+    for lab in sorted(labels, key=lambda lab: lab.annotator):
+        if len(out) == mmrb2.RATERS:
+            break
+        r = lab.ratings or {}
+        if task == "reasoning":
+            grades = {"first": r.get("grade_first"), "second": r.get("grade_second")}
+            if not any(g in mmrb2.GRADES for g in grades.values()):
+                pref = lab.preference
+                if pref is None:
+                    continue
+                grades = {
+                    side: MMRB2_PREFERENCE_GRADES["tie" if pref == "tie" else "preferred" if pref == side else "other"]
+                    for side in ("first", "second")
+                }
+            ga, gb = (g if g in mmrb2.GRADES else None for g in (grades[a_side], grades[b_side]))
+            out.append(mmrb2.Rating(grade_a=ga, grade_b=gb))
+            continue
+        score = r.get("score")
+        if isinstance(score, (int, float)) and not isinstance(score, bool) and 1 <= score <= 6:
+            out.append(mmrb2.Rating(score=score if a_side == "first" else 7 - score))
+        elif lab.preference in ("first", "second"):
+            letter = sides.to_letter(lab.preference, sides.order_of(a_side))
+            out.append(mmrb2.Rating(score=MMRB2_PREFERENCE_SCORES[letter]))
+    if task == "reasoning":
+        # the format lists each response's grades apart, so a response that some raters did
+        # not grade cannot say whose grades it has: its grades are left out
+        keep_a = all(x.grade_a for x in out)
+        keep_b = all(x.grade_b for x in out)
+        out = [
+            mmrb2.Rating(grade_a=x.grade_a if keep_a else None, grade_b=x.grade_b if keep_b else None)
+            for x in out
+            if (keep_a and x.grade_a) or (keep_b and x.grade_b)
+        ]
+    return tuple(out)
+
+
+def _mmrb2_name(pair_id: str) -> str:
+    """The stem of a pair's image files: its id, or when the id holds characters other than
+    letters, digits, ``.``, ``_`` and ``-`` (or is long), the id with those made ``_`` and
+    a short hash of the id after it (two ids never share a stem)."""
+    stem = _UNSAFE.sub("_", pair_id)[:100]
+    return pair_id if stem == pair_id else f"{stem}-{hex_hash(pair_id, n=8)}"
+
+
+def _mmrb2_response(
+    out: Path,
+    folder: Path,
+    stem: str,
+    counter: Iterator[int],
+    model: str,
+    text: str,
+    parts: tuple[Mapping[str, Any], ...],
+) -> mmrb2.Mmrb2Response:
+    """A triplet's response in MMRB2's parts, its images copied into ``folder``."""
+    if not parts:
+        return mmrb2.Mmrb2Response((("text", text),), model)
+    written: list[tuple[str, str]] = []
+    for part in parts:
+        if "text" in part:
+            written.append(("text", part["text"]))
+            continue
+        rel = part.get("image")
+        name = f"{stem}_{next(counter)}{Path(rel or part.get('missing') or '').suffix.lower() or '.png'}"
+        if rel is not None:  # missing from the store: the name of a file that is not there
+            shutil.copyfile(out / rel, folder / name)
+        written.append(("image", name))
+    return mmrb2.Mmrb2Response(tuple(written), model)
+
+
+def write_mmrb2(
+    out: Path,
+    rows: list[Triplet],
+    first: dict[str, bool],
+    chosen_side: Mapping[str, Side],
+    labels: Mapping[str, list[Label]],
+) -> dict[str, int]:
+    """MMRB2's layout (curate/formats/mmrb2.py): ``mmrb2/{task}.json`` per task, response A
+    the chosen response where ``first`` says so (the placement of the other layouts),
+    images copied beside the file as ``{id}_{n}.{ext}`` (n counts A's images, then B's, as
+    the benchmark names them; the prompt's ``{id}_prompt_{n}.{ext}``). A response image
+    missing from the store keeps a name whose file is not there, so an import records it as
+    missing. ``chosen_side``: the stored side of each triplet's chosen response (to turn
+    labels to A and B). Returns the triplets written per task (none: no folder)."""
+    counts: dict[str, int] = {}
+    for task in mmrb2.CATEGORIES:
+        group = [t for t in rows if t.category == task]
+        if not group:
+            continue
+        folder = out / MMRB2_DIR
+        folder.mkdir(parents=True, exist_ok=True)
+        records = []
+        for t in group:
+            stem = _mmrb2_name(t.id)
+            a_is_chosen = first[t.id]
+            a_side = chosen_side[t.id] if a_is_chosen else sides.other(chosen_side[t.id])
+            counter = itertools.count()  # A's images are numbered first, then B's
+            shown = [(t.chosen_model, t.chosen, t.chosen_parts), (t.rejected_model, t.rejected, t.rejected_parts)]
+            if not a_is_chosen:
+                shown.reverse()
+            response_a, response_b = (_mmrb2_response(out, folder, stem, counter, *r) for r in shown)
+            prompt_images = []
+            for k, rel in enumerate(t.images):
+                name = f"{stem}_prompt_{k}{Path(rel).suffix.lower()}"
+                shutil.copyfile(out / rel, folder / name)
+                prompt_images.append(name)
+            records.append(
+                mmrb2.Mmrb2Pair(
+                    id=t.id,
+                    response_a=response_a,
+                    response_b=response_b,
+                    chosen="A" if a_is_chosen else "B",
+                    prompt=t.prompt,
+                    prompt_source=t.source,
+                    prompt_images=tuple(prompt_images),
+                    ratings=mmrb2_ratings(task, labels.get(t.id, ()), a_side),
+                )
+            )
+        mmrb2.write(folder / mmrb2.file_name(task), task, records)
+        counts[task] = len(group)
+    return counts

@@ -11,7 +11,11 @@ it, so the counts add up to the pairs considered:
 6. ``tie``                  the decision is a tie: ties never make a triplet
 7. ``correctness_task``     correctness task, but chosen is not judged correct and rejected
                             incorrect
-8. ``missing_images``       an image is missing from the store (only with missing_images = "drop")
+8. ``missing_images``       a prompt image is missing from the store (only with
+                            missing_images = "drop")
+9. ``missing_response_images``  an image of the chosen or the rejected response is missing
+                            from the store (only with missing_images = "drop"; with "keep"
+                            the response keeps a placeholder part in its place)
 
 An adjudication overrides the labels: an adjudicated pair skips rules 2-4, and each field
 the lead decided replaces the annotators' majority. With ``aggregation`` other than
@@ -31,7 +35,7 @@ which task the item was written for, so its pairs are held to the task's rule al
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -54,7 +58,8 @@ class BuildDecision:
     n_labels: int = 0
     agreement: float | None = None  # share of labels on the decided preference
     adjudicated: bool = False
-    missing_images: int = 0
+    missing_images: int = 0  # the prompt's images missing from the store
+    missing_response_images: int = 0  # the two responses' images missing from the store
 
 
 @dataclass
@@ -109,7 +114,7 @@ def rule_names(rules: Rules) -> list[str]:
     if rules.correctness_task:
         names.append("correctness_task")
     if rules.missing_images == "drop":
-        names.append("missing_images")
+        names += ["missing_images", "missing_response_images"]
     return names
 
 
@@ -121,14 +126,23 @@ def decide(
     rules: Rules,
     image_ok: dict[str, bool],
     aggregated: Mapping[str, str] | None = None,
+    responses: Sequence[Candidate] = (),
 ) -> BuildDecision:
-    """``aggregated``: field -> this pair's value from the aggregation model (not majority)."""
+    """``aggregated``: field -> this pair's value from the aggregation model (not majority);
+    ``responses``: the pair's two candidates (their images are checked like the prompt's)."""
     adj = adj if rules.adjudication else None
     n = len(labels)
-    missing = sum(1 for im in item.images if not (im.sha256 and image_ok.get(im.sha256, False)))
+
+    def gone(images) -> int:
+        return sum(1 for im in images if not (im.sha256 and image_ok.get(im.sha256, False)))
+
+    missing = gone(item.images)
+    missing_answers = sum(gone(c.images) for c in responses)
 
     def decision(removed_by: str | None, chosen: str | None = None, agreement: float | None = None) -> BuildDecision:
-        return BuildDecision(pair, item.category, removed_by, chosen, n, agreement, adj is not None, missing)
+        return BuildDecision(
+            pair, item.category, removed_by, chosen, n, agreement, adj is not None, missing, missing_answers
+        )
 
     if adj is not None and adj.exclude:
         return decision("adjudicated_exclude")
@@ -172,6 +186,8 @@ def decide(
             return decision("correctness_task", pref)
     if rules.missing_images == "drop" and missing:
         return decision("missing_images", pref)
+    if rules.missing_images == "drop" and missing_answers:
+        return decision("missing_response_images", pref)
     return decision(None, pref, share)
 
 
@@ -181,8 +197,9 @@ class BuildInputs:
 
     items: dict[str, Item]
     candidates: dict[str, Candidate]
-    image_ok: dict[str, bool]  # image sha256 -> its file is in the store
+    image_ok: dict[str, bool]  # image sha256 -> its file is in the store (prompts' and responses')
     aggregated: Aggregated | None = None  # the labels aggregated by rules.aggregation
+    labels: Mapping[str, list[Label]] = field(default_factory=dict)  # pair id -> its submitted labels
 
 
 def apply_rules(store: Store, rules: Rules) -> tuple[FilterResult, BuildInputs]:
@@ -195,12 +212,13 @@ def apply_rules(store: Store, rules: Rules) -> tuple[FilterResult, BuildInputs]:
         labels[lab.pair_id].append(lab)
     adjudications = store.adjudications()
     image_ok: dict[str, bool] = {}
-    known = store.image_paths(im.sha256 for item in items.values() for im in item.images if im.sha256)
-    for item in items.values():
-        for im in item.images:
-            if im.sha256 and im.sha256 not in image_ok:
-                path = known.get(im.sha256)
-                image_ok[im.sha256] = bool(path and path.is_file())
+    in_scope = {cid for p in pairs for cid in (p.first_id, p.second_id)}
+    shas = {im.sha256 for item in items.values() for im in item.images if im.sha256}
+    shas |= {im.sha256 for cid in in_scope if cid in candidates for im in candidates[cid].images if im.sha256}
+    known = store.image_paths(shas)
+    for sha in shas:
+        path = known.get(sha)
+        image_ok[sha] = bool(path and path.is_file())
     agg = _aggregate(pairs, labels, store.gold(), rules)
     per_pair: dict[str, dict[str, str]] = defaultdict(dict)
     if rules.aggregation != "majority":
@@ -216,10 +234,11 @@ def apply_rules(store: Store, rules: Rules) -> tuple[FilterResult, BuildInputs]:
             rules,
             image_ok,
             per_pair.get(p.id, {}) if rules.aggregation != "majority" else None,
+            (candidates[p.first_id], candidates[p.second_id]),
         )
         for p in pairs
     ]
-    return FilterResult(decisions, rule_names(rules)), BuildInputs(items, candidates, image_ok, agg)
+    return FilterResult(decisions, rule_names(rules)), BuildInputs(items, candidates, image_ok, agg, labels)
 
 
 def _aggregate(pairs: list[Pair], labels: Mapping[str, list[Label]], gold, rules: Rules) -> Aggregated:

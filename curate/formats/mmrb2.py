@@ -11,6 +11,11 @@
   for t2i / edit / interleaved (high = A better; ``chosen`` is A exactly when the mean is
   above 3.5), per-response letter grades for reasoning (A best; in 373 of the 1,000 pairs
   only response B is graded); read by ``ratings``.
+- Written (``write``) by ``mmrb build`` for the triplets of the four tasks: one
+  ``{task}.json`` per task (the names the benchmark's compute_accuracy.py reads), the same
+  fields, image file names relative to the file (the files beside it), and two fields of the
+  project's own that the importer reads back: ``prompt`` (its text) and ``prompt_images``
+  (file names, like the responses' images).
 - Judgements (``read_judgements``), what the benchmark's judge runs write and
   compute_accuracy.py reads: ``{pair_id: {"forward": [{"judgement": "A"|"B"}], "reverse":
   [...]}}``; a reverse judgement names the responses as shown, so "A" there is response_b.
@@ -21,7 +26,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +46,15 @@ _ORDERS: tuple[Order, Order] = ("forward", "reverse")
 
 
 @dataclass(frozen=True)
+class Rating:
+    """One rater position's annotation of a pair (positions, not people)."""
+
+    score: float | None = None  # t2i / edit / interleaved: 1-6, high = A better
+    grade_a: str | None = None  # reasoning: letter grades, A best
+    grade_b: str | None = None
+
+
+@dataclass(frozen=True)
 class Mmrb2Response:
     parts: tuple[tuple[str, str], ...]  # ("text", text) or ("image", file name), in order
     model: str | None = None  # None: a copy that kept only the text
@@ -56,19 +70,15 @@ class Mmrb2Pair:
     prompt_source: str | None = None
     # the files the benchmark's build_from_hf.py writes: the prompt's text and images in order
     prompt_content: tuple[tuple[str, str], ...] = ()
+    # what ``write`` writes beyond the parsed fields (``parse`` reads only prompt_images of
+    # them; the raters' annotations are read by ``ratings``, which needs the task)
+    prompt_images: tuple[str, ...] = ()  # file names, relative to the file (the project's field)
+    prompt_metadata: Mapping[str, Any] | None = None
+    ratings: tuple[Rating, ...] = ()
 
     @property
     def preferred(self) -> Side:
         return "first" if self.chosen == "A" else "second"
-
-
-@dataclass(frozen=True)
-class Rating:
-    """One rater position's annotation of a pair (positions, not people)."""
-
-    score: float | None = None  # t2i / edit / interleaved: 1-6, high = A better
-    grade_a: str | None = None  # reasoning: letter grades, A best
-    grade_b: str | None = None
 
 
 @dataclass(frozen=True)
@@ -133,9 +143,21 @@ def parse(f: Fields, need: Collection[str] = ()) -> Mmrb2Pair | None:
     prompt = f.text("prompt", required=False, allow_empty=True, default="")
     source = f.text("prompt_source", required=False, allow_empty=True)
     prompt_content = _parts(f, "prompt_content", f.data["prompt_content"]) if "prompt_content" in f.data else ()
+    images = f.data.get("prompt_images")
+    if images is not None and not (isinstance(images, list) and all(isinstance(x, str) and x for x in images)):
+        f.bad("prompt_images", "expected a list of image file names")
     if f.problems or rid is None or a is None or b is None or prompt_content is None:
         return None
-    return Mmrb2Pair(rid, a, b, "A" if chosen == "A" else "B", prompt or "", source, prompt_content=prompt_content)
+    return Mmrb2Pair(
+        rid,
+        a,
+        b,
+        "A" if chosen == "A" else "B",
+        prompt or "",
+        source,
+        prompt_content=prompt_content,
+        prompt_images=tuple(images or ()),
+    )
 
 
 def _response(f: Fields, name: str, need: Collection[str]) -> Mmrb2Response | None:
@@ -226,6 +248,51 @@ def ratings(f: Fields, task: str) -> tuple[Rating, ...] | None:
         f.bad("human_annotations", "expected up to 3 scores from 1 to 6")
         return None
     return tuple(Rating(score=s) for s in ann)
+
+
+def annotations_value(task: str, ratings: Iterable[Rating]) -> Any:
+    """``human_annotations`` as the benchmark writes it for ``task`` (see ``ratings``): a
+    list of scores, or for reasoning ``{response_a_ratings, response_b_ratings}``."""
+    rs = list(ratings)
+    if task == "reasoning":
+        return {
+            "response_a_ratings": [r.grade_a for r in rs if r.grade_a],
+            "response_b_ratings": [r.grade_b for r in rs if r.grade_b],
+        }
+    return [int(r.score) if float(r.score).is_integer() else r.score for r in rs if r.score is not None]
+
+
+def record(task: str, pair: Mmrb2Pair) -> dict[str, Any]:
+    """One pair as the benchmark's files hold it, the project's two fields after its own."""
+
+    def response(r: Mmrb2Response) -> dict[str, Any]:
+        return {"model_name": r.model or "", "response_content": [[kind, value] for kind, value in r.parts]}
+
+    return {
+        "id": pair.id,
+        "response_a": response(pair.response_a),
+        "response_b": response(pair.response_b),
+        "chosen": pair.chosen,
+        "human_annotations": annotations_value(task, pair.ratings),
+        "prompt_source": pair.prompt_source or "",
+        "prompt_metadata": dict(pair.prompt_metadata or {}),
+        "prompt": pair.prompt,
+        "prompt_images": list(pair.prompt_images),
+    }
+
+
+def file_name(task: str) -> str:
+    """The file ``write`` writes a task to: the name compute_accuracy.py reads (``t2i.json``),
+    which ``task_of`` reads back."""
+    return f"{task}.json"
+
+
+def write(path: Path, task: str, pairs: Iterable[Mmrb2Pair]) -> None:
+    """``{"pairs": [...]}``, indented as the published files are; the same pairs give the
+    same bytes."""
+    data = {JSON_KEY: [record(task, p) for p in pairs]}
+    with path.open("w", encoding="utf-8", newline="\n") as f:
+        f.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def as_written(f: Fields) -> dict[str, Any]:

@@ -1,11 +1,13 @@
 """MMRB2 ground truth (curate/formats/mmrb2.py) as items, pairs and labels.
 
-The files carry no prompt text (only its source and metadata): the item's prompt is empty
-and the metadata says where the prompt lives. The task is ``mmrb2.task_of`` (the file name,
-or ``--category``). A response's parts become the candidate's parts: its images are read
-beside the file (or under ``--images-root``), a file that is not there is recorded as
-missing. The candidate's text is ``mmrb2.render_text`` (images as ``[image: name]``
-markers), as scoring renders it; the original content is kept in the pair's metadata.
+The published files carry no prompt text (only its source and metadata): the item's prompt
+is empty and the metadata says where the prompt lives. The files ``mmrb build`` writes also
+have the prompt and its images (``prompt``, ``prompt_images``): those become the item's.
+The task is ``mmrb2.task_of`` (the file name, or ``--category``). A response's parts become
+the candidate's parts: its images are read beside the file (or under ``--images-root``), a
+file that is not there is recorded as missing. The candidate's text is
+``mmrb2.render_text`` (images as ``[image: name]`` markers), as scoring renders it; the
+original content is kept in the pair's metadata.
 
 The three annotators' ``human_annotations`` become labels from ``mmrb2-rater-1..3``
 (positions, not people: MMRB2 does not say who rated which pair):
@@ -75,9 +77,12 @@ def make_parser(category: str) -> Callable[[ImportFields, Context], ParsedRow]:
         ratings = mmrb2.ratings(f, category)
         if ratings is None:
             return ParsedRow()
-        meta = f.metadata(mmrb2.FIELDS)
+        meta = f.metadata((*mmrb2.FIELDS, "prompt", "prompt_images"))
         meta["mmrb2_id"] = rec.id
-        item = Item(id=iid, prompt="", category=category, source="mmrb2", metadata=meta)
+        images = f.images("prompt_images")
+        if images is None:
+            return ParsedRow()
+        item = Item(id=iid, prompt=rec.prompt, category=category, images=images, source="mmrb2", metadata=meta)
         pa, pb = _parts(f, "response_a", a), _parts(f, "response_b", b)
         if pa is None or pb is None:
             return ParsedRow()
