@@ -2,12 +2,17 @@
 
 It runs the real pipeline on data/sample/items.jsonl (ingest, pairing, assignment), into a
 temporary file renamed into place at the end, so an interrupted first start leaves nothing
-half-built. The demo passwords are public (printed and shown on the sign-in page): the
+half-built. The store remembers which sample it was built from (``VERSION_KEY``): a
+store built from an older sample (or by an older demo) is rebuilt on the next start, the
+old file kept beside it as ``sample.db.previous``. The pairs whose responses are images
+come first in every demo queue, so the first pairs an annotator sees show them. The demo
+passwords are public (printed and shown on the sign-in page): the
 sample store is for trying the app, never for real work.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from dataclasses import dataclass
@@ -29,6 +34,15 @@ K = 2  # labels per pair in the sample
 DELIBERATE_MISSING_IMAGE = "deliberately_missing_image"
 DELIBERATE_MISSING_NOTE = "This is the sample's deliberately missing image: it shows how the app presents one."
 CAP = 2  # pairs per prompt: a calm first session
+VERSION_KEY = "demo.sample_version"  # the setting that says which sample a store was built from
+BUILD = "2"  # the demo's own build steps: raise it when build_sample changes what it makes
+
+
+def sample_version(sample: Path | None = None) -> str:
+    """What the sample store is built from: the demo's build steps and the sample's items."""
+    h = hashlib.sha256(f"demo build {BUILD}\n".encode())
+    h.update(((sample or SAMPLE) / "items.jsonl").read_bytes())
+    return h.hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -41,8 +55,9 @@ class Sample:
     accounts: tuple[tuple[str, str, str], ...]  # (name, password, role)
 
 
-def build_sample(db: Path, images: Path, sample: Path = SAMPLE) -> None:
-    """Ingest, pair and assign the sample into ``db`` (which must not exist yet)."""
+def build_sample(db: Path, images: Path, sample: Path | None = None) -> None:
+    """Ingest, pair and assign the sample (default ``SAMPLE``) into ``db`` (which must not
+    exist yet)."""
     from curate.assign import assign
     from curate.ingest import ingest_items
     from curate.pairing import pair_items
@@ -50,16 +65,31 @@ def build_sample(db: Path, images: Path, sample: Path = SAMPLE) -> None:
 
     from . import auth
 
+    sample = sample or SAMPLE
     with Store(str(db), images) as store:
         ingest_items(store, sample / "items.jsonl", allow_missing_images=True)
         pair_items(store, strategy="cross_model", cap_per_item=CAP, seed=0)
         for name, password, role in ACCOUNTS:
             auth.add_account(store, name, password, role)
-        assign(store, k=K, annotators=[n for n, _, r in ACCOUNTS if r == "annotator"], seed=0)
+        annotators = [n for n, _, r in ACCOUNTS if r == "annotator"]
+        with_images = {c.item_id for c in store.candidates() if c.images}
+        first = [p.id for p in store.pairs() if p.item_id in with_images]
+        if first:  # the pairs with image responses first in every queue: the feature on first start
+            assign(store, k=K, annotators=annotators, seed=0, pair_ids=first)
+        assign(store, k=K, annotators=annotators, seed=0)
         guidelines = sample / "guidelines.md"
         if guidelines.exists():
             store.set_setting("guidelines_md", guidelines.read_text(encoding="utf-8"))
+        store.set_setting(VERSION_KEY, sample_version(sample))
         store.checkpoint()  # the WAL into the file before it is renamed
+
+
+def built_version(db: Path, images: Path) -> str | None:
+    """The sample version a store was built from (None: a store older than the setting)."""
+    from curate.store import Store
+
+    with Store(str(db), images) as store:
+        return store.get_setting(VERSION_KEY)
 
 
 def print_accounts() -> None:
@@ -73,7 +103,8 @@ def ensure_sample(db: Path | None = None, *, announce: bool = False) -> Sample:
     and with ``announce`` also when it was there already (the app's start-up)."""
     db = Path(db or DEFAULT_DB)
     images = Path(str(db) + ".images")
-    if not db.exists():
+    outdated = db.exists() and built_version(db, images) != sample_version()
+    if not db.exists() or outdated:
         db.parent.mkdir(parents=True, exist_ok=True)
         tmp = db.with_name(f".{db.name}.{os.getpid()}.tmp")
         for p in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
@@ -81,8 +112,20 @@ def ensure_sample(db: Path | None = None, *, announce: bool = False) -> Sample:
         build_sample(tmp, images)
         for suffix in ("-wal", "-shm"):
             Path(f"{tmp}{suffix}").unlink(missing_ok=True)
+        if outdated:  # kept, labels and all, beside the new one
+            previous = db.with_name(db.name + ".previous")
+            for suffix in ("", "-wal", "-shm"):
+                if Path(f"{db}{suffix}").exists():
+                    os.replace(f"{db}{suffix}", f"{previous}{suffix}")
         os.replace(tmp, db)
-        print(f"mmrb-studio: built the sample project in {db}", file=sys.stderr)
+        if outdated:
+            print(
+                f"mmrb-studio: the sample has changed since {db} was built: rebuilt it "
+                f"(the old one is {db.name}.previous)",
+                file=sys.stderr,
+            )
+        else:
+            print(f"mmrb-studio: built the sample project in {db}", file=sys.stderr)
         print_accounts()
     elif announce:
         print(f"mmrb-studio: the sample project is in {db}", file=sys.stderr)

@@ -7,6 +7,13 @@ becomes images/summer-palace.jpg and flower.jpg images/dahlia.jpg, both Flickr p
 CC BY 2.0 (attribution in scikit-learn's sklearn/datasets/images/README.txt). The responses
 were written for the sample: some right, some wrong.
 
+Three items (categories ``t2i``, ``edit``, ``interleaved``, as in MMRB2) have responses that
+are images the project draws here too (``response_images``, listed in each response's
+``text`` as parts, see docs/formats.md): renderings of a requested bar chart, one with a
+wrong bar; an edit of a drawn house, one with a small extra change; two-step drawing
+instructions with a picture per step. The demo (annotate/demo.py) puts their pairs first in
+every queue.
+
 One item (``vqa-04``) points at ``images/street-scene.png``, which is deliberately NOT
 generated: it exercises the "missing image" path (the importer records it as missing with
 ``--allow-missing-images``; the app shows a placeholder, which says it is deliberate because
@@ -182,6 +189,89 @@ def photo(name: str, sklearn_name: str, width: int = 480) -> str:
 
 
 # -- the items -------------------------------------------------------------------------
+# -- responses that are images ---------------------------------------------------------
+FRUIT = (["Apples", "Pears", "Plums"], [12, 7, 9])  # the chart t2i-01 asks for
+
+
+def fruit_chart(name: str, values: list[float], *, labelled: bool = True, colors: tuple[str, ...] = ()) -> str:
+    """A small bar chart of the fruit sold; ``labelled``: each bar's value above it."""
+    im, d = canvas(400, 300)
+    d.text((200, 18), "Fruit sold on Monday", fill="black", font=font(18), anchor="mm")
+    x0, y0, x1, y1 = 50, 45, 380, 260
+    top = 15
+    d.line([(x0, y0), (x0, y1), (x1, y1)], fill="black", width=2)
+    for t in range(0, top + 1, 5):
+        y = y1 - (y1 - y0) * t / top
+        d.line([(x0 - 5, y), (x0, y)], fill="black")
+        d.text((x0 - 8, y), str(t), fill="black", font=font(12), anchor="rm")
+    colors = colors or ("#55A868", "#DD8452", "#8172B3")
+    step = (x1 - x0) / len(values)
+    for n, (lab, v) in enumerate(zip(FRUIT[0], values, strict=True)):
+        bx = x0 + step * n + step * 0.2
+        by = y1 - (y1 - y0) * v / top
+        d.rectangle([bx, by, bx + step * 0.6, y1], fill=colors[n % len(colors)])
+        if labelled:
+            d.text((bx + step * 0.3, by - 10), f"{v:g}", fill="black", font=font(13), anchor="mm")
+        d.text((bx + step * 0.3, y1 + 14), lab, fill="black", font=font(13), anchor="mm")
+    return save(im, name)
+
+
+def house(name: str, *, door: str = "#C44E52", roof: str = "#8B4513", window: bool = True) -> str:
+    """A small drawn house: the picture edit-01 asks to change (and its edits)."""
+    im, d = canvas(320, 240)
+    d.rectangle([0, 200, 320, 240], fill="#7FB069")  # grass
+    d.ellipse([255, 18, 295, 58], fill="#E5C100")  # sun
+    d.rectangle([90, 110, 230, 200], fill="#F2E3C6", outline="black", width=2)  # wall
+    d.polygon([(80, 112), (160, 50), (240, 112)], fill=roof, outline="black")  # roof
+    d.rectangle([145, 145, 175, 200], fill=door, outline="black", width=2)  # door
+    if window:
+        d.rectangle([104, 128, 132, 154], fill="#A8D8F0", outline="black", width=2)
+        d.line([(118, 128), (118, 154)], fill="black")
+    return save(im, name)
+
+
+def triangle_step(name: str, step: int, *, right_angle: bool = True) -> str:
+    """Drawing a right triangle with legs 4 and 3 (grid units): step 1 the base, step 2 the
+    rest; ``right_angle=False`` puts the upright leg in the middle of the base (wrong)."""
+    im, d = canvas(300, 220)
+    unit, ox, oy = 40, 50, 180
+    for gx in range(0, 6):
+        d.line([(ox + gx * unit, 20), (ox + gx * unit, oy + 20)], fill="#e5e5e5")
+    for gy in range(0, 5):
+        d.line([(ox - 20, oy - gy * unit), (ox + 5 * unit, oy - gy * unit)], fill="#e5e5e5")
+    base = [(ox, oy), (ox + 4 * unit, oy)]
+    d.line(base, fill="#4C72B0", width=4)
+    d.text((ox + 2 * unit, oy + 16), "4", fill="black", font=font(14), anchor="mm")
+    if step == 2:
+        foot = ox if right_angle else ox + 2 * unit
+        apex = (foot, oy - 3 * unit)
+        d.line([(foot, oy), apex], fill="#C44E52", width=4)
+        d.line([apex, (ox + 4 * unit, oy)], fill="#55A868", width=4)
+        if not right_angle:  # joined to both ends: a triangle with no right angle
+            d.line([apex, (ox, oy)], fill="#55A868", width=4)
+        d.text((foot - 12, oy - 1.5 * unit), "3", fill="black", font=font(14), anchor="mm")
+        if right_angle:
+            d.rectangle([ox, oy - 14, ox + 14, oy], outline="black", width=2)
+    return save(im, name)
+
+
+def response_images() -> dict[str, str]:
+    return {
+        "chart_ok": fruit_chart("t2i-01-alpha.png", FRUIT[1]),
+        "chart_wrong_bar": fruit_chart("t2i-01-beta.png", [12, 11, 9]),  # pears drawn at 11
+        "chart_unlabelled": fruit_chart(
+            "t2i-01-gamma.png", FRUIT[1], labelled=False, colors=("#4C72B0", "#4C72B0", "#4C72B0")
+        ),
+        "house": house("edit-01-house.png"),
+        "house_blue_door": house("edit-01-alpha.png", door="#4C72B0"),
+        "house_no_window": house("edit-01-beta.png", door="#4C72B0", window=False),  # one change too many
+        "house_blue_roof": house("edit-01-gamma.png", roof="#4C72B0"),  # the wrong part changed
+        "step1": triangle_step("il-01-step1.png", 1),
+        "step2": triangle_step("il-01-step2.png", 2),
+        "step2_wrong": triangle_step("il-01-step2-wrong.png", 2, right_angle=False),
+    }
+
+
 def build_images() -> dict[str, str]:
     IMAGES.mkdir(parents=True, exist_ok=True)
     for old in IMAGES.iterdir():
@@ -278,11 +368,13 @@ def build_images() -> dict[str, str]:
         ),
         "china": photo("summer-palace.jpg", "china.jpg"),
         "flower": photo("dahlia.jpg", "flower.jpg"),
+        **response_images(),
     }
 
 
-def R(model: str, text: str) -> dict:
-    return {"model": model, "text": text.strip()}
+def R(model: str, text: str | list) -> dict:
+    """A response: a text, or its parts (texts and ``{"image": path}``) in order."""
+    return {"model": model, "text": text.strip() if isinstance(text, str) else text}
 
 
 def build_items(img: dict[str, str]) -> list[dict]:
@@ -856,9 +948,75 @@ write a joke about tourists climbing all those stairs, though!""",
             ],
         ),
     ]
+    items += image_response_items(img)
     for it in items:
         it["source"] = SOURCE
     return items
+
+
+def image_response_items(img: dict[str, str]) -> list[dict]:
+    """The items whose responses are images (MMRB2's tasks): what the demo shows first."""
+    return [
+        dict(
+            id="t2i-01",
+            category="t2i",
+            images=[],
+            reference=None,
+            prompt="Draw a bar chart of the fruit sold on Monday: apples 12, pears 7, plums 9. "
+            "Write each bar's value above it.",
+            responses=[
+                R("omni-alpha", [{"image": img["chart_ok"]}]),
+                R("omni-beta", [{"image": img["chart_wrong_bar"]}]),
+                R("omni-gamma", ["Here is your chart.", {"image": img["chart_unlabelled"]}]),
+            ],
+        ),
+        dict(
+            id="edit-01",
+            category="edit",
+            images=[img["house"]],
+            reference=None,
+            prompt="Make the door blue. Change nothing else.",
+            responses=[
+                R("omni-alpha", [{"image": img["house_blue_door"]}]),
+                R("omni-beta", [{"image": img["house_no_window"]}]),
+                R("omni-gamma", ["Done: the door is blue now.", {"image": img["house_blue_roof"]}]),
+            ],
+        ),
+        dict(
+            id="il-01",
+            category="interleaved",
+            images=[],
+            reference=None,
+            prompt="Show in two steps how to draw a right triangle whose legs are 4 and 3 squares long, "
+            "with one picture for each step.",
+            responses=[
+                R(
+                    "omni-alpha",
+                    [
+                        "**Step 1.** Draw the base: a line 4 squares long.",
+                        {"image": img["step1"]},
+                        "**Step 2.** From the left end of the base, draw a line 3 squares straight up, "
+                        "then join its top to the right end of the base.",
+                        {"image": img["step2"]},
+                    ],
+                ),
+                R(
+                    "omni-beta",
+                    [
+                        "**Step 1.** Draw the base: a line 4 squares long.",
+                        {"image": img["step1"]},
+                        "**Step 2.** Draw a line 3 squares up and join it to both ends of the base.",
+                        {"image": img["step2_wrong"]},
+                    ],
+                ),
+                R(
+                    "omni-gamma",
+                    "Step 1: draw a line 4 squares long. Step 2: from its left end draw a line 3 squares "
+                    "up, and join the two free ends. (I cannot draw pictures.)",
+                ),
+            ],
+        ),
+    ]
 
 
 def main() -> None:

@@ -63,3 +63,71 @@ def test_app_opens_on_the_sample_without_arguments(sample_db):
         assert any("Guidelines" in e.proto.label for e in at.get("expander"))
     finally:
         ui.close_stores()
+
+
+def test_pairs_with_image_responses_come_first_in_every_demo_queue(sample_db):
+    from annotate import demo
+    from curate.store import Store
+
+    info = demo.ensure_sample()
+    with Store(info.db, info.images) as s:
+        with_images = {c.item_id for c in s.candidates() if c.images}
+        assert with_images == {"t2i-01", "edit-01", "il-01"}
+        image_pairs = {p.id for p in s.pairs() if p.item_id in with_images}
+        assert len(image_pairs) == len(with_images) * demo.CAP
+        assigned = {a.pair_id for a in s.assignments()}
+        assert image_pairs <= assigned
+        for name, _, role in demo.ACCOUNTS:
+            if role != "annotator":
+                continue
+            queue = [a.pair_id for a in sorted(s.assignments(annotator=name), key=lambda a: a.seq)]
+            mine = [pid for pid in queue if pid in image_pairs]
+            assert mine and queue[: len(mine)] == mine, name  # the first pairs she sees
+        per_pair = {}
+        for a in s.assignments():
+            per_pair[a.pair_id] = per_pair.get(a.pair_id, 0) + 1
+        assert {per_pair[p] for p in image_pairs} == {demo.K}
+
+
+def test_a_sample_store_from_an_older_sample_is_rebuilt(sample_db, capsys, monkeypatch, tmp_path):
+    from annotate import demo
+    from curate.model import Label
+    from curate.store import Store
+
+    old = tmp_path / "old-sample"
+    old.mkdir()
+    rows = (demo.SAMPLE / "items.jsonl").read_text().splitlines()
+    (old / "items.jsonl").write_text("\n".join(r for r in rows if '"t2i-01"' not in r) + "\n")
+    monkeypatch.setattr(demo, "SAMPLE", old)
+    demo.ensure_sample()
+    with Store(str(sample_db), f"{sample_db}.images") as s:
+        assert s.get_item("t2i-01") is None
+        pid = s.assignments(annotator="alice")[0].pair_id
+        s.save_label(Label(pid, "alice", preference="first"))
+    monkeypatch.setattr(demo, "SAMPLE", demo.ROOT / "data" / "sample")
+    capsys.readouterr()
+    info = demo.ensure_sample()
+    assert "the sample has changed" in capsys.readouterr().err
+    with Store(info.db, info.images) as s:
+        assert s.get_item("t2i-01") is not None and s.counts().labels == 0
+        assert s.get_setting(demo.VERSION_KEY) == demo.sample_version()
+    previous = sample_db.with_name("sample.db.previous")
+    with Store(str(previous), info.images) as s:  # kept, with its labels
+        assert s.counts().labels == 1
+    mtime = sample_db.stat().st_mtime_ns
+    demo.ensure_sample()
+    assert sample_db.stat().st_mtime_ns == mtime  # up to date: not rebuilt again
+
+
+def test_a_sample_store_without_its_version_is_rebuilt(sample_db, capsys):
+    """Stores built before the demo recorded its sample's version are rebuilt once."""
+    from annotate import demo
+    from curate.store import Store
+
+    demo.ensure_sample()
+    with Store(str(sample_db), f"{sample_db}.images") as s:
+        s.set_setting(demo.VERSION_KEY, "")
+    capsys.readouterr()
+    demo.ensure_sample()
+    assert "the sample has changed" in capsys.readouterr().err
+    assert sample_db.with_name("sample.db.previous").exists()

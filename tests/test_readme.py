@@ -178,7 +178,7 @@ def test_walkthrough_runs_as_written(tmp_path):
             f = tmp_path / "data" / "sample" / name
             f.write_text(re.sub(r'base_url = "[^"]+"', f'base_url = "{srv.url}"', f.read_text()))
         out = "".join(_bash(b, tmp_path, env) for b in blocks[:3])
-        assert "26 items" in out
+        assert "29 items" in out
         assert srv.count() > 0  # sample and select really called the endpoint
         assert _label_like_annotators(tmp_path / "walkthrough.db") > 0
         out = "".join(_bash(b, tmp_path, env) for b in blocks[3:])
