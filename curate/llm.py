@@ -19,6 +19,9 @@ and testable:
 * an answer that is empty, or longer than ``max_response_chars`` (its body is not even read
   past the matching byte bound), is a failure with its reason, not text: it is not retried
   within the run, a rerun asks again;
+* an answer whose ``content`` is a list of parts (text and ``image_url`` data URLs, as omni
+  models that draw send it; images listed in ``message.images`` too) keeps them in order in
+  ``Completion.parts``; its ``text`` is the text parts joined;
 * a request that still fails becomes a ``Completion`` with ``ok=False`` and its error: it never
   raises, so one bad request never aborts a run.
 
@@ -99,13 +102,16 @@ class Completion:
     """The outcome of one request after its retries: a text, or a failure with its error."""
 
     ok: bool
-    text: str | None = None
+    text: str | None = None  # with parts: the text parts joined
     error: str | None = None
     attempts: int = 1
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     finish_reason: str | None = None
     seconds: float = 0.0
+    # an answer given as a list of parts with an image among them: ("text", text) and
+    # ("image", data URL) in order (empty: the answer is ``text`` alone)
+    parts: tuple[tuple[str, str], ...] = ()
 
 
 # -- images --------------------------------------------------------------------------------
@@ -373,11 +379,18 @@ def _completion(resp: Any, attempts: int, seconds: float, max_chars: int = DEFAU
     choice = choices[0]
     usage = resp.get("usage") or {}
     pt, ct = usage.get("prompt_tokens"), usage.get("completion_tokens")
-    text = (choice.get("message") or {}).get("content")
+    message = choice.get("message") or {}
+    text = message.get("content")
+    parts: tuple[tuple[str, str], ...] = ()
     error = None
-    if not isinstance(text, str) or not text.strip():
+    if isinstance(text, list) or message.get("images"):
+        parts, error = content_parts(text, message.get("images"))
+        text = "".join(v for kind, v in parts if kind == "text")  # the parts of one text run on
+        if not any(kind == "image" for kind, _ in parts):
+            parts = ()  # text parts alone: a text answer
+    if error is None and (not isinstance(text, str) or not text.strip()) and not parts:
         error = f"empty response (finish_reason={choice.get('finish_reason')})"
-    elif len(text) > max_chars:
+    elif error is None and isinstance(text, str) and len(text) > max_chars:
         error = f"response of {plural(len(text), 'character')} is over the limit of {max_chars} (max_response_chars)"
     if error:
         return Completion(
@@ -385,13 +398,44 @@ def _completion(resp: Any, attempts: int, seconds: float, max_chars: int = DEFAU
         )
     return Completion(
         ok=True,
-        text=text,
+        text=text if isinstance(text, str) else "",
         attempts=attempts,
         prompt_tokens=pt,
         completion_tokens=ct,
         finish_reason=choice.get("finish_reason"),
         seconds=seconds,
+        parts=parts,
     )
+
+
+def content_parts(content: Any, images: Any = None) -> tuple[tuple[tuple[str, str], ...], str | None]:
+    """An answer's ``content`` given as a list of parts (``{"type": "text", "text": ...}``,
+    ``{"type": "image_url", "image_url": {"url": "data:..."}}``), then the images some
+    servers list apart in ``message.images``, as ("text", text) / ("image", data URL) in
+    order; or the error that says which part cannot be read. An image must come as a data
+    URL: the client fetches nothing."""
+    out: list[tuple[str, str]] = []
+    listed = [] if isinstance(content, str) or content is None else content
+    if isinstance(content, str) and content:
+        out.append(("text", content))
+    if not isinstance(listed, list):
+        return (), f"response content is a {type(content).__name__}, not a text or a list of parts"
+    extra = images if isinstance(images, list) else []
+    for n, part in enumerate([*listed, *extra]):
+        where = f"response part {n + 1}"
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind in ("text", "output_text") and isinstance(part.get("text"), str):
+            out.append(("text", part["text"]))
+        elif kind == "image_url":
+            url = part.get("image_url")
+            url = url.get("url") if isinstance(url, dict) else url
+            if not isinstance(url, str) or not url.startswith("data:image/"):
+                shown = url[:60] if isinstance(url, str) else type(url).__name__
+                return (), f"{where}: an image that is not a data:image/ URL ({shown!r}); only data URLs are kept"
+            out.append(("image", url))
+        else:
+            return (), f"{where}: neither text nor an image_url ({str(kind or part)[:60]!r})"
+    return tuple(out), None
 
 
 __all__ = [
@@ -402,6 +446,7 @@ __all__ = [
     "LLMClient",
     "backoff_delay",
     "classify",
+    "content_parts",
     "count_kinds",
     "encode_image",
     "failure_kind",

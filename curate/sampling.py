@@ -34,6 +34,13 @@ Models file (TOML, or YAML with the same structure)::
 
 With ``samples > 1`` and a ``seed`` parameter, sample i is sent with ``seed + i`` so the
 samples differ.
+
+An answer whose content is a list of parts with images (omni models that draw: text parts
+and ``image_url`` data URLs, see curate/llm.py) is stored as the candidate's parts in order,
+its images content-addressed in the store's image folder like an imported image
+(``ImageStore.prepare`` checks each one first; an image that cannot be read makes the
+request a failure, asked again by a rerun). ``max_response_chars`` bounds the whole answer,
+images included: raise it for models that draw.
 """
 
 from __future__ import annotations
@@ -43,15 +50,16 @@ import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 import aiohttp  # noqa: F401  the transport of .llm: imported with this module (0.4 s), not mid-run
 
 from .errors import InputError, InputProblem, MmrbError
+from .images import ImageProblem, ImageStore, StoredImage
 from .llm import Completion, Endpoint, LLMClient, count_kinds, image_data_url, user_message
-from .model import Candidate, Item, SampleFailure
+from .model import Candidate, ImageRef, Item, ResponsePart, SampleFailure, render_parts
 from .seeding import hex_hash
 from .store import Store, params_key
 from .store.items import SampleKey
@@ -306,32 +314,90 @@ def plan_requests(
     return todo
 
 
+# An answer's parts with its images decoded and checked: ("text", text) or ("image", bytes)
+Decoded = tuple[tuple[str, str | bytes], ...]
+
+
+def decode_parts(images: ImageStore, parts: Sequence[tuple[str, str]]) -> Decoded:
+    """An answer's parts (curate/llm.py: text, image data URLs) with each image decoded and
+    checked as an imported one is (``ImageStore.prepare``); raises ImageProblem naming the
+    image (``response image 2: ...``)."""
+    out: list[tuple[str, str | bytes]] = []
+    n = 0
+    for kind, value in parts:
+        if kind != "image":
+            out.append((kind, value))
+            continue
+        n += 1
+        name = f"response image {n}"
+        try:
+            out.append(("image", images.prepare(images.read_source(value, images.root), name)[0]))
+        except ImageProblem as e:
+            raise ImageProblem(e.status, f"{name}: {e}") from None
+    return tuple(out)
+
+
+def _stored_parts(images: ImageStore, decoded: Decoded) -> tuple[tuple[ResponsePart, ...], list[StoredImage]]:
+    """The parts of a candidate, each image written to the image folder (call it inside
+    ``images.writing()``, until the rows are committed)."""
+    parts: list[ResponsePart] = []
+    stored: list[StoredImage] = []
+    for _, value in decoded:
+        if isinstance(value, bytes):
+            im = images.put(value)
+            stored.append(im)
+            source = f"image-{len(stored)}.{im.path.rsplit('.', 1)[-1]}"
+            parts.append(ResponsePart.of_image(ImageRef(source, im.sha256, "ok", im.width, im.height)))
+        else:
+            parts.append(ResponsePart.of_text(value))
+    return tuple(parts), stored
+
+
 def result_writer(
     store: Store, specs: dict[str, ModelSpec], flush_every: int, flush_interval: float
-) -> BatchWriter[tuple[Key, Completion]]:
-    """Commits each (key, completion) as a candidate or, when the request failed, a failure."""
+) -> BatchWriter[tuple[Key, Completion, Decoded]]:
+    """Commits each (key, completion, decoded parts) as a candidate (with its parts and
+    images when the answer has images) or, when the request failed, a failure."""
 
-    def commit(batch: list[tuple[Key, Completion]]) -> None:
-        answers, failures = [], []
-        for key, comp in batch:
-            if comp.ok and comp.text is not None:  # an answered request has its text
-                answers.append(
-                    Candidate(
-                        id=candidate_id(key),
-                        item_id=key[0],
-                        model=key[1],
-                        text=comp.text,
-                        params=specs[key[1]].endpoint.params,
-                        sample_index=key[3],
-                        prompt_tokens=comp.prompt_tokens,
-                        completion_tokens=comp.completion_tokens,
+    def commit(batch: list[tuple[Key, Completion, Decoded]]) -> None:
+        answers, failures, stored = [], [], []
+        with store.images.writing():  # no clean-up removes a file before its row is committed
+            for key, comp, decoded in batch:
+                if comp.ok and comp.text is not None:  # an answered request has its text
+                    content, images = _stored_parts(store.images, decoded) if decoded else ((), [])
+                    stored += images
+                    answers.append(
+                        Candidate(
+                            id=candidate_id(key),
+                            item_id=key[0],
+                            model=key[1],
+                            text=render_parts(content) if content else comp.text,
+                            params=specs[key[1]].endpoint.params,
+                            sample_index=key[3],
+                            prompt_tokens=comp.prompt_tokens,
+                            completion_tokens=comp.completion_tokens,
+                            content=content,
+                        )
                     )
-                )
-            else:
-                failures.append(SampleFailure(*key, attempts=comp.attempts, error=comp.error or "unknown error"))
-        store.record_samples(answers, failures)
+                else:
+                    failures.append(SampleFailure(*key, attempts=comp.attempts, error=comp.error or "unknown error"))
+            if stored:
+                store.record_samples(answers, failures, images=stored)
+            else:  # text answers: the call as it always was
+                store.record_samples(answers, failures)
 
     return BatchWriter(commit, flush_every=flush_every, flush_interval=flush_interval, name="sample-writer")
+
+
+async def _with_images(images: ImageStore, comp: Completion) -> tuple[Completion, Decoded]:
+    """An answer with images: its parts decoded in a worker thread (not the event loop), or
+    the request made a failure when an image cannot be read."""
+    if not (comp.ok and comp.parts):
+        return comp, ()
+    try:
+        return comp, await asyncio.to_thread(decode_parts, images, comp.parts)
+    except ImageProblem as e:
+        return replace(comp, ok=False, text=None, parts=(), error=str(e)), ()
 
 
 class _ImageCache:
@@ -427,6 +493,7 @@ async def sample_async(
                 comp = await client.complete(
                     [user_message(item.prompt, urls)], params=extra, request_id=request_id(key)
                 )
+                comp, decoded = await _with_images(store.images, comp)
                 if comp.ok:
                     st.done += 1
                     st.prompt_tokens += comp.prompt_tokens or 0
@@ -436,7 +503,7 @@ async def sample_async(
                     st.errors.append(comp.error or "unknown error")
                 if comp.attempts > 1:
                     st.retried += 1
-                writer.put((key, comp))
+                writer.put((key, comp, decoded))
                 if on_progress:
                     on_progress(spec.label, int(comp.ok), int(not comp.ok))
 

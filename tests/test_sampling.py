@@ -167,6 +167,84 @@ def test_sample_stores_every_response_and_resumes(store):
         assert srv.count() == 12 and store.counts().candidates == 12
 
 
+def data_url(data: bytes) -> str:
+    import base64
+
+    return "data:image/png;base64," + base64.b64encode(data).decode()
+
+
+def image_part(data: bytes) -> dict:
+    return {"type": "image_url", "image_url": {"url": data_url(data)}}
+
+
+def test_sample_keeps_the_image_parts_of_an_omni_answer(store):
+    """An answer whose content is text and image data URLs is stored as the candidate's
+    parts in order, each image content-addressed in the store; one listed in
+    ``message.images`` (as some servers send it) too; a list of text parts is a text."""
+    import hashlib
+
+    from curate.llm import Completion
+    from curate.model import render_parts
+    from tests.support.fake_openai import Reply
+
+    add_items(store, 3)
+    drawn = {"question 0": png(200, (30, 20)), "question 1": png(90, (24, 24))}
+
+    def answer(req):
+        q = req.prompt_text
+        if q == "question 0":
+            return Reply(
+                "", content=[{"type": "text", "text": "Here:"}, image_part(drawn[q]), {"type": "text", "text": " done"}]
+            )
+        if q == "question 1":
+            return Reply("A picture.", images=[image_part(drawn[q])])
+        return Reply("", content=[{"type": "text", "text": "Only "}, {"type": "text", "text": "words."}])
+
+    with FakeOpenAI(answer=answer) as srv:
+        rep = sample(store, [spec(srv.url, "omni")])
+        assert (rep.done, rep.failed) == (3, 0)
+        c = {x.item_id: x for x in store.candidates()}
+        c0 = c["it000"]
+        assert [p.kind for p in c0.parts] == ["text", "image", "text"]
+        assert (c0.parts[0].text, c0.parts[2].text) == ("Here:", " done")
+        im = c0.parts[1].image
+        assert im is not None and im.status == "ok" and (im.width, im.height) == (30, 20)
+        assert im.sha256 == hashlib.sha256(drawn["question 0"]).hexdigest()
+        assert store.image_path(im.sha256).read_bytes() == drawn["question 0"]
+        assert c0.text == render_parts(c0.content) == "Here:\n\n[image: image-1.png]\n\ndone"
+        c1 = c["it001"]
+        assert [p.kind for p in c1.parts] == ["text", "image"] and c1.images[0].width == 24
+        assert c["it002"].content == () and c["it002"].text == "Only words."
+        # the parts come back from the store as they went in; a rerun asks nothing again
+        assert sample(store, [spec(srv.url, "omni")]).done == 0 and srv.count() == 3
+    assert store.counts().candidates == 3
+    assert Completion(ok=True, text="x").parts == ()
+
+
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        ([{"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}], "response image 1"),
+        ([{"type": "image_url", "image_url": {"url": "https://example.org/a.png"}}], "not a data:image/ URL"),
+        ([{"type": "audio", "audio": {}}], "neither text nor an image_url"),
+        ([], "empty response"),
+    ],
+)
+def test_an_answer_with_an_unreadable_image_is_a_failure(sqlite_store, content, words):
+    """Never a candidate with a broken image: the request is a failure, asked again later."""
+    from tests.support.fake_openai import Reply
+
+    add_items(sqlite_store, 1)
+    with FakeOpenAI(answer=lambda r: Reply("", content=content)) as srv:
+        rep = sample(sqlite_store, [spec(srv.url, max_retries=0)])
+    assert (rep.done, rep.failed) == (0, 1)
+    (f,) = sqlite_store.sample_failures()
+    assert words in f.error, f.error
+    assert sqlite_store.candidates() == []
+    assert len(sqlite_store.image_hashes()) == 1  # the item's image only, no file of the answer
+    assert len([p for p in sqlite_store.images.root.rglob("*") if p.is_file() and not p.name.startswith(".")]) == 1
+
+
 def test_failures_recorded_then_retried(sqlite_store):
     store = sqlite_store
     add_items(store, 3, images=False)

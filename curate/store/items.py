@@ -182,17 +182,37 @@ class ItemStore(StoreBase):
             }
 
     def record_samples(
-        self, answers: Sequence[Candidate], failures: Sequence[SampleFailure], conn: Connection | None = None
+        self,
+        answers: Sequence[Candidate],
+        failures: Sequence[SampleFailure],
+        conn: Connection | None = None,
+        *,
+        images: Iterable[StoredImage] = (),
     ) -> None:
         """One transaction: the answers as candidates (a key stored already, e.g. by a run in
         parallel, is left as it is) and the failures, each replacing an earlier failure of its
-        key; an answer removes its key's failure."""
+        key; an answer removes its key's failure. An answer with images brings its parts, and
+        ``images`` the image files they name (written to the image folder already)."""
         ts = now()
         fc = S.sample_failures.c
         keys = tuple_(fc.item_id, fc.model, fc.params_key, fc.sample_index)
         with self._w(conn) as c:
+            with_parts = [a for a in answers if a.content]
+            if with_parts:  # parts only for the candidates this call adds (not one stored already)
+                self.add_images(images, conn=c)
+                ids = [a.id for a in with_parts]
+                have = set(c.scalars(select(S.candidates.c.id).where(S.candidates.c.id.in_(ids))))
             if answers:
                 c.execute(insert_ignoring(c, S.candidates), [candidate_row(a, ts) for a in answers])
+            if with_parts:
+                part_rows = [
+                    _part_tuple(a.id, n, p) for a in with_parts if a.id not in have for n, p in enumerate(a.content)
+                ]
+                if part_rows:
+                    c.execute(
+                        insert_ignoring(c, S.candidate_parts),
+                        [dict(zip(_PART_COLUMNS, r, strict=True)) for r in part_rows],
+                    )
             done = [(a.item_id, a.model, params_key(a.params), a.sample_index) for a in answers]
             done += [(f.item_id, f.model, f.params_key, f.sample_index) for f in failures]
             for chunk in chunks(done, 500):

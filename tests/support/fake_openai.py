@@ -54,6 +54,10 @@ class Reply:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     finish_reason: str = "stop"
+    # sent as the message's content instead of ``text`` (a list of parts, as omni models
+    # answer with text and image_url data URLs); ``images``: sent as ``message.images``
+    content: Any = None
+    images: Any = None
 
 
 @dataclass
@@ -315,7 +319,11 @@ class FakeOpenAI:
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": out.text},
+                        "message": {
+                            "role": "assistant",
+                            "content": out.text if out.content is None else out.content,
+                            **({"images": out.images} if out.images is not None else {}),
+                        },
                         "finish_reason": out.finish_reason,
                     }
                 ],
