@@ -11,6 +11,8 @@ import os
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from curate.build import build, export
 from curate.build.rules import Rules
 from curate.formats import mmrb2, triplets
@@ -213,6 +215,13 @@ def test_mixed_responses_round_trip_through_every_export(store, tmp_path):
             assert hf_key(row["chosen_parts"], row["chosen"]) == chosen[row["id"]], row["id"]
             assert hf_key(row["rejected_parts"], row["rejected"]) == rejected[row["id"]], row["id"]
 
+    # the text layouts: each response as its text, images as [image: NAME] markers
+    for line in (out / "multimodal_rewardbench.jsonl").read_text().splitlines():
+        m = json.loads(line)
+        assert m[m["Better"]] == by_id[m["ID"]].chosen
+    assert by_id["chart-1"].chosen == "[image: out/chart_ok.png]"
+    assert res.mmrb2 == {"t2i": 1, "edit": 1, "interleaved": 1, "reasoning": 1}
+
     # MMRB2: read back by the importer, a fresh store
     back = Store(str(tmp_path / "back.db"), images=tmp_path / "back-images")
     try:
@@ -345,3 +354,68 @@ def test_published_mmrb2_round_trips_with_its_annotations(sqlite_store, tmp_path
         assert by_response(back) == by_response(sqlite_store)
     finally:
         back.close()
+
+
+def test_the_benchmark_script_and_mmrb_score_read_the_layout(sqlite_store, tmp_path):
+    """MMRB2's own compute_accuracy.py takes the build's mmrb2/ folder as its benchmark
+    folder, and `mmrb score` / `mmrb evaluate` read the files as MMRB2 (task from the name)."""
+    import subprocess
+    import sys
+
+    from mmrb_eval.datasets import read_dataset
+
+    script = ROOT.parent / "shared" / "official" / "mmrb2" / "compute_accuracy.py"
+    seed(sqlite_store, tmp_path)
+    out = tmp_path / "bench"
+    build(sqlite_store, RULES, out)
+    tasks = ("t2i", "edit", "interleaved", "reasoning")  # the script's order
+    truth = {
+        task: {p["id"]: p["chosen"] for p in json.loads((out / "mmrb2" / f"{task}.json").read_text())["pairs"]}
+        for task in tasks
+    }
+    flip = {"A": "B", "B": "A"}
+    for task in tasks:
+        pairs = read_dataset(out / "mmrb2" / f"{task}.json")
+        assert [(p.id, p.category) for p in pairs] == [(i, task) for i in truth[task]]
+        assert all(p.preferred == ("first" if truth[task][p.id] == "A" else "second") for p in pairs)
+    if not script.exists():
+        pytest.skip("../shared/official/mmrb2/compute_accuracy.py not present beside this checkout")
+    for right, expected in ((True, 1.0), (False, 0.0)):
+        preds = []
+        for task in tasks:
+            f = tmp_path / f"pred-{task}-{right}.json"
+            f.write_text(
+                json.dumps(
+                    {
+                        pid: {
+                            "forward": [{"judgement": c if right else flip[c]}],
+                            "reverse": [{"judgement": flip[c] if right else c}],
+                        }
+                        for pid, c in truth[task].items()
+                    }
+                )
+            )
+            preds.append(str(f))
+        res = tmp_path / f"res-{right}.json"
+        cmd = [sys.executable, str(script), "--task", "all", "--predictions", *preds]
+        subprocess.run(
+            [*cmd, "--benchmark_dir", str(out / "mmrb2"), "--output", str(res)], check=True, capture_output=True
+        )
+        got = json.loads(res.read_text())["tasks"]
+        assert [(t["total_pairs"], t["missing_pairs"], t["accuracy"]) for t in got] == [(1, 0, expected)] * 4
+
+
+def test_mmrb_build_says_what_the_mmrb2_layout_holds(tmp_path, capsys):
+    from tests.test_build import _mmrb_build
+
+    db = tmp_path / "s.db"
+    with Store(str(db), images=tmp_path / "img") as s:
+        seed(s, tmp_path)
+    rules = tmp_path / "rules.toml"
+    rules.write_text("[export]\nresamples = 10\n")
+    argv = ["--db", str(db), "--images", str(tmp_path / "img"), "--rules", str(rules), "--out", str(tmp_path / "out")]
+    assert _mmrb_build(argv) == 0
+    out = capsys.readouterr().out
+    assert (
+        f"MMRB2 layout in {tmp_path / 'out' / 'mmrb2'}: 4 triplets (t2i 1, edit 1, interleaved 1, reasoning 1)" in out
+    )

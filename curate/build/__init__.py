@@ -15,7 +15,7 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,6 +44,7 @@ class BuildResult:
     triplets: list[Triplet]
     missing_images: list[str]  # ids of triplets with an image missing from the store
     aggregated: Aggregated | None = None  # the labels as rules.aggregation made them one
+    mmrb2: dict[str, int] = field(default_factory=dict)  # triplets in the MMRB2 layout, per task
 
 
 def make_triplets(
@@ -259,7 +260,7 @@ def build(store: Store, rules: Rules, out: str | Path) -> BuildResult:
         raise
     finally:
         os.close(hold)
-    return BuildResult(out, result, triplets, missing, inputs.aggregated)
+    return BuildResult(out, result, triplets, missing, inputs.aggregated, mmrb2_counts)
 
 
 def dry_run(store: Store, rules: Rules) -> FilterResult:

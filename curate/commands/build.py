@@ -10,7 +10,9 @@ from ..wording import plural
 if TYPE_CHECKING:
     from curate.build.filter import FilterResult
 
-HELP = "filter labelled pairs by rules and write the benchmark (JSONL, Parquet, HF dataset, MMRB/VLRB layouts, card)"
+HELP = (
+    "filter labelled pairs by rules and write the benchmark (JSONL, Parquet, HF dataset, MMRB/VLRB/MMRB2 layouts, card)"
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -79,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
         res = build(store, rules, args.out)
     print(render_removed(res.result))
     print(f"wrote {plural(len(res.triplets), 'triplet')} to {res.out}")
+    if res.mmrb2:
+        per_task = ", ".join(f"{task} {n}" for task, n in res.mmrb2.items())
+        print(f"MMRB2 layout in {res.out / 'mmrb2'}: {plural(sum(res.mmrb2.values()), 'triplet')} ({per_task})")
     agg = res.aggregated
     if agg is not None and agg.method != "majority":
         print("\n".join(agg.lines()))
