@@ -12,6 +12,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 from curate.build import build, export
 from curate.build.rules import Rules
@@ -419,3 +421,44 @@ def test_mmrb_build_says_what_the_mmrb2_layout_holds(tmp_path, capsys):
     assert (
         f"MMRB2 layout in {tmp_path / 'out' / 'mmrb2'}: 4 triplets (t2i 1, edit 1, interleaved 1, reasoning 1)" in out
     )
+
+
+LABEL = hs.tuples(
+    hs.sampled_from(["first", "second", "tie", None]),
+    hs.one_of(hs.none(), hs.integers(1, 6)),  # an MMRB2 score (high = first better)
+    hs.one_of(hs.none(), hs.tuples(hs.sampled_from(mmrb2.GRADES), hs.sampled_from(mmrb2.GRADES))),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(hs.lists(LABEL, max_size=5), hs.sampled_from(["first", "second"]), hs.sampled_from(["t2i", "reasoning"]))
+def test_written_annotations_read_back_as_the_labels_said(specs, a_side, task):
+    """Whatever the labels and whichever response is A, the annotations are valid MMRB2, and
+    the importer's reading of them (curate/ingest/mmrb2.py) prefers the same stored response
+    as each of the (at most three) labels written."""
+    from curate.ingest.mmrb2 import _label
+
+    labels = []
+    for n, (pref, score, grades) in enumerate(specs):
+        ratings: dict = {}
+        if task != "reasoning" and score is not None:
+            ratings["score"] = score
+        if task == "reasoning" and grades is not None:
+            ratings = {"grade_first": grades[0], "grade_second": grades[1]}
+        labels.append(Label("p", f"rater{n}", preference=pref, ratings=ratings))
+    out = export.mmrb2_ratings(task, labels, a_side)
+    f = Fields("x.json", 1, {"human_annotations": mmrb2.annotations_value(task, out)})
+    assert mmrb2.ratings(f, task) == out and not f.problems
+    expected = []
+    for lab in labels:
+        r = lab.ratings
+        if "score" in r:
+            expected.append("first" if r["score"] > 3.5 else "second")
+        elif "grade_first" in r:
+            gf, gs = (mmrb2.GRADES.index(r[k]) for k in ("grade_first", "grade_second"))
+            expected.append("first" if gf < gs else "second" if gf > gs else "tie")
+        elif lab.preference in ("first", "second") or (lab.preference == "tie" and task == "reasoning"):
+            expected.append(lab.preference)
+    b_side = "second" if a_side == "first" else "first"
+    got = [{"first": a_side, "second": b_side}.get(p, p) for p in (_label("p", "x", r).preference for r in out)]
+    assert got == expected[: mmrb2.RATERS]

@@ -172,6 +172,12 @@ def _mmrb2_name(pair_id: str) -> str:
     return pair_id if stem == pair_id else f"{stem}-{hex_hash(pair_id, n=8)}"
 
 
+def _suffix(name: str) -> str:
+    """A file name's extension, lower case (``.png`` when it has none that looks like one)."""
+    ext = Path(name).suffix.lower()
+    return ext if re.fullmatch(r"\.[a-z0-9]{1,5}", ext) else ".png"
+
+
 def _mmrb2_response(
     out: Path,
     folder: Path,
@@ -190,7 +196,7 @@ def _mmrb2_response(
             written.append(("text", part["text"]))
             continue
         rel = part.get("image")
-        name = f"{stem}_{next(counter)}{Path(rel or part.get('missing') or '').suffix.lower() or '.png'}"
+        name = f"{stem}_{next(counter)}{_suffix(rel or part.get('missing') or '')}"
         if rel is not None:  # missing from the store: the name of a file that is not there
             shutil.copyfile(out / rel, folder / name)
         written.append(("image", name))
@@ -207,7 +213,8 @@ def write_mmrb2(
     """MMRB2's layout (curate/formats/mmrb2.py): ``mmrb2/{task}.json`` per task, response A
     the chosen response where ``first`` says so (the placement of the other layouts),
     images copied beside the file as ``{id}_{n}.{ext}`` (n counts A's images, then B's, as
-    the benchmark names them; the prompt's ``{id}_prompt_{n}.{ext}``). A response image
+    the benchmark names them; the prompt's ``{id}_prompt{n}.{ext}``: no two names of
+    different images are the same, whatever the ids). A response image
     missing from the store keeps a name whose file is not there, so an import records it as
     missing. ``chosen_side``: the stored side of each triplet's chosen response (to turn
     labels to A and B). Returns the triplets written per task (none: no folder)."""
@@ -230,7 +237,7 @@ def write_mmrb2(
             response_a, response_b = (_mmrb2_response(out, folder, stem, counter, *r) for r in shown)
             prompt_images = []
             for k, rel in enumerate(t.images):
-                name = f"{stem}_prompt_{k}{Path(rel).suffix.lower()}"
+                name = f"{stem}_prompt{k}{_suffix(rel)}"
                 shutil.copyfile(out / rel, folder / name)
                 prompt_images.append(name)
             records.append(
