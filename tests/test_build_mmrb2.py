@@ -149,7 +149,7 @@ def test_mmrb2_layout_matches_golden_files_and_reads_back(store, tmp_path):
     named = []
     for name in names:
         for pair in json.loads((out / "mmrb2" / name).read_text())["pairs"]:
-            named += pair["prompt_images"]
+            named += [v for kind, v in pair.get("prompt_content", []) if kind == "image"]
             for side in ("response_a", "response_b"):
                 named += [v for kind, v in pair[side]["response_content"] if kind == "image"]
     present = {n for n in named if (out / "mmrb2" / n).is_file()}
@@ -325,7 +325,7 @@ def test_published_mmrb2_round_trips_with_its_annotations(sqlite_store, tmp_path
         assert grades == {"response_a_ratings": ["A", "A", "B"], "response_b_ratings": ["C", "B", "B"]}
     else:
         assert grades == {"response_a_ratings": ["C", "B", "B"], "response_b_ratings": ["A", "A", "B"]}
-    assert t2i["prompt_source"] == "mmrb2" and t2i["prompt"] == ""
+    assert t2i["prompt_source"] == "mmrb2" and "prompt_content" not in t2i  # published: no prompt
     assert "A" in (t2i["chosen"], rs["chosen"]) and "B" in (t2i["chosen"], rs["chosen"])
     # and back again: the same labels against the same responses
     back = Store(str(tmp_path / "back.db"), images=tmp_path / "back-images")
@@ -380,6 +380,11 @@ def test_the_benchmark_script_and_mmrb_score_read_the_layout(sqlite_store, tmp_p
         pairs = read_dataset(out / "mmrb2" / f"{task}.json")
         assert [(p.id, p.category) for p in pairs] == [(i, task) for i in truth[task]]
         assert all(p.preferred == ("first" if truth[task][p.id] == "A" else "second") for p in pairs)
+        row = next(r for r in ROWS if r["id"] == pairs[0].id)
+        assert pairs[0].prompt == row["prompt"]  # and the prompt's images, beside the file
+        assert [Path(i).read_bytes() for i in pairs[0].images] == [
+            (tmp_path / "src" / i).read_bytes() for i in row.get("images", [])
+        ]
     if not script.exists():
         pytest.skip("../shared/official/mmrb2/compute_accuracy.py not present beside this checkout")
     for right, expected in ((True, 1.0), (False, 0.0)):

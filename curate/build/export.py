@@ -235,20 +235,21 @@ def write_mmrb2(
             if not a_is_chosen:
                 shown.reverse()
             response_a, response_b = (_mmrb2_response(out, folder, stem, counter, *r) for r in shown)
-            prompt_images = []
+            prompt: list[tuple[str, str]] = []  # the prompt's images, then its text (as sent to models)
             for k, rel in enumerate(t.images):
                 name = f"{stem}_prompt{k}{_suffix(rel)}"
                 shutil.copyfile(out / rel, folder / name)
-                prompt_images.append(name)
+                prompt.append(("image", name))
+            if t.prompt:
+                prompt.append(("text", t.prompt))
             records.append(
                 mmrb2.Mmrb2Pair(
                     id=t.id,
                     response_a=response_a,
                     response_b=response_b,
                     chosen="A" if a_is_chosen else "B",
-                    prompt=t.prompt,
                     prompt_source=t.source,
-                    prompt_images=tuple(prompt_images),
+                    prompt_content=tuple(prompt),
                     ratings=mmrb2_ratings(task, labels.get(t.id, ()), a_side),
                 )
             )

@@ -13,9 +13,8 @@
   only response B is graded); read by ``ratings``.
 - Written (``write``) by ``mmrb build`` for the triplets of the four tasks: one
   ``{task}.json`` per task (the names the benchmark's compute_accuracy.py reads), the same
-  fields, image file names relative to the file (the files beside it), and two fields of the
-  project's own that the importer reads back: ``prompt`` (its text) and ``prompt_images``
-  (file names, like the responses' images).
+  fields with ``prompt_content`` (the prompt's images, then its text), image file names
+  relative to the file (the files beside it).
 - Judgements (``read_judgements``), what the benchmark's judge runs write and
   compute_accuracy.py reads: ``{pair_id: {"forward": [{"judgement": "A"|"B"}], "reverse":
   [...]}}``; a reverse judgement names the responses as shown, so "A" there is response_b.
@@ -70,9 +69,8 @@ class Mmrb2Pair:
     prompt_source: str | None = None
     # the files the benchmark's build_from_hf.py writes: the prompt's text and images in order
     prompt_content: tuple[tuple[str, str], ...] = ()
-    # what ``write`` writes beyond the parsed fields (``parse`` reads only prompt_images of
-    # them; the raters' annotations are read by ``ratings``, which needs the task)
-    prompt_images: tuple[str, ...] = ()  # file names, relative to the file (the project's field)
+    # what ``write`` writes beyond the parsed fields (the raters' annotations are read by
+    # ``ratings``, which needs the task)
     prompt_metadata: Mapping[str, Any] | None = None
     ratings: tuple[Rating, ...] = ()
 
@@ -143,9 +141,6 @@ def parse(f: Fields, need: Collection[str] = ()) -> Mmrb2Pair | None:
     prompt = f.text("prompt", required=False, allow_empty=True, default="")
     source = f.text("prompt_source", required=False, allow_empty=True)
     prompt_content = _parts(f, "prompt_content", f.data["prompt_content"]) if "prompt_content" in f.data else ()
-    images = f.data.get("prompt_images")
-    if images is not None and not (isinstance(images, list) and all(isinstance(x, str) and x for x in images)):
-        f.bad("prompt_images", "expected a list of image file names")
     if f.problems or rid is None or a is None or b is None or prompt_content is None:
         return None
     return Mmrb2Pair(
@@ -156,7 +151,6 @@ def parse(f: Fields, need: Collection[str] = ()) -> Mmrb2Pair | None:
         prompt or "",
         source,
         prompt_content=prompt_content,
-        prompt_images=tuple(images or ()),
     )
 
 
@@ -263,7 +257,8 @@ def annotations_value(task: str, ratings: Iterable[Rating]) -> Any:
 
 
 def record(task: str, pair: Mmrb2Pair) -> dict[str, Any]:
-    """One pair as the benchmark's files hold it, the project's two fields after its own."""
+    """One pair as the benchmark's files hold it (``prompt_content`` as its build_from_hf.py
+    writes it, when the pair has a prompt)."""
 
     def response(r: Mmrb2Response) -> dict[str, Any]:
         return {"model_name": r.model or "", "response_content": [[kind, value] for kind, value in r.parts]}
@@ -276,8 +271,7 @@ def record(task: str, pair: Mmrb2Pair) -> dict[str, Any]:
         "human_annotations": annotations_value(task, pair.ratings),
         "prompt_source": pair.prompt_source or "",
         "prompt_metadata": dict(pair.prompt_metadata or {}),
-        "prompt": pair.prompt,
-        "prompt_images": list(pair.prompt_images),
+        **({"prompt_content": [[kind, value] for kind, value in pair.prompt_content]} if pair.prompt_content else {}),
     }
 
 

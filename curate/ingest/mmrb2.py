@@ -2,7 +2,8 @@
 
 The published files carry no prompt text (only its source and metadata): the item's prompt
 is empty and the metadata says where the prompt lives. The files ``mmrb build`` writes also
-have the prompt and its images (``prompt``, ``prompt_images``): those become the item's.
+have the prompt (``prompt_content``, as the benchmark's build_from_hf.py writes it): its
+text parts, a line apart, and its images become the item's prompt and images.
 The task is ``mmrb2.task_of`` (the file name, or ``--category``). A response's parts become
 the candidate's parts: its images are read beside the file (or under ``--images-root``), a
 file that is not there is recorded as missing. The candidate's text is
@@ -77,12 +78,17 @@ def make_parser(category: str) -> Callable[[ImportFields, Context], ParsedRow]:
         ratings = mmrb2.ratings(f, category)
         if ratings is None:
             return ParsedRow()
-        meta = f.metadata((*mmrb2.FIELDS, "prompt", "prompt_images"))
+        meta = f.metadata((*mmrb2.FIELDS, "prompt_content"))
         meta["mmrb2_id"] = rec.id
-        images = f.images("prompt_images")
-        if images is None:
-            return ParsedRow()
-        item = Item(id=iid, prompt=rec.prompt, category=category, images=images, source="mmrb2", metadata=meta)
+        images = []
+        for n, (kind, value) in enumerate(rec.prompt_content):
+            if kind == "image":
+                ref = f.ctx.image(f, f"prompt_content[{n}]", value)
+                if ref is None:
+                    return ParsedRow()
+                images.append(ref)
+        prompt = rec.prompt or "\n".join(v.strip() for kind, v in rec.prompt_content if kind == "text" and v.strip())
+        item = Item(iid, prompt, category, images=tuple(images), source="mmrb2", metadata=meta)
         pa, pb = _parts(f, "response_a", a), _parts(f, "response_b", b)
         if pa is None or pb is None:
             return ParsedRow()
