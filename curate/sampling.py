@@ -360,31 +360,38 @@ def result_writer(
     images when the answer has images) or, when the request failed, a failure."""
 
     def commit(batch: list[tuple[Key, Completion, Decoded]]) -> None:
-        answers, failures, stored = [], [], []
+        if not any(decoded for _, _, decoded in batch):  # text answers: as they always were
+            answers, failures, _ = _rows(batch, store.images)
+            store.record_samples(answers, failures)
+            return
         with store.images.writing():  # no clean-up removes a file before its row is committed
-            for key, comp, decoded in batch:
-                if comp.ok and comp.text is not None:  # an answered request has its text
-                    content, images = _stored_parts(store.images, decoded) if decoded else ((), [])
-                    stored += images
-                    answers.append(
-                        Candidate(
-                            id=candidate_id(key),
-                            item_id=key[0],
-                            model=key[1],
-                            text=render_parts(content) if content else comp.text,
-                            params=specs[key[1]].endpoint.params,
-                            sample_index=key[3],
-                            prompt_tokens=comp.prompt_tokens,
-                            completion_tokens=comp.completion_tokens,
-                            content=content,
-                        )
+            answers, failures, stored = _rows(batch, store.images)
+            store.record_samples(answers, failures, images=stored)
+
+    def _rows(
+        batch: list[tuple[Key, Completion, Decoded]], images: ImageStore
+    ) -> tuple[list[Candidate], list[SampleFailure], list[StoredImage]]:
+        answers, failures, stored = [], [], []
+        for key, comp, decoded in batch:
+            if comp.ok and comp.text is not None:  # an answered request has its text
+                content, written = _stored_parts(images, decoded) if decoded else ((), [])
+                stored += written
+                answers.append(
+                    Candidate(
+                        id=candidate_id(key),
+                        item_id=key[0],
+                        model=key[1],
+                        text=render_parts(content) if content else comp.text,
+                        params=specs[key[1]].endpoint.params,
+                        sample_index=key[3],
+                        prompt_tokens=comp.prompt_tokens,
+                        completion_tokens=comp.completion_tokens,
+                        content=content,
                     )
-                else:
-                    failures.append(SampleFailure(*key, attempts=comp.attempts, error=comp.error or "unknown error"))
-            if stored:
-                store.record_samples(answers, failures, images=stored)
-            else:  # text answers: the call as it always was
-                store.record_samples(answers, failures)
+                )
+            else:
+                failures.append(SampleFailure(*key, attempts=comp.attempts, error=comp.error or "unknown error"))
+        return answers, failures, stored
 
     return BatchWriter(commit, flush_every=flush_every, flush_interval=flush_interval, name="sample-writer")
 
