@@ -198,7 +198,7 @@ def _mmrb2_response(
     text: str,
     parts: tuple[Mapping[str, Any], ...],
 ) -> mmrb2.Mmrb2Response:
-    """A triplet's response in MMRB2's parts, its images copied into ``folder``."""
+    """A triplet's response in MMRB2's parts, its images placed in ``folder`` (``_place``)."""
     if not parts:
         return mmrb2.Mmrb2Response((("text", text),), model)
     written: list[tuple[str, str]] = []
@@ -223,7 +223,7 @@ def write_mmrb2(
 ) -> dict[str, int]:
     """MMRB2's layout (curate/formats/mmrb2.py): ``mmrb2/{task}.json`` per task, response A
     the chosen response where ``first`` says so (the placement of the other layouts),
-    images copied beside the file as ``{id}_{n}.{ext}`` (n counts A's images, then B's, as
+    images beside the file (``_place``) as ``{id}_{n}.{ext}`` (n counts A's images, then B's, as
     the benchmark names them; the prompt's ``{id}_prompt{n}.{ext}``: no two names of
     different images are the same, whatever the ids). A response image
     missing from the store keeps a name whose file is not there, so an import records it as
