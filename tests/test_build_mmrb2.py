@@ -467,3 +467,23 @@ def test_written_annotations_read_back_as_the_labels_said(specs, a_side, task):
     b_side = "second" if a_side == "first" else "first"
     got = [{"first": a_side, "second": b_side}.get(p, p) for p in (_label("p", "x", r).preference for r in out)]
     assert got == expected[: mmrb2.RATERS]
+
+
+@pytest.mark.parametrize("links", [True, False])
+def test_layout_images_are_links_or_copies_of_the_builds_own(sqlite_store, tmp_path, monkeypatch, links):
+    """Hard links where the file system has them (the bytes once on disk), else copies."""
+    if not links:
+
+        def no_links(src, dst):
+            raise OSError("links not supported")
+
+        monkeypatch.setattr(export.os, "link", no_links)
+    seed(sqlite_store, tmp_path)
+    out = tmp_path / "bench"
+    build(sqlite_store, RULES, out)
+    placed = sorted(p for p in (out / "mmrb2").iterdir() if p.suffix == ".png")
+    assert len(placed) == 8  # six response images (one is missing) and two prompt images
+    own = {sha(p): p for p in (out / "images").iterdir()}
+    for p in placed:
+        assert sha(p) in own
+        assert p.samefile(own[sha(p)]) == links and (p.stat().st_nlink > 1) == links
