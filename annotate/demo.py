@@ -42,7 +42,7 @@ def sample_version(sample: Path | None = None) -> str:
     """What the sample store is built from: the demo's build steps and the sample's items."""
     h = hashlib.sha256(f"demo build {BUILD}\n".encode())
     h.update(((sample or SAMPLE) / "items.jsonl").read_bytes())
-    return h.hexdigest()[:16]
+    return h.hexdigest()  # a content digest, compared whole
 
 
 @dataclass(frozen=True)
