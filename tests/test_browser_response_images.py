@@ -187,6 +187,11 @@ def test_two_image_responses_same_size_zoom_flip_and_a_keyboard_label(page, serv
     page.wait_for_timeout(300)
     assert page.evaluate(OFF_SCREEN, CONTROLS) == {}
     page.screenshot(path=str(ARTIFACTS / "annotate-image-edit.png"))
+    page.keyboard.press("z")  # an edit: the full-size view offers the prompt's image too
+    page.get_by_role("dialog").get_by_text("prompt image").click()
+    page.get_by_role("dialog").get_by_text("Original size 640 x 480 pixels").wait_for(timeout=45_000)
+    page.keyboard.press("Escape")
+    page.get_by_role("dialog").wait_for(state="detached", timeout=45_000)
     assert not page.errors, page.errors
 
 
