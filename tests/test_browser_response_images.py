@@ -113,7 +113,15 @@ def test_two_image_responses_same_size_zoom_flip_and_a_keyboard_label(page, serv
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "annotate-image-responses.png"))
     for sel in (left, right):  # served by the guarded media route, never embedded
-        assert "/media/" in page.locator(sel).get_attribute("src")
+        src = page.locator(sel).get_attribute("src")
+        assert "/media/" in src
+        url = server.url + src if src.startswith("/") else src
+        assert page.context.request.get(url).status == 200
+        stranger = page.context.browser.new_context()
+        try:
+            assert stranger.request.get(url).status == 403  # no session, no image
+        finally:
+            stranger.close()
         assert page.locator(sel).evaluate("(i) => getComputedStyle(i).objectFit") == "contain"
     with store_of(server) as s:
         first, second = (s.candidates(ids=[c])[0].images[0].sha256 for c in ("ir0/a", "ir0/b"))
