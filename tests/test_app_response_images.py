@@ -198,3 +198,19 @@ def test_adjudication_shows_the_response_images_in_stored_order(image_env):
     next(x for x in at.button if x.key == "adj_zoom").click().run()
     assert not at.exception, at.exception
     assert "First response 640 x 480 pixels · Second response 640 x 480 pixels" in all_text(at)
+
+
+def test_my_labels_reopens_a_pair_of_image_responses_with_its_images(image_env):
+    at = sign_in("alice")
+    image_env.save_label(Label("pr0", "alice", "correct", "incorrect", "first"))
+    at.switch_page("annotate/views/my_labels.py").run()
+    at.session_state["editing"] = "pr0"
+    at.run()
+    assert not at.exception, at.exception
+    left, right = responses(at).split("mmrb-response-right")
+    a, b = (image_env.candidates(ids=[c])[0].images[0].sha256 for c in ("ir0/a", "ir0/b"))
+    assert f'data-image="{a}"' in left and f'data-image="{b}"' in right  # alice's sides, as she labelled
+    zoom = next(x for x in at.button if x.key == "act_zoom")
+    assert not zoom.disabled
+    zoom.click().run()
+    assert "Original size: Left response 640 x 480 pixels" in all_text(at)
