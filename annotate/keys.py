@@ -5,6 +5,7 @@ Streamlit's own button shortcuts do not fire while focus sits on a radio option 
 where focus is after a click), so one capture-phase listener on the document handles every
 key, whatever has focus, and ignores keys typed into a text box. Each map acts inside its
 own container (found by its key's class); R and C stay Streamlit's (rerun, clear cache).
+The same script keeps the two frames of the full-size view's side by side scrolled alike.
 """
 
 from __future__ import annotations
@@ -138,6 +139,19 @@ _SCRIPT = """
       if (ta) { ta.focus(); done = true; }
     }
     if (done) { ev.preventDefault(); ev.stopPropagation(); }
+  }, true);
+  // the full-size view side by side: scrolling one image scrolls the other to the same place
+  let syncing = false;
+  document.addEventListener('scroll', function (ev) {
+    const f = ev.target;
+    if (syncing || !f.classList || !f.classList.contains('mmrb-zoom-frame')) return;
+    const both = f.closest('.mmrb-side-by-side');
+    if (!both) return;
+    syncing = true;
+    for (const g of both.querySelectorAll('.mmrb-zoom-frame')) {
+      if (g !== f) { g.scrollTop = f.scrollTop; g.scrollLeft = f.scrollLeft; }
+    }
+    requestAnimationFrame(() => { syncing = false; });
   }, true);
 })();
 """

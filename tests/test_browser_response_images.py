@@ -141,6 +141,13 @@ def test_two_image_responses_same_size_zoom_flip_and_a_keyboard_label(page, serv
     wait_loaded(page, "[role=dialog] .mmrb-side-by-side .mmrb-zoom-left")
     wait_loaded(page, "[role=dialog] .mmrb-side-by-side .mmrb-zoom-right")
     assert page.locator("[role=dialog] .mmrb-zoom-left").evaluate(RECT)[2:] == [640, 480]  # 100 %
+    # scrolling one image scrolls the other alike (at 100 % the 640 px images overflow their frames)
+    frames = page.locator("[role=dialog] .mmrb-side-by-side .mmrb-zoom-frame")
+    frames.nth(0).evaluate("(f) => { f.scrollLeft = 60; }")
+    page.wait_for_function(
+        "() => document.querySelectorAll('[role=dialog] .mmrb-side-by-side .mmrb-zoom-frame')[1].scrollLeft > 0"
+    )
+    assert frames.nth(1).evaluate("(f) => f.scrollLeft") == frames.nth(0).evaluate("(f) => f.scrollLeft")
     # V: the flip, the left image first, then the right one in the same place
     page.keyboard.press("v")
     page.locator("[role=dialog] .mmrb-flip").wait_for(timeout=45_000)
