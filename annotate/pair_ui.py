@@ -94,17 +94,14 @@ def _thumb(ref: ImageRef, slot: str, alt: str) -> ShownImage:
     return ShownImage(slot_src(jpeg, slot), alt, key=ref.sha256 or "", width=ref.width, height=ref.height)
 
 
-def responses_block(
-    view: PairView, *, titles: tuple[str, str] = ("Left response", "Right response"), token: str | None = None
-) -> str:
+def responses_block(view: PairView) -> str:
     """Both responses of the pair on screen as one HTML element (see render.responses_html)."""
     return pair_responses(
-        token or pair_token(view.pair_id),
+        pair_token(view.pair_id),
         view.left_parts,
         view.right_parts,
         view.left_text,
         view.right_text,
-        titles,
         tall=tall(view),
     )
 

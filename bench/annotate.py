@@ -3,6 +3,7 @@
     python -m bench.annotate            # 100,000 pairs, 20 annotators, 200 timed labels
     python -m bench.annotate --quick    # 2,000 pairs, 30 timed labels, small anchor
     python -m bench.annotate --no-images  # without the run whose responses are images
+    python -m bench.annotate --cold-thumbnails  # the app makes the response images' thumbnails
 
 Timed in the page: from the keydown of Enter (a window capture listener, so before the app's
 own handler) until the next pair is fully shown: its image decoded, both responses rendered,
@@ -102,10 +103,11 @@ def response_image(n: int, side: int, size: int = 1024) -> bytes:
 IMAGE_ANNOTATOR = "img00"
 
 
-def build_image_pairs(db: str, images: Path, n: int, n_prompt_images: int) -> str:
+def build_image_pairs(db: str, images: Path, n: int, n_prompt_images: int, *, thumbnails: bool = True) -> str:
     """``n`` pairs whose responses are 1024x1024 images, assigned to IMAGE_ANNOTATOR alone,
     in the store ``build`` made (its prompt images reused). Thumbnails are made as for the
-    prompt images. Returns the annotator."""
+    prompt images unless ``thumbnails`` is false (then the app makes each on first view).
+    Returns the annotator."""
     from annotate import auth
     from curate.model import Annotator, Assignment, Candidate, ImageRef, Item, Pair, ResponsePart, render_parts
     from curate.store import Store
@@ -118,7 +120,8 @@ def build_image_pairs(db: str, images: Path, n: int, n_prompt_images: int) -> st
             refs = []
             for side in (0, 1):
                 im = s.images.put(response_image(m, side))
-                s.images.thumbnail(im.path)
+                if thumbnails:
+                    s.images.thumbnail(im.path)
                 stored.append(im)
                 refs.append(ImageRef(f"out/{m}_{side}.png", im.sha256, "ok", im.width, im.height))
             items.append(
@@ -459,6 +462,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ls-tasks", type=int, help="tasks imported into Label Studio for the anchor (default: --pairs)")
     ap.add_argument("--no-anchor", action="store_true")
     ap.add_argument("--no-images", action="store_true", help="without the run whose responses are images")
+    ap.add_argument(
+        "--cold-thumbnails",
+        action="store_true",
+        help="the image run without pre-made thumbnails of the response images: the app makes each on first view",
+    )
     a = ap.parse_args(argv)
     n_pairs = a.pairs or (2_000 if a.quick else 100_000)
     n_labels = a.labels or (30 if a.quick else 200)
@@ -469,7 +477,11 @@ def main(argv: list[str] | None = None) -> int:
         db, images = str(tmp / "bench.db"), tmp / "images"
         n_images = 30 if a.quick else 300
         names = build(db, images, n_pairs, n_ann, k, n_images=n_images)
-        imager = None if a.no_images else build_image_pairs(db, images, n_labels + 6, n_images)
+        imager = (
+            None
+            if a.no_images
+            else build_image_pairs(db, images, n_labels + 6, n_images, thumbnails=not a.cold_thumbnails)
+        )
         times = run_app(db, images, names[0], n_labels, warmup=5, tmp=tmp)
         med, p95 = statistics.median(times), pct(times, 95)
         print(
@@ -481,7 +493,8 @@ def main(argv: list[str] | None = None) -> int:
             it = run_app(db, images, imager, n_labels, warmup=5, tmp=tmp, response_images=2)
             i_med, i_p95 = statistics.median(it), pct(it, 95)
             print(
-                f"images     the same with two 1024x1024 response images per pair, over {len(it)} labels: "
+                f"images     the same with two 1024x1024 response images per pair"
+                f"{' (thumbnails made on first view)' if a.cold_thumbnails else ''}, over {len(it)} labels: "
                 f"median {i_med:.0f} ms, p95 {i_p95:.0f} ms; against text only: median {i_med / med:.2f}, "
                 f"p95 {i_p95 / p95:.2f} (text only here: median {med:.0f} ms, p95 {p95:.0f} ms)"
             )
