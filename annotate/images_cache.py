@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import base64
 import functools
+import logging
 import mimetypes
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from curate.store import Store
@@ -47,6 +50,26 @@ def image_bytes(s: Store, sha256: str | None) -> bytes | None:
         return _thumb_bytes(str(s.images.root), rel)
     except OSError:
         return None
+
+
+_WARMER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mmrb-thumbs")
+_log = logging.getLogger(__name__)
+
+
+def warm(s: Store, shas: Callable[[], Iterable[str]]) -> Future[None]:
+    """Make and read the thumbnails of the images ``shas()`` names, in the background (one
+    worker): the next pair's, while the annotator reads this one. Making a 1024 px thumbnail
+    takes tens of milliseconds, which the next submit would otherwise wait for. A failure
+    here costs nothing: the page makes what it shows itself."""
+
+    def run() -> None:
+        try:
+            for sha in shas():
+                image_bytes(s, sha)
+        except Exception as e:
+            _log.debug("thumbnails not warmed: %s", e)
+
+    return _WARMER.submit(run)
 
 
 def image_src(jpeg: bytes, item_id: str) -> str | None:

@@ -93,6 +93,20 @@ def current_view(store: Store, annotator: str) -> PairView | None:
         return build_view(store, a, conn=conn)
 
 
+def next_images(store: Store, annotator: str, after_seq: int) -> list[str]:
+    """The stored images (sha256) of the pair after ``after_seq`` in the annotator's queue,
+    the prompt's and the responses', so that their thumbnails can be made before it is shown."""
+    with store.read() as conn:
+        a = store.next_assignment(annotator, conn=conn, after_seq=after_seq)
+        pair = store.get_pair(a.pair_id, conn=conn) if a is not None else None
+        if pair is None:
+            return []
+        item = store.get_item(pair.item_id, conn=conn)
+        cands = store.candidates(ids=[pair.first_id, pair.second_id], conn=conn)
+    refs = [*(item.images[:1] if item is not None else ()), *(im for c in cands for im in c.images)]
+    return [r.sha256 for r in refs if r.status == "ok" and r.sha256]
+
+
 def closed_notice(store: Store, annotator: str) -> str | None:
     """Why the annotator's queue serves nothing although work is left (a message for them), or None."""
     g = gate(store, annotator)
@@ -189,6 +203,7 @@ __all__ = [
     "build_view",
     "closed_notice",
     "current_view",
+    "next_images",
     "own_view",
     "save",
     "undo",

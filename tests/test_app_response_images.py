@@ -214,3 +214,23 @@ def test_my_labels_reopens_a_pair_of_image_responses_with_its_images(image_env):
     assert not zoom.disabled
     zoom.click().run()
     assert "Original size: Left response 640 x 480 pixels" in all_text(at)
+
+
+def test_the_next_pairs_images_are_named_and_their_thumbnails_made_ahead(sqlite_store):
+    from annotate.images_cache import warm
+
+    s = sqlite_store
+    seed_store(s, n_pairs=1, annotators=("alice",), missing_at=None)
+    seed_image_pairs(s, ("alice",), missing_at=1)
+    pr0 = queue.current_view(s, "alice")
+    assert pr0.pair_id == "pr0"
+    item, cand = s.get_item("ir1"), s.candidates(ids=["ir1/a"])[0]
+    want = [item.images[0].sha256, cand.images[0].sha256]  # the prompt's, then the responses' (ir1/b's is missing)
+    assert queue.next_images(s, "alice", pr0.seq) == want
+    last = s.get_assignment("p0", "alice")
+    assert queue.next_images(s, "alice", last.seq) == []
+    thumbs = [s.images.root / "thumbs" / "1024" / f"{sha}.jpg" for sha in want]
+    assert not any(t.exists() for t in thumbs)
+    warm(s, lambda: queue.next_images(s, "alice", pr0.seq)).result(timeout=30)
+    assert all(t.exists() for t in thumbs)
+    warm(s, lambda: [][0]).result(timeout=30)  # a failure is only logged
