@@ -1,9 +1,15 @@
-"""The prompt images of the label page: thumbnails read once per process, and the URL the
-Streamlit server serves each from."""
+"""The images of the label page (the prompt's and the responses'): thumbnails read once per
+process, and the URL the Streamlit server serves each from (an original, for the full-size
+view)."""
 
 from __future__ import annotations
 
+import base64
 import functools
+import logging
+import mimetypes
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from curate.store import Store
@@ -46,11 +52,57 @@ def image_bytes(s: Store, sha256: str | None) -> bytes | None:
         return None
 
 
+_WARMER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mmrb-thumbs")
+_log = logging.getLogger(__name__)
+
+
+def warm(s: Store, shas: Callable[[], Iterable[str]]) -> Future[None]:
+    """Make and read the thumbnails of the images ``shas()`` names, in the background (one
+    worker): the next pair's, while the annotator reads this one. Making a 1024 px thumbnail
+    takes tens of milliseconds, which the next submit would otherwise wait for. A failure
+    here costs nothing: the page makes what it shows itself."""
+
+    def run() -> None:
+        try:
+            for sha in shas():
+                image_bytes(s, sha)
+        except Exception as e:
+            _log.debug("thumbnails not warmed: %s", e)
+
+    return _WARMER.submit(run)
+
+
 def image_src(jpeg: bytes, item_id: str) -> str | None:
     """A URL the Streamlit server serves the JPEG from (None without a server, e.g. AppTest).
 
     Embedded as base64 the picture made every rerun's message ~40 KB and cost the browser
     a sanitiser pass over it; by URL the browser also caches a picture shared by items."""
+    return _served(jpeg, "image/jpeg", f"mmrb-image-{pair_token(item_id)}")
+
+
+def slot_src(data: bytes | Path, slot: str, mimetype: str = "image/jpeg") -> str:
+    """The URL of a response's image (a thumbnail's JPEG, or an original file for the
+    full-size view) served in one place of the screen, ``slot`` (e.g. "left-0"): the next
+    pair's image takes the place, so the session holds no more files than the screen shows.
+    Without a server (AppTest) the image is embedded as a data: URI."""
+    url = _served(data if isinstance(data, bytes) else str(data), mimetype, f"mmrb-slot-{slot}")
+    if url is not None:
+        return url
+    raw = data if isinstance(data, bytes) else data.read_bytes()
+    return f"data:{mimetype};base64," + base64.b64encode(raw).decode("ascii")
+
+
+def original_path(s: Store, sha256: str | None) -> tuple[Path, str] | None:
+    """The stored original of an image and its MIME type, or None when it has no readable file."""
+    if not sha256:
+        return None
+    p = _image_path(s, sha256)
+    if p is None or not p.exists():
+        return None
+    return p, mimetypes.guess_type(p.name)[0] or "application/octet-stream"
+
+
+def _served(data: bytes | str, mimetype: str, coordinates: str) -> str | None:
     # Streamlit's internal media manager, kept on purpose: no public API returns a served URL
     # for bytes (st.image would add an element to every rerun), and the public alternative, a
     # route of the app's own through st.App, was no faster in bench/annotate.py (7 A/B runs)
@@ -60,6 +112,6 @@ def image_src(jpeg: bytes, item_id: str) -> str | None:
 
         if not runtime.exists():
             return None
-        return runtime.get_instance().media_file_mgr.add(jpeg, "image/jpeg", f"mmrb-image-{pair_token(item_id)}")
+        return runtime.get_instance().media_file_mgr.add(data, mimetype, coordinates)
     except Exception:  # an internal API: fall back to embedding rather than lose the image
         return None

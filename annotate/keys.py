@@ -5,6 +5,7 @@ Streamlit's own button shortcuts do not fire while focus sits on a radio option 
 where focus is after a click), so one capture-phase listener on the document handles every
 key, whatever has focus, and ignores keys typed into a text box. Each map acts inside its
 own container (found by its key's class); R and C stay Streamlit's (rerun, clear cache).
+The same script keeps the two frames of the full-size view's side by side scrolled alike.
 """
 
 from __future__ import annotations
@@ -31,11 +32,16 @@ KEYS: dict[str, tuple[str, int | None]] = {
 CYCLE = {"f": "q_flag"}  # moves to the next option, wrapping
 FOCUS = {"e": "q_rationale"}
 SUBMIT_IN_TEXT = "Ctrl+Enter"
+# Keys of the full-size view (a dialog, where the page's keys are off): V flips between the
+# two responses' images in one place (the view's checkbox), or switches the view to the flip.
+FLIP = "v"
+DIALOG_KEYS = {FLIP: (".mmrb-flip-toggle", "zoom_view", 1)}
 
 LEGEND = (
     "`1` `2` `3` left correct / incorrect / unsure · `8` `9` `0` right correct / incorrect / unsure · "
     "`A` left better · `T` tie · `D` right better · `E` write rationale (`Esc` leaves it) · `F` flag · "
-    "`Enter` submit (`Ctrl+Enter` from the rationale) · `S` skip · `U` undo last · `Z` full-size image"
+    "`Enter` submit (`Ctrl+Enter` from the rationale) · `S` skip · `U` undo last · `Z` full-size image "
+    "(responses' images: `V` flips left / right in place, `Esc` closes)"
 )
 
 ADJ_KEYS: dict[str, tuple[str, int | None]] = {
@@ -56,7 +62,8 @@ ADJ_KEYS: dict[str, tuple[str, int | None]] = {
 ADJ_LEGEND = (
     "`1` `2` `3` first correct / incorrect / unsure · `8` `9` `0` second correct / incorrect / unsure · "
     "`A` first better · `T` tie · `D` second better · `X` exclude · `E` write a note (`Esc` leaves it) · "
-    "`Enter` record (`Ctrl+Enter` from the note) · `N` next undecided disagreement · `Z` full-size image"
+    "`Enter` record (`Ctrl+Enter` from the note) · `N` next undecided disagreement · `Z` full-size image "
+    "(responses' images: `V` flips first / second in place, `Esc` closes)"
 )
 
 
@@ -81,16 +88,26 @@ _SCRIPT = """
   if (window.__mmrbKeys) return;
   window.__mmrbKeys = true;
   const MAPS = %(maps)s;
+  const DIALOG = %(dialog)s;
   const find = (root, prefix) => root.querySelector('[class*="st-key-' + prefix + '"]');
   const options = (el) => el ? Array.from(el.querySelectorAll('input[type="radio"]')) : [];
   document.addEventListener('keydown', function (ev) {
     let map = null, root = null;
     for (const m of MAPS) { root = document.querySelector(m.root); if (root) { map = m; break; } }
     if (!root || ev.altKey || ev.metaKey || ev.isComposing) return;
-    if (document.querySelector('[role="dialog"]') && ev.key !== 'Escape') return;
     const t = ev.target;
     const typing = t && (t.tagName === 'TEXTAREA' || t.isContentEditable ||
       (t.tagName === 'INPUT' && !['radio', 'checkbox', 'button'].includes(t.type)));
+    const dialog = document.querySelector('[role="dialog"]');
+    if (dialog && ev.key !== 'Escape') {
+      const d = DIALOG[ev.key.length === 1 ? ev.key.toLowerCase() : ev.key];
+      if (!d || typing || ev.ctrlKey) return;
+      // the flip's checkbox when the view shows it, else the view's option that shows it
+      const box = dialog.querySelector(d[0]);
+      const opt = box || options(find(dialog, d[1]))[d[2]];
+      if (opt) { opt.click(); ev.preventDefault(); ev.stopPropagation(); }
+      return;
+    }
     if (typing) {
       if (ev.key === 'Escape') { t.blur(); ev.preventDefault(); }
       else if (ev.key === 'Enter' && ev.ctrlKey && t.tagName === 'TEXTAREA') {
@@ -123,6 +140,19 @@ _SCRIPT = """
     }
     if (done) { ev.preventDefault(); ev.stopPropagation(); }
   }, true);
+  // the full-size view side by side: scrolling one image scrolls the other to the same place
+  let syncing = false;
+  document.addEventListener('scroll', function (ev) {
+    const f = ev.target;
+    if (syncing || !f.classList || !f.classList.contains('mmrb-zoom-frame')) return;
+    const both = f.closest('.mmrb-side-by-side');
+    if (!both) return;
+    syncing = true;
+    for (const g of both.querySelectorAll('.mmrb-zoom-frame')) {
+      if (g !== f) { g.scrollTop = f.scrollTop; g.scrollLeft = f.scrollLeft; }
+    }
+    requestAnimationFrame(() => { syncing = false; });
+  }, true);
 })();
 """
 
@@ -135,4 +165,5 @@ def script() -> str:
         )
         for m in MAPS
     ]
-    return "<script>" + _SCRIPT % {"maps": json.dumps(maps)} + "</script>"
+    dialog = {k: list(v) for k, v in DIALOG_KEYS.items()}
+    return "<script>" + _SCRIPT % {"maps": json.dumps(maps), "dialog": json.dumps(dialog)} + "</script>"

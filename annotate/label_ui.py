@@ -24,8 +24,8 @@ from .form import (
 )
 from .form_state import form_keys, read_form, reset_form
 from .outage_ui import calm, log_failure
+from .pair_ui import responses_block
 from .queue import PairView, current_view, save, undo
-from .render import pair_token, responses_html
 from .session_ui import acting_user
 
 PENDING = "pending_save"  # session key: an outage.PendingSave (see annotate/guard.py)
@@ -81,7 +81,7 @@ def label_form(
     reset_form(mode, view, prefill)
     k = form_keys(mode)
     with st.form(key=k.form, border=False, enter_to_submit=False, clear_on_submit=mode == "new"):
-        st.html(responses_html(pair_token(view.pair_id), view.left_text, view.right_text))
+        st.html(responses_block(view))
         # each response's correctness directly under it: the columns match the boxes above
         for col, side, hint in zip(st.columns(2), ("left", "right"), (("1", "2", "3"), ("8", "9", "0")), strict=True):
             col.radio(

@@ -1,15 +1,31 @@
-"""The pair's prompt and image as the annotator sees it, and the full-size image."""
+"""The pair as the annotator sees it: the prompt and its image, both responses (their
+images in order with their text), and the full-size view of the prompt's image or of the
+two responses' images (side by side, or flipped in one place)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 import streamlit as st
+
+from curate.model import ImageRef, ResponsePart
 
 from . import ui
 from .demo import DELIBERATE_MISSING_NOTE
-from .images_cache import image_bytes, image_src
+from .images_cache import image_bytes, image_src, original_path, slot_src
 from .outage_ui import calm
 from .queue import PairView, current_view
-from .render import image_html, item_html
+from .render import (
+    Shown,
+    ShownImage,
+    flip_html,
+    image_html,
+    item_html,
+    pair_token,
+    responses_html,
+    side_by_side_html,
+)
 from .session_ui import acting_user
 
 MISSING = {
@@ -38,25 +54,121 @@ def image_block(item_id: str, sha256: str | None, status: str, *, deliberately_m
     return image_html(jpeg, item_id=item_id, alt="the prompt's image", missing_reason=reason, src=src)
 
 
+def tall(view: PairView) -> bool:
+    """A pair whose responses have images and whose prompt has none (text to image): no
+    placeholder for the prompt's image, and its room goes to the responses."""
+    return view.has_response_images and view.image_status == "none"
+
+
 def show_item(view: PairView) -> None:
-    block = image_block(
-        view.item_id, view.image_sha256, view.image_status, deliberately_missing=view.image_deliberately_missing
+    block = (
+        ""
+        if tall(view)
+        else image_block(
+            view.item_id, view.image_sha256, view.image_status, deliberately_missing=view.image_deliberately_missing
+        )
     )
     st.html(item_html(block, view.category, view.prompt))  # one element: see render.item_html
 
 
+def shown_response(parts: Sequence[ResponsePart], text: str, side: str) -> Shown:
+    """A response as responses_html takes it: its text when it is plain text, else its parts
+    in order, each image as a served thumbnail (or why it is missing) in the ``side`` column."""
+    if not any(p.kind == "image" for p in parts):
+        return text
+    out: list[str | ShownImage] = []
+    n = 0
+    for p in parts:
+        if p.kind == "image" and p.image is not None:
+            out.append(_thumb(p.image, f"{side}-{n}", f"the {side} response's image {n + 1}"))
+            n += 1
+        else:
+            out.append(p.text)
+    return out
+
+
+def _thumb(ref: ImageRef, slot: str, alt: str) -> ShownImage:
+    jpeg = image_bytes(ui.store(), ref.sha256 if ref.status == "ok" else None)
+    if jpeg is None:
+        return ShownImage(None, alt, _missing(ref.status), key=ref.sha256 or slot)
+    return ShownImage(slot_src(jpeg, slot), alt, key=ref.sha256 or "", width=ref.width, height=ref.height)
+
+
+def responses_block(view: PairView) -> str:
+    """Both responses of the pair on screen as one HTML element (see render.responses_html)."""
+    return pair_responses(
+        pair_token(view.pair_id),
+        view.left_parts,
+        view.right_parts,
+        view.left_text,
+        view.right_text,
+        tall=tall(view),
+    )
+
+
+def pair_responses(
+    token: str,
+    left_parts: Sequence[ResponsePart],
+    right_parts: Sequence[ResponsePart],
+    left_text: str,
+    right_text: str,
+    titles: tuple[str, str] = ("Left response", "Right response"),
+    *,
+    tall: bool = False,
+) -> str:
+    left = shown_response(left_parts, left_text, "left")
+    right = shown_response(right_parts, right_text, "right")
+    return responses_html(token, left, right, titles=titles, tall=tall)
+
+
+# -- the full-size view ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class PairZoom:
+    """What the full-size view shows for a pair whose responses have images: each side's
+    images in order (as shown: left and right, or first and second for the lead), and the
+    prompt's image if any."""
+
+    token: str
+    left: tuple[ImageRef, ...]
+    right: tuple[ImageRef, ...]
+    prompt: str | None = None
+    titles: tuple[str, str] = ("Left response", "Right response")
+
+
+Zoom = str | PairZoom  # a prompt image's sha256, or a pair's response images
+
+
+def zoom_of(
+    token: str,
+    prompt_sha: str | None,
+    left_parts: Sequence[ResponsePart],
+    right_parts: Sequence[ResponsePart],
+    titles: tuple[str, str] = ("Left response", "Right response"),
+) -> Zoom | None:
+    """What the Z key opens: the responses' images when they have any, else the prompt's."""
+    left = tuple(p.image for p in left_parts if p.image is not None)
+    right = tuple(p.image for p in right_parts if p.image is not None)
+    if left or right:
+        return PairZoom(token, left, right, prompt_sha, titles)
+    return prompt_sha
+
+
+def view_zoom(view: PairView) -> Zoom | None:
+    return zoom_of(pair_token(view.pair_id), view.image_sha256, view.left_parts, view.right_parts)
+
+
 def zoom_button(view: PairView) -> None:
-    image_zoom_button(view.image_sha256, key="act_zoom")
+    image_zoom_button(view_zoom(view), key="act_zoom")
 
 
-def image_zoom_button(sha: str | None, *, key: str) -> None:
-    """The "Full size image" button (key Z) of an image, disabled when there is none."""
-    st.button("Full size image  `Z`", key=key, on_click=_open_zoom, args=(sha,), disabled=not sha)
+def image_zoom_button(what: Zoom | None, *, key: str) -> None:
+    """The "Full size image" button (key Z), disabled when there is nothing to show."""
+    st.button("Full size image  `Z`", key=key, on_click=_open_zoom, args=(what,), disabled=not what)
 
 
-def _open_zoom(sha: str | None) -> None:
-    if sha:
-        st.session_state["zoom"] = sha
+def _open_zoom(what: Zoom | None) -> None:
+    if what:
+        st.session_state["zoom"] = what
 
 
 @calm("The full-size image could not be opened")
@@ -65,11 +177,22 @@ def open_zoom_of_current() -> None:
     who = acting_user()
     view = current_view(ui.store(), who) if who else None
     if view is not None:
-        _open_zoom(view.image_sha256)
+        _open_zoom(view_zoom(view))
+
+
+ZOOMS = [0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0]
+
+
+def _zoom_slider(key: str | None = None) -> float:
+    return st.select_slider("Zoom", options=ZOOMS, value=1.0, format_func=lambda v: f"{int(v * 100)}%", key=key)
 
 
 @st.dialog("Full-size image", width="large")
 def zoom_dialog(sha: str) -> None:
+    _prompt_full(sha)
+
+
+def _prompt_full(sha: str, slider_key: str | None = None) -> None:
     path = ui.store().image_path(sha)
     if path is None or not path.exists():
         st.warning("The image file is not available.")
@@ -78,15 +201,67 @@ def zoom_dialog(sha: str) -> None:
 
     with Image.open(path) as im:
         w, h = im.size
-    z = st.select_slider(
-        "Zoom", options=[0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0], value=1.0, format_func=lambda v: f"{int(v * 100)}%"
-    )
+    z = _zoom_slider(slider_key)
     st.caption(f"Original size {w} x {h} pixels")
     with st.container(height=620, border=False):
         st.image(str(path), width=max(1, int(w * z)))
 
 
+VIEWS = ("side by side", "flip  (V)", "prompt image")
+
+
+@st.dialog("Full-size images", width="large")
+def pair_zoom_dialog(z: PairZoom) -> None:
+    """Both responses' images at the chosen zoom, side by side or in one place flipped with
+    V (or a click), and the prompt's image."""
+    view = st.radio(
+        "Show", VIEWS if z.prompt else VIEWS[:2], horizontal=True, key="zoom_view", label_visibility="collapsed"
+    )
+    if view == VIEWS[2] and z.prompt:
+        _prompt_full(z.prompt, "zoom_level")
+        return
+    n = max(len(z.left), len(z.right))
+    i = 0
+    if n > 1:
+        i = st.radio("Image", range(n), horizontal=True, key="zoom_index", format_func=lambda k: f"{k + 1} of {n}")
+    zoom = _zoom_slider("zoom_level")
+    left = _full(z.left[i] if i < len(z.left) else None, "left", z.titles[0])
+    right = _full(z.right[i] if i < len(z.right) else None, "right", z.titles[1])
+    st.caption("Original size: " + " · ".join(_size(t, im) for t, im in zip(z.titles, (left, right), strict=True)))
+    if view == VIEWS[0]:
+        st.html(side_by_side_html(left, right, zoom, z.titles))
+    else:
+        st.html(flip_html(z.token, left, right, zoom, z.titles))
+
+
+def _size(title: str, im: ShownImage | None) -> str:
+    if im is None or im.src is None or not im.width:
+        return f"{title}: no image"
+    return f"{title} {im.width} x {im.height} pixels"
+
+
+def _full(ref: ImageRef | None, side: str, title: str) -> ShownImage | None:
+    """A response's original image, served in the full-size view's ``side`` place."""
+    if ref is None:
+        return None
+    alt = f"{title}, full size"
+    got = original_path(ui.store(), ref.sha256 if ref.status == "ok" else None)
+    if got is None:
+        return ShownImage(None, alt, _missing(ref.status), key=ref.sha256 or side)
+    path, mime = got
+    w, h = ref.width, ref.height
+    if not (w and h):
+        from PIL import Image
+
+        with Image.open(path) as im:
+            w, h = im.size
+    return ShownImage(slot_src(path, f"zoom-{side}", mime), alt, key=ref.sha256 or "", width=w, height=h)
+
+
 def zoom_if_asked() -> None:
     """The dialog, when the Z button (or key) asked for it on this run."""
-    if st.session_state.get("zoom"):
-        zoom_dialog(st.session_state.pop("zoom"))
+    what = st.session_state.pop("zoom", None)
+    if isinstance(what, PairZoom):
+        pair_zoom_dialog(what)
+    elif what:
+        zoom_dialog(what)

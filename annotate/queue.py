@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from curate.model import Assignment, Label, Side
+from curate.model import Assignment, Label, ResponsePart, Side
 from curate.quality.qualification import gate
 from curate.sides import other, shown_pair
 from curate.store import NEW_LABEL, ConflictError, Store
@@ -38,10 +38,17 @@ class PairView:
     seq: int
     label: Label | None = None  # the annotator's own label, when reopening
     image_deliberately_missing: bool = False  # the bundled sample's item without its image, on purpose
+    # each response's parts (text and images, in order) when it has images; empty: plain text
+    left_parts: tuple[ResponsePart, ...] = ()
+    right_parts: tuple[ResponsePart, ...] = ()
 
     @property
     def right_side(self) -> Side:
         return other(self.left_side)
+
+    @property
+    def has_response_images(self) -> bool:
+        return any(p.kind == "image" for p in (*self.left_parts, *self.right_parts))
 
 
 def build_view(store: Store, assignment: Assignment, *, with_label: bool = False, conn=None) -> PairView | None:
@@ -52,7 +59,9 @@ def build_view(store: Store, assignment: Assignment, *, with_label: bool = False
     cands = {c.id: c for c in store.candidates(ids=[pair.first_id, pair.second_id], conn=conn)}
     if item is None or pair.first_id not in cands or pair.second_id not in cands:
         return None
-    left_text, right_text = shown_pair(cands[pair.first_id].text, cands[pair.second_id].text, assignment.left)
+    first, second = cands[pair.first_id], cands[pair.second_id]
+    left_text, right_text = shown_pair(first.text, second.text, assignment.left)
+    left_parts, right_parts = shown_pair(first.content, second.content, assignment.left)
     img = item.images[0] if item.images else None
     return PairView(
         pair_id=pair.id,
@@ -68,6 +77,8 @@ def build_view(store: Store, assignment: Assignment, *, with_label: bool = False
         seq=assignment.seq,
         label=store.get_label(pair.id, assignment.annotator, conn=conn) if with_label else None,
         image_deliberately_missing=bool(item.metadata.get(DELIBERATE_MISSING_IMAGE)),
+        left_parts=left_parts,
+        right_parts=right_parts,
     )
 
 
@@ -80,6 +91,20 @@ def current_view(store: Store, annotator: str) -> PairView | None:
         if a is None or not gate(store, annotator, conn=conn).open:
             return None
         return build_view(store, a, conn=conn)
+
+
+def next_images(store: Store, annotator: str, after_seq: int) -> list[str]:
+    """The stored images (sha256) of the pair after ``after_seq`` in the annotator's queue,
+    the prompt's and the responses', so that their thumbnails can be made before it is shown."""
+    with store.read() as conn:
+        a = store.next_assignment(annotator, conn=conn, after_seq=after_seq)
+        pair = store.get_pair(a.pair_id, conn=conn) if a is not None else None
+        if pair is None:
+            return []
+        item = store.get_item(pair.item_id, conn=conn)
+        cands = store.candidates(ids=[pair.first_id, pair.second_id], conn=conn)
+    refs = [*(item.images[:1] if item is not None else ()), *(im for c in cands for im in c.images)]
+    return [r.sha256 for r in refs if r.status == "ok" and r.sha256]
 
 
 def closed_notice(store: Store, annotator: str) -> str | None:
@@ -178,6 +203,7 @@ __all__ = [
     "build_view",
     "closed_notice",
     "current_view",
+    "next_images",
     "own_view",
     "save",
     "undo",

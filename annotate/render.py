@@ -19,6 +19,7 @@ import base64
 import html
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -42,6 +43,13 @@ _AUTOLINK = re.compile(r"(?i)(https?:(?=/)|www(?=\.)|@(?=\w))")
 # prompt within ITEM_HEIGHT, each response box within RESPONSE_HEIGHT (longer text scrolls).
 ITEM_HEIGHT = "26vh"
 RESPONSE_HEIGHT = "30vh"
+_MUTED = "font-size:.85rem;color:#808495"
+# A response's image stands in a box of this height and the column's width, the picture
+# scaled to fit (object-fit: contain): both responses' images are shown at the same size.
+RESPONSE_IMAGE_HEIGHT = "26vh"
+# A pair whose responses have images and whose prompt has none (text to image) gives the
+# prompt image's room to the responses.
+TALL_RESPONSE_HEIGHT, TALL_IMAGE_HEIGHT = "52vh", "46vh"
 
 
 def plain(value: object) -> str:
@@ -128,7 +136,14 @@ def markdown_html(text: str) -> str:
 
 def item_html(image_block: str, category: str, prompt: str, *, below: str = "") -> str:
     """The prompt's image beside the prompt, both within ITEM_HEIGHT (a long prompt scrolls).
-    ``below``: HTML built here (e.g. reference_html) shown under the prompt."""
+    ``below``: HTML built here (e.g. reference_html) shown under the prompt. Without an
+    image block (a pair whose responses are the images) the prompt takes the whole width."""
+    if not image_block:
+        return (
+            f'<div class="mmrb-item"><div class="mmrb-prompt" style="max-height:{ITEM_HEIGHT};overflow-y:auto">'
+            f'<div style="font-size:.85rem;color:#808495">Prompt · {escape_plain(category)}</div>'
+            f"{markdown_html(prompt)}{below}</div></div>"
+        )
     return (
         '<div class="mmrb-item" style="display:grid;grid-template-columns:minmax(0,auto) minmax(0,1fr);'
         'gap:1.25rem;align-items:start">'
@@ -145,20 +160,83 @@ def pair_token(pair_id: str) -> str:
     return hex_hash(pair_id, n=10)
 
 
+@dataclass(frozen=True)
+class ShownImage:
+    """A response's image as the page shows it: the URL the server serves it from (or a
+    data: URI), or None and why it is missing. ``key`` (the image's sha256, or its place
+    when missing) marks the element; ``alt`` says which image it is."""
+
+    src: str | None
+    alt: str
+    missing_reason: str | None = None
+    key: str = ""
+    width: int | None = None
+    height: int | None = None
+
+
+# A response as the page shows it: its Markdown text (a plain-text response), or its parts in
+# order, each a text part's Markdown or an image.
+Shown = str | Sequence[str | ShownImage]
+
+
+def _missing_box(img: ShownImage, style: str, cls: str = "mmrb-rimage") -> str:
+    return (
+        f'<div class="{cls} mmrb-missing" data-image="{escape_plain(img.key)}" role="img" '
+        f'aria-label="image missing" style="{style};border:2px dashed #b0b0b0;background:#f6f6f6;color:#555;'
+        "display:flex;flex-direction:column;align-items:center;justify-content:center;text-align:center;"
+        'padding:.5rem;box-sizing:border-box">'
+        '<div style="font-size:1rem;font-weight:600">Image missing</div>'
+        f'<div style="font-size:.85rem;margin-top:.3rem">{escape_plain(img.missing_reason or "no image")}</div></div>'
+    )
+
+
+def response_image_html(img: ShownImage, side: str, height: str = RESPONSE_IMAGE_HEIGHT) -> str:
+    """One image of a response in its box (``height`` by the column's width), or the
+    placeholder saying why it is missing, in a box of the same size."""
+    box = f"height:{height};width:100%;margin:.3rem 0;border-radius:6px"
+    if img.src is None:
+        return _missing_box(img, box)
+    return (
+        f'<div class="mmrb-rimage" style="{box};background:#f0f2f6">'
+        f'<img src="{escape_plain(img.src)}" alt="{escape_plain(img.alt)}" data-image="{escape_plain(img.key)}" '
+        f'data-side="{escape_plain(side)}" style="display:block;width:100%;height:100%;object-fit:contain"></div>'
+    )
+
+
+def _response_body(shown: Shown, side: str, image_height: str) -> str:
+    if isinstance(shown, str):
+        return markdown_html(shown)
+    return "".join(
+        markdown_html(b) if isinstance(b, str) else response_image_html(b, side, image_height) for b in shown
+    )
+
+
 def responses_html(
-    token: str, left: str, right: str, *, titles: tuple[str, str] = ("Left response", "Right response")
+    token: str,
+    left: Shown,
+    right: Shown,
+    *,
+    titles: tuple[str, str] = ("Left response", "Right response"),
+    tall: bool = False,
 ) -> str:
     """Both responses side by side, marked with the pair's token. Each box is as tall as the
     longer response, up to RESPONSE_HEIGHT, and scrolls beyond it: short answers take
-    little room and the controls under them stay on screen. ``titles`` are shown as text."""
+    little room and the controls under them stay on screen. ``titles`` are shown as text.
+    A response with images is given as its parts: text and images in order, each image in a
+    box of the same size on both sides (response_image_html); ``tall``: the prompt has no
+    image, the responses take its room."""
+    height, image_height = (
+        (TALL_RESPONSE_HEIGHT, TALL_IMAGE_HEIGHT) if tall else (RESPONSE_HEIGHT, RESPONSE_IMAGE_HEIGHT)
+    )
 
-    def box(side: str, title: str, text: str) -> str:
+    def box(side: str, title: str, shown: Shown) -> str:
         return (
             '<div style="display:flex;flex-direction:column">'
             f'<div style="font-weight:600;font-size:.9rem;margin-bottom:.2rem">{escape_plain(title)}</div>'
             f'<div class="mmrb-response mmrb-response-{side}" data-pair="{escape_plain(token)}" '
-            f'style="flex:1;max-height:{RESPONSE_HEIGHT};overflow-y:auto;border:1px solid rgba(49,51,63,.2);'
-            f'border-radius:.5rem;padding:.4rem .9rem .1rem;font-size:.95rem">{markdown_html(text)}</div></div>'
+            f'style="flex:1;max-height:{height};overflow-y:auto;border:1px solid rgba(49,51,63,.2);'
+            f'border-radius:.5rem;padding:.4rem .9rem .1rem;font-size:.95rem">'
+            f"{_response_body(shown, side, image_height)}</div></div>"
         )
 
     return (
@@ -167,8 +245,89 @@ def responses_html(
     )
 
 
+# -- the full-size view of two response images: side by side, or flipped in one place ---------
+ZOOM_HEIGHT = "62vh"  # the scrolling stage of the full-size view
+
+
+def _zoom_img(img: ShownImage | None, side: str, w: int, h: int, extra: str = "") -> str:
+    """An image in a box of w x h CSS pixels (the picture scaled to fit it), or the placeholder."""
+    box = f"width:{w}px;height:{h}px"
+    if img is None:
+        img = ShownImage(None, "", "This response has no image at this place.")
+    if img.src is None:
+        return _missing_box(img, f"{box};{extra}", f"mmrb-zoom-image mmrb-zoom-{side}")
+    return (
+        f'<img class="mmrb-zoom-image mmrb-zoom-{side}" src="{escape_plain(img.src)}" alt="{escape_plain(img.alt)}" '
+        f'data-image="{escape_plain(img.key)}" data-side="{escape_plain(side)}" '
+        f'style="{box};max-width:none;object-fit:contain;display:block;{extra}">'
+    )
+
+
+def zoom_box(left: ShownImage | None, right: ShownImage | None, zoom: float) -> tuple[int, int]:
+    """The box both images are shown in at ``zoom``: the larger of their sizes, so that both
+    stand at the same size and place."""
+    ws = [i.width for i in (left, right) if i is not None and i.width]
+    hs = [i.height for i in (left, right) if i is not None and i.height]
+    return max(1, round(max(ws, default=512) * zoom)), max(1, round(max(hs, default=512) * zoom))
+
+
+def side_by_side_html(
+    left: ShownImage | None, right: ShownImage | None, zoom: float, titles: tuple[str, str] = ("Left", "Right")
+) -> str:
+    """The two images next to each other at ``zoom``, each in its own scrolling frame."""
+    w, h = zoom_box(left, right, zoom)
+
+    def col(side: str, title: str, img: ShownImage | None) -> str:
+        return (
+            f'<div><div style="{_MUTED};font-weight:600">{escape_plain(title)}</div>'
+            f'<div class="mmrb-zoom-frame" style="overflow:auto;max-height:{ZOOM_HEIGHT};'
+            f'border:1px solid rgba(49,51,63,.2);border-radius:.4rem">{_zoom_img(img, side, w, h)}</div></div>'
+        )
+
+    return (
+        '<div class="mmrb-side-by-side" style="display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);'
+        f'gap:.8rem">{col("left", titles[0], left)}{col("right", titles[1], right)}</div>'
+    )
+
+
+def flip_html(
+    token: str,
+    left: ShownImage | None,
+    right: ShownImage | None,
+    zoom: float,
+    titles: tuple[str, str] = ("Left", "Right"),
+) -> str:
+    """The two images in one place at ``zoom``, one shown at a time: the checkbox (its label,
+    or the key that clicks it) flips between them in the browser, with no rerun, so the
+    scroll position stays and a small difference shows as a change in place."""
+    w, h = zoom_box(left, right, zoom)
+    tk = escape_plain(token)
+    on = ".mmrb-flip:has(.mmrb-flip-toggle:checked)"  # flipped: the right one shows
+    return (
+        "<style>"
+        f".mmrb-flip .mmrb-flip-to-left, {on} .mmrb-flip-to-right, {on} .mmrb-zoom-left,"
+        ".mmrb-flip .mmrb-zoom-right{visibility:hidden}"
+        f"{on} .mmrb-flip-to-left, {on} .mmrb-zoom-right{{visibility:visible}}"
+        ".mmrb-flip .mmrb-flip-to-left, .mmrb-flip .mmrb-flip-to-right{grid-area:1/1}"
+        "</style>"
+        f'<div class="mmrb-flip" data-pair="{tk}">'
+        '<label style="display:inline-flex;align-items:center;gap:.5rem;cursor:pointer;font-size:.95rem;'
+        'margin-bottom:.3rem">'
+        f'<input type="checkbox" class="mmrb-flip-toggle" data-pair="{tk}">'
+        '<span style="display:grid">'
+        f'<span class="mmrb-flip-to-right">Showing <b>{escape_plain(titles[0])}</b> · flip to '
+        f"{escape_plain(titles[1])} (V)</span>"
+        f'<span class="mmrb-flip-to-left">Showing <b>{escape_plain(titles[1])}</b> · flip to '
+        f"{escape_plain(titles[0])} (V)</span></span></label>"
+        f'<div class="mmrb-zoom-frame" style="overflow:auto;max-height:{ZOOM_HEIGHT};'
+        'border:1px solid rgba(49,51,63,.2);border-radius:.4rem">'
+        f'<div style="display:grid;width:{w}px;height:{h}px">'
+        f"{_zoom_img(left, 'left', w, h, 'grid-area:1/1')}{_zoom_img(right, 'right', w, h, 'grid-area:1/1')}"
+        "</div></div></div>"
+    )
+
+
 # -- the lead's adjudication: the reference, the automatic check and every label ---------------
-_MUTED = "font-size:.85rem;color:#808495"
 
 
 def reference_html(reference: str | None, auto: AutoCheck | None) -> str:

@@ -2,6 +2,8 @@
 
     python -m bench.annotate            # 100,000 pairs, 20 annotators, 200 timed labels
     python -m bench.annotate --quick    # 2,000 pairs, 30 timed labels, small anchor
+    python -m bench.annotate --no-images  # without the run whose responses are images
+    python -m bench.annotate --cold-thumbnails  # the app makes the response images' thumbnails
 
 Timed in the page: from the keydown of Enter (a window capture listener, so before the app's
 own handler) until the next pair is fully shown: its image decoded, both responses rendered,
@@ -9,6 +11,11 @@ and the app no longer running, at the next animation frame. Targets: median < 12
 p95 < 200 ms. Anchor, in the same run: Label Studio's own next-task + submit calls
 (GET /api/projects/{id}/next, POST /api/tasks/{id}/annotations) over the same pairs imported
 as tasks, on a local Label Studio server (tests/support/labelstudio_server.py).
+
+The image run: one more annotator labels pairs of their own in the same store whose two
+responses are each a 1024x1024 image (pillow, different for every pair; a prompt image as
+in the text run). Its figure counts until both response images are loaded and decoded too,
+and is printed next to the text-only figure of the same run, with the ratio.
 """
 
 from __future__ import annotations
@@ -66,6 +73,80 @@ def image(n: int) -> bytes:
     buf = io.BytesIO()
     im.save(buf, format="PNG")
     return buf.getvalue()
+
+
+def response_image(n: int, side: int, size: int = 1024) -> bytes:
+    """A 1024x1024 picture of its own for response ``side`` of image pair ``n``: a gradient
+    under shapes and a little noise, so that it compresses about like a generated picture."""
+    from PIL import Image, ImageDraw
+
+    seed = 2 * n + side
+    base = Image.merge(
+        "RGB",
+        (
+            Image.linear_gradient("L").resize((size, size)),
+            Image.radial_gradient("L").resize((size, size)),
+            Image.linear_gradient("L").rotate(90 + seed % 180).resize((size, size)),
+        ),
+    )
+    d = ImageDraw.Draw(base)
+    for k in range(24):
+        x, y = (seed * 131 + k * 97) % (size - 200), (seed * 71 + k * 53) % (size - 200)
+        d.ellipse([x, y, x + 60 + (k * 37) % 140, y + 50 + (k * 29) % 150], fill=((seed + k * 40) % 256, 90, 200))
+    noise = Image.effect_noise((size, size), 24).convert("RGB")
+    im = Image.blend(base, noise, 0.12)
+    buf = io.BytesIO()
+    im.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+IMAGE_ANNOTATOR = "img00"
+
+
+def build_image_pairs(db: str, images: Path, n: int, n_prompt_images: int, *, thumbnails: bool = True) -> str:
+    """``n`` pairs whose responses are 1024x1024 images, assigned to IMAGE_ANNOTATOR alone,
+    in the store ``build`` made (its prompt images reused). Thumbnails are made as for the
+    prompt images unless ``thumbnails`` is false (then the app makes each on first view).
+    Returns the annotator."""
+    from annotate import auth
+    from curate.model import Annotator, Assignment, Candidate, ImageRef, Item, Pair, ResponsePart, render_parts
+    from curate.store import Store
+
+    t = time.perf_counter()
+    with Store(db, images=images) as s:
+        prompts = [im for im in s.items(ids=[f"i{k:06d}" for k in range(n_prompt_images)])]
+        stored, items, cands, pairs = [], [], [], []
+        for m in range(n):
+            refs = []
+            for side in (0, 1):
+                im = s.images.put(response_image(m, side))
+                if thumbnails:
+                    s.images.thumbnail(im.path)
+                stored.append(im)
+                refs.append(ImageRef(f"out/{m}_{side}.png", im.sha256, "ok", im.width, im.height))
+            items.append(
+                Item(
+                    f"g{m:06d}", f"Edit {m}: make the picture brighter.", "image_edit", prompts[m % len(prompts)].images
+                )
+            )
+            for side, ref in enumerate(refs):
+                parts = (ResponsePart.of_image(ref),)
+                cands.append(
+                    Candidate(f"g{m:06d}/{side}", f"g{m:06d}", f"painter-{side}", render_parts(parts), content=parts)
+                )
+            pairs.append(Pair(f"q{m:06d}", f"g{m:06d}", f"g{m:06d}/0", f"g{m:06d}/1", "bench"))
+        with s.write() as c:
+            s.add_images(stored, conn=c)
+            s.add_annotator(Annotator(IMAGE_ANNOTATOR, "annotator", auth.hash_password(PASSWORD)), conn=c)
+            s.add_items(items, conn=c)
+            s.add_candidates(cands, conn=c)
+            s.add_pairs(pairs, conn=c)
+            s.add_assignments(
+                (Assignment(p.id, IMAGE_ANNOTATOR, "first" if m % 2 else "second", m) for m, p in enumerate(pairs)),
+                conn=c,
+            )
+    print(f"built {n} pairs with two 1024x1024 response images each in {time.perf_counter() - t:.1f} s")
+    return IMAGE_ANNOTATOR
 
 
 def build(db: str, images: Path, n_pairs: int, n_annotators: int, k: int, n_images: int) -> list[str]:
@@ -143,7 +224,7 @@ def build(db: str, images: Path, n_pairs: int, n_annotators: int, k: int, n_imag
 
 
 WATCH = """
-([tk, item, form]) => {
+([tk, item, form, responseImages]) => {
   window.__t = null; window.__t0 = null; window.__tIdle = null; window.__sawRun = false;
   const onKey = (e) => { if (e.key === 'Enter' && window.__t0 === null) window.__t0 = performance.now(); };
   window.addEventListener('keydown', onKey, {capture: true, once: true});
@@ -154,21 +235,27 @@ WATCH = """
       || document.querySelector('.st-key-resp_left_' + tk);
     const r = document.querySelector('.mmrb-response-right[data-pair="' + tk + '"]')
       || document.querySelector('.st-key-resp_right_' + tk);
-    if (!l || !r || !l.innerText.trim() || !r.innerText.trim()) return null;
+    if (!l || !r) return null;
+    // the responses' own images, when they have some: each loaded
+    const shots = Array.from(document.querySelectorAll('.mmrb-response[data-pair="' + tk + '"] img'));
+    if (responseImages) {
+      if (shots.length < responseImages || shots.some((i) => !i.complete || !i.naturalWidth)) return null;
+    } else if (!l.innerText.trim() || !r.innerText.trim()) return null;
     // the form is reused from pair to pair: ready when its radios are there and all cleared
     const radios = document.querySelectorAll(['q_left', 'q_right', 'q_pref']
       .map((k) => '[class*="st-key-' + k + '"] input[type=radio]').join(', '));
     if (form && (radios.length < 9 || Array.from(radios).some((x) => x.checked))) return null;
     const img = document.querySelector('img[data-item="' + item + '"]');
     if (!img || !img.complete || !img.naturalWidth) return null;
-    return img;
+    return [img, ...shots];
   };
   window.__p = new Promise((resolve) => {
     const check = () => {
-      const img = ready();
-      if (!img || window.__t0 === null) return false;
+      const imgs = ready();
+      if (!imgs || window.__t0 === null) return false;
       obs.disconnect();
-      img.decode().catch(() => {}).then(() => requestAnimationFrame(() => resolve(performance.now() - window.__t0)));
+      Promise.all(imgs.map((i) => i.decode().catch(() => {})))
+        .then(() => requestAnimationFrame(() => resolve(performance.now() - window.__t0)));
       return true;
     };
     const obs = new MutationObserver((records) => {
@@ -199,7 +286,11 @@ def pct(xs: list[float], p: float) -> float:
     return xs[min(len(xs) - 1, max(0, round(p / 100 * len(xs)) - 1))]
 
 
-def run_app(db: str, images: Path, annotator: str, n_labels: int, warmup: int, tmp: Path) -> list[float]:
+def run_app(
+    db: str, images: Path, annotator: str, n_labels: int, warmup: int, tmp: Path, response_images: int = 0
+) -> list[float]:
+    """Timed labels of ``annotator``'s queue; ``response_images``: how many images the
+    next pair's responses show, each waited for."""
     from playwright.sync_api import sync_playwright
 
     from curate.store import Store
@@ -209,7 +300,8 @@ def run_app(db: str, images: Path, annotator: str, n_labels: int, warmup: int, t
         items = {p.id: p.item_id for p in s.pairs(ids=[a.pair_id for a in queue])}
     times: list[float] = []
     idle: list[float] = []
-    with StreamlitServer(db, str(images), log=tmp / "streamlit.log") as srv, sync_playwright() as p:
+    log = tmp / f"streamlit-{annotator}.log"
+    with StreamlitServer(db, str(images), log=log) as srv, sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = b.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(srv.url)
@@ -223,7 +315,7 @@ def run_app(db: str, images: Path, annotator: str, n_labels: int, warmup: int, t
             nxt = queue[n + 1].pair_id
             for key in ("1", "8", "a"):
                 page.keyboard.press(key)
-            page.evaluate(WATCH, [pair_token(nxt), items[nxt], True])
+            page.evaluate(WATCH, [pair_token(nxt), items[nxt], True, response_images])
             page.keyboard.press("Enter")
             ms = page.evaluate(RACE)
             if n >= warmup:
@@ -291,7 +383,7 @@ def run_bare(minimal: bool, n_labels: int, warmup: int = 5) -> list[float]:
                     tk(n),
                 )
                 page.wait_for_timeout(100)
-                page.evaluate(WATCH, [pair_token(str(n + 1)), f"i{n + 1}", False])
+                page.evaluate(WATCH, [pair_token(str(n + 1)), f"i{n + 1}", False, 0])
                 page.evaluate(
                     """t => {
                       window.__t0 = performance.now();
@@ -369,6 +461,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--labels", type=int)
     ap.add_argument("--ls-tasks", type=int, help="tasks imported into Label Studio for the anchor (default: --pairs)")
     ap.add_argument("--no-anchor", action="store_true")
+    ap.add_argument("--no-images", action="store_true", help="without the run whose responses are images")
+    ap.add_argument(
+        "--cold-thumbnails",
+        action="store_true",
+        help="the image run without pre-made thumbnails of the response images: the app makes each on first view",
+    )
     a = ap.parse_args(argv)
     n_pairs = a.pairs or (2_000 if a.quick else 100_000)
     n_labels = a.labels or (30 if a.quick else 200)
@@ -377,7 +475,13 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="mmrb-bench-annotate-") as d:
         tmp = Path(d)
         db, images = str(tmp / "bench.db"), tmp / "images"
-        names = build(db, images, n_pairs, n_ann, k, n_images=30 if a.quick else 300)
+        n_images = 30 if a.quick else 300
+        names = build(db, images, n_pairs, n_ann, k, n_images=n_images)
+        imager = (
+            None
+            if a.no_images
+            else build_image_pairs(db, images, n_labels + 6, n_images, thumbnails=not a.cold_thumbnails)
+        )
         times = run_app(db, images, names[0], n_labels, warmup=5, tmp=tmp)
         med, p95 = statistics.median(times), pct(times, 95)
         print(
@@ -385,6 +489,15 @@ def main(argv: list[str] | None = None) -> int:
             f"median {med:.0f} ms, p95 {p95:.0f} ms (targets 120 / 200 ms) "
             f"{'OK' if med < 120 and p95 < 200 else 'MISSED'}"
         )
+        if imager is not None:
+            it = run_app(db, images, imager, n_labels, warmup=5, tmp=tmp, response_images=2)
+            i_med, i_p95 = statistics.median(it), pct(it, 95)
+            print(
+                f"images     the same with two 1024x1024 response images per pair"
+                f"{' (thumbnails made on first view)' if a.cold_thumbnails else ''}, over {len(it)} labels: "
+                f"median {i_med:.0f} ms, p95 {i_p95:.0f} ms; against text only: median {i_med / med:.2f}, "
+                f"p95 {i_p95 / p95:.2f} (text only here: median {med:.0f} ms, p95 {p95:.0f} ms)"
+            )
         for minimal, what in ((False, "bare page of this shape"), (True, "minimal page (4 elements)")):
             bt = run_bare(minimal, n_labels)
             print(

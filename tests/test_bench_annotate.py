@@ -29,3 +29,5 @@ def test_bench_annotate_quick():
     assert out.returncode == 0, out.stderr[-3000:]
     assert "submit key -> next pair shown over 5 labels: median" in out.stdout
     assert "reference  bare page of this shape" in out.stdout and "reference  minimal page" in out.stdout
+    assert "images     the same with two 1024x1024 response images per pair, over 5 labels: median" in out.stdout
+    assert "against text only: median" in out.stdout

@@ -7,8 +7,8 @@ import streamlit as st
 from annotate import flash, keys, ui
 from annotate.adjudication import FIELD_TITLES, FIELDS, Disagreement, case, disagreements, narrow, next_pending
 from annotate.page_style import compact_style
-from annotate.pair_ui import image_block, image_zoom_button, zoom_if_asked
-from annotate.render import item_html, labels_html, pair_token, plain, reference_html, responses_html
+from annotate.pair_ui import image_block, image_zoom_button, pair_responses, zoom_if_asked, zoom_of
+from annotate.render import item_html, labels_html, pair_token, plain, reference_html
 from annotate.session_ui import require
 from annotate.widgets import key_listener
 from curate.model import Adjudication, Correctness, Preference
@@ -78,11 +78,17 @@ with st.container(key="mmrb-adjudicate"):
             below=reference_html(item.reference if item else None, d.auto),
         )
     )
-    image_zoom_button(sha, key="adj_zoom")
     first, second = d.first, d.second
+    first_parts, second_parts = first.content if first else (), second.content if second else ()
+    image_zoom_button(
+        zoom_of(pair_token(pid), sha, first_parts, second_parts, ("First response", "Second response")),
+        key="adj_zoom",
+    )
     st.html(
-        responses_html(
+        pair_responses(
             pair_token(pid),
+            first_parts,
+            second_parts,
             first.text if first else "(this response is no longer in the store)",
             second.text if second else "(this response is no longer in the store)",
             titles=(

@@ -6,10 +6,11 @@ from annotate import flash, keys, ui
 from annotate.form import from_label
 from annotate.guard import outage_guard
 from annotate.guidelines import guidelines_markdown
+from annotate.images_cache import warm
 from annotate.label_ui import label_form, show_errors, skip_current, start_clock, undo_last
 from annotate.page_style import compact_style
 from annotate.pair_ui import open_zoom_of_current, show_item, zoom_if_asked
-from annotate.queue import closed_notice, current_view
+from annotate.queue import closed_notice, current_view, next_images
 from annotate.session_ui import require
 from annotate.widgets import key_listener, rich
 
@@ -39,6 +40,9 @@ def label_page() -> None:
             show_item(view)
             prefill = st.session_state.get("prefill", {}).pop(view.pair_id, None)
             label_form(view, mode="new", prefill=from_label(prefill, view.left_side) if prefill else None)
+            if view.has_response_images:  # the next pair's thumbnails, made while this one is read
+                name, seq = who.name, view.seq
+                warm(s, lambda: next_images(s, name, seq))
 
 
 who = require("label")

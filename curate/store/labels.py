@@ -65,14 +65,19 @@ class LabelStore(StoreBase):
         with self._r(conn) as c:
             return [_assignment(r) for r in c.execute(q).mappings()]
 
-    def next_assignment(self, annotator: str, conn: Connection | None = None) -> Assignment | None:
-        """The annotator's next open pair, straight from the (annotator, state, seq) index."""
+    def next_assignment(
+        self, annotator: str, conn: Connection | None = None, *, after_seq: int | None = None
+    ) -> Assignment | None:
+        """The annotator's next open pair, straight from the (annotator, state, seq) index;
+        ``after_seq``: the one after that place in the queue (the app warms its images)."""
         q = (
             select(S.assignments)
             .where(S.assignments.c.annotator == annotator, S.assignments.c.state == "open")
             .order_by(S.assignments.c.seq)
             .limit(1)
         )
+        if after_seq is not None:
+            q = q.where(S.assignments.c.seq > after_seq)
         with self._autocommit(conn) as c:
             r = c.execute(q).mappings().first()
         return _assignment(r) if r else None

@@ -107,6 +107,73 @@ def seed_store(
     return [p.id for p in pairs]
 
 
+def edited_png(seed: int, *, edited: bool, size: tuple[int, int] = (640, 480)) -> bytes:
+    """A picture and its edit: the edit differs only by one small square (an image-editing
+    pair is judged by such a difference)."""
+    from PIL import Image, ImageDraw
+
+    im = Image.open(io.BytesIO(png(seed, size)))
+    if edited:
+        ImageDraw.Draw(im).rectangle([size[0] // 2, size[1] // 2, size[0] // 2 + 24, size[1] // 2 + 24], fill="white")
+    buf = io.BytesIO()
+    im.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def seed_image_pairs(store, annotators=("alice",), *, n_pairs: int = 2, missing_at: int | None = None) -> list[str]:
+    """Pairs ir0.. whose responses are images (accounts must exist): the first response is a
+    text, its image and a closing text; the second is its image alone, the same picture
+    with a small edit. ``missing_at``: that pair's second image is missing. Each annotator
+    gets them at the head of their queue (negative seq), sides alternating. Even pairs are
+    text to image (no prompt image), odd ones edits of the prompt's image."""
+    from curate.model import Assignment, Candidate, ImageRef, Item, Pair, ResponsePart, render_parts
+
+    stored, items, cands, pairs = [], [], [], []
+    for n in range(n_pairs):
+        a = store.images.put(edited_png(n + 10, edited=False))
+        stored.append(a)
+        ref_a = ImageRef(f"out/{n}_a.png", a.sha256, "ok", a.width, a.height)
+        if n == missing_at:
+            ref_b = ImageRef(f"out/{n}_b.png", None, "missing", error=f"image file not found: out/{n}_b.png")
+        else:
+            b = store.images.put(edited_png(n + 10, edited=True))
+            stored.append(b)
+            ref_b = ImageRef(f"out/{n}_b.png", b.sha256, "ok", b.width, b.height)
+        parts_a = (
+            ResponsePart.of_text(f"Here is edit {n}:"),
+            ResponsePart.of_image(ref_a),
+            ResponsePart.of_text("The sky is **purple** now."),
+        )
+        parts_b = (ResponsePart.of_image(ref_b),)
+        prompt_images: tuple[ImageRef, ...] = ()
+        if n % 2:
+            src = store.images.put(png(n + 10, (640, 480)))
+            stored.append(src)
+            prompt_images = (ImageRef(f"in/{n}.png", src.sha256, "ok", src.width, src.height),)
+        items.append(
+            Item(id=f"ir{n}", prompt=f"Edit {n}: make the sky purple.", category="image_edit", images=prompt_images)
+        )
+        cands += [
+            Candidate(f"ir{n}/a", f"ir{n}", "painter-a", render_parts(parts_a), content=parts_a),
+            Candidate(f"ir{n}/b", f"ir{n}", "painter-b", render_parts(parts_b), content=parts_b),
+        ]
+        pairs.append(Pair(f"pr{n}", f"ir{n}", f"ir{n}/a", f"ir{n}/b", "test"))
+    with store.write() as c:
+        store.add_images(stored, conn=c)
+        store.add_items(items, conn=c)
+        store.add_candidates(cands, conn=c)
+        store.add_pairs(pairs, conn=c)
+        store.add_assignments(
+            [
+                Assignment(p.id, who, "first" if (n + k) % 2 == 0 else "second", n - n_pairs)
+                for k, who in enumerate(annotators)
+                for n, p in enumerate(pairs)
+            ],
+            conn=c,
+        )
+    return [p.id for p in pairs]
+
+
 @functools.lru_cache(maxsize=1)
 def _password_hash() -> str:
     from annotate import auth

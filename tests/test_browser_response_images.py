@@ -1,0 +1,240 @@
+"""The label and adjudication pages with responses that are images, in a real headless
+Chromium: both images shown at the same size, the full-size view with its flip (same place,
+other picture), and a label given with the keyboard alone saved in stored order."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from annotate.render import pair_token
+from tests.support.services import unavailable
+from tests.support.streamlit_server import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    PASSWORD,
+    StreamlitServer,
+    seed_image_pairs,
+    seed_store,
+    wait_cookie,
+    wait_idle,
+    wait_label_ready,
+)
+from tests.test_browser_app import CONTROLS, OFF_SCREEN
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    from curate.store import Store
+
+    if not os.path.exists(CHROMIUM):
+        unavailable(f"{CHROMIUM} is not installed (tests/setup-system.sh installs it)")
+    d = tmp_path_factory.mktemp("app")
+    db, images = str(d / "app.db"), d / "images"
+    with Store(db, images=images) as s:
+        seed_store(s, n_pairs=2, annotators=("alice", "bob", "carol"))
+        seed_image_pairs(s, ("alice", "bob", "carol"), missing_at=1)
+    with StreamlitServer(db, str(images), log=d / "streamlit.log") as srv:
+        srv.db, srv.images = db, images
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("the playwright package is not installed")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.errors = errors
+    yield pg
+    ctx.close()
+
+
+def store_of(server):
+    from curate.store import Store
+
+    return Store(server.db, images=server.images)
+
+
+def sign_in(page, server, name: str) -> None:
+    page.goto(server.url)
+    wait_idle(page)
+    page.get_by_role("textbox", name="Name").fill(name)
+    page.get_by_role("textbox", name="Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_selector("[data-testid=stSidebarNav], .st-key-mmrb-label", timeout=45_000)
+    wait_idle(page)
+    wait_cookie(page)
+
+
+LOADED = """(sel) => { const i = document.querySelector(sel);
+  return !!i && i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().height > 0; }"""
+RECT = "(e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.width, r.height].map(Math.round); }"
+SHOWN = "(e) => getComputedStyle(e).visibility === 'visible'"
+
+
+def wait_loaded(page, sel: str) -> None:
+    page.wait_for_function(LOADED, arg=sel, timeout=45_000)
+
+
+def test_two_image_responses_same_size_zoom_flip_and_a_keyboard_label(page, server):
+    sign_in(page, server, "alice")
+    tk = pair_token("pr0")
+    left = f'.mmrb-response-left[data-pair="{tk}"] img[data-image]'
+    right = f'.mmrb-response-right[data-pair="{tk}"] img[data-image]'
+    wait_loaded(page, left)
+    wait_loaded(page, right)
+    wait_label_ready(page)
+    # alice sees pr0 with the first response (text, image, text) on the left, in order
+    parts = page.locator(f'.mmrb-response-left[data-pair="{tk}"] > *').evaluate_all(
+        "(es) => es.map((e) => e.tagName === 'P' ? e.innerText : e.className)"
+    )
+    assert parts == ["Here is edit 0:", "mmrb-rimage", "The sky is purple now."], parts
+    lrect, rrect = page.locator(left).evaluate(RECT), page.locator(right).evaluate(RECT)
+    assert lrect[2:] == rrect[2:] and lrect[2] > 100 and lrect[3] > 100, (lrect, rrect)  # the same size
+    assert lrect[0] + lrect[2] <= rrect[0] and lrect[1] > rrect[1]  # side by side (the left one under its text)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "annotate-image-responses.png"))
+    for sel in (left, right):  # served by the guarded media route, never embedded
+        src = page.locator(sel).get_attribute("src")
+        assert "/media/" in src
+        url = server.url + src if src.startswith("/") else src
+        assert page.context.request.get(url).status == 200
+        stranger = page.context.browser.new_context()
+        try:
+            assert stranger.request.get(url).status == 403  # no session, no image
+        finally:
+            stranger.close()
+        assert page.locator(sel).evaluate("(i) => getComputedStyle(i).objectFit") == "contain"
+    with store_of(server) as s:
+        first, second = (s.candidates(ids=[c])[0].images[0].sha256 for c in ("ir0/a", "ir0/b"))
+    assert page.locator(left).get_attribute("data-image") == first
+    assert page.locator(right).get_attribute("data-image") == second
+
+    # one screen: a pair of image responses leaves every control in view
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.wait_for_timeout(300)
+    assert page.evaluate(OFF_SCREEN, CONTROLS) == {}
+    page.set_viewport_size({"width": 1400, "height": 1000})
+
+    # Z: the full-size view of both responses' images, side by side
+    page.keyboard.press("z")
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_text("Left response 640 x 480 pixels").wait_for(timeout=45_000)
+    wait_loaded(page, "[role=dialog] .mmrb-side-by-side .mmrb-zoom-left")
+    wait_loaded(page, "[role=dialog] .mmrb-side-by-side .mmrb-zoom-right")
+    assert page.locator("[role=dialog] .mmrb-zoom-left").evaluate(RECT)[2:] == [640, 480]  # 100 %
+    # scrolling one image scrolls the other alike (at 100 % the 640 px images overflow their frames)
+    frames = page.locator("[role=dialog] .mmrb-side-by-side .mmrb-zoom-frame")
+    frames.nth(0).evaluate("(f) => { f.scrollLeft = 60; }")
+    page.wait_for_function(
+        "() => document.querySelectorAll('[role=dialog] .mmrb-side-by-side .mmrb-zoom-frame')[1].scrollLeft > 0"
+    )
+    assert frames.nth(1).evaluate("(f) => f.scrollLeft") == frames.nth(0).evaluate("(f) => f.scrollLeft")
+    # V: the flip, the left image first, then the right one in the same place
+    page.keyboard.press("v")
+    page.locator("[role=dialog] .mmrb-flip").wait_for(timeout=45_000)
+    wait_idle(page)
+    zl, zr = (
+        page.locator("[role=dialog] .mmrb-flip .mmrb-zoom-left"),
+        page.locator("[role=dialog] .mmrb-flip .mmrb-zoom-right"),
+    )
+    wait_loaded(page, "[role=dialog] .mmrb-flip .mmrb-zoom-left")
+    wait_loaded(page, "[role=dialog] .mmrb-flip .mmrb-zoom-right")
+    assert zl.evaluate(SHOWN) and not zr.evaluate(SHOWN)
+    assert zl.evaluate(RECT) == zr.evaluate(RECT)
+    frame = page.locator("[role=dialog] .mmrb-flip .mmrb-zoom-frame")
+    before = frame.screenshot()
+    page.screenshot(path=str(ARTIFACTS / "annotate-image-flip.png"))
+    page.keyboard.press("v")
+    page.wait_for_function(
+        "() => getComputedStyle(document.querySelector('[role=dialog] .mmrb-zoom-right')).visibility === 'visible'"
+    )
+    assert not zl.evaluate(SHOWN) and zr.evaluate(SHOWN)
+    assert zr.get_attribute("data-image") == second and zl.evaluate(RECT) == zr.evaluate(RECT)
+    assert dialog.get_by_text("Showing Right response").is_visible()
+    after = frame.screenshot()
+    assert before != after  # the edit (a small square) shows as a change in the same place
+    page.keyboard.press("v")
+    assert zl.evaluate(SHOWN) and not zr.evaluate(SHOWN)
+    page.keyboard.press("Escape")
+    dialog.wait_for(state="detached", timeout=45_000)
+
+    # the whole label from the keyboard: left correct, right incorrect, right better
+    wait_label_ready(page)
+    for k in ("1", "9", "d", "Enter"):
+        page.keyboard.press(k)
+    page.get_by_text("Edit 1: make the sky purple.").wait_for(timeout=45_000)
+    wait_label_ready(page)
+    with store_of(server) as s:
+        got = s.get_label("pr0", "alice")
+        assert s.get_assignment("pr0", "alice").left == "first"
+    assert (got.correctness_first, got.correctness_second, got.preference) == ("correct", "incorrect", "second")
+
+    # pr1's second image is missing (alice sees it on the left): a placeholder of the same size, with the reason
+    tk1 = pair_token("pr1")
+    missing = page.locator(f'.mmrb-response-left[data-pair="{tk1}"] .mmrb-missing')
+    missing.wait_for(timeout=45_000)
+    assert "The image file was not found when the data was imported." in missing.inner_text()
+    wait_loaded(page, f'.mmrb-response-right[data-pair="{tk1}"] img[data-image]')
+    shown = page.locator(f'.mmrb-response-right[data-pair="{tk1}"] .mmrb-rimage')
+    assert missing.evaluate(RECT)[2:] == shown.evaluate(RECT)[2:]
+    wait_loaded(page, 'img[data-item="ir1"]')  # an edit: the prompt's image above the responses
+    wait_label_ready(page)
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.wait_for_timeout(300)
+    assert page.evaluate(OFF_SCREEN, CONTROLS) == {}
+    page.screenshot(path=str(ARTIFACTS / "annotate-image-edit.png"))
+    page.keyboard.press("z")  # an edit: the full-size view offers the prompt's image too
+    page.get_by_role("dialog").get_by_text("prompt image").click()
+    page.get_by_role("dialog").get_by_text("Original size 640 x 480 pixels").wait_for(timeout=45_000)
+    page.keyboard.press("Escape")
+    page.get_by_role("dialog").wait_for(state="detached", timeout=45_000)
+    assert not page.errors, page.errors
+
+
+def test_adjudication_shows_the_response_images_and_the_full_size_view(page, server):
+    from curate.model import Label
+
+    with store_of(server) as s:
+        s.save_label(Label("pr1", "bob", "correct", "incorrect", "first"))
+        s.save_label(Label("pr1", "carol", "incorrect", "correct", "second"))
+    sign_in(page, server, "lead")
+    page.goto(server.url + "/admin_adjudicate")
+    page.get_by_role("button", name="Record decision").wait_for(timeout=45_000)
+    wait_idle(page)
+    assert page.locator(".st-key-adj_pair input").input_value().startswith("pr1 ·")
+    tk = pair_token("pr1")
+    wait_loaded(page, f'.mmrb-response-left[data-pair="{tk}"] img[data-image]')  # the first response's
+    assert "Image missing" in page.locator(f'.mmrb-response-right[data-pair="{tk}"] .mmrb-missing').inner_text()
+    page.keyboard.press("z")
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_text("First response 640 x 480 pixels · Second response: no image").wait_for(timeout=45_000)
+    wait_loaded(page, "[role=dialog] .mmrb-zoom-left")
+    page.keyboard.press("v")
+    page.locator("[role=dialog] .mmrb-flip").wait_for(timeout=45_000)
+    page.keyboard.press("v")
+    page.wait_for_function(
+        "() => getComputedStyle(document.querySelector('[role=dialog] .mmrb-zoom-right')).visibility === 'visible'"
+    )
+    assert "Image missing" in page.locator("[role=dialog] .mmrb-flip .mmrb-zoom-right").inner_text()
+    page.keyboard.press("Escape")
+    dialog.wait_for(state="detached", timeout=45_000)
+    assert not page.errors, page.errors
