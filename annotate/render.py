@@ -179,13 +179,13 @@ class ShownImage:
 Shown = str | Sequence[str | ShownImage]
 
 
-def _missing_box(img: ShownImage, style: str, cls: str = "mmrb-rimage") -> str:
+def _missing_box(img: ShownImage, style: str, cls: str = "mmrb-rimage", title: str = "Image missing") -> str:
     return (
         f'<div class="{cls} mmrb-missing" data-image="{escape_plain(img.key)}" role="img" '
-        f'aria-label="image missing" style="{style};border:2px dashed #b0b0b0;background:#f6f6f6;color:#555;'
+        f'aria-label="{title.lower()}" style="{style};border:2px dashed #b0b0b0;background:#f6f6f6;color:#555;'
         "display:flex;flex-direction:column;align-items:center;justify-content:center;text-align:center;"
         'padding:.5rem;box-sizing:border-box">'
-        '<div style="font-size:1rem;font-weight:600">Image missing</div>'
+        f'<div style="font-size:1rem;font-weight:600">{title}</div>'
         f'<div style="font-size:.85rem;margin-top:.3rem">{escape_plain(img.missing_reason or "no image")}</div></div>'
     )
 
@@ -252,8 +252,13 @@ ZOOM_HEIGHT = "62vh"  # the scrolling stage of the full-size view
 def _zoom_img(img: ShownImage | None, side: str, w: int, h: int, extra: str = "") -> str:
     """An image in a box of w x h CSS pixels (the picture scaled to fit it), or the placeholder."""
     box = f"width:{w}px;height:{h}px"
-    if img is None:
-        img = ShownImage(None, "", "This response has no image at this place.")
+    if img is None:  # not a missing file: this response has fewer images than the other
+        return _missing_box(
+            ShownImage(None, "", "This response has no image at this place."),
+            f"{box};{extra}",
+            f"mmrb-zoom-image mmrb-zoom-{side}",
+            title="No image",
+        )
     if img.src is None:
         return _missing_box(img, f"{box};{extra}", f"mmrb-zoom-image mmrb-zoom-{side}")
     return (
