@@ -6,12 +6,14 @@ The pages are found by the sidebar's navigation, whatever it holds. Screenshots 
 directory in $MMRB_SCREENSHOTS (default: a pytest temporary directory), named
 ``{annotator|lead}-{page}.png``, full page, at 1440x900. The Quality page is also shown on
 the sample with a careless annotator and gold (tests/support/quality_sample.py), as
-``quality.png``. The README's five come from here:
+``quality.png``. The README's six come from here:
 
     MMRB_SCREENSHOTS=/tmp/shots .venv/bin/python -m pytest tests/test_screenshots.py
-    cp /tmp/shots/{annotator-label,lead-adjudication,lead-progress,lead-agreement,quality}.png docs/screenshots/
+    cp /tmp/shots/{annotator-label,annotator-label-images,lead-adjudication}.png docs/screenshots/
+    cp /tmp/shots/{lead-progress,lead-agreement,quality}.png docs/screenshots/
 
-(one image alone: run only its test, e.g. ``-k quality``, and copy only that file).
+(one image alone: run only its test, e.g. ``-k quality``, and copy only that file). The
+label page with image responses is ``annotator-label-images.png`` (``-k image_responses``).
 """
 
 from __future__ import annotations
@@ -215,6 +217,50 @@ def test_the_quality_page_with_a_careless_annotator_is_saved(browser, shots, tmp
             assert page.locator("[data-testid=stException]").count() == 0
             save(page, shots / "quality.png")
             assert (shots / "quality.png").stat().st_size > 10_000
+            assert not errors, errors
+        finally:
+            ctx.close()
+
+
+def test_the_label_page_with_image_responses_is_saved(browser, shots, tmp_path_factory):
+    """The label page on a fresh sample, on carol's first pair: a text-to-image prompt whose
+    two responses are drawn bar charts (one with a wrong bar), both shown at the same size
+    (docs/screenshots/annotator-label-images.png)."""
+    from annotate import demo
+    from annotate.queue import current_view
+    from curate.store import Store
+
+    d = tmp_path_factory.mktemp("images")
+    info = demo.ensure_sample(d / "sample.db")
+    with Store(info.db, info.images) as s:
+        view = current_view(s, "carol")
+        assert view is not None and view.category == "t2i" and view.has_response_images
+    with StreamlitServer(info.db, info.images, log=d / "streamlit.log") as server:
+        ctx = browser.new_context(viewport=VIEWPORT)
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        try:
+            page.goto(server.url)
+            wait_idle(page)
+            page.get_by_role("textbox", name="Name").fill("carol")
+            page.get_by_role("textbox", name="Password").fill("carol-demo")
+            page.get_by_role("button", name="Sign in").click()
+            page.wait_for_selector("[data-testid=stSidebarNav]", timeout=45_000)
+            wait_cookie(page)
+            shown = ".mmrb-response .mmrb-rimage img"
+            page.wait_for_function(
+                f"() => {{ const i = document.querySelectorAll({shown!r});"
+                " return i.length == 2 && Array.from(i).every((x) => x.complete && x.naturalWidth > 0); }",
+                timeout=45_000,
+            )
+            settle(page)
+            boxes = [page.locator(shown).nth(n).bounding_box() for n in range(2)]
+            sizes = [(b["width"], b["height"]) for b in boxes if b is not None]
+            assert len(sizes) == 2 and sizes[0] == sizes[1], sizes  # the same size on both sides
+            assert page.locator("[data-testid=stException]").count() == 0
+            save(page, shots / "annotator-label-images.png")
+            assert (shots / "annotator-label-images.png").stat().st_size > 10_000
             assert not errors, errors
         finally:
             ctx.close()
