@@ -45,7 +45,7 @@ from curate.judging.runner import (
     execute,
     finish_run,
     image_urls,
-    missing_marker,
+    message_content,
     require_images,
     task_images,
     with_response_images,
@@ -101,17 +101,8 @@ def names_any(template: Any, placeholders: Sequence[str]) -> bool:
 
 def response_values(parts: Sequence[TaskPart], urls: Mapping[str, str]) -> dict[str, list]:
     """A response's ``response_images`` and ``response_content`` (see the module's docstring)."""
-    images: list[str] = []
-    content: list[dict[str, Any]] = []
-    for p in parts:
-        if p.kind == "text":
-            content.append({"type": "text", "text": p.value})
-        elif not p.missing and p.value in urls:
-            images.append(urls[p.value])
-            content.append({"type": "image_url", "image_url": {"url": urls[p.value]}})
-        else:
-            content.append({"type": "text", "text": missing_marker(p)})
-    return {"response_images": images, "response_content": content}
+    images = [urls[p.value] for p in parts if p.kind == "image" and not p.missing and p.value in urls]
+    return {"response_images": images, "response_content": message_content(parts, urls)}
 
 
 def fill(template: Any, values: Mapping[str, Any]) -> Any:

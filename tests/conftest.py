@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 
 from tests.ingest_helpers import assert_nothing_written
-from tests.support.services import ensure_postgres, new_pg_database
+from tests.support.services import ensure_postgres, new_pg_database, unavailable
+from tests.support.streamlit_server import CHROMIUM, CHROMIUM_ARGS
 
 NEEDS_SYSTEM = ("browser", "labelstudio")  # Chromium, a Label Studio server: left out by --quick
 
@@ -95,3 +96,29 @@ def bad_store(empty_store):
     empty_store.images.max_pixels = DEFAULT_MAX_PIXELS
     yield empty_store
     empty_store.images.max_pixels = DEFAULT_MAX_PIXELS
+
+
+# -- the browser tests: Debian's Chromium through playwright (never `playwright install`) --------
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium per test module."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("the playwright package is not installed")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page at 1400x1000 whose script errors are collected in ``page.errors``."""
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.errors = errors
+    yield pg
+    ctx.close()

@@ -13,7 +13,6 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from tests.support.services import unavailable
 from tests.support.streamlit_server import (
     CHROMIUM,
-    CHROMIUM_ARGS,
     PASSWORD,
     StreamlitServer,
     seed_store,
@@ -52,29 +51,6 @@ def server(request, tmp_path_factory):
     finally:
         if drop is not None:
             drop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        unavailable("the playwright package is not installed")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser):
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    pg = ctx.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.errors = errors
-    yield pg
-    ctx.close()
 
 
 def store_of(server):

@@ -18,7 +18,6 @@ import pytest
 from tests.support.services import unavailable
 from tests.support.streamlit_server import (
     CHROMIUM,
-    CHROMIUM_ARGS,
     PASSWORD,
     StreamlitServer,
     png,
@@ -181,18 +180,6 @@ def server(tmp_path_factory):
     with StreamlitServer(db, str(images), log=d / "streamlit.log") as srv:
         srv.db, srv.images = db, images
         yield srv
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        unavailable("the playwright package is not installed")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 # Every element attribute and style text of the document that points at the outside host or

@@ -13,7 +13,6 @@ from annotate.render import pair_token
 from tests.support.services import unavailable
 from tests.support.streamlit_server import (
     CHROMIUM,
-    CHROMIUM_ARGS,
     PASSWORD,
     StreamlitServer,
     seed_image_pairs,
@@ -42,29 +41,6 @@ def server(tmp_path_factory):
     with StreamlitServer(db, str(images), log=d / "streamlit.log") as srv:
         srv.db, srv.images = db, images
         yield srv
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        unavailable("the playwright package is not installed")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser):
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    pg = ctx.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.errors = errors
-    yield pg
-    ctx.close()
 
 
 def store_of(server):

@@ -20,7 +20,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -28,7 +31,7 @@ import pytest
 from tests.support.labelled_sample import labelled_sample
 from tests.support.quality_sample import quality_sample
 from tests.support.services import unavailable
-from tests.support.streamlit_server import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, wait_cookie, wait_idle
+from tests.support.streamlit_server import CHROMIUM, StreamlitServer, wait_cookie, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 VIEWPORT = {"width": 1440, "height": 900}
@@ -84,18 +87,6 @@ def server(sample, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        unavailable("the playwright package is not installed")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
 def shots(tmp_path_factory) -> Path:
     d = Path(os.environ.get("MMRB_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
     d.mkdir(parents=True, exist_ok=True)
@@ -129,21 +120,31 @@ def slug(title: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
 
 
-def walk(browser, server, name: str, password: str, who: str, out: Path) -> list[str]:
-    """Sign in, then open every page of the sidebar's navigation and save its screenshot.
-    Returns the page titles, in the sidebar's order."""
+@contextmanager
+def signed_in(browser, url: str, name: str, password: str) -> Iterator[tuple[Any, list[str]]]:
+    """A page at VIEWPORT signed in as ``name`` (the sidebar shown, the session cookie set),
+    and the script errors it collects; closed when the block ends."""
     ctx = browser.new_context(viewport=VIEWPORT)
     page = ctx.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
-        page.goto(server.url)
+        page.goto(url)
         wait_idle(page)
         page.get_by_role("textbox", name="Name").fill(name)
         page.get_by_role("textbox", name="Password").fill(password)
         page.get_by_role("button", name="Sign in").click()
         page.wait_for_selector("[data-testid=stSidebarNav]", timeout=45_000)
         wait_cookie(page)
+        yield page, errors
+    finally:
+        ctx.close()
+
+
+def walk(browser, server, name: str, password: str, who: str, out: Path) -> list[str]:
+    """Sign in, then open every page of the sidebar's navigation and save its screenshot.
+    Returns the page titles, in the sidebar's order."""
+    with signed_in(browser, server.url, name, password) as (page, errors):
         links = page.locator("[data-testid=stSidebarNav] a")
         # a link's text is its icon's name, then its title
         pages = [(a.inner_text().strip().split("\n")[-1], urlsplit(a.get_attribute("href")).path) for a in links.all()]
@@ -160,8 +161,6 @@ def walk(browser, server, name: str, password: str, who: str, out: Path) -> list
             save(page, out / f"{who}-{slug(title)}.png")
         assert not errors, errors
         return [t for t, _ in pages]
-    finally:
-        ctx.close()
 
 
 def test_every_annotator_page_is_shown_and_saved(browser, server, shots):
@@ -185,18 +184,7 @@ def test_the_quality_page_with_a_careless_annotator_is_saved(browser, shots, tmp
     d = tmp_path_factory.mktemp("quality")
     info = quality_sample(d / "sample.db")
     with StreamlitServer(info.db, info.images, log=d / "streamlit.log") as server:
-        ctx = browser.new_context(viewport=VIEWPORT)
-        page = ctx.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        try:
-            page.goto(server.url)
-            wait_idle(page)
-            page.get_by_role("textbox", name="Name").fill("lead")
-            page.get_by_role("textbox", name="Password").fill("lead-demo")
-            page.get_by_role("button", name="Sign in").click()
-            page.wait_for_selector("[data-testid=stSidebarNav]", timeout=45_000)
-            wait_cookie(page)
+        with signed_in(browser, server.url, "lead", "lead-demo") as (page, errors):
             page.goto(server.url + "/admin_quality")
             page.get_by_role("heading", name="Quality").wait_for(timeout=45_000)
             wait_idle(page)
@@ -218,8 +206,6 @@ def test_the_quality_page_with_a_careless_annotator_is_saved(browser, shots, tmp
             save(page, shots / "quality.png")
             assert (shots / "quality.png").stat().st_size > 10_000
             assert not errors, errors
-        finally:
-            ctx.close()
 
 
 def test_the_label_page_with_image_responses_is_saved(browser, shots, tmp_path_factory):
@@ -236,18 +222,7 @@ def test_the_label_page_with_image_responses_is_saved(browser, shots, tmp_path_f
         view = current_view(s, "carol")
         assert view is not None and view.category == "t2i" and view.has_response_images
     with StreamlitServer(info.db, info.images, log=d / "streamlit.log") as server:
-        ctx = browser.new_context(viewport=VIEWPORT)
-        page = ctx.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        try:
-            page.goto(server.url)
-            wait_idle(page)
-            page.get_by_role("textbox", name="Name").fill("carol")
-            page.get_by_role("textbox", name="Password").fill("carol-demo")
-            page.get_by_role("button", name="Sign in").click()
-            page.wait_for_selector("[data-testid=stSidebarNav]", timeout=45_000)
-            wait_cookie(page)
+        with signed_in(browser, server.url, "carol", "carol-demo") as (page, errors):
             shown = ".mmrb-response .mmrb-rimage img"
             page.wait_for_function(
                 f"() => {{ const i = document.querySelectorAll({shown!r});"
@@ -262,5 +237,3 @@ def test_the_label_page_with_image_responses_is_saved(browser, shots, tmp_path_f
             save(page, shots / "annotator-label-images.png")
             assert (shots / "annotator-label-images.png").stat().st_size > 10_000
             assert not errors, errors
-        finally:
-            ctx.close()

@@ -16,7 +16,6 @@ import pytest
 from tests.support.services import unavailable
 from tests.support.streamlit_server import (
     CHROMIUM,
-    CHROMIUM_ARGS,
     PASSWORD,
     ROOT,
     StreamlitServer,
@@ -52,18 +51,6 @@ def servers(tmp_path_factory):
         one.stop()
         two.stop()
         drop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        unavailable("the playwright package is not installed")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -212,6 +212,21 @@ def missing_marker(img: TaskPart) -> str:
     return f"[image not available: {name}]"
 
 
+def message_content(parts: Iterable[TaskPart], image_urls: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Parts as OpenAI-compatible content parts: a text as a text part, an image that can be
+    shown (``image_urls``, see ``image_urls()``) as an ``image_url`` part, any other image as
+    its ``missing_marker`` text."""
+    content: list[dict[str, Any]] = []
+    for part in parts:
+        if part.kind == "text":
+            content.append({"type": "text", "text": part.value})
+        elif not part.missing and part.value in image_urls:
+            content.append({"type": "image_url", "image_url": {"url": image_urls[part.value]}})
+        else:
+            content.append({"type": "text", "text": missing_marker(part)})
+    return content
+
+
 def build_messages(
     template: Template, task: JudgeTask, order: Order, image_urls: Mapping[str, str]
 ) -> tuple[list[dict], str]:
@@ -232,19 +247,12 @@ def build_messages(
     shown_images = [i for i in task.images if i in image_urls]
     if task.has_response_images:
         parts_a, parts_b = shown_pair(task.parts("first"), task.parts("second"), first_shown)
-        content: list[dict[str, Any]] = []
         question, prompt_images = task.prompt, [TaskPart.of_image(i) for i in shown_images]
         if task.prompt_parts and not template.image_first:  # the prompt interleaved as written
             question = ""
             prompt_images = [p for p in task.prompt_parts if p.kind == "text" or p.value in image_urls]
-        for part in template.render_parts(question, prompt_images, parts_a, parts_b, task.category):
-            if part.kind == "text":
-                content.append({"type": "text", "text": part.value})
-            elif not part.missing and part.value in image_urls:
-                content.append({"type": "image_url", "image_url": {"url": image_urls[part.value]}})
-            else:
-                content.append({"type": "text", "text": missing_marker(part)})
-        messages.append({"role": "user", "content": content})
+        parts = template.render_parts(question, prompt_images, parts_a, parts_b, task.category)
+        messages.append({"role": "user", "content": message_content(parts, image_urls)})
     elif shown_images:
         imgs = [{"type": "image_url", "image_url": {"url": image_urls[u]}} for u in shown_images]
         txt = [{"type": "text", "text": text}]
@@ -443,6 +451,7 @@ __all__ = [
     "RunSummary",
     "build_messages",
     "check_images",
+    "message_content",
     "image_urls",
     "missing_marker",
     "task_images",

@@ -25,6 +25,7 @@ a pair of another category gets ``text``.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -91,23 +92,12 @@ class Template:
         return out
 
 
+_AT_PLACEHOLDERS = re.compile("(" + "|".join(map(re.escape, PLACEHOLDERS)) + ")")
+
+
 def _split(text: str) -> list[str]:
     """The text cut at each placeholder, the placeholders kept as pieces of their own."""
-    pieces = [text]
-    for ph in PLACEHOLDERS:
-        pieces = [x for piece in pieces for x in _cut(piece, ph)]
-    return [x for x in pieces if x]
-
-
-def _cut(piece: str, ph: str) -> list[str]:
-    if piece in PLACEHOLDERS:
-        return [piece]
-    out: list[str] = []
-    for n, x in enumerate(piece.split(ph)):
-        if n:
-            out.append(ph)
-        out.append(x)
-    return out
+    return [x for x in _AT_PLACEHOLDERS.split(text) if x]
 
 
 # Multimodal RewardBench (scripts/1_run_model_as_judge_gpt4o.py): MT-Bench pair-v2 without
@@ -188,53 +178,10 @@ RATINGS_TEXT = (
 # literal piece trimmed, see the module's docstring; the prompt's parts as its file writes
 # them, JudgeTask.prompt_parts). The answer is JSON with "better_response"
 # (parsing.parse_mmrb2).
-MMRB2_IMAGE_TEXT = (
-    "You are an expert in multimodal quality analysis and generative AI evaluation. Your role is to "
-    "act as an objective judge for comparing two AI-generated responses to the same prompt. You "
-    "will evaluate which response is better based on a comprehensive rubric.\n"
-    "\n"
-    "**Important Guidelines:**\n"
-    "- Be completely impartial and avoid any position biases\n"
-    "- Ensure that the order in which the responses were presented does not influence your decision\n"
-    "- Do not allow the length of the responses to influence your evaluation\n"
-    "- Do not favor certain model names or types\n"
-    "- Be as objective as possible in your assessment\n"
-    "- Consider factors such as helpfulness, relevance, accuracy, depth, creativity, and level of detail\n"
-    "\n"
-    "**Understanding the Content Structure:**\n"
-    "- **[ORIGINAL PROMPT TO MODEL:]**: This is the instruction given to both AI models\n"
-    "- **[INPUT IMAGE FROM PROMPT:]**: This is the source image provided to both models (if any)\n"
-    "- **[RESPONSE A:]**: The first model's generated response (text and/or images)\n"
-    "- **[RESPONSE B:]**: The second model's generated response (text and/or images)\n"
-    "\n"
-    "Your evaluation must be based on a fine-grained rubric that covers the following criteria. For "
-    "each criterion, you must provide detailed step-by-step reasoning comparing both responses. You "
-    "will use a 1-6 scoring scale.\n"
-    "\n"
-    "**Evaluation Criteria:**\n"
-    "1. **faithfulness_to_prompt:** Which response better adheres to the composition, objects, "
-    "attributes, and spatial relationships described in the text prompt?\n"
-    "\n"
-    "2. **text_rendering:** If either response contains rendered text, which one has better text "
-    'quality (spelling, legibility, integration)? If no text is rendered, state "Not Applicable."\n'
-    "\n"
-    "3. **input_faithfulness:** If an input image is provided, which response better respects and "
-    "incorporates the key elements and style of that source image? If no input image is provided, "
-    'state "Not Applicable."\n'
-    "\n"
-    "4. **image_consistency:** If multiple images are generated, which response has better visual "
-    "consistency between images (character appearance, scene details)? If no multiple images are "
-    'provided, state "Not Applicable."\n'
-    "\n"
-    "5. **text_image_alignment:** Which response has better alignment between text descriptions and "
-    "visual content?\n"
-    "\n"
-    "6. **text_quality:** If text was generated, which response has better linguistic quality "
-    "(correctness, coherence, grammar, tone)?\n"
-    "\n"
-    "7. **overall_quality:** Which response has better general technical and aesthetic quality, "
-    "realism, coherence, and fewer visual artifacts or distortions?\n"
-    "\n"
+#
+# The scoring rubric, the confidence scale and the request for JSON, the same words in
+# MMRB2's three prompts for image outputs
+MMRB2_SCORING = (
     "**Scoring Rubric:**\n"
     "- Score 6 (A is significantly better): Response A is significantly superior across most criteria\n"
     "- Score 5 (A is marginally better): Response A is noticeably better across several criteria\n"
@@ -273,228 +220,216 @@ MMRB2_IMAGE_TEXT = (
     "better, and assess your confidence. You must always output your response in the following "
     "structured JSON format:\n"
     "\n"
-    "{\n"
-    '    "reasoning": {\n'
-    '        "faithfulness_to_prompt": "YOUR REASONING HERE",\n'
-    '        "text_rendering": "YOUR REASONING HERE", \n'
-    '        "input_faithfulness": "YOUR REASONING HERE",\n'
-    '        "image_consistency": "YOUR REASONING HERE",\n'
-    '        "text_image_alignment": "YOUR REASONING HERE",\n'
-    '        "text_quality": "YOUR REASONING HERE",\n'
-    '        "overall_quality": "YOUR REASONING HERE",\n'
-    '        "comparison_summary": "YOUR OVERALL COMPARISON SUMMARY HERE"\n'
-    "    },\n"
-    '    "score": <int 1-6>,\n'
-    '    "better_response": "A" or "B",\n'
-    '    "confidence": <float 0.0-1.0>,\n'
-    '    "confidence_rationale": "YOUR CONFIDENCE ASSESSMENT REASONING HERE"\n'
-    "}"
+)
+
+MMRB2_IMAGE_TEXT = (
+    (
+        "You are an expert in multimodal quality analysis and generative AI evaluation. Your role is to "
+        "act as an objective judge for comparing two AI-generated responses to the same prompt. You "
+        "will evaluate which response is better based on a comprehensive rubric.\n"
+        "\n"
+        "**Important Guidelines:**\n"
+        "- Be completely impartial and avoid any position biases\n"
+        "- Ensure that the order in which the responses were presented does not influence your decision\n"
+        "- Do not allow the length of the responses to influence your evaluation\n"
+        "- Do not favor certain model names or types\n"
+        "- Be as objective as possible in your assessment\n"
+        "- Consider factors such as helpfulness, relevance, accuracy, depth, creativity, and level of detail\n"
+        "\n"
+        "**Understanding the Content Structure:**\n"
+        "- **[ORIGINAL PROMPT TO MODEL:]**: This is the instruction given to both AI models\n"
+        "- **[INPUT IMAGE FROM PROMPT:]**: This is the source image provided to both models (if any)\n"
+        "- **[RESPONSE A:]**: The first model's generated response (text and/or images)\n"
+        "- **[RESPONSE B:]**: The second model's generated response (text and/or images)\n"
+        "\n"
+        "Your evaluation must be based on a fine-grained rubric that covers the following criteria. For "
+        "each criterion, you must provide detailed step-by-step reasoning comparing both responses. You "
+        "will use a 1-6 scoring scale.\n"
+        "\n"
+        "**Evaluation Criteria:**\n"
+        "1. **faithfulness_to_prompt:** Which response better adheres to the composition, objects, "
+        "attributes, and spatial relationships described in the text prompt?\n"
+        "\n"
+        "2. **text_rendering:** If either response contains rendered text, which one has better text "
+        'quality (spelling, legibility, integration)? If no text is rendered, state "Not Applicable."\n'
+        "\n"
+        "3. **input_faithfulness:** If an input image is provided, which response better respects and "
+        "incorporates the key elements and style of that source image? If no input image is provided, "
+        'state "Not Applicable."\n'
+        "\n"
+        "4. **image_consistency:** If multiple images are generated, which response has better visual "
+        "consistency between images (character appearance, scene details)? If no multiple images are "
+        'provided, state "Not Applicable."\n'
+        "\n"
+        "5. **text_image_alignment:** Which response has better alignment between text descriptions and "
+        "visual content?\n"
+        "\n"
+        "6. **text_quality:** If text was generated, which response has better linguistic quality "
+        "(correctness, coherence, grammar, tone)?\n"
+        "\n"
+        "7. **overall_quality:** Which response has better general technical and aesthetic quality, "
+        "realism, coherence, and fewer visual artifacts or distortions?\n"
+        "\n"
+    )
+    + MMRB2_SCORING
+    + (
+        "{\n"
+        '    "reasoning": {\n'
+        '        "faithfulness_to_prompt": "YOUR REASONING HERE",\n'
+        '        "text_rendering": "YOUR REASONING HERE", \n'
+        '        "input_faithfulness": "YOUR REASONING HERE",\n'
+        '        "image_consistency": "YOUR REASONING HERE",\n'
+        '        "text_image_alignment": "YOUR REASONING HERE",\n'
+        '        "text_quality": "YOUR REASONING HERE",\n'
+        '        "overall_quality": "YOUR REASONING HERE",\n'
+        '        "comparison_summary": "YOUR OVERALL COMPARISON SUMMARY HERE"\n'
+        "    },\n"
+        '    "score": <int 1-6>,\n'
+        '    "better_response": "A" or "B",\n'
+        '    "confidence": <float 0.0-1.0>,\n'
+        '    "confidence_rationale": "YOUR CONFIDENCE ASSESSMENT REASONING HERE"\n'
+        "}"
+    )
 )
 
 MMRB2_EDIT_TEXT = (
-    "You are an expert in image editing quality analysis and AI evaluation. Your role is to act as "
-    "an objective judge for comparing two AI-generated image editing responses to the same prompt. "
-    "You will evaluate which response is better based on a comprehensive rubric specifically "
-    "designed for image editing tasks.\n"
-    "\n"
-    "**Important Guidelines:**\n"
-    "- Be completely impartial and avoid any position biases\n"
-    "- Ensure that the order in which the responses were presented does not influence your decision\n"
-    "- Do not allow the length of the responses to influence your evaluation\n"
-    "- Do not favor certain model names or types\n"
-    "- Be as objective as possible in your assessment\n"
-    "- Focus on image editing specific factors: faithfulness to editing instructions, preservation "
-    "of input image elements, and overall editing quality\n"
-    "\n"
-    "**Understanding the Content Structure:**\n"
-    "- **[ORIGINAL PROMPT TO MODEL:]**: This is the image editing instruction given to both AI models\n"
-    "- **[INPUT IMAGE FROM PROMPT:]**: This is the source image provided to both models for editing\n"
-    "- **[RESPONSE A:]**: The first model's edited image response\n"
-    "- **[RESPONSE B:]**: The second model's edited image response\n"
-    "\n"
-    "Your evaluation must be based on a fine-grained rubric that covers the following criteria. For "
-    "each criterion, you must provide detailed step-by-step reasoning comparing both responses. You "
-    "will use a 1-6 scoring scale.\n"
-    "\n"
-    "**Evaluation Criteria:**\n"
-    "1. **text_faithfulness:** Which response better adheres to the text editing instruction? "
-    "Consider how well each response follows the specific editing instructions (e.g., adding "
-    "objects, changing colors, modifying scenes).\n"
-    "\n"
-    "2. **image_faithfulness:** Which response better respects and incorporates the key elements of "
-    "the input image? Consider how well each response preserves important aspects of the original "
-    "image (composition, lighting, style, background elements) while making the requested changes.\n"
-    "\n"
-    "3. **overall_image_quality:** Which response has better general technical and aesthetic "
-    "quality, with fewer visual artifacts, distortions, or inconsistencies introduced during the "
-    "editing process?\n"
-    "\n"
-    "4. **text_rendering:** If either response contains rendered text, which one has better text "
-    'quality (spelling, legibility, integration with the image)? If no text is rendered, state "Not '
-    'Applicable."\n'
-    "\n"
-    "**Scoring Rubric:**\n"
-    "- Score 6 (A is significantly better): Response A is significantly superior across most criteria\n"
-    "- Score 5 (A is marginally better): Response A is noticeably better across several criteria\n"
-    "- Score 4 (Unsure or A is negligibly better): Response A is slightly better or roughly equivalent\n"
-    "- Score 3 (Unsure or B is negligibly better): Response B is slightly better or roughly equivalent\n"
-    "- Score 2 (B is marginally better): Response B is noticeably better across several criteria\n"
-    "- Score 1 (B is significantly better): Response B is significantly superior across most criteria\n"
-    "\n"
-    "**Confidence Assessment:**\n"
-    "After your evaluation, assess your confidence in this judgment on a scale of 0.0 to 1.0:\n"
-    "\n"
-    "**CRITICAL**: Be EXTREMELY conservative with confidence scores. Most comparisons should be in "
-    "the 0.2-0.5 range.\n"
-    "\n"
-    "- **Very High Confidence (0.8-1.0)**: ONLY for absolutely obvious cases where one response is "
-    "dramatically better across ALL criteria with zero ambiguity. Use this extremely rarely (less "
-    "than 10% of cases).\n"
-    "- **High Confidence (0.6-0.7)**: Clear differences but some uncertainty remains. Use sparingly "
-    "(less than 20% of cases).\n"
-    "- **Medium Confidence (0.4-0.5)**: Noticeable differences but significant uncertainty. This "
-    "should be your DEFAULT range.\n"
-    "- **Low Confidence (0.2-0.3)**: Very close comparison, difficult to distinguish. Responses are "
-    "roughly equivalent or have conflicting strengths.\n"
-    "- **Very Low Confidence (0.0-0.1)**: Essentially indistinguishable responses or major "
-    "conflicting strengths.\n"
-    "\n"
-    "**IMPORTANT GUIDELINES**:\n"
-    "- DEFAULT to 0.3-0.5 range for most comparisons\n"
-    "- Only use 0.6+ when you are absolutely certain\n"
-    "- Consider: Could reasonable people disagree on this comparison?\n"
-    '- Consider: Are there any strengths in the "worse" response?\n'
-    "- Consider: How obvious would this be to a human evaluator?\n"
-    "- Remember: Quality assessment is inherently subjective\n"
-    "\n"
-    "After your reasoning, you will provide a final numerical score, indicate which response is "
-    "better, and assess your confidence. You must always output your response in the following "
-    "structured JSON format:\n"
-    "\n"
-    "{\n"
-    '    "reasoning": {\n'
-    '        "text_faithfulness": "YOUR REASONING HERE",\n'
-    '        "image_faithfulness": "YOUR REASONING HERE", \n'
-    '        "overall_image_quality": "YOUR REASONING HERE",\n'
-    '        "text_rendering": "YOUR REASONING HERE",\n'
-    '        "comparison_summary": "YOUR OVERALL COMPARISON SUMMARY HERE"\n'
-    "    },\n"
-    '    "score": <int 1-6>,\n'
-    '    "better_response": "A" or "B",\n'
-    '    "confidence": <float 0.0-1.0>,\n'
-    '    "confidence_rationale": "YOUR CONFIDENCE ASSESSMENT REASONING HERE"\n'
-    "}"
+    (
+        "You are an expert in image editing quality analysis and AI evaluation. Your role is to act as "
+        "an objective judge for comparing two AI-generated image editing responses to the same prompt. "
+        "You will evaluate which response is better based on a comprehensive rubric specifically "
+        "designed for image editing tasks.\n"
+        "\n"
+        "**Important Guidelines:**\n"
+        "- Be completely impartial and avoid any position biases\n"
+        "- Ensure that the order in which the responses were presented does not influence your decision\n"
+        "- Do not allow the length of the responses to influence your evaluation\n"
+        "- Do not favor certain model names or types\n"
+        "- Be as objective as possible in your assessment\n"
+        "- Focus on image editing specific factors: faithfulness to editing instructions, preservation "
+        "of input image elements, and overall editing quality\n"
+        "\n"
+        "**Understanding the Content Structure:**\n"
+        "- **[ORIGINAL PROMPT TO MODEL:]**: This is the image editing instruction given to both AI models\n"
+        "- **[INPUT IMAGE FROM PROMPT:]**: This is the source image provided to both models for editing\n"
+        "- **[RESPONSE A:]**: The first model's edited image response\n"
+        "- **[RESPONSE B:]**: The second model's edited image response\n"
+        "\n"
+        "Your evaluation must be based on a fine-grained rubric that covers the following criteria. For "
+        "each criterion, you must provide detailed step-by-step reasoning comparing both responses. You "
+        "will use a 1-6 scoring scale.\n"
+        "\n"
+        "**Evaluation Criteria:**\n"
+        "1. **text_faithfulness:** Which response better adheres to the text editing instruction? "
+        "Consider how well each response follows the specific editing instructions (e.g., adding "
+        "objects, changing colors, modifying scenes).\n"
+        "\n"
+        "2. **image_faithfulness:** Which response better respects and incorporates the key elements of "
+        "the input image? Consider how well each response preserves important aspects of the original "
+        "image (composition, lighting, style, background elements) while making the requested changes.\n"
+        "\n"
+        "3. **overall_image_quality:** Which response has better general technical and aesthetic "
+        "quality, with fewer visual artifacts, distortions, or inconsistencies introduced during the "
+        "editing process?\n"
+        "\n"
+        "4. **text_rendering:** If either response contains rendered text, which one has better text "
+        'quality (spelling, legibility, integration with the image)? If no text is rendered, state "Not '
+        'Applicable."\n'
+        "\n"
+    )
+    + MMRB2_SCORING
+    + (
+        "{\n"
+        '    "reasoning": {\n'
+        '        "text_faithfulness": "YOUR REASONING HERE",\n'
+        '        "image_faithfulness": "YOUR REASONING HERE", \n'
+        '        "overall_image_quality": "YOUR REASONING HERE",\n'
+        '        "text_rendering": "YOUR REASONING HERE",\n'
+        '        "comparison_summary": "YOUR OVERALL COMPARISON SUMMARY HERE"\n'
+        "    },\n"
+        '    "score": <int 1-6>,\n'
+        '    "better_response": "A" or "B",\n'
+        '    "confidence": <float 0.0-1.0>,\n'
+        '    "confidence_rationale": "YOUR CONFIDENCE ASSESSMENT REASONING HERE"\n'
+        "}"
+    )
 )
 
 MMRB2_INTERLEAVED_TEXT = (
-    "You are an expert in multimodal interleaved generation quality analysis and AI evaluation. "
-    "Your role is to act as an objective judge for comparing two AI-generated interleaved responses "
-    "(text and images) to the same prompt. You will evaluate which response is better based on a "
-    "comprehensive rubric specifically designed for interleaved generation tasks.\n"
-    "\n"
-    "**Important Guidelines:**\n"
-    "- Be completely impartial and avoid any position biases\n"
-    "- Ensure that the order in which the responses were presented does not influence your decision\n"
-    "- Do not allow the length of the responses to influence your evaluation\n"
-    "- Do not favor certain model names or types\n"
-    "- Be as objective as possible in your assessment\n"
-    "- Focus on interleaved generation specific factors: faithfulness to instructions, quality of "
-    "both text and images, and coherence between modalities\n"
-    "\n"
-    "**Understanding the Content Structure:**\n"
-    "- **[ORIGINAL PROMPT TO MODEL:]**: This is the interleaved generation instruction given to "
-    "both AI models\n"
-    "- **[INPUT IMAGE FROM PROMPT:]**: This is the source image provided to both models (if any)\n"
-    "- **[RESPONSE A:]**: The first model's interleaved response (text and/or images)\n"
-    "- **[RESPONSE B:]**: The second model's interleaved response (text and/or images)\n"
-    "\n"
-    "Your evaluation must be based on a fine-grained rubric that covers the following criteria. For "
-    "each criterion, you must provide detailed step-by-step reasoning comparing both responses. You "
-    "will use a 1-6 scoring scale.\n"
-    "\n"
-    "**Evaluation Criteria:**\n"
-    "1. **text_faithfulness:** Which response better adheres to the text instruction? Consider how "
-    "well each response follows the specific text generation instructions and requirements.\n"
-    "\n"
-    "2. **image_faithfulness:** Which response better respects and incorporates the key elements of "
-    "the input image? Consider how well each response preserves important aspects of the original "
-    "image (composition, lighting, style, background elements) while making the requested changes. "
-    'If no input image is provided, state "Not Applicable."\n'
-    "\n"
-    "3. **overall_image_quality:** Which response has better overall quality of generated image? "
-    "Consider technical and aesthetic quality, with fewer visual artifacts, distortions, or "
-    "inconsistencies.\n"
-    "\n"
-    "4. **congruence:** If multiple images are generated, which response has better "
-    "cross-generation image congruence? Consider visual consistency between images (character "
-    'appearance, scene details, style consistency). If no multiple images are provided, state "Not '
-    'Applicable."\n'
-    "\n"
-    "5. **text_image_alignment:** Which response has better generated text-image alignment? "
-    "Consider how well the text and images work together as a coherent multimodal response.\n"
-    "\n"
-    "6. **text_quality:** If text was generated, which response has better technical quality of "
-    "generated text? Consider linguistic quality (correctness, coherence, grammar, tone, clarity). "
-    'If no text is generated, state "Not Applicable."\n'
-    "\n"
-    "7. **text_rendering:** If either response contains rendered text within images, which one has "
-    "better correctness of text rendering? Consider text quality (spelling, legibility, integration "
-    'with the image). If no text is rendered in images, state "Not Applicable."\n'
-    "\n"
-    "**Scoring Rubric:**\n"
-    "- Score 6 (A is significantly better): Response A is significantly superior across most criteria\n"
-    "- Score 5 (A is marginally better): Response A is noticeably better across several criteria\n"
-    "- Score 4 (Unsure or A is negligibly better): Response A is slightly better or roughly equivalent\n"
-    "- Score 3 (Unsure or B is negligibly better): Response B is slightly better or roughly equivalent\n"
-    "- Score 2 (B is marginally better): Response B is noticeably better across several criteria\n"
-    "- Score 1 (B is significantly better): Response B is significantly superior across most criteria\n"
-    "\n"
-    "**Confidence Assessment:**\n"
-    "After your evaluation, assess your confidence in this judgment on a scale of 0.0 to 1.0:\n"
-    "\n"
-    "**CRITICAL**: Be EXTREMELY conservative with confidence scores. Most comparisons should be in "
-    "the 0.2-0.5 range.\n"
-    "\n"
-    "- **Very High Confidence (0.8-1.0)**: ONLY for absolutely obvious cases where one response is "
-    "dramatically better across ALL criteria with zero ambiguity. Use this extremely rarely (less "
-    "than 10% of cases).\n"
-    "- **High Confidence (0.6-0.7)**: Clear differences but some uncertainty remains. Use sparingly "
-    "(less than 20% of cases).\n"
-    "- **Medium Confidence (0.4-0.5)**: Noticeable differences but significant uncertainty. This "
-    "should be your DEFAULT range.\n"
-    "- **Low Confidence (0.2-0.3)**: Very close comparison, difficult to distinguish. Responses are "
-    "roughly equivalent or have conflicting strengths.\n"
-    "- **Very Low Confidence (0.0-0.1)**: Essentially indistinguishable responses or major "
-    "conflicting strengths.\n"
-    "\n"
-    "**IMPORTANT GUIDELINES**:\n"
-    "- DEFAULT to 0.3-0.5 range for most comparisons\n"
-    "- Only use 0.6+ when you are absolutely certain\n"
-    "- Consider: Could reasonable people disagree on this comparison?\n"
-    '- Consider: Are there any strengths in the "worse" response?\n'
-    "- Consider: How obvious would this be to a human evaluator?\n"
-    "- Remember: Quality assessment is inherently subjective\n"
-    "\n"
-    "After your reasoning, you will provide a final numerical score, indicate which response is "
-    "better, and assess your confidence. You must always output your response in the following "
-    "structured JSON format:\n"
-    "\n"
-    "{\n"
-    '    "reasoning": {\n'
-    '        "text_faithfulness": "YOUR REASONING HERE",\n'
-    '        "image_faithfulness": "YOUR REASONING HERE",\n'
-    '        "overall_image_quality": "YOUR REASONING HERE",\n'
-    '        "congruence": "YOUR REASONING HERE",\n'
-    '        "text_image_alignment": "YOUR REASONING HERE",\n'
-    '        "text_quality": "YOUR REASONING HERE",\n'
-    '        "text_rendering": "YOUR REASONING HERE",\n'
-    '        "comparison_summary": "YOUR OVERALL COMPARISON SUMMARY HERE"\n'
-    "    },\n"
-    '    "score": <int 1-6>,\n'
-    '    "better_response": "A" or "B",\n'
-    '    "confidence": <float 0.0-1.0>,\n'
-    '    "confidence_rationale": "YOUR CONFIDENCE ASSESSMENT REASONING HERE"\n'
-    "}"
+    (
+        "You are an expert in multimodal interleaved generation quality analysis and AI evaluation. "
+        "Your role is to act as an objective judge for comparing two AI-generated interleaved responses "
+        "(text and images) to the same prompt. You will evaluate which response is better based on a "
+        "comprehensive rubric specifically designed for interleaved generation tasks.\n"
+        "\n"
+        "**Important Guidelines:**\n"
+        "- Be completely impartial and avoid any position biases\n"
+        "- Ensure that the order in which the responses were presented does not influence your decision\n"
+        "- Do not allow the length of the responses to influence your evaluation\n"
+        "- Do not favor certain model names or types\n"
+        "- Be as objective as possible in your assessment\n"
+        "- Focus on interleaved generation specific factors: faithfulness to instructions, quality of "
+        "both text and images, and coherence between modalities\n"
+        "\n"
+        "**Understanding the Content Structure:**\n"
+        "- **[ORIGINAL PROMPT TO MODEL:]**: This is the interleaved generation instruction given to "
+        "both AI models\n"
+        "- **[INPUT IMAGE FROM PROMPT:]**: This is the source image provided to both models (if any)\n"
+        "- **[RESPONSE A:]**: The first model's interleaved response (text and/or images)\n"
+        "- **[RESPONSE B:]**: The second model's interleaved response (text and/or images)\n"
+        "\n"
+        "Your evaluation must be based on a fine-grained rubric that covers the following criteria. For "
+        "each criterion, you must provide detailed step-by-step reasoning comparing both responses. You "
+        "will use a 1-6 scoring scale.\n"
+        "\n"
+        "**Evaluation Criteria:**\n"
+        "1. **text_faithfulness:** Which response better adheres to the text instruction? Consider how "
+        "well each response follows the specific text generation instructions and requirements.\n"
+        "\n"
+        "2. **image_faithfulness:** Which response better respects and incorporates the key elements of "
+        "the input image? Consider how well each response preserves important aspects of the original "
+        "image (composition, lighting, style, background elements) while making the requested changes. "
+        'If no input image is provided, state "Not Applicable."\n'
+        "\n"
+        "3. **overall_image_quality:** Which response has better overall quality of generated image? "
+        "Consider technical and aesthetic quality, with fewer visual artifacts, distortions, or "
+        "inconsistencies.\n"
+        "\n"
+        "4. **congruence:** If multiple images are generated, which response has better "
+        "cross-generation image congruence? Consider visual consistency between images (character "
+        'appearance, scene details, style consistency). If no multiple images are provided, state "Not '
+        'Applicable."\n'
+        "\n"
+        "5. **text_image_alignment:** Which response has better generated text-image alignment? "
+        "Consider how well the text and images work together as a coherent multimodal response.\n"
+        "\n"
+        "6. **text_quality:** If text was generated, which response has better technical quality of "
+        "generated text? Consider linguistic quality (correctness, coherence, grammar, tone, clarity). "
+        'If no text is generated, state "Not Applicable."\n'
+        "\n"
+        "7. **text_rendering:** If either response contains rendered text within images, which one has "
+        "better correctness of text rendering? Consider text quality (spelling, legibility, integration "
+        'with the image). If no text is rendered in images, state "Not Applicable."\n'
+        "\n"
+    )
+    + MMRB2_SCORING
+    + (
+        "{\n"
+        '    "reasoning": {\n'
+        '        "text_faithfulness": "YOUR REASONING HERE",\n'
+        '        "image_faithfulness": "YOUR REASONING HERE",\n'
+        '        "overall_image_quality": "YOUR REASONING HERE",\n'
+        '        "congruence": "YOUR REASONING HERE",\n'
+        '        "text_image_alignment": "YOUR REASONING HERE",\n'
+        '        "text_quality": "YOUR REASONING HERE",\n'
+        '        "text_rendering": "YOUR REASONING HERE",\n'
+        '        "comparison_summary": "YOUR OVERALL COMPARISON SUMMARY HERE"\n'
+        "    },\n"
+        '    "score": <int 1-6>,\n'
+        '    "better_response": "A" or "B",\n'
+        '    "confidence": <float 0.0-1.0>,\n'
+        '    "confidence_rationale": "YOUR CONFIDENCE ASSESSMENT REASONING HERE"\n'
+        "}"
+    )
 )
 
 MMRB2_REASONING_TEXT = (
