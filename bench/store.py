@@ -10,13 +10,14 @@ The pairs are the 1,250 real VL-RewardBench pairs of ../shared/data (text copy) 
 with new ids. Ingest: ``mmrb ingest pairs`` runs in a child process (read, check, write all
 or nothing); rows/s is pairs over the command's wall time, start-up included, and peak
 memory is the child's own maximum resident set (``ru_maxrss``, read by the child as it
-exits: the high-water mark of its resident set). Anchor, same file, same run, in a process
-of its own: a plain ``sqlite3`` ``executemany`` of the rows the import writes (items, their
-image references, candidates, pairs), reading and parsing the file included, in one
-transaction on a fresh store. ``--compare-tree DIR`` runs another checkout's ``mmrb ingest
-pairs`` (its own .venv) on the same file into a store of its own, turn about with this
-tree's, and prints the ratio of this tree's rows/s to the other's; ``--repeat N`` runs each
-N times and keeps the best.
+exits: the high-water mark of its resident set) plus that of the process it reads a large
+file in (the sum: an upper bound, since they share the pages loaded before the fork).
+Anchor, same file, same run, in a process of its own: a plain ``sqlite3`` ``executemany``
+of the rows the import writes (items, their image references, candidates, pairs), reading
+and parsing the file included, in one transaction on a fresh store. ``--compare-tree DIR``
+runs another checkout's ``mmrb ingest pairs`` (its own .venv) on the same file into a store
+of its own, turn about with this tree's, and prints the ratio of this tree's rows/s to the
+other's; ``--repeat N`` runs each N times and keeps the best.
 
 Queue: each pair is assigned to 3 of the annotators and half of every queue is already
 labelled, so "next pair" must skip done work. Then, 1,000 times, an annotator asks for their
@@ -58,6 +59,9 @@ CHILD = (
     "kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
     "try:\n    kb = int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1])\n"
     "except (OSError, StopIteration):\n    pass\n"
+    # plus the peak of the process that reads a large file beside it (curate/ingest/rows.py):
+    # the sum is an upper bound (the two share the pages of the modules loaded before the fork)
+    "kb += resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
     "print('MAXRSS_KB', kb, file=sys.stderr)\nsys.exit(rc)"
 )
 # the anchor in a process of its own, as the import runs in one

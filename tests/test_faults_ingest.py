@@ -29,6 +29,9 @@ from tests.ingest_helpers import (
     write_image,
 )
 
+# every import here twice: rows checked in place and in a child process (conftest.py)
+pytestmark = pytest.mark.usefixtures("both_readings")
+
 FORK = multiprocessing.get_context("fork")
 
 
@@ -134,6 +137,25 @@ def test_a_failed_import_keeps_a_file_another_import_committed_meanwhile(sqlite_
 
 
 # -- 3. image paths stay inside the images root --------------------------------------------
+def test_concurrent_imports_of_look_alike_ids_into_an_empty_store(db_url, tmp_path):
+    """Two imports into an empty store at once, whose ids differ but look alike (O and 0):
+    one at a time (an empty store lets an import skip the stored-id check), so the second
+    finds the first's ids in the store and is refused as a whole."""
+    images = tmp_path / "store-images"
+    Store(db_url, images=images).close()
+    argvs = []
+    for n, mark in enumerate(("O", "0")):
+        rows = [{"id": f"r-{i}-{mark}", "prompt": "Count.", "category": "vqa"} for i in range(25)]
+        path = _items(tmp_path / f"f{n}" / "items.jsonl", rows)
+        argvs.append(["ingest", "items", str(path), "--db", db_url, "--images", str(images)])
+    results = _race(argvs, tmp_path)
+    assert sorted(rc for rc, _ in results) == [0, 1], results
+    loser = next(err for rc, err in results if rc == 1)
+    assert "25 problems in input, nothing was written" in loser and "which is already in the store" in loser, loser
+    with Store(db_url, images=images) as store:
+        assert len(list(store.items())) == 25
+
+
 @pytest.fixture
 def outside(tmp_path):
     """tmp/data (the input's folder, with one good image) and tmp/outside (a real image)."""

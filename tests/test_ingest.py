@@ -21,6 +21,9 @@ from tests.ingest_helpers import (
     write_image,
 )
 
+# every import here twice: rows checked in place and in a child process (conftest.py)
+pytestmark = pytest.mark.usefixtures("both_readings")
+
 IMAGES = {"img/shapes.png": "blue", "img/sign.png": "red"}
 
 

@@ -64,7 +64,7 @@ class Fields:
             if required and name not in {p.field for p in self.problems}:
                 self.bad(name, "missing required field")
             return None
-        if hasattr(v, "tolist") and not isinstance(v, (str, bytes)):
+        if not isinstance(v, (str, bytes)) and hasattr(v, "tolist"):
             v = v.tolist()  # numpy arrays from Parquet readers
         if isinstance(v, tuple):
             v = list(v)
@@ -106,7 +106,7 @@ class Fields:
             v = _json_cell(self, name, v)
             if v is None:
                 return None
-        if hasattr(v, "tolist") and not isinstance(v, (str, bytes)):
+        if not isinstance(v, (str, bytes)) and hasattr(v, "tolist"):
             v = v.tolist()
         if isinstance(v, (list, tuple)):
             return [(f"{name}[{n}]", x) for n, x in enumerate(v)]
@@ -201,7 +201,7 @@ def _json_cell(f: Fields, name: str, v: str) -> Any:
 
 def jsonable(v: Any) -> Any:
     """A value as JSON can hold it: arrays as lists, bytes as their length."""
-    if hasattr(v, "tolist") and not isinstance(v, (str, bytes)):
+    if not isinstance(v, (str, bytes)) and hasattr(v, "tolist"):
         v = v.tolist()
     if isinstance(v, (bytes, bytearray)):
         return f"<{plural(len(v), 'byte')}>"

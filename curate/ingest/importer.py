@@ -1,13 +1,14 @@
-"""The import itself: a file streams row by row into one store transaction.
+"""The import itself: a file streams batch by batch into one store transaction.
 
 A format module supplies ``parse(fields, ctx) -> ParsedRow`` for one row; ``run_import``
 reads the file once, checks each row (its fields, ids repeated anywhere in the file or
-looking like another of its ids, ids already in the store or looking like a stored one) and
-writes the rows in batches as it goes. The first problem stops the writing but not the
-checking, so every problem of the file is reported, and the transaction is rolled back:
-nothing is written. With ``skip_invalid`` the valid rows are kept and the
-rejected ones go to a JSONL file with their reasons. Memory stays flat as the file grows:
-a batch of rows, and the ids taken so far live in the transaction (store/imports.py).
+looking like another of its ids: curate/ingest/rows.py; ids already in the store or looking
+like a stored one: here) and writes the rows in batches as they come. The first problem
+stops the writing but not the checking, so every problem of the file is reported, and the
+transaction is rolled back: nothing is written. With ``skip_invalid`` the valid rows are
+kept and the rejected ones go to a JSONL file with their reasons. Memory stays flat as the
+file grows: a few batches of rows, and the ids taken so far in a private temporary database
+(curate/store/keys.py).
 """
 
 from __future__ import annotations
@@ -17,23 +18,19 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import asdict
-from hashlib import blake2b
 from pathlib import Path
-from typing import Any
 
 from ..errors import InputError, InputProblem, MmrbError
-from ..formats.fields import jsonable, text_problems
+from ..formats.fields import jsonable
 from ..formats.reader import read_rows
 from ..images import ImageProblem, StoredImage
-from ..lookalike import skeleton
 from ..model import ImageRef
-from ..store import ImportConflict, ImportSession, SeenKey, Store, dumps
-from .common import MAX_ID, Context, ImportFields, IngestReport, ParsedRow
+from ..store import ImportConflict, ImportSession, Store
+from .common import Context, IngestReport
+from .rows import Checked, ParseFn, checked_batches
 
-ParseFn = Callable[[ImportFields, Context], ParsedRow]
 BATCH = 1000  # rows per write: memory holds one batch
 _ATTEMPTS = 3  # races lost to other imports before giving up
 
@@ -111,10 +108,6 @@ def _fewer_collections() -> Iterator[None]:
         gc.unfreeze()
 
 
-def _content(obj: Any) -> bytes:
-    return blake2b(dumps(asdict(obj)).encode("utf-8", "surrogatepass"), digest_size=16).digest()
-
-
 class _Import:
     """One pass over the file into one transaction."""
 
@@ -149,29 +142,12 @@ class _Import:
             with ExitStack() as images_lock:  # released before any clean-up, which locks the folder
                 self.images_lock = images_lock
                 with self.store.importing() as session:
-                    batch: list[tuple[int, ParsedRow, ImportFields]] = []
-                    for row in read_rows(self.path, self.json_key):
-                        report.rows += 1
-                        if row.data is None:
-                            self.reject(
-                                row.line, [InputProblem(str(self.path), row.line, None, row.error or "unreadable row")]
-                            )
-                            continue
-                        f = ImportFields(self.ctx, row.line, row.data)
-                        if not row.plain:
-                            for name, message in text_problems(row.data):
-                                f.bad(name, message)
-                        parsed = self.parse(f, self.ctx) if not f.problems else ParsedRow()
-                        if not f.problems:
-                            _check_lengths(f, parsed)
-                        if f.problems:
-                            self.reject(row.line, f.problems)
-                            continue
-                        batch.append((row.line, parsed, f))
-                        if len(batch) >= BATCH:
-                            self.flush(session, batch, report, missing)
-                            batch = []
-                    self.flush(session, batch, report, missing)
+                    for batch in checked_batches(self.path, self.json_key, self.parse, self.ctx, self.shared):
+                        report.rows += len(batch)
+                        for c in batch:
+                            if c.problems:
+                                self.reject(c.line, c.problems)
+                        self.flush(session, [c for c in batch if not c.problems], report, missing)
                     if not report.rows:
                         raise InputError([InputProblem(str(self.path), None, None, "no records found")])
                     if self.rejected and not self.skip:
@@ -192,37 +168,22 @@ class _Import:
         if not self.skip:
             self.writing = False
 
-    def flush(
-        self,
-        session: ImportSession,
-        batch: list[tuple[int, ParsedRow, ImportFields]],
-        report: IngestReport,
-        missing: list[str],
-    ) -> None:
-        if not batch:
+    def flush(self, session: ImportSession, accepted: list[Checked], report: IngestReport, missing: list[str]) -> None:
+        """Write the rows of a batch whose ids are new to the file (curate/ingest/rows.py)
+        and to the store."""
+        if not accepted:
             return
-        # 1. ids repeated in the file, or looking like another id of it: an id's key is its
-        # skeleton (curate/lookalike.py), so the same key with another id is a look-alike.
-        keyed = [(line, parsed, f, _keys(parsed, self.shared)) for line, parsed, f in batch]
-        # Usually no key of the batch was taken before: checked within the batch, then its
-        # keys registered in one statement, which refuses them all if one was taken after all
-        taken = _all_distinct(keyed)
-        accepted: list[tuple[int, ParsedRow, list[_Entry], list[_Entry]]]
-        if taken is not None and session.claim(taken):
-            accepted = [(line, parsed, ks, []) for line, parsed, _, ks in keyed]
-        else:
-            accepted = self.sort_out(session, keyed)
-        # 2. ids already in the store (an earlier import of the same file, usually), or looking
+        # Ids already in the store (an earlier import of the same file, usually), or looking
         # like a stored id; a repeat is checked and written only when the row that took its id
         # was not written
-        new_items = (o.id for _, _, fresh, repeats in accepted for kind, o, _, _ in fresh + repeats if kind == "item")
-        new_pairs = (o.id for _, _, fresh, _ in accepted for kind, o, _, _ in fresh if kind == "pair")
+        new_items = (o.id for c in accepted for kind, o, _, _ in c.fresh + c.repeats if kind == "item")
+        new_pairs = (o.id for c in accepted for kind, o, _, _ in c.fresh if kind == "pair")
         have, looks = session.matches(new_items, new_pairs)
         rows = []
         if not have and not looks and not self.unwritten:  # the usual case: every row as it is
-            rows = [(parsed, fresh) for _, parsed, fresh, _ in accepted]
+            rows = [(c.parsed, c.fresh) for c in accepted]
             accepted = []
-        for line, parsed, fresh, repeats in accepted:
+        for line, parsed, _, fresh, repeats in accepted:
             mine = fresh + [e for e in repeats if e[2] in self.unwritten]
             dup = [o.id for kind, o, _, _ in mine if kind in ("item", "pair") and o.id in have]
             alike = [(kind, o.id, looks[kind, o.id]) for kind, o, _, _ in mine if (kind, o.id) in looks]
@@ -243,7 +204,7 @@ class _Import:
         if not self.writing:
             self.ctx.staged.clear()  # nothing will be written: no image is needed any more
             return
-        # 3. the batch
+        # the batch
         items = [o for _, fresh in rows for kind, o, _, _ in fresh if kind == "item"]
         cands = [o for _, fresh in rows for kind, o, _, _ in fresh if kind == "candidate"]
         pairs = [x for parsed, _ in rows for x in parsed.pairs]
@@ -261,41 +222,6 @@ class _Import:
         gone += [f"{c.id}: {r.source}" for c in cands for r in c.images if r.status == "missing"]
         report.images_missing += len(gone)
         missing += gone[: 5 - len(missing)]  # a few examples
-
-    def sort_out(
-        self, session: ImportSession, keyed: list[tuple[int, ParsedRow, ImportFields, list[_Entry]]]
-    ) -> list[tuple[int, ParsedRow, list[_Entry], list[_Entry]]]:
-        """The rows of the batch whose ids are not taken, each with the ids it takes (fresh)
-        and those it repeats with the same content (merged with the row that took them); the
-        other rows rejected. The ids the accepted rows take are registered."""
-        earlier = session.seen([k for *_, ks in keyed for _, _, k, _ in ks])
-        here: dict[bytes, SeenKey] = {}
-        accepted: list[tuple[int, ParsedRow, list[_Entry], list[_Entry]]] = []
-        taken: list[tuple[bytes, int, bytes | None, str]] = []
-        for line, parsed, f, ks in keyed:
-            pending: dict[bytes, SeenKey] = {}
-            fresh, repeats = [], []
-            for kind, obj, k, content in ks:
-                prev = pending.get(k) or here.get(k) or earlier.get(k)
-                if prev is None:
-                    pending[k] = SeenKey(line, content, obj.id)
-                    fresh.append((kind, obj, k, content))
-                elif prev.ident != obj.id:
-                    f.bad("id", f"{kind} id {obj.id!r} looks like {kind} id {prev.ident!r} at line {prev.line}")
-                elif self.shared and kind != "pair" and prev.content == content:
-                    repeats.append((kind, obj, k, content))  # merged with the row that took it
-                elif self.shared and kind != "pair":
-                    f.bad("id", f"{kind} {obj.id!r} also at line {prev.line} with different content")
-                else:
-                    f.bad("id", f"duplicate {kind} id {obj.id!r} (first at line {prev.line})")
-            if f.problems:
-                self.reject(line, f.problems)
-                continue
-            here.update(pending)
-            taken += [(k, p.line, p.content, p.ident) for k, p in pending.items()]
-            accepted.append((line, parsed, fresh, repeats))
-        session.register(taken)
-        return accepted
 
     def copy_images(self, refs: list[ImageRef]) -> list[StoredImage]:
         """Copy the images the batch names (its items' and responses') into the image folder
@@ -318,35 +244,6 @@ class _Import:
             self.stored[sha] = s
             new.append(s)
         return new
-
-
-_Entry = tuple[str, Any, bytes, bytes | None]  # kind, object, key, content digest
-
-
-def _all_distinct(keyed: list[tuple[int, ParsedRow, ImportFields, list[_Entry]]]) -> list | None:
-    """(key, line, content digest, id) of every id of the batch if no two share a key (the
-    usual case), else None."""
-    taken = [(k, line, content, o.id) for line, _, _, ks in keyed for _, o, k, content in ks]
-    return taken if len({t[0] for t in taken}) == len(taken) else None
-
-
-def _keys(parsed: ParsedRow, shared: bool) -> list[tuple[str, Any, bytes, bytes | None]]:
-    """(kind, object, key of its id's skeleton, content digest) of each id a row takes."""
-    out = []
-    for kind, objs in (("item", parsed.items), ("candidate", parsed.candidates), ("pair", parsed.pairs)):
-        digest = shared and kind != "pair"
-        for o in objs:
-            key = blake2b(f"{kind}\0{skeleton(o.id)}".encode("utf-8", "surrogatepass"), digest_size=16).digest()
-            out.append((kind, o, key, _content(o) if digest else None))
-    return out
-
-
-def _check_lengths(f: ImportFields, parsed: ParsedRow) -> None:
-    for kind, objs in (("item", parsed.items), ("candidate", parsed.candidates), ("pair", parsed.pairs)):
-        for o in objs:
-            if len(o.id) > MAX_ID:
-                f.bad("id", f"{kind} id is {len(o.id)} characters, the store keeps up to {MAX_ID}: {o.id[:60]}...")
-                return
 
 
 class _QuietAbortedPipeline(logging.Filter):

@@ -24,9 +24,10 @@ from .columns import ColumnStore
 from .counts import CountStore
 from .engine import DEFAULT_DB, dumps, is_url, loads, now, resolve_db
 from .gold import GoldStore
-from .imports import ImportConflict, ImportSession, ImportStore, SeenKey
+from .imports import ImportConflict, ImportSession, ImportStore
 from .items import ItemStore, params_key
 from .judging import JudgingStore
+from .keys import KeyEntry, KeyRegistry, SeenKey
 from .labels import NEW_LABEL, LabelStore, NewLabel
 from .people import PeopleStore
 from .settings import SettingsStore
@@ -53,6 +54,8 @@ __all__ = [
     "ImportConflict",
     "ImportSession",
     "SeenKey",
+    "KeyEntry",
+    "KeyRegistry",
     "NewLabel",
     "Store",
     "StoreError",

@@ -2,48 +2,35 @@
 
 An import (curate/ingest/importer.py) checks each row and writes the rows in batches as it
 goes; any problem stops the writing, and the transaction is rolled back unless the caller
-keeps the valid rows. To find ids repeated across the whole file without holding the file
-in memory, each row's ids go, as 16-byte digests with the row's line, into a temporary
-table of the same transaction: memory stays flat however long the file is.
+keeps the valid rows. Ids repeated within the file are found before, without the store
+(curate/store/keys.py); here, ids the store already holds.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import Any
 
-from sqlalchemy import Column, Connection, Integer, LargeBinary, MetaData, Table, Text
+from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
 from ..images import StoredImage
 from ..lookalike import skeleton
 from ..model import Candidate, Item, Label, Pair
 from .base import ConflictError
-from .engine import chunks, insert_rows
+from .engine import chunks
 from .items import ItemStore
 from .labels import LabelStore
 from .people import PeopleStore
 
-
-class SeenKey(NamedTuple):
-    """Where an id was first seen in this import, a digest of what it named, and the id
-    itself: keys are digests of skeletons (curate/lookalike.py), so one key stands for every
-    id that looks like it, and the id tells a repeat from a look-alike. (A named tuple: an
-    import makes one per id.)"""
-
-    line: int
-    content: bytes | None
-    ident: str
+# SQLite's page cache while an import runs (KiB): with the default 2 MB, inserts into the
+# indexes of a large import read their pages back again and again. At 200,000 pairs, 128 MB
+# took a tenth off the import's time against 64 MB (no gain beyond)
+_IMPORT_CACHE_KIB = {"main": 131072}
 
 
-_KEY_COLUMNS = ("key", "line", "content", "ident")
-# SQLite's page cache while an import runs (KiB, for the store and for the temporary key
-# table): with the default 2 MB, inserts into the indexes of a large import read their pages
-# back again and again. At 200,000 pairs, 128 MB for the store took a tenth off the import's
-# time against 64 MB (no gain beyond); the key table gained nothing past 32 MB
-_IMPORT_CACHE_KIB = {"main": 131072, "temp": 32768}
+_IMPORT_LOCK = 0x6D6D7269  # "mmri": the advisory lock an import holds on PostgreSQL
 
 
 class ImportConflict(ConflictError):
@@ -53,46 +40,17 @@ class ImportConflict(ConflictError):
 class ImportSession:
     """The open transaction of one import (see ``Store.importing``)."""
 
-    def __init__(self, store: ImportStore, conn: Connection, keys: Table):
+    def __init__(self, store: ImportStore, conn: Connection):
         self._store = store
         self._conn = conn
-        self._keys = keys
         self._pg = conn.dialect.name == "postgresql"
-        self._table = conn.dialect.identifier_preparer.format_table(keys)
-        # SQLite: the import holds the write lock from here on, so if the store holds no item
-        # and no pair now, every one it will hold is this import's, whose ids its keys check
-        self.fresh = (
-            not self._pg
-            and not conn.exec_driver_sql("SELECT EXISTS (SELECT 1 FROM items) OR EXISTS (SELECT 1 FROM pairs)").scalar()
-        )
-
-    def claim(self, entries: Sequence[tuple[bytes, int, bytes | None, str]]) -> bool:
-        """Register (key, line, content digest, id) of ids now taken by rows of this import,
-        if none of the keys was registered before: one bulk insert, the usual case. When one
-        was, nothing is registered and the answer is False: the caller asks ``seen`` and
-        ``register``s what it then accepts."""
-        if not entries:
-            return True
-        savepoint = self._conn.begin_nested()
-        try:
-            insert_rows(self._conn, self._keys, _KEY_COLUMNS, entries)
-        except IntegrityError:
-            savepoint.rollback()
-            return False
-        savepoint.commit()
-        return True
-
-    def seen(self, keys: Sequence[bytes]) -> dict[bytes, SeenKey]:
-        """The keys registered earlier in this import."""
-        sql = f"SELECT key, line, content, ident FROM {self._table}"
-        out: dict[bytes, SeenKey] = {}
-        for key, line, content, ident in self._where_in(sql, "key", sorted(set(keys))):
-            out[bytes(key)] = SeenKey(line, None if content is None else bytes(content), ident)
-        return out
-
-    def register(self, entries: Sequence[tuple[bytes, int, bytes | None, str]]) -> None:
-        """(key, line, content digest, id) of ids now taken by a row of this import."""
-        insert_rows(self._conn, self._keys, _KEY_COLUMNS, entries)
+        # The import holds the write lock (SQLite) or the import lock (PostgreSQL) from here
+        # on, and only imports make items (pairs need items): if the store holds no item and
+        # no pair now, every one it holds until this import ends is this import's, whose ids
+        # were checked against the rest of its file already (curate/store/keys.py)
+        self.fresh = not conn.exec_driver_sql(
+            "SELECT EXISTS (SELECT 1 FROM items) OR EXISTS (SELECT 1 FROM pairs)"
+        ).scalar()
 
     def matches(self, item_ids: Iterable[str], pair_ids: Iterable[str]) -> tuple[set[str], dict[tuple[str, str], str]]:
         """Of these item and pair ids: those the store holds (this import's rows included),
@@ -184,24 +142,15 @@ class ImportStore(ItemStore, LabelStore, PeopleStore):  # an import writes items
         """One write transaction for an import: committed when the block ends, rolled back
         (nothing written) when it raises; ImportConflict when another import committed the
         same ids first."""
-        keys = Table(
-            f"import_keys_{uuid.uuid4().hex[:12]}",
-            MetaData(),
-            Column("key", LargeBinary(16), primary_key=True),
-            Column("line", Integer, nullable=False),
-            Column("content", LargeBinary(16)),
-            Column("ident", Text, nullable=False),
-            prefixes=["TEMPORARY"],
-        )
         try:
             with self.write() as conn, self._import_cache(conn):
-                keys.create(conn)  # a failed import's rollback removes it
-                session = ImportSession(self, conn, keys)
-                rebuild = _drop_secondary_indexes(conn) if session.fresh else []
+                if conn.dialect.name == "postgresql":  # one import at a time, as SQLite's write lock does
+                    conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_IMPORT_LOCK})")
+                session = ImportSession(self, conn)
+                rebuild = _drop_secondary_indexes(conn) if session.fresh and not session._pg else []
                 yield session
                 for sql in rebuild:
                     conn.exec_driver_sql(sql)
-                keys.drop(conn)
         except IntegrityError as e:  # at commit (a deferred check)
             raise ImportConflict(f"the store refused the import, nothing was written: {e.orig}") from None
 
@@ -212,7 +161,7 @@ class ImportStore(ItemStore, LabelStore, PeopleStore):  # an import writes items
         if conn.dialect.name != "sqlite":
             yield
             return
-        before = {db: int(conn.exec_driver_sql(f"PRAGMA {db}.cache_size").scalar_one()) for db in ("main", "temp")}
+        before = {db: int(conn.exec_driver_sql(f"PRAGMA {db}.cache_size").scalar_one()) for db in _IMPORT_CACHE_KIB}
         for db, kib in _IMPORT_CACHE_KIB.items():
             conn.exec_driver_sql(f"PRAGMA {db}.cache_size = -{kib}")
         try:

@@ -1,0 +1,139 @@
+"""A large file's rows are checked in a child process while the importer writes
+(curate/ingest/rows.py): the same store as checking them in place, and a child that fails
+or dies is an error with nothing written. (tests/test_ingest.py and test_faults_ingest.py
+run every import both ways.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+
+from curate.errors import InputError, MmrbError
+from curate.ingest import ingest_pairs, rows
+from curate.ingest.importer import run_import
+from curate.ingest.vlrewardbench import parse_text
+from curate.store import Store
+from tests.ingest_helpers import assert_nothing_written
+
+
+def _pairs(path: Path, n: int, *, repeat_at: int | None = None) -> Path:
+    lines = []
+    for k in range(n):
+        j = 0 if k == repeat_at else k  # row 1 again: the same pair
+        lines.append(json.dumps({"id": f"p{j}", "prompt": f"q{j}", "chosen": f"good {j}", "rejected": f"bad {j}"}))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _store_rows(store: Store) -> dict:
+    return {
+        "items": sorted((i.id, i.prompt, i.category) for i in store.items()),
+        "pairs": sorted((p.id, p.first_id, p.second_id, p.known_preference) for p in store.pairs()),
+    }
+
+
+@pytest.fixture
+def in_child(monkeypatch):
+    monkeypatch.setattr(rows, "_child_worthwhile", lambda path: True)
+
+
+def test_only_large_files_are_read_in_a_child(tmp_path, monkeypatch):
+    small = _pairs(tmp_path / "small.jsonl", 3)
+    assert not rows._child_worthwhile(small)
+    monkeypatch.setattr(rows, "CHILD_MIN_BYTES", small.stat().st_size)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)  # earlier tests may leave daemon threads
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert rows._child_worthwhile(small)
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    assert not rows._child_worthwhile(small)  # nothing to overlap on one core
+    assert not rows._child_worthwhile(tmp_path / "absent.jsonl")  # read_rows reports it
+
+
+def test_no_child_while_other_threads_run(tmp_path, monkeypatch):
+    """fork copies only the calling thread (a server's other threads would be gone)."""
+    path = _pairs(tmp_path / "p.jsonl", 3)
+    monkeypatch.setattr(rows, "CHILD_MIN_BYTES", 0)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not rows._child_worthwhile(path)
+    finally:
+        stop.set()
+        other.join()
+    assert rows._child_worthwhile(path) == (threading.active_count() == 1)
+
+
+def test_a_child_imports_what_checking_in_place_imports(tmp_path, db_url, in_child):
+    path = _pairs(tmp_path / "p.jsonl", 2500)  # three batches
+    pids: set[int] = set()
+
+    def parse(f, ctx):
+        pids.add(os.getpid())  # in the child's copy of this set: seen below through the rows
+        return parse_text(f, ctx)
+
+    here = Store(str(tmp_path / "here.db"), images=tmp_path / "img-here")
+    ingest_pairs(here, path, format="vlrewardbench-text")
+    child = Store(db_url, images=tmp_path / "img-child")
+    report = run_import(child, path, parse, format="vlrewardbench-text", missing_images_ok=True)
+    assert report.pairs == 2500 and report.rows == 2500
+    assert pids == set()  # parse ran in another process: nothing was added here
+    assert _store_rows(child) == _store_rows(here)
+    here.close()
+    child.close()
+
+
+def test_a_repeated_id_found_in_a_child_names_both_lines(tmp_path, store, in_child):
+    path = _pairs(tmp_path / "p.jsonl", 1500, repeat_at=1200)  # the repeat in the second batch
+    with pytest.raises(InputError) as e:
+        ingest_pairs(store, path, format="vlrewardbench-text")
+    assert {(p.line, p.field) for p in e.value.problems} == {(1201, "id")}  # its item, responses, pair
+    assert all("(first at line 1)" in p.message for p in e.value.problems)
+    assert_nothing_written(store)
+
+
+def test_a_child_that_dies_is_an_error_and_nothing_is_written(tmp_path, store, in_child):
+    path = _pairs(tmp_path / "p.jsonl", 2500)
+    parent = os.getpid()
+
+    def parse(f, ctx):
+        if f.line == 1800 and os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return parse_text(f, ctx)
+
+    with pytest.raises(MmrbError, match="the reading process ended early"):
+        run_import(store, path, parse, format="vlrewardbench-text", missing_images_ok=True)
+    assert_nothing_written(store)
+
+
+def test_problems_of_the_whole_file_come_from_the_child_as_they_are(tmp_path, store, in_child):
+    path = tmp_path / "p.json"
+    path.write_text('{"not": "a list"}')
+    with pytest.raises(InputError) as in_a_child:
+        ingest_pairs(store, path, format="vlrewardbench-text")
+    rows_in_place = pytest.MonkeyPatch()
+    rows_in_place.setattr(rows, "_child_worthwhile", lambda path: False)
+    try:
+        with pytest.raises(InputError) as in_place:
+            ingest_pairs(store, path, format="vlrewardbench-text")
+    finally:
+        rows_in_place.undo()
+    assert in_a_child.value.problems == in_place.value.problems
+    assert_nothing_written(store)
+
+
+def test_a_bug_in_the_child_is_shown_with_its_traceback(tmp_path, store, in_child):
+    path = _pairs(tmp_path / "p.jsonl", 10)
+
+    def parse(f, ctx):
+        raise ZeroDivisionError("a bug")
+
+    with pytest.raises(RuntimeError, match=r"(?s)reading process.*ZeroDivisionError: a bug"):
+        run_import(store, path, parse, format="vlrewardbench-text")
+    assert_nothing_written(store)
