@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 import threading
 from pathlib import Path
 
@@ -47,9 +48,9 @@ def test_only_large_files_are_read_in_a_child(tmp_path, monkeypatch):
     assert not rows._child_worthwhile(small)
     monkeypatch.setattr(rows, "CHILD_MIN_BYTES", small.stat().st_size)
     monkeypatch.setattr(threading, "active_count", lambda: 1)  # earlier tests may leave daemon threads
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    assert rows._child_worthwhile(small)
-    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    monkeypatch.setattr(rows, "_cores", lambda: 2)
+    assert rows._child_worthwhile(small) == (sys.platform == "linux")
+    monkeypatch.setattr(rows, "_cores", lambda: 1)
     assert not rows._child_worthwhile(small)  # nothing to overlap on one core
     assert not rows._child_worthwhile(tmp_path / "absent.jsonl")  # read_rows reports it
 
@@ -58,7 +59,7 @@ def test_no_child_while_other_threads_run(tmp_path, monkeypatch):
     """fork copies only the calling thread (a server's other threads would be gone)."""
     path = _pairs(tmp_path / "p.jsonl", 3)
     monkeypatch.setattr(rows, "CHILD_MIN_BYTES", 0)
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(rows, "_cores", lambda: 2)
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import os
 import queue
+import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterator
+from dataclasses import asdict
 from hashlib import blake2b
 from multiprocessing import get_context
 from multiprocessing.connection import Connection
@@ -69,8 +71,13 @@ def _child_worthwhile(path: Path) -> bool:
         big = path.stat().st_size >= CHILD_MIN_BYTES
     except OSError:
         return False  # read_rows reports it
-    # fork copies only the calling thread: with others running (a server), read in place
-    return big and hasattr(os, "fork") and threading.active_count() == 1 and (os.cpu_count() or 1) > 1
+    # Linux only (fork is unsafe with macOS's system libraries, absent on Windows), with a
+    # second core to run on, and no other thread: fork copies only the calling one
+    return big and sys.platform == "linux" and _cores() > 1 and threading.active_count() == 1
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _check_batches(
@@ -158,17 +165,19 @@ def keys(parsed: ParsedRow, shared: bool) -> list[Entry]:
     same key for ids that look alike (curate/lookalike.py); the content only where several
     rows may carry the same item."""
     out = []
-    for kind, objs in (("item", parsed.items), ("candidate", parsed.candidates), ("pair", parsed.pairs)):
+    for kind, prefix, objs in (
+        ("item", b"item\0", parsed.items),
+        ("candidate", b"candidate\0", parsed.candidates),
+        ("pair", b"pair\0", parsed.pairs),
+    ):
         digest = shared and kind != "pair"
         for o in objs:
-            key = blake2b(f"{kind}\0{skeleton(o.id)}".encode("utf-8", "surrogatepass"), digest_size=16).digest()
+            key = blake2b(prefix + skeleton(o.id).encode("utf-8", "surrogatepass"), digest_size=16).digest()
             out.append((kind, o, key, content_digest(o) if digest else None))
     return out
 
 
 def content_digest(obj: Any) -> bytes:
-    from dataclasses import asdict
-
     return blake2b(dumps(asdict(obj)).encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
