@@ -319,7 +319,7 @@ def test_a_bad_row_far_into_a_big_file_leaves_nothing_and_every_problem_is_named
     a duplicate id included however far from its first use."""
     from curate.errors import InputError
     from curate.ingest import ingest_pairs
-    from curate.ingest.importer import BATCH
+    from curate.ingest.rows import BATCH
     from tests.ingest_helpers import assert_nothing_written
 
     n = 3 * BATCH + 500

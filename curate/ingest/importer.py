@@ -31,7 +31,6 @@ from ..store import ImportConflict, ImportSession, Store
 from .common import Context, IngestReport
 from .rows import Checked, ParseFn, checked_batches
 
-BATCH = 1000  # rows per write: memory holds one batch
 _ATTEMPTS = 3  # races lost to other imports before giving up
 
 
