@@ -87,11 +87,20 @@ def _child_worthwhile(path: Path) -> bool:
         return False  # read_rows reports it
     # Linux only (fork is unsafe with macOS's system libraries, absent on Windows), with a
     # second core to run on, and no other thread: fork copies only the calling one
-    return big and sys.platform == "linux" and _cores() > 1 and threading.active_count() == 1
+    return big and sys.platform == "linux" and _cores() > 1 and _threads() == 1
 
 
 def _cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _threads() -> int:
+    """This process's threads, those of native libraries too (pyarrow's pools, say, which a
+    forked copy can deadlock in): Python's own count does not see them."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count() + 1  # cannot tell: as if another ran
 
 
 def _parsed_batches(
