@@ -149,3 +149,48 @@ def test_a_bug_in_the_child_is_shown_with_its_traceback(tmp_path, store, in_chil
     with pytest.raises(RuntimeError, match=r"(?s)reading process.*ZeroDivisionError: a bug"):
         run_import(store, path, parse, format="vlrewardbench-text")
     assert_nothing_written(store)
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (an ended process stays one until its new parent collects it)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1][:1] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the reading process runs on Linux only")
+def test_the_reading_process_ends_when_the_importer_is_killed(tmp_path):
+    """`mmrb ingest` killed (SIGKILL, no clean-up) while its reading process waits to hand
+    over a batch: the reading process ends too instead of waiting forever."""
+    import subprocess
+    import time
+
+    path = tmp_path / "p.jsonl"
+    filler = "x" * 1500
+    with open(path, "w") as f:  # past CHILD_MIN_BYTES
+        for k in range(rows.CHILD_MIN_BYTES // 1500 + 2000):
+            f.write(json.dumps({"id": f"p{k}", "prompt": "q", "chosen": f"{filler} {k}", "rejected": f"no {k}"}) + "\n")
+    cmd = [sys.executable, "-m", "curate.cli", "ingest", "pairs", str(path), "--format", "vlrewardbench-text"]
+    cmd += ["--db", str(tmp_path / "s.db"), "--images", str(tmp_path / "img")]
+    main = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not (child := _children(main.pid)) and main.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert child, "no reading process was started"
+    main.kill()
+    main.wait()
+    deadline = time.monotonic() + 20
+    while _running(child[0]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    alive = _running(child[0])
+    if alive:
+        os.kill(child[0], signal.SIGKILL)
+    assert not alive, "the reading process outlived the importer"

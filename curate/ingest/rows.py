@@ -216,7 +216,7 @@ def _from_child(
     mp = get_context("fork")
     receive, send = mp.Pipe(duplex=False)
     _widen(send)
-    child = mp.Process(target=_child, args=(send, path, json_key, parse, ctx, shared), daemon=True)
+    child = mp.Process(target=_child, args=(receive, send, path, json_key, parse, ctx, shared), daemon=True)
     child.start()
     send.close()  # the child's end: reading gets EOFError if the child dies
     try:
@@ -253,10 +253,17 @@ def _widen(conn: Connection) -> None:
         pass
 
 
-def _child(send: Connection, path: Path, json_key: str | None, parse: ParseFn, ctx: Context, shared: bool) -> None:
+def _child(
+    receive: Connection, send: Connection, path: Path, json_key: str | None, parse: ParseFn, ctx: Context, shared: bool
+) -> None:
+    receive.close()  # the parent's end: if the parent dies, sending fails instead of waiting forever
+
     def hand_over(kind: str, payload: Any) -> None:
         staged, ctx.staged = ctx.staged, {}
-        send.send((kind, payload, staged))  # waits while the parent has the batch before to write
+        try:
+            send.send((kind, payload, staged))  # waits while the parent has the batch before to write
+        except OSError:  # the parent is gone (killed): nobody to tell, nothing to keep
+            os._exit(1)
 
     try:
         for batch in _checked_here(path, json_key, parse, ctx, shared):
