@@ -21,7 +21,6 @@ import pytest
 from tests.support.services import unavailable
 from tests.support.streamlit_server import (
     CHROMIUM,
-    CHROMIUM_ARGS,
     PASSWORD,
     StreamlitServer,
     free_port,
@@ -101,22 +100,6 @@ def pg():
         yield server
     finally:
         server.destroy()
-
-
-@pytest.fixture
-def page():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        unavailable("the playwright package is not installed")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        pg = b.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-        errors: list[str] = []
-        pg.on("pageerror", lambda e: errors.append(str(e)))
-        pg.errors = errors
-        yield pg
-        b.close()
 
 
 def no_raw_error(page) -> None:

@@ -144,10 +144,11 @@ class ImportStore(ItemStore, LabelStore, PeopleStore):  # an import writes items
         same ids first."""
         try:
             with self.write() as conn, self._import_cache(conn):
-                if conn.dialect.name == "postgresql":  # one import at a time, as SQLite's write lock does
+                pg = conn.dialect.name == "postgresql"
+                if pg:  # one import at a time, as SQLite's write lock does
                     conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_IMPORT_LOCK})")
                 session = ImportSession(self, conn)
-                rebuild = _drop_secondary_indexes(conn) if session.fresh and not session._pg else []
+                rebuild = _drop_secondary_indexes(conn) if session.fresh and not pg else []
                 yield session
                 for sql in rebuild:
                     conn.exec_driver_sql(sql)
