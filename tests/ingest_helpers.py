@@ -69,3 +69,18 @@ def run_cli(module, argv: list[str], capsys) -> tuple[int, str, str]:
         rc = 1
     out = capsys.readouterr()
     return rc, out.out, out.err
+
+
+def fail_writing_candidates(monkeypatch, store) -> None:
+    """An import into ``store`` fails ("disk full") writing its candidates: after its items
+    and their images, in the middle of its transaction."""
+    import curate.store.imports as imports
+
+    real = imports.insert_rows
+
+    def insert_rows(conn, table, cols, rows, *a, **kw):
+        if table.name == "candidates" and conn.engine.pool is store.engine.pool:
+            raise RuntimeError("disk full")
+        return real(conn, table, cols, rows, *a, **kw)
+
+    monkeypatch.setattr(imports, "insert_rows", insert_rows)

@@ -24,6 +24,7 @@ from curate.store import Store
 from tests.ingest_helpers import (
     assert_nothing_written,
     counts,
+    fail_writing_candidates,
     png,
     run_cli,
     write_image,
@@ -122,11 +123,8 @@ def test_a_failed_import_keeps_a_file_another_import_committed_meanwhile(sqlite_
             ingest_items(other, a)
         return real_write()
 
-    def boom(*args, **kw):
-        raise RuntimeError("disk full")
-
     monkeypatch.setattr(sqlite_store, "write", write_after_a_commits)
-    monkeypatch.setattr(sqlite_store, "add_candidates", boom)
+    fail_writing_candidates(monkeypatch, sqlite_store)
     with pytest.raises(RuntimeError):
         ingest_items(sqlite_store, b)
     monkeypatch.undo()

@@ -15,6 +15,7 @@ from curate.model import Candidate
 from tests.ingest_helpers import (
     assert_nothing_written,
     counts,
+    fail_writing_candidates,
     fixture_copy,
     png,
     run_cli,
@@ -272,11 +273,7 @@ def test_skip_invalid_imports_the_rest_and_writes_rejects(store, tmp_path):
 
 def test_failed_transaction_leaves_no_rows_and_no_image_files(store, tmp_path, monkeypatch):
     path = _items_file(tmp_path, [GOOD, dict(GOOD, id="b")])
-
-    def boom(*a, **k):
-        raise RuntimeError("disk full")
-
-    monkeypatch.setattr(store, "add_candidates", boom)
+    fail_writing_candidates(monkeypatch, store)
     with pytest.raises(RuntimeError):
         ingest_items(store, path)
     assert_nothing_written(store)

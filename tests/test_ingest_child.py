@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 
 from curate.errors import InputError, MmrbError
-from curate.ingest import ingest_pairs, rows
+from curate.ingest import DEFAULT_CATEGORIES, ingest_pairs, rows
+from curate.ingest.common import Context
 from curate.ingest.importer import run_import
 from curate.ingest.vlrewardbench import parse_text
+from curate.model import Label
 from curate.store import Store
 from tests.ingest_helpers import assert_nothing_written
 
@@ -99,6 +101,50 @@ def test_a_child_imports_what_checking_in_place_imports(tmp_path, db_url, in_chi
     assert _store_rows(child) == _store_rows(here)
     here.close()
     child.close()
+
+
+class Text(str):
+    """A text of a type marshal does not take (as numpy's str_, which a reader may make)."""
+
+
+def _batch(tmp_path: Path, store: Store, prompt=str) -> list[rows.Checked]:
+    """A batch as the child makes it: two rows, one unreadable, one parsed (its prompt made
+    by ``prompt``), and a row with a label."""
+    path = tmp_path / "b.jsonl"
+    path.write_text('{"broken\n' + json.dumps({"id": "p1", "prompt": "q", "chosen": "a", "rejected": "b"}) + "\n")
+
+    def parse(f, ctx):
+        f.data["prompt"] = prompt(f.data["prompt"])
+        return parse_text(f, ctx)
+
+    ctx = Context(store, path, categories=DEFAULT_CATEGORIES, missing_images_ok=True)
+    (batch,) = rows._parsed_batches(path, None, parse, ctx, False)
+    return [*batch, rows.Checked(3, [], [], [], [Label("p1", "rater", preference="first", source="import")])]
+
+
+def test_a_batch_crosses_from_the_child_as_it_is(tmp_path, store):
+    """Rows cross as plain values (marshal), their problems and labels beside them as a
+    pickle; a value marshal does not take (a subclass of str, say) sends the whole batch as
+    a pickle. The importer gets the batch as it was made, either way."""
+
+    plain, odd = _batch(tmp_path, store), _batch(tmp_path, store, Text)
+    staged = {"sha": "staged image"}
+    assert rows._encode("rows", plain, staged)[:1] == b"M"
+    assert rows._encode("rows", odd, staged)[:1] == b"P"
+    for batch in (plain, odd):
+        assert [c.problems for c in batch] == [[batch[0].problems[0]], [], []]
+        assert rows._decode(rows._encode("rows", batch, staged)) == ("rows", batch, staged)
+
+
+def test_a_value_marshal_does_not_take_is_imported_from_a_child(tmp_path, store, in_child):
+    def parse(f, ctx):
+        f.data["prompt"] = Text(f.data["prompt"])
+        return parse_text(f, ctx)
+
+    path = _pairs(tmp_path / "p.jsonl", 1500)
+    report = run_import(store, path, parse, format="vlrewardbench-text", missing_images_ok=True)
+    assert report.pairs == 1500
+    assert sorted(i.prompt for i in store.items())[:2] == ["q0", "q1"]
 
 
 def test_a_repeated_id_found_in_a_child_names_both_lines(tmp_path, store, in_child):

@@ -7,8 +7,8 @@ like a stored one: here) and writes the rows in batches as they come. The first 
 stops the writing but not the checking, so every problem of the file is reported, and the
 transaction is rolled back: nothing is written. With ``skip_invalid`` the valid rows are
 kept and the rejected ones go to a JSONL file with their reasons. Memory stays flat as the
-file grows: a few batches of rows, and the ids taken so far in a private temporary database
-(curate/store/keys.py).
+file grows: a few batches of rows, and the ids taken so far, the newest in memory and the
+rest in a private temporary database (curate/store/keys.py).
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from ..errors import InputError, InputProblem, MmrbError
 from ..formats.fields import jsonable
 from ..formats.reader import read_rows
 from ..images import ImageProblem, StoredImage
-from ..model import ImageRef
+from ..model import Label
 from ..store import ImportConflict, ImportSession, Store
 from .common import Context, IngestReport
-from .rows import Checked, ParseFn, checked_batches
+from .rows import Checked, Entry, ParseFn, checked_batches
 
 _ATTEMPTS = 3  # races lost to other imports before giving up
 
@@ -128,7 +128,7 @@ class _Import:
         self.writing = True  # until a problem, unless invalid rows are skipped
         self.stored: dict[str, StoredImage] = {}  # images copied by this import
         self.created: list[StoredImage] = []  # of those, the files this import created
-        self.unwritten: set[bytes] = set()  # keys a row took but did not write (rejected later)
+        self.unwritten: set[tuple[str, str]] = set()  # (kind, id) a row took but did not write (rejected later)
         self.raters_added = False
 
     def problems(self) -> list[InputProblem]:
@@ -175,17 +175,17 @@ class _Import:
         # Ids already in the store (an earlier import of the same file, usually), or looking
         # like a stored id; a repeat is checked and written only when the row that took its id
         # was not written
-        new_items = (o.id for c in accepted for kind, o, _, _ in c.fresh + c.repeats if kind == "item")
-        new_pairs = (o.id for c in accepted for kind, o, _, _ in c.fresh if kind == "pair")
+        new_items = (e[1] for c in accepted for e in c.fresh + c.repeats if e[0] == "item")
+        new_pairs = (e[1] for c in accepted for e in c.fresh if e[0] == "pair")
         have, looks = session.matches(new_items, new_pairs)
-        rows = []
+        rows: list[tuple[list[Entry], list[Label]]] = []
         if not have and not looks and not self.unwritten:  # the usual case: every row as it is
-            rows = [(c.parsed, c.fresh) for c in accepted]
+            rows = [(c.fresh, c.labels) for c in accepted]
             accepted = []
-        for line, parsed, _, fresh, repeats in accepted:
-            mine = fresh + [e for e in repeats if e[2] in self.unwritten]
-            dup = [o.id for kind, o, _, _ in mine if kind in ("item", "pair") and o.id in have]
-            alike = [(kind, o.id, looks[kind, o.id]) for kind, o, _, _ in mine if (kind, o.id) in looks]
+        for c in accepted:
+            mine = c.fresh + [e for e in c.repeats if (e[0], e[1]) in self.unwritten]
+            dup = [ident for kind, ident, *_ in mine if kind in ("item", "pair") and ident in have]
+            alike = [(kind, ident, looks[kind, ident]) for kind, ident, *_ in mine if (kind, ident) in looks]
             if dup or alike:
                 if dup:
                     msg = (
@@ -195,39 +195,44 @@ class _Import:
                 else:
                     kind, ident, stored = alike[0]
                     msg = f"{kind} id {ident!r} looks like {kind} id {stored!r}, which is already in the store"
-                self.reject(line, [InputProblem(self.ctx.name, line, "id", msg)])
-                self.unwritten.update(k for _, _, k, _ in fresh)
+                self.reject(c.line, [InputProblem(self.ctx.name, c.line, "id", msg)])
+                self.unwritten.update((e[0], e[1]) for e in c.fresh)
             else:
-                self.unwritten.difference_update(k for _, _, k, _ in mine)
-                rows.append((parsed, mine))
+                self.unwritten.difference_update((e[0], e[1]) for e in mine)
+                rows.append((mine, c.labels))
         if not self.writing:
             self.ctx.staged.clear()  # nothing will be written: no image is needed any more
             return
-        # the batch
-        items = [o for _, fresh in rows for kind, o, _, _ in fresh if kind == "item"]
-        cands = [o for _, fresh in rows for kind, o, _, _ in fresh if kind == "candidate"]
-        pairs = [x for parsed, _ in rows for x in parsed.pairs]
-        labels = [x for parsed, _ in rows for x in parsed.labels]
+        # the batch (curate/ingest/rows.py's Entry: kind, id, content digest, rows, images)
+        written = [e for mine, _ in rows for e in mine]
+        items = [e for e in written if e[0] == "item"]
+        cands = [e for e in written if e[0] == "candidate"]
+        pairs = [e[3] for e in written if e[0] == "pair"]
+        labels = [x for _, labels in rows for x in labels]
         if labels and not self.raters_added:
             session.add_raters(self.raters)
             self.raters_added = True
-        refs = [r for i in items for r in i.images] + [r for c in cands for r in c.images]
-        session.write(images=self.copy_images(refs), items=items, candidates=cands, pairs=pairs, labels=labels)
+        session.write(
+            images=self.copy_images([sha for e in items + cands for sha, _, _ in e[4] if sha]),
+            items=[e[3] for e in items],
+            candidates=[e[3] for e in cands],
+            pairs=pairs,
+            labels=labels,
+        )
         report.items += len(items)
         report.candidates += len(cands)
         report.pairs += len(pairs)
         report.labels += len(labels)
-        gone = [f"{i.id}: {r.source}" for i in items for r in i.images if r.status == "missing"]
-        gone += [f"{c.id}: {r.source}" for c in cands for r in c.images if r.status == "missing"]
+        gone = [f"{e[1]}: {source}" for e in items + cands for _, status, source in e[4] if status == "missing"]
         report.images_missing += len(gone)
         missing += gone[: 5 - len(missing)]  # a few examples
 
-    def copy_images(self, refs: list[ImageRef]) -> list[StoredImage]:
-        """Copy the images the batch names (its items' and responses') into the image folder
-        (once each)."""
+    def copy_images(self, shas: list[str]) -> list[StoredImage]:
+        """Copy the images the batch names (its items' and responses', by their sha256) into
+        the image folder (once each)."""
         new = []
         images = self.store.images
-        for sha in dict.fromkeys(r.sha256 for r in refs if r.sha256):
+        for sha in dict.fromkeys(shas):
             if sha in self.stored:
                 continue
             if not self.stored:

@@ -17,10 +17,11 @@ from sqlalchemy.exc import IntegrityError
 
 from ..images import StoredImage
 from ..lookalike import skeleton
-from ..model import Candidate, Item, Label, Pair
+from ..model import Label
+from . import schema as S
 from .base import ConflictError
-from .engine import chunks
-from .items import ItemStore
+from .engine import chunks, insert_rows
+from .items import CANDIDATE_COLUMNS, IMAGE_COLUMNS, ITEM_COLUMNS, PAIR_COLUMNS, PART_COLUMNS, ItemStore, Row
 from .labels import LabelStore
 from .people import PeopleStore
 
@@ -89,17 +90,21 @@ class ImportSession:
         self,
         *,
         images: Sequence[StoredImage] = (),
-        items: Sequence[Item] = (),
-        candidates: Sequence[Candidate] = (),
-        pairs: Sequence[Pair] = (),
+        items: Sequence[tuple[Row, Sequence[Row]]] = (),
+        candidates: Sequence[tuple[Row, Sequence[Row]]] = (),
+        pairs: Sequence[Row] = (),
         labels: Sequence[Label] = (),
     ) -> None:
+        """Rows as ``item_rows``, ``candidate_rows`` and ``pair_row`` (curate/store/items.py)
+        build them: an item's row with its images', a candidate's with its parts'."""
         s, c = self._store, self._conn
         try:
             s.add_images(images, conn=c)
-            s.add_items(items, conn=c)
-            s.add_candidates(candidates, conn=c)
-            s.add_pairs(pairs, conn=c)
+            insert_rows(c, S.items, ITEM_COLUMNS, [r for r, _ in items])
+            insert_rows(c, S.item_images, IMAGE_COLUMNS, [x for _, sub in items for x in sub])
+            insert_rows(c, S.candidates, CANDIDATE_COLUMNS, [r for r, _ in candidates])
+            insert_rows(c, S.candidate_parts, PART_COLUMNS, [x for _, sub in candidates for x in sub])
+            insert_rows(c, S.pairs, PAIR_COLUMNS, pairs)
             s.add_labels(labels, conn=c)
         except IntegrityError as e:  # the whole transaction is rolled back as this leaves importing()
             raise ImportConflict(f"the store refused the import, nothing was written: {e.orig}") from None

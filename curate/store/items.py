@@ -62,23 +62,10 @@ class ItemStore(StoreBase):
         if not items:
             return 0
         ts = now()
-        item_rows = [
-            (
-                i.id,
-                i.prompt,
-                i.category,
-                i.reference,
-                i.source,
-                dumps_mapping(i.metadata),
-                ts,
-                skeleton(i.id),
-            )
-            for i in items
-        ]
-        image_rows = [(i.id, n, r.source, r.sha256, r.status, r.error) for i in items for n, r in enumerate(i.images)]
+        rows = [item_rows(i, ts) for i in items]
         with self._w(conn) as c:
-            insert_rows(c, S.items, _ITEM_COLUMNS, item_rows)
-            insert_rows(c, S.item_images, _IMAGE_COLUMNS, image_rows)
+            insert_rows(c, S.items, ITEM_COLUMNS, [r for r, _ in rows])
+            insert_rows(c, S.item_images, IMAGE_COLUMNS, [x for _, images in rows for x in images])
         return len(items)
 
     def item_ids(self, ids: Iterable[str] | None = None, conn: Connection | None = None) -> set[str]:
@@ -130,13 +117,12 @@ class ItemStore(StoreBase):
     # -- candidates ----------------------------------------------------------------------
     def add_candidates(self, cands: Iterable[Candidate], conn: Connection | None = None) -> int:
         ts = now()
-        cands = list(cands)
-        rows = [_candidate_tuple(c, ts) for c in cands]
-        part_rows = [_part_tuple(c.id, n, p) for c in cands for n, p in enumerate(c.content)]
+        rows = [candidate_rows(c, ts) for c in cands]
         with self._w(conn) as c:
-            insert_rows(c, S.candidates, _CANDIDATE_COLUMNS, rows)
-            if part_rows:  # plain-text candidates (the usual case) have none
-                insert_rows(c, S.candidate_parts, _PART_COLUMNS, part_rows)
+            insert_rows(c, S.candidates, CANDIDATE_COLUMNS, [r for r, _ in rows])
+            parts = [x for _, ps in rows for x in ps]
+            if parts:  # plain-text candidates (the usual case) have none
+                insert_rows(c, S.candidate_parts, PART_COLUMNS, parts)
         return len(rows)
 
     def candidates(
@@ -206,12 +192,12 @@ class ItemStore(StoreBase):
                 c.execute(insert_ignoring(c, S.candidates), [candidate_row(a, ts) for a in answers])
             if with_parts:
                 part_rows = [
-                    _part_tuple(a.id, n, p) for a in with_parts if a.id not in have for n, p in enumerate(a.content)
+                    part_row(a.id, n, p) for a in with_parts if a.id not in have for n, p in enumerate(a.content)
                 ]
                 if part_rows:
                     c.execute(
                         insert_ignoring(c, S.candidate_parts),
-                        [dict(zip(_PART_COLUMNS, r, strict=True)) for r in part_rows],
+                        [dict(zip(PART_COLUMNS, r, strict=True)) for r in part_rows],
                     )
             done = [(a.item_id, a.model, params_key(a.params), a.sample_index) for a in answers]
             done += [(f.item_id, f.model, f.params_key, f.sample_index) for f in failures]
@@ -231,9 +217,9 @@ class ItemStore(StoreBase):
     # -- pairs ---------------------------------------------------------------------------
     def add_pairs(self, pairs: Iterable[Pair], conn: Connection | None = None) -> int:
         ts = now()
-        rows = [(*_pair_values(p), dumps_mapping(p.metadata), ts, skeleton(p.id)) for p in pairs]
+        rows = [pair_row(p, ts) for p in pairs]
         with self._w(conn) as c:
-            insert_rows(c, S.pairs, _PAIR_COLUMNS, rows)
+            insert_rows(c, S.pairs, PAIR_COLUMNS, rows)
         return len(rows)
 
     def get_pair(self, pair_id: str, conn: Connection | None = None) -> Pair | None:
@@ -289,11 +275,14 @@ def candidate_row(c: Candidate, ts: str) -> dict[str, Any]:
     )
 
 
-# Bulk inserts take tuples in these columns' order (engine.insert_rows)
-_ITEM_COLUMNS = ("id", "prompt", "category", "reference", "source", "metadata", "created_at", "id_skeleton")
-_IMAGE_COLUMNS = ("item_id", "position", "source", "sha256", "status", "error")
-_PART_COLUMNS = ("candidate_id", "position", "kind", "text", "source", "sha256", "status", "error")
-_CANDIDATE_COLUMNS = (
+# -- rows as the store writes them -----------------------------------------------------
+# Bulk inserts take tuples in these columns' order (engine.insert_rows). An import builds its
+# rows where it reads the file (curate/ingest/rows.py), in another process for a large file:
+# plain tuples cross over far faster than the objects they come from.
+ITEM_COLUMNS = ("id", "prompt", "category", "reference", "source", "metadata", "created_at", "id_skeleton")
+IMAGE_COLUMNS = ("item_id", "position", "source", "sha256", "status", "error")
+PART_COLUMNS = ("candidate_id", "position", "kind", "text", "source", "sha256", "status", "error")
+CANDIDATE_COLUMNS = (
     "id",
     "item_id",
     "model",
@@ -307,12 +296,22 @@ _CANDIDATE_COLUMNS = (
 )
 _PAIR_FIELDS = tuple(f.name for f in fields(Pair) if f.name != "metadata")
 _pair_values = attrgetter(*_PAIR_FIELDS)
-_PAIR_COLUMNS = (*_PAIR_FIELDS, "metadata", "created_at", "id_skeleton")
+PAIR_COLUMNS = (*_PAIR_FIELDS, "metadata", "created_at", "id_skeleton")
+
+Row = tuple[Any, ...]
 
 
-def _candidate_tuple(c: Candidate, ts: str) -> tuple[Any, ...]:
+def item_rows(i: Item, ts: str) -> tuple[Row, tuple[Row, ...]]:
+    """An item's row (ITEM_COLUMNS) and its images' (IMAGE_COLUMNS)."""
+    row = (i.id, i.prompt, i.category, i.reference, i.source, dumps_mapping(i.metadata), ts, skeleton(i.id))
+    return row, tuple((i.id, n, r.source, r.sha256, r.status, r.error) for n, r in enumerate(i.images))
+
+
+def candidate_rows(c: Candidate, ts: str) -> tuple[Row, tuple[Row, ...]]:
+    """A candidate's row (CANDIDATE_COLUMNS) and its parts' (PART_COLUMNS; none for a
+    plain-text response)."""
     params = c.params
-    return (
+    row = (
         c.id,
         c.item_id,
         c.model,
@@ -324,9 +323,15 @@ def _candidate_tuple(c: Candidate, ts: str) -> tuple[Any, ...]:
         c.completion_tokens,
         ts,
     )
+    return row, tuple(part_row(c.id, n, p) for n, p in enumerate(c.content))
 
 
-def _part_tuple(candidate_id: str, position: int, p: ResponsePart) -> tuple[Any, ...]:
+def pair_row(p: Pair, ts: str) -> Row:
+    """A pair's row (PAIR_COLUMNS)."""
+    return (*_pair_values(p), dumps_mapping(p.metadata), ts, skeleton(p.id))
+
+
+def part_row(candidate_id: str, position: int, p: ResponsePart) -> Row:
     im = p.image
     if p.kind == "image" and im is not None:
         return (candidate_id, position, "image", None, im.source, im.sha256, im.status, im.error)
