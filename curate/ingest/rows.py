@@ -198,7 +198,7 @@ def entries(parsed: ParsedRow, shared: bool, ts: str) -> list[Entry]:
         digest = content_digest(i) if shared else None
         out.append(("item", i.id, digest, item_rows(i, ts), images))
     for c in parsed.candidates:
-        images = tuple((r.sha256, r.status, r.source) for r in c.images)
+        images = tuple((r.sha256, r.status, r.source) for r in c.images) if c.content else ()
         digest = content_digest(c) if shared else None
         out.append(("candidate", c.id, digest, candidate_rows(c, ts), images))
     for p in parsed.pairs:

@@ -9,7 +9,8 @@ keeps the valid rows. Ids repeated within the file are found before, without the
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from sqlalchemy import Connection
@@ -52,6 +53,25 @@ class ImportSession:
         self.fresh = not conn.exec_driver_sql(
             "SELECT EXISTS (SELECT 1 FROM items) OR EXISTS (SELECT 1 FROM pairs)"
         ).scalar()
+        # PostgreSQL: a batch is written by a thread of its own while the import goes on
+        # with the next (the server checks and indexes the rows while this process would
+        # wait for it), one batch at a time. Not SQLite: its inserts run in this process and
+        # hand the GIL back and forth row by row, slower than one thread.
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="mmrb-import") if self._pg else None
+        self._pending: Future[None] | None = None
+
+    def wait(self) -> None:
+        """Until the batch being written is written; its failure is raised here."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def close(self) -> None:
+        """The writing thread stopped (after its batch: the transaction ends after it)."""
+        if self._writer is not None:
+            with suppress(BaseException):  # the import failed already: that error is the one raised
+                self.wait()
+            self._writer.shutdown()
 
     def matches(self, item_ids: Iterable[str], pair_ids: Iterable[str]) -> tuple[set[str], dict[tuple[str, str], str]]:
         """Of these item and pair ids: those the store holds (this import's rows included),
@@ -61,6 +81,7 @@ class ImportSession:
         looks: dict[tuple[str, str], str] = {}
         if self.fresh:
             return have, looks
+        self.wait()  # one statement at a time on the connection
         for kind, table, ids in (("item", "items", item_ids), ("pair", "pairs", pair_ids)):
             wanted: dict[str, list[str]] = {}
             for ident in dict.fromkeys(ids):
@@ -96,7 +117,22 @@ class ImportSession:
         labels: Sequence[Label] = (),
     ) -> None:
         """Rows as ``item_rows``, ``candidate_rows`` and ``pair_row`` (curate/store/items.py)
-        build them: an item's row with its images', a candidate's with its parts'."""
+        build them: an item's row with its images', a candidate's with its parts'. On
+        PostgreSQL written while the caller goes on (see ``__init__``)."""
+        if self._writer is None:
+            self._write(images, items, candidates, pairs, labels)
+            return
+        self.wait()
+        self._pending = self._writer.submit(self._write, images, items, candidates, pairs, labels)
+
+    def _write(
+        self,
+        images: Sequence[StoredImage],
+        items: Sequence[tuple[Row, Sequence[Row]]],
+        candidates: Sequence[tuple[Row, Sequence[Row]]],
+        pairs: Sequence[Row],
+        labels: Sequence[Label],
+    ) -> None:
         s, c = self._store, self._conn
         try:
             s.add_images(images, conn=c)
@@ -112,6 +148,7 @@ class ImportSession:
     def add_raters(self, names: Iterable[str]) -> None:
         """Annotators for imported labels: created inactive and without a password, since
         imported raters are not app users and nobody should assign them work."""
+        self.wait()
         for name in names:
             if self._store.ensure_annotator(name, conn=self._conn):
                 self._store.update_annotator(name, conn=self._conn, active=False)
@@ -153,10 +190,14 @@ class ImportStore(ItemStore, LabelStore, PeopleStore):  # an import writes items
                 if pg:  # one import at a time, as SQLite's write lock does
                     conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_IMPORT_LOCK})")
                 session = ImportSession(self, conn)
-                rebuild = _drop_secondary_indexes(conn) if session.fresh and not pg else []
-                yield session
-                for sql in rebuild:
-                    conn.exec_driver_sql(sql)
+                try:
+                    rebuild = _drop_secondary_indexes(conn) if session.fresh and not pg else []
+                    yield session
+                    session.wait()
+                    for sql in rebuild:
+                        conn.exec_driver_sql(sql)
+                finally:
+                    session.close()  # before the transaction ends
         except IntegrityError as e:  # at commit (a deferred check)
             raise ImportConflict(f"the store refused the import, nothing was written: {e.orig}") from None
 
