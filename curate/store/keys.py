@@ -27,10 +27,10 @@ class SeenKey(NamedTuple):
 
 KeyEntry = tuple[str, int, bytes | None, str]  # key, line, content digest, id
 
-# Keys held in memory (about 400 bytes each with their ids: some 120 MB) before they move to
+# Keys held in memory (about 400 bytes each with their ids: some 100 MB) before they move to
 # SQLite. A key in a dict costs a tenth of a microsecond; in SQLite's B-tree 2-4
-# microseconds: an import of up to 75,000 pairs never touches SQLite
-MEMORY_KEYS = 300_000
+# microseconds: an import of up to 62,500 pairs (4 keys each) never touches SQLite
+MEMORY_KEYS = 250_000
 # Past this cache the tables spill to their file: 64 or 96 MB gained 2-4% at 500,000 pairs.
 # Pages of 16 KB took a tenth off the inserts against the default 4 KB
 _CACHE_KIB = 32768
