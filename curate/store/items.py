@@ -189,7 +189,8 @@ class ItemStore(StoreBase):
                 ids = [a.id for a in with_parts]
                 have = set(c.scalars(select(S.candidates.c.id).where(S.candidates.c.id.in_(ids))))
             if answers:
-                c.execute(insert_ignoring(c, S.candidates), [candidate_row(a, ts) for a in answers])
+                rows = [dict(zip(CANDIDATE_COLUMNS, candidate_rows(a, ts)[0], strict=True)) for a in answers]
+                c.execute(insert_ignoring(c, S.candidates), rows)
             if with_parts:
                 part_rows = [
                     part_row(a.id, n, p) for a in with_parts if a.id not in have for n, p in enumerate(a.content)
@@ -258,21 +259,6 @@ def params_key(params: Mapping[str, Any]) -> str:
 
 
 _NO_PARAMS = hex_hash("{}", n=16)
-
-
-def candidate_row(c: Candidate, ts: str) -> dict[str, Any]:
-    return dict(
-        id=c.id,
-        item_id=c.item_id,
-        model=c.model,
-        text=c.text,
-        params=dumps_mapping(c.params),
-        params_key=params_key(c.params),
-        sample_index=c.sample_index,
-        prompt_tokens=c.prompt_tokens,
-        completion_tokens=c.completion_tokens,
-        created_at=ts,
-    )
 
 
 # -- rows as the store writes them -----------------------------------------------------

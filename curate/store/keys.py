@@ -50,7 +50,6 @@ class KeyRegistry:
         self._limit = memory_keys or MEMORY_KEYS
         self._db: sqlite3.Connection | None = None  # opened when the dict first fills
         self._runs = 0  # tables of keys moved to SQLite
-        self._np: Any = None  # numpy, once keys moved
         self._filter: Any = None  # the Bloom filter's bits (see _FILTER_BITS)
 
     def claim(self, entries: Sequence[KeyEntry]) -> bool:
@@ -112,17 +111,14 @@ class KeyRegistry:
                 self._db.execute(f"PRAGMA {pragma}")
             self._db.execute("PRAGMA synchronous = OFF")
             self._db.execute("BEGIN")  # never committed: nothing of it outlives the import
-            import numpy as np  # here, not at the top: its thread pools would keep rows.py from forking
-
-            self._np = np
-            self._filter = np.zeros(_FILTER_BITS // 8, dtype=np.uint8)
+            self._filter = _numpy().zeros(_FILTER_BITS // 8, dtype="uint8")
         recent, self._recent = self._recent, {}
         table = f"run{self._runs}"
         self._db.execute(f"CREATE TABLE {table} (key TEXT, line INTEGER, content BLOB, ident TEXT)")
         self._db.executemany(f"INSERT INTO {table} VALUES (?, ?, ?, ?)", [(k, *v) for k, v in recent.items()])
         self._db.execute(f"CREATE INDEX {table}_key ON {table} (key)")
         self._runs += 1
-        np = self._np
+        np = _numpy()
         byte, bit = self._probes(list(recent))
         np.bitwise_or.at(self._filter, byte, np.left_shift(1, bit, dtype=np.uint8))
 
@@ -134,8 +130,16 @@ class KeyRegistry:
     def _probes(self, keys: Sequence[str]) -> tuple[Any, Any]:
         """The filter's four bits of each key, one row a key, as (byte, bit in it): from the
         key's hash (Python's, the same for a text all through this process), h1 + i * h2."""
-        np = self._np
+        np = _numpy()
         h = np.array([hash(k) for k in keys], dtype=np.int64).view(np.uint64)
         h1, h2 = h & np.uint64(0xFFFFFFFF), (h >> np.uint64(32)) | np.uint64(1)
         slots = (h1[:, None] + h2[:, None] * np.arange(4, dtype=np.uint64)) & np.uint64(_FILTER_BITS - 1)
         return slots >> np.uint64(3), (slots & np.uint64(7)).astype(np.uint8)
+
+
+def _numpy() -> Any:
+    """numpy, imported once keys move, not with this module: its thread pools would keep
+    curate/ingest/rows.py from forking."""
+    import numpy
+
+    return numpy
