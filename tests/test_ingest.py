@@ -360,7 +360,7 @@ def test_an_import_into_an_empty_sqlite_store_keeps_its_indexes(sqlite_store, tm
             return c.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name").fetchall()
 
     before = indexes()
-    assert {"ix_items_skeleton", "ix_pairs_skeleton", "ix_candidates_item"} <= {n for n, _ in before}
+    assert {"ix_items_skeleton", "ix_pairs_skeleton", "ix_pairs_item"} <= {n for n, _ in before}
     rows = [{"id": f"r{k}", "prompt": f"question {k}", "chosen": f"yes {k}", "rejected": f"no {k}"} for k in range(5)]
     bad = tmp_path / "bad.jsonl"
     bad.write_text("".join(json.dumps(r) + "\n" for r in [*rows, {"id": "x", "prompt": "q", "chosen": "a"}]))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import inspect, update
 from sqlalchemy.exc import IntegrityError
 
 from curate.errors import StoreError
@@ -273,3 +273,28 @@ def test_the_queue_table_is_vacuumed_at_a_fixed_threshold(db_url, tmp_path):
             } <= set(opts)
     finally:
         s.close()
+
+
+def test_a_migrated_store_loses_the_redundant_candidate_index(db_url, tmp_path):
+    # uq_candidate_key leads with item_id: stores made before version 8 also had an index on
+    # item_id alone, which every imported candidate paid for
+    s = Store(db_url, images=tmp_path / "im")
+    _seed(s, 1)
+    with s.write() as c:
+        c.exec_driver_sql("CREATE INDEX ix_candidates_item ON candidates (item_id)")
+        c.execute(update(S.settings).where(S.settings.c.key == "schema_version").values(value="7"))
+    s.close()
+
+    def candidate_indexes(store: Store) -> set[str]:
+        with store.read() as c:
+            return {i["name"] for i in inspect(c).get_indexes("candidates")}
+
+    s = Store(db_url, images=tmp_path / "im")
+    try:
+        assert s.get_setting("schema_version") == str(M.SCHEMA_VERSION)
+        assert "ix_candidates_item" not in candidate_indexes(s)
+        assert [c.id for c in s.candidates(item_id="i0")] == ["i0/a", "i0/b"]  # found through uq_candidate_key
+    finally:
+        s.close()
+    with Store(db_url, images=tmp_path / "im2") as fresh:  # the same database: nothing left to drop
+        assert "ix_candidates_item" not in candidate_indexes(fresh)

@@ -80,8 +80,9 @@ candidates = Table(
     Column("prompt_tokens", Integer),
     Column("completion_tokens", Integer),
     Column("created_at", String(32), nullable=False),
+    # also the index of an item's candidates (it leads with item_id): a second index on
+    # item_id alone cost every candidate written an index entry more (store/migrations.py)
     UniqueConstraint("item_id", "model", "params_key", "sample_index", name="uq_candidate_key"),
-    Index("ix_candidates_item", "item_id"),
 )
 
 # The parts of a candidate response with images, in order (model.ResponsePart): a text part
