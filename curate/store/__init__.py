@@ -25,7 +25,7 @@ from .counts import CountStore
 from .engine import DEFAULT_DB, dumps, is_url, loads, now, resolve_db
 from .gold import GoldStore
 from .imports import ImportConflict, ImportSession, ImportStore
-from .items import ItemStore, Row, candidate_rows, item_rows, pair_row, params_key
+from .items import ItemStore, candidate_rows, item_rows, pair_row, params_key
 from .judging import JudgingStore
 from .keys import KeyEntry, KeyRegistry, SeenKey
 from .labels import NEW_LABEL, LabelStore, NewLabel
@@ -56,7 +56,6 @@ __all__ = [
     "SeenKey",
     "KeyEntry",
     "KeyRegistry",
-    "Row",
     "candidate_rows",
     "item_rows",
     "pair_row",

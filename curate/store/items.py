@@ -120,9 +120,7 @@ class ItemStore(StoreBase):
         rows = [candidate_rows(c, ts) for c in cands]
         with self._w(conn) as c:
             insert_rows(c, S.candidates, CANDIDATE_COLUMNS, [r for r, _ in rows])
-            parts = [x for _, ps in rows for x in ps]
-            if parts:  # plain-text candidates (the usual case) have none
-                insert_rows(c, S.candidate_parts, PART_COLUMNS, parts)
+            insert_rows(c, S.candidate_parts, PART_COLUMNS, [x for _, ps in rows for x in ps])
         return len(rows)
 
     def candidates(
