@@ -7,6 +7,7 @@ import json
 
 import pandas as pd
 import pytest
+from sqlalchemy.exc import IntegrityError
 
 from curate.commands import ingest as ingest_cmd
 from curate.errors import InputError
@@ -345,35 +346,49 @@ def test_a_bad_row_far_into_a_big_file_leaves_nothing_and_every_problem_is_named
         ingest_pairs(store, path, "vlrewardbench-text")
 
 
-def test_an_import_into_an_empty_sqlite_store_keeps_its_indexes(sqlite_store, tmp_path):
-    """A first import into an SQLite store builds the plain indexes of the tables it fills once,
-    at its end (store/imports.py): after an import that fails and after one that succeeds the
-    store has the indexes it had, and the next import (into a store that is no longer empty)
-    still finds ids already stored and ids that look like them."""
-    import sqlite3
+def _upkeep(store) -> list[tuple]:
+    """The indexes and foreign keys of the store's tables, as its catalog says."""
+    with store.engine.connect() as c:
+        if store.backend == "sqlite":
+            return c.exec_driver_sql("SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name").all()
+        return c.exec_driver_sql(
+            "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint"
+            " WHERE contype = 'f' UNION ALL SELECT tablename, indexname, indexdef FROM pg_indexes"
+            " WHERE schemaname = 'public' ORDER BY 1, 2"
+        ).all()
 
-    from curate.errors import InputError
+
+def _five_pairs(tmp_path, bad: bool = False):
+    rows = [{"id": f"r{k}", "prompt": f"question {k}", "chosen": f"yes {k}", "rejected": f"no {k}"} for k in range(5)]
+    path = tmp_path / ("bad.jsonl" if bad else "good.jsonl")
+    path.write_text("".join(json.dumps(r) + "\n" for r in [*rows, *([{"id": "x", "prompt": "q"}] if bad else [])]))
+    return path
+
+
+def test_a_first_import_leaves_the_store_its_indexes_and_keys(store, tmp_path):
+    """A first import builds the plain indexes of the tables it fills once, at its end, and on
+    PostgreSQL checks their foreign keys once too (store/imports.py): after an import that
+    fails and after one that succeeds the store has the indexes and keys it had, they still
+    hold (a candidate of no item is refused), and the next import (into a store that is
+    no longer empty) still finds ids already stored and ids that look like them."""
     from curate.ingest import ingest_pairs
 
-    def indexes() -> list[tuple[str, str | None]]:
-        with sqlite3.connect(sqlite_store.db) as c:
-            return c.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name").fetchall()
-
-    before = indexes()
-    assert {"ix_items_skeleton", "ix_pairs_skeleton", "ix_pairs_item"} <= {n for n, _ in before}
-    rows = [{"id": f"r{k}", "prompt": f"question {k}", "chosen": f"yes {k}", "rejected": f"no {k}"} for k in range(5)]
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text("".join(json.dumps(r) + "\n" for r in [*rows, {"id": "x", "prompt": "q", "chosen": "a"}]))
+    before = _upkeep(store)
+    names = {n for _, n, *_ in before} if store.backend == "postgresql" else {n for n, _ in before}
+    assert {"ix_items_skeleton", "ix_pairs_skeleton", "ix_pairs_item"} <= names
     with pytest.raises(InputError):
-        ingest_pairs(sqlite_store, bad, "vlrewardbench-text")
-    assert indexes() == before
-    good = tmp_path / "good.jsonl"
-    good.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert ingest_pairs(sqlite_store, good, "vlrewardbench-text").pairs == 5
-    assert indexes() == before
+        ingest_pairs(store, _five_pairs(tmp_path, bad=True), "vlrewardbench-text")
+    assert _upkeep(store) == before
+    assert ingest_pairs(store, _five_pairs(tmp_path), "vlrewardbench-text").pairs == 5
+    assert _upkeep(store) == before
+    with pytest.raises(IntegrityError), store.engine.begin() as c:
+        c.exec_driver_sql(
+            "INSERT INTO candidates (id, item_id, model, text, params, params_key, sample_index, created_at)"
+            " VALUES ('c', 'no such item', 'm', 't', '{}', '', 0, 'now')"
+        )
     # an item file now: the ids of its items are its own
-    assert ingest_items(sqlite_store, _items_file(tmp_path, [dict(GOOD, id="item1")])).items == 1
+    assert ingest_items(store, _items_file(tmp_path, [dict(GOOD, id="item1")])).items == 1
     for ident, words in (("item1", "id 'item1' is already in the store"), ("iteml", "looks like item id 'item1'")):
         with pytest.raises(InputError) as e:
-            ingest_items(sqlite_store, _items_file(tmp_path, [dict(GOOD, id=ident)]))
+            ingest_items(store, _items_file(tmp_path, [dict(GOOD, id=ident)]))
         assert [p.line for p in e.value.problems] == [1] and words in e.value.problems[0].message

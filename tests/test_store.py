@@ -298,3 +298,81 @@ def test_a_migrated_store_loses_the_redundant_candidate_index(db_url, tmp_path):
         s.close()
     with Store(db_url, images=tmp_path / "im2") as fresh:  # the same database: nothing left to drop
         assert "ix_candidates_item" not in candidate_indexes(fresh)
+
+
+def _pairs_file(tmp_path, n: int = 5):
+    import json
+
+    path = tmp_path / "pairs.jsonl"
+    rows = [{"id": f"r{k}", "prompt": f"question {k}", "chosen": f"yes {k}", "rejected": f"no {k}"} for k in range(n)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def _pg_upkeep(url: str) -> list[tuple]:
+    import psycopg
+
+    with psycopg.connect(url) as c:
+        return c.execute(
+            "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint"
+            " WHERE contype = 'f' UNION ALL SELECT tablename, indexname, indexdef FROM pg_indexes"
+            " WHERE schemaname = 'public' ORDER BY 1, 2"
+        ).fetchall()
+
+
+@pytest.mark.slow
+def test_a_first_import_waits_briefly_for_a_reader_then_keeps_the_indexes(pg_url, tmp_path):
+    """PostgreSQL: a first import drops the indexes and keys of the tables it fills (their
+    locks held until it ends). A reader in an open transaction holds a lock on one of them:
+    the import does not wait for it past a moment, and runs with every index and key kept.
+    Without that bound it would wait until the reader ends (here: never)."""
+    import threading
+
+    import psycopg
+
+    from curate.ingest import ingest_pairs
+
+    store = Store(pg_url, images=tmp_path / "images")
+    before = _pg_upkeep(pg_url)
+    reader = psycopg.connect(pg_url)
+    reader.execute("SELECT count(*) FROM pairs")  # its transaction stays open
+    done: list[object] = []
+    t = threading.Thread(target=lambda: done.append(ingest_pairs(store, _pairs_file(tmp_path), "vlrewardbench-text")))
+    t.start()
+    t.join(30)
+    finished = not t.is_alive()
+    reader.close()  # lets a stuck import go on, so the test ends either way
+    t.join()
+    assert finished, "the import waited for the reader"
+    assert done[0].pairs == 5
+    assert store.counts().pairs == 5 and _pg_upkeep(pg_url) == before
+    store.close()
+
+
+def test_a_first_import_by_a_role_that_may_not_alter_the_tables_keeps_the_indexes(pg_url, tmp_path):
+    """PostgreSQL: a role that may write the store's rows but not alter its tables (a team's
+    app role) imports into an empty store with every index and key kept."""
+    import uuid
+
+    import psycopg
+
+    from curate.ingest import ingest_pairs
+
+    Store(pg_url, images=tmp_path / "images").close()  # the tables, made by their owner
+    before = _pg_upkeep(pg_url)
+    role = "mmrb_t_writer_" + uuid.uuid4().hex[:8]
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        c.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'pw'")
+        c.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}")
+        c.execute(f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {role}")
+    try:
+        user_url = pg_url.replace(pg_url.split("//", 1)[1].split("@", 1)[0], f"{role}:pw", 1)
+        with Store(user_url, images=tmp_path / "images") as store:
+            assert ingest_pairs(store, _pairs_file(tmp_path), "vlrewardbench-text").pairs == 5
+            assert store.counts().pairs == 5
+        assert _pg_upkeep(pg_url) == before
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as c:
+            c.execute(f"REASSIGN OWNED BY {role} TO CURRENT_USER")
+            c.execute(f"DROP OWNED BY {role}")
+            c.execute(f"DROP ROLE {role}")

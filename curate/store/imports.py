@@ -14,7 +14,7 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 from sqlalchemy import Connection
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from ..images import StoredImage
 from ..lookalike import skeleton
@@ -155,15 +155,20 @@ class ImportSession:
 
 
 # The tables an import fills
-_IMPORTED = ("items", "item_images", "candidates", "pairs")
+_IMPORTED = ("items", "item_images", "candidates", "candidate_parts", "pairs")
+# PostgreSQL: how long a first import waits for the locks of its tables before it leaves their
+# indexes and checks in place (a reader in a long transaction holds them)
+_LOCK_WAIT = "2s"
 
 
-def _drop_secondary_indexes(conn: Connection) -> list[str]:
-    """SQLite, a store that holds no item and no pair yet: the indexes of the tables an import
-    fills that no constraint needs, dropped in the import's transaction, and the statements
-    that make them again as it ends (its rollback brings them back). Building an index once
-    over the rows sorts them; keeping it up to date row by row costs random page reads, which
-    grow with the import (the unique indexes stay: they refuse repeated ids)."""
+def _defer_upkeep(conn: Connection) -> list[str]:
+    """A store that holds no item and no pair yet: the upkeep its first import can leave to
+    its end, dropped in the import's transaction, and the statements that make it again as
+    the import ends (a rollback brings it all back). Building an index once over the rows
+    sorts them; keeping it up to date row by row costs random page reads and writes, which
+    grow with the import. The unique indexes stay: they refuse repeated ids."""
+    if conn.dialect.name == "postgresql":
+        return _defer_upkeep_pg(conn)
     marks = ",".join("?" * len(_IMPORTED))
     found = list(
         conn.exec_driver_sql(
@@ -176,6 +181,52 @@ def _drop_secondary_indexes(conn: Connection) -> list[str]:
     for name, _ in found:
         conn.exec_driver_sql(f"DROP INDEX {q.quote(name)}")
     return [sql for _, sql in found]
+
+
+def _defer_upkeep_pg(conn: Connection) -> list[str]:
+    """PostgreSQL (see ``_defer_upkeep``): the plain indexes and the foreign keys of the
+    tables an import fills, as PostgreSQL's guide to populating a database advises; each
+    foreign key checked its row with a query of its own (five for an imported pair), where
+    adding the key again checks every row with one join. Dropping them locks the tables
+    until the import ends, so readers of the (empty) store wait for it; when the locks are
+    not granted within _LOCK_WAIT (a reader in a long transaction) or the role may not alter
+    the tables, the import keeps them all and runs as into any other store."""
+    tables = [f"{conn.dialect.default_schema_name}.{t}" for t in _IMPORTED]
+    fks = list(
+        conn.exec_driver_sql(
+            "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint "
+            "WHERE contype = 'f' AND conrelid = ANY(%s::regclass[]) ORDER BY 1, 2",
+            (tables,),
+        )
+    )
+    indexes = list(
+        conn.exec_driver_sql(
+            "SELECT indexrelid::regclass::text, pg_get_indexdef(indexrelid) FROM pg_index "
+            "WHERE indrelid = ANY(%s::regclass[]) AND NOT indisunique ORDER BY 1",
+            (tables,),
+        )
+    )
+    q = conn.dialect.identifier_preparer
+    before = conn.exec_driver_sql("SHOW lock_timeout").scalar_one()
+    conn.exec_driver_sql("SAVEPOINT mmrb_defer_upkeep")
+    try:
+        conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{_LOCK_WAIT}'")
+        for table, name, _ in fks:
+            conn.exec_driver_sql(f"ALTER TABLE {table} DROP CONSTRAINT {q.quote(name)}")
+        for name, _ in indexes:
+            conn.exec_driver_sql(f"DROP INDEX {name}")
+    except DBAPIError as e:
+        if getattr(e.orig, "sqlstate", None) not in (_LOCK_NOT_AVAILABLE, _INSUFFICIENT_PRIVILEGE):
+            raise
+        conn.exec_driver_sql("ROLLBACK TO SAVEPOINT mmrb_defer_upkeep")  # the setting too
+        return []
+    conn.exec_driver_sql("RELEASE SAVEPOINT mmrb_defer_upkeep")
+    conn.exec_driver_sql("SELECT set_config('lock_timeout', %s, true)", (before,))
+    # indexes first: checking a foreign key again reads the table it names
+    return [sql for _, sql in indexes] + [f"ALTER TABLE {t} ADD CONSTRAINT {q.quote(n)} {d}" for t, n, d in fks]
+
+
+_LOCK_NOT_AVAILABLE, _INSUFFICIENT_PRIVILEGE = "55P03", "42501"  # PostgreSQL's SQLSTATEs
 
 
 class ImportStore(ItemStore, LabelStore, PeopleStore):  # an import writes items, pairs, labels and raters
@@ -191,7 +242,7 @@ class ImportStore(ItemStore, LabelStore, PeopleStore):  # an import writes items
                     conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_IMPORT_LOCK})")
                 session = ImportSession(self, conn)
                 try:
-                    rebuild = _drop_secondary_indexes(conn) if session.fresh and not pg else []
+                    rebuild = _defer_upkeep(conn) if session.fresh else []
                     yield session
                     session.wait()
                     for sql in rebuild:
