@@ -1,18 +1,19 @@
-"""The ids an import has taken (curate/store/keys.py): the same answers whether its keys are
-still in memory or have moved to SQLite, and an import that finds a repeated or look-alike
+"""The ids an import has taken (curate/ingest/keys.py): the same answers whether its keys are
+still in memory or have moved out, and an import that finds a repeated or look-alike
 id across the move."""
 
 from __future__ import annotations
 
 import json
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from curate.errors import InputError
-from curate.ingest import ingest_pairs, rows
-from curate.store import KeyRegistry, SeenKey, keys
+from curate.ingest import ingest_pairs, keys, rows
+from curate.ingest.keys import KeyRegistry, SeenKey
 from tests.ingest_helpers import assert_nothing_written
 
 
@@ -22,7 +23,7 @@ def _entries(keys: list[str], line: int) -> list[tuple[str, int, bytes | None, s
 
 def test_a_claim_with_a_taken_key_registers_nothing():
     reg = KeyRegistry(memory_keys=2)
-    assert reg.claim(_entries(["a", "b"], 1))  # both move to SQLite: the bound is reached
+    assert reg.claim(_entries(["a", "b"], 1))  # both move out: the bound is reached
     assert reg.claim(_entries(["c"], 2))
     assert not reg.claim(_entries(["d", "a"], 3))  # a moved key
     assert not reg.claim(_entries(["e", "c"], 4))  # a key still in memory
@@ -33,24 +34,47 @@ def test_a_claim_with_a_taken_key_registers_nothing():
     reg.close()
 
 
+def _few_hashes(key: str) -> int:
+    """A hash that gives many keys the same value, as a real hash does for a few."""
+    return len(key) % 2
+
+
 @settings(max_examples=60, deadline=None)
 @given(batches=hs.lists(hs.lists(hs.sampled_from("abcdefghijklmnop"), max_size=4, unique=True), max_size=12))
-def test_keys_moved_to_sqlite_give_the_answers_of_keys_in_memory(batches):
+def test_keys_moved_out_give_the_answers_of_keys_in_memory(batches):
     """Whatever the bound, the same claims succeed and ``seen`` finds the same keys where
     they were first registered; a refused claim is registered key by key afterwards, as the
-    importer does with the keys it accepts."""
-    small, large = KeyRegistry(memory_keys=1), KeyRegistry(memory_keys=10_000)
-    for line, batch in enumerate(batches, 1):
-        entries = _entries(batch, line)
-        claimed = small.claim(entries)
-        assert claimed == large.claim(entries)
-        assert small.seen(batch + ["zz"]) == large.seen(batch + ["zz"])
-        if not claimed:
-            new = [e for e in entries if e[0] not in large.seen(batch)]
-            small.register(new)
-            large.register(new)
-    small.close()
-    large.close()
+    importer does with the keys it accepts. Also when the keys' hashes collide."""
+    for h in (hash, _few_hashes):
+        with mock.patch.object(keys, "_hash", h):
+            small, large = KeyRegistry(memory_keys=1), KeyRegistry(memory_keys=10_000)
+            for line, batch in enumerate(batches, 1):
+                entries = _entries(batch, line)
+                claimed = small.claim(entries)
+                assert claimed == large.claim(entries)
+                assert small.seen(batch + ["zz"]) == large.seen(batch + ["zz"])
+                if not claimed:
+                    new = [e for e in entries if e[0] not in large.seen(batch)]
+                    small.register(new)
+                    large.register(new)
+            small.close()
+            large.close()
+
+
+def test_keys_whose_hashes_collide_are_told_apart():
+    """Keys moved out of memory are found by their hash, then compared: one key's hash equal
+    to a moved key's does not make it taken."""
+    with mock.patch.object(keys, "_hash", len):  # every one-letter key has the same hash
+        reg = KeyRegistry(memory_keys=2)
+        assert reg.claim(_entries(["a", "b"], 1)) and reg.claim(_entries(["c", "d"], 2))  # two moves
+        assert reg.claim(_entries(["e"], 3))
+        assert not reg.claim(_entries(["f", "c"], 4))
+        assert reg.seen(["a", "d", "e", "f", "zz"]) == {
+            "a": SeenKey(1, b"a", "id-a"),
+            "d": SeenKey(2, b"d", "id-d"),
+            "e": SeenKey(3, b"e", "id-e"),
+        }
+        reg.close()
 
 
 def _pairs_file(path, ids: list[str]):

@@ -8,7 +8,7 @@ stops the writing but not the checking, so every problem of the file is reported
 transaction is rolled back: nothing is written. With ``skip_invalid`` the valid rows are
 kept and the rejected ones go to a JSONL file with their reasons. Memory stays flat as the
 file grows: a few batches of rows, and the ids taken so far, the newest in memory and the
-rest in a private temporary database (curate/store/keys.py).
+rest in private temporary files (curate/ingest/keys.py).
 """
 
 from __future__ import annotations

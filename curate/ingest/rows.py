@@ -1,7 +1,7 @@
 """The checked rows of an import: each row of the file read, its fields checked, parsed
 into items, candidates, pairs and labels and turned into the store's rows, and its ids
 checked against the rest of the file (repeated, or looking like another id of it;
-curate/store/keys.py keeps the ids taken).
+curate/ingest/keys.py keeps the ids taken).
 
 What is left to the importer (curate/ingest/importer.py) is the store: ids already in it,
 and the writing. A large file is read in a child process (forked, so the parser and the
@@ -37,8 +37,9 @@ from ..formats.fields import text_problems
 from ..formats.reader import read_rows
 from ..lookalike import skeleton
 from ..model import Label
-from ..store import KeyEntry, KeyRegistry, SeenKey, candidate_rows, dumps, item_rows, now, pair_row
+from ..store import candidate_rows, dumps, item_rows, now, pair_row
 from .common import MAX_ID, Context, ImportFields, ParsedRow
+from .keys import KeyEntry, KeyRegistry, SeenKey
 
 ParseFn = Callable[[ImportFields, Context], ParsedRow]
 # What a row writes, one entry an id it takes: (kind, id, content digest, its store rows, its

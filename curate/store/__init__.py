@@ -27,7 +27,6 @@ from .gold import GoldStore
 from .imports import ImportConflict, ImportSession, ImportStore
 from .items import ItemStore, candidate_rows, item_rows, pair_row, params_key
 from .judging import JudgingStore
-from .keys import KeyEntry, KeyRegistry, SeenKey
 from .labels import NEW_LABEL, LabelStore, NewLabel
 from .people import PeopleStore
 from .settings import SettingsStore
@@ -53,9 +52,6 @@ __all__ = [
     "ConflictError",
     "ImportConflict",
     "ImportSession",
-    "SeenKey",
-    "KeyEntry",
-    "KeyRegistry",
     "candidate_rows",
     "item_rows",
     "pair_row",

@@ -3,7 +3,7 @@
 An import (curate/ingest/importer.py) checks each row and writes the rows in batches as it
 goes; any problem stops the writing, and the transaction is rolled back unless the caller
 keeps the valid rows. Ids repeated within the file are found before, without the store
-(curate/store/keys.py); here, ids the store already holds.
+(curate/ingest/keys.py); here, ids the store already holds.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class ImportSession:
         # The import holds the write lock (SQLite) or the import lock (PostgreSQL) from here
         # on, and only imports make items (pairs need items): if the store holds no item and
         # no pair now, every one it holds until this import ends is this import's, whose ids
-        # were checked against the rest of its file already (curate/store/keys.py)
+        # were checked against the rest of its file already (curate/ingest/keys.py)
         self.fresh = not conn.exec_driver_sql(
             "SELECT EXISTS (SELECT 1 FROM items) OR EXISTS (SELECT 1 FROM pairs)"
         ).scalar()
