@@ -159,6 +159,7 @@ _IMPORTED = ("items", "item_images", "candidates", "candidate_parts", "pairs")
 # PostgreSQL: how long a first import waits for the locks of its tables before it leaves their
 # indexes and checks in place (a reader in a long transaction holds them)
 _LOCK_WAIT = "2s"
+_LOCK_NOT_AVAILABLE, _INSUFFICIENT_PRIVILEGE = "55P03", "42501"  # PostgreSQL's SQLSTATEs
 
 
 def _defer_upkeep(conn: Connection) -> list[str]:
@@ -224,9 +225,6 @@ def _defer_upkeep_pg(conn: Connection) -> list[str]:
     conn.exec_driver_sql("SELECT set_config('lock_timeout', %s, true)", (before,))
     # indexes first: checking a foreign key again reads the table it names
     return [sql for _, sql in indexes] + [f"ALTER TABLE {t} ADD CONSTRAINT {q.quote(n)} {d}" for t, n, d in fks]
-
-
-_LOCK_NOT_AVAILABLE, _INSUFFICIENT_PRIVILEGE = "55P03", "42501"  # PostgreSQL's SQLSTATEs
 
 
 class ImportStore(ItemStore, LabelStore, PeopleStore):  # an import writes items, pairs, labels and raters
