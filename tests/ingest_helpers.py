@@ -1,5 +1,5 @@
 """Shared by the ingest tests: fixture copies with images drawn by pillow, a CLI runner,
-and 'nothing was written' checks."""
+'nothing was written' checks, and the store's indexes and keys as its catalog lists them."""
 
 from __future__ import annotations
 
@@ -84,3 +84,25 @@ def fail_writing_candidates(monkeypatch, store) -> None:
         return real(conn, table, cols, rows, *a, **kw)
 
     monkeypatch.setattr(imports, "insert_rows", insert_rows)
+
+
+def text_pairs_file(path: Path, n: int = 5, bad: bool = False) -> Path:
+    """VL-RewardBench text pairs r0..r{n-1}; ``bad`` adds a record without its responses."""
+    import json
+
+    rows = [{"id": f"r{k}", "prompt": f"question {k}", "chosen": f"yes {k}", "rejected": f"no {k}"} for k in range(n)]
+    rows += [{"id": "x", "prompt": "q"}] if bad else []
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def upkeep(store) -> list[tuple]:
+    """The store's indexes (and on PostgreSQL its foreign keys), as its catalog says."""
+    with store.engine.connect() as c:
+        if store.backend == "sqlite":
+            return c.exec_driver_sql("SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name").all()
+        return c.exec_driver_sql(
+            "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint"
+            " WHERE contype = 'f' UNION ALL SELECT tablename, indexname, indexdef FROM pg_indexes"
+            " WHERE schemaname = 'public' ORDER BY 1, 2"
+        ).all()

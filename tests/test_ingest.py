@@ -20,6 +20,8 @@ from tests.ingest_helpers import (
     fixture_copy,
     png,
     run_cli,
+    text_pairs_file,
+    upkeep,
     write_image,
 )
 
@@ -346,25 +348,6 @@ def test_a_bad_row_far_into_a_big_file_leaves_nothing_and_every_problem_is_named
         ingest_pairs(store, path, "vlrewardbench-text")
 
 
-def _upkeep(store) -> list[tuple]:
-    """The indexes and foreign keys of the store's tables, as its catalog says."""
-    with store.engine.connect() as c:
-        if store.backend == "sqlite":
-            return c.exec_driver_sql("SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name").all()
-        return c.exec_driver_sql(
-            "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint"
-            " WHERE contype = 'f' UNION ALL SELECT tablename, indexname, indexdef FROM pg_indexes"
-            " WHERE schemaname = 'public' ORDER BY 1, 2"
-        ).all()
-
-
-def _five_pairs(tmp_path, bad: bool = False):
-    rows = [{"id": f"r{k}", "prompt": f"question {k}", "chosen": f"yes {k}", "rejected": f"no {k}"} for k in range(5)]
-    path = tmp_path / ("bad.jsonl" if bad else "good.jsonl")
-    path.write_text("".join(json.dumps(r) + "\n" for r in [*rows, *([{"id": "x", "prompt": "q"}] if bad else [])]))
-    return path
-
-
 def test_a_first_import_leaves_the_store_its_indexes_and_keys(store, tmp_path):
     """A first import builds the plain indexes of the tables it fills once, at its end, and on
     PostgreSQL checks their foreign keys once too (store/imports.py): after an import that
@@ -373,14 +356,14 @@ def test_a_first_import_leaves_the_store_its_indexes_and_keys(store, tmp_path):
     no longer empty) still finds ids already stored and ids that look like them."""
     from curate.ingest import ingest_pairs
 
-    before = _upkeep(store)
+    before = upkeep(store)
     names = {n for _, n, *_ in before} if store.backend == "postgresql" else {n for n, _ in before}
     assert {"ix_items_skeleton", "ix_pairs_skeleton", "ix_pairs_item"} <= names
     with pytest.raises(InputError):
-        ingest_pairs(store, _five_pairs(tmp_path, bad=True), "vlrewardbench-text")
-    assert _upkeep(store) == before
-    assert ingest_pairs(store, _five_pairs(tmp_path), "vlrewardbench-text").pairs == 5
-    assert _upkeep(store) == before
+        ingest_pairs(store, text_pairs_file(tmp_path / "bad.jsonl", bad=True), "vlrewardbench-text")
+    assert upkeep(store) == before
+    assert ingest_pairs(store, text_pairs_file(tmp_path / "good.jsonl"), "vlrewardbench-text").pairs == 5
+    assert upkeep(store) == before
     with pytest.raises(IntegrityError), store.engine.begin() as c:
         c.exec_driver_sql(
             "INSERT INTO candidates (id, item_id, model, text, params, params_key, sample_index, created_at)"

@@ -11,6 +11,7 @@ from curate.model import Adjudication, Annotator, Assignment, Candidate, ImageRe
 from curate.store import ConflictError, Store
 from curate.store import migrations as M
 from curate.store import schema as S
+from tests.ingest_helpers import text_pairs_file, upkeep
 
 
 def _seed(store: Store, n_pairs: int = 3) -> None:
@@ -300,26 +301,6 @@ def test_a_migrated_store_loses_the_redundant_candidate_index(db_url, tmp_path):
         assert "ix_candidates_item" not in candidate_indexes(fresh)
 
 
-def _pairs_file(tmp_path, n: int = 5):
-    import json
-
-    path = tmp_path / "pairs.jsonl"
-    rows = [{"id": f"r{k}", "prompt": f"question {k}", "chosen": f"yes {k}", "rejected": f"no {k}"} for k in range(n)]
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
-
-
-def _pg_upkeep(url: str) -> list[tuple]:
-    import psycopg
-
-    with psycopg.connect(url) as c:
-        return c.execute(
-            "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint"
-            " WHERE contype = 'f' UNION ALL SELECT tablename, indexname, indexdef FROM pg_indexes"
-            " WHERE schemaname = 'public' ORDER BY 1, 2"
-        ).fetchall()
-
-
 @pytest.mark.slow
 def test_a_first_import_waits_briefly_for_a_reader_then_keeps_the_indexes(pg_url, tmp_path):
     """PostgreSQL: a first import drops the indexes and keys of the tables it fills (their
@@ -333,11 +314,12 @@ def test_a_first_import_waits_briefly_for_a_reader_then_keeps_the_indexes(pg_url
     from curate.ingest import ingest_pairs
 
     store = Store(pg_url, images=tmp_path / "images")
-    before = _pg_upkeep(pg_url)
+    before = upkeep(store)
     reader = psycopg.connect(pg_url)
     reader.execute("SELECT count(*) FROM pairs")  # its transaction stays open
     done: list[object] = []
-    t = threading.Thread(target=lambda: done.append(ingest_pairs(store, _pairs_file(tmp_path), "vlrewardbench-text")))
+    path = text_pairs_file(tmp_path / "p.jsonl")
+    t = threading.Thread(target=lambda: done.append(ingest_pairs(store, path, "vlrewardbench-text")))
     t.start()
     t.join(30)
     finished = not t.is_alive()
@@ -345,7 +327,7 @@ def test_a_first_import_waits_briefly_for_a_reader_then_keeps_the_indexes(pg_url
     t.join()
     assert finished, "the import waited for the reader"
     assert done[0].pairs == 5
-    assert store.counts().pairs == 5 and _pg_upkeep(pg_url) == before
+    assert store.counts().pairs == 5 and upkeep(store) == before
     store.close()
 
 
@@ -358,8 +340,8 @@ def test_a_first_import_by_a_role_that_may_not_alter_the_tables_keeps_the_indexe
 
     from curate.ingest import ingest_pairs
 
-    Store(pg_url, images=tmp_path / "images").close()  # the tables, made by their owner
-    before = _pg_upkeep(pg_url)
+    owner = Store(pg_url, images=tmp_path / "images")  # the tables, made by their owner
+    before = upkeep(owner)
     role = "mmrb_t_writer_" + uuid.uuid4().hex[:8]
     with psycopg.connect(pg_url, autocommit=True) as c:
         c.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'pw'")
@@ -368,10 +350,11 @@ def test_a_first_import_by_a_role_that_may_not_alter_the_tables_keeps_the_indexe
     try:
         user_url = pg_url.replace(pg_url.split("//", 1)[1].split("@", 1)[0], f"{role}:pw", 1)
         with Store(user_url, images=tmp_path / "images") as store:
-            assert ingest_pairs(store, _pairs_file(tmp_path), "vlrewardbench-text").pairs == 5
+            assert ingest_pairs(store, text_pairs_file(tmp_path / "p.jsonl"), "vlrewardbench-text").pairs == 5
             assert store.counts().pairs == 5
-        assert _pg_upkeep(pg_url) == before
+        assert upkeep(owner) == before
     finally:
+        owner.close()
         with psycopg.connect(pg_url, autocommit=True) as c:
             c.execute(f"REASSIGN OWNED BY {role} TO CURRENT_USER")
             c.execute(f"DROP OWNED BY {role}")
