@@ -359,3 +359,40 @@ def test_a_first_import_by_a_role_that_may_not_alter_the_tables_keeps_the_indexe
             c.execute(f"REASSIGN OWNED BY {role} TO CURRENT_USER")
             c.execute(f"DROP OWNED BY {role}")
             c.execute(f"DROP ROLE {role}")
+
+
+@pytest.mark.slow
+def test_a_first_import_killed_on_postgresql_leaves_the_indexes_and_keys(pg_url, tmp_path):
+    """`mmrb ingest` killed (SIGKILL, no clean-up) while its first import into an empty
+    PostgreSQL store holds the tables without their indexes and keys: the server rolls the
+    transaction back, and the store has every index and key and no row."""
+    import subprocess
+    import sys
+    import time
+
+    import psycopg
+
+    store = Store(pg_url, images=tmp_path / "images")
+    before = upkeep(store)
+    path = text_pairs_file(tmp_path / "p.jsonl", n=100_000)
+    cmd = [sys.executable, "-m", "curate.cli", "ingest", "pairs", str(path), "--format", "vlrewardbench-text"]
+    cmd += ["--db", pg_url, "--images", str(tmp_path / "images")]
+    held = (
+        "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+        " WHERE c.relname = 'pairs' AND l.mode = 'AccessExclusiveLock' AND l.granted"
+    )
+    importer = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        deadline = time.monotonic() + 60
+        while not c.execute(held).fetchone()[0] and importer.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        running = importer.poll() is None
+        importer.kill()
+        importer.wait()
+        assert running, "the import ended before it could be killed"
+        deadline = time.monotonic() + 30
+        while c.execute(held).fetchone()[0] and time.monotonic() < deadline:  # the server notices
+            time.sleep(0.05)
+    assert upkeep(store) == before
+    assert store.counts().pairs == 0
+    store.close()
