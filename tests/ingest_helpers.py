@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import shutil
 from pathlib import Path
 
@@ -88,8 +89,6 @@ def fail_writing_candidates(monkeypatch, store) -> None:
 
 def text_pairs_file(path: Path, n: int = 5, bad: bool = False) -> Path:
     """VL-RewardBench text pairs r0..r{n-1}; ``bad`` adds a record without its responses."""
-    import json
-
     rows = [{"id": f"r{k}", "prompt": f"question {k}", "chosen": f"yes {k}", "rejected": f"no {k}"} for k in range(n)]
     rows += [{"id": "x", "prompt": "q"}] if bad else []
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
