@@ -178,6 +178,7 @@ def quality_frame(report: QualityReport, category: str | None = None) -> pd.Data
                     "gold_low": r.gold.low,
                     "gold_high": r.gold.high,
                     "gold_n": r.gold.n,
+                    "gold_interval_undefined": r.gold.interval_undefined,
                     "majority": r.majority.share,
                     "majority_low": r.majority.low,
                     "majority_high": r.majority.high,
@@ -189,19 +190,22 @@ def quality_frame(report: QualityReport, category: str | None = None) -> pd.Data
                     ),
                 }
             )
-    columns = ["field", "annotator", "gold", "gold_low", "gold_high", "gold_n"]
+    columns = ["field", "annotator", "gold", "gold_low", "gold_high", "gold_n", "gold_interval_undefined"]
     columns += ["majority", "majority_low", "majority_high", "majority_n", "model", "model_n", "alert"]
     return pd.DataFrame(rows, columns=columns)
 
 
 def quality_table(frame: pd.DataFrame) -> Table:
-    """:func:`quality_frame` as the lead reads it: percentages, the Wilson interval in words."""
+    """:func:`quality_frame` as the lead reads it: percentages, the Wilson interval in words
+    ("undefined (too few pairs)" below MIN_BOOTSTRAP_PAIRS gold labels)."""
     out = frame.copy()
     for col in ("gold", "majority", "model"):
         out[col] = out[col].map(lambda v: None if v is None or pd.isna(v) else round(100 * v, 1))
     out["interval"] = [
-        None if lo is None or pd.isna(lo) else f"[{100 * lo:.1f}%, {100 * hi:.1f}%]"
-        for lo, hi in zip(frame["gold_low"], frame["gold_high"], strict=True)
+        (f"undefined ({why})" if isinstance(why, str) else None)
+        if lo is None or pd.isna(lo)
+        else f"[{100 * lo:.1f}%, {100 * hi:.1f}%]"
+        for lo, hi, why in zip(frame["gold_low"], frame["gold_high"], frame["gold_interval_undefined"], strict=True)
     ]
     out["alert"] = out["alert"].map(lambda a: "alert" if a else "")
     return human(

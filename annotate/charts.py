@@ -357,9 +357,10 @@ def annotator_reliability(frame: pd.DataFrame, kind: str, *, threshold: float, m
     layers: list = [shown.mark_bar().encode(y=alt.Y(f"{value}:Q", title=title, axis=alt.Axis(format="%"), scale=scale))]
     if interval:
         layers.append(
-            shown.mark_rule(strokeWidth=1.5).encode(
-                y=alt.Y(f"{interval[0]}:Q", scale=scale), y2=f"{interval[1]}:Q", color=alt.value("black")
-            )
+            # no rule where the interval is undefined (fewer than MIN_BOOTSTRAP_PAIRS labels)
+            shown.transform_filter(f"isValid(datum.{interval[0]})")
+            .mark_rule(strokeWidth=1.5)
+            .encode(y=alt.Y(f"{interval[0]}:Q", scale=scale), y2=f"{interval[1]}:Q", color=alt.value("black"))
         )
     layers.append(
         base.transform_filter("!datum.shown")

@@ -29,6 +29,16 @@ def scored_runs(store: Store, options: ScoringOptions) -> tuple[list[ScoredJudgm
     return out, problems
 
 
+def interval_text(s: dict | None) -> str:
+    """A figure's 95% interval in %, "undefined (too few pairs)" below the floor, else empty."""
+    from .leaderboard import interval_of
+
+    ci, why = interval_of(s)
+    if ci:
+        return f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+    return f"undefined ({why})" if why and s and s.get("accuracy") is not None else ""
+
+
 def board_rows(runs: Sequence[ScoredJudgments], include_incomplete: bool = False) -> tuple[list[dict], list[dict]]:
     """The page's table: (ranked rows, incomplete runs listed apart), each with completeness
     and error rate; with ``include_incomplete`` everything is ranked and nothing is apart."""
@@ -47,7 +57,7 @@ def board_rows(runs: Sequence[ScoredJudgments], include_incomplete: bool = False
             "complete %": pct(r["completeness"]),
             "error %": pct(r["error_rate"]),
             "accuracy %": pct(o["accuracy"]),
-            "95% CI": f"[{100 * o['ci'][0]:.1f}, {100 * o['ci'][1]:.1f}]" if o.get("ci") else "",
+            "95% CI": interval_text(o),
             "correct/n": o["correct_n"],
             "macro %": pct(r["macro"]["accuracy"]),
             "parse failures %": pct(r["parse_failure_rate"]),
@@ -70,7 +80,7 @@ def category_rows(runs: Sequence[ScoredJudgments], category: str) -> list[dict]:
             acc = s["accuracy"]
             row[name] = None if acc is None else round(100 * acc, 1)
             row[f"{name} correct/n"] = s["correct_n"]
-            row[f"{name} 95% CI"] = f"[{100 * s['ci'][0]:.1f}, {100 * s['ci'][1]:.1f}]" if s.get("ci") else ""
+            row[f"{name} 95% CI"] = interval_text(s)
         rows.append(row)
     return rows
 

@@ -2,9 +2,11 @@
 
 Input is the reports of ``mmrb_eval.scoring.score`` (with a ``judge`` name), e.g. the JSON
 files of ``mmrb score --output``. Every accuracy is shown with its 95% interval and its
-``correct/n``, and every run with its completeness and error rate. An incomplete run (failed
-requests or judgments never made) is never ranked among complete ones: it is listed apart,
-unranked, in tables and plots alike, unless ``include_incomplete`` ranks everything together.
+``correct/n``, and every run with its completeness and error rate. An interval over fewer than
+``MIN_BOOTSTRAP_PAIRS`` scored pairs is "[undefined]" with a note saying why (also in a report
+written before intervals had that floor). An incomplete run (failed requests or judgments never
+made) is never ranked among complete ones: it is listed apart, unranked, in tables and plots
+alike, unless ``include_incomplete`` ranks everything together.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from curate.agreement.limits import MIN_BOOTSTRAP_PAIRS, TOO_FEW_PAIRS
 from curate.errors import InputError, InputProblem
 from curate.formats.reader import MALFORMED
 
@@ -119,12 +122,27 @@ def _name(row: dict) -> str:
     return row["judge"] if row["complete"] else f"{row['judge']} (incomplete)"
 
 
+def interval_of(s: dict | None) -> tuple[list[float] | None, str | None]:
+    """A figure's 95% interval, or why it has none (None, None: no interval was asked for). A
+    report written before intervals had a floor holds one over a category of a single pair too:
+    below ``MIN_BOOTSTRAP_PAIRS`` scored pairs it is not shown, whoever wrote it."""
+    if not s:
+        return None, None
+    ci, pairs = s.get("ci"), s.get("pairs")
+    if ci and isinstance(pairs, int) and 0 < pairs < MIN_BOOTSTRAP_PAIRS:
+        return None, TOO_FEW_PAIRS
+    return (ci, None) if ci else (None, s.get("ci_undefined"))
+
+
 def _acc(s: dict | None, with_n: bool = True) -> str:
     if not s or s.get("accuracy") is None:
         return "n/a"
     out = f"{100 * s['accuracy']:.1f}"
-    if s.get("ci"):
-        out += f" [{100 * s['ci'][0]:.1f}, {100 * s['ci'][1]:.1f}]"
+    ci, why = interval_of(s)
+    if ci:
+        out += f" [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+    elif why:
+        out += " [undefined]"
     if with_n and "correct_n" in s:
         out += f" ({s['correct_n']})"
     return out
@@ -171,6 +189,21 @@ def _cells(row: dict, cats: list[str]) -> list[str]:
 
 
 NOTE = "Accuracy in %, [95% bootstrap interval] (correct/n); complete %: planned judgments answered."
+
+
+def _notes(rows: list[dict], cats: list[str]) -> list[str]:
+    """NOTE, then why an interval reads "[undefined]" (once per reason) when one does."""
+    figures = [row[g] for row in rows for g in ("overall", "macro", "size_weighted")]
+    figures += [row["categories"].get(c) for row in rows for c in cats]
+    reasons = (interval_of(f)[1] for f in figures if f and f.get("accuracy") is not None)
+    why = [w for w in dict.fromkeys(reasons) if w]
+    words = {
+        TOO_FEW_PAIRS: f"fewer than {MIN_BOOTSTRAP_PAIRS} scored pairs (or, for macro and size-weighted, a category "
+        "with fewer), too few for a bootstrap interval"
+    }
+    return [NOTE] + [f"[undefined] interval: {words.get(w, w)}." for w in why]
+
+
 APART = (
     "Incomplete runs, not ranked: some judgments failed or were never made, so their scores cover "
     "part of the dataset (rerun `mmrb evaluate` to complete them; `--include-incomplete` ranks them)."
@@ -193,7 +226,8 @@ def to_markdown(reports: Sequence[dict], sort: str = "overall", include_incomple
     lines = table(ranked) if ranked or not apart else []
     if apart:
         lines += ([""] if lines else []) + [APART, ""] + table(apart)
-    lines += ["", NOTE]
+    for note in _notes(ranked + apart, cats):
+        lines += ["", note]
     return "\n".join(lines) + "\n"
 
 
@@ -214,8 +248,8 @@ def to_csv(reports: Sequence[dict], sort: str = "overall", include_incomplete: b
         out: list = [row["rank"], row["judge"], str(row["complete"]).lower(), row["completeness"], row["error_rate"]]
         for g in groups:
             s = row[g] if g in ("overall", "macro", "size_weighted") else row["categories"].get(g) or {}
-            ci = s.get("ci") or [None, None]
-            out += [s.get("accuracy"), ci[0], ci[1], s.get("correct"), s.get("n")]
+            ci = interval_of(s)[0]  # empty cells where it is undefined (too few pairs)
+            out += [s.get("accuracy"), *(ci or (None, None)), s.get("correct"), s.get("n")]
         out += [
             row["parse_failure_rate"],
             row["tie_rate"],
@@ -233,6 +267,7 @@ def to_html(
 ) -> str:
     cats = categories_of(reports)
     ranked, apart = _split(table_rows(reports, sort, include_incomplete))
+    notes = "".join(f"<p>{html.escape(n)}</p>\n" for n in _notes(ranked + apart, cats))
     e = html.escape
     head = "".join(f"<th>{e(h)}</th>" for h in _header(cats))
 
@@ -247,7 +282,7 @@ def to_html(
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>' + e(title) + "</title>\n"
         "<style>body{font-family:sans-serif}table{border-collapse:collapse}"
         "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td:nth-child(2){text-align:left}</style>"
-        "</head><body>\n<h1>" + e(title) + "</h1>\n" + "".join(parts) + "<p>" + e(NOTE) + "</p>\n</body></html>\n"
+        "</head><body>\n<h1>" + e(title) + "</h1>\n" + "".join(parts) + notes + "</body></html>\n"
     )
 
 
@@ -273,9 +308,10 @@ def plot(reports: Sequence[dict], path: str | Path, sort: str = "overall", inclu
     try:
         ys = range(len(rows))
         accs = [100 * r[sort]["accuracy"] for r in rows]
-        lo = [100 * (r[sort]["accuracy"] - r[sort]["ci"][0]) if r[sort].get("ci") else 0 for r in rows]
-        hi = [100 * (r[sort]["ci"][1] - r[sort]["accuracy"]) if r[sort].get("ci") else 0 for r in rows]
-        ax.barh(
+        cis = [interval_of(r[sort])[0] for r in rows]  # none drawn where it is undefined
+        lo = [100 * (r[sort]["accuracy"] - ci[0]) if ci else 0 for r, ci in zip(rows, cis, strict=True)]
+        hi = [100 * (ci[1] - r[sort]["accuracy"]) if ci else 0 for r, ci in zip(rows, cis, strict=True)]
+        bars = ax.barh(
             list(ys),
             accs,
             xerr=[lo, hi],
@@ -283,11 +319,18 @@ def plot(reports: Sequence[dict], path: str | Path, sort: str = "overall", inclu
             ecolor="black",
             capsize=3,
         )
+        hatched = [bar for bar, r in zip(bars, rows, strict=True) if interval_of(r[sort])[1]]
+        for bar in hatched:  # no interval (too few pairs): hatched, as on the dataset card
+            bar.set_hatch("//")
+            bar.set_edgecolor("white")
         ax.set_yticks(list(ys))
         ax.set_yticklabels([_name(r) for r in rows])
         ax.axvline(50, color="grey", linestyle=":", linewidth=1)
         ax.set_xlim(0, 100)
-        ax.set_xlabel(f"{sort.replace('_', '-')} accuracy (%) with 95% interval")
+        ax.set_xlabel(
+            f"{sort.replace('_', '-')} accuracy (%) with 95% interval"
+            + ("; hatched: too few pairs for one" if hatched else "")
+        )
         if not rows:
             ax.text(0.5, 0.5, "no complete run to rank", ha="center", va="center", color="grey", transform=ax.transAxes)
         if apart:

@@ -18,6 +18,7 @@ beside the script it restates:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 from curate.formats import mm_rlhf
@@ -114,6 +115,17 @@ GROUPINGS: dict[str, Callable[[EvalPair], str]] = {
     "r1-vl": lambda p: r1_vl_group_of_id(source_id(p)),
     "mm-rlhf": lambda p: mm_rlhf_group(*_media(p)),
 }
+
+
+def script_id(p: EvalPair) -> str:
+    """The id as a script's dict of ids holds it: R1-Reward's reader keeps the JSON of the id
+    it read (``script_id``: ``3`` and ``"3"`` are two ids there), else the id as text."""
+    return str(p.metadata.get("script_id") or json.dumps(source_id(p)))
+
+
+# how Acc+ finds a pair's prompt under a grouping (default: the pair's ``prompt_group``):
+# MM-RLHF's get_acc.py gathers rows by their id alone, whatever else the row says
+ACC_PLUS_GROUPS: dict[str, Callable[[EvalPair], str]] = {"mm-rlhf": script_id}
 
 
 def touched_groups(p: EvalPair, grouping: str, group: str) -> set[str]:

@@ -39,7 +39,11 @@ report says it is incomplete, with their causes.
 
 Units: with ``aggregate="each"`` every judgment is scored; with ``"majority"`` every pair
 is scored once from its vote. Bootstrap intervals resample pairs (a pair's judgments stay
-together), seeded from the option ``bootstrap_seed`` and the statistic's name.
+together), seeded from the option ``bootstrap_seed`` and the statistic's name. Over fewer than
+``MIN_BOOTSTRAP_PAIRS`` scored pairs (curate/agreement/limits.py, the agreement's floor) an
+interval is undefined, ``ci`` null beside ``ci_undefined: "too few pairs"``: resampling one pair
+gives ``[1.000, 1.000]``, a certainty it does not have. So is a macro or size-weighted interval
+built from such a category, and Acc+'s over fewer prompt groups ("too few prompt groups").
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from curate.agreement.limits import MIN_BOOTSTRAP_PAIRS, TOO_FEW_PAIRS
 from curate.judging.records import Judgment
 from curate.llm import count_kinds
 from curate.model import MM_RLHF_CATEGORIES, ORDERS, VLRB_CATEGORIES, Order, Side
@@ -58,7 +63,7 @@ from curate.sides import shown_first, verdict_from_letter
 from curate.wording import plural
 
 from .records import EvalPair
-from .rules import GROUPINGS, NO_JUDGEMENT, VERDICT_RULES, mmrb_shown, touched_groups
+from .rules import ACC_PLUS_GROUPS, GROUPINGS, NO_JUDGEMENT, VERDICT_RULES, mmrb_shown, touched_groups
 
 if TYPE_CHECKING:  # numpy is imported where the statistics run: `mmrb score --help` reads this module's vocabularies
     import numpy as np
@@ -316,14 +321,27 @@ def _num(x: float) -> float | int:
     return int(x) if float(x).is_integer() else round(float(x), 6)
 
 
-def stat(correct: float, n: int, ci: list[float] | None = None, **extra: Any) -> dict:
-    """An accuracy with its ``correct/n``; undefined (None, with the reason) when n is 0."""
+TOO_FEW_GROUPS = "too few prompt groups"  # Acc+ resamples prompt groups, not pairs
+
+
+def too_few(units: int, resamples: int) -> bool:
+    """Whether an interval over ``units`` resampled units is undefined for want of them (not
+    when there are none, where the accuracy itself is undefined, nor when no interval is asked for)."""
+    return resamples > 0 and 0 < units < MIN_BOOTSTRAP_PAIRS
+
+
+def stat(
+    correct: float, n: int, ci: list[float] | None = None, *, ci_undefined: str | None = None, **extra: Any
+) -> dict:
+    """An accuracy with its ``correct/n``; undefined (None, with the reason) when n is 0. An
+    interval ``ci`` that is undefined for want of units is null beside its reason ``ci_undefined``."""
     d = {
         "accuracy": round(correct / n, 6) if n else None,
         "correct": _num(correct),
         "n": n,
         "correct_n": f"{_num(correct)}/{n}",
         "ci": ci,
+        **({"ci_undefined": ci_undefined} if ci_undefined and ci is None else {}),
     }
     if not n:
         d["reason"] = "no scored units"
@@ -355,7 +373,8 @@ class ScoreReport:
     """What ``score`` found. The fields are the JSON report's keys, in its order
     (``to_json``: ``mmrb score --output``, read back by the leaderboard); each figure in
     them is the JSON's own dict (an accuracy from ``stat``: accuracy, correct, n,
-    correct_n, ci, and reason when undefined; a rate from ``_rate``: rate, count, n)."""
+    correct_n, ci (with ci_undefined when it is null for too few pairs), and reason when
+    undefined; a rate from ``_rate``: rate, count, n)."""
 
     options: dict[str, Any]
     pairs: int
@@ -415,9 +434,11 @@ def score(
     both_as_first = 0
     no_judgement = NO_JUDGEMENT.get(opts.verdict_rule)
     unjudged: set[str] = set()  # pairs with answers the verdict rule records no judgement for
+    unknown_ids: Counter = Counter()
     for j in judgments:
         if j.pair_id not in pair_by_id:
             unknown += 1
+            unknown_ids[j.pair_id] += 1
             continue
         if j.order not in opts.orders:
             not_used["other_order"] += 1
@@ -454,6 +475,8 @@ def score(
 
     def group_stat(name: str, ids: list[str] | None) -> tuple[dict, np.ndarray | None]:
         sums, ns = _cluster_arrays(units, ids)
+        if too_few(len(sums), B):  # no replicates: nor does a macro built from them get an interval
+            return stat(float(sums.sum()), int(ns.sum()), ci_undefined=TOO_FEW_PAIRS, pairs=len(sums)), None
         reps = _replicates(sums, ns, B, _rng(opts, name))
         return stat(float(sums.sum()), int(ns.sum()), _interval(reps, conf), pairs=len(sums)), reps
 
@@ -488,6 +511,13 @@ def score(
     statuses = Counter(u.status for u in units)
     n_failed = len(failed)
     notes = list(warnings)
+    if unknown:
+        shown = ", ".join(repr(pid) for pid in list(unknown_ids)[:3])
+        notes.append(
+            f"{plural(unknown, 'judgment', verb=('names', 'name'))} {plural(len(unknown_ids), 'pair')} the dataset "
+            f"does not have ({shown}{', ...' if len(unknown_ids) > 3 else ''}) and "
+            f"{'is' if unknown == 1 else 'are'} in no figure"
+        )
     if not_used["no_judgement"]:
         notes.append(
             f"{plural(not_used['no_judgement'], 'answer', verb=('holds', 'hold'))} no judgement under the "
@@ -559,9 +589,18 @@ def _average(names, stats, reps, weights, conf, label) -> dict:
     return {
         "accuracy": round(value, 6),
         "ci": ci,
+        **_undefined_from(names, stats, ci),
         "groups": len(names),
         "weights": {c: _num(weights[c]) for c in names},
     }
+
+
+def _undefined_from(names: Sequence[str], stats: Mapping[str, dict], ci: list[float] | None) -> dict:
+    """An average's interval is undefined when a group it averages has too few pairs for its
+    own: its replicates would not vary, and the average's interval would be too narrow."""
+    if ci is None and any(stats[c].get("ci_undefined") for c in names):
+        return {"ci_undefined": TOO_FEW_PAIRS}
+    return {}
 
 
 def _fixed_macro(names: Sequence[str], stats: dict, reps: dict, conf: float, empty: str) -> dict:
@@ -584,6 +623,7 @@ def _fixed_macro(names: Sequence[str], stats: dict, reps: dict, conf: float, emp
     out: dict[str, Any] = {
         "accuracy": round(float(np.mean(accs)), 6),
         "ci": ci,
+        **({} if empties else _undefined_from(names, stats, ci)),
         "groups": len(names),
         "weights": {c: 1 for c in names},
     }
@@ -640,15 +680,17 @@ def acc_plus(pairs: Sequence[EvalPair], units: list[_Unit], opts: ScoringOptions
         sums[u.pair_id] += u.credit
         ns[u.pair_id] += 1
     groups: dict[str, list[EvalPair]] = defaultdict(list)
+    prompt_of = ACC_PLUS_GROUPS.get(opts.grouping, lambda p: p.prompt_group)
     for p in pairs:
-        groups[p.prompt_group].append(p)
+        groups[prompt_of(p)].append(p)
     ok: dict[str, int] = {}
     for g, members in groups.items():
         scored = [p.id for p in members if ns.get(p.id)]
         if scored:
             ok[g] = int(all(sums[pid] == ns[pid] for pid in scored))
     arr = np.array(list(ok.values()), float)
-    reps = _replicates(arr, np.ones_like(arr), opts.bootstrap, _rng(opts, "acc_plus"))
+    few = too_few(len(arr), opts.bootstrap)  # the unit resampled is the prompt group
+    reps = None if few else _replicates(arr, np.ones_like(arr), opts.bootstrap, _rng(opts, "acc_plus"))
     order = ACC_PLUS_ORDER.get(opts.grouping)
     num: Counter = Counter()
     den: Counter = Counter()
@@ -667,7 +709,9 @@ def acc_plus(pairs: Sequence[EvalPair], units: list[_Unit], opts: ScoringOptions
             den[c] += 1
     by_cat = {c: stat(num[c], den[c]) for c in dict.fromkeys([*group_of.values(), *(order or ())]) if den[c]}
     return dict(
-        stat(float(arr.sum()), len(arr), _interval(reps, opts.confidence)),
+        stat(
+            float(arr.sum()), len(arr), _interval(reps, opts.confidence), ci_undefined=TOO_FEW_GROUPS if few else None
+        ),
         groups_with_several_pairs=sum(1 for m in groups.values() if len(m) > 1),
         categories=by_cat,
     )
@@ -714,6 +758,8 @@ def render_text(report: ScoreReport, title: str = "") -> str:
         if s.get("accuracy") is None:
             return f"   n/a   ({s.get('correct_n', '0/0')}, {s.get('reason', 'undefined')})"
         ci = f" [{s['ci'][0]:.3f}, {s['ci'][1]:.3f}]" if s.get("ci") else ""
+        if not ci and s.get("ci_undefined"):  # the agreement report's words: "[undefined (too few pairs)]"
+            ci = f" [undefined ({s['ci_undefined']})]"
         cn = f" ({s['correct_n']})" if "correct_n" in s else ""
         return f"{s['accuracy']:.4f}{ci}{cn}"
 

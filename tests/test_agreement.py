@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import krippendorff
 import numpy as np
@@ -211,28 +212,107 @@ def _pairs_frame(n_pairable: int, n_single: int = 0) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["unit", "annotator", "field", "value"])
 
 
-def test_one_pair_gives_a_value_but_no_interval():
-    """The issue's case: one pair, two annotators who disagree. The bootstrap could only
-    resample that pair ([0.0, 0.0]); the interval is undefined, the value stays."""
+ONE_PAIR_WHY = "only 1 pair with two or more labels (at least 2 needed)"
+
+
+def test_one_pair_gives_no_statistic_only_the_count_and_the_minimum():
+    """Issue 24: one pair, three annotators split 2:1. Alpha was 0.000 (0 by construction: its
+    expected disagreement is that pair's own), Fleiss -0.500, kappas 0.000: now every statistic
+    is undefined, with the count and the minimum, in the JSON and in the text."""
     df = pd.DataFrame(
-        [("p1", "a", "preference", "first"), ("p1", "b", "preference", "second")],
+        [("p1", "a", "preference", "first"), ("p1", "b", "preference", "second"), ("p1", "c", "preference", "first")],
+        columns=["unit", "annotator", "field", "value"],
+    )
+    rep = agreement_report(from_long(df), resamples=200, min_shared=1, per_category=True)
+    assert st.MIN_PAIRABLE_PAIRS == 2  # the documented floor (curate/agreement/limits.py)
+    for f in (rep.fields["preference"], rep.categories["(none)"].fields["preference"]):
+        kappas = [c["kappa"] for c in f.cohen]
+        assert len(kappas) == 3
+        for e in (f.alpha, f.percent_agreement, f.ac1, f.fleiss_kappa, f.fleiss_kappa_missing, *kappas):
+            assert e.value is None and e.undefined == ONE_PAIR_WHY and e.low is None and e.interval_undefined is None
+        assert f.note == f"every statistic is undefined: {ONE_PAIR_WHY}"
+    d = rep.as_dict()["fields"]["preference"]
+    for key in ("krippendorff_alpha", "percent_agreement", "gwet_ac1", "fleiss_kappa", "fleiss_kappa_missing_data"):
+        assert d[key] == {"value": None, "undefined": ONE_PAIR_WHY}, key
+    assert d["note"] == f"every statistic is undefined: {ONE_PAIR_WHY}"
+    text = render_text(rep)
+    row = next(line for line in text.splitlines() if line.startswith("  preference "))
+    assert row.split()[4:] == ["undefined", "-", "-", "-"]
+    assert f"  preference: every statistic is undefined: {ONE_PAIR_WHY}" in text
+    assert "0.000" not in text and "-0.500" not in text
+    # the statistics themselves, called alone
+    spec = FieldSpec("p", "nominal", ("first", "second", "tie"))
+    counts = np.array([[2, 1, 0], [1, 0, 0]])  # a second pair with one label adds nothing
+    assert st.kripp_alpha(spec, counts).undefined == ONE_PAIR_WHY
+    assert {e.undefined for e in st.coefficients(counts, 3)} == {ONE_PAIR_WHY}
+    assert st.fleiss_kappa(counts[:1]).undefined == ONE_PAIR_WHY
+    # one shared pair for a Cohen kappa, when --min-shared goes below the floor
+    two = _pairs_frame(4)
+    two = two[~((two["unit"] != "p00") & (two["annotator"] == "b"))]  # b shares p00 alone with a
+    two = pd.concat([two, two[two["annotator"] == "a"].assign(annotator="c")])
+    cohen = {
+        (c["a"], c["b"]): c["kappa"] for c in agreement_report(from_long(two), min_shared=1).fields["preference"].cohen
+    }
+    assert cohen["a", "b"].undefined == "only 1 shared pair (at least 2 needed)" and cohen["a", "c"].value == 1.0
+
+
+def test_two_pairs_give_values_but_no_interval():
+    """Two pairs, two annotators who disagree on both: values (2 is the floor of a statistic),
+    but the bootstrap could only resample those two pairs: the interval is undefined."""
+    df = pd.DataFrame(
+        [
+            ("p1", "a", "preference", "first"),
+            ("p1", "b", "preference", "second"),
+            ("p2", "a", "preference", "second"),
+            ("p2", "b", "preference", "first"),
+        ],
         columns=["unit", "annotator", "field", "value"],
     )
     rep = agreement_report(from_long(df), resamples=200)
     f = rep.fields["preference"]
     assert st.MIN_BOOTSTRAP_PAIRS == rep.min_pairs == 10  # the documented minimum
-    for e, value in ((f.alpha, 0.0), (f.percent_agreement, 0.0), (f.ac1, -1 / 3)):
+    for e, value in ((f.alpha, -0.5), (f.percent_agreement, 0.0), (f.ac1, -1 / 3)):
         assert e.value == pytest.approx(value) and e.low is None and e.high is None
         assert e.interval_undefined == "too few pairs"
-    assert str(f.alpha) == "0.000 [undefined (too few pairs)]"
-    assert f.alpha.as_dict() == {"value": 0.0, "ci95": None, "ci95_undefined": "too few pairs"}
+    assert f.note is None and "note" not in rep.as_dict()["fields"]["preference"]
+    assert str(f.alpha) == "-0.500 [undefined (too few pairs)]"
+    assert f.alpha.as_dict() == {"value": -0.5, "ci95": None, "ci95_undefined": "too few pairs"}
     assert rep.as_dict()["bootstrap"]["min_pairs"] == 10
     text = render_text(rep)
-    assert "0.000 [undefined (too few pairs)]" in text
+    assert "-0.500 [undefined (too few pairs)]" in text
     assert "intervals are undefined below 10 pairs with two or more labels" in text
     # the bootstrap itself says why
     counts = np.array([[1, 1, 0]])
     assert st.bootstrap(FieldSpec("p", "nominal", ("first", "second", "tie")), counts).undefined == "too few pairs"
+
+
+def test_identical_labels_say_why_alpha_fleiss_and_cohen_are_undefined():
+    """Issue 24: every label 'first' on 12 pairs. Alpha, Fleiss and Cohen are undefined (right);
+    percent agreement and AC1 are 1.000, and the report (JSON and text) says why both hold."""
+    df = pd.DataFrame(
+        [(f"p{u:02d}", a, "preference", "first") for u in range(12) for a in "abc"],
+        columns=["unit", "annotator", "field", "value"],
+    )
+    rep = agreement_report(from_long(df), resamples=200, per_category=True)
+    note = (
+        "every pairable label is 'first': no variation, so Krippendorff's alpha, Fleiss' kappa and Cohen's "
+        "kappa are undefined (each divides by the disagreement expected by chance, zero when a single value "
+        "is used); percent agreement and Gwet's AC1 are still defined"
+    )
+    for f in (rep.fields["preference"], rep.categories["(none)"].fields["preference"]):
+        assert f.alpha.value is None and "no variation" in f.alpha.undefined
+        assert f.fleiss_kappa.value is None and f.fleiss_kappa_missing.value is None
+        assert len(f.cohen) == 3 and all(c["kappa"].value is None for c in f.cohen)
+        assert f.percent_agreement.value == 1.0 and f.ac1.value == 1.0
+        assert f.note == note
+    assert rep.as_dict()["fields"]["preference"]["note"] == note
+    text = render_text(rep)
+    assert f"  preference: {note}" in text
+    row = next(line for line in text.splitlines() if line.startswith("  preference "))
+    assert row.split()[4:] == ["undefined", "1.000", "1.000", "-"]
+    # variation among the labels: no note
+    df.loc[0, "value"] = "second"
+    assert agreement_report(from_long(df), resamples=0).fields["preference"].note is None
 
 
 @pytest.mark.parametrize(
@@ -252,6 +332,44 @@ def test_the_minimum_counts_pairs_with_two_or_more_labels(n_pairable, n_single, 
             assert e.value is not None
             assert (e.low is not None) == defined and (e.high is not None) == defined
             assert e.interval_undefined == (None if defined else "too few pairs")
+
+
+INTERVAL = re.compile(r"\[-?\d\.\d{3}, -?\d\.\d{3}\]")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    hs.integers(0, 14).flatmap(
+        lambda n: hs.tuples(hs.just(n), hs.lists(hs.sampled_from(["first", "second"]), min_size=2 * n, max_size=2 * n))
+    ),
+    hs.integers(0, 3),
+)
+def test_below_each_minimum_nothing_is_printed_and_from_it_the_figure_is(case, singles):
+    """Every statistic needs MIN_PAIRABLE_PAIRS pairs with two or more labels, every interval
+    MIN_BOOTSTRAP_PAIRS: below, the report holds a reason and the text prints no number (no
+    interval); from them on, a value (unless no variation says why not) and an interval."""
+    n, values = case
+    rows = [(f"p{u:02d}", who, "preference", values[2 * u + k]) for u in range(n) for k, who in enumerate("ab")]
+    rows += [(f"s{u}", "a", "preference", "tie") for u in range(singles)]  # one label: not pairable
+    if not rows:
+        return
+    rep = agreement_report(from_long(pd.DataFrame(rows, columns=["unit", "annotator", "field", "value"])), resamples=50)
+    f = rep.fields["preference"]
+    row = next(line for line in render_text(rep).splitlines() if line.startswith("  preference "))
+    estimates = (f.alpha, f.percent_agreement, f.ac1, f.fleiss_kappa_missing)
+    if n < st.MIN_PAIRABLE_PAIRS:
+        assert all(e.value is None and e.low is None for e in estimates)
+        assert row.split()[4:] == ["undefined", "-", "-", "-"]
+        return
+    assert f.percent_agreement.value is not None and f.ac1.value is not None
+    varied = len(set(values)) > 1
+    assert (f.alpha.value is not None) == varied and (f.note is None) == varied
+    enough = n >= st.MIN_BOOTSTRAP_PAIRS
+    for e in (f.alpha, f.percent_agreement, f.ac1):
+        if e.value is not None:
+            assert (e.low is not None) == enough and e.interval_undefined == (None if enough else "too few pairs")
+    assert bool(INTERVAL.search(row)) == (enough and varied)
+    assert ("[undefined (too few pairs)]" in row) == (varied and not enough)
 
 
 def test_the_minimum_can_be_lowered_and_is_per_category():
@@ -600,7 +718,8 @@ def test_a_label_file_gets_the_reliability_section_with_its_gold_rows(tmp_path, 
     argv = ["agreement", "--labels", str(f), "--resamples", "10", "--min-n", "2", "--threshold", "0.6"]
     assert main([*argv, "--reliability"]) == 0
     out = capsys.readouterr().out
-    assert "  a: gold 50.0% [9.5%, 90.5%] (n=2); majority 50.0% [9.5%, 90.5%] (n=2)" in out
+    # two gold pairs: the shares, no Wilson interval (issue 24: below MIN_BOOTSTRAP_PAIRS it is undefined)
+    assert "  a: gold 50.0% [undefined (too few pairs)] (n=2); majority 50.0% [undefined (too few pairs)] (n=2)" in out
     assert "ALERT b: gold 0.0% below 60.0% on preference (2 labels)" in out
     assert main(argv) == 0  # without --reliability: no Dawid-Skene fits, only a pointer to them
     out = capsys.readouterr().out

@@ -171,6 +171,32 @@ def test_kappa_cells_are_symmetric_and_majority_rows_say_who_was_compared():
     assert (majority["preference", "a"].compared, majority["preference", "a"].agreement) == (3, pytest.approx(2 / 3))
 
 
+def test_the_agreement_page_says_why_a_single_pair_gives_no_statistic():
+    """Issue 24: one pair with two or more labels. The page's rows, table, notes and charts say
+    "undefined" with the count and the minimum, never 0.000 and never an empty cell alone."""
+    from annotate import admin
+
+    df = pd.DataFrame(
+        [("p1", "a", "preference", "first"), ("p1", "b", "preference", "second"), ("p1", "c", "preference", "first")],
+        columns=["unit", "annotator", "field", "value"],
+    )
+    rep = agreement_report(from_long(df), per_category=True, resamples=50, min_shared=1)
+    rows = summary.alpha_rows(rep)
+    why = "only 1 pair with two or more labels (at least 2 needed)"
+    assert [(r.alpha, r.percent, r.undefined) for r in rows] == [(None, None, why)] * 2
+    table = admin.alpha_table(rows).frame
+    assert list(table["Alpha [95% interval]"]) == ["undefined"] * 2
+    assert admin.alpha_notes(rows, min_pairs=rep.min_pairs) == [f"Undefined (Preference; Preference in (none)): {why}."]
+    cells = summary.kappa_cells(rep)
+    assert len(cells) == 6 and {(c.kappa, c.undefined) for c in cells} == {(None, why)}
+    for chart in (
+        charts.alpha_per_category(rows),
+        charts.kappa_heatmap(cells),
+        charts.majority_agreement(summary.majority_rows(rep)),
+    ):
+        assert charts.spec(chart)
+
+
 def test_value_counts_in_scale_order_with_unused_values():
     counts = [(v.value, v.labels) for v in summary.value_counts(tiny_report()) if v.field == "preference"]
     assert counts == [("first", 3), ("second", 2), ("tie", 3)]

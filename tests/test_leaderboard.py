@@ -125,3 +125,45 @@ def test_leaderboard_command(tmp_path, capsys):
         leaderboard.run(p.parse_args([str(tmp_path / "bad.json")]))
     with pytest.raises(MmrbError, match="nothing to compare"):
         leaderboard.run(p.parse_args(["--db", str(tmp_path / "s.db")]))
+
+
+# -- too few pairs for an interval (issue 24) ------------------------------------------------------
+def test_intervals_below_the_minimum_are_undefined_with_a_note_and_shown_at_it():
+    from mmrb_eval.dashboard import interval_text
+    from mmrb_eval.leaderboard import interval_of
+
+    # X: 12 pairs, the judge wrong on every third; Y: 1 pair, right
+    pairs = [EvalPair(f"x{i}", "q", "a", "b", "first", "X") for i in range(12)] + [
+        EvalPair("y0", "q", "a", "b", "first", "Y")
+    ]
+    js = [
+        Judgment(p.id, "forward", 0, "second" if p.id[0] == "x" and i % 3 == 0 else "first")
+        for i, p in enumerate(pairs)
+    ]
+    report = {"judge": "j", **score(pairs, js, ScoringOptions(bootstrap=200)).to_json()}
+    md = render([report], "md")
+    row = md.splitlines()[2].split(" | ")
+    x, y = row[7], row[8]
+    assert x.startswith("66.7 [") and "undefined" not in x and y == "100.0 [undefined] (1/1)"
+    assert "[undefined]" in row[5] and "[undefined]" in row[6]  # macro, size-weighted: built from Y
+    assert "[" in row[4] and "undefined" not in row[4]  # overall: 13 pairs
+    note = "[undefined] interval: fewer than 10 scored pairs (or, for macro and size-weighted, a category with fewer)"
+    assert note in md and note in render([report], "html")
+    csv = render([report], "csv").splitlines()
+    cells = dict(zip(csv[0].split(","), csv[1].split(","), strict=True))
+    assert cells["Y_acc"] == "1.0" and cells["Y_ci_low"] == cells["Y_ci_high"] == ""
+    assert cells["X_ci_low"] and cells["overall_ci_low"]
+    assert interval_text(report["categories"]["Y"]) == "undefined (too few pairs)"
+    assert interval_text(report["categories"]["X"]).startswith("[") and interval_text(None) == ""
+    # a report written before the floor held [1.0, 1.0] for Y: not shown either
+    old = json.loads(json.dumps(report))
+    old["categories"]["Y"] = {k: v for k, v in old["categories"]["Y"].items() if k != "ci_undefined"} | {
+        "ci": [1.0, 1.0]
+    }
+    assert interval_of(old["categories"]["Y"]) == (None, "too few pairs")
+    assert render([old], "md").splitlines()[2].split(" | ")[8] == "100.0 [undefined] (1/1)"
+    # enough pairs everywhere: intervals, and no note
+    big = [EvalPair(f"{c}{i}", "q", "a", "b", "first", c) for c in "XY" for i in range(10)]
+    full = {"judge": "k", **score(big, [Judgment(p.id, "forward", 0, "first") for p in big]).to_json()}
+    md = render([full], "md")
+    assert "undefined" not in md and "100.0 [100.0, 100.0] (10/10)" in md

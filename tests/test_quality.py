@@ -732,3 +732,43 @@ def test_an_alert_reads_as_a_sentence_without_snake_case():
     assert a.text() == "bob: Dawid-Skene 59.8% below 70.0% on correctness of the first response (32 labels)"
     b = Alert("c", "preference", "vqa", "gold", 0.0, 1, 0.5)
     assert b.text() == "c: gold 0.0% below 50.0% on preference, category vqa (1 label)"
+
+
+# -- too few pairs for an interval (issue 24) ------------------------------------------------------
+def test_gold_accuracy_below_the_minimum_has_no_wilson_interval():
+    """The agreement's floor and words: over fewer than MIN_BOOTSTRAP_PAIRS gold labels (one a
+    pair) the share stands alone, its interval "undefined (too few pairs)", in the text, the
+    JSON and the Quality page's table."""
+    from annotate import admin
+    from curate.agreement.limits import MIN_BOOTSTRAP_PAIRS
+
+    one = wilson(1, 1)
+    assert (one.share, one.low, one.high, one.interval_undefined) == (1.0, None, None, "too few pairs")
+    assert one.text() == "100.0% [undefined (too few pairs)] (n=1)"
+    at = wilson(MIN_BOOTSTRAP_PAIRS, MIN_BOOTSTRAP_PAIRS)
+    assert at.low is not None and at.interval_undefined is None and "undefined" not in at.text()
+    rows = [(f"p{i}", who, "preference", "first") for i in range(12) for who in ("ann", "bea")]
+    rows += [("p0", "cat", "preference", "first")]  # cat: one gold label
+    labels = as_frame(rows).assign(control=False, category="vqa")
+    report = reliability_report(labels, {"preference": {f"p{i}": "first" for i in range(12)}})
+    figs = report.fields["preference"]
+    assert figs["cat"].gold.n == 1 and figs["cat"].gold.interval_undefined == "too few pairs"
+    assert figs["ann"].gold.n == 12 and figs["ann"].gold.low is not None
+    assert report.as_dict()["fields"]["preference"]["cat"]["gold"]["interval_undefined"] == "too few pairs"
+    assert "  cat: gold 100.0% [undefined (too few pairs)] (n=1);" in "\n".join(report.lines())
+    table = admin.quality_table(admin.quality_frame(report)).frame.set_index("Annotator")
+    assert table.loc["cat", "Wilson interval (95%)"] == "undefined (too few pairs)"
+    assert table.loc["ann", "Wilson interval (95%)"].startswith("[")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 30).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n))))
+def test_a_share_has_an_interval_exactly_from_the_minimum_on(nk):
+    from curate.agreement.limits import MIN_BOOTSTRAP_PAIRS
+
+    n, k = nk
+    s = wilson(k, n)
+    enough = n >= MIN_BOOTSTRAP_PAIRS
+    assert (s.low is not None) == (s.high is not None) == enough
+    assert s.interval_undefined == (None if enough else "too few pairs")
+    assert ("[undefined (too few pairs)]" in s.text()) == (not enough)

@@ -3,6 +3,8 @@ rules reproduced (mmrb_eval/scoring.py)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -410,3 +412,102 @@ def test_the_scoring_vocabularies_are_written_once():
                 words = {w for w in words if not w.startswith("(")}  # a page's "(preset/default)"
                 found += [f"{path.relative_to(root)}:{node.lineno} {n}" for n, v in vocabularies.items() if words == v]
     assert found == []
+
+
+# -- too few pairs for an interval (issue 24) ------------------------------------------------------
+def test_a_category_of_one_pair_has_no_interval_and_says_why():
+    """`mmrb score` printed `1.0000 [1.000, 1.000]` for a category of one pair: below
+    MIN_BOOTSTRAP_PAIRS scored pairs the interval is null beside its reason, in the JSON and
+    the text, and so is a macro or size-weighted interval built from that category's."""
+    from curate.agreement.limits import MIN_BOOTSTRAP_PAIRS
+
+    assert MIN_BOOTSTRAP_PAIRS == 10  # the agreement's documented minimum, the same constant
+    pairs = [P(f"x{i}", "first") for i in range(12)] + [P("s1", "first", "S")]
+    js = [J(f"x{i}", "first" if i % 4 else "second") for i in range(12)] + [J("s1", "first")]
+    r = score(pairs, js, ScoringOptions(bootstrap=200))
+    one = r.to_json()["categories"]["S"]
+    assert (one["accuracy"], one["ci"], one["ci_undefined"], one["pairs"]) == (1.0, None, "too few pairs", 1)
+    assert r.categories["X"]["ci"] is not None and "ci_undefined" not in r.categories["X"]
+    assert r.overall["ci"] is not None and "ci_undefined" not in r.overall  # 13 pairs
+    for avg in (r.macro, r.size_weighted):  # S's replicates would not vary
+        assert avg["accuracy"] is not None and avg["ci"] is None and avg["ci_undefined"] == "too few pairs"
+    text = render_text(r)
+    assert "  S                                    1.0000 [undefined (too few pairs)] (1/1)" in text.splitlines()
+    assert "[1.000, 1.000]" not in text
+    assert next(line for line in text.splitlines() if "macro" in line).endswith("[undefined (too few pairs)]")
+    # no interval asked for: none, and no reason either
+    plain = score(pairs, js, ScoringOptions(bootstrap=0))
+    assert plain.categories["S"]["ci"] is None and "ci_undefined" not in plain.categories["S"]
+    assert "undefined" not in render_text(plain)
+
+
+def test_acc_plus_needs_as_many_prompt_groups_for_an_interval():
+    few = [P(f"g{g}#{i}", "first", group=f"g{g}") for g in range(3) for i in range(2)]
+    r = score(few, [J(p.id, "first") for p in few], ScoringOptions(bootstrap=100))
+    assert r.acc_plus["n"] == 3 and r.acc_plus["ci"] is None and r.acc_plus["ci_undefined"] == "too few prompt groups"
+    assert "Acc+ over prompt groups: 1.0000 [undefined (too few prompt groups)] (3/3)" in render_text(r)
+    many = [P(f"g{g}#{i}", "first", group=f"g{g}") for g in range(10) for i in range(2)]
+    r = score(many, [J(p.id, "first") for p in many], ScoringOptions(bootstrap=100))
+    assert r.acc_plus["ci"] == [1.0, 1.0] and "ci_undefined" not in r.acc_plus
+
+
+def test_mmrb_score_on_a_one_pair_category(tmp_path, capsys):
+    """The issue's command: Multimodal RewardBench judge outputs, 12 pairs in one category and
+    one in another, scored with the benchmark's preset."""
+    import json
+
+    from curate.cli import main
+
+    rows = [
+        {"ID": f"vqa_{i}", "Text": "q", "Image": None, "Output1": "a", "Output2": "b", "Label": "A"}
+        | {"output": "[[A]]" if i % 4 else "[[B]]", "Meta": {"Category": "general_correctness"}}
+        for i in range(12)
+    ]
+    rows.append(
+        {"ID": "safety_1", "Text": "q", "Image": None, "Output1": "a", "Output2": "b", "Label": "A"}
+        | {"output": "[[A]]", "Meta": {"Category": "safety"}}
+    )
+    f = tmp_path / "outputs.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    argv = ["score", "--judgments", str(f), "--format", "mmrb", "--preset", "mmrb"]
+    assert main([*argv, "--bootstrap", "200"]) == 0
+    text = capsys.readouterr().out
+    assert "safety                               1.0000 [undefined (too few pairs)] (1/1)" in text
+    assert "safety/toxicity                    1.0000 [undefined (too few pairs)] (1/1)" in text
+    assert "[1.000, 1.000]" not in text
+    assert main([*argv, "--bootstrap", "200", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    for s in (report["categories"]["safety"], report["subsplits"]["safety/toxicity"], report["macro"]):
+        assert s["ci"] is None and s["ci_undefined"] == "too few pairs"
+    assert len(report["categories"]["general_correctness"]["ci"]) == 2
+
+
+INTERVAL = re.compile(r"\[-?\d\.\d{3}, -?\d\.\d{3}\]")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_below_the_minimum_no_interval_is_printed_and_at_it_there_is_one(data):
+    from curate.agreement.limits import MIN_BOOTSTRAP_PAIRS
+
+    sizes = data.draw(st.lists(st.integers(1, 2 * MIN_BOOTSTRAP_PAIRS), min_size=1, max_size=3), label="sizes")
+    pairs, js = [], []
+    for c, n in enumerate(sizes):
+        right = data.draw(st.lists(st.booleans(), min_size=n, max_size=n), label=f"right c{c}")
+        for i, ok in enumerate(right):
+            pairs.append(P(f"c{c}-{i}", "first", f"c{c}"))
+            js.append(J(f"c{c}-{i}", "first" if ok else "second"))
+    r = score(pairs, js, ScoringOptions(bootstrap=50))
+    lines = render_text(r).splitlines()
+
+    def check(s: dict, line: str, enough: bool) -> None:
+        assert (s["ci"] is not None) == enough and s.get("ci_undefined") == (None if enough else "too few pairs")
+        assert bool(INTERVAL.search(line)) == enough and ("[undefined (too few pairs)]" in line) == (not enough)
+
+    for c, n in enumerate(sizes):
+        line = next(x for x in lines if x.startswith(f"  c{c} "))
+        check(r.categories[f"c{c}"], line, n >= MIN_BOOTSTRAP_PAIRS)
+    line_of = {x.split("  ")[1].strip(): x for x in lines if x.startswith("  ") and not x.startswith("   ")}
+    check(r.overall, line_of["overall (micro)"], sum(sizes) >= MIN_BOOTSTRAP_PAIRS)
+    for name, label in (("macro", "macro"), ("size_weighted", "size-weighted")):
+        check(getattr(r, name), line_of[label], min(sizes) >= MIN_BOOTSTRAP_PAIRS)

@@ -9,6 +9,7 @@ from annotate import admin, charts, figures, flash, ui
 from annotate.render import plain
 from annotate.session_ui import require
 from annotate.widgets import show_table
+from curate.agreement.limits import MIN_BOOTSTRAP_PAIRS
 from curate.errors import InputError, MmrbError
 from curate.quality.gold import control_shares, gold_stats, import_gold_upload
 from curate.quality.qualification import qualification_pairs, resume
@@ -43,7 +44,8 @@ else:
         st.success(f"No alerts here: nobody is below {percent(report.threshold)} on {plural(min_n, 'label')} or more.")
     st.caption(
         f"A share is drawn once it rests on at least {plural(min_n, 'label')} (the alerts' minimum); "
-        "below that its bar is replaced by its number of labels (n=…)."
+        "below that its bar is replaced by its number of labels (n=…). Its interval needs "
+        f"{plural(MIN_BOOTSTRAP_PAIRS, 'label')} (one a pair): with fewer it is undefined (too few pairs)."
     )
     for kind, title in (
         ("gold", "Accuracy on gold"),

@@ -13,7 +13,7 @@ from ..store.columns import sorted_codes
 from ..wording import plural
 from . import stats as st
 from .stats import Estimate
-from .table import FieldLabels, LabelTable
+from .table import FieldLabels, FieldSpec, LabelTable
 
 if TYPE_CHECKING:
     from ..quality.reliability import QualityReport
@@ -39,6 +39,9 @@ class FieldReport:
     fleiss_kappa_missing: Estimate
     cohen: list[dict] = field(default_factory=list)  # {"a", "b", "n", "kappa"}
     annotators: dict[str, dict] = field(default_factory=dict)
+    # why some statistics are undefined while others are not, said once for the field (every
+    # label the same value; too few pairable pairs for any statistic)
+    note: str | None = None
 
     def as_dict(self) -> dict:
         return {
@@ -57,6 +60,7 @@ class FieldReport:
             "fleiss_kappa_missing_data": self.fleiss_kappa_missing.as_dict(),
             "cohen_kappa": [dict(c, kappa=c["kappa"].as_dict()) for c in self.cohen],
             "annotators": self.annotators,
+            **({"note": self.note} if self.note else {}),
         }
 
 
@@ -201,18 +205,24 @@ def field_report(
     pa = with_interval(pa, ci.percent)
     ac1 = with_interval(ac1, ci.ac1)
 
-    # Cohen's kappa for each pair of annotators sharing enough pairs
+    # Cohen's kappa for each pair of annotators sharing enough pairs (never fewer than the
+    # floor of every statistic: on one shared pair kappa is 0 or undefined by construction)
     n_lab, n_maj, n_agree = fd.annotator_counts[:, group]
+    too_few = st.pairable_undefined(sub)
     cohen = []
     for a, b in combinations(np.flatnonzero(n_lab), 2):
         confusion = fd.confusions[a, b][group]
         n = int(confusion.sum())
         if not n:
             continue
-        if n < min_shared:
-            kappa = Estimate.none(f"only {n} shared pairs (fewer than {min_shared})")
+        if too_few:
+            kappa = Estimate.none(too_few)
+        elif n < min_shared:
+            kappa = Estimate.none(f"only {plural(n, 'shared pair')} (fewer than {min_shared})")
         else:
             kappa = st.cohen_from_confusion(confusion, spec)
+            if kappa.value is not None and n < st.MIN_PAIRABLE_PAIRS:  # min_shared lowered below the floor
+                kappa = Estimate.none(f"only {plural(n, 'shared pair')} (at least {st.MIN_PAIRABLE_PAIRS} needed)")
         cohen.append({"a": table.annotators[a], "b": table.annotators[b], "n": n, "kappa": kappa})
 
     maj_share = _share(n_agree, n_maj)
@@ -225,6 +235,10 @@ def field_report(
         if n_lab[a]
     }
     per_k = np.bincount(m)
+    fleiss = st.fleiss_kappa(sub)
+    note = too_few and f"every statistic is undefined: {too_few}"
+    if not too_few and alpha.value is None:
+        note = _no_variation_note(spec, sub, pa, ac1, fleiss if fleiss.value is not None else fk_missing, cohen)
     return FieldReport(
         name=spec.name,
         level=spec.level,
@@ -238,11 +252,38 @@ def field_report(
         alpha=alpha,
         percent_agreement=pa,
         ac1=ac1,
-        fleiss_kappa=st.fleiss_kappa(sub),
+        fleiss_kappa=fleiss,
         fleiss_kappa_missing=fk_missing,
         cohen=cohen,
         annotators=annotators,
+        note=note or None,
     )
+
+
+def _no_variation_note(
+    spec: FieldSpec, counts: np.ndarray, pa: Estimate, ac1: Estimate, fleiss: Estimate, cohen: list[dict]
+) -> str | None:
+    """When every pairable label is one value: which statistics that leaves undefined and
+    which still hold (percent agreement and AC1 are 1.000), and why."""
+    used = np.flatnonzero(counts[counts.sum(axis=1) >= 2].sum(axis=0))
+    if len(used) != 1:
+        return None
+    undefined = ["Krippendorff's alpha"]
+    undefined += ["Fleiss' kappa"] if fleiss.value is None else []
+    undefined += ["Cohen's kappa"] if any(c["kappa"].value is None for c in cohen) else []
+    defined = [name for name, e in (("percent agreement", pa), ("Gwet's AC1", ac1)) if e.value is not None]
+    out = (
+        f"every pairable label is {spec.values[used[0]]!r}: no variation, so {_and(undefined)} "
+        f"{'is' if len(undefined) == 1 else 'are'} undefined (each divides by the disagreement expected by "
+        "chance, zero when a single value is used)"
+    )
+    if defined:
+        out += f"; {_and(defined)} {'is' if len(defined) == 1 else 'are'} still defined"
+    return out
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def pair_table(table: LabelTable, counts: dict[str, np.ndarray] | None = None) -> pd.DataFrame:
@@ -385,7 +426,9 @@ def _field_rows(fields: dict[str, FieldReport]) -> list[str]:
                 f"  {f.name}: scale {' < '.join(f.scale) if f.level != 'nominal' else ', '.join(f.scale)} "
                 f"({_SCALE_SOURCE[f.scale_source]}, {plural(len(f.scale), 'value')})"
             )
-        if f.alpha.undefined:
+        if f.note:  # why several statistics are undefined (and, with no variation, which still hold)
+            notes.append(f"  {f.name}: {f.note}")
+        elif f.alpha.undefined:
             notes.append(f"  {f.name}: alpha undefined: {f.alpha.undefined}")
         elif f.ac1.undefined:
             notes.append(f"  {f.name}: AC1 undefined: {f.ac1.undefined}")

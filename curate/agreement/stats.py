@@ -20,7 +20,10 @@ Notation follows the sources:
   of ratings; the missing-data form (``p_e = sum_k pi_k^2`` with Gwet's ``pi_k``) otherwise.
 
 Undefined values (no variation, too few labels) are :class:`Estimate` objects carrying the
-reason, never 0, 1 or NaN. So are intervals: a bootstrap over fewer than
+reason, never 0, 1 or NaN. Below :data:`MIN_PAIRABLE_PAIRS` pairs with two or more labels every
+statistic is undefined (with one such pair alpha is 0 by construction and AC1, Fleiss and
+Cohen's chance terms are that pair's own labels; ``limits.py`` says why the floor is 2). So are
+intervals: a bootstrap over fewer than
 :data:`MIN_BOOTSTRAP_PAIRS` pairs with two or more labels resamples the same one or two pairs
 and returns a narrow interval (one pair: ``[0.0, 0.0]``) that claims a certainty it does not
 have, so below that minimum the interval is "undefined (too few pairs)" while the point value
@@ -35,12 +38,11 @@ import numpy as np
 
 from ..seeding import stable_hash
 from ..wording import plural
-from .limits import MIN_BOOTSTRAP_PAIRS
+from .limits import MIN_BOOTSTRAP_PAIRS, MIN_PAIRABLE_PAIRS, TOO_FEW_PAIRS
 from .table import FieldSpec
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_CONFIDENCE = 0.95
-TOO_FEW_PAIRS = "too few pairs"
 
 
 @dataclass(frozen=True)
@@ -164,13 +166,27 @@ def alpha_from_coincidences(spec: FieldSpec, o: np.ndarray) -> np.ndarray:
         return np.where(den > 0, 1.0 - (n - 1) * num / den, np.nan)
 
 
+def too_few_pairable(n: int) -> str:
+    """Why no statistic is given over ``n`` (0 < n < MIN_PAIRABLE_PAIRS) pairable pairs."""
+    return f"only {plural(n, 'pair')} with two or more labels (at least {MIN_PAIRABLE_PAIRS} needed)"
+
+
+def pairable_undefined(counts: np.ndarray) -> str | None:
+    """Why no agreement statistic is defined on these counts for want of pairable pairs."""
+    n = int((counts.sum(axis=1) >= 2).sum())
+    if n == 0:
+        return "no pair has two or more labels"
+    return too_few_pairable(n) if n < MIN_PAIRABLE_PAIRS else None
+
+
 def alpha_undefined(spec: FieldSpec, counts: np.ndarray) -> str | None:
     m = counts.sum(axis=1)
     if not len(counts) or not m.any():
         return "no labels"
+    too_few = pairable_undefined(counts)
+    if too_few:
+        return too_few
     pairable = counts[m >= 2]
-    if not len(pairable):
-        return "no pair has two or more labels"
     used = np.flatnonzero(pairable.sum(axis=0))
     if len(used) < 2:
         return f"every pairable label is {spec.values[used[0]]!r}: no variation, alpha is undefined"
@@ -202,8 +218,9 @@ def coefficients(counts: np.ndarray, q: int) -> tuple[Estimate, Estimate, Estima
     """
     m = counts.sum(axis=1)
     ok = m >= 2
-    if not ok.any():
-        why = Estimate.none("no pair has two or more labels")
+    too_few = pairable_undefined(counts)
+    if too_few:
+        why = Estimate.none(too_few)
         return why, why, why
     c, mo = counts[ok], m[ok]
     pa = float(((c * (c - 1)).sum(axis=1) / (mo * (mo - 1))).mean())
@@ -253,6 +270,9 @@ def fleiss_kappa(counts: np.ndarray) -> Estimate:
         )
     if m[0] < 2:
         return Estimate.none("every pair has a single label")
+    too_few = pairable_undefined(counts)
+    if too_few:
+        return Estimate.none(too_few)
     if np.count_nonzero(counts.sum(axis=0)) < 2:
         return Estimate.none("a single category is used: no variation, kappa is undefined")
     return Estimate(float(sm_fleiss(counts, method="fleiss")))

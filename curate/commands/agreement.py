@@ -17,7 +17,7 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from curate.agreement.limits import MIN_BOOTSTRAP_PAIRS
+    from curate.agreement.limits import MIN_BOOTSTRAP_PAIRS, MIN_PAIRABLE_PAIRS
     from curate.commands.common import add_store_options
 
     add_store_options(p)
@@ -42,11 +42,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=int,
         default=1000,
         help=f"bootstrap resamples over pairs (default 1000); a field with fewer than {MIN_BOOTSTRAP_PAIRS} pairs "
-        "with two or more labels gets no interval: it is reported as undefined (too few pairs)",
+        "with two or more labels gets no interval: it is reported as undefined (too few pairs); with fewer than "
+        f"{MIN_PAIRABLE_PAIRS} such pairs every statistic is undefined",
     )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument(
-        "--min-shared", type=int, default=10, help="pairs two annotators must share for a Cohen kappa (default 10)"
+        "--min-shared",
+        type=int,
+        default=10,
+        help=f"pairs two annotators must share for a Cohen kappa (default 10; never fewer than {MIN_PAIRABLE_PAIRS})",
     )
     p.add_argument(
         "--reliability",

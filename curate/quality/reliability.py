@@ -1,7 +1,9 @@
-"""Per-annotator reliability: accuracy on gold with a Wilson interval, agreement with the
-others' majority, and Dawid-Skene's estimated reliability; per field and per category;
-alerts when an annotator falls below a threshold with enough evidence, and an optional
-automatic pause (the queue then serves that account nothing).
+"""Per-annotator reliability: accuracy on gold and agreement with the others' majority with
+Wilson intervals (undefined, "too few pairs", over fewer than ``MIN_BOOTSTRAP_PAIRS`` labels: the
+floor and the words of every interval in the project), and Dawid-Skene's estimated
+reliability; per field and per category; alerts when an annotator falls below a threshold
+with enough evidence, and an optional automatic pause (the queue then serves that account
+nothing).
 
 The input is a long frame with columns ``pair``, ``annotator``, ``field``, ``value``,
 ``control`` (the label is a control task's) and ``category``. Accuracy on gold counts every
@@ -25,6 +27,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import pandas as pd
 
+from ..agreement.limits import MIN_BOOTSTRAP_PAIRS, TOO_FEW_PAIRS
 from ..model import LABEL_FIELDS
 from ..wording import percent, plural
 from .aggregate import aggregate_field
@@ -39,23 +42,31 @@ COLUMNS = ("pair", "annotator", "field", "value", "control", "category")
 
 @dataclass(frozen=True)
 class Share:
-    """k of n, with its 95% Wilson interval (None when n is 0)."""
+    """k of n, with its 95% Wilson interval (None when n is 0; None with the reason
+    ``interval_undefined`` when n is below ``MIN_BOOTSTRAP_PAIRS``)."""
 
     n: int
     k: int
     share: float | None
     low: float | None
     high: float | None
+    interval_undefined: str | None = None
 
     def text(self) -> str:
         if not self.n:
             return "– (n=0)"
+        if self.low is None:
+            return f"{percent(self.share)} [undefined ({self.interval_undefined})] (n={self.n})"
         return f"{percent(self.share)} [{percent(self.low)}, {percent(self.high)}] (n={self.n})"
 
 
 def wilson(k: int, n: int) -> Share:
+    """k of n with its 95% Wilson interval; over fewer than ``MIN_BOOTSTRAP_PAIRS`` labels (one
+    per pair) the share alone, its interval "too few pairs" as everywhere else."""
     if n == 0:
         return Share(0, 0, None, None, None)
+    if n < MIN_BOOTSTRAP_PAIRS:
+        return Share(n, k, k / n, None, None, TOO_FEW_PAIRS)
     from statsmodels.stats.proportion import proportion_confint
 
     low, high = proportion_confint(k, n, alpha=0.05, method="wilson")
