@@ -23,6 +23,7 @@ always show the chosen response first (the flaw that inflates R1-Reward's own nu
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -219,10 +220,26 @@ def triplet_pair(rec: triplets.TripletRecord, p: Path) -> EvalPair:
     )
 
 
+def mmrb2_ground_truth(f: Fields) -> mmrb2.Mmrb2Pair | None:
+    """An MMRB2 ground-truth pair for scoring. Its id must be written as text: a judgement
+    file's keys are JSON strings and compute_accuracy.py looks each pair up by its id as the
+    ground truth wrote it, so a number there is a pair it counts missing whatever was judged.
+    Rather than print that figure, the file is refused (the importer takes such ids)."""
+    rid = f.data.get("id")
+    if rid is not None and not isinstance(rid, str):
+        f.bad(
+            "id",
+            f"{json.dumps(rid)} is not a string: compute_accuracy.py looks pairs up by string keys and would "
+            "count this pair missing; write the id in quotes",
+        )
+        return None
+    return mmrb2.parse(f)
+
+
 LAYOUTS: dict[Layout, tuple[Callable[[Fields], Any], Callable[[Any, Path], EvalPair]]] = {
     "mmrb": (mmrb.parse, mmrb_pair),
     "mmrb_outputs": (lambda f: mmrb.parse_output(f, labelled=True), judge_output_pair),
-    "mmrb2": (mmrb2.parse, mmrb2_pair),
+    "mmrb2": (mmrb2_ground_truth, mmrb2_pair),
     "vlrewardbench": (vlrb.parse_preferring, vlrb_pair),
     "triplet": (triplets.parse, triplet_pair),
 }

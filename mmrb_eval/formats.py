@@ -24,6 +24,11 @@ records into Judgments in stored terms and the pairs they are scored against. Fo
   plus ``rewards: [reward of chosen, reward of rejected]``: its harness always shows the
   chosen response first, and a row is right when ``rewards[0] > rewards[1]``.
 - ``mmrb-studio``: this project's judgments as JSONL (one stored ``judgments`` row per line).
+
+With a dataset (``--dataset``), each row judges the dataset pair of its id (``_DatasetIds``:
+a repeated row judges it again, as the scripts count every row). A row whose id the dataset
+lacks, or whose label differs from the dataset's, is a doubt: a warning, and with
+``--strict`` an error (``JudgmentFile.doubts``); the dataset's label is what is scored.
 """
 
 from __future__ import annotations
@@ -32,12 +37,12 @@ import json
 import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from curate.errors import InputError, InputProblem
-from curate.formats import detect_layout, mmrb, mmrb2, r1_rewards, triplets
+from curate.formats import detect_layout, mm_rlhf, mmrb, mmrb2, r1_rewards, triplets
 from curate.formats import judgments as own
 from curate.formats import vlrewardbench as vlrb
 from curate.formats.fields import Fields, checked, parse_rows
@@ -45,7 +50,7 @@ from curate.formats.reader import load_rows
 from curate.judging.parsing import parse_brackets, vlrb_answer_number
 from curate.judging.records import Judgment
 from curate.model import Side
-from curate.sides import copy_order, order_of, other, shown_order, verdict_from_letter
+from curate.sides import copy_order, from_letter, order_of, other, shown_order, verdict_from_letter
 from curate.wording import plural
 
 from .datasets import first_record, judge_output_pair, mmrb_pair, renamed, triplet_pair, unique_ids
@@ -70,6 +75,10 @@ class JudgmentFile:
     pairs: list[EvalPair]  # what they are scored against
     listed: frozenset[str] | None = None  # pair ids the file names (MMRB2), for "missing"
     warnings: tuple[str, ...] = ()
+    # Rows that disagree with the dataset given beside the file (an id it does not have, a
+    # label other than its own): each is a warning (summed up in ``warnings``), and with
+    # ``mmrb score --strict`` the file is refused with all of them.
+    doubts: tuple[InputProblem, ...] = ()
 
 
 def read_judgments(
@@ -98,6 +107,38 @@ def read_judgment_file(
     p = Path(path)
     if not p.exists():
         raise InputError([InputProblem(str(p), None, None, "file not found")])
+    f = _read(p, fmt, pairs, vlrb_k, trust_flag)
+    if pairs is not None and fmt in ("mmrb2", "mmrb-studio"):
+        known = {x.id for x in f.pairs}
+        f = replace(
+            f,
+            doubts=f.doubts
+            + tuple(
+                InputProblem(str(p), None, None, f"pair {pid!r} is not in the dataset")
+                for pid in dict.fromkeys(j.pair_id for j in f.judgments if j.pair_id not in known)
+            ),
+        )
+    return f
+
+
+LABEL_FIELDS = ("Label", "Better", "chosen", "ranking")  # the fields of a doubt about a row's label
+
+
+def doubt_summary(doubts: Sequence[InputProblem]) -> list[str]:
+    """The warning for rows whose label differs from the dataset's, with a count and three
+    examples. (Rows the dataset does not have are counted by scoring, whatever read them.)"""
+    label = [d for d in doubts if d.field in LABEL_FIELDS]
+    if not label:
+        return []
+    examples = "; ".join(str(d) for d in label[:3])
+    one = len(label) == 1
+    return [
+        f"{plural(len(label), 'row')} state{'s' if one else ''} a preference other than the dataset's and "
+        f"{'is' if one else 'are'} scored against the dataset (e.g. {examples}); --strict refuses such a file"
+    ]
+
+
+def _read(p: Path, fmt: str, pairs: Sequence[EvalPair] | None, vlrb_k: int | None, trust_flag: bool) -> JudgmentFile:
     if fmt == "mmrb":
         return _read_mmrb(p, pairs)
     if fmt == "mmrb2":
@@ -127,6 +168,61 @@ def _own_pairs(records: list, to_pair: Callable[[Any, Path], EvalPair], p: Path,
     return [x if x.id == new else renamed(x, new) for x, new in zip(own_pairs, ids, strict=True)]
 
 
+class _DatasetIds:
+    """The dataset pair each row of a file of judgments is about, by the id the row gives:
+    the one pair of that id (a row repeated in the file judges it again, as the scripts
+    count every row); where the dataset repeats the id (``id#0``, ``id#1``...), the k-th row
+    of that id judges the k-th pair; else none (the dataset does not have it)."""
+
+    def __init__(self, pairs: Sequence[EvalPair]):
+        self.by_source: dict[str, list[str]] = defaultdict(list)
+        for x in pairs:
+            self.by_source[source_id(x)].append(x.id)
+        self.seen: Counter = Counter()
+
+    def __call__(self, rid: str) -> str | None:
+        k = self.seen[rid]
+        self.seen[rid] += 1
+        same = self.by_source.get(rid, [])
+        return same[0] if len(same) == 1 else same[k] if k < len(same) else None
+
+
+def _row_ids(p: Path, field: str, rows: Sequence[tuple[int, str]], pairs: Sequence[EvalPair] | None):
+    """(pair id of each row, problems of rows the dataset does not have, warnings). Without a
+    dataset every row is a pair of its own (repeated ids become ``id#0``, ``id#1``...)."""
+    repeated = {rid: n for rid, n in Counter(rid for _, rid in rows).items() if n > 1}
+    warnings = []
+    if repeated:
+        shown = ", ".join(f"{rid!r} ({n} rows)" for rid, n in list(repeated.items())[:3])
+        warnings.append(
+            f"{plural(len(repeated), 'id')} repeated in the file ({shown}{', ...' if len(repeated) > 3 else ''}): "
+            "every row is scored, as the benchmark's script counts every row"
+        )
+    if pairs is None:
+        return unique_ids([rid for _, rid in rows]), [], warnings
+    match = _DatasetIds(pairs)
+    ids: list[str] = []
+    unknown = []
+    for line, rid in rows:
+        pid = match(rid)
+        if pid is None:
+            unknown.append(InputProblem(str(p), line, field, f"{rid!r} is not in the dataset"))
+        ids.append(rid if pid is None else pid)
+    return ids, unknown, warnings
+
+
+def _side_of(text: str, pair: EvalPair) -> Side:
+    """The side of ``pair`` whose response is ``text`` (a row's chosen response, found in the
+    dataset by its text); the pair's preferred side where the text does not tell."""
+    if pair.first != pair.second and text in (pair.first, pair.second):
+        return "first" if text == pair.first else "second"
+    return pair.preferred
+
+
+def _label_doubt(p: Path, line: int, field: str, stated: str, pid: str, dataset: str) -> InputProblem:
+    return InputProblem(str(p), line, field, f"{stated}, while the dataset prefers {dataset} in pair {pid!r}")
+
+
 # -- Multimodal RewardBench ------------------------------------------------------------------
 def _read_mmrb(p: Path, pairs: Sequence[EvalPair] | None) -> JudgmentFile:
     labelled = pairs is None
@@ -135,8 +231,15 @@ def _read_mmrb(p: Path, pairs: Sequence[EvalPair] | None) -> JudgmentFile:
         # labelled: the file's categories are what is reported
         return mmrb.parse_output(f, labelled=labelled, reported=labelled)
 
-    records = [rec for _, rec in parse_rows(p, load_rows(p), parse)]
-    ids = unique_ids([rec.id for rec in records])
+    lines_records = parse_rows(p, load_rows(p), parse)
+    records = [rec for _, rec in lines_records]
+    ids, doubts, warnings = _row_ids(p, "ID", [(line, rec.id) for line, rec in lines_records], pairs)
+    if pairs is not None:
+        preferred = {x.id: x.preferred for x in pairs}
+        for (line, rec), pid in zip(lines_records, ids, strict=True):
+            if rec.label and pid in preferred and from_letter(rec.label, "forward") != preferred[pid]:
+                theirs = "A" if preferred[pid] == "first" else "B"
+                doubts.append(_label_doubt(p, line, "Label", f"Label {rec.label}", pid, f"{theirs} (Output1 is A)"))
     judgments = []
     for rec, pid in zip(records, ids, strict=True):
         for i, text in enumerate(rec.outputs):
@@ -166,7 +269,7 @@ def _read_mmrb(p: Path, pairs: Sequence[EvalPair] | None) -> JudgmentFile:
             )
     if pairs is None:
         pairs = _own_pairs(records, judge_output_pair, p, ids)
-    return JudgmentFile(judgments, list(pairs))
+    return JudgmentFile(judgments, list(pairs), warnings=tuple(warnings + doubt_summary(doubts)), doubts=tuple(doubts))
 
 
 # -- MMRB2 ---------------------------------------------------------------------------------
@@ -221,20 +324,22 @@ def cal_order(data: list, k: int) -> list:
     return out
 
 
-def _inference_records(p: Path, trust_flag: bool) -> list[vlrb.VlrbInference | None]:
-    """The records in file order, null ones kept (cal.py shuffles them too, then skips them)."""
-    data: list[vlrb.VlrbInference | None] = []
+def _inference_records(p: Path, trust_flag: bool) -> list[tuple[int, vlrb.VlrbInference | None]]:
+    """(line, record) in file order, null ones kept (cal.py shuffles them too, then skips
+    them); the file refused where cal.py would stop or merge two items (vlrewardbench.py)."""
+    data: list[tuple[int, vlrb.VlrbInference | None]] = []
     problems: list[InputProblem] = []
-    for row in load_rows(p, nulls=True):
-        rec = vlrb.unwrap_inference(row.data)
+    for line, rec in vlrb.unwrap_inferences(p, load_rows(p, nulls=True)):
         if rec is None:
-            data.append(None)
+            data.append((line, None))
         elif not isinstance(rec, dict):
-            problems.append(InputProblem(str(p), row.line, None, "not a JSON object"))
+            problems.append(InputProblem(str(p), line, None, "not a JSON object"))
         else:
-            f = checked(p, row.line, rec)
-            data.append(vlrb.parse_inference(f, trust_flag=trust_flag) if not f.problems else None)
+            f = checked(p, line, rec)
+            data.append((line, vlrb.parse_inference(f, trust_flag=trust_flag) if not f.problems else None))
             problems += f.problems
+    if not problems:
+        problems = vlrb.key_collisions(p, ((line, r) for line, r in data if r is not None))
     if problems:
         raise InputError(problems)
     return data
@@ -243,19 +348,20 @@ def _inference_records(p: Path, trust_flag: bool) -> list[vlrb.VlrbInference | N
 def _read_vlrb(p: Path, pairs: Sequence[EvalPair] | None, k: int | None, trust_flag: bool) -> JudgmentFile:
     data = _inference_records(p, trust_flag)
     warnings: list[str] = []
+    doubts: list[InputProblem] = []
     if trust_flag:
-        odd = sum(1 for r in data if r is not None and r.flag_status not in ("agree", "reject", "doesntMatch"))
+        odd = sum(1 for _, r in data if r is not None and r.flag_status not in ("agree", "reject", "doesntMatch"))
         if odd:
             warnings.append(
                 f"{odd} records whose flag_status is not agree, reject or doesntMatch are ignored, as cal.py does"
             )
-    # pairs from the records: one per distinct key (cal.py's id + query + responses), first
+    # pairs from the records: one per item (cal.py's key of id + query + responses), first
     # seen in the file
-    first: dict[str, vlrb.VlrbInference] = {}
-    for rec in data:
+    first: dict[str, tuple[int, vlrb.VlrbInference]] = {}
+    for line, rec in data:
         if rec is not None:
-            first.setdefault(rec.key, rec)
-    own_ids = dict(zip(first, unique_ids([r.id for r in first.values()]), strict=True))
+            first.setdefault(rec.key, (line, rec))
+    own_ids = dict(zip(first, unique_ids([r.id for _, r in first.values()]), strict=True))
     if pairs is None:
         pairs = [
             EvalPair(
@@ -268,23 +374,30 @@ def _read_vlrb(p: Path, pairs: Sequence[EvalPair] | None, k: int | None, trust_f
                 source="vlrewardbench",
                 metadata={"vlrb_key": key, "source_id": r.id},
             )
-            for key, r in first.items()
+            for key, (_, r) in first.items()
         ]
         target = own_ids
     else:
-        target, mismatched = _match_vlrb(first, own_ids, pairs)
+        target, mismatched = _match_vlrb({key: r for key, (_, r) in first.items()}, own_ids, pairs)
         if mismatched:
             warnings.append(
                 f"the responses of {plural(mismatched, 'item')} differ from the dataset pair of the same id: "
                 "check that the records and --dataset are the same benchmark copy"
             )
+        doubts += [
+            InputProblem(str(p), line, "id", f"{r.id!r} (query {r.query!r}) is not in the dataset")
+            for key, (line, r) in first.items()
+            if target[key].startswith(NOT_IN_DATASET)
+        ]
     pair_by_id = {x.id: x for x in pairs}
+    dataset_given = target is not own_ids
 
-    if k is not None:
-        data = cal_order(data, k)
+    records = [(line, r) for line, r in (cal_order(data, k) if k is not None else data) if r is not None]
     seen: Counter = Counter()
+    doubted: set[str] = set()
+    disagreeing: set[str] = set()
     out = []
-    for rec in (r for r in data if r is not None):
+    for line, rec in records:
         key = rec.key
         if trust_flag:
             status = rec.flag_status
@@ -300,12 +413,25 @@ def _read_vlrb(p: Path, pairs: Sequence[EvalPair] | None, k: int | None, trust_f
         seen[key] += 1
         pid = target[key]
         pair = pair_by_id.get(pid)
-        preferred: Side = pair.preferred if pair else rec.preferred
-        # the record lists the pair's responses in its own order (both list the chosen one
-        # where they say), and cal.py shows that list in rec.shown order
-        order = shown_order(copy_order(preferred, rec.preferred), rec.shown)
+        # the side of the pair that this record's ranking calls chosen. Scored against the
+        # records themselves, each record's own ranking is right, as in cal.py (records of one
+        # item may disagree: a warning); against a dataset, its label is, and a record's
+        # chosen response is found there by its text
+        chosen: Side = pair.preferred if pair else rec.preferred
+        if pair and dataset_given:
+            chosen = _side_of(rec.response[0 if rec.preferred == "first" else 1], pair)
+            if chosen != pair.preferred and key not in doubted:
+                doubted.add(key)
+                doubts.append(
+                    _label_doubt(p, line, "ranking", f"ranking {list(rec.ranking)}", pid, "the other response")
+                )
+        elif pair and rec.response[0 if rec.preferred == "first" else 1] != pair.chosen:
+            disagreeing.add(key)
+        # the record lists the pair's responses in its own order, and cal.py shows that
+        # list in rec.shown order
+        order = shown_order(copy_order(chosen, rec.preferred), rec.shown)
         # "agree" is any answer number but the rejected one's, as cal.py counts it
-        verdict = {"agree": preferred, "reject": other(preferred)}.get(status)
+        verdict = {"agree": chosen, "reject": other(chosen)}.get(status)
         out.append(
             Judgment(
                 pair_id=pid,
@@ -318,7 +444,15 @@ def _read_vlrb(p: Path, pairs: Sequence[EvalPair] | None, k: int | None, trust_f
                 extra={"verdict_from": "flag_status"} if trust_flag else {},
             )
         )
-    return JudgmentFile(out, list(pairs), warnings=tuple(warnings))
+    if disagreeing:
+        warnings.append(
+            f"the records of {plural(len(disagreeing), 'item')} disagree on which response is preferred: "
+            "each record is scored against its own ranking, as cal.py does"
+        )
+    return JudgmentFile(out, list(pairs), warnings=tuple(warnings + doubt_summary(doubts)), doubts=tuple(doubts))
+
+
+NOT_IN_DATASET = "(not in the dataset) "
 
 
 def _match_vlrb(
@@ -340,7 +474,7 @@ def _match_vlrb(
             same_id = by_id.get(rec.id, [])
             mismatched += bool(same_id)
             # one dataset pair of that id: score against it; none or several: an unknown pair
-            hit = same_id[0] if len(same_id) == 1 else f"(not in the dataset) {own_ids[key]}"
+            hit = same_id[0] if len(same_id) == 1 else NOT_IN_DATASET + own_ids[key]
         target[key] = hit
     return target, mismatched
 
@@ -369,15 +503,34 @@ def _read_rewards(p: Path, pairs: Sequence[EvalPair] | None) -> JudgmentFile:
             return triplets.parse(f)
         return mmrb.parse(f, reported=labelled)  # labelled: the file's categories are what is reported
 
-    records = [rec for _, rec in parse_rows(p, rows, lambda f: r1_rewards.parse(f, parse_row))]
-    ids = unique_ids([rec.row.id for rec in records])
+    lines_records = parse_rows(p, rows, lambda f: r1_rewards.parse(f, parse_row))
+    records = [rec for _, rec in lines_records]
+    id_field = "ID" if layout == "mmrb" else "id"
+    if layout == "triplet":
+        _refuse_split_media(p, lines_records)
+    ids, doubts, warnings = _row_ids(p, id_field, [(line, rec.row.id) for line, rec in lines_records], pairs)
+    # the id as the script's dict holds it: 3 and "3" are two ids there (MM-RLHF's Acc+)
+    raw_ids = {r.line: json.dumps(r.data.get(id_field)) for r in rows if r.data is not None}
     if pairs is None:
         pairs = _own_pairs([rec.row for rec in records], mmrb_pair if layout == "mmrb" else triplet_pair, p, ids)
-    preferred_of = {x.id: x.preferred for x in pairs}
+    pair_by_id = {x.id: x for x in pairs}
+    script_ids: dict[str, str] = {}
     out = []
-    for rec, pid in zip(records, ids, strict=True):
+    for (line, rec), pid in zip(lines_records, ids, strict=True):
+        pair = pair_by_id.get(pid)
+        script_ids.setdefault(pid, raw_ids[line])
+        # the side of the pair this row calls chosen, whose reward is rewards[0]
+        if pair is None:
+            chosen: Side = "first"
+        elif layout == "mmrb":
+            chosen = rec.row.preferred
+        else:
+            chosen = _side_of(rec.row.chosen, pair)
+        if pair is not None and chosen != pair.preferred:
+            stated = f"Better {rec.row.better}" if layout == "mmrb" else "chosen is the dataset's rejected response"
+            theirs = ("Output1" if pair.preferred == "first" else "Output2") if layout == "mmrb" else "the other"
+            doubts.append(_label_doubt(p, line, "Better" if layout == "mmrb" else "chosen", stated, pid, theirs))
         r_chosen, r_rejected = rec.chosen, rec.rejected
-        chosen = preferred_of.get(pid, "first")
         rejected = other(chosen)
         # NaN is neither higher, lower nor equal: no verdict (the script counts it wrong)
         verdict = (
@@ -402,11 +555,35 @@ def _read_rewards(p: Path, pairs: Sequence[EvalPair] | None) -> JudgmentFile:
                 extra={"verdict_from": "rewards"},
             )
         )
-    warnings = []
-    both = sum(1 for rec in records if layout == "triplet" and rec.row.image and rec.row.video)
-    if both:
-        warnings.append(f"{both} rows have both an image and a video path: grouped by the image")
-    return JudgmentFile(out, list(pairs), warnings=tuple(warnings))
+    pairs = [
+        replace(x, metadata={**x.metadata, "script_id": script_ids[x.id]}) if x.id in script_ids else x for x in pairs
+    ]
+    return JudgmentFile(out, pairs, warnings=tuple(warnings + doubt_summary(doubts)), doubts=tuple(doubts))
+
+
+def _refuse_split_media(p: Path, lines_records: Sequence[tuple[int, Any]]) -> None:
+    """MM-RLHF's get_acc.py counts a row's total in the first keyword of its image path (its
+    video path when it has no image) but its accuracy in the first keyword of either path:
+    a row with both paths whose keywords differ would add to one category's right answers and
+    to another's total. Such rows are refused rather than scored a third way."""
+    problems = []
+    for line, rec in lines_records:
+        image, video = rec.row.image, rec.row.video
+        if image and video:
+            total, right = mm_rlhf.category_of(image, video), mm_rlhf.accuracy_keyword(image, video)
+            if total != right:
+                problems.append(
+                    InputProblem(
+                        str(p),
+                        line,
+                        "video",
+                        f"the row has an image path ({image!r}: {total or 'no keyword'}) and a video path "
+                        f"({video!r}) whose first keyword differs ({right}): get_acc.py would count it in the "
+                        f"total of {total or 'no category'} and the right answers of {right}; give one path",
+                    )
+                )
+    if problems:
+        raise InputError(problems)
 
 
 # -- this project's own JSONL --------------------------------------------------------------

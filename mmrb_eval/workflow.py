@@ -4,18 +4,21 @@ The commands and the Leaderboard page parse, call these and render what they ret
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from curate.errors import InputError, MmrbError
 from curate.judging.records import Judgment, RunDataset
 from curate.judging.runner import JudgeConfig, RunSummary, run_judge
 from curate.store import Store
+from curate.wording import plural
 
 from .datasets import read_dataset
-from .formats import read_judgment_file, write_judgments
+from .formats import CAL_KS, read_judgment_file, write_judgments
 from .leaderboard import estimated_health
 from .records import EvalPair
 from .reward_model import RewardModelConfig, run_reward_model
@@ -151,20 +154,44 @@ def score_file(
     *,
     vlrb_k: int | None = None,
     trust_flag: bool = False,
+    strict: bool = False,
 ) -> ScoredJudgments:
     """A file of saved judgments scored against ``dataset`` (formats that carry their labels
-    need none). The judge is named after the file."""
+    need none). The judge is named after the file. ``strict``: rows that disagree with the
+    dataset (an id it does not have, another label) refuse the file instead of a warning."""
     f = read_judgment_file(path, fmt, dataset.pairs if dataset else None, vlrb_k=vlrb_k, trust_flag=trust_flag)
+    if strict and f.doubts:
+        raise InputError(list(f.doubts))
+    if options.preset == "vlrewardbench" and fmt == "vlrewardbench" and vlrb_k is None:
+        most = max(Counter(j.pair_id for j in f.judgments).values(), default=0)
+        if most > 1:
+            raise MmrbError(
+                f"{path}: items have up to {most} records (samples) each, and cal.py prints its figures for "
+                f"k = {', '.join(map(str, CAL_KS))} samples per item only: give --vlrb-k K for the figures it prints "
+                "for that k (or score without --preset to let every sample vote)"
+            )
     label = dataset.label if dataset else str(Path(path).resolve())
     figures = score(f.pairs, f.judgments, options, listed=f.listed, warnings=f.warnings)
     return ScoredJudgments(Path(path).stem, label, f.pairs, f.judgments, figures)
 
 
 def score_run(
-    store: Store, run_id: str, options: ScoringOptions, pairs: Sequence[EvalPair] | None = None
+    store: Store,
+    run_id: str,
+    options: ScoringOptions,
+    pairs: Sequence[EvalPair] | None = None,
+    *,
+    strict: bool = False,
 ) -> ScoredJudgments:
-    """A stored run scored on ``pairs``, else on the dataset it recorded."""
-    return score_loaded_run(store, run_id, load_run(store, run_id, pairs), options)
+    """A stored run scored on ``pairs``, else on the dataset it recorded. ``strict``: a
+    judgment of a pair that ``pairs`` does not have is an error, not a warning."""
+    scored = score_loaded_run(store, run_id, load_run(store, run_id, pairs), options)
+    if strict and scored.figures.unknown_judgments:
+        raise MmrbError(
+            f"run {run_id}: {plural(scored.figures.unknown_judgments, 'judgment', verb=('names', 'name'))} a pair "
+            "the dataset does not have (--strict)"
+        )
+    return scored
 
 
 def score_loaded_run(store: Store, run_id: str, loaded: LoadedRun, options: ScoringOptions) -> ScoredJudgments:

@@ -21,7 +21,7 @@ import io
 import json
 import random
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from curate.cli import main as mmrb
+from mmrb_eval.formats import CAL_KS
 
 ROOT = Path(__file__).resolve().parents[1]
 OFFICIAL = ROOT.parent / "shared" / "official"
@@ -252,6 +253,160 @@ def test_mmrb_failed_requests_are_left_out_not_coined(tmp_path):
     assert r["n_failed"] == 9 and not r["complete"] and r["outcomes"]["error"] == 9
     assert r["warnings"][0].startswith("incomplete: 9 of 60 judgments failed")
     assert mmrb_official(path)["all"][1] == 60  # the script counted them
+
+
+def mmrb_dataset_of(rows: list[dict]) -> list[dict]:
+    """The benchmark records a file of judge outputs judged: one per ID, as its first row
+    states it (Label A: Output1 is better)."""
+    first: dict[str, dict] = {}
+    for r in rows:
+        first.setdefault(r["ID"], r)
+    return [
+        {
+            "ID": rid,
+            "Text": "q",
+            "Image": "",
+            "Output1": "one",
+            "Output2": "two",
+            "Better": "Output1" if r["Label"] == "A" else "Output2",
+            "Category": r["Meta"]["Category"],
+        }
+        for rid, r in first.items()
+    ]
+
+
+def test_mmrb_preset_with_dataset_counts_every_row_of_a_repeated_id(tmp_path):
+    # 2_get_accuracy.py counts every row, an ID repeated or not; scored against the dataset
+    # the rows judged, each row judges that ID's pair (never dropped as "missing")
+    repeats = 0
+    for seed in SEEDS:
+        rng = random.Random(seed)
+        rows = mmrb_rows(rng, rng.randint(2, 80))
+        dataset = mmrb_dataset_of(rows)
+        label = {d["ID"]: "A" if d["Better"] == "Output1" else "B" for d in dataset}
+        category = {d["ID"]: d["Category"] for d in dataset}
+        rows = [{**r, "Label": label[r["ID"]], "Meta": {"Category": category[r["ID"]]}} for r in rows]
+        path = write_jsonl(tmp_path / "out.jsonl", rows)
+        data = write_jsonl(tmp_path / "mmrb.jsonl", dataset)
+        r = ours("--judgments", str(path), "--format", "mmrb", "--preset", "mmrb", "--dataset", str(data))
+        assert_same_groups(mmrb_official(path), r, skip=("safety", "reasoning"))
+        assert r["missing_pairs"] == 0 and r["unknown_judgments"] == 0
+        repeated = len(rows) - len(dataset)
+        repeats += repeated > 0
+        assert any("repeated in the file" in w for w in r["warnings"]) == (repeated > 0)
+    assert repeats >= 20
+
+
+def test_mmrb_issue_repro_repeated_id_with_dataset(tmp_path):
+    # the issue's case: an ID judged on three rows, two of them right
+    rows = [
+        {"ID": "vqa_1", "Label": "A", "output": text, "Meta": {"Category": "vqa"}}
+        for text in ("[[A]]", "[[A]]", "[[B]]")
+    ]
+    path = write_jsonl(tmp_path / "out.jsonl", rows)
+    data = write_jsonl(tmp_path / "mmrb.jsonl", mmrb_dataset_of(rows))
+    assert mmrb_official(path)["all"] == (2, 3, 2 / 3)
+    r = ours("--judgments", str(path), "--format", "mmrb", "--preset", "mmrb", "--dataset", str(data))
+    assert r["overall"]["correct_n"] == "2/3" and r["missing_pairs"] == 0
+    assert "1 id repeated in the file ('vqa_1' (3 rows))" in r["warnings"][0]
+    # R1-Reward's rows with a repeated ID count every row too (its 1_get_accuracy.py)
+    r1 = [{**d, "rewards": rw} for d, rw in zip(mmrb_dataset_of(rows) * 3, ([1, 0], [1, 0], [0, 1]), strict=True)]
+    path = write_jsonl(tmp_path / "r1.jsonl", r1)
+    r = ours("--judgments", str(path), "--format", "r1-rewards", "--preset", "r1-mmrb", "--dataset", str(data))
+    assert r["overall"]["correct_n"] == "2/3" and r["missing_pairs"] == 0
+
+
+def test_rows_the_dataset_disagrees_with_are_warned_about_and_refused_with_strict(tmp_path):
+    dataset = [
+        {
+            "ID": f"vqa_{i}",
+            "Text": "q",
+            "Image": "",
+            "Output1": "a",
+            "Output2": "b",
+            "Better": "Output1",
+            "Category": "vqa",
+        }
+        for i in range(4)
+    ]
+    data = write_jsonl(tmp_path / "mmrb.jsonl", dataset)
+    rows = [
+        {"ID": "vqa_0", "Label": "A", "output": "[[A]]", "Meta": {"Category": "vqa"}},
+        {"ID": "vqa_1", "Label": "B", "output": "[[B]]", "Meta": {"Category": "vqa"}},  # the dataset says A
+        {"ID": "nope_7", "Label": "A", "output": "[[A]]", "Meta": {"Category": "vqa"}},  # not in the dataset
+        {"ID": "nope_8", "Label": "A", "output": "[[A]]", "Meta": {"Category": "vqa"}},
+    ]
+    path = write_jsonl(tmp_path / "out.jsonl", rows)
+    args = ("--judgments", str(path), "--format", "mmrb", "--preset", "mmrb", "--dataset", str(data))
+    r = ours(*args)
+    assert r["unknown_judgments"] == 2 and r["overall"]["correct_n"] == "1/2"  # vqa_1 against the dataset's A
+    said = " | ".join(r["warnings"])
+    assert "2 judgments name 2 pairs the dataset does not have ('nope_7', 'nope_8') and are in no figure" in said
+    assert "1 row states a preference other than the dataset's and is scored against the dataset" in said
+    assert "out.jsonl:2 field 'Label': Label B, while the dataset prefers A" in said
+    err = refused(*args, "--strict")
+    assert "out.jsonl:2 field 'Label'" in err and "out.jsonl:3 field 'ID': 'nope_7' is not in the dataset" in err
+    assert "out.jsonl:4 field 'ID'" in err
+    # the same for R1-Reward's rows (Better against the dataset's), VL-RewardBench records and MMRB2 judgements
+    r1 = [{**dataset[0], "rewards": [1, 0]}, {**dataset[1], "Better": "Output2", "rewards": [1, 0]}]
+    r1.append({**dataset[2], "ID": "gone", "rewards": [1, 0]})
+    path = write_jsonl(tmp_path / "r1.jsonl", r1)
+    args = ("--judgments", str(path), "--format", "r1-rewards", "--preset", "r1-mmrb", "--dataset", str(data))
+    r = ours(*args)
+    # the second row's chosen (rewards[0]) is Output2, the dataset's rejected one: wrong against the dataset
+    assert r["overall"]["correct_n"] == "1/2" and r["unknown_judgments"] == 1
+    err = refused(*args, "--strict")
+    assert "r1.jsonl:2 field 'Better'" in err and "r1.jsonl:3 field 'ID': 'gone' is not in the dataset" in err
+
+
+def test_vlrewardbench_records_whose_ranking_differs_from_the_dataset(tmp_path):
+    pair = dict(id="RLHF-V_1", query="q", response=["x", "y"], human_ranking=[0, 1], models=["m1", "m2"], image="")
+    data = write_jsonl(tmp_path / "vl.jsonl", [pair])
+    meta = {"random_number": 0, "filter_choice": "Overall Judgment: Answer 1 is better", "flag_status": "reject"}
+    rec = dict(id="RLHF-V_1", query="q", response=["x", "y"], ranking=[1, 0], meta=meta)  # says y is chosen
+    gone = dict(rec, id="RLHF-V_9", ranking=[0, 1])
+    path = write_jsonl(tmp_path / "infer.jsonl", [rec, gone])
+    args = ("--judgments", str(path), "--format", "vlrewardbench", "--preset", "vlrewardbench", "--dataset", str(data))
+    r = ours(*args)
+    # the judge picked x (Answer 1), the dataset's chosen response: right against the dataset
+    assert r["overall"]["correct_n"] == "1/1" and r["unknown_judgments"] == 1
+    assert any("infer.jsonl:1 field 'ranking': ranking [1, 0]" in w for w in r["warnings"])
+    err = refused(*args, "--strict")
+    assert "infer.jsonl:1 field 'ranking'" in err and "infer.jsonl:2 field 'id': 'RLHF-V_9'" in err
+
+
+def test_mmrb2_judgements_of_pairs_not_in_the_ground_truth_are_warned_about(tmp_path):
+    gt = tmp_path / "t2i.json"
+    gt.write_text(json.dumps({"pairs": [{"id": "p0", "response_a": "a", "response_b": "b", "chosen": "A"}]}))
+    preds = tmp_path / "preds.json"
+    preds.write_text(json.dumps({"p0": {"forward": [{"judgement": "A"}]}, "zz": {"forward": [{"judgement": "A"}]}}))
+    args = ("--judgments", str(preds), "--format", "mmrb2", "--preset", "mmrb2", "--dataset", str(gt))
+    r = ours(*args)
+    assert r["unknown_judgments"] == 1 and any("('zz')" in w for w in r["warnings"])
+    assert "pair 'zz' is not in the dataset" in refused(*args, "--strict")
+
+
+def test_mmrb2_ground_truth_id_written_as_a_number_is_refused(tmp_path):
+    # compute_accuracy.py looks the number up among the judgement file's string keys: the pair
+    # is "missing" whatever was judged. mmrb-studio refuses the file rather than print that.
+    mod = load("mmrb2/compute_accuracy.py", "mmrb2_official")
+    gt = {"pairs": [{"id": 5, "response_a": "a", "response_b": "b", "chosen": "A"}]}
+    preds = {"5": {"forward": [{"judgement": "A"}], "reverse": [{"judgement": "B"}]}}
+    theirs = mod.compute_task_accuracy(preds, gt, "image")
+    assert theirs.missing_pairs == 1 and theirs.total_evaluated == 0
+    (tmp_path / "t2i.json").write_text(json.dumps(gt))
+    (tmp_path / "preds.json").write_text(json.dumps(preds))
+    err = refused(
+        "--judgments",
+        str(tmp_path / "preds.json"),
+        "--format",
+        "mmrb2",
+        "--preset",
+        "mmrb2",
+        "--dataset",
+        str(tmp_path / "t2i.json"),
+    )
+    assert "t2i.json:1 field 'id': 5 is not a string" in err and "would count this pair missing" in err
 
 
 def test_mmrb_several_samples(tmp_path):
@@ -525,22 +680,35 @@ CAL_GROUPS = {
 }
 
 
+class CalStops(Exception):
+    """cal.py stops on the file itself (its shape) before it counts anything."""
+
+
 def cal_reference(records: list, ks=(1, 3, 5, 7, 9)) -> dict[int, dict]:
-    """VL-RewardBench cal.py (vl-rewardbench/VL_RewardBench @ 9b10abd) as README.md in
-    ../shared/official describes it: main() seeds random once with 1234, then for each k
-    re-reads the records, shuffles them with its swap shuffle (for every position i, swap
-    with random.randint(0, n - 1)), keeps at most k records per item, re-reads each verdict
-    with the expression above on the text without newlines and '*' (case-insensitive): no
-    match is "doesntMatch", the number of the rejected response's shown position (from
-    ``ranking`` and ``meta.random_number``) is "reject", any other number "agree" (as the
-    file reads). An item (id + query + sorted responses, the key REFERENCE.md notes) is
-    classified by strict majority; its dataset comes from the id's prefix before the first
-    ``_`` or ``-``; group accuracy = agree / (agree + reject), Overall the same over all
-    groups, Macro the mean of the three (None where the script would divide by zero).
-    Records wrapped as {"0": record} are unwrapped (when the first one is); null records are
-    skipped after the shuffle. {k: figures} for each k of ``ks``, in main()'s order."""
-    if records and isinstance(records[0], dict) and "0" in records[0]:
-        records = [r["0"] for r in records]
+    """VL-RewardBench cal.py (vl-rewardbench/VL_RewardBench @ 9b10abd), restated step by
+    step from ../shared/official/README.md and the file: main() seeds random once with 1234,
+    then for each k re-reads the records, unwraps every record as ``r["0"]`` when the first
+    one has a key "0", shuffles them with its swap shuffle (for every position i, swap with
+    random.randint(0, n - 1)), skips null records, reads ``meta.flag_status``, re-reads each
+    verdict with the expression above on the text without newlines and '*'
+    (case-insensitive): no match is "doesntMatch", the number of the rejected response's
+    shown position (from ``ranking`` and ``meta.random_number``) is "reject", any other
+    number "agree"; keeps at most k records per item (keyed on the text id + query + sorted
+    responses; its dataset is that of the first record met); classifies each item by strict
+    majority; computes each source dataset's accept rate agree / (agree + reject), each
+    group's accuracy and the macro mean of the three.
+
+    {k: figures} for each k of ``ks``, in main()'s order. Where cal.py stops on the file's
+    shape (a null first record, records wrapped unlike the first) this raises CalStops.
+    Where it stops on a record or a division, the figures are still computed, and ``stops``
+    names the first cause ("flag_status": a record without ``meta.flag_status``;
+    "accept_rate": a source dataset without a decided item, whose unprinted rate divides by
+    zero; "group": a group without a decided item); None where cal.py prints them."""
+    try:
+        if "0" in records[0]:
+            records = [item["0"] for item in records]
+    except (TypeError, KeyError, IndexError) as e:
+        raise CalStops(repr(e)) from None
     rnd = random.Random(1234)
     out = {}
     for k in ks:
@@ -548,40 +716,56 @@ def cal_reference(records: list, ks=(1, 3, 5, 7, 9)) -> dict[int, dict]:
         for i in range(len(data)):
             j = rnd.randint(0, len(data) - 1)
             data[i], data[j] = data[j], data[i]
+        stops = None
         items: dict[str, dict] = {}
         for item in data:
             if item is None:
                 continue
+            if not isinstance(item, dict) or "id" not in item:
+                raise CalStops(f"a record without an id: {item!r}")
             key = item["id"] + item["query"] + "\t".join(sorted(item["response"]))
             prefix = re.split(r"[_-]", item["id"], maxsplit=1)[0]
-            d = items.setdefault(
-                key,
-                {
-                    "agree": 0,
-                    "reject": 0,
-                    "doesntMatch": 0,
-                    "group": CAL_GROUPS[CAL_DATASETS.get(prefix, "vlfeedback")],
-                },
-            )
-            if d["agree"] + d["reject"] + d["doesntMatch"] >= k:
-                continue
+            if "flag_status" not in item["meta"]:
+                stops = stops or "flag_status"
             rn = item["meta"]["random_number"]
             rejected = item["ranking"].index(1 if rn == 0 else 0) + 1
             text = item["meta"]["filter_choice"].replace("\n", "").replace("*", "")
             m = re.search(CAL_PATTERN, text, re.IGNORECASE)
-            d["doesntMatch" if not m else "reject" if int(m.group(1)) == rejected else "agree"] += 1
-        agree, total = defaultdict(int), defaultdict(int)
+            status = "doesntMatch" if not m else "reject" if int(m.group(1)) == rejected else "agree"
+            if key not in items:
+                items[key] = {
+                    "agree": 0,
+                    "reject": 0,
+                    "doesntMatch": 0,
+                    "dataset": CAL_DATASETS.get(prefix, "vlfeedback"),
+                }
+            elif sum(items[key][s] for s in ("agree", "reject", "doesntMatch")) >= k:
+                continue
+            items[key][status] += 1
+        per_dataset: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         for d in items.values():
             t = d["agree"] + d["reject"] + d["doesntMatch"]
+            counts = per_dataset[d["dataset"]]
             if d["agree"] > t / 2:
-                agree[d["group"]] += 1
-                total[d["group"]] += 1
+                counts[0] += 1
             elif d["reject"] > t / 2:
-                total[d["group"]] += 1
-        groups = {g: (agree[g], total[g]) for g in ("general", "hallucination", "reasoning")}
-        accs = [a / n if n else None for a, n in groups.values()]
-        n_all = sum(total.values())
-        out[k] = {**groups, "overall": (sum(agree.values()), n_all), "macro": None if None in accs else sum(accs) / 3}
+                counts[1] += 1
+        agree, total = defaultdict(int), defaultdict(int)
+        for dataset, (a, r) in per_dataset.items():
+            if not a + r:
+                stops = stops or "accept_rate"
+            agree[CAL_GROUPS[dataset]] += a
+            total[CAL_GROUPS[dataset]] += a + r
+        names = ("general", "hallucination", "reasoning")
+        if not all(total[g] for g in names):
+            stops = stops or "group"
+        macro = None if not all(total[g] for g in names) else sum(agree[g] / total[g] for g in names) / 3
+        out[k] = {
+            **{g: (agree[g], total[g]) for g in names},
+            "overall": (sum(agree.values()), sum(total.values())),
+            "macro": macro,
+            "stops": stops,
+        }
     return out
 
 
@@ -615,12 +799,18 @@ CAL_TEXTS = [
 ]
 
 
-def cal_records(rng: random.Random) -> list:
+CAL_DECIDING = CAL_TEXTS[:4] + CAL_TEXTS[5:8] + CAL_TEXTS[10:]  # texts the expression reads
+
+
+def cal_records(rng: random.Random, *, deciding: float = 0.5) -> list:
+    """Inference records of 1-14 items (some sharing an id, some a query, some listed in the
+    other order), 1-60 records, null records among them, all wrapped as {"0": record} in one
+    file of five; ``deciding``: the share of texts drawn from those the expression reads."""
     items = []
-    for _ in range(rng.randint(1, 12)):
+    for _ in range(rng.randint(1, 14)):
         resp = rng.sample(["one", "two", "three", "four"], 2)
         items.append((rng.choice(CAL_IDS), rng.choice(["q", "q2"]), resp, rng.choice([[0, 1], [1, 0]])))
-    recs = []
+    recs: list = []
     for _ in range(rng.randint(1, 60)):
         pid, q, resp, ranking = rng.choice(items)
         if rng.random() < 0.1:  # the same item with its responses in the other order
@@ -633,13 +823,15 @@ def cal_records(rng: random.Random) -> list:
                 "ranking": ranking,
                 "meta": {
                     "random_number": rng.choice([0, 1, 1, 0, 2]),
-                    "filter_choice": rng.choice(CAL_TEXTS),
+                    "filter_choice": rng.choice(CAL_DECIDING if rng.random() < deciding else CAL_TEXTS),
                     "flag_status": "stale",
                 },
             }
         )
         if rng.random() < 0.05:
             recs.append(None)
+    if recs[0] is None:
+        recs = recs[1:] + [None]  # cal.py stops on a null first record (a test of its own below)
     if rng.random() < 0.2:
         recs = [{"0": r} for r in recs]
     return recs
@@ -655,19 +847,100 @@ def assert_same_as_cal(ref: dict, r: dict) -> None:
         assert close(r["macro"]["accuracy"], ref["macro"])
 
 
+def vlrb_score(path: Path, *more: str) -> dict:
+    return ours("--judgments", str(path), "--format", "vlrewardbench", "--preset", "vlrewardbench", *more)
+
+
 def test_vlrewardbench_preset_equals_cal_py(tmp_path):
-    for seed in SEEDS:
-        recs = cal_records(random.Random(seed))
+    """For every k of cal.py's main() and seeded files of mixed verdicts, the preset with
+    --vlrb-k k gives the figures cal.py prints for that k. Where cal.py stops dividing by
+    zero (a source dataset or a group without a decided item) or on a record without
+    meta.flag_status, the preset gives what cal.py computes up to there: the groups it can
+    compute, that group and the macro undefined (README, "Scoring against the published
+    scripts")."""
+    seen: Counter = Counter()
+    for seed in range(120):
+        rng = random.Random(seed)
+        recs = cal_records(rng, deciding=rng.choice([0.5, 1.0, 1.0]))
+        if rng.random() < 0.1:
+            for r in recs:
+                rec = r["0"] if r is not None and "0" in r else r
+                if rec is not None and rng.random() < 0.3:
+                    rec["meta"].pop("flag_status", None)
         path = write_jsonl(tmp_path / f"infer{seed}.jsonl", recs)
-        ref = cal_reference(recs, ks=(1, 3, 5, 7, 9, 10_000))
-        assert_same_as_cal(
-            ref[10_000], ours("--judgments", str(path), "--format", "vlrewardbench", "--preset", "vlrewardbench")
-        )
-        for k in (1, 3, 5):  # the shuffles of main()'s loop, in its order
-            r = ours(
-                "--judgments", str(path), "--format", "vlrewardbench", "--preset", "vlrewardbench", "--vlrb-k", str(k)
-            )
-            assert_same_as_cal(ref[k], r)
+        ref = cal_reference(recs)
+        for k in CAL_KS:
+            seen[ref[k]["stops"]] += 1
+            assert_same_as_cal(ref[k], vlrb_score(path, "--vlrb-k", str(k)))
+    assert seen[None] >= 100 and min(seen[c] for c in ("flag_status", "accept_rate", "group")) >= 10, seen
+
+
+def test_vlrewardbench_preset_needs_k_when_items_have_several_samples(tmp_path):
+    # cal.py prints figures for k = 1, 3, 5, 7, 9 only: with 10 samples an item, every sample
+    # voting is a figure it never prints
+    rng = random.Random(4)
+    recs = [
+        {**r, "meta": {**r["meta"], "filter_choice": rng.choice(CAL_TEXTS)}}
+        for r in [cal_records(random.Random(2), deciding=1.0)[0]] * 10
+    ]
+    path = write_jsonl(tmp_path / "ten.jsonl", recs)
+    err = refused("--judgments", str(path), "--format", "vlrewardbench", "--preset", "vlrewardbench")
+    assert "items have up to 10 records (samples) each" in err and "--vlrb-k" in err
+    # one record an item: k changes nothing, so none is needed
+    one = write_jsonl(tmp_path / "one.jsonl", [recs[0]])
+    assert vlrb_score(one)["overall"]["n"] == 1
+    # without the preset, every sample may vote (the file's own rules, not cal.py's figure)
+    r = ours("--judgments", str(path), "--format", "vlrewardbench", "--aggregate", "majority")
+    assert r["pairs"] == 1
+
+
+def test_vlrewardbench_files_cal_py_stops_on_are_refused(tmp_path):
+    rec = cal_records(random.Random(1), deciding=1.0)[0]
+    assert rec is not None and "0" not in rec
+    wrapped = {"0": rec}
+    for name, recs, where, message in (
+        ("null-first", [None, rec], "null-first.jsonl:1:", "the first record is null"),
+        ("wrap-first", [wrapped, rec], "wrap-first.jsonl:2 field '0'", "not wrapped as"),
+        ("wrap-later", [rec, wrapped], "wrap-later.jsonl:2 field '0'", "while the first record (line 1) is not"),
+    ):
+        with pytest.raises(CalStops):
+            cal_reference(recs)
+        path = write_jsonl(tmp_path / f"{name}.jsonl", recs)
+        err = refused("--judgments", str(path), "--format", "vlrewardbench", "--preset", "vlrewardbench")
+        assert where in err and message in err, err
+    # every record wrapped, nulls too: unwrapped as cal.py does, and scored
+    path = write_jsonl(tmp_path / "all.jsonl", [wrapped, {"0": None}, {"0": rec}])
+    assert_same_as_cal(cal_reference([wrapped, {"0": None}, {"0": rec}])[1], vlrb_score(path, "--vlrb-k", "1"))
+
+
+def test_vlrewardbench_colliding_item_keys_are_refused(tmp_path):
+    # cal.py keys an item on the text id + query + responses: RLHF + "x-q" and RLHFx + "-q"
+    # are one item there, in the group of whichever record its shuffle meets first
+    base = cal_records(random.Random(1), deciding=1.0)[0]
+    a = {**base, "id": "RLHF", "query": "x-q"}
+    b = {**base, "id": "RLHFx", "query": "-q"}
+    path = write_jsonl(tmp_path / "collide.jsonl", [a, b])
+    err = refused("--judgments", str(path), "--format", "vlrewardbench", "--preset", "vlrewardbench", "--vlrb-k", "1")
+    assert "collide.jsonl:2 field 'id'" in err and "'RLHFx'" in err and "(line 1)" in err
+    assert "same id + query + responses text" in err
+    # the reference merges them as cal.py does: one item
+    assert sum(cal_reference([a, b], ks=(1,))[1]["overall"]) <= 2
+
+
+def test_vlrewardbench_blank_lines_and_bom_give_the_figures_without_them(tmp_path):
+    # cal.py reads every line with json.loads: a blank line or a BOM makes it print
+    # "Error decoding JSON", count nothing and then divide by zero. The preset reads the file
+    # without them, which gives the figures cal.py prints for the file without them.
+    for seed in range(20):
+        recs = cal_records(random.Random(seed), deciding=0.95)
+        clean = write_jsonl(tmp_path / "clean.jsonl", recs)
+        lines = clean.read_text().splitlines(keepends=True)
+        messy = tmp_path / "messy.jsonl"
+        messy.write_text("\ufeff" + "\n".join(lines) + "\n\n", encoding="utf-8")
+        for k in (1, 3):
+            mine, theirs = vlrb_score(messy, "--vlrb-k", str(k)), vlrb_score(clean, "--vlrb-k", str(k))
+            for key in ("overall", "macro", "categories", "pairs", "judgments"):
+                assert mine[key] == theirs[key], key
 
 
 def test_vlrewardbench_records_of_real_ids_are_grouped_by_prefix(tmp_path):
@@ -690,13 +963,13 @@ def test_vlrewardbench_records_of_real_ids_are_grouped_by_prefix(tmp_path):
                 }
             )
     path = write_jsonl(tmp_path / "infer.jsonl", recs)
-    r = ours("--judgments", str(path), "--format", "vlrewardbench", "--preset", "vlrewardbench")
+    r = vlrb_score(path, "--vlrb-k", "3")
     assert {g: c["dataset_pairs"] for g, c in r["categories"].items()} == {
         "general": 183,
         "hallucination": 749,
         "reasoning": 318,
     }
-    assert_same_as_cal(cal_reference(recs, ks=(10_000,))[10_000], r)
+    assert_same_as_cal(cal_reference(recs, ks=(1, 3))[3], r)
     # the same records scored against the text copy (id, prompt, chosen, rejected), whose pairs
     # are oriented by a hash of the id: the same figures
     r2 = ours(
@@ -706,6 +979,8 @@ def test_vlrewardbench_records_of_real_ids_are_grouped_by_prefix(tmp_path):
         "vlrewardbench",
         "--preset",
         "vlrewardbench",
+        "--vlrb-k",
+        "3",
         "--dataset",
         str(shared("vlrewardbench/pairs.jsonl")),
     )
@@ -828,27 +1103,59 @@ def mm_rlhf_official(path: Path) -> argparse.Namespace:
     return argparse.Namespace(**ns)
 
 
+MM_RLHF_VIDEOS = ["video/v1.mp4", "clips/v2.mp4", "long/v3.mp4", "mcq/v4.mp4", "short/v5.mp4"]
+
+
+def mm_rlhf_rows(rng: random.Random) -> list[dict]:
+    """Rows of up to 12 ids (some written as numbers beside the same digits as text), image or
+    video paths or both, some with a ``prompt_id`` column that get_acc.py ignores."""
+    rows = []
+    for _ in range(rng.randint(1, 60)):
+        n = rng.randrange(12)
+        row = {
+            "id": rng.choice([f"g{n}", n, str(n)]),
+            "prompt": "q",
+            "chosen": "c",
+            "rejected": "r",
+            "rewards": rewards(rng),
+        }
+        if rng.random() < 0.3:
+            row["prompt_id"] = rng.choice(["p0", "p1"])
+        where = rng.choice(MM_RLHF_PATHS + ["VIDEO", "BOTH"])
+        if where in ("VIDEO", "BOTH"):
+            row["video"] = rng.choice(MM_RLHF_VIDEOS)
+        if where == "BOTH":
+            row["image"] = rng.choice(MM_RLHF_PATHS[:-1])
+        elif where != "VIDEO" and (where or rng.random() < 0.5):
+            row["image"] = where
+        rows.append(row)
+    return rows
+
+
+def split_media(row: dict) -> bool:
+    """A row get_acc.py counts in one keyword's total and another's right answers."""
+    from curate.formats import mm_rlhf
+
+    image, video = row.get("image", ""), row.get("video", "")
+    return bool(image and video) and mm_rlhf.category_of(image, video) != mm_rlhf.accuracy_keyword(image, video)
+
+
 def test_r1_mm_rlhf_get_acc(tmp_path):
-    for seed in SEEDS:
+    compared = refused_files = 0
+    for seed in range(60):
         rng = random.Random(seed)
-        rows = []
-        for _ in range(rng.randint(1, 60)):
-            row = {
-                "id": f"g{rng.randrange(12)}",
-                "prompt": "q",
-                "chosen": "c",
-                "rejected": "r",
-                "rewards": rewards(rng),
-            }
-            where = rng.choice(MM_RLHF_PATHS + ["VIDEO"])
-            if where == "VIDEO":
-                row["video"] = rng.choice(["video/v1.mp4", "clips/v2.mp4", "long/v3.mp4"])
-            elif where or rng.random() < 0.5:
-                row["image"] = where
-            rows.append(row)
+        rows = mm_rlhf_rows(rng)
         path = write_jsonl(tmp_path / "mm.jsonl", rows)
         theirs = mm_rlhf_official(path)
-        r = ours("--judgments", str(path), "--format", "r1-rewards", "--preset", "r1-mm-rlhf")
+        args = ("--judgments", str(path), "--format", "r1-rewards", "--preset", "r1-mm-rlhf")
+        split = [i for i, row in enumerate(rows, 1) if split_media(row)]
+        if split:
+            err = refused(*args)
+            assert f"mm.jsonl:{split[0]} field 'video'" in err and "give one path" in err
+            refused_files += 1
+            continue
+        compared += 1
+        r = ours(*args)
         for k, s in theirs.category_stats.items():
             mine = r["categories"].get(k, {"n": 0})
             assert mine["n"] == s["total"], k
@@ -858,6 +1165,24 @@ def test_r1_mm_rlhf_get_acc(tmp_path):
         o = theirs.overall_stats
         assert r["overall"]["n"] == o["total"] and close(r["overall"]["accuracy"], o["accuracy"])
         assert r["acc_plus"]["n"] == len(theirs.id_to_items) and close(r["acc_plus"]["accuracy"], o["acc_plus"])
+    assert compared >= 15 and refused_files >= 15, (compared, refused_files)
+
+
+def test_r1_mm_rlhf_issue_repros(tmp_path):
+    # Acc+ groups rows by their id, as get_acc.py does: a prompt_id column does not regroup
+    # them (grouped by it, the one id's two rows would be two prompts, one of them all right)
+    row = dict(id="a", prompt="q", chosen="c", rejected="r", image="mcq/1.png")
+    rows = [dict(row, prompt_id="p", rewards=[1, 0]), dict(row, prompt_id="q", rewards=[0, 1])]
+    path = write_jsonl(tmp_path / "mm.jsonl", rows)
+    theirs = mm_rlhf_official(path).overall_stats
+    r = ours("--judgments", str(path), "--format", "r1-rewards", "--preset", "r1-mm-rlhf")
+    assert theirs["acc_plus"] == 0.0 and r["acc_plus"]["correct_n"] == "0/1"
+    # 3 and "3" are two ids there
+    rows = [dict(row, id=3, rewards=[1, 0]), dict(row, id="3", rewards=[0, 1])]
+    path = write_jsonl(tmp_path / "mm.jsonl", rows)
+    theirs = mm_rlhf_official(path).overall_stats
+    r = ours("--judgments", str(path), "--format", "r1-rewards", "--preset", "r1-mm-rlhf")
+    assert theirs["acc_plus"] == 0.5 and r["acc_plus"]["correct_n"] == "1/2"
 
 
 def test_r1_rewards_malformed(tmp_path):
@@ -868,3 +1193,94 @@ def test_r1_rewards_malformed(tmp_path):
         assert "r.jsonl:1 field 'rewards'" in refused(
             "--judgments", str(path), "--format", "r1-rewards", "--preset", "r1-mm-rlhf"
         )
+
+
+# -- inputs a script stops on -------------------------------------------------------------
+# Where a script raises on an input, mmrb-studio prints a figure only when it is the figure
+# the script prints once that one cause is removed (README, "Scoring against the published
+# scripts", lists each); every other such input is refused (the tests above).
+def with_bom_and_blank_lines(path: Path) -> Path:
+    messy = path.with_name("messy" + path.suffix)
+    messy.write_text("\ufeff" + path.read_text().replace("\n", "\n\n", 1) + "\n", encoding="utf-8")
+    return messy
+
+
+def test_mmrb_scripts_stop_on_bom_blank_lines_and_number_ids(tmp_path):
+    rows = mmrb_rows(random.Random(11), 40)
+    clean = write_jsonl(tmp_path / "out.jsonl", rows)
+    messy = with_bom_and_blank_lines(clean)
+    with pytest.raises(json.JSONDecodeError):
+        mmrb_official(messy)
+    args = ("--format", "mmrb", "--preset", "mmrb")
+    assert_same_groups(mmrb_official(clean), ours("--judgments", str(messy), *args), skip=("safety", "reasoning"))
+    # a safety or reasoning row whose ID is a number: the script calls .lower() on it
+    numbered = [
+        {**r, "ID": 7 + i} if r["Meta"]["Category"] in ("safety", "reasoning") else r for i, r in enumerate(rows)
+    ]
+    path = write_jsonl(tmp_path / "numbered.jsonl", numbered)
+    with pytest.raises(AttributeError):
+        mmrb_official(path)
+    as_text = write_jsonl(tmp_path / "as_text.jsonl", [{**r, "ID": str(r["ID"])} for r in numbered])
+    assert_same_groups(mmrb_official(as_text), ours("--judgments", str(path), *args), skip=("safety", "reasoning"))
+
+
+def test_mm_rlhf_script_stops_on_bom_blank_lines_and_null_image(tmp_path):
+    rows = [r for r in mm_rlhf_rows(random.Random(5)) if not split_media(r)]
+    clean = write_jsonl(tmp_path / "mm.jsonl", rows)
+    args = ("--format", "r1-rewards", "--preset", "r1-mm-rlhf")
+
+    def same(theirs: argparse.Namespace, r: dict) -> None:
+        assert r["overall"]["n"] == theirs.overall_stats["total"]
+        assert close(r["overall"]["accuracy"], theirs.overall_stats["accuracy"])
+        assert close(r["acc_plus"]["accuracy"], theirs.overall_stats["acc_plus"])
+
+    messy = with_bom_and_blank_lines(clean)
+    with pytest.raises(json.JSONDecodeError):
+        mm_rlhf_official(messy)
+    same(mm_rlhf_official(clean), ours("--judgments", str(messy), *args))
+    # "image": null beside a video: get_acc.py looks for keywords in None
+    nulled = [{**r, "image": None} if "video" in r and "image" not in r else r for r in rows]
+    assert nulled != rows
+    path = write_jsonl(tmp_path / "nulled.jsonl", nulled)
+    with pytest.raises(TypeError):
+        mm_rlhf_official(path)
+    same(mm_rlhf_official(clean), ours("--judgments", str(path), *args))
+
+
+def test_mmrb2_script_stops_on_a_bom(tmp_path):
+    mod = load("mmrb2/compute_accuracy.py", "mmrb2_official")
+    gt, preds = mmrb2_case(random.Random(3))
+    for name, data in (("t2i.json", {"pairs": gt}), ("preds.json", preds)):
+        (tmp_path / name).write_text("\ufeff" + json.dumps(data), encoding="utf-8")
+    with pytest.raises(json.JSONDecodeError):
+        mod.evaluate_single_task(str(tmp_path / "preds.json"), str(tmp_path / "t2i.json"), "image")
+    theirs = mod.compute_task_accuracy(preds, {"pairs": gt}, "image")
+    r = ours(
+        "--judgments",
+        str(tmp_path / "preds.json"),
+        "--format",
+        "mmrb2",
+        "--preset",
+        "mmrb2",
+        "--dataset",
+        str(tmp_path / "t2i.json"),
+    )
+    assert (r["overall"]["correct"], r["overall"]["n"], r["missing_pairs"]) == (
+        theirs.total_correct,
+        theirs.total_evaluated,
+        theirs.missing_pairs,
+    )
+
+
+def test_r1_vl_script_stops_on_a_number_id(tmp_path):
+    meant = load(
+        "r1_reward/VL-Reward-Bench/get_acc.py", "r1_vl_meant", patch=('data["rewards"][:1]', 'data["rewards"]')
+    )
+    rows = [{"id": i, "prompt": "q", "chosen": "c", "rejected": "r", "rewards": [i % 3, 1]} for i in range(9)]
+    path = write_jsonl(tmp_path / "vl.jsonl", rows)
+    with pytest.raises(TypeError):
+        meant.calculate_accuracy_and_stats(str(path))
+    as_text = write_jsonl(tmp_path / "as_text.jsonl", [{**r, "id": str(r["id"])} for r in rows])
+    results, average = meant.calculate_accuracy_and_stats(str(as_text))
+    r = ours("--judgments", str(path), "--format", "r1-rewards", "--preset", "r1-vlrewardbench")
+    assert close(r["overall"]["accuracy"], average) and r["categories"]["general"]["n"] == results["general"]["samples"]

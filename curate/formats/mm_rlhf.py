@@ -38,6 +38,12 @@ def category_of(image: str | None, video: str | None = None) -> str | None:
     return next((k for k in KEYWORDS if k in where), None)
 
 
+def accuracy_keyword(image: str | None, video: str | None) -> str | None:
+    """The keyword whose right answers get_acc.py counts a row in: the first, in its order,
+    found in the image path or in the video path (its total goes by ``category_of``)."""
+    return next((k for k in KEYWORDS if k in (image or "") or k in (video or "")), None)
+
+
 def parse(f: Fields, need: Collection[str] = ()) -> MmRlhfRow | None:
     row = parse_triplet(f, need)
     video = f.text("video", required=False)

@@ -301,7 +301,7 @@ def as_written(f: Fields) -> dict[str, Any]:
 
 def read_judgements(path: Path) -> Judgements:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))  # a leading BOM is skipped, as everywhere
     except json.JSONDecodeError as e:
         raise InputError([InputProblem(str(path), e.lineno, None, f"{MALFORMED}: {e.msg}")]) from None
     if not isinstance(data, dict):

@@ -21,14 +21,16 @@ both responses (``item_key``, cal.py's key).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import InputError, InputProblem
 from ..model import Order, Side
 from ..wording import plural
 from .fields import Fields
+from .reader import Row
 from .triplets import TripletRecord
 from .triplets import parse as parse_triplet
 from .writer import write_jsonl
@@ -238,15 +240,83 @@ def parse_text(f: Fields, need: Collection[str] = ()) -> TripletRecord | None:
     return parse_triplet(f, need)
 
 
-def unwrap_inference(data: Any) -> Any:
-    """An inference row as written: a record, the record wrapped as ``{"0": record}``, or null."""
-    if isinstance(data, dict) and "0" in data and "id" not in data:
-        return data["0"]
-    return data
+def unwrap_inferences(path: str | Path, rows: Sequence[Row]) -> list[tuple[int, Any]]:
+    """(line, record or None) of an inference file's rows, unwrapped as cal.py unwraps them:
+    every row as ``row["0"]`` when the first row has a key "0", else every row as it is.
+    Where cal.py would stop instead (a null first row: TypeError; a row of the other shape
+    than the first: KeyError), the file is refused, naming the line."""
+    if not rows:
+        raise InputError([InputProblem(str(path), None, None, "no records")])
+    first = rows[0]
+    if first.data is None:
+        raise InputError(
+            [
+                InputProblem(
+                    str(path),
+                    first.line,
+                    None,
+                    'the first record is null: cal.py stops on it (it looks for a key "0" in the first '
+                    "record); remove the line",
+                )
+            ]
+        )
+    wrapped = "0" in first.data
+    out: list[tuple[int, Any]] = []
+    problems: list[InputProblem] = []
+    for row in rows:
+        data = row.data
+        if wrapped and (data is None or "0" not in data):
+            problems.append(
+                InputProblem(
+                    str(path),
+                    row.line,
+                    "0",
+                    f'not wrapped as {{"0": record}} while the first record (line {first.line}) is: '
+                    "cal.py unwraps every record when the first one is wrapped, and stops on this one",
+                )
+            )
+        elif not wrapped and data is not None and "0" in data and "id" not in data:
+            problems.append(
+                InputProblem(
+                    str(path),
+                    row.line,
+                    "0",
+                    f'wrapped as {{"0": record}} while the first record (line {first.line}) is not: cal.py '
+                    "unwraps records only when the first one is wrapped, and stops on this one",
+                )
+            )
+        else:
+            out.append((row.line, data["0"] if wrapped and data is not None else data))
+    if problems:
+        raise InputError(problems)
+    return out
+
+
+def key_collisions(path: str | Path, records: Iterable[tuple[int, VlrbInference]]) -> list[InputProblem]:
+    """Records of different items whose cal.py keys are the same text (``RLHF`` + ``x-q`` and
+    ``RLHFx`` + ``-q``): cal.py counts them as one item, in the group of whichever it meets
+    first after its shuffle. One problem per record that collides with an earlier one."""
+    seen: dict[str, tuple[int, tuple[str, str, tuple[str, ...]]]] = {}
+    problems = []
+    for line, rec in records:
+        item = (rec.id, rec.query, tuple(sorted(rec.response)))
+        first = seen.setdefault(rec.key, (line, item))
+        if first[1] != item:
+            problems.append(
+                InputProblem(
+                    str(path),
+                    line,
+                    "id",
+                    f"{rec.id!r} with query {rec.query!r} has the same id + query + responses text as "
+                    f"{first[1][0]!r} with query {first[1][1]!r} (line {first[0]}): cal.py counts the two "
+                    "as one item, grouped by whichever it meets first after its shuffle; give them distinct ids",
+                )
+            )
+    return problems
 
 
 def parse_inference(f: Fields, *, trust_flag: bool = False) -> VlrbInference | None:
-    """An inference record (unwrapped by ``unwrap_inference``). ``trust_flag``:
+    """An inference record (unwrapped by ``unwrap_inferences``). ``trust_flag``:
     the verdict is ``meta.flag_status``, else it is re-read from ``meta.filter_choice``."""
     d = f.data
     for name in ("id", "query", "response", "ranking", "meta"):

@@ -36,6 +36,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="VL-RewardBench: use meta.flag_status instead of re-reading filter_choice",
     )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="with --dataset: refuse judgments of pairs the dataset does not have, and rows whose label "
+        "differs from the dataset's (by default each is a warning with its count)",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--output", metavar="JSON", help="also write the JSON report (input of mmrb leaderboard)")
     add_scoring_arguments(p)
@@ -58,12 +64,20 @@ def run(args: argparse.Namespace) -> int:
     dataset = open_dataset(args.dataset) if args.dataset else None
     if args.run:
         with open_store(args) as store:
-            scored = score_run(store, args.run, opts, dataset.pairs if dataset else None)
+            scored = score_run(store, args.run, opts, dataset.pairs if dataset else None, strict=args.strict)
         scored = replace(scored, run_id=None)  # mmrb score's report has never named the run
     else:
         if dataset is None and args.format not in SELF_LABELLED:
             raise MmrbError(f"--format {args.format} needs --dataset (the labels to score against)")
-        scored = score_file(args.judgments, args.format, opts, dataset, vlrb_k=args.vlrb_k, trust_flag=args.trust_flag)
+        scored = score_file(
+            args.judgments,
+            args.format,
+            opts,
+            dataset,
+            vlrb_k=args.vlrb_k,
+            trust_flag=args.trust_flag,
+            strict=args.strict,
+        )
     if args.judge_name:
         scored = replace(scored, judge=args.judge_name)
     report = scored.report
