@@ -396,16 +396,7 @@ def test_mmrb2_ground_truth_id_written_as_a_number_is_refused(tmp_path):
     assert theirs.missing_pairs == 1 and theirs.total_evaluated == 0
     (tmp_path / "t2i.json").write_text(json.dumps(gt))
     (tmp_path / "preds.json").write_text(json.dumps(preds))
-    err = refused(
-        "--judgments",
-        str(tmp_path / "preds.json"),
-        "--format",
-        "mmrb2",
-        "--preset",
-        "mmrb2",
-        "--dataset",
-        str(tmp_path / "t2i.json"),
-    )
+    err = refused(*mmrb2_args(tmp_path / "preds.json", tmp_path / "t2i.json"))
     assert "t2i.json:1 field 'id': 5 is not a string" in err and "would count this pair missing" in err
 
 
@@ -461,6 +452,14 @@ def test_mmrb_malformed_values_are_refused_by_line_and_field(tmp_path, field, va
 JUDGEMENTS = ["A", "B", "A", "B", "a", "b", "C", "tie", "A ", "", None, 0, 1, 0.0, True, False, [], {}, ["A"], {"x": 1}]
 
 
+def mmrb2_args(preds: Path, ground_truth: Path) -> tuple[str, ...]:
+    return ("--judgments", str(preds), "--format", "mmrb2", "--preset", "mmrb2", "--dataset", str(ground_truth))
+
+
+def mmrb2_score(preds: Path, ground_truth: Path) -> dict:
+    return ours(*mmrb2_args(preds, ground_truth))
+
+
 def mmrb2_case(rng: random.Random, task: str = "") -> tuple[list[dict], dict]:
     n = rng.randint(1, 25)
     ids = [f"{task}p{i}" for i in range(n)]
@@ -502,16 +501,7 @@ def test_mmrb2_preset_equals_compute_accuracy(tmp_path):
         (tmp_path / "t2i_response_only.json").write_text(json.dumps({"pairs": gt}))
         (tmp_path / "preds.json").write_text(json.dumps(preds))
         theirs = mod.compute_task_accuracy(preds, {"pairs": gt}, "image")
-        r = ours(
-            "--judgments",
-            str(tmp_path / "preds.json"),
-            "--format",
-            "mmrb2",
-            "--preset",
-            "mmrb2",
-            "--dataset",
-            str(tmp_path / "t2i_response_only.json"),
-        )
+        r = mmrb2_score(tmp_path / "preds.json", tmp_path / "t2i_response_only.json")
         assert r["pairs"] == theirs.total_pairs
         assert r["missing_pairs"] == theirs.missing_pairs
         assert r["pairs"] - r["missing_pairs"] == theirs.evaluated_pairs
@@ -1255,16 +1245,7 @@ def test_mmrb2_script_stops_on_a_bom(tmp_path):
     with pytest.raises(json.JSONDecodeError):
         mod.evaluate_single_task(str(tmp_path / "preds.json"), str(tmp_path / "t2i.json"), "image")
     theirs = mod.compute_task_accuracy(preds, {"pairs": gt}, "image")
-    r = ours(
-        "--judgments",
-        str(tmp_path / "preds.json"),
-        "--format",
-        "mmrb2",
-        "--preset",
-        "mmrb2",
-        "--dataset",
-        str(tmp_path / "t2i.json"),
-    )
+    r = mmrb2_score(tmp_path / "preds.json", tmp_path / "t2i.json")
     assert (r["overall"]["correct"], r["overall"]["n"], r["missing_pairs"]) == (
         theirs.total_correct,
         theirs.total_evaluated,
