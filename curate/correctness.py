@@ -6,14 +6,21 @@ The reference decides the kind of answer, and each kind has its own reader:
 * ``choice``: the reference is an option letter, alone or with its text ("C", "(B) 14 cm",
   "Answer: D"). The response's letter comes from an answer marker ("Answer: C", "the answer
   is (C)", "\\boxed{C}", "I choose C", "C is correct") or else from the one letter it names
-  ("(C)", "C)", a line starting "C."); "(A) is wrong", "not A" strike a letter out. Without
-  a letter, the option's text decides ("14 cm", "Albert Einstein", graded like a reference
-  of its own), using the question's other options when given (``options``).
+  ("(C)", "C)", a line starting "C."); "(A) is wrong", "not A", "neither A nor B", "Option D
+  is incorrect", "I don't think B is correct" strike a letter out, and striking out the
+  reference's letter is incorrect. A letter followed by another option's text ("(C) London"
+  when C is Paris) is unsure. Without a letter, the option's text decides ("14 cm", "Albert
+  Einstein", "not London but Paris", graded like a reference of its own), using the
+  question's other options when given (``options``).
 * ``yes_no``: the reference is yes/no or true/false; the response must lead with its answer
-  ("No, nobody is visible.", "Answer: yes", "\\boxed{Yes}").
+  ("No, nobody is visible.", "Answer: yes", "\\boxed{Yes}"), also in another language
+  ("Oui.", "Nein, ...", "是的"); "No sé." is a refusal, not a "no".
 * ``number``: the reference is one number, with a sign, unit, currency, percentage, fraction
   or scale word; see :mod:`curate.quantities` for how numbers are read and compared
-  (units converted, 45% = 0.45, 1/3 ~ 0.333, Unicode digits and minus signs).
+  (units and temperatures converted, 45% = 0.45, 1/3 ~ 0.333, Unicode digits and minus signs,
+  LaTeX, digit groups and decimal commas, equality at the reference's stated precision).
+* ``date``: the reference is a date, decade, century, era year or time; see
+  :mod:`curate.dates`. A year reference also takes a date of that year.
 * ``exact`` (free text): the response, its marked or bold answer, its opening phrase
   ("Thursday, at 23 °C.") or the predicate of its last sentence ("The car is red.") equals
   the reference after normalisation. Free text is judged incorrect only inside a closed set of
@@ -24,10 +31,15 @@ The reference decides the kind of answer, and each kind has its own reader:
 Abstention: unsure whenever the response offers several answers ("A or B", "5 or 6",
 "Thursday or Friday"), hedges its answer ("probably", "maybe", "could be", "cat?"), revises
 itself ("Actually...", "wait"), has second thoughts after it ("However, ..."), negates or
-qualifies what it says, or gives no answer the reader can find; also for units of different
-kinds, roundings too coarse to tell and neighbouring colours. A response
-that plainly refuses ("I cannot tell.") is incorrect. Every decision records its method,
-what it read and why, so a reviewer can check it.
+qualifies what it says, or gives no answer the reader can find; also for a closing list of
+several results with no final answer ("* area = **25**", "* perimeter = **20**"), units of
+different kinds, roundings too coarse to tell, and neighbouring colours or a tint or blend of
+them ("greenish-blue" for green). A response
+that plainly refuses ("I cannot tell.") or plainly negates the reference ("It is not a dog.")
+is incorrect. Markdown that changes the reading is made plain first (struck-out text dropped,
+"**not**" read as "not"), and answer markers in other languages ("答案是", "la respuesta es")
+read as "Answer:". Every decision records its method, what it read and why, so a reviewer can
+check it.
 """
 
 from __future__ import annotations
@@ -37,6 +49,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
+from .dates import DateMention, When, compare_dates, dates_in, reference_date, year_of
 from .model import Correctness
 from .quantities import (
     Quantity,
@@ -57,7 +70,7 @@ DEFAULT_ABS_TOL = 1e-9
 @dataclass(frozen=True)
 class CorrectnessVerdict:
     verdict: Correctness
-    method: str  # "choice", "yes_no", "number", "exact" or "none" (no reference)
+    method: str  # "choice", "yes_no", "number", "date", "exact" or "none" (no reference)
     extracted: str | None = None  # what was read from the response
     expected: str | None = None  # what was read from the reference
     note: str = ""
@@ -71,7 +84,7 @@ class _Tolerance:
 
 # -- cues that make a careful grader hesitate ----------------------------------------------------
 _HEDGE = re.compile(
-    r"\b(?:maybe|perhaps|possibly|probably|likely|unlikely|might|guess|unsure|uncertain|not\s+sure|"
+    r"\b(?:maybe|perhaps|possibly|probably|likely|unlikely|might|guess|unsure|uncertain|not\s+sure|if\s+not|"
     r"not\s+certain|(?:could|may)\s+(?:also\s+)?(?:be|have)|hard\s+to\s+say|either)\b|\?",  # "cat?" asks
     re.I,
 )
@@ -91,7 +104,10 @@ _CONTRAST = re.compile(r"\b(?:or|but|however|though|although|than|before|after|e
 _REFUSAL = re.compile(
     r"^\W*(?:i\s+(?:do\s+not|don't|cannot|can't|can\s+not|am\s+unable\s+to|am\s+not\s+able\s+to)\s+"
     r"(?:know|tell|determine|see|say|answer)\b|(?:it\s+is|it's)\s+(?:not\s+possible|impossible)\s+to\s+"
-    r"(?:tell|determine|say)\b)",
+    r"(?:tell|determine|say)\b"
+    # "I don't know" in other languages, and "no idea": not the answer "no"
+    r"|no\s+(?:lo\s+)?s[ée]\b|non\s+(?:lo\s+)?so\b|je\s+ne\s+(?:le\s+)?sais\s+pas\b|ich\s+wei(?:ß|ss)\s+(?:es\s+)?nicht\b"
+    r"|n[ãa]o\s+sei\b|не\s+знаю|我?不知道|わかりません|分かりません|모르겠습니다|no\s+idea\b)",
     re.I,
 )
 # a bound is no value: "more than 3", "at least 3", "3 or more", "≥ 3", "3+" ("->" is an arrow)
@@ -140,7 +156,7 @@ def _sentence_at(text: str, pos: int) -> str:
 
 
 _MAX_ANSWER = 300  # characters a marked answer may run to (keeps long responses linear)
-_MARKER = r"(?:final\s+answer|correct\s+answer|correct\s+option|right\s+answer|answer)"
+_MARKER = r"(?:final\s+answer|(?:correct|right|best)\s+(?:answer|option|choice|letter)|answer)"
 _BOXED = re.compile(r"\\boxed\{\s*(?:\\text\{)?\s*([^{}]+?)\s*\}?\s*\}")
 _ANSWER_TAIL = re.compile(_MARKER + r"\s*(?:is|would\s+be|should\s+be|:|=)\s*", re.I)
 _BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__", re.S)
@@ -183,6 +199,9 @@ _REF_CHOICE = re.compile(
 _CAP = r"(?-i:([A-J]))"  # an option letter is a capital, so the article "a" is never one
 _OPEN = r"[\(\[\*]*\s*"
 _END = r"(?![\w'])(?!\s*[=+/^²<>×])"  # "answer is E = mc^2" names no option
+_ONE = r"(?:option\s+|choice\s+)?\**[\(\[]?(?-i:[A-J])[\)\]]?\**"
+_LETTERS = r"(?<![\w'])" + _ONE + r"(?:\s*(?:,|/|&|\bor\b|\band\b|\bnor\b)\s*" + _ONE + r")*"  # "A, B or C"
+_IS_RIGHT = r"(?:correct|right|best|true|possible|plausible|valid)\b"
 _AFFIRM = (
     re.compile(
         _MARKER + r"\s*(?:is|would\s+be|should\s+be)?\s*[:=\-]?\s*(?:option|choice)?\s*" + _OPEN + _CAP + _END, re.I
@@ -200,22 +219,80 @@ _AFFIRM = (
     ),  # "..., so B."
     re.compile(r"^\W*" + _CAP + r"[\)\]]?\s*,\s*(?:because|since|as)\b", re.I),  # "B, because ..."
     re.compile(
-        r"(?<![\w'])[\(\[]?" + _CAP + r"[\)\]]?\s+is\s+(?:also\s+)?(?:the\s+)?"
-        r"(?:correct|right|best|true|possible|plausible|valid)\b",
+        r"(?<![\w'])[\(\[]?"
+        + _CAP
+        + r"[\)\]]?\s+is\s+(?:also\s+)?(?:the\s+)?(?:"
+        + _IS_RIGHT
+        + r"|(?:(?:correct|right|best|final)\s+)?answer\b)",
+        re.I,
+    ),
+    # "it's B.", "so it must be A."
+    re.compile(
+        r"\b(?:it's|it\s+is|(?:it\s+)?must\s+be|(?:it\s+)?has\s+to\s+be)\s+(?:option\s+|choice\s+)?[\(\[]?"
+        + _CAP
+        + r"[\)\]]?(?=\s*(?:[.!;,]|$))",
+        re.I,
+    ),
+    re.compile(r"(?:^|(?<=[;,.])\s*)(?:option\s+)?[\(\[]?" + _CAP + r"[\)\]]?\s+(?:it\s+)?is\s*[.!]?\s*$", re.I),
+    re.compile(r"(?<=\bbut\s)\s*(?:option\s+)?[\(\[]?" + _CAP + r"[\)\]]?(?=\s*(?:[.!;]|$))", re.I),  # not B but C
+    re.compile(
+        r"(?<![\w'])(?:option\s+|choice\s+)?\**[\(\[]?"
+        + _CAP
+        + r"[\)\]]?\**\s*[:\u2013\u2014-]\s*\**\s*"
+        + r"(?:correct|right|true)\b",
+        re.I,
+    ),  # "Option C: correct"
+)
+# affirmations that hold a negation ("C is not wrong", "no option except B fits")
+_AFFIRM_DESPITE_NEGATION = (
+    re.compile(r"(?<![\w'])[\(\[]?" + _CAP + r"[\)\]]?\s+is\s+not\s+(?:wrong|incorrect|false)\b", re.I),
+    re.compile(
+        r"\bno\s+(?:other\s+)?(?:option|choice|answer|letter)s?\s+(?:except|but|other\s+than|apart\s+from|besides)\s+"
+        r"(?:option\s+)?[\(\[]?" + _CAP + _END,
+        re.I,
+    ),
+    re.compile(
+        r"\ball\s+(?:the\s+)?(?:other\s+)?(?:options|choices|answers)\s+(?:except|but|other\s+than|apart\s+from|besides)"
+        r"\s+(?:option\s+)?[\(\[]?" + _CAP + r"[\)\]]?\s+(?:are|were)\s+(?:wrong|incorrect|false)\b",
         re.I,
     ),
 )
 _MORE_LETTERS = re.compile(r"\s*[\)\]\*]*\s*[\(\[]?\s*(?:,|/|&|\bor\b|\band\b)\s*[\(\[]?\s*" + _CAP + _END, re.I)
-_REJECT = (
-    re.compile(
-        r"(?<![\w'])[\(\[]?"
-        + _CAP
-        + r"[\)\]]?\s+(?:is|was)\s+(?:wrong|incorrect|false|not\s+(?:correct|right|the\s+answer))\b",
+_NOT_RIGHT = (
+    r"(?:wrong|incorrect|false|not\s+(?:correct|right|true|valid|possible|it|the\s+(?:(?:correct|right|best)\s+)?"
+    r"(?:answer|option|choice|one)))\b"
+)
+_CANNOT = r"(?:can't|cannot|can\s+not|couldn't|could\s+not)"
+_REJECT = (  # each strikes out the letters it spans
+    re.compile(  # "A is wrong", "A and B are incorrect", "(B) is not the answer"
+        _LETTERS
+        + r"\s+(?:is|are|was|were|'s)\s+(?:(?:both|all|also|definitely|clearly|certainly|obviously)\s+)?"
+        + _NOT_RIGHT,
         re.I,
     ),
-    re.compile(r"\bnot\s+(?:option\s+)?[\(\[]?" + _CAP + r"[\)\]]?" + _END, re.I),
-    re.compile(r"\b(?:eliminate|rule\s+out|exclude)\s+(?:option\s+)?[\(\[]?" + _CAP + _END, re.I),
+    re.compile(r"(?:\bnot|n't)\s+" + _LETTERS + _END, re.I),  # "not A", "isn't (B)", "not A or B"
+    re.compile(r"\bneither\s+" + _LETTERS + r"\s+nor\s+" + _LETTERS + _END, re.I),
+    re.compile(r"\bnone\s+of\s+" + _LETTERS + _END, re.I),
+    re.compile(r"\b(?:eliminat|rul|exclud|discard)\w*(?:\s+out)?\s+" + _LETTERS + _END, re.I),
+    re.compile(r"(?:" + _CANNOT + r"|won't|must\s+not)\s+be\s+" + _LETTERS + _END, re.I),
+    re.compile(_LETTERS + r"\s+" + _CANNOT + r"\s+be\s+(?:right|correct|true|it|the\s+answer)\b", re.I),
+    re.compile(  # "I'm not choosing A or B"
+        r"(?:\bnot|n't|\bnever)\s+(?:be\s+)?(?:choos\w*|pick\w*|select\w*|go(?:ing)?\s+(?:with|for)|opt(?:ing)?\s+for)"
+        r"\s+" + _LETTERS + _END,
+        re.I,
+    ),
+    re.compile(_LETTERS + r"\s*[:\u2013\u2014-]\s*\**\s*(?:wrong|incorrect|false)\b", re.I),  # "Option B: wrong"
 )
+_LETTER_IN = re.compile(r"(?<![\w'])[\(\[\*]?(?-i:([A-J]))[\)\]\*]?(?![\w'])")
+# a negation governing what follows it in its clause: "I don't think B is correct", "I would
+# not choose B", "Neither A nor B is correct" (the words between may only be such as these)
+_NEGATED_BEFORE = re.compile(
+    r"(?:\b(?:not|never|neither|nor)|n't)(?:\s+(?:think|believe|say|feel|agree|that|the|a|answer|correct|right|best|"
+    r"final|is|be|would|will|choose|pick|select|go|with|for|option|choice|it|this|one|i|consider|really|true|case|"
+    r"necessarily))*\s*[\(\[\*]*$",
+    re.I,
+)
+_CLAUSE_BREAK = re.compile(r"[.;:!?\n,]|\b(?:but|so|then)\b", re.I)
 _MENTION = (
     re.compile(r"[\(\[]" + _CAP + r"[\)\]]"),  # (B)
     re.compile(r"(?:^|(?<=\s))" + _CAP + r"\)"),  # B)
@@ -250,29 +327,58 @@ def options_from_prompt(prompt: str) -> dict[str, str]:
 
 def extract_letter(text: str) -> tuple[str | None, str]:
     """The option letter a response commits to, or (None, why not)."""
-    letter, why, _ = _read_letter(prepare(text))
-    return letter, why
+    read = _read_letter(prepare(text))
+    return read.letter, read.why
 
 
-def _read_letter(text: str) -> tuple[str | None, str, int]:
-    """(letter, why not, where it was read)."""
+@dataclass(frozen=True)
+class _Letters:
+    letter: str | None  # the one letter the response commits to
+    why: str  # why none, if none
+    pos: int  # where the letter was read
+    rejected: frozenset[str]  # the letters it strikes out ("not A", "B is wrong")
+
+
+def _negated_at(text: str, pos: int) -> bool:
+    """Whether a negation in the same clause governs what is at pos ("I don't think B ...")."""
+    start = max(0, pos - 80)
+    start = max((m.end() for m in _CLAUSE_BREAK.finditer(text, start, pos)), default=start)
+    return _NEGATED_BEFORE.search(text, start, pos) is not None
+
+
+def _read_letter(text: str) -> _Letters:
     affirmed: dict[str, int] = {}
-    for m in (m for pattern in _AFFIRM for m in pattern.finditer(text)):
+    rejected: set[str] = set()
+    kept_spans = []  # affirmations that hold a negation: not struck out by it
+    for m in (m for pattern in _AFFIRM_DESPITE_NEGATION for m in pattern.finditer(text)):
         affirmed.setdefault(m.group(1).upper(), m.start(1))
-        for more in _more_letters(text, m.end()):
-            affirmed.setdefault(more, m.start(1))
+        kept_spans.append((m.start(), m.end()))
+    struck_spans = []
+    for m in (m for pattern in _REJECT for m in pattern.finditer(text)):
+        if not any(a <= m.start() < b for a, b in kept_spans):
+            rejected.update(_LETTER_IN.findall(m.group()))
+            struck_spans.append((m.start(), m.end()))
+    for m in (m for pattern in _AFFIRM for m in pattern.finditer(text)):
+        listed = re.fullmatch(r"[\)\]\*\s]*", text[m.end(1) : m.end()])  # "Answer: A or B", not "A: correct, B"
+        letters = [m.group(1).upper(), *(_more_letters(text, m.end()) if listed else [])]
+        # "I don't think B is correct", "None of A, B or C is right": B is struck out
+        if _negated_at(text, m.start(1)) or any(a <= m.start(1) < b for a, b in struck_spans):
+            rejected.update(letters)
+            continue
+        for letter in letters:
+            affirmed.setdefault(letter, m.start(1))
     for m in _BOXED.finditer(text):
         inner = m.group(1).strip().strip("()").strip()
         if len(inner) == 1 and inner in "ABCDEFGHIJ":
             affirmed.setdefault(inner, m.start(1))
-    rejected = {m.group(1) for pattern in _REJECT for m in pattern.finditer(text)}
+    out = frozenset(rejected)
     if set(affirmed) & rejected:
-        return None, f"both chose and rejected {', '.join(sorted(set(affirmed) & rejected))}", 0
+        return _Letters(None, f"both chose and rejected {', '.join(sorted(set(affirmed) & rejected))}", 0, out)
     if len(affirmed) > 1:
-        return None, f"several answers: {', '.join(sorted(affirmed))}", 0
+        return _Letters(None, f"several answers: {', '.join(sorted(affirmed))}", 0, out)
     if affirmed:
         ((letter, pos),) = affirmed.items()
-        return letter, "", pos
+        return _Letters(letter, "", pos, out)
     mentioned: dict[str, int] = {}
     for m in (m for pattern in _MENTION for m in pattern.finditer(text)):
         mentioned.setdefault(m.group(1), m.start(1))
@@ -282,10 +388,13 @@ def _read_letter(text: str) -> tuple[str | None, str, int]:
     kept = {k: v for k, v in mentioned.items() if k not in rejected}
     if len(kept) == 1:
         ((letter, pos),) = kept.items()
-        return letter, "", pos
+        return _Letters(letter, "", pos, out)
     if kept:
-        return None, f"several letters: {', '.join(sorted(kept))}", 0
-    return None, "no option letter found", 0
+        return _Letters(None, f"several letters: {', '.join(sorted(kept))}", 0, out)
+    return _Letters(None, _NO_LETTER, 0, out)
+
+
+_NO_LETTER = "no option letter found"
 
 
 def _more_letters(text: str, pos: int) -> list[str]:
@@ -330,29 +439,44 @@ def _grade_choice(
     texts = dict(options)
     if own_text:
         texts.setdefault(want, own_text)
-    # a number in the working may equal an option by chance: numeric options are graded below
-    named = _named_options(text, {k: v for k, v in texts.items() if reference_quantity(v) is None})
-    letter, why, pos = _read_letter(text)
-    if letter:
+    read = _read_letter(text)
+    if read.letter:
+        letter, pos = read.letter, read.pos
         hinted = _hinted_options(text, texts)
         if hinted and letter not in hinted:
             return unsure(f"letter {letter} but the words of option {', '.join(sorted(hinted))}", letter)
         if _HEDGE.search(_sentence_at(text, pos)) or _doubts_after(text, pos):
             return unsure("hedged", letter)
+        if letter in texts and not _text_fits(_text_after_letter(text, pos), letter, texts, tol):
+            return unsure(f"the text after {letter} is not option {letter}'s ({texts[letter]!r})", letter)
         return verdict(letter)
-    if why != "no option letter found":
-        return unsure(why)
+    if read.why != _NO_LETTER:
+        return unsure(read.why)
+    if want in read.rejected:  # "Neither A nor B is correct.", "Not (B)."
+        if _HEDGE.search(text):
+            return unsure("rejects the reference, hedged")
+        return CorrectnessVerdict("incorrect", "choice", None, want, f"strikes out {want}")
+    if read.rejected:
+        return unsure(f"only strikes out {', '.join(sorted(read.rejected))}")
     if _is_refusal(text):
         return CorrectnessVerdict("incorrect", "choice", None, want, "no answer given")
+    # a number in the working may equal an option by chance: numeric options are graded below
+    named, struck, rest = _named_options_read(text, {k: v for k, v in texts.items() if reference_quantity(v) is None})
     if len(named) > 1:
         return unsure(f"names several options: {', '.join(sorted(named))}")
     if named:
         (got,) = named
-        if _NEGATION.search(text) or _HEDGE.search(text):
+        if _NEGATION.search(rest) or _HEDGE.search(text):
             return unsure("names an option in a negated or hedged sentence", got)
-        return verdict(got, "named the option's text")
+        return verdict(got, "named the option's text" + (" and struck out others" if struck else ""))
+    if want in struck:  # "Paris is not the answer."
+        if _HEDGE.search(text):
+            return unsure("rejects the reference's text, hedged")
+        return CorrectnessVerdict("incorrect", "choice", None, want, f"strikes out option {want}'s text")
+    if struck:
+        return unsure(f"only strikes out {', '.join(sorted(struck))}")
     if want not in texts:
-        return unsure(why)
+        return unsure(read.why)
     # no letter and no option named word for word: grade against the right option's text
     d = _grade_value(text, texts[want], tol)
     others_match = any(_grade_value(text, t, tol).verdict == "correct" for k, t in texts.items() if k != want)
@@ -362,27 +486,128 @@ def _grade_choice(
     return CorrectnessVerdict(d.verdict, "choice", d.extracted, want, note)
 
 
+_AFTER_LETTER = re.compile(r"[\)\]\*_\s]*(?:[.:,=\u2013\u2014-](?!\d)[\s\*_]*)?")
+_EXPLAINS = re.compile(
+    r"(?:because|since|as|which|that|so|this|it|is|was|for|given|due|seems|looks|fits|matches|with|"
+    r"the\s+(?:correct|right|best|only|answer|option|choice))\b",
+    re.I,
+)
+
+
+def _text_after_letter(text: str, pos: int) -> str:
+    """What follows a chosen letter up to the end of its sentence: the option's text, when
+    the response restates it ("(C) London", "B: 14 cm", "**Answer: B** - *Isaac Newton*")."""
+    start = _AFTER_LETTER.match(text, pos + 1)
+    rest = text[start.end() if start else pos + 1 :]
+    rest = re.split(r"(?<=[.!?;])\s|\n", rest, maxsplit=1)[0][:120]
+    return rest.strip(" \t*_()[].,;:!").strip()
+
+
+def _text_fits(tail: str, letter: str, texts: Mapping[str, str], tol: _Tolerance) -> bool:
+    """Whether the text restated after a letter is that option's (or explains the choice)."""
+    if not tail or _EXPLAINS.match(tail):
+        return True
+    if _hinted_options(tail, {k: v for k, v in texts.items() if k != letter}):
+        return False
+    if letter in _hinted_options(tail, texts) or letter in _named_options(tail, texts):
+        return True
+    return _grade_value(tail, texts[letter], tol).verdict == "correct"
+
+
+_STRUCK_AFTER = re.compile(r"\s+(?:is|was)\s+(?:not\b|wrong\b|incorrect\b|false\b)", re.I)  # "Paris is not it"
+
+
+def _named_options_read(text: str, texts: Mapping[str, str]) -> tuple[set[str], set[str], str]:
+    """The options the response names as its answer, those it strikes out ("not London",
+    "Paris is not the answer", "neither London nor Berlin"), and the text without the
+    struck-out ones (to look for other negations in)."""
+    named = _named_options(text, texts)
+    struck: set[str] = set()
+    rest = text
+    for k in sorted(named):
+        words = [w for w in re.findall(r"\w+", texts[k]) if normalise(w)]
+        if not words:
+            continue
+        pattern = re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)", re.I)
+        found = list(pattern.finditer(text))
+        negated = [m for m in found if _negated_at(text, m.start()) or _STRUCK_AFTER.match(text, m.end())]
+        if found and len(negated) == len(found):
+            struck.add(k)
+            for m in negated:  # blank the clause up to the struck-out text, and what strikes it out
+                clause = max((c.end() for c in _CLAUSE_BREAK.finditer(text, 0, m.start())), default=0)
+                after = _STRUCK_AFTER.match(text, m.end())
+                end = after.end() if after else m.end()
+                rest = rest[:clause] + " " * (end - clause) + rest[end:]
+    return named - struck, struck, rest
+
+
 # -- yes / no ------------------------------------------------------------------------------------
 _YES_NO_REF = re.compile(r"^\s*(yes|no|true|false)\s*\.?\s*$", re.I)
 _LEAD_YES_NO = re.compile(
     r"^\W*(?:(?:definitely|certainly|absolutely|clearly|surely)\s+)?(yes|yeah|yep|yup|true|no|nope|nah|false)\b"
-    r"(?!\s+(?:doubt|question|wonder|problem|matter)\b)",  # "No doubt, ..." is no answer
+    r"(?!\s+(?:doubt|question|wonder|problem|matter|idea|clue|s[ée]\b|lo\s+s[ée]\b))",  # "No doubt, ..." is no answer
     re.I,
 )
 _NO_PHRASE = re.compile(r"^\W*i\s+(?:don't|do\s+not)\s+think\s+so\b", re.I)
 _YES_WORD = re.compile(r"\b(?:yes|yeah|yep|yup|true)\b", re.I)
+# yes and no in other languages, leading the answer and followed by a pause or its end ("Si." is
+# a yes, "Si hay ..." an "if"; "Sim, claro." a yes, "Sim is ..." a name)
+_FOREIGN_YES = "oui sí sì si ja jawohl да sim evet tak ναι 是的 是 对 對 有 はい ええ 네 예".split()
+_FOREIGN_NO = "non nein нет não nao nee hayır hayir nie όχι οχι".split()
+_FOREIGN_NO += "不是 不对 不對 没有 沒有 否 いいえ 아니요 아니오".split()
+_FOREIGN = {**{w: "yes" for w in _FOREIGN_YES}, **{w: "no" for w in _FOREIGN_NO}}
+_LEAD_FOREIGN = re.compile(
+    r"^[\W_]*(" + "|".join(sorted(map(re.escape, _FOREIGN), key=len, reverse=True)) + r")(?=\s*(?:[,.!;:。、，！…]|$))",
+    re.I,
+)
+# after a foreign yes or no: a turn ("mais", "aber", "但"), a hedge, a question, or the other answer
+_FOREIGN_TURN = re.compile(
+    r"\b(?:mais|aber|pero|però|ma|mas|но|oder|ou|или|peut-être|vielleicht|quizás?|tal\s+vez|forse|talvez|может|"
+    r"pas\s+s[ûu]r|nicht\s+sicher|no\s+estoy\s+segur[oa])\b|[?？]|但|可是|不过|也许|可能|或|还是|でも|しかし|たぶん|かも|"
+    r"하지만|아마",
+    re.I,
+)
+_FOREIGN_NEGATION = re.compile(r"\b(?:ne|n'|pas|nicht|kein\w*|no|não|не|нет)\b|不|没|沒|ない|않|안\s", re.I)
+
+
+# the other answer anywhere after a foreign one ("Ja... oder nein?")
+_FOREIGN_OTHER = {
+    lead: re.compile(
+        r"(?<!\w)(?:" + "|".join(re.escape(w) for w, v in _FOREIGN.items() if v != lead and len(w) > 1) + r")(?!\w)",
+        re.I,
+    )
+    for lead in ("yes", "no")
+}
+
+
+def _yes_no_word(word: str) -> str | None:
+    w = word.lower()
+    if w in ("yes", "yeah", "yep", "yup", "true"):
+        return "yes"
+    if w in ("no", "nope", "nah", "false"):
+        return "no"
+    return _FOREIGN.get(w)
 
 
 def _lead_yes_no(scope: str) -> str | None:
     """ "yes"/"no" when the scope leads with it and never turns, "mixed" when it turns, or None."""
+    foreign = False
     if m := _NO_PHRASE.match(scope):
         lead, end = "no", m.end()
     elif m := _LEAD_YES_NO.match(scope):
         lead, end = ("yes" if m.group(1).lower() in ("yes", "yeah", "yep", "yup", "true") else "no"), m.end()
+    elif m := _LEAD_FOREIGN.match(scope):
+        lead, end, foreign = _FOREIGN[m.group(1).lower()], m.end(), True
     else:
         return None
     first, *later = _sentences(scope[end:]) or [""]
-    turned = _NEGATION.search(first) if lead == "yes" else _YES_WORD.search(first)
+    turned = bool(_NEGATION.search(first) if lead == "yes" else _YES_WORD.search(first))
+    if foreign:
+        rest = scope[end:]
+        other = _FOREIGN_OTHER[lead].search(rest)
+        turned = bool(
+            turned or _FOREIGN_TURN.search(rest) or other or (lead == "yes" and _FOREIGN_NEGATION.search(rest))
+        )
     later_leads = {_lead_word(s) for s in later} - {None, lead}
     if turned or later_leads or _HEDGE.search(scope[:end]) or _doubts_after(scope, end):
         return "mixed"
@@ -400,6 +625,8 @@ def _grade_yes_no(text: str, want: str) -> CorrectnessVerdict:
 
     if _REVISION.search(text):
         return unsure("the response revises itself")
+    if _is_refusal(text):  # "No sé.", "Non lo so.": "I don't know", not "no"
+        return CorrectnessVerdict("incorrect", "yes_no", None, want, "no answer given")
     scopes = _marked_answers(text) or [_Span(text, 0)]
     readings = {_lead_yes_no(s.text) for s in scopes}
     if "mixed" in readings or (readings - {None} and _doubts_after(text, scopes[-1].start)):
@@ -444,6 +671,29 @@ def _after_last_equals(scope: str, nums: list[Quantity]) -> list[Quantity]:
     return []
 
 
+_LIST_ITEM = re.compile(r"[ \t]*(?:[*+-]|\d{1,2}[.)])[ \t]+(?=\S)")  # "* ", "- ", "2. ", "3) "
+
+
+def _ends_with_a_list_of_results(text: str, bold: list[_Span]) -> bool:
+    """The response ends with a list whose items state different results ("* area = 5 × 5 =
+    **25**", "* perimeter = 4 × 5 = **20**") and nothing after it, or one bold value, singles
+    one out: several parallel answers and no final one."""
+    items = []
+    for line in reversed([line for line in text.splitlines() if line.strip()]):
+        if not (m := _LIST_ITEM.match(line)):
+            break
+        items.append(line[m.end() :])
+    results: set[object] = set()
+    for i, item in enumerate(items):
+        if numbers_in(item):
+            q = _one_number(item, 0)
+            results.add(q.value if q else i)  # an item with several numbers is a result of its own
+    if len(results) < 2:
+        return False
+    emphasised = {q.value if q else i for i, s in enumerate(bold) for q in [_one_number(s.text, 0)]}
+    return len(emphasised) != 1
+
+
 def _read_number(text: str) -> tuple[Quantity | None, str]:
     marked = _marked_answers(text)
     if marked:
@@ -455,6 +705,8 @@ def _read_number(text: str) -> tuple[Quantity | None, str]:
         if any(picks):
             return [q for q in picks if q][-1], ""
     bold = [s for s in _bold(text) if numbers_in(s.text)]
+    if _ends_with_a_list_of_results(text, bold):
+        return None, "a closing list of several results and no final answer"
     if bold and (q := _one_number(bold[-1].text, bold[-1].start)):
         return q, ""
     nums = [q for q in numbers_in(text) if not q.negated]
@@ -489,6 +741,8 @@ def _grade_number(text: str, want: Quantity, reference: str, tol: _Tolerance) ->
 
     if _REVISION.search(text):
         return unsure("the response revises itself")
+    if (year := _year_answer(text, want)) is not None:
+        return year
     got, why = _read_number(text)
     if got is None:
         if why == "no number found" and _is_refusal(text):
@@ -505,9 +759,29 @@ def _grade_number(text: str, want: Quantity, reference: str, tol: _Tolerance) ->
         return unsure("the reference's value is stated elsewhere in the response", _show(got))
     if verdict == "incorrect" and _right_read_the_other_way(text, got, reference, want, tol):
         return unsure("a separator before three digits reads two ways (1.200 is 1200 in some countries)", _show(got))
+    if verdict == "incorrect" and got.decimal_comma and _a_list_holds(text, got, want):
+        return unsure("a decimal comma, or a list (3,5 as 3 and 5) that holds the reference", _show(got))
     if verdict == "incorrect" and _numerator_is(text, got, want):
         return unsure("a/b whose a is the reference: a count out of b?", _show(got))
     return CorrectnessVerdict(verdict, "number", _show(got), reference, note or why)
+
+
+def _year_answer(text: str, want: Quantity) -> CorrectnessVerdict | None:
+    """A reference that may be a year, against a response whose only numbers are one date
+    ("July 14, 1789", "1969-07-20" for 1789, 1969): the date's year decides. None otherwise."""
+    if want.unit or want.places != 0 or want.value.denominator != 1 or not 1000 <= want.value <= 2999:
+        return None
+    mentions = dates_in(text)
+    year = year_of(mentions)
+    if year is None or len({d.readings for d in mentions}) != 1:
+        return None
+    if any(not any(d.start <= q.start < d.end for d in mentions) for q in numbers_in(text)):
+        return None  # other numbers besides the date
+    at = mentions[-1].start
+    if _HEDGE.search(_sentence_at(text, at)) or _NEGATION.search(_sentence_at(text, at)) or _doubts_after(text, at):
+        return CorrectnessVerdict("unsure", "number", str(year), str(want.value), "a hedged or negated date")
+    verdict: Correctness = "correct" if year == want.value else "incorrect"
+    return CorrectnessVerdict(verdict, "number", str(year), str(want.value), "the year of a date")
 
 
 def _states_elsewhere(text: str, got: Quantity, want: Quantity, tol: _Tolerance) -> bool:
@@ -521,6 +795,12 @@ def _right_read_the_other_way(text: str, got: Quantity, reference: str, want: Qu
     """ "1.200" for 1200, "1,500" for 1.5: right if one side's separator is read the other way."""
     readings = ((read_other_way(text, got), want), (got, reference_read_other_way(reference)))
     return any(g and w and compare(g, w, rel_tol=tol.rel, abs_tol=tol.abs)[0] == "correct" for g, w in readings)
+
+
+def _a_list_holds(text: str, got: Quantity, want: Quantity) -> bool:
+    """ "3,5" read as a list, 3 and 5: whether one of them is the reference."""
+    m = re.compile(r"(\d+),(\d+)").search(text, got.start)
+    return m is not None and any(Fraction(int(x)) == want.value for x in m.groups())
 
 
 _FRACTION_AT = re.compile(r"[-+]?[$€£¥]?\s?(\d+)\s*/\s*\d+")
@@ -563,6 +843,45 @@ _NEAR = {
         "purple blue",
         "white beige",
     )
+}
+# tints and blended colours, as the closed set's colours they lie between: "greenish-blue" and
+# "teal" are green as much as blue, so neither is plainly wrong for green
+_TINTS = {
+    "reddish": "red",
+    "orangish": "orange",
+    "orangey": "orange",
+    "yellowish": "yellow",
+    "greenish": "green",
+    "bluish": "blue",
+    "blueish": "blue",
+    "purplish": "purple",
+    "pinkish": "pink",
+    "brownish": "brown",
+    "blackish": "black",
+    "whitish": "white",
+    "grayish": "gray",
+    "greyish": "gray",
+    "silvery": "silver",
+    "golden": "gold",
+}
+_BLENDS = {
+    w: set(hues.split())
+    for words, hues in (
+        ("teal turquoise cyan aqua aquamarine", "blue green"),
+        ("olive", "green yellow brown"),
+        ("lime chartreuse", "green yellow"),
+        ("violet indigo periwinkle", "purple blue"),
+        ("lavender lilac mauve", "purple pink"),
+        ("magenta fuchsia", "pink purple red"),
+        ("maroon burgundy", "red brown purple"),
+        ("amber", "orange yellow"),
+        ("coral salmon peach", "pink orange"),
+        ("copper bronze rust", "orange brown"),
+        ("khaki tan", "beige brown"),
+        ("cream ivory", "white beige"),
+        ("charcoal", "gray black"),
+    )
+    for w in words.split()
 }
 _NEEDS_CAPITAL = {"may", "march"}  # also ordinary words
 _PERSPECTIVE = re.compile(r"\b(?:perspective|viewer|view|facing|mirror|his|her|their|its)\b", re.I)
@@ -636,10 +955,19 @@ def _grade_text(text: str, reference: str) -> CorrectnessVerdict:
             return d
     if _is_refusal(text):
         return CorrectnessVerdict("incorrect", "exact", "", want, "no answer given")
+    if (negated := _NEGATED_CLAIM.fullmatch(text)) and _words(negated.group(1)) == want:
+        return CorrectnessVerdict("incorrect", "exact", None, want, "negates the reference")
     whole = _words(text)
     if re.search(rf"\b{re.escape(want)}\b", whole):
         return CorrectnessVerdict("unsure", "exact", _PREFIX.sub("", whole), want, "reference inside a longer answer")
     return CorrectnessVerdict("unsure", "exact", None, want, "free-form answer: needs a human")
+
+
+# "It is not a dog.", "The animal isn't a cat.": one plain claim that the answer is not the reference
+_NEGATED_CLAIM = re.compile(
+    r"\W*(?:it|this|that|the\s+\w+)(?:\s+is\s+not|\s+isn't|'s\s+not)\s+(?:(?:a|an|the)\s+)?(\w+(?:\s+\w+)?)\s*[.!]?\s*",
+    re.I,
+)
 
 
 def _matches_reference(text: str, want: str, marked: list[_Span]) -> str | None:
@@ -664,7 +992,8 @@ def _matches_reference(text: str, want: str, marked: list[_Span]) -> str | None:
         return "the whole answer"
     rest = _opens_with(text, want)
     if rest is not None and not (_HEDGE.search(rest) or _NEGATION.search(rest) or _CONTRAST.search(rest)):
-        if not _members(rest) - {want}:
+        others = {w for w in _members(rest) if _CLASS_OF[w] == _CLASS_OF[want]} if want in _CLASS_OF else _members(rest)
+        if not others - {want}:  # "Monday, 3 June": a month after a weekday names no other day
             return "opens with the reference"
     last = (_sentences(text) or [""])[-1]
     if plain and _CLASS_OF.get(want) != "side" and _concludes_with(last, want):  # "that's right" is no side
@@ -691,14 +1020,26 @@ def _concludes_with(sentence: str, want: str) -> bool:
     return rest is not None and not (_CONTRAST.search(rest) or _members(rest) - {want})
 
 
+def _hues(text: str) -> set[str]:
+    """The closed set's colours that the text's tints and blends lie between ("greenish-blue":
+    green and blue; "teal": blue and green)."""
+    found = set()
+    for m in re.finditer(r"[A-Za-z]+", text):
+        w = m.group().lower()
+        found |= {_TINTS[w]} if w in _TINTS else _BLENDS.get(w, set())
+    return found
+
+
 def _closed_class_mismatch(scope: str, want: str, single: bool) -> CorrectnessVerdict | None:
     """Incorrect when a short answer names only other members of the reference's closed set
-    ("Pink." for "orange", "June had the most visitors." for "May")."""
+    ("Pink." for "orange", "June had the most visitors." for "May"); a neighbouring colour,
+    or a tint or blend of the reference or a neighbour ("greenish-blue" for green), is no
+    plain mismatch."""
     named = _members(scope)
     same_class = {w for w in named if _CLASS_OF[w] == _CLASS_OF[want]}
     if not single or len(scope.split()) > 12 or not same_class or want in named:
         return None
-    if any(frozenset((w, want)) in _NEAR for w in same_class):
+    if any(w == want or frozenset((w, want)) in _NEAR for w in same_class | _hues(scope)):
         return None
     if _HEDGE.search(scope) or _NEGATION.search(scope) or _CONTRAST.search(scope):
         return None
@@ -710,13 +1051,63 @@ def _closed_class_mismatch(scope: str, want: str, single: bool) -> CorrectnessVe
 
 # -- deciding ------------------------------------------------------------------------------------
 def _grade_value(text: str, reference: str, tol: _Tolerance) -> CorrectnessVerdict:
-    yes_no = _YES_NO_REF.match(reference)
+    yes_no = _YES_NO_REF.match(reference) or _LEAD_FOREIGN.fullmatch(reference.strip().rstrip("."))
     if yes_no:
-        return _grade_yes_no(text, "yes" if yes_no.group(1).lower() in ("yes", "true") else "no")
+        return _grade_yes_no(text, _yes_no_word(yes_no.group(1)) or "no")
+    when = reference_date(reference)
+    if when is not None:
+        return _grade_date(text, when, reference)
     qty = reference_quantity(reference)
     if qty is not None:
         return _grade_number(text, qty, reference, tol)
     return _grade_text(text, reference)
+
+
+def _grade_date(text: str, want: When, reference: str) -> CorrectnessVerdict:
+    """A date, decade, century, era year or time: see :mod:`curate.dates`."""
+
+    def unsure(why: str, got: str | None = None) -> CorrectnessVerdict:
+        return CorrectnessVerdict("unsure", "date", got, reference, why)
+
+    if _REVISION.search(text):
+        return unsure("the response revises itself")
+    scopes = _marked_answers(text) or [_Span(text, 0)]
+    mentions = [DateMention(d.readings, d.start + s.start, d.end + s.start) for s in scopes for d in dates_in(s.text)]
+    if not mentions:
+        if _is_refusal(text):
+            return CorrectnessVerdict("incorrect", "date", None, reference, "no answer given")
+        return unsure("no date found")
+    if len({d.readings for d in mentions}) > 1:
+        return unsure("several dates")
+    d = mentions[-1]
+    got = text[d.start : d.end]
+    sentence = _sentence_at(text, d.start)
+    if _HEDGE.search(sentence) or _NEGATION.search(sentence) or _doubts_after(text, d.start):
+        return unsure("hedged or negated", got)
+    verdict, note = compare_dates(d, want)
+    return CorrectnessVerdict(verdict, "date", got, reference, note)
+
+
+# "la respuesta es", "答案是": the answer marker in other languages, read as "Answer:"
+_FOREIGN_MARKER = re.compile(
+    r"(?:la\s+respuesta\s+(?:correcta\s+)?es|die\s+(?:richtige\s+)?antwort\s+(?:ist|lautet)|"
+    r"la\s+(?:bonne\s+)?r[ée]ponse\s+est|a\s+resposta\s+(?:correta\s+)?[ée]|la\s+risposta\s+(?:corretta\s+)?[èe]|"
+    r"ответ\s*[:\u2014-]|答案\s*(?:是|为|為|:)|答え\s*(?:は|:)|정답은)\s*",
+    re.I,
+)
+
+
+def _plain(text: str) -> str:
+    """The response with Markdown that changes its reading made plain: struck-out text
+    dropped ("~~7~~ **8**"), emphasis on a negation or an answer marker removed ("**not**",
+    "**Answer**:"), "_word_" as "*word*", heading and quote marks dropped; and answer markers in
+    other languages as "Answer:"."""
+    text = re.sub(r"~~[^~\n]*~~", " ", text)
+    text = re.sub(r"(\*\*|__)(not|no|never|none|neither|nor)\1", r"\2", text, flags=re.I)
+    text = re.sub(r"(\*\*|__)((?:final\s+|correct\s+)?answer)\1(\s*:)", r"\2\3", text, flags=re.I)
+    text = re.sub(r"(?<![\w\\_])_(?=[^\s_])([^_\n]*?[^\s_])_(?![\w_])", r"*\1*", text)
+    text = re.sub(r"^[ \t]*(?:#{1,6}|>)[ \t]+(?![\d+\-.$€£¥])", "", text, flags=re.M)  # "> 10" may be a bound
+    return _FOREIGN_MARKER.sub("Answer: ", text)
 
 
 def decide(
@@ -732,7 +1123,7 @@ def decide(
     if reference is None or not reference.strip():
         return CorrectnessVerdict("unsure", "none", note="no reference answer")
     ref = prepare(reference.strip())
-    text = prepare(response).replace("\u2019", "'")
+    text = _plain(prepare(response).replace("\u2019", "'"))
     tol = _Tolerance(Fraction(rel_tol), Fraction(abs_tol))
     choice = reference_choice(ref)
     if choice is not None:
