@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 import time
+import unicodedata
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
@@ -16,6 +17,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from curate.errors import MmrbError
+from curate.lookalike import check_name, lookalike, text_problem
 from curate.model import ROLES, Annotator, Role, word_of
 from curate.store import Store
 from curate.wording import plural
@@ -58,11 +60,26 @@ def verify_password(stored_hash: str | None, password: str) -> bool:
     return ok and bool(stored_hash)
 
 
+def typed_name(name: str) -> str:
+    """A name as typed at sign-in, as accounts are named: NFKC, without surrounding space
+    (full-width ``ａｌｉｃｅ`` is ``alice``)."""
+    return unicodedata.normalize("NFKC", name).strip()
+
+
+def _storable(text: str) -> str:
+    """``text`` as a throttle key both backends can keep: what no store can hold (a NUL)
+    escaped, so a name typed with one is counted like any other."""
+    return text if text_problem(text) is None else text.encode("unicode_escape").decode("ascii")
+
+
 def authenticate(store: Store, name: str, password: str) -> Annotator | None:
     """The active annotator with this name and password, or None (never says which part
     failed). Unknown names, accounts without a password and disabled ones cost one argon2
     verification like any other, so timing does not tell them apart."""
-    who = store.get_annotator(name.strip())
+    typed = name.strip()
+    who = store.get_annotator(typed)
+    if who is None and (norm := typed_name(typed)) != typed:  # accounts are named in NFKC
+        who = store.get_annotator(norm)
     ok = verify_password(who.password_hash if who is not None else None, password)
     if not ok or who is None or not who.active:
         return None
@@ -100,7 +117,7 @@ def sign_in(store: Store, name: str, password: str, *, client: str | None, now: 
     """Check a sign-in against the throttle, then the password."""
     t = time.time() if now is None else now
     name = name.strip()
-    keys = {"name": f"name:{name}", "client": f"client:{client or 'local'}"}
+    keys = {"name": f"name:{_storable(typed_name(name))}", "client": f"client:{_storable(client or 'local')}"}
     attempt = secrets.token_hex(16)
     seen = store.begin_signin_attempt(attempt, keys.values(), at=t, since=t - WINDOW_SECONDS)
     limits: tuple[tuple[Throttle, int], ...] = (("name", NAME_LIMIT), ("client", CLIENT_LIMIT))
@@ -119,10 +136,21 @@ def sign_in(store: Store, name: str, password: str, *, client: str | None, now: 
     return SignIn(who)
 
 
+def account_name(store: Store, name: str) -> str:
+    """``name`` as an account's name: the identifier policy of curate/lookalike.py (NFKC, no
+    invisible characters, one script, one word without markup) and no look-alike of another
+    account's name (``Iead`` beside ``lead``). Raises MmrbError saying why not."""
+    norm, why = check_name(name)
+    if why:
+        raise MmrbError(f"invalid annotator name {norm!r}: {why}")
+    other = lookalike(norm, (a.name for a in store.annotators()))
+    if other is not None:
+        raise MmrbError(f"invalid annotator name: {norm!r} looks like the account {other!r}; choose another name")
+    return norm
+
+
 def add_account(store: Store, name: str, password: str, role: str = "annotator") -> Annotator:
-    name = name.strip()
-    if not name or any(ch.isspace() for ch in name) or len(name) > 100:
-        raise MmrbError(f"invalid annotator name {name!r}: one word, at most 100 characters")
+    name = account_name(store, name)
     checked = _role(role)
     existing = store.get_annotator(name)
     if existing is not None and existing.password_hash is None:

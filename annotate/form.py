@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from curate.lookalike import text_problem
 from curate.model import CORRECTNESS, FLAG_REASONS, Correctness, FlagReason, Label, ScreenPreference, Side
 from curate.sides import preference_from_screen, preference_to_screen, shown_pair, stored_pair
 from curate.store import Store
@@ -86,6 +87,9 @@ def problems(f: FormInput, rule: frozenset[str] = DEFAULT_RATIONALE_RULE) -> lis
     why = rationale_needed(f, rule)
     if why and not f.rationale.strip():
         out.append(f"write a rationale: {why}")
+    unstorable = text_problem(f.rationale)  # refused here, alike on both backends: PostgreSQL would refuse a NUL
+    if unstorable:
+        out.append(f"the rationale {unstorable}")
     return out
 
 

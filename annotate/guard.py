@@ -17,7 +17,7 @@ from curate.errors import MmrbError
 from . import flash, outage
 from .form_state import forget_shown
 from .label_ui import PENDING, label_form, save_answers
-from .outage_ui import log_failure
+from .outage_ui import log_failure, log_refusal
 from .pair_ui import show_item
 from .render import image_html, item_html, plain
 
@@ -51,6 +51,11 @@ def guarded(fn: Callable[[], R]) -> R | None:
 def _store_failed(e: Exception) -> None:
     reason = outage.failure_reason(e)
     if reason is None:
+        problem = outage.data_problem(e)
+        if problem is not None:  # the database refused the data itself: said once, never retried
+            log_refusal(e)
+            st.error(f"Nothing was changed: {problem}. Correct what was typed and try again.")
+            st.stop()
         if isinstance(e, MmrbError):  # meant for the user (e.g. a store made by a newer version): one line
             st.error(plain(e))
             st.stop()

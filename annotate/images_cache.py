@@ -1,54 +1,55 @@
 """The images of the label page (the prompt's and the responses'): thumbnails read once per
 process, and the URL the Streamlit server serves each from (an original, for the full-size
-view)."""
+view).
+
+Every file is found by its image's content hash and read through ``curate.images.ImageStore``,
+which opens only regular files inside the image folder (no symbolic link): the server is
+never handed a path to serve.
+"""
 
 from __future__ import annotations
 
 import base64
 import functools
 import logging
-import mimetypes
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from pathlib import Path
 
+from curate.images import ImageProblem, ImageStore, Original
 from curate.store import Store
 
 from .render import pair_token
 
-_PATHS: dict[tuple[str, str], Path] = {}
+_NAMES: dict[tuple[str, str], str] = {}
 
 
 @functools.lru_cache(maxsize=512)
-def _thumb_bytes(root: str, rel: str) -> bytes:
-    from curate.images import ImageStore
-
-    return ImageStore(root).thumbnail(rel).read_bytes()
+def _thumb_bytes(root: str, name: str) -> bytes:
+    return ImageStore(root).thumbnail(name)
 
 
-def _image_path(s: Store, sha256: str) -> Path | None:
-    """Content-addressed, so a hash's file never moves: found paths are remembered (a
-    missing one is asked again, it may be imported later)."""
+def _image_name(s: Store, sha256: str) -> str | None:
+    """Content-addressed, so a hash's file never moves: found names are remembered (an
+    unknown one is asked again, it may be imported later)."""
     key = (str(s.images.root), sha256)
-    p = _PATHS.get(key)
-    if p is None:
-        p = s.image_path(sha256)
-        if p is not None:
-            _PATHS[key] = p
-    return p
+    name = _NAMES.get(key)
+    if name is None:
+        name = s.image_name(sha256)
+        if name is not None:
+            _NAMES[key] = name
+    return name
 
 
 def image_bytes(s: Store, sha256: str | None) -> bytes | None:
     """The image's thumbnail (a JPEG), or None when the store has no readable file for it."""
     if not sha256:
         return None
-    full = _image_path(s, sha256)
-    if full is None or not full.exists():
+    name = _image_name(s, sha256)
+    if name is None:
         return None
-    rel = str(full.relative_to(s.images.root))
     try:
-        return _thumb_bytes(str(s.images.root), rel)
-    except OSError:
+        return _thumb_bytes(str(s.images.root), name)
+    except (ImageProblem, OSError):
         return None
 
 
@@ -80,29 +81,34 @@ def image_src(jpeg: bytes, item_id: str) -> str | None:
     return _served(jpeg, "image/jpeg", f"mmrb-image-{pair_token(item_id)}")
 
 
-def slot_src(data: bytes | Path, slot: str, mimetype: str = "image/jpeg") -> str:
-    """The URL of a response's image (a thumbnail's JPEG, or an original file for the
+def slot_src(data: bytes, slot: str, mimetype: str = "image/jpeg") -> str:
+    """The URL of a response's image (a thumbnail's JPEG, or an original's bytes for the
     full-size view) served in one place of the screen, ``slot`` (e.g. "left-0"): the next
     pair's image takes the place, so the session holds no more files than the screen shows.
     Without a server (AppTest) the image is embedded as a data: URI."""
-    url = _served(data if isinstance(data, bytes) else str(data), mimetype, f"mmrb-slot-{slot}")
+    url = _served(data, mimetype, f"mmrb-slot-{slot}")
     if url is not None:
         return url
-    raw = data if isinstance(data, bytes) else data.read_bytes()
-    return f"data:{mimetype};base64," + base64.b64encode(raw).decode("ascii")
+    return f"data:{mimetype};base64," + base64.b64encode(data).decode("ascii")
 
 
-def original_path(s: Store, sha256: str | None) -> tuple[Path, str] | None:
-    """The stored original of an image and its MIME type, or None when it has no readable file."""
+def original(s: Store, sha256: str | None) -> Original | ImageProblem:
+    """The stored original of an image (its bytes, format and size), or why there is none to
+    show: no such image in the store, its file gone, a symbolic link, or unreadable."""
     if not sha256:
-        return None
-    p = _image_path(s, sha256)
-    if p is None or not p.exists():
-        return None
-    return p, mimetypes.guess_type(p.name)[0] or "application/octet-stream"
+        return ImageProblem("missing", "no image")
+    name = _image_name(s, sha256)
+    if name is None:
+        return ImageProblem("missing", "file gone")
+    try:
+        return s.images.original(name)
+    except ImageProblem as e:
+        return e
+    except OSError as e:
+        return ImageProblem("corrupt", f"cannot read the file: {e.strerror}")
 
 
-def _served(data: bytes | str, mimetype: str, coordinates: str) -> str | None:
+def _served(data: bytes, mimetype: str, coordinates: str) -> str | None:
     # Streamlit's internal media manager, kept on purpose: no public API returns a served URL
     # for bytes (st.image would add an element to every rerun), and the public alternative, a
     # route of the app's own through st.App, was no faster in bench/annotate.py (7 A/B runs)

@@ -157,6 +157,14 @@ def save_answers(view: PairView, mode: str, f: FormInput, seconds: float, *, cle
         else:
             res = save(ui.store(), label)
     except Exception as e:
+        refused = outage.refused_answers(e)
+        if refused is not None:  # the annotator's to fix: said at the form, the answers back in it
+            ss.pop(PENDING, None)
+            ss.pop("q_cleared", None)
+            ss["form_errors"] = (view.pair_id, [refused])
+            if mode == "new":
+                ss["q_retry"] = ((mode, view.pair_id), f)
+            return
         reason = outage.failure_reason(e)
         if reason is None:
             raise

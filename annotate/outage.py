@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import exc as sa
 
-from curate.errors import StoreError
+from curate.errors import InputError, StoreError
 from curate.store import ConflictError
 
 from .form import FormInput
@@ -29,8 +29,8 @@ def failure_reason(exc: BaseException) -> str | None:
     seen = 0
     e: BaseException | None = exc
     while e is not None and seen < 5:  # "cannot open the store" wraps the driver's error
-        if isinstance(e, ConflictError):
-            return None
+        if isinstance(e, ConflictError) or _is_data_error(e):
+            return None  # a data error is the user's to fix (data_problem), never an outage
         if isinstance(e, _TRANSIENT) or getattr(e, "connection_invalidated", False):
             return UNREACHABLE
         if isinstance(e, sa.SQLAlchemyError):
@@ -43,6 +43,37 @@ def failure_reason(exc: BaseException) -> str | None:
 
 def is_store_failure(exc: BaseException) -> bool:
     return failure_reason(exc) is not None
+
+
+def _is_data_error(e: BaseException) -> bool:
+    """A DB-API DataError (SQLAlchemy's, or the driver's own: psycopg, sqlite3): the database
+    refusing the value itself, which trying again cannot change."""
+    return isinstance(e, sa.DataError) or any(c.__name__ == "DataError" for c in type(e).__mro__)
+
+
+def data_problem(exc: BaseException) -> str | None:
+    """What to tell the user when ``exc`` is the database refusing the data itself (a NUL in
+    a text, which PostgreSQL cannot hold; a value out of range), else None. The user's to
+    fix, with their answers kept: never an outage, never retried."""
+    seen = 0
+    e: BaseException | None = exc
+    while e is not None and seen < 5:
+        if _is_data_error(e):
+            text = " ".join(str(x) for x in (e, getattr(e, "orig", None)) if x is not None)
+            if "NUL" in text or "0x00" in text:
+                return "this text cannot be stored: it contains a NUL character"
+            return "the database refused a value as invalid"
+        e, seen = e.__cause__, seen + 1
+    return None
+
+
+def refused_answers(exc: BaseException) -> str | None:
+    """Why answers cannot be saved as they are, when ``exc`` says so: the store refused a
+    text (InputError: curate/store/labels.py) or the database refused a value
+    (``data_problem``). None for anything else."""
+    if isinstance(exc, InputError):
+        return "; ".join(f"the {p.field} {p.message}" if p.field else p.message for p in exc.problems)
+    return data_problem(exc)
 
 
 def backoff(attempt: int) -> float:

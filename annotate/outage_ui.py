@@ -21,6 +21,11 @@ def log_failure(e: BaseException) -> None:
     _log.warning("store failure, shown as a notice and retried: %s: %s", type(e).__name__, first)
 
 
+def log_refusal(e: BaseException) -> None:
+    first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+    _log.warning("the database refused the data, shown to the user to correct: %s: %s", type(e).__name__, first)
+
+
 def calm(what: str) -> Callable[[Callable[P, R]], Callable[P, R | None]]:
     """A button callback that meets a store failure leaves a message, not a traceback (the
     page that follows shows the outage notice while the store is down)."""
@@ -31,6 +36,11 @@ def calm(what: str) -> Callable[[Callable[P, R]], Callable[P, R | None]]:
             try:
                 return fn(*args, **kwargs)
             except Exception as e:
+                refused = outage.data_problem(e)
+                if refused is not None:  # the data itself: trying again would not help
+                    log_refusal(e)
+                    flash.say("warning", f"{what}: {refused}.")
+                    return None
                 reason = outage.failure_reason(e)
                 if reason is None:
                     raise

@@ -9,11 +9,12 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from curate.images import ImageProblem
 from curate.model import ImageRef, ResponsePart
 
 from . import ui
 from .demo import DELIBERATE_MISSING_NOTE
-from .images_cache import image_bytes, image_src, original_path, slot_src
+from .images_cache import image_bytes, image_src, original, slot_src
 from .outage_ui import calm
 from .queue import PairView, current_view
 from .render import (
@@ -34,6 +35,20 @@ MISSING = {
     "corrupt": "The image file could not be read.",
     "too_large": "The image was too large to import.",
 }
+
+
+# why a stored image's file cannot be shown now (it was imported), by ImageProblem.status: the
+# placeholder says so in words that name no path on the server
+UNAVAILABLE = {
+    "missing": "The image file is gone from the image folder.",
+    "corrupt": "The image file could not be read.",
+    "outside": "The image file is not a regular file in the image folder.",
+    "too_large": "The image file is too large to show.",
+}
+
+
+def unavailable(problem: ImageProblem) -> str:
+    return UNAVAILABLE.get(problem.status, "The image is not available.")
 
 
 def missing_reason(view: PairView) -> str:
@@ -193,18 +208,16 @@ def zoom_dialog(sha: str) -> None:
 
 
 def _prompt_full(sha: str, slider_key: str | None = None) -> None:
-    path = ui.store().image_path(sha)
-    if path is None or not path.exists():
-        st.warning("The image file is not available.")
+    """The prompt's image at the chosen zoom, or the placeholder with why it cannot be shown
+    (as the label page shows it)."""
+    got = original(ui.store(), sha)
+    if isinstance(got, ImageProblem):
+        st.html(image_html(None, item_id=sha, alt="the prompt's image", missing_reason=unavailable(got)))
         return
-    from PIL import Image
-
-    with Image.open(path) as im:
-        w, h = im.size
     z = _zoom_slider(slider_key)
-    st.caption(f"Original size {w} x {h} pixels")
+    st.caption(f"Original size {got.width} x {got.height} pixels")
     with st.container(height=620, border=False):
-        st.image(str(path), width=max(1, int(w * z)))
+        st.image(got.data, width=max(1, int(got.width * z)))
 
 
 VIEWS = ("side by side", "flip  (V)", "prompt image")
@@ -245,17 +258,13 @@ def _full(ref: ImageRef | None, side: str, title: str) -> ShownImage | None:
     if ref is None:
         return None
     alt = f"{title}, full size"
-    got = original_path(ui.store(), ref.sha256 if ref.status == "ok" else None)
-    if got is None:
+    if ref.status != "ok" or not ref.sha256:
         return ShownImage(None, alt, _missing(ref.status), key=ref.sha256 or side)
-    path, mime = got
-    w, h = ref.width, ref.height
-    if not (w and h):
-        from PIL import Image
-
-        with Image.open(path) as im:
-            w, h = im.size
-    return ShownImage(slot_src(path, f"zoom-{side}", mime), alt, key=ref.sha256 or "", width=w, height=h)
+    got = original(ui.store(), ref.sha256)
+    if isinstance(got, ImageProblem):
+        return ShownImage(None, alt, unavailable(got), key=ref.sha256)
+    w, h = (ref.width, ref.height) if ref.width and ref.height else (got.width, got.height)
+    return ShownImage(slot_src(got.data, f"zoom-{side}", got.mime), alt, key=ref.sha256, width=w, height=h)
 
 
 def zoom_if_asked() -> None:

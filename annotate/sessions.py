@@ -8,7 +8,8 @@ and every app process sharing the store.
 
 How the browser gets the cookie: starting a session returns a one-time handoff code (valid
 two minutes). The page posts it to the app's own HTTP route (annotate/web.py), which trades it
-for a fresh token and sets the cookie; the token never passes through page script.
+for a fresh token and sets the cookie; the token never passes through page script. The route
+answers only the app's own page (``foreign_origin``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from typing import SupportsFloat
+from urllib.parse import urlsplit
 
 from curate.model import Annotator
 from curate.store import Store
@@ -113,3 +115,34 @@ def identity_may_start(store: Store, name: str, issued_at: object) -> bool:
         return float(issued_at) > before
     except (TypeError, ValueError):
         return False  # no issue time: cannot tell, so no
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin(url: str) -> tuple[str, str, int | None] | None:
+    """(scheme, host, port) of a URL or an Origin header, the default port filled in; None
+    when it names no origin (``null``: a sandboxed frame, a file)."""
+    try:
+        u = urlsplit(url.strip())
+        scheme, host, port = u.scheme.lower(), (u.hostname or "").lower(), u.port
+    except ValueError:
+        return None
+    if not scheme or not host:
+        return None
+    return scheme, host, port if port is not None else _DEFAULT_PORTS.get(scheme)
+
+
+def foreign_origin(origin: str | None, fetch_site: str | None, url: str) -> bool:
+    """Whether a request to the session route (``url``) came from a page of another origin:
+    a sign-in code or a sign-out sent by another site. The browser's own ``Sec-Fetch-Site``
+    decides when it is sent (every current browser sends it, and it holds behind a proxy
+    that rewrites the Host); else the ``Origin`` must be the one the request was sent to (a
+    browser sends it with every POST and DELETE). A request with neither comes from no
+    browser (curl, a script), which holds no user's cookie to abuse."""
+    if fetch_site:
+        return fetch_site.strip().lower() != "same-origin"
+    if origin is None:
+        return False
+    mine = _origin(url)
+    return mine is None or _origin(origin) != mine

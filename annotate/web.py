@@ -8,7 +8,7 @@ it cannot set a cookie the page's script cannot read. Two things need plain HTTP
   proxy's X-Forwarded-Proto from the addresses in $FORWARDED_ALLOW_IPS, default 127.0.0.1).
   The session the browser's previous cookie named ends: a browser holds one session, so
   signing out in one tab ends every tab of it. ``DELETE`` ends the session the cookie names
-  and clears it.
+  and clears it. Both answer only the app's own page (``sessions.foreign_origin``).
 - ``MediaGuard`` answers ``{base}/media/...`` (the prompt images) only to a request carrying
   a live session cookie, so a copied image URL is useless without a session.
 """
@@ -61,6 +61,10 @@ def cookie_attributes(request: Request) -> CookieAttributes:
 
 def routes(get_store: StoreGetter) -> list[Route]:
     async def session(request: Request) -> Response:
+        if sessions.foreign_origin(
+            request.headers.get("origin"), request.headers.get("sec-fetch-site"), str(request.url)
+        ):
+            return PlainTextResponse("This request did not come from the app's own page.", status_code=403)
         store = get_store()
         if store is None:
             return PlainTextResponse("The app has not started yet.", status_code=503)

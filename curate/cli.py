@@ -14,7 +14,7 @@ import argparse
 import sys
 from importlib.metadata import entry_points
 
-from .errors import MmrbError
+from .errors import MmrbError, is_disk_full
 
 STAGES = (
     "ingest",
@@ -64,6 +64,11 @@ def main(argv: list[str] | None = None) -> int:
         return int(args._run(args) or 0)
     except MmrbError as e:
         print(f"mmrb {args.command}: error: {e}", file=sys.stderr)
+        return 1
+    except Exception as e:  # a full disk where no command said what it was writing: one line still
+        if not is_disk_full(e):
+            raise
+        print(f"mmrb {args.command}: error: disk full; the command stopped before it finished", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"mmrb {args.command}: interrupted", file=sys.stderr)

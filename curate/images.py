@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import errno
 import fcntl
 import hashlib
 import io
@@ -13,7 +14,7 @@ import stat
 import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -26,6 +27,49 @@ DEFAULT_MAX_PIXELS = 50_000_000
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 _DATA_URI = re.compile(r"^data:image/[\w.+-]+;base64,(.*)$", re.S)
 _OBJECT_REPR = re.compile(r"<[\w.]+ object at 0x[0-9a-fA-F]+>")
+# A stored file's name, relative to the image folder: its content hash, under a folder named by
+# the hash's first two digits, with its format's extension. Nothing else is ever opened there.
+_HASH = re.compile(r"[0-9a-f]{64}")
+_EXT = re.compile(r"[a-z0-9]{1,10}")
+_STORED_NAME = re.compile(r"([0-9a-f]{2})/([0-9a-f]{64})\.[a-z0-9]{1,10}")
+
+
+def extension(fmt: str) -> str:
+    """The extension a stored file of pillow's format ``fmt`` has."""
+    return {"JPEG": "jpg"}.get(fmt.upper(), fmt.lower())
+
+
+def stored_name(sha256: str, fmt: str) -> str | None:
+    """Where an image's file is in the image folder: named by its content hash and its
+    format, never by a path read from the store's table. None when the hash or the format
+    cannot name a stored file."""
+    ext = extension(fmt or "")
+    if not _HASH.fullmatch(sha256 or "") or not _EXT.fullmatch(ext):
+        return None
+    return f"{sha256[:2]}/{sha256}.{ext}"
+
+
+def _hash_of(name: str) -> str:
+    """The content hash a stored file's name carries; an ImageProblem for any other name."""
+    m = _STORED_NAME.fullmatch(name)
+    if m is None or not m.group(2).startswith(m.group(1)):
+        raise ImageProblem("missing", "not the name of a stored image")
+    return m.group(2)
+
+
+@dataclass(frozen=True)
+class Original:
+    """A stored image's file as served by the full-size view: its bytes and what its header says."""
+
+    data: bytes
+    format: str
+    width: int
+    height: int
+
+    @property
+    def mime(self) -> str:
+        fmt = "JPEG" if self.format == "MPO" else self.format  # a JPEG with more frames after the first
+        return Image.MIME.get(fmt, "application/octet-stream")
 
 
 @dataclass(frozen=True)
@@ -50,9 +94,14 @@ class ImageProblem(Exception):
 def _atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:  # a full disk, most likely: no half-written file stays behind
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def outside_root(source: str, root: Path) -> str:
@@ -121,7 +170,8 @@ class ImageStore:
             raise ImageProblem("missing", f"image path is a folder: {name}") from None
         except OSError as e:
             raise ImageProblem("corrupt", f"cannot open image file {name}: {e.strerror}") from None
-        with os.fdopen(fd, "rb") as f:
+        # a folder opens (O_RDONLY) but os.fdopen refuses it with IsADirectoryError: ask first
+        try:
             where = _opened_path(fd)
             if where is not None and not where.is_relative_to(real_root):
                 raise ImageProblem("outside", outside_root(name, root))
@@ -130,6 +180,10 @@ class ImageStore:
                 raise ImageProblem("missing", f"image path is a folder: {name}")
             if not stat.S_ISREG(st.st_mode):
                 raise ImageProblem("corrupt", f"image path is not a regular file: {name}")
+        except BaseException:
+            os.close(fd)
+            raise
+        with os.fdopen(fd, "rb") as f:
             if st.st_size > self.max_bytes:
                 raise ImageProblem(
                     "too_large", f"image file {name} is {st.st_size:,} bytes, over the limit of {self.max_bytes:,}"
@@ -186,8 +240,8 @@ class ImageStore:
         deleting the file before the row that names it is committed."""
         data, fmt, w, h = self.prepare(data, name)
         sha = hashlib.sha256(data).hexdigest()
-        ext = {"JPEG": "jpg"}.get(fmt, fmt.lower())
-        rel = f"{sha[:2]}/{sha}.{ext}"
+        rel = stored_name(sha, fmt)
+        assert rel is not None, fmt  # pillow's format names are letters and digits
         target = self.root / rel
         created = not target.exists()
         if created:
@@ -231,43 +285,136 @@ class ImageStore:
         finally:
             os.close(fd)  # releases the lock
 
-    # -- checking what is stored ---------------------------------------------------------
-    def check(self, rel: str, size: int) -> str | None:
-        """Why the stored file ``rel`` cannot be served (None: it can): gone, not a regular
-        file, another size than recorded, or a header pillow cannot read."""
-        path = self.root / rel
+    # -- opening what is stored ----------------------------------------------------------
+    # A stored file is found by its content hash (``stored_name``), never by a path read from
+    # the store's table, and opened only when it is a regular file inside the image folder.
+    # A symbolic link put in place of a file or of a folder (to /proc/self/environ, to
+    # /etc/passwd, to a picture elsewhere) is refused: checked on the resolved path, again by
+    # O_NOFOLLOW when opening, and on the opened file itself (a folder swapped in between).
+    def _open_inside(self, rel: str) -> tuple[int, os.stat_result]:
+        """An open descriptor of the regular file ``rel`` in the image folder and its status,
+        or an ImageProblem saying why not (in words that never name the link's target)."""
         try:
-            st = path.lstat()
+            real_root = self.root.resolve()
+            want = real_root / rel
+            got = (self.root / rel).resolve()
+        except (OSError, RuntimeError):  # a loop of symbolic links
+            raise ImageProblem("outside", LINK) from None
+        if not got.is_relative_to(real_root):
+            raise ImageProblem("outside", LINK_OUT)
+        if got != want:
+            raise ImageProblem("outside", LINK)
+        try:
+            fd = os.open(want, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
         except FileNotFoundError:
-            return "file gone"
+            raise ImageProblem("missing", "file gone") from None
         except OSError as e:
-            return f"cannot stat the file: {e.strerror}"
-        if not stat.S_ISREG(st.st_mode):
-            return "not a regular file"
-        if st.st_size != size:
-            return f"{st.st_size:,} bytes, {size:,} recorded"
+            if e.errno == errno.ELOOP:  # the file became a link after the check
+                raise ImageProblem("outside", LINK) from None
+            raise ImageProblem("corrupt", f"cannot open the file: {e.strerror}") from None
         try:
-            with Image.open(path):  # opening parses the header; the pixels stay unread
-                pass
-        except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as e:
-            return f"unreadable ({e.__class__.__name__})"
+            where = _opened_path(fd)
+            if where is not None and not where.is_relative_to(real_root):  # a folder became a link
+                raise ImageProblem("outside", LINK_OUT)
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise ImageProblem("corrupt", "not a regular file")
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd, st
+
+    def servable(self, name: str) -> bool:
+        """Whether the stored file ``name`` is a regular file inside the image folder (its
+        content unread): what may be handed to another server by path or by upload."""
+        try:
+            _hash_of(name)
+            fd, _ = self._open_inside(name)
+        except ImageProblem:
+            return False
+        os.close(fd)
+        return True
+
+    def read_stored(self, name: str) -> bytes:
+        """The bytes of the stored file ``name`` (``stored_name``), at most ``max_bytes``."""
+        _hash_of(name)
+        fd, st = self._open_inside(name)
+        with os.fdopen(fd, "rb") as f:
+            if st.st_size > self.max_bytes:
+                raise ImageProblem("too_large", f"{st.st_size:,} bytes, over the limit of {self.max_bytes:,}")
+            data = f.read(self.max_bytes + 1)
+        if len(data) > self.max_bytes:
+            raise ImageProblem("too_large", f"over the limit of {self.max_bytes:,} bytes")
+        return data
+
+    def original(self, name: str) -> Original:
+        """The stored file ``name`` for the full-size view, its header read by pillow."""
+        data = self.read_stored(name)
+        try:
+            with Image.open(io.BytesIO(data)) as im:
+                return Original(data, (im.format or "").upper(), im.width, im.height)
+        except _UNREADABLE as e:
+            raise ImageProblem("corrupt", f"unreadable ({e.__class__.__name__})") from None
+
+    # -- checking what is stored ---------------------------------------------------------
+    def check(self, name: str, size: int) -> str | None:
+        """Why the stored file ``name`` (``stored_name``) cannot be served (None: it can):
+        gone, a symbolic link, not a regular file, another size than recorded, or a header
+        pillow cannot read."""
+        try:
+            _hash_of(name)
+            fd, st = self._open_inside(name)
+        except ImageProblem as e:
+            return str(e)
+        with os.fdopen(fd, "rb") as f:
+            if st.st_size != size:
+                return f"{st.st_size:,} bytes, {size:,} recorded"
+            try:
+                with Image.open(f):  # opening parses the header; the pixels stay unread
+                    pass
+            except _UNREADABLE as e:
+                return f"unreadable ({e.__class__.__name__})"
         return None
 
     # -- serving -------------------------------------------------------------------------
     def path(self, rel: str) -> Path:
         return self.root / rel
 
-    def thumbnail(self, rel: str, max_side: int = 1024) -> Path:
-        """A JPEG no larger than ``max_side``, made once and cached beside the originals."""
-        src = self.root / rel
-        sha = Path(rel).stem
-        out = self.root / "thumbs" / str(max_side) / f"{sha}.jpg"
-        if out.exists():
-            return out
-        with Image.open(src) as opened:
-            im = opened.convert("RGB") if opened.mode not in ("RGB", "L") else opened.copy()
+    def thumbnail(self, name: str, max_side: int = 1024) -> bytes:
+        """A JPEG of the stored file ``name`` no larger than ``max_side``, made once and cached
+        beside the originals (``thumbs/<max_side>/<sha256>.jpg``, checked like an original)."""
+        sha = _hash_of(name)
+        rel = f"thumbs/{int(max_side)}/{sha}.jpg"
+        try:
+            fd, _ = self._open_inside(rel)
+        except ImageProblem:
+            pass  # not made yet, or no regular file of the folder: made again below
+        else:
+            with os.fdopen(fd, "rb") as f:
+                return f.read()
+        data = self.read_stored(name)
+        try:
+            with Image.open(io.BytesIO(data)) as opened:
+                if opened.width * opened.height > self.max_pixels:
+                    raise ImageProblem("too_large", f"{opened.width}x{opened.height} pixels")
+                im = opened.convert("RGB") if opened.mode not in ("RGB", "L") else opened.copy()
             im.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
             buf = io.BytesIO()
             im.save(buf, format="JPEG", quality=85, optimize=True)
-        _atomic_write(out, buf.getvalue())
-        return out
+        except _UNREADABLE as e:
+            raise ImageProblem("corrupt", f"unreadable ({e.__class__.__name__})") from None
+        folder = self.root / "thumbs" / str(int(max_side))
+        try:
+            inside = folder.resolve() == self.root.resolve() / "thumbs" / str(int(max_side))
+        except (OSError, RuntimeError):
+            inside = False
+        if not inside:  # never write through a link (the file itself is replaced, not followed)
+            raise ImageProblem("outside", LINK_OUT)
+        _atomic_write(self.root / rel, buf.getvalue())
+        return buf.getvalue()
+
+
+LINK_OUT = "a symbolic link out of the image folder"
+LINK = "a symbolic link"
+# what pillow raises for a file that is not a readable image
+_UNREADABLE = (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError)

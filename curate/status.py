@@ -1,8 +1,9 @@
 """What is in the store, stage by stage: the numbers behind ``mmrb status``.
 
-Image counts come from the files, not the rows: every image an item refers to as stored is
-looked up in the image folder (there, a regular file of the recorded size whose header
-pillow reads), and one that is not is counted as ``broken``.
+Image counts come from the files, not the rows: every image an item or a candidate response
+refers to as stored is looked up by its content hash in the image folder (there, a regular
+file inside the folder, no symbolic link, of the recorded size, whose header pillow reads),
+and one that is not is counted as ``broken``.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .store.counts import CategoryCounts
+from .store.counts import CategoryCounts, StoredImageUse
 from .wording import plural
 
 if TYPE_CHECKING:
@@ -34,8 +35,11 @@ class Status:
     broken_examples: list[dict[str, str]] = field(default_factory=list)
     labels_per_pair: dict[int, int] = field(default_factory=dict)  # n submitted labels -> n pairs
     label_sources: dict[str, int] = field(default_factory=dict)
-    # the images in candidate responses (issue 15), by status as imported
+    # the images in candidate responses (issue 15), by status as imported, and broken (stored,
+    # but the file is gone, a link or unreadable) like the items' (issue 25)
     response_images: dict[str, int] = field(default_factory=dict)
+    response_broken_files: int = 0
+    response_broken_examples: list[dict[str, str]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -47,21 +51,19 @@ def collect(store: Store, examples: int = 10) -> Status:
     with store.read() as c:  # one snapshot
         tallies = store.tallies(conn=c)
         stages = store.counts(conn=c).as_dict()
-        uses = store.stored_image_uses(conn=c)
-        images = dict(tallies.image_refs_by_status)
-        broken_refs, broken = 0, {}
-        for use in uses:
-            why = store.images.check(use.path, use.bytes)
-            if why:
-                broken[use.sha256] = why
-                broken_refs += use.refs
-        if broken_refs:
-            images["ok"] = images.get("ok", 0) - broken_refs
-            images["broken"] = broken_refs
-            if not images["ok"]:
-                del images["ok"]
+        images, broken = _checked(store, store.stored_image_uses(conn=c), tallies.image_refs_by_status)
+        responses, response_broken = _checked(
+            store, store.stored_image_uses(conn=c, responses=True), tallies.response_image_refs_by_status
+        )
         broken_rows = (
             store.image_refs(stored=True, sha256s=sorted(broken)[:examples], limit=examples, conn=c) if broken else []
+        )
+        response_broken_rows = (
+            store.image_refs(
+                stored=True, sha256s=sorted(response_broken)[:examples], limit=examples, responses=True, conn=c
+            )
+            if response_broken
+            else []
         )
         missing = store.image_refs(stored=False, limit=examples, conn=c)
     return Status(
@@ -80,8 +82,33 @@ def collect(store: Store, examples: int = 10) -> Status:
         ],
         labels_per_pair=tallies.labels_per_pair,
         label_sources=tallies.label_sources,
-        response_images=tallies.response_image_refs_by_status,
+        response_images=responses,
+        response_broken_files=len(response_broken),
+        response_broken_examples=[
+            {"candidate": r.item_id, "source": r.source, "problem": response_broken[r.sha256 or ""]}
+            for r in response_broken_rows
+        ],
     )
+
+
+def _checked(
+    store: Store, uses: list[StoredImageUse], by_status: dict[str, int]
+) -> tuple[dict[str, int], dict[str, str]]:
+    """References by status with those whose file is broken moved from ``ok`` to ``broken``,
+    and why each broken file is (sha256 -> problem)."""
+    counts = dict(by_status)
+    broken_refs, broken = 0, {}
+    for use in uses:
+        why = store.images.check(use.path, use.bytes)
+        if why:
+            broken[use.sha256] = why
+            broken_refs += use.refs
+    if broken_refs:
+        counts["ok"] = counts.get("ok", 0) - broken_refs
+        counts["broken"] = broken_refs
+        if not counts["ok"]:
+            del counts["ok"]
+    return counts, broken
 
 
 def render(st: Status) -> str:
@@ -123,6 +150,14 @@ def render(st: Status) -> str:
     if st.response_images:
         shown = ", ".join(f"{k} {v}" for k, v in sorted(st.response_images.items()))
         out.append(f"response images: {plural(sum(st.response_images.values()), 'reference')} ({shown})")
+    if st.response_broken_files:
+        out.append(
+            f"  BROKEN: {plural(st.response_images['broken'], 'response image reference')} to "
+            f"{plural(st.response_broken_files, 'stored file')} gone or unreadable (the store is damaged: "
+            "restore the image folder from a backup)"
+        )
+        for ex in st.response_broken_examples:
+            out.append(f"    {ex['candidate']}: {ex['source']} ({ex['problem']})")
     if st.labels_per_pair:
         out += ["", "submitted labels per pair:"]
         for n, pairs in sorted(st.labels_per_pair.items()):

@@ -252,14 +252,14 @@ def first_record(p: Path, rows: list[Row]) -> Row:
     return row
 
 
-def read_pairs(p: Path) -> list[EvalPair]:
+def read_pairs(p: Path, *, nul: bool = False) -> list[EvalPair]:
     """The pairs of one file, under the ids it gives them."""
     rows = load_rows(p)
     parse, to_pair = LAYOUTS[detect_layout(first_record(p, rows).data, p)]
-    return [to_pair(rec, p) for _, rec in parse_rows(p, rows, parse)]
+    return [to_pair(rec, p) for _, rec in parse_rows(p, rows, parse, nul=nul)]
 
 
-def read_dataset(paths: str | Path | Iterable[str | Path]) -> list[EvalPair]:
+def read_dataset(paths: str | Path | Iterable[str | Path], *, nul: bool = False) -> list[EvalPair]:
     """All pairs of one or more dataset files, in file order; duplicate ids within a file
     become ``id#0``, ``id#1``... with ``group`` = the shared id (Acc+)."""
     if isinstance(paths, (str, Path)):
@@ -269,7 +269,7 @@ def read_dataset(paths: str | Path | Iterable[str | Path]) -> list[EvalPair]:
     seen: set[str] = set()
     for p in map(Path, paths):
         try:
-            pairs = read_pairs(p)
+            pairs = read_pairs(p, nul=nul)
         except InputError as e:
             problems += e.problems
             continue

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from curate.agreement.limits import MIN_BOOTSTRAP_PAIRS, TOO_FEW_PAIRS
 from curate.errors import InputError, InputProblem
-from curate.formats.reader import MALFORMED
+from curate.formats.reader import MALFORMED, json_problem
 
 SORT_KEYS = ("overall", "macro", "size_weighted")
 
@@ -33,6 +33,12 @@ def read_report(path: str | Path) -> dict:
         raise InputError([InputProblem(str(path), None, None, "file not found")]) from None
     except json.JSONDecodeError as e:
         raise InputError([InputProblem(str(path), e.lineno, None, f"{MALFORMED}: {e.msg}")]) from None
+    except UnicodeDecodeError as e:
+        raise InputError(
+            [InputProblem(str(path), None, None, f"not valid UTF-8 (byte 0x{e.object[e.start]:02x})")]
+        ) from None
+    except (ValueError, RecursionError) as e:  # nested too deeply, a number too long
+        raise InputError([InputProblem(str(path), None, None, json_problem(e))]) from None
     if not isinstance(r, dict) or "overall" not in r:
         raise InputError([InputProblem(str(path), None, "overall", "not a report of mmrb score --output")])
     r.setdefault("judge", Path(path).stem)

@@ -41,9 +41,11 @@ class Dataset:
         return self.files.label
 
 
-def open_dataset(paths: Sequence[str], limit: int | None = None) -> Dataset:
-    """The pairs of one or more dataset files, the first ``limit`` only when given."""
-    pairs = read_dataset(list(paths))
+def open_dataset(paths: Sequence[str], limit: int | None = None, *, to_judge: bool = False) -> Dataset:
+    """The pairs of one or more dataset files, the first ``limit`` only when given.
+    ``to_judge``: the texts go into a stored run (its prompts), so a NUL, which PostgreSQL
+    cannot keep, is refused by file, line and field before any judge is asked."""
+    pairs = read_dataset(list(paths), nul=to_judge)
     if limit is not None:
         pairs = pairs[:limit]
     return Dataset(pairs, RunDataset.files(list(paths), limit))

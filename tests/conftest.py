@@ -4,7 +4,7 @@ import pytest
 
 from tests.ingest_helpers import assert_nothing_written
 from tests.support.services import ensure_postgres, new_pg_database, unavailable
-from tests.support.streamlit_server import CHROMIUM, CHROMIUM_ARGS
+from tests.support.streamlit_server import CHROMIUM, CHROMIUM_ARGS, seed_store
 
 NEEDS_SYSTEM = ("browser", "labelstudio")  # Chromium, a Label Studio server: left out by --quick
 
@@ -133,3 +133,29 @@ def both_readings(request, monkeypatch):
     if request.param == "in a child":
         monkeypatch.setattr(rows, "_child_worthwhile", lambda path: True)
     return request.param
+
+
+# -- the app over a seeded store (AppTest and the page tests) -----------------------------
+def _app_store(db: str, images, monkeypatch):
+    from annotate import ui
+    from curate.store import Store
+
+    s = Store(db, images=images)
+    seed_store(s)
+    monkeypatch.setenv("MMRB_DB", db)
+    monkeypatch.setenv("MMRB_IMAGES", str(images))
+    yield s
+    ui.close_stores()
+    s.close()
+
+
+@pytest.fixture
+def app_env(db_url, tmp_path, monkeypatch):
+    """A seeded store on each backend, and the app pointed at it."""
+    yield from _app_store(db_url, tmp_path / "images", monkeypatch)
+
+
+@pytest.fixture
+def sqlite_env(tmp_path, monkeypatch):
+    """The same on SQLite alone."""
+    yield from _app_store(str(tmp_path / "app.db"), tmp_path / "images", monkeypatch)

@@ -637,7 +637,7 @@ def test_csv_rows_that_do_not_fit_the_header_are_errors(tmp_path):
     with pytest.raises(InputError, match=f"{f}:1 field 'value': missing column"):
         read_labels_file(f)
     f.write_bytes(b"item,annotator,field,value\np1,a,preference,\xff\n")
-    with pytest.raises(MmrbError, match="not a readable CSV file"):
+    with pytest.raises(InputError, match=re.escape(f"{f}:2 field 'value': not valid UTF-8 (byte 0xff")):
         read_labels_file(f)
     f.write_text("item,annotator,field,value\n")
     with pytest.raises(MmrbError, match="no labels"):

@@ -9,8 +9,8 @@ from dataclasses import replace
 
 import pytest
 
+from tests.support.apptest import all_text, sign_in
 from tests.support.streamlit_server import seed_store
-from tests.test_app_flows import all_text, sign_in
 
 
 @pytest.fixture

@@ -3,105 +3,12 @@
 from __future__ import annotations
 
 import json
-import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from tests.support.streamlit_server import PASSWORD, XSS, seed_store
-
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-
-
-@pytest.fixture
-def app_env(db_url, tmp_path, monkeypatch):
-    """A seeded store on each backend, and the app pointed at it."""
-    from curate.store import Store
-
-    images = tmp_path / "images"
-    s = Store(db_url, images=images)
-    seed_store(s)
-    monkeypatch.setenv("MMRB_DB", db_url)
-    monkeypatch.setenv("MMRB_IMAGES", str(images))
-    yield s
-    from annotate import ui
-
-    ui.close_stores()
-    s.close()
-
-
-@pytest.fixture
-def sqlite_env(tmp_path, monkeypatch):
-    from curate.store import Store
-
-    db = str(tmp_path / "app.db")
-    s = Store(db, images=tmp_path / "images")
-    seed_store(s)
-    monkeypatch.setenv("MMRB_DB", db)
-    monkeypatch.setenv("MMRB_IMAGES", str(tmp_path / "images"))
-    yield s
-    from annotate import ui
-
-    ui.close_stores()
-    s.close()
-
-
-def new_app():
-    from streamlit.testing.v1 import AppTest
-
-    return AppTest.from_file(APP, default_timeout=30)
-
-
-def sign_in(name: str, password: str = PASSWORD):
-    at = new_app().run()
-    at.text_input(key="signin_name").input(name)
-    at.text_input(key="signin_password").input(password)
-    at.button[0].click().run()
-    assert not at.exception, at.exception
-    return at
-
-
-def form_keys(at) -> dict[str, str]:
-    """The current pair's widget keys by role (q_left, q_right, q_pref, q_flag, q_rationale)."""
-    out = {}
-    for w in list(at.radio) + list(at.text_area):
-        for role in ("q_left", "q_right", "q_pref", "q_flag", "q_rationale"):
-            if w.key and w.key.startswith(role + "_"):
-                out[role] = w.key
-    return out
-
-
-def submit(at):
-    sub = next(b for b in at.button if b.key and b.key.startswith("q_submit_"))
-    sub.click().run()
-    assert not at.exception, at.exception
-    return at
-
-
-def label(at, left=None, right=None, pref=None, rationale=None, flag=None):
-    k = form_keys(at)
-    if left:
-        at.radio(key=k["q_left"]).set_value(left)
-    if right:
-        at.radio(key=k["q_right"]).set_value(right)
-    if pref:
-        at.radio(key=k["q_pref"]).set_value(pref)
-    if rationale is not None:
-        at.text_area(key=k["q_rationale"]).input(rationale)
-    if flag:
-        at.radio(key=k["q_flag"]).set_value(flag)
-    return submit(at)
-
-
-def all_text(at) -> str:
-    """What the page says: Markdown with its escapes undone (data strings are escaped by
-    render.plain), and the HTML the prompt and responses are built as."""
-    parts = []
-    for kind in ("markdown", "caption", "text", "error", "warning", "info", "success", "title", "subheader"):
-        parts += [str(getattr(e, "value", "")) for e in getattr(at, kind)]
-    text = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", "\n".join(parts)).replace("\u2060", "")
-    return "\n".join([text] + [e.proto.body for e in at.get("html")])
+from tests.support.apptest import all_text, form_keys, label, new_app, sign_in, submit
+from tests.support.streamlit_server import PASSWORD, XSS
 
 
 def test_sign_in_refuses_wrong_password_then_opens_the_queue(sqlite_env):

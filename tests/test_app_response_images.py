@@ -13,8 +13,8 @@ from hypothesis import strategies as hs
 from annotate import keys, queue, render
 from annotate.render import ShownImage
 from curate.model import ImageRef, Label, ResponsePart
+from tests.support.apptest import all_text, sign_in
 from tests.support.streamlit_server import seed_image_pairs, seed_store
-from tests.test_app_flows import all_text, sign_in
 
 IMG_L = ShownImage("/media/aa.jpg", "the left response's image 1", key="aa", width=640, height=480)
 IMG_R = ShownImage("/media/bb.jpg", "the right response's image 1", key="bb", width=320, height=600)

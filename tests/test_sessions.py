@@ -4,16 +4,15 @@ SQLite and PostgreSQL (the browser and two app processes: test_sessions_browser.
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import pytest
 
 from annotate import auth, sessions
 from curate.model import Annotator
+from tests.support.apptest import new_app
 from tests.support.command_runner import run_command
-from tests.support.streamlit_server import PASSWORD, seed_store
+from tests.support.streamlit_server import PASSWORD
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 T0 = 1_000_000.0
 
 
@@ -147,7 +146,7 @@ def test_a_refused_attempt_is_not_counted_and_does_not_check_the_password(store,
 
 
 def test_the_sign_in_page_says_it_is_throttled(sqlite_env):
-    at = _app().run()
+    at = new_app().run()
     for n in range(auth.NAME_LIMIT):
         _submit_sign_in(at, "alice", f"wrong password {n}")
         assert "Wrong name or password" in _text(at)
@@ -184,40 +183,6 @@ def test_unknown_passwordless_and_disabled_accounts_cost_one_argon2_verification
 
 
 # -- the app: a revoked session stops an open tab (AppTest, both backends) -----------------
-@pytest.fixture
-def app_env(db_url, tmp_path, monkeypatch):
-    from annotate import ui
-    from curate.store import Store
-
-    s = Store(db_url, images=tmp_path / "images")
-    seed_store(s)
-    monkeypatch.setenv("MMRB_DB", db_url)
-    monkeypatch.setenv("MMRB_IMAGES", str(tmp_path / "images"))
-    yield s
-    ui.close_stores()
-    s.close()
-
-
-@pytest.fixture
-def sqlite_env(tmp_path, monkeypatch):
-    from annotate import ui
-    from curate.store import Store
-
-    s = Store(str(tmp_path / "app.db"), images=tmp_path / "images")
-    seed_store(s)
-    monkeypatch.setenv("MMRB_DB", s.db)
-    monkeypatch.setenv("MMRB_IMAGES", str(tmp_path / "images"))
-    yield s
-    ui.close_stores()
-    s.close()
-
-
-def _app():
-    from streamlit.testing.v1 import AppTest
-
-    return AppTest.from_file(APP, default_timeout=30)
-
-
 def _text(at) -> str:
     return "\n".join(str(getattr(e, "value", "")) for e in at.main)
 
@@ -246,7 +211,7 @@ def _cli(argv, monkeypatch, stdin=None) -> int:
 
 @pytest.mark.parametrize("how", ["reset-password", "disable", "sign-out"])
 def test_an_open_tab_stops_at_once_undo_included(app_env, monkeypatch, how):
-    at = _app().run()
+    at = new_app().run()
     _submit_sign_in(at, "alice", PASSWORD)
     _label_first_pair(at)
     assert app_env.get_label("p0", "alice") is not None
@@ -264,7 +229,7 @@ def test_an_open_tab_stops_at_once_undo_included(app_env, monkeypatch, how):
 
 
 def test_a_submit_after_the_session_ended_saves_nothing(sqlite_env):
-    at = _app().run()
+    at = new_app().run()
     _submit_sign_in(at, "bob", PASSWORD)
     auth.set_active(sqlite_env, "bob", False)
     _label_first_pair(at)
@@ -273,7 +238,7 @@ def test_a_submit_after_the_session_ended_saves_nothing(sqlite_env):
 
 
 def test_sign_out_ends_only_that_session(sqlite_env):
-    one, two = _app().run(), _app().run()
+    one, two = new_app().run(), new_app().run()
     _submit_sign_in(one, "alice", PASSWORD)
     _submit_sign_in(two, "alice", PASSWORD)  # another browser: its own session
     next(b for b in one.button if b.key == "sign_out").click().run()
@@ -367,7 +332,7 @@ ANN = "ann@example.org"
 
 
 def _oidc_tab(issued_at: float, *, configured: bool = True):
-    at = _app()
+    at = new_app()
     if configured:
         at.secrets["auth"] = OIDC_SECRETS
     at.user = {"is_logged_in": True, "email": ANN, "iat": issued_at}

@@ -37,6 +37,7 @@ from typing import Any, Literal
 from markdown_it import MarkdownIt
 
 from curate.errors import MmrbError
+from curate.images import ImageProblem
 from curate.model import Candidate, Item, Pair, Side
 from curate.seeding import coin
 from curate.sides import shown_pair
@@ -216,7 +217,10 @@ class _Images:
         chunk: list[tuple[str, bytes]] = []
         size = 0
         for n, (sha, path) in enumerate(todo):
-            data = path.read_bytes()
+            try:
+                data = self.store.images.read_stored(_name(self.store, path))
+            except ImageProblem as e:
+                raise MmrbError(f"image {sha} cannot be uploaded: {e}") from None
             chunk.append((f"{sha}{path.suffix}", data))
             size += len(data)
             if len(chunk) >= 50 or size > 20_000_000 or n == len(todo) - 1:
@@ -280,6 +284,11 @@ def response_fields(cand: Candidate, usable: set[str]) -> tuple[list[dict[str, s
     return entries, "\n\n".join(texts), missing
 
 
+def _name(store: Store, path: Path) -> str:
+    """A stored file's name in the image folder (``Store.image_paths`` gives its path)."""
+    return path.relative_to(store.images.root).as_posix()
+
+
 def build_tasks(
     store: Store, pairs: list[Pair], seed: int, *, response_images: bool = False
 ) -> tuple[list[dict], dict[str, Path], list[str]]:
@@ -295,7 +304,8 @@ def build_tasks(
         [im.sha256 for item in items.values() for im in item.images if im.status == "ok" and im.sha256]
         + [im.sha256 for c in cands.values() for im in c.images if im.status == "ok" and im.sha256]
     )
-    usable = {sha for sha, path in known.items() if path.exists()}
+    # a regular file inside the image folder: never a symbolic link out of it (issue 25)
+    usable = {sha for sha, path in known.items() if store.images.servable(_name(store, path))}
     with_images = response_images or any(c.images for c in cands.values())
     tasks = []
     for p in pairs:

@@ -105,6 +105,7 @@ if upload is not None and st.button("Import", key="quality_gold_import"):
         st.rerun()
     except InputError as e:
         st.error(plain(f"{len(e.problems)} {'problem' if len(e.problems) == 1 else 'problems'}, nothing written:"))
-        st.code("\n".join(str(p) for p in e.problems[:50]), language=None)
+        more = [f"... and {len(e.problems) - 50} more"] if len(e.problems) > 50 else []
+        st.code("\n".join([*(str(p) for p in e.problems[:50]), *more]), language=None)
     except MmrbError as e:
         st.error(plain(e))

@@ -355,7 +355,8 @@ def _read_csv(path: Path, name: str) -> FileColumns:
     try:
         header = next(csv.reader([first.decode("utf-8-sig")]), [])
     except (UnicodeDecodeError, csv.Error) as e:
-        raise MmrbError(f"{name}: cannot read the header: {e}") from None
+        raise InputError([InputProblem(name, 1, None, f"cannot read the header: {e}")]) from None
+    reader.repeated_columns(name, header)  # Arrow would take one of the two without saying which
     missing = [c for c in _REQUIRED if c not in header]
     if header and missing:
         raise InputError([InputProblem(name, 1, c, "missing column") for c in missing])
@@ -379,7 +380,9 @@ def _read_csv(path: Path, name: str) -> FileColumns:
         )
         table = pcsv.read_csv(path, parse_options=parse, convert_options=convert)
     except pa.ArrowInvalid as e:
-        raise MmrbError(f"{name}: not a readable CSV file: {e}") from None
+        raise InputError(
+            _text_rows(path, name) or [InputProblem(name, None, None, f"not a readable CSV file: {e}")]
+        ) from None
     if ragged:
         raise InputError(
             _ragged_rows(path, name, len(header))
@@ -409,6 +412,19 @@ def _ragged_rows(path: Path, name: str, width: int) -> list[InputProblem]:
         ]
 
 
+def _text_rows(path: Path, name: str) -> list[InputProblem]:
+    """The cells whose bytes are not UTF-8, with their line (numbered as ``_ragged_rows``
+    does) and column: Arrow says neither."""
+    with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as f:
+        records = (r for r in csv.reader(f) if r)
+        header = next(records, [])
+        out = []
+        for n, record in enumerate(records, 2):
+            row = dict(zip(header, record, strict=False))
+            out += [InputProblem(name, n, c, why) for c, why in text_problems(row, nul=False)]
+        return out[:20]
+
+
 def _canonical_column(column) -> Column:
     """An Arrow dictionary column (one dictionary for every chunk) as codes into its distinct
     canonical values; a blank cell is -1."""
@@ -431,6 +447,11 @@ def _read_jsonl(path: Path, name: str) -> FileColumns:
             problems.append(InputProblem(name, row.line, None, row.error or reader.MALFORMED))
             continue
         bad = text_problems({c: rec[c] for c in cells if c in rec}, nul=False)
+        bad += [
+            (c, f"expected text, got the number {json.dumps(rec[c])}, which is not finite")
+            for c in cells
+            if isinstance(rec.get(c), float) and not math.isfinite(rec[c])  # JSON's NaN, Infinity: no label
+        ]
         if bad:  # bytes that were not UTF-8 would never match another annotator's value
             problems += [InputProblem(name, row.line, where, why) for where, why in bad]
             continue

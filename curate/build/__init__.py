@@ -1,9 +1,11 @@
 """From labels to the final benchmark: filter rules, triplets, exports, dataset card.
 
 The build is written to a temporary folder beside ``out`` and moved into place only when
-every file is complete; a failed or interrupted build leaves the previous one as it was.
-A build that was killed cannot remove its temporary folder: the next build of the same
-``out`` does (see ``remove_leftovers``).
+every file is complete; a failed or interrupted build leaves the previous one as it was
+(a full disk is said so: ``DiskFullError``). Builds of one ``out`` may run at once: each
+writes its own folder, and they take turns to swap it in (``_out_lock``), so ``out`` is
+always one whole build, the last one swapped in. A build that was killed cannot remove its
+temporary folder: the next build of the same ``out`` does (see ``remove_leftovers``).
 """
 
 from __future__ import annotations
@@ -15,13 +17,15 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import MmrbError
+from ..errors import DiskFullError, MmrbError, is_disk_full
 from ..model import Candidate, Triplet
 from ..quality.aggregate import Aggregated
 from ..sides import is_side
@@ -192,9 +196,42 @@ def remove_leftovers(out: Path) -> list[Path]:
     return removed
 
 
+@contextmanager
+def _out_lock(out: Path) -> Iterator[None]:
+    """``out`` to this process alone: an exclusive flock on the file ``.NAME.lock`` beside
+    it, which builds of ``out`` hold while they swap their folder in. The holder removes the
+    file as it lets go, so none stays behind; a process that was waiting for the removed file
+    finds the name gone or naming another file, and tries again. A process killed while
+    holding it leaves the file, whose lock ended with the process: the next build takes it."""
+    path = out.parent / f".{out.name}.lock"
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            mine, there = os.fstat(fd), os.stat(path)
+            if (mine.st_dev, mine.st_ino) == (there.st_dev, there.st_ino):
+                break
+        except FileNotFoundError:  # removed by the holder before: the next one
+            pass
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+    try:
+        yield
+    finally:
+        with suppress(OSError):
+            os.unlink(path)  # still held: whoever waits on this file sees it gone and tries again
+        os.close(fd)
+
+
 def _replace_dir(tmp: Path, out: Path) -> None:
-    """Move the finished build into place; the previous build is removed only afterwards."""
-    if out.exists():
+    """Move the finished build into place; the previous build is removed only afterwards.
+    Builds of one ``out`` do it one at a time: each finds ``out`` whole, and leaves it so."""
+    with _out_lock(out):
+        if not out.exists():
+            os.rename(tmp, out)
+            return
         if not (out / MANIFEST).is_file():
             raise MmrbError(f"{out} exists and is not an mmrb build (no {MANIFEST}): refusing to replace it")
         old, hold = _held_tmp(out, "old")
@@ -205,11 +242,14 @@ def _replace_dir(tmp: Path, out: Path) -> None:
             except BaseException:
                 os.rename(old / out.name, out)
                 raise
+        except BaseException:
+            if not (old / out.name).exists():  # the previous build is back in place: its empty folder goes
+                shutil.rmtree(old, ignore_errors=True)
+            raise
+        else:
             shutil.rmtree(old, ignore_errors=True)
         finally:
             os.close(hold)
-    else:
-        os.rename(tmp, out)
 
 
 def build(store: Store, rules: Rules, out: str | Path) -> BuildResult:
@@ -217,11 +257,34 @@ def build(store: Store, rules: Rules, out: str | Path) -> BuildResult:
     result, inputs = apply_rules(store, rules)
     triplets, sources, missing = make_triplets(store, result.kept, inputs)
     report = _agreement(store, {d.pair.id for d in result.decisions}, rules)
+    try:
+        mmrb2_counts = _write(out, store, rules, result, inputs, triplets, sources, missing, report)
+    except Exception as e:
+        if is_disk_full(e):  # _write removed its folder: the previous build is as it was
+            kept = f" (the previous build in {out} is kept)" if (out / MANIFEST).is_file() else ""
+            raise DiskFullError(f"the build {out}", kept) from e
+        raise
+    return BuildResult(out, result, triplets, missing, inputs.aggregated, mmrb2_counts)
+
+
+def _write(
+    out: Path,
+    store: Store,
+    rules: Rules,
+    result: FilterResult,
+    inputs: BuildInputs,
+    triplets: list[Triplet],
+    sources: dict[str, Path],
+    missing: list[str],
+    report: AgreementReport,
+) -> dict[str, int]:
+    """Every file of the build in a folder of its own beside ``out``, swapped in when
+    complete (removed when not); the MMRB2 layout's triplets per task."""
     out.parent.mkdir(parents=True, exist_ok=True)
     remove_leftovers(out)
     tmp, hold = _held_tmp(out, "tmp")
     try:
-        export.copy_images(tmp, sources)
+        export.copy_images(tmp, sources, store.images)
         first = export.chosen_first(triplets, rules.seed)
         export.write_jsonl(tmp, triplets)
         export.write_mmrb(tmp, triplets, first)
@@ -260,7 +323,7 @@ def build(store: Store, rules: Rules, out: str | Path) -> BuildResult:
         raise
     finally:
         os.close(hold)
-    return BuildResult(out, result, triplets, missing, inputs.aggregated, mmrb2_counts)
+    return mmrb2_counts
 
 
 def dry_run(store: Store, rules: Rules) -> FilterResult:

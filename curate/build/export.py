@@ -34,6 +34,7 @@ from typing import Any
 
 from .. import sides
 from ..formats import mmrb, mmrb2, triplets, vlrewardbench
+from ..images import ImageStore
 from ..model import Label, Side, Triplet
 from ..seeding import digest, hex_hash
 
@@ -53,12 +54,13 @@ def chosen_first(triplets: list[Triplet], seed: int) -> dict[str, bool]:
     return out
 
 
-def copy_images(out: Path, sources: dict[str, Path]) -> None:
-    """sources: relative path in the build -> file in the image store."""
+def copy_images(out: Path, sources: dict[str, Path], images: ImageStore) -> None:
+    """sources: relative path in the build -> file in the image store, read through the
+    store's checked opener (a regular file inside the image folder, never a link's target)."""
     for rel, src in sorted(sources.items()):
         dst = out / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, dst)
+        dst.write_bytes(images.read_stored(src.relative_to(images.root).as_posix()))
 
 
 def write_jsonl(out: Path, rows: list[Triplet]) -> None:

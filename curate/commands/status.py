@@ -6,8 +6,9 @@ import argparse
 
 HELP = "counts per stage and per category, missing and broken images, labels per pair"
 DESCRIPTION = (
-    "What the store holds, per stage and per category. Every stored image an item refers to is "
-    "checked in the image folder; exits 1 when any is gone or unreadable (the store is damaged)."
+    "What the store holds, per stage and per category. Every stored image an item or a response "
+    "refers to is checked in the image folder; exits 1 when any is gone, a symbolic link or unreadable "
+    "(the store is damaged)."
 )
 
 
@@ -28,4 +29,4 @@ def run(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         st = collect(store, examples=args.examples)
     print(json.dumps(st.as_dict(), indent=2, sort_keys=True) if args.json else render(st))
-    return 1 if st.broken_files else 0
+    return 1 if st.broken_files or st.response_broken_files else 0

@@ -11,13 +11,14 @@ and ``images``). Problems come in the order the format reads its fields, whoever
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import InputError, InputProblem
 from ..wording import plural
-from .reader import Row
+from .reader import MALFORMED, Row, json_problem
 
 R = TypeVar("R")
 
@@ -47,6 +48,9 @@ class Fields:
             return default
         if isinstance(v, bool) or not isinstance(v, (str, int, float)):
             self.bad(name, f"expected text, got {type(v).__name__}")
+            return default
+        if isinstance(v, float) and not math.isfinite(v):  # JSON's NaN, Infinity (or 1e400): no text
+            self.bad(name, f"expected text, got the number {json.dumps(v)}, which is not finite")
             return default
         v = v if isinstance(v, str) else _num_text(v)
         if not allow_empty and not v.strip():
@@ -87,9 +91,18 @@ class Fields:
 
     def images(self, *names: str, required: bool = False) -> tuple[Any, ...] | None:
         """The images of the first of ``names`` present: a list, or one value; as written
-        (paths, data URIs, Hugging Face image features), empty ones left out."""
+        (paths, data URIs, Hugging Face image features), empty ones left out. A value of
+        another type is a problem of its field (``image_value_problem``)."""
         found = self.image_values(*names, required=required)
-        return None if found is None else tuple(v for _, v in found if v not in (None, ""))
+        if found is None:
+            return None
+        ok = True
+        for name, v in found:
+            why = image_value_problem(v)
+            if why:
+                self.bad(name, why)
+                ok = False
+        return tuple(v for _, v in found if v not in (None, "")) if ok else None
 
     def image_values(self, *names: str, required: bool = False) -> list[tuple[str, Any]] | None:
         """(field name, value) of each image: ``images`` (a list, or JSON of one in a CSV
@@ -118,15 +131,35 @@ class Fields:
         return {k: jsonable(v) for k, v in self.data.items() if k not in used and v is not None}
 
 
-def parse_rows(path: str | Path, rows: Iterable[Row], parse: Callable[[Fields], R | None]) -> list[tuple[int, R]]:
+def image_value_problem(v: Any) -> str | None:
+    """Why an image as written is none a reader takes (None: it is one, or empty): a path
+    or data URI (text), bytes, or a Hugging Face image feature ``{"bytes": bytes | base64
+    text | null, "path": text | null}``."""
+    if v is None or isinstance(v, (str, bytes, bytearray)):
+        return None
+    if isinstance(v, Mapping):
+        data = v.get("bytes")
+        if data is not None and not isinstance(data, (bytes, bytearray, str)):
+            return f"image bytes: expected bytes or base64 text, got {type(data).__name__}"
+        for key in ("path", "source"):
+            if v.get(key) is not None and not isinstance(v[key], str):
+                return f"image {key}: expected text, got {type(v[key]).__name__}"
+        return None
+    return f"expected an image path, a data URI or {{bytes, path}}, got {type(v).__name__}"
+
+
+def parse_rows(
+    path: str | Path, rows: Iterable[Row], parse: Callable[[Fields], R | None], *, nul: bool = False
+) -> list[tuple[int, R]]:
     """(line, record) of every row, for readers that need the whole file (scoring): the
-    problems of all rows, text that is not valid Unicode included, are one InputError."""
+    problems of all rows, text that is not valid Unicode included (and with ``nul`` text
+    holding a NUL, for texts that will be stored), are one InputError."""
     out: list[tuple[int, R]] = []
     problems: list[InputProblem] = []
     for row in rows:
         if row.data is None:
             continue
-        f = checked(path, row.line, row.data)
+        f = checked(path, row.line, row.data, nul=nul)
         rec = parse(f) if not f.problems else None
         problems += f.problems
         if rec is not None and not f.problems:
@@ -136,11 +169,11 @@ def parse_rows(path: str | Path, rows: Iterable[Row], parse: Callable[[Fields], 
     return out
 
 
-def checked(path: str | Path, line: int, data: Mapping[str, Any]) -> Fields:
+def checked(path: str | Path, line: int, data: Mapping[str, Any], *, nul: bool = False) -> Fields:
     """The fields of a record for scoring, with a problem for each text that is not valid
-    Unicode already noted."""
+    Unicode (with ``nul``, or holds a NUL) already noted."""
     f = Fields(str(path), line, data)
-    for name, message in text_problems(data, nul=False):
+    for name, message in text_problems(data, nul=nul):
         f.bad(name, message)
     return f
 
@@ -194,8 +227,8 @@ def _num_text(v: int | float) -> str:
 def _json_cell(f: Fields, name: str, v: str) -> Any:
     try:
         return json.loads(v)
-    except json.JSONDecodeError as e:
-        f.bad(name, f"malformed JSON in field: {e.msg}")
+    except (ValueError, RecursionError) as e:  # nested too deeply, or an integer of 4,300+ digits
+        f.bad(name, json_problem(e, column=False, what=f"{MALFORMED} in field"))
         return None
 
 

@@ -17,6 +17,20 @@ from .reader import load_rows
 _STORED = tuple(k for k in Judgment.__dataclass_fields__ if k != "extra")
 
 
+# the type of each stored field but the checked words (a value of another type is refused:
+# a list as pair_id, a number as raw, would fail far from the file)
+_TYPES: dict[str, tuple[type, ...]] = {
+    "sample_index": (int,),
+    "raw": (str,),
+    "prompt": (str,),
+    "score_first": (int, float),
+    "score_second": (int, float),
+    "prompt_tokens": (int,),
+    "completion_tokens": (int,),
+    "error": (str,),
+}
+
+
 def parse(f: Fields) -> Judgment | None:
     if "pair_id" not in f.data:
         f.bad("pair_id", "missing")
@@ -27,7 +41,12 @@ def parse(f: Fields) -> Judgment | None:
     elif f.data.get("verdict") not in (None, "first", "second", "tie"):
         f.bad("verdict", "must be first, second, tie or null")
     else:
-        return Judgment(**{k: f.data[k] for k in _STORED if k in f.data})
+        pair_id = f.ident("pair_id")
+        typed = {k: f.value(k, t, required=False) for k, t in _TYPES.items() if f.has(k)}
+        if pair_id is None or f.problems:
+            return None
+        stored = {k: f.data[k] for k in _STORED if k in f.data}
+        return Judgment(**{**stored, **typed, "pair_id": pair_id})
     return None
 
 

@@ -33,7 +33,7 @@ from typing import Any
 from ..errors import InputError, InputProblem
 from ..model import MMRB2_CATEGORIES, MMRB2_GRADES, Letter, Order, Side
 from .fields import Fields
-from .reader import MALFORMED
+from .reader import MALFORMED, json_problem, unreadable_member
 
 FIELDS = ("id", "response_a", "response_b", "chosen", "human_annotations")
 CATEGORIES = MMRB2_CATEGORIES
@@ -205,7 +205,9 @@ def _object_text(text: str) -> Any:
         for read in (json.loads, ast.literal_eval):
             try:
                 v = read(text)
-            except (ValueError, SyntaxError):
+            # not an object: malformed, nested past the parsers' depth, or a Python dict
+            # with an unhashable key ({[1]: 2})
+            except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
                 continue
             if isinstance(v, dict):
                 return v
@@ -300,10 +302,20 @@ def as_written(f: Fields) -> dict[str, Any]:
 
 
 def read_judgements(path: Path) -> Judgements:
+    raw = path.read_bytes()
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))  # a leading BOM is skipped, as everywhere
+        text = raw.decode("utf-8-sig")  # a leading BOM is skipped, as everywhere
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        why = f"not valid UTF-8 (byte 0x{raw[e.start]:02x})"
+        raise InputError([InputProblem(str(path), line, None, why)]) from None
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as e:
         raise InputError([InputProblem(str(path), e.lineno, None, f"{MALFORMED}: {e.msg}")]) from None
+    except (ValueError, RecursionError) as e:  # nested too deeply, an integer past the digit limit
+        line, pid = unreadable_member(text)
+        raise InputError([InputProblem(str(path), line, pid, json_problem(e))]) from None
     if not isinstance(data, dict):
         raise InputError([InputProblem(str(path), None, None, "expected an object from pair id to {forward, reverse}")])
     out: list[Judgement] = []

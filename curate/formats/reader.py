@@ -4,9 +4,14 @@ JSONL, CSV and Parquet give one record per row; a JSON file gives the records of
 top-level list (or of the list under ``key``, as in MMRB2's ``{"pairs": [...]}``), each
 with the line where it starts, so even a pretty-printed file gets exact line numbers.
 A row that cannot be parsed is a Row with ``error`` set, never an exception, so that one
-bad line can be reported beside all the others. Text is read as UTF-8 with
-``surrogateescape``: a byte that is not valid UTF-8 survives as a lone surrogate in the
-value it belongs to, and the readers report that field (see ``fields.text_problems``).
+bad line can be reported beside all the others: JSON nested deeper than Python's parser
+goes (``[`` x 100,000) and integers past its digit limit included. A CSV header that
+names a column twice (or Parquet columns that do) is refused whole: which value to take
+would be a guess. JSON's ``NaN`` and ``Infinity`` are read as Python reads them
+(R1-Reward's rewards hold them); where text or an id is expected, ``fields.Fields.text``
+refuses them. Text is read as UTF-8 with ``surrogateescape``: a byte that is not valid
+UTF-8 survives as a lone surrogate in the value it belongs to, and the readers report that
+field (see ``fields.text_problems``).
 
 Every format module of this package reads its files through ``read_rows``: the importer
 row by row (``curate/ingest``), scoring the whole file at once (``load_rows``). The
@@ -18,7 +23,8 @@ from __future__ import annotations
 import csv
 import json
 import re
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +33,7 @@ from ..errors import InputError, InputProblem
 from ..wording import plural
 
 MALFORMED = "malformed JSON"  # how a row (or file) that is not JSON is reported, by every reader
+TOO_DEEP = "nested too deeply"  # JSON past the depth Python's parser goes (a RecursionError)
 FILE_KINDS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
 
 
@@ -89,8 +96,8 @@ def jsonl_rows(path: Path, *, nulls: bool = False) -> Iterator[Row]:
                 continue
             try:
                 obj = json.loads(text)
-            except json.JSONDecodeError as e:
-                yield Row(n, None, text.rstrip("\r\n"), f"{MALFORMED}: {e.msg} at column {e.colno}")
+            except (ValueError, RecursionError) as e:
+                yield Row(n, None, text.rstrip("\r\n"), json_problem(e))
                 continue
             if obj is None and nulls:
                 yield Row(n, None, text.rstrip("\r\n"))
@@ -104,6 +111,19 @@ def jsonl_rows(path: Path, *, nulls: bool = False) -> Iterator[Row]:
 # In a JSON line, only an escape can make a NUL or half a surrogate pair (raw control
 # characters are not JSON); a lone surrogate written raw is a byte that was not UTF-8.
 _UNSAFE_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
+
+
+def json_problem(e: ValueError | RecursionError, *, column: bool = True, what: str = MALFORMED) -> str:
+    """How a text that json.loads refused is reported: its JSONDecodeError (with the column),
+    nesting past Python's parser (a RecursionError) or a number it will not convert (a
+    ValueError: an integer of more than 4,300 digits)."""
+    if isinstance(e, json.JSONDecodeError):
+        return f"{what}: {e.msg}" + (f" at column {e.colno}" if column else "")
+    if isinstance(e, RecursionError):
+        return f"{what}: {TOO_DEEP}"
+    if "digits" in str(e):  # json's own ValueError names Python's setting: say what it means
+        return f"{what}: a number of more than {sys.get_int_max_str_digits():,} digits"
+    return f"{what}: {e}"
 
 
 def _plain(text: str) -> bool:
@@ -141,6 +161,65 @@ def _list_start(text: str, pos: int, key: str | None) -> tuple[int, str]:
     return found
 
 
+def _walk_to_list(
+    text: str,
+    pos: int,
+    key: str | None,
+    member: Callable[[int, str | None], int],
+    fail: Callable[[int, str], InputError],
+    *,
+    after: bool = False,
+) -> tuple[int, str]:
+    """In an object json cannot read whole (nested too deeply, a number too long), where the
+    record list starts: the members before it are read one by one (``member`` raises the
+    error of the one to blame), the list's records then by the reader. With ``after``, from
+    the end of the list (at ``pos``) to the end of the object: each remaining member read."""
+    dec = json.JSONDecoder()
+    pos = _skip_ws(text, pos + 1)
+    if after and text.startswith(",", pos):
+        pos = _skip_ws(text, pos + 1)
+    while pos < len(text) and not text.startswith("}", pos):
+        start = pos
+        pos = _skip_ws(text, member(pos, None))  # the name
+        name = dec.raw_decode(text, start)[0]
+        if not text.startswith(":", pos):
+            raise fail(pos, f"{MALFORMED}: expected ':' after a name")
+        pos = _skip_ws(text, pos + 1)
+        if not after and isinstance(name, str) and (key is None or name == key) and text.startswith("[", pos):
+            return pos, name
+        pos = _skip_ws(text, member(pos, str(name)))
+        if text.startswith(",", pos):
+            pos = _skip_ws(text, pos + 1)
+    if after:
+        return pos, ""
+    raise fail(pos, f"expected a list under {key!r}" if key else "expected a list of records")
+
+
+def unreadable_member(text: str) -> tuple[int, str | None]:
+    """Where a JSON object that json cannot read whole (nested too deeply, a number too long)
+    goes wrong: (line, name) of its first member whose value cannot be read, else (1, None)."""
+    dec = json.JSONDecoder()
+    pos = _skip_ws(text, 0)
+    if not text.startswith("{", pos):
+        return text.count("\n", 0, pos) + 1, None
+    pos = _skip_ws(text, pos + 1)
+    try:
+        while pos < len(text) and not text.startswith("}", pos):
+            name, pos = dec.raw_decode(text, pos)
+            pos = _skip_ws(text, _skip_ws(text, pos) + 1)  # past ':'
+            start = pos
+            try:
+                _, pos = dec.raw_decode(text, pos)
+            except (ValueError, RecursionError):
+                return text.count("\n", 0, start) + 1, str(name)
+            pos = _skip_ws(text, pos)
+            if text.startswith(",", pos):
+                pos = _skip_ws(text, pos + 1)
+    except (ValueError, RecursionError):
+        pass
+    return 1, None
+
+
 def _skip_ws(text: str, pos: int) -> int:
     while pos < len(text) and text[pos] in " \t\r\n":
         pos += 1
@@ -162,21 +241,34 @@ def _json(path: Path, key: str | None, nulls: bool) -> Iterator[Row]:
     def skip_ws(pos: int) -> int:
         return _skip_ws(text, pos)
 
-    def fail(pos: int, msg: str) -> InputError:
-        return InputError([InputProblem(str(path), line_of(pos), key, msg)])
+    def fail(pos: int, msg: str, field: str | None = None) -> InputError:
+        return InputError([InputProblem(str(path), line_of(pos), field or key, msg)])
+
+    def member(pos: int, field: str | None = None) -> int:  # past the value at pos, or its error
+        try:
+            return dec.raw_decode(text, pos)[1]
+        except json.JSONDecodeError as e:
+            raise fail(e.pos, f"{MALFORMED}: {e.msg}", field) from None
+        except (ValueError, RecursionError) as e:  # the line it starts on
+            raise fail(pos, json_problem(e), field) from None
 
     pos = skip_ws(0)
+    walked = False  # the object could not be read whole: its members are read one by one
     # find the list: either the document itself or the value under `key` of the top object
     if text.startswith("{", pos):
         try:
             doc, _ = dec.raw_decode(text, pos)
         except json.JSONDecodeError as e:
             raise fail(e.pos, f"{MALFORMED}: {e.msg}") from None
-        if not isinstance(doc, dict) or not any(
-            isinstance(v, list) and (key is None or k == key) for k, v in doc.items()
-        ):
-            raise fail(pos, f"expected a list under {key!r}" if key else "expected a list of records")
-        pos, key = _list_start(text, pos, key)
+        except (ValueError, RecursionError):  # no position: find the record (or member) to blame
+            doc, walked = None, True
+            pos, key = _walk_to_list(text, pos, key, member, fail)
+        if not walked:
+            if not isinstance(doc, dict) or not any(
+                isinstance(v, list) and (key is None or k == key) for k, v in doc.items()
+            ):
+                raise fail(pos, f"expected a list under {key!r}" if key else "expected a list of records")
+            pos, key = _list_start(text, pos, key)
     elif not text.startswith("[", pos):
         raise fail(pos, "expected a JSON list of records or an object holding one")
     pos = skip_ws(pos + 1)
@@ -190,6 +282,9 @@ def _json(path: Path, key: str | None, nulls: bool) -> Iterator[Row]:
             # a broken record breaks the rest of the document: report it and stop
             yield Row(line_of(e.pos), None, None, f"{MALFORMED}: {e.msg}")
             return
+        except (ValueError, RecursionError) as e:  # the record's line: where it starts
+            yield Row(line_of(start), None, None, json_problem(e))
+            return
         if isinstance(obj, dict):
             yield Row(line_of(start), obj)
         elif obj is None and nulls:
@@ -200,6 +295,8 @@ def _json(path: Path, key: str | None, nulls: bool) -> Iterator[Row]:
         if text.startswith(",", pos):
             pos = skip_ws(pos + 1)
         elif text.startswith("]", pos):
+            if walked:  # the members after the list: one of them is what json could not read
+                _walk_to_list(text, pos, None, member, fail, after=True)
             return
         else:
             yield Row(line_of(pos), None, None, f"{MALFORMED}: expected ',' or ']' between records")
@@ -215,6 +312,7 @@ def _csv(path: Path) -> Iterator[Row]:
             return
         except csv.Error as e:
             raise InputError([InputProblem(str(path), 1, None, f"malformed CSV: {e}")]) from None
+        repeated_columns(path, header)
         prev = reader.line_num
         while True:
             start = prev + 1
@@ -238,6 +336,22 @@ def _csv(path: Path) -> Iterator[Row]:
             yield Row(start, {k: (v if v != "" else None) for k, v in zip(header, values, strict=True)})
 
 
+def repeated_columns(path: Path | str, names: list[str], line: int | None = 1) -> None:
+    """Refuse a header that names a column twice: a record would keep one of the two values
+    without saying so (a gold file's ``preference,preference`` took the last)."""
+    seen: dict[str, int] = {}
+    problems = []
+    for n, name in enumerate(names, 1):
+        if name in seen:
+            problems.append(
+                InputProblem(str(path), line, name, f"column repeated (columns {seen[name]} and {n}): give it once")
+            )
+        else:
+            seen[name] = n
+    if problems:
+        raise InputError(problems)
+
+
 def _parquet(path: Path) -> Iterator[Row]:
     import pyarrow.parquet as pq
 
@@ -245,6 +359,7 @@ def _parquet(path: Path) -> Iterator[Row]:
         pf = pq.ParquetFile(path)
     except Exception as e:  # pyarrow raises several types for a damaged file
         raise InputError([InputProblem(str(path), None, None, f"not a readable Parquet file: {e}")]) from None
+    repeated_columns(path, pf.schema_arrow.names, None)
     n = 0
     batches = pf.iter_batches(batch_size=2048)
     while True:

@@ -29,7 +29,7 @@ from typing import Any
 from ..errors import InputError, InputProblem
 from ..model import Order, Side
 from ..wording import plural
-from .fields import Fields
+from .fields import Fields, image_value_problem
 from .reader import Row
 from .triplets import TripletRecord
 from .triplets import parse as parse_triplet
@@ -203,6 +203,13 @@ def parse(f: Fields, need: Collection[str] = ()) -> VlrbRecord | None:
     images = f.images("image", "images")
     image_path = f.data.get("image_path")
     meta = f.data.get("meta")
+    listed = meta.get("images") if isinstance(meta, dict) else None  # every image, read by all_images
+    if listed is not None and not isinstance(listed, list):
+        f.bad("meta.images", f"expected a list of images, got {type(listed).__name__}")
+    for n, x in enumerate(listed if isinstance(listed, list) else []):
+        why = image_value_problem(x)
+        if why:
+            f.bad(f"meta.images[{n}]", why)
     if f.problems or rid is None or query is None or images is None:
         return None
     a, b = responses

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputProblem
-from ..formats.fields import Fields
+from ..formats.fields import Fields, image_value_problem
 from ..images import ImageProblem
+from ..lookalike import check_identifier
 from ..model import Candidate, ImageRef, Item, Label, Pair, ResponsePart, render_parts
 from ..seeding import coin, hex_hash
 from ..wording import plural
@@ -40,40 +40,10 @@ def fit_id(text: str, reserve: int = 0) -> str:
     return text[: MAX_ID - reserve - 11] + "~" + id_hash(text)
 
 
-# Characters an id must not hold: controls, format characters (zero-width, bidi controls,
-# BOM, soft hyphen), surrogates, private use, unassigned, line/paragraph separators.
-_NOT_IN_IDS = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
-# Scripts whose letters look alike (Latin a, Cyrillic а, Greek α ...): one id may use one of them.
-_LOOKALIKE_SCRIPTS = ("LATIN", "CYRILLIC", "GREEK")
-
-
 def normalise_id(text: str) -> tuple[str, str | None]:
-    """(``text`` in NFKC without surrounding whitespace, why it cannot be an id or None).
-
-    NFKC folds compatibility look-alikes (full-width letters, ligatures, styled
-    mathematical letters, no-break spaces) into one spelling, so two ids that look the same
-    are the same id and collide as duplicates instead of being imported side by side; what
-    would still be invisible or reorder the text is refused, and so is an id that mixes
-    Latin, Cyrillic and Greek letters (NFKC keeps Cyrillic а apart from Latin a)."""
-    if text.isascii() and text.isprintable():  # the usual id: NFKC leaves it as it is, all Latin
-        norm = text.strip()
-        return norm, None if norm else "must not be empty"
-    norm = unicodedata.normalize("NFKC", text).strip()
-    if not norm:
-        return norm, "must not be empty"
-    scripts: dict[str, str] = {}
-    for ch in norm:
-        if unicodedata.category(ch) in _NOT_IN_IDS or (ch.isspace() and ch != " "):
-            name = unicodedata.name(ch, "a control or unassigned character")
-            return norm, f"contains U+{ord(ch):04X} ({name}), which is not allowed in an id"
-        if ch.isalpha():
-            script = unicodedata.name(ch, "").split(" ")[0]
-            if script in _LOOKALIKE_SCRIPTS:
-                scripts.setdefault(script, ch)
-    if len(scripts) > 1:
-        shown = " and ".join(f"{k.title()} ({v!r})" for k, v in scripts.items())
-        return norm, f"mixes letters of {shown}, which look alike: use one script in an id"
-    return norm, None
+    """(``text`` in NFKC without surrounding whitespace, why it cannot be an id or None): the
+    one identifier policy of curate/lookalike.py, which account names follow too."""
+    return check_identifier(text, "an id")
 
 
 def seeded_swap(key: str) -> bool:
@@ -171,16 +141,21 @@ class Context:
 
     # images are checked now and copied only when the whole import is accepted
     def image(self, f: ImportFields, name: str, value: Any) -> ImageRef | None:
+        if isinstance(value, dict):  # a Hugging Face image feature: {"bytes": ..., "path": ...}
+            why = image_value_problem(value)
+            if why:
+                f.bad(name, why)
+                return None
         if isinstance(value, dict) and (value.get("bytes") or value.get("path")):
             data = value.get("bytes")
-            if data:  # a Hugging Face image feature: {"bytes": ..., "path": ...}
+            if data:
                 if isinstance(data, str):
                     try:
                         data = base64.b64decode(data)
                     except ValueError:
                         f.bad(name, "image bytes are not valid base64")
                         return None
-                return self._check(f, name, value.get("path") or f"{self.name}:{f.line}:{name}", data)
+                return self._check(f, name, value.get("path") or f"{self.name}:{f.line}:{name}", bytes(data))
             value = value["path"]
         if isinstance(value, (bytes, bytearray)):
             return self._check(f, name, f"{self.name}:{f.line}:{name}", bytes(value))

@@ -19,10 +19,11 @@ import logging
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
+from typing import BinaryIO
 
-from ..errors import InputError, InputProblem, MmrbError
+from ..errors import DiskFullError, InputError, InputProblem, MmrbError, disk_full_reported, is_disk_full
 from ..formats.fields import jsonable
 from ..formats.reader import read_rows
 from ..images import ImageProblem, StoredImage
@@ -62,7 +63,7 @@ def run_import(
             path,
             parse,
             json_key=json_key,
-            skip=skip_invalid is not None,
+            rejects=Path(skip_invalid) if skip_invalid is not None else None,
             shared=shared_items,
             raters=tuple(annotators),
             ctx=Context(
@@ -86,7 +87,8 @@ def run_import(
         report.rejected = len(run.rejected)
         report.rejects_file = str(skip_invalid)
         report.problems = run.problems()
-        _write_rejects(Path(str(skip_invalid)), path, json_key, run.rejected)
+    if run.rejects_tmp is not None:  # written before the commit (see _Import.execute)
+        os.replace(run.rejects_tmp, Path(str(skip_invalid)))
     return report
 
 
@@ -117,13 +119,15 @@ class _Import:
         parse: ParseFn,
         *,
         json_key: str | None,
-        skip: bool,
+        rejects: Path | None,
         shared: bool,
         raters: tuple[str, ...],
         ctx: Context,
     ):
         self.store, self.path, self.parse, self.json_key = store, path, parse, json_key
-        self.skip, self.shared, self.raters, self.ctx = skip, shared, raters, ctx
+        self.rejects, self.skip = rejects, rejects is not None  # with --skip-invalid: where rejected rows go
+        self.shared, self.raters, self.ctx = shared, raters, ctx
+        self.rejects_tmp: Path | None = None  # the rejects file, written before the commit, moved in after it
         self.rejected: dict[int, list[InputProblem]] = {}  # line -> problems
         self.writing = True  # until a problem, unless invalid rows are skipped
         self.stored: dict[str, StoredImage] = {}  # images copied by this import
@@ -151,10 +155,22 @@ class _Import:
                         raise InputError([InputProblem(str(self.path), None, None, "no records found")])
                     if self.rejected and not self.skip:
                         raise InputError(self.problems())  # rolls the transaction back
+                    if self.rejected and self.rejects is not None:
+                        # before the commit: a full disk here still leaves the store as it was
+                        with disk_full_reported(f"the rejects file {self.rejects}"):
+                            self.rejects_tmp = _stage_rejects(self.rejects, self.path, self.json_key, self.rejected)
         except BaseException as e:
             self.store.images.remove_unreferenced(self.created, lambda shas: set(self.store.image_paths(shas)))
+            if self.rejects_tmp is not None:
+                with suppress(OSError):
+                    self.rejects_tmp.unlink()
             if isinstance(e, ImageProblem):  # the file changed between the check and the copy
                 raise MmrbError(f"{self.ctx.name}: {e}; nothing was written") from e
+            if isinstance(e, Exception) and is_disk_full(e):
+                # files are reported where they are written (images, rejects, ids taken): what
+                # is left is the store, but for a file written somewhere unforeseen
+                store = f"to the store {self.store.display_name}"
+                raise DiskFullError((e.filename or "a file") if isinstance(e, OSError) else store) from e
             raise
         report.images_stored = len(self.stored)
         report.missing_examples = missing
@@ -240,7 +256,8 @@ class _Import:
                 self.images_lock.enter_context(images.writing())
             st = self.ctx.staged.pop(sha)
             data = st.data if st.data is not None else images.read_source(st.source, st.root)
-            s, created = images.add(data, st.source)
+            with disk_full_reported(f"image files into {images.root}"):
+                s, created = images.add(data, st.source)
             if created:
                 self.created.append(s)
             if s.sha256 != sha:
@@ -261,11 +278,23 @@ class _QuietAbortedPipeline(logging.Filter):
 logging.getLogger("psycopg").addFilter(_QuietAbortedPipeline())
 
 
-def _write_rejects(path: Path, source: Path, json_key: str | None, rejected: dict[int, list[InputProblem]]) -> None:
-    """The rejected rows, read again from the file, each with its reasons (in file order)."""
+def _stage_rejects(path: Path, source: Path, json_key: str | None, rejected: dict[int, list[InputProblem]]) -> Path:
+    """The rejected rows, read again from the file, each with its reasons (in file order),
+    in a temporary file beside ``path`` (removed if writing it fails): the caller moves it in."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".rejects-")
-    with os.fdopen(fd, "wb") as out:
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=".rejects-")
+    tmp = Path(name)
+    try:
+        _write_rejects(os.fdopen(fd, "wb"), source, json_key, rejected)
+    except BaseException:
+        with suppress(OSError):
+            tmp.unlink()
+        raise
+    return tmp
+
+
+def _write_rejects(out: BinaryIO, source: Path, json_key: str | None, rejected: dict[int, list[InputProblem]]) -> None:
+    with out:
         for row in read_rows(source, json_key):
             problems = rejected.get(row.line)
             if problems is None:
@@ -281,4 +310,3 @@ def _write_rejects(path: Path, source: Path, json_key: str | None, rejected: dic
             except UnicodeEncodeError:  # text that was not valid UTF-8: kept as \\udcXX escapes
                 line = json.dumps(rec, default=str).encode("ascii")
             out.write(line + b"\n")
-    os.replace(tmp, path)

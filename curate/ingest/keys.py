@@ -13,7 +13,10 @@ from __future__ import annotations
 import marshal
 import tempfile
 from collections.abc import Iterable, Sequence
+from contextlib import suppress
 from typing import Any, NamedTuple
+
+from ..errors import disk_full_reported
 
 
 class SeenKey(NamedTuple):
@@ -100,12 +103,14 @@ class KeyRegistry:
         """Register these keys, none of them registered before."""
         self._recent.update(zip([e[0] for e in entries], entries, strict=True))
         if len(self._recent) >= self._limit:
-            self._move()
+            with disk_full_reported(f"temporary files in {tempfile.gettempdir()}"):
+                self._move()
 
     def close(self) -> None:
         self._recent, self._runs = {}, []
         for f in self._files:
-            f.close()
+            with suppress(OSError):  # a full disk again as its buffer is flushed: the file goes all the same
+                f.close()
 
     def _moved(self, keys: Sequence[str]) -> list[KeyEntry]:
         """The entries of the keys moved out of memory, of these."""

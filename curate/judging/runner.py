@@ -290,6 +290,7 @@ def judgment_from(task: JudgeTask, order: Order, index: int, prompt: str, comp: 
         score_second=score_second,
         prompt_tokens=comp.prompt_tokens,
         completion_tokens=comp.completion_tokens,
+        error=p.reason,  # why an answer is unparsed, where the parser says (an answer it could not read in budget)
     )
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
 from ..errors import InputError, InputProblem, MmrbError
-from ..formats.fields import Fields, checked
+from ..formats.fields import Fields, text_problems
 from ..formats.reader import read_rows
 from ..model import GOLD_SOURCES, LABEL_FIELDS, Correctness, Gold, GoldSource, Preference, word_of
 from ..wording import plural
@@ -107,7 +107,9 @@ def read_gold_file(path: str | Path, known_pairs: Iterable[str]) -> list[Gold]:
         if row.error or row.data is None:
             problems.append(InputProblem(str(path), row.line, None, row.error or "empty row"))
             continue
-        f = checked(path, row.line, row.data)
+        f = Fields(str(path), row.line, row.data)
+        for name, message in text_problems(row.data):  # the store keeps them: no NUL either, on both backends
+            f.bad(name, message)
         gold = _parse(f, known) if not f.problems else None
         if gold is not None and gold.pair_id in first_line:
             f.bad(
@@ -137,18 +139,26 @@ def import_gold(store: Store, path: str | Path) -> GoldReport:
 
 def import_gold_upload(store: Store, name: str, data: bytes) -> GoldReport:
     """:func:`import_gold` of a file uploaded in the app: the same reader, errors and single
-    transaction; the problems name the uploaded file as ``name``."""
+    transaction; the problems name the uploaded file as ``name``, and no error names the
+    server's temporary file. Only the name's suffix is used on the server (a name such as
+    ``..`` or ``a/b.csv`` comes from the browser)."""
     import tempfile
 
     with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / Path(name).name
+        path = Path(d) / f"upload{Path(Path(name).name).suffix}"
         path.write_bytes(data)
         try:
             return import_gold(store, path)
         except InputError as e:
             raise InputError(
-                [InputProblem(name, p.line, p.field, p.message) if p.file == str(path) else p for p in e.problems]
+                [
+                    InputProblem(name if p.file == str(path) else p.file, p.line, p.field, p.message.replace(d, "."))
+                    for p in e.problems
+                ]
             ) from None
+        except MmrbError as e:  # its message as the page shows it: the upload's name, not the server's path
+            e.args = tuple(a.replace(str(path), name).replace(d, ".") if isinstance(a, str) else a for a in e.args)
+            raise
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, fields
 
 from sqlalchemy import Column, Connection, Table, case, func, select
 
+from ..images import stored_name
 from . import schema as S
 from .base import StoreBase
 
@@ -53,7 +54,9 @@ class Tallies:
 
 @dataclass(frozen=True)
 class StoredImageUse:
-    """A stored image file and how many item references (status ok) point at it."""
+    """A stored image file and how many references (status ok) point at it: items', or
+    with ``responses`` candidate responses'. ``path``: its name in the image folder, by its
+    content hash and format (``images.stored_name``; "" when these cannot name a file)."""
 
     sha256: str
     path: str
@@ -63,7 +66,7 @@ class StoredImageUse:
 
 @dataclass(frozen=True)
 class ImageRefRow:
-    item_id: str
+    item_id: str  # a response image's: its candidate's id
     source: str
     status: str
     sha256: str | None
@@ -175,23 +178,41 @@ class CountStore(StoreBase):
             )
 
     # -- images behind item references ---------------------------------------------------
-    def stored_image_uses(self, conn: Connection | None = None) -> list[StoredImageUse]:
-        i, r = S.images.c, S.item_images.c
+    def stored_image_uses(self, conn: Connection | None = None, *, responses: bool = False) -> list[StoredImageUse]:
+        i = S.images.c
+        refs = S.candidate_parts if responses else S.item_images
         q = (
-            select(i.sha256, i.path, i.bytes, func.count())
-            .select_from(S.item_images.join(S.images, i.sha256 == r.sha256))
-            .where(r.status == "ok")
-            .group_by(i.sha256, i.path, i.bytes)
+            select(i.sha256, i.format, i.bytes, func.count())
+            .select_from(refs.join(S.images, i.sha256 == refs.c.sha256))
+            .where(refs.c.status == "ok")
+            .group_by(i.sha256, i.format, i.bytes)
         )
+        if responses:
+            q = q.where(refs.c.kind == "image")
         with self._r(conn) as c:
-            return [StoredImageUse(*row) for row in c.execute(q)]
+            return [StoredImageUse(sha, stored_name(sha, fmt) or "", size, n) for sha, fmt, size, n in c.execute(q)]
 
     def image_refs(
-        self, *, stored: bool, sha256s: Collection[str] | None = None, limit: int, conn: Connection | None = None
+        self,
+        *,
+        stored: bool,
+        sha256s: Collection[str] | None = None,
+        limit: int,
+        responses: bool = False,
+        conn: Connection | None = None,
     ) -> list[ImageRefRow]:
         """The first ``limit`` item image references (by item, then position): with
         ``stored``, those stored as ok (of the given files when ``sha256s``); else those
-        recorded as missing, corrupt or too large."""
+        recorded as missing, corrupt or too large. ``responses``: the images of candidate
+        responses instead (by candidate, then position)."""
+        if responses:
+            p = S.candidate_parts.c
+            q = select(p.candidate_id, p.source, p.status, p.sha256).where(p.kind == "image")
+            q = q.where(p.status == "ok") if stored else q.where(p.status != "ok")
+            if sha256s is not None:
+                q = q.where(p.sha256.in_(sorted(sha256s)))
+            with self._r(conn) as c:
+                return [ImageRefRow(*row) for row in c.execute(q.order_by(p.candidate_id, p.position).limit(limit))]
         r = S.item_images.c
         q = select(r.item_id, r.source, r.status, r.sha256)
         q = q.where(r.status == "ok") if stored else q.where(r.status != "ok")

@@ -15,11 +15,16 @@ from ..model import Gold
 from . import schema as S
 from .base import StoreBase
 from .engine import insert_chunked, now
+from .labels import refuse_unstorable
 
 
 class GoldStore(StoreBase):
     def set_gold(self, golds: Iterable[Gold], conn: Connection | None = None) -> int:
-        """Store gold answers, replacing a pair's earlier one, all in one transaction."""
+        """Store gold answers, replacing a pair's earlier one, all in one transaction. A text
+        no store can keep (a NUL) raises InputError on both backends, and writes nothing."""
+        golds = list(golds)
+        for g in golds:
+            refuse_unstorable(f"gold of pair {g.pair_id!r}", g)
         ts = now()
         rows = [
             dict(

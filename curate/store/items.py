@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, insert, select, tuple_, update
 
-from ..images import StoredImage
+from ..images import StoredImage, stored_name
 from ..lookalike import skeleton
 from ..model import Candidate, ImageRef, Item, Pair, ResponsePart, SampleFailure
 from ..seeding import hex_hash
@@ -38,22 +38,33 @@ class ItemStore(StoreBase):
         with self._r(conn) as c:
             return set(c.scalars(select(S.images.c.sha256)))
 
-    def image_path(self, sha256: str, conn: Connection | None = None) -> Path | None:
+    def image_name(self, sha256: str, conn: Connection | None = None) -> str | None:
+        """Where the image's file is in the image folder: named by its content hash and its
+        format (``images.stored_name``), never by the table's ``path``. None for an image
+        the store does not have."""
         with self._r(conn) as c:
-            rel = c.scalar(select(S.images.c.path).where(S.images.c.sha256 == sha256))
-        return self.images.path(rel) if rel else None
+            fmt = c.scalar(select(S.images.c.format).where(S.images.c.sha256 == sha256))
+        return stored_name(sha256, fmt) if fmt else None
+
+    def image_path(self, sha256: str, conn: Connection | None = None) -> Path | None:
+        name = self.image_name(sha256, conn)
+        return self.images.path(name) if name else None
 
     def image_paths(self, sha256s: Iterable[str], conn: Connection | None = None) -> dict[str, Path]:
         """Paths of many images in a few queries (one per image cost 0.35 ms each, which
-        was most of a 2,000-item sampling run's start-up). Unknown hashes are left out."""
+        was most of a 2,000-item sampling run's start-up). Unknown hashes are left out, and
+        so are files that are not regular files inside the image folder (a symbolic link
+        planted there is a missing image to every reader: sampling, selection, the build)."""
         shas = sorted({h for h in sha256s if h})
         out: dict[str, Path] = {}
         with self._r(conn) as c:
             for chunk in chunks(shas, 500):
-                for sha, rel in c.execute(
-                    select(S.images.c.sha256, S.images.c.path).where(S.images.c.sha256.in_(chunk))
+                for sha, fmt in c.execute(
+                    select(S.images.c.sha256, S.images.c.format).where(S.images.c.sha256.in_(chunk))
                 ):
-                    out[sha] = self.images.path(rel)
+                    name = stored_name(sha, fmt)
+                    if name and self.images.servable(name):
+                        out[sha] = self.images.path(name)
         return out
 
     # -- items ---------------------------------------------------------------------------

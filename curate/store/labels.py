@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, replace
+from dataclasses import asdict, fields, replace
 from typing import Final, Literal
 
 from sqlalchemy import Connection, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from ..errors import InputError, InputProblem
+from ..lookalike import text_problem
 from ..model import Adjudication, Assignment, Label, LabelHistoryEntry
 from . import schema as S
 from .base import ConflictError, StoreBase
@@ -139,6 +141,9 @@ class LabelStore(StoreBase):
 
     def add_labels(self, labels: Iterable[Label], conn: Connection | None = None) -> int:
         """Bulk insert of new labels (imports): revision 1, no history, assignments untouched."""
+        labels = list(labels)
+        for lb in labels:
+            refuse_unstorable(f"label of pair {lb.pair_id!r} by {lb.annotator!r}", lb)
         ts = now()
         rows = [
             _label_row(replace(lb, revision=1, created_at=lb.created_at or ts, updated_at=lb.updated_at or ts))
@@ -157,8 +162,10 @@ class LabelStore(StoreBase):
         on that pair already there means another tab saved first), else the revision the
         caller opened and edited (another revision, or no label any more, means someone else
         saved or withdrew it since). Either conflict raises ConflictError and writes nothing.
-        Submitting or skipping closes the assignment in the same transaction.
+        Submitting or skipping closes the assignment in the same transaction. A text no
+        store can keep (a NUL) raises InputError on both backends, and writes nothing.
         """
+        refuse_unstorable(f"label of pair {label.pair_id!r} by {label.annotator!r}", label)
         ts = now()
         if expected_revision == NEW_LABEL:
             return self._save_new_label(label, ts, conn)
@@ -280,6 +287,7 @@ class LabelStore(StoreBase):
 
     # -- adjudication --------------------------------------------------------------------
     def set_adjudication(self, adj: Adjudication, conn: Connection | None = None) -> None:
+        refuse_unstorable(f"adjudication of pair {adj.pair_id!r}", adj)
         row = dict(asdict(adj), created_at=adj.created_at or now())
         with self._w(conn) as c:
             c.execute(S.adjudications.delete().where(S.adjudications.c.pair_id == adj.pair_id))
@@ -289,6 +297,20 @@ class LabelStore(StoreBase):
         with self._r(conn) as c:
             rows = c.execute(select(S.adjudications)).mappings().all()
         return {r["pair_id"]: Adjudication(**{**r, "exclude": bool(r["exclude"])}) for r in rows}
+
+
+def refuse_unstorable(what: str, record: object) -> None:
+    """An InputError naming each text field of ``record`` (a dataclass) that the store cannot
+    keep alike on both backends (curate/lookalike.py: ``text_problem``): PostgreSQL refuses a
+    NUL with a DataError, which the app would take for a failure of the database, and SQLite
+    would keep it. ``what`` names the record where a file would be named."""
+    problems = [
+        InputProblem(what, None, f.name, why)
+        for f in fields(record)  # type: ignore[arg-type]
+        if isinstance(v := getattr(record, f.name), str) and (why := text_problem(v))
+    ]
+    if problems:
+        raise InputError(problems)
 
 
 def _assignment(r: Mapping) -> Assignment:

@@ -10,6 +10,7 @@ from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import StoreError
+from ..lookalike import check_name, lookalike, text_problem
 from ..model import Annotator
 from . import schema as S
 from .base import StoreBase
@@ -19,6 +20,8 @@ from .engine import now
 class PeopleStore(StoreBase):
     # -- annotators ----------------------------------------------------------------------
     def add_annotator(self, a: Annotator, conn: Connection | None = None) -> None:
+        """Add an account as it is named (annotate/auth.py checks a name a person chose)."""
+        _storable_name(a.name)
         with self._w(conn) as c:
             try:
                 with c.begin_nested():
@@ -31,14 +34,27 @@ class PeopleStore(StoreBase):
                 raise StoreError(f"annotator {a.name!r} already exists") from None
 
     def ensure_annotator(self, name: str, role: str = "annotator", conn: Connection | None = None) -> bool:
-        """Create an annotator without a password if missing; True when created."""
+        """Create an annotator without a password if missing; True when created. A new name
+        follows the identifier policy (curate/lookalike.py: ``check_name``, as it is written,
+        and no look-alike of an account there)."""
+        _storable_name(name)
         with self._w(conn) as c:
             if c.scalar(select(S.annotators.c.name).where(S.annotators.c.name == name)):
                 return False
+            norm, why = check_name(name)
+            if why is None and norm != name:
+                why = f"is not written in its normal form (NFKC): {norm!r}"
+            if why:
+                raise StoreError(f"invalid annotator name {name!r}: {why}")
+            other = lookalike(name, c.scalars(select(S.annotators.c.name)).all())
+            if other is not None:
+                raise StoreError(f"invalid annotator name: {name!r} looks like the account {other!r}")
             c.execute(insert(S.annotators).values(name=name, role=role, active=True, created_at=now()))
             return True
 
     def get_annotator(self, name: str, conn: Connection | None = None) -> Annotator | None:
+        if text_problem(name):
+            return None  # no account has a name no store can hold (PostgreSQL would refuse to look)
         with self._r(conn) as c:
             r = c.execute(select(S.annotators).where(S.annotators.c.name == name)).mappings().first()
         return _annotator(r) if r else None
@@ -169,6 +185,12 @@ class PeopleStore(StoreBase):
         a = S.signin_attempts.c
         with self._r(conn) as c:
             return [t for (t,) in c.execute(select(a.at).where(a.key == key).order_by(a.at))]
+
+
+def _storable_name(name: str) -> None:
+    why = text_problem(name)
+    if why:
+        raise StoreError(f"invalid annotator name {name!r}: {why}")
 
 
 def _annotator(r: Mapping[Any, Any]) -> Annotator:

@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
     with user_errors():
         opts = options_from_args(args)
-    dataset = open_dataset(args.dataset, args.limit)
+    dataset = open_dataset(args.dataset, args.limit, to_judge=True)
     with user_errors():
         judge = load_judge(
             args.judge,
