@@ -432,6 +432,32 @@ def test_a_lookalike_of_a_stored_id_is_already_in_the_store(store, tmp_path):
         ingest_items(store, _items(tmp_path / "b.jsonl", [{"id": "file-1 ", "prompt": "p", "category": "vqa"}]))
 
 
+def test_ids_stored_with_an_invisible_character_get_the_new_skeleton_on_upgrade(db_url, tmp_path):
+    """A store of schema 8 holds an id with U+FE0F (imports took it then) and the skeleton of
+    that time, which kept the character: the upgrade recomputes it, so that an import of the
+    same id without the character is refused as a look-alike, as on a new store."""
+    from sqlalchemy import update
+
+    from curate.model import Item
+    from curate.store import migrations as M
+    from curate.store import schema as S
+
+    s = Store(db_url, images=tmp_path / "im")
+    s.add_items([Item("x\ufe0fy", "p", "vqa"), Item("plain", "p", "vqa")])
+    with s.write() as c:  # as schema 8 wrote them
+        c.execute(update(S.items).where(S.items.c.id == "x\ufe0fy").values(id_skeleton="x\ufe0fy"))
+        c.execute(update(S.settings).where(S.settings.c.key == "schema_version").values(value="8"))
+    s.close()
+    s = Store(db_url, images=tmp_path / "im", create=False)
+    try:
+        assert s.get_setting("schema_version") == str(M.SCHEMA_VERSION)
+        with pytest.raises(InputError, match="is already in the store"):
+            ingest_items(s, _items(tmp_path / "b.jsonl", [{"id": "xy", "prompt": "p", "category": "vqa"}]))
+        assert s.item_ids() == {"x\ufe0fy", "plain"}
+    finally:
+        s.close()
+
+
 # whole-script look-alikes pass the mixed-script rule and NFKC: their UTS #39 skeletons collide
 WHOLE_SCRIPT = [
     ("aex-1", "\u0430\u0435\u0445-1"),  # Cyrillic а, е, х

@@ -66,10 +66,13 @@ def _packed_dataset(text: str, purpose: str) -> RunDataset:
 @dataclass(frozen=True)
 class FillSkeletons:
     """The look-alike form of each stored id (``id_skeleton``, curate/lookalike.py), for rows
-    written before imports compared ids by it. Walks the table by id, a batch at a time."""
+    written before imports compared ids by it. Walks the table by id, a batch at a time.
+    ``refresh``: also rows whose stored form an older skeleton computed (one that kept the
+    invisible characters it now drops)."""
 
     table: str
     batch: int = 1000
+    refresh: bool = False
 
     def apply(self, conn: Connection) -> None:
         t = S.metadata.tables[self.table]
@@ -80,7 +83,11 @@ class FillSkeletons:
             rows = conn.execute(q).all()
             if not rows:
                 return
-            todo = [{"row_id": i, "row_skeleton": skeleton(i)} for i, sk in rows if sk is None]
+            todo = [
+                {"row_id": i, "row_skeleton": new}
+                for i, sk in rows
+                if (new := skeleton(i)) != sk and (sk is None or self.refresh)
+            ]
             if todo:
                 conn.execute(fill, todo)
             last = rows[-1][0]
@@ -181,6 +188,10 @@ MIGRATIONS: dict[int, list[Step]] = {
     # index on item_id alone only cost every import an index entry per candidate (about 3% of
     # an import's time on PostgreSQL at 50,000 pairs, bench/store.py)
     8: [DropIndex("ix_candidates_item")],
+    # the skeleton drops default-ignorable characters (UTS #39 since Unicode 15.1): ids stored
+    # with one (U+FE0F, a Hangul filler...) before the identifier policy refused them get the
+    # form that later imports compare against
+    9: [FillSkeletons("items", refresh=True), FillSkeletons("pairs", refresh=True)],
 }
 
 SCHEMA_VERSION = max(MIGRATIONS, default=1)
