@@ -56,6 +56,7 @@ from typing import Any
 
 import aiohttp  # noqa: F401  the transport of .llm: imported with this module (0.4 s), not mid-run
 
+from .configfile import read_table
 from .errors import InputError, InputProblem, MmrbError
 from .images import ImageProblem, ImageStore, StoredImage
 from .llm import Completion, Endpoint, LLMClient, count_kinds, image_data_url, user_message
@@ -98,34 +99,7 @@ _NUMERIC = {
 
 
 def _parse_file(path: Path) -> dict:
-    text = path.read_text(encoding="utf-8")
-    if path.suffix.lower() in (".yaml", ".yml"):
-        import yaml
-
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            raise InputError(
-                [
-                    InputProblem(
-                        str(path), mark.line + 1 if mark else None, None, f"not valid YAML: {getattr(e, 'problem', e)}"
-                    )
-                ]
-            ) from None
-    else:
-        import tomllib
-
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            m = re.search(r"\(at line (\d+)", str(e))
-            raise InputError(
-                [InputProblem(str(path), int(m.group(1)) if m else None, None, f"not valid TOML: {e}")]
-            ) from None
-    if not isinstance(data, dict):
-        raise InputError([InputProblem(str(path), None, None, "expected a table with a 'models' list")])
-    return data
+    return read_table(path, yaml_ok=True, what="models file")
 
 
 def _line_of(text: str, needle: str, nth: int) -> int | None:

@@ -33,11 +33,11 @@ mmrb_eval/reward_model.py.)
 from __future__ import annotations
 
 import argparse
-import tomllib
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from curate.configfile import read_table
 from curate.errors import InputError, InputProblem
 from curate.model import ORDERS
 
@@ -74,10 +74,7 @@ def load_judge(path: str | Path, **overrides: Any) -> JudgeConfig | RewardModelC
     p = Path(path)
     if not p.exists():
         raise InputError([InputProblem(str(p), None, None, "judge configuration not found")])
-    try:
-        d = tomllib.loads(p.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as e:
-        raise InputError([InputProblem(str(p), getattr(e, "lineno", None), None, str(e))]) from None
+    d = read_table(p, what="judge configuration")
     overrides = {k: v for k, v in overrides.items() if v is not None}
 
     def need(key: str) -> Any:

@@ -959,3 +959,65 @@ def test_a_hostile_report_for_the_leaderboard_is_refused_cleanly(data, words, tm
     path.write_bytes(data)
     rc, out, err = run(["leaderboard", str(path)], capsys)
     assert rc == 1 and f"{path}" in err and words in err and "Traceback" not in out + err, err
+
+
+# -- the project's own configuration files and id lists --------------------------------------------
+CONFIG_CASES = {
+    "nested-toml": ("toml", b"a = " + b"[" * 100_000 + b"\n", "nested too deeply"),
+    "nested-yaml": ("yaml", b"a: " + b"[" * 100_000 + b"\n", ("nested too deeply", "not valid YAML")),
+    "invalid-utf8": ("toml", b'name = "j\xff"\n', "not valid UTF-8"),
+    "not-toml": ("toml", b"name = = j\n", "not valid TOML"),
+    "not-a-table": ("yaml", b"- just\n- a list\n", "expected a table"),
+    "folder": ("toml", None, "is a folder"),
+}
+CONFIG_ENTRIES = {  # (the command with the file, whether it reads YAML too)
+    "evaluate --judge": (lambda f, tmp: ["evaluate", "--dataset", str(_triplets(tmp)), "--judge", str(f)], False),
+    "select --judges": (lambda f, tmp: ["select", "--judges", str(f), *_db(tmp)], False),
+    "sample --models": (lambda f, tmp: ["sample", "--models", str(f), *_db(tmp)], True),
+    "build --rules": (lambda f, tmp: ["build", "--rules", str(f), "--out", str(tmp / "out"), *_db(tmp)], True),
+    "judge template": (
+        lambda f, tmp: ["evaluate", "--dataset", str(_triplets(tmp)), "--judge", str(_with_template(tmp, f))],
+        False,
+    ),
+}
+
+
+def _triplets(tmp: Path) -> Path:
+    path = tmp / "triplets.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in TRIPLETS))
+    return path
+
+
+def _with_template(tmp: Path, template: Path) -> Path:
+    path = tmp / "judge-with-template.toml"
+    path.write_text(f'name = "j"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\ntemplate = "{template}"\n')
+    return path
+
+
+@pytest.mark.parametrize(
+    "entry, case",
+    [
+        (entry, case)
+        for entry, (_, yaml_ok) in sorted(CONFIG_ENTRIES.items())
+        for case, (suffix, _, _) in sorted(CONFIG_CASES.items())
+        if yaml_ok or suffix == "toml"
+    ],
+)
+def test_every_configuration_file_is_refused_cleanly(entry, case, tmp_path, capsys):
+    suffix, data, words = CONFIG_CASES[case]
+    argv, _ = CONFIG_ENTRIES[entry]
+    path = tmp_path / f"config.{suffix}"
+    if data is None:
+        path.mkdir()
+    else:
+        path.write_bytes(data)
+    rc, out, err = run(argv(path, tmp_path), capsys)
+    assert rc != 0 and "Traceback" not in out + err
+    assert str(path) in err and any(w in err for w in ((words,) if isinstance(words, str) else words)), err
+
+
+def test_an_id_list_that_is_not_utf8_is_refused_cleanly(tmp_path, capsys):
+    ids = tmp_path / "ids.txt"
+    ids.write_bytes(b"p1\np\xff2\n")
+    rc, out, err = run(["pair", "--items", str(ids), *_db(tmp_path)], capsys)
+    assert rc == 1 and "Traceback" not in out + err and f"{ids}: not valid UTF-8 (byte 0xff" in err

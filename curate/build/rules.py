@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from ..configfile import read_table
 from ..errors import InputError, InputProblem, MmrbError
 from ..model import AGGREGATIONS, Aggregation
 
@@ -91,22 +89,12 @@ def load_rules(path: str | Path) -> Rules:
     name = str(path)
     if not path.exists():
         raise MmrbError(f"{name}: no such rules file")
-    text = path.read_text(encoding="utf-8")
-    try:
-        if path.suffix.lower() in (".yaml", ".yml"):
-            data = yaml.safe_load(text) or {}
-        else:
-            data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, yaml.YAMLError) as err:
-        line = getattr(err, "lineno", None) or getattr(getattr(err, "problem_mark", None), "line", None)
-        raise InputError([InputProblem(name, line, None, f"cannot parse: {err}")]) from None
+    data = read_table(path, yaml_ok=True, what="rules file")
     problems: list[InputProblem] = []
 
     def bad(key: str, msg: str) -> None:
         problems.append(InputProblem(name, None, key, msg))
 
-    if not isinstance(data, dict):
-        raise InputError([InputProblem(name, None, None, "expected tables [filter], [export], [card]")])
     for section, value in data.items():
         if section not in _KNOWN:
             bad(section, f"unknown section (known: {', '.join(_KNOWN)})")

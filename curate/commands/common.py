@@ -46,6 +46,8 @@ def read_ids(path: str | None) -> list[str] | None:
         return None
     try:
         return [ln.strip() for ln in Path(path).read_text(encoding="utf-8").splitlines() if ln.strip()]
+    except UnicodeDecodeError as e:
+        raise MmrbError(f"{path}: not valid UTF-8 (byte 0x{e.object[e.start]:02x} at offset {e.start})") from None
     except OSError as e:
         raise MmrbError(f"cannot read {path}: {e.strerror}") from None
 

@@ -26,11 +26,11 @@ a pair of another category gets ``text``.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..configfile import read_table
 from ..errors import InputError, InputProblem
 from ..wording import plural
 from .parsing import get_parser
@@ -487,10 +487,7 @@ def load_template(path: str | Path, parser: str | None = None) -> Template:
     if not p.exists():
         raise InputError([InputProblem(str(p), None, None, "template file not found")])
     if p.suffix == ".toml":
-        try:
-            d = tomllib.loads(p.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as e:
-            raise InputError([InputProblem(str(p), getattr(e, "lineno", None), None, str(e))]) from None
+        d = read_table(p, what="template file")
         text = d.get("text")
         if not isinstance(text, str):
             raise InputError([InputProblem(str(p), None, "text", "a template file needs a text string")])
