@@ -5,19 +5,24 @@ annotation UI, on SQLite and PostgreSQL, at two sizes.
     python -m bench.store --quick    # 2,000 pairs, 4 annotators, 200 calls: a smoke run
     python -m bench.store --sizes 10000,50000,200000 --no-queue   # ingest figures only
     python -m bench.store --no-queue --compare-tree ../wt-before  # and another checkout's ingest, turn about
+    python -m bench.store --no-queue --sizes 50000 --repeat 3 --compare-tree ../a --compare-tree ../b
 
 The pairs are the 1,250 real VL-RewardBench pairs of ../shared/data (text copy) repeated
 with new ids. Ingest: ``mmrb ingest pairs`` runs in a child process (read, check, write all
 or nothing); rows/s is pairs over the command's wall time, start-up included, and peak
 memory is the child's own maximum resident set (``ru_maxrss``, read by the child as it
-exits: the high-water mark of its resident set) plus that of the process it reads a large
-file in (the sum: an upper bound, since they share the pages loaded before the fork).
+exits: the high-water mark of its resident set) plus that of any process it started (an
+older tree read a large file in a forked one; the sum is an upper bound, since they share
+the pages loaded before the fork). CPU s is its user and system time, with that of the
+processes it waited for and, on PostgreSQL, of the server processes serving the run's
+database (read from /proc as it runs): on a loaded machine, steadier than the wall time.
 Anchor, same file, same run, in a process of its own: a plain ``sqlite3`` ``executemany``
 of the rows the import writes (items, their image references, candidates, pairs), reading
 and parsing the file included, in one transaction on a fresh store. ``--compare-tree DIR``
-runs another checkout's ``mmrb ingest pairs`` (its own .venv) on the same file into a store
-of its own, turn about with this tree's, and prints the ratio of this tree's rows/s to the
-other's; ``--repeat N`` runs each N times and keeps the best.
+(repeatable) runs another checkout's ``mmrb ingest pairs`` (its own .venv) on the same file
+into a store of its own, turn about with this tree's, and prints the ratio of this tree's
+rows/s to the other's (best over best, and the median of the turns' ratios) and of their
+CPU s; ``--repeat N`` runs each N times and keeps the best.
 
 Queue: each pair is assigned to 3 of the annotators and half of every queue is already
 labelled, so "next pair" must skip done work. Then, 1,000 times, an annotator asks for their
@@ -32,6 +37,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import random
 import sqlite3
 import statistics
@@ -59,10 +65,12 @@ CHILD = (
     "kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
     "try:\n    kb = int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1])\n"
     "except (OSError, StopIteration):\n    pass\n"
-    # plus the peak of the process that reads a large file beside it (curate/ingest/rows.py):
-    # the sum is an upper bound (the two share the pages of the modules loaded before the fork)
+    # plus the peak of a process it started (an older tree's forked reader, compared with
+    # --compare-tree): the sum is an upper bound (the two share the pages loaded before the fork)
     "kb += resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
-    "print('MAXRSS_KB', kb, file=sys.stderr)\nsys.exit(rc)"
+    "cpu = sum(u.ru_utime + u.ru_stime for u in map(resource.getrusage, "
+    "(resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)))\n"
+    "print('MAXRSS_KB', kb, 'CPU_S', cpu, file=sys.stderr)\nsys.exit(rc)"
 )
 # the anchor in a process of its own, as the import runs in one
 ANCHOR = (
@@ -103,7 +111,7 @@ def pct(xs: list[float], q: int) -> float:
 
 def ingest(url: str, images: Path, data: Path, n_pairs: int, tree: Path = ROOT) -> dict:
     """``mmrb ingest pairs`` of the project in ``tree`` (this one, or another checkout with
-    its own .venv) in a child process: rows/s over its wall time, and its peak MB."""
+    its own .venv) in a child process: rows/s over its wall time, its CPU seconds and peak MB."""
     python = sys.executable if tree == ROOT else str(tree / ".venv" / "bin" / "python")
     cmd = [
         python,
@@ -119,13 +127,40 @@ def ingest(url: str, images: Path, data: Path, n_pairs: int, tree: Path = ROOT) 
         "--images",
         str(images),
     ]
-    t0 = time.perf_counter()
-    out = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
-    seconds = time.perf_counter() - t0
+    server: dict[int, float] = {}  # PostgreSQL: CPU s of the server processes of this run's database
+    database = f" {url.rsplit('/', 1)[1]} " if "://" in url else None
+    with tempfile.TemporaryFile("w+") as stdout, tempfile.TemporaryFile("w+") as stderr:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=tree, stdout=stdout, stderr=stderr, text=True)
+        while proc.poll() is None:
+            if database:
+                server.update(_server_cpu(database))
+            time.sleep(0.1)
+        seconds = time.perf_counter() - t0
+        stdout.seek(0)
+        stderr.seek(0)
+        out = subprocess.CompletedProcess(cmd, proc.returncode, stdout.read(), stderr.read())
     if out.returncode != 0 or f"{n_pairs} pairs" not in out.stdout:
         raise SystemExit(f"ingest failed ({out.returncode}): {out.stdout[-2000:]} {out.stderr[-2000:]}")
     kb = int(out.stderr.split("MAXRSS_KB", 1)[1].split()[0])
-    return dict(ingest_s=seconds, rows_per_s=n_pairs / seconds, peak_mb=kb / 1024)
+    cpu = float(out.stderr.split("CPU_S", 1)[1].split()[0]) + sum(server.values())
+    return dict(ingest_s=seconds, rows_per_s=n_pairs / seconds, cpu_s=cpu, peak_mb=kb / 1024)
+
+
+def _server_cpu(database: str) -> dict[int, float]:
+    """pid -> CPU s of each PostgreSQL process serving ``database`` (its title names it),
+    read from /proc (nothing elsewhere): the server's share of an import's work."""
+    out: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if database not in (proc / "cmdline").read_bytes().decode(errors="replace"):
+                continue
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[int(proc.name)] = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return out
 
 
 def anchor_seconds(data: Path, db: Path) -> float:
@@ -274,15 +309,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--compare-tree",
         type=Path,
-        default=None,
+        action="append",
+        default=[],
         help="another checkout of the project, with its own .venv (e.g. the tree before a change): its `mmrb "
-        "ingest pairs` runs on the same files, into a store of its own, turn about with this tree's",
+        "ingest pairs` runs on the same files, into a store of its own, turn about with this tree's (repeatable)",
     )
     ap.add_argument("--repeat", type=int, default=1, help="ingest runs per tree, size and backend (the best counts)")
     args = ap.parse_args(argv)
-    other = args.compare_tree.resolve() if args.compare_tree else None
-    if other is not None and not (other / ".venv" / "bin" / "python").exists():
-        ap.error(f"--compare-tree: no {other}/.venv/bin/python")
+    others = [t.resolve() for t in args.compare_tree]
+    for other in others:
+        if not (other / ".venv" / "bin" / "python").exists():
+            ap.error(f"--compare-tree: no {other}/.venv/bin/python")
     if args.pairs:
         sizes = [args.pairs]
     elif args.sizes:
@@ -320,28 +357,24 @@ def main(argv: list[str] | None = None) -> int:
                 url, drop = got
                 try:
                     mine: list[dict] = []
-                    theirs: list[dict] = []
-                    for k in range(args.repeat):  # turn about, so that the load of the machine falls on both
+                    theirs: list[list[dict]] = [[] for _ in others]
+                    for k in range(args.repeat):  # turn about, so that the load of the machine falls on all
                         store_url, store_drop = (url, None) if k == 0 else _fresh(backend, tmp, n, k)
                         try:
                             mine.append(ingest(store_url, tmp / f"images-{backend}-{n}-{k}", data, n))
                         finally:
                             if store_drop:
                                 store_drop()
-                        if other is not None:
-                            other_url, other_drop = _fresh(backend, tmp, n, k, "other")
+                        for j, other in enumerate(others):
+                            other_url, other_drop = _fresh(backend, tmp, n, k, f"other{j}")
                             try:
-                                theirs.append(
-                                    ingest(other_url, tmp / f"images-other-{backend}-{n}-{k}", data, n, other)
-                                )
+                                images = tmp / f"images-other{j}-{backend}-{n}-{k}"
+                                theirs[j].append(ingest(other_url, images, data, n, other))
                             finally:
                                 if other_drop:
                                     other_drop()
                     r = dict(backend=backend, pairs=n, reference_rows_per_s=n / ref_s, runs=mine, other_runs=theirs)
                     r.update(max(mine, key=lambda x: x["rows_per_s"]))
-                    if theirs:
-                        best = max(theirs, key=lambda x: x["rows_per_s"])
-                        r.update(other_rows_per_s=best["rows_per_s"], other_peak_mb=max(x["peak_mb"] for x in theirs))
                     r["peak_mb"] = max(x["peak_mb"] for x in mine)
                     if not args.no_queue:
                         r.update(queue(url, tmp / f"images-{backend}-{n}-0", n_ann, calls))
@@ -359,31 +392,44 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.repeat > 1:
         print(f"(best of {args.repeat} runs per tree; peak MB the largest of them)")
-    head = f"{'backend':<10}{'pairs':>9}{'rows/s':>9}{'peak MB':>9}{'anchor rows/s':>15}{'of anchor':>11}"
-    if other is not None:
-        print(f"compared with {other} (its rows/s, peak MB and share of the anchor; this tree's rows/s over its)")
-        head += f"{'other rows/s':>14}{'other MB':>10}{'of anchor':>11}{'this/other':>12}"
+    head = f"{'backend':<10}{'pairs':>9}{'rows/s':>9}{'CPU s':>8}{'peak MB':>9}{'anchor rows/s':>15}{'of anchor':>11}"
     print(head)
     for r in results:
-        line = (
-            f"{r['backend']:<10}{r['pairs']:>9,}{r['rows_per_s']:>9,.0f}{r['peak_mb']:>9,.0f}"
+        print(
+            f"{r['backend']:<10}{r['pairs']:>9,}{r['rows_per_s']:>9,.0f}{r['cpu_s']:>8,.1f}{r['peak_mb']:>9,.0f}"
             f"{r['reference_rows_per_s']:>15,.0f}{r['rows_per_s'] / r['reference_rows_per_s']:>10.0%}"
         )
-        if "other_rows_per_s" in r:
-            line += (
-                f"{r['other_rows_per_s']:>14,.0f}{r['other_peak_mb']:>10,.0f}"
-                f"{r['other_rows_per_s'] / r['reference_rows_per_s']:>10.0%}"
-                f"{r['rows_per_s'] / r['other_rows_per_s']:>11.2f}x"
-            )
-        print(line)
+    if others:
+        print(
+            "compared with (their best rows/s, least CPU s and largest peak MB; this tree's speed over theirs: "
+            "best rows/s over best, the median of the turns' rows/s ratios, and of their CPU s over this tree's):"
+        )
+        for j, other in enumerate(others):
+            print(f"  [{j + 1}] {other}")
+        cols = f"{'rows/s':>9}{'CPU s':>8}{'peak MB':>9}{'best':>8}{'turns':>8}{'CPU':>8}"
+        print(f"{'tree':<6}{'backend':<10}{'pairs':>9}{cols}")
+        for j in range(len(others)):
+            for r in results:
+                other_runs = r["other_runs"][j]
+                best = max(other_runs, key=lambda x: x["rows_per_s"])
+                pairs = list(zip(r["runs"], other_runs, strict=True))
+                turns = statistics.median(m["rows_per_s"] / t["rows_per_s"] for m, t in pairs)
+                cpu = statistics.median(t["cpu_s"] / m["cpu_s"] for m, t in pairs)
+                print(
+                    f"{f'[{j + 1}]':<6}{r['backend']:<10}{r['pairs']:>9,}{best['rows_per_s']:>9,.0f}"
+                    f"{min(x['cpu_s'] for x in other_runs):>8,.1f}{max(x['peak_mb'] for x in other_runs):>9,.0f}"
+                    f"{r['rows_per_s'] / best['rows_per_s']:>7.2f}x{turns:>7.2f}x{cpu:>7.2f}x"
+                )
     if len(results) > 1 or args.repeat > 1:
-        print("every run (rows/s, peak MB):")
+        print("every run (rows/s, CPU s, peak MB):")
+
+        def runs(xs: list[dict]) -> str:
+            return ", ".join(f"{x['rows_per_s']:,.0f}/{x['cpu_s']:,.1f}/{x['peak_mb']:,.0f}" for x in xs)
+
         for r in results:
-            runs = ", ".join(f"{x['rows_per_s']:,.0f}/{x['peak_mb']:,.0f}" for x in r["runs"])
-            line = f"  {r['backend']} {r['pairs']:,}: this tree {runs}"
-            if r["other_runs"]:
-                line += "; other " + ", ".join(f"{x['rows_per_s']:,.0f}/{x['peak_mb']:,.0f}" for x in r["other_runs"])
-            print(line)
+            print(f"  {r['backend']} {r['pairs']:,}: this tree {runs(r['runs'])}")
+            for j, xs in enumerate(r["other_runs"]):
+                print(f"  {r['backend']} {r['pairs']:,}: [{j + 1}] {runs(xs)}")
     if args.no_queue:
         return 0
     print()

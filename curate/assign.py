@@ -37,8 +37,9 @@ from dataclasses import dataclass, field
 from sqlalchemy.exc import IntegrityError
 
 from .errors import MmrbError
-from .model import Assignment, Label, Side
+from .model import Assignment, Label
 from .seeding import unit
+from .sides import annotator_left
 from .store import Store, now
 from .wording import plural
 
@@ -79,9 +80,8 @@ class AssignReport:
         return out
 
 
-def side_for(pair_id: str, annotator: str, seed: int) -> Side:
-    """The response an annotator sees on the left (Assignment.left)."""
-    return "first" if unit("side", seed, pair_id, annotator) < 0.5 else "second"
+# The response an annotator sees on the left (Assignment.left), decided in curate/sides.py.
+side_for = annotator_left
 
 
 def _vote(label: Label) -> tuple:

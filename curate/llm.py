@@ -1,5 +1,6 @@
-"""One client for every OpenAI-compatible endpoint (hosted APIs, vLLM, SGLang, Ollama):
-used by ``sample``, ``select`` and the judge evaluator.
+"""One client for every model endpoint: OpenAI-compatible chat (hosted APIs, vLLM, SGLang,
+Ollama), used by ``sample``, ``select`` and the judge evaluator, and any JSON API a reward
+model answers on (``LLMClient.post``: the same retries, backoff and concurrency).
 
 It speaks the chat-completions wire format directly over ``aiohttp``. Not through
 ``AsyncOpenAI`` or httpx: on 2 cores the client's own CPU per request is what limits
@@ -22,7 +23,8 @@ and testable:
 * an answer whose ``content`` is a list of parts (text and ``image_url`` data URLs, as omni
   models that draw send it; images listed in ``message.images`` too) keeps them in order in
   ``Completion.parts``; its ``text`` is the text parts joined;
-* a request that still fails becomes a ``Completion`` with ``ok=False`` and its error: it never
+* a request that still fails becomes a ``Completion`` with ``ok=False`` and its ``Failure``
+  (curate/model.py: a kind from ``FailureKind`` and the message stored for it): it never
   raises, so one bad request never aborts a run.
 
 Concurrency is limited per endpoint by a semaphore around each attempt (not around the
@@ -39,14 +41,16 @@ import io
 import json
 import os
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
-from .errors import MmrbError
+from .errors import InputError, InputProblem, MmrbError
+from .model import Failure
 from .wording import plural
 
 RETRY_AFTER_CAP = 120.0
@@ -68,13 +72,15 @@ class ResponseTooLarge(Exception):
 
 @dataclass(frozen=True)
 class Endpoint:
-    """An OpenAI-compatible model endpoint and how to call it."""
+    """A model endpoint and how to call it: an OpenAI-compatible root (``complete``), or the
+    URL a JSON API answers on (``post``; ``model`` is then empty)."""
 
     base_url: str
     model: str
     name: str = ""  # how results are labelled in the store (default: model)
     api_key_env: str | None = None  # name of the environment variable holding the key
     params: Mapping[str, Any] = field(default_factory=dict)  # temperature, max_tokens, top_p, seed, ...
+    headers: Mapping[str, str] = field(default_factory=dict)  # sent with each request (over the defaults)
     concurrency: int = 8
     timeout: float = 120.0  # seconds per attempt
     max_retries: int = 4  # retries after the first attempt
@@ -97,13 +103,107 @@ class Endpoint:
         return key
 
 
+ENDPOINT_KEYS = frozenset(f.name for f in fields(Endpoint))
+# the numeric settings of an endpoint: (type, least value)
+_NUMERIC: dict[str, tuple[type, float]] = {
+    "concurrency": (int, 1),
+    "max_retries": (int, 0),
+    "timeout": (float, 0.001),
+    "backoff_base": (float, 0.0),
+    "backoff_max": (float, 0.0),
+    "max_response_chars": (int, 1),
+}
+_URL = re.compile(r"^https?://[^/\s]+")
+
+
+def endpoint_problems(
+    entry: Mapping[str, Any], required: Sequence[str] = ("base_url", "model"), url_key: str = "base_url"
+) -> list[tuple[str, str]]:
+    """What is wrong with the endpoint settings of a configuration table (a models file's
+    entry, a judge file), as (key, message): a required key missing or empty, a URL that is
+    not http(s), a name that is not a string, params or headers that are not tables, numbers
+    of the wrong type or too small. Which keys are unknown is the file's to say."""
+    out: list[tuple[str, str]] = []
+    for k in required:
+        v = entry.get(k)
+        if not isinstance(v, str) or not v.strip():
+            out.append((k, "required, a non-empty string"))
+    url = entry.get(url_key)
+    if isinstance(url, str) and url and not _URL.match(url):
+        out.append((url_key, f"{url!r} is not an http(s) URL"))
+    for k in ("name", "api_key_env"):
+        if k in entry and not isinstance(entry[k], str):
+            out.append((k, "must be a string"))
+    if "params" in entry and not isinstance(entry["params"], dict):
+        out.append(("params", "must be a table of request parameters"))
+    headers = entry.get("headers", {})
+    if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
+        out.append(("headers", "must be a table of strings"))
+    for k, (typ, low) in _NUMERIC.items():
+        if k not in entry:
+            continue
+        v = entry[k]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or (typ is int and not isinstance(v, int)):
+            out.append((k, f"must be {'an integer' if typ is int else 'a number'}, got {v!r}"))
+        elif v < low:
+            out.append((k, f"must be at least {low}, got {v}"))
+    return out
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """One entry of a models file: its table (the file's ``[defaults]`` under it), and where it is."""
+
+    table: dict[str, Any]
+    line: int | None  # best effort: TOML and YAML parsers keep no positions
+    where: str  # "models[N]"
+
+
+def read_models_file(path: str | Path) -> tuple[list[ModelEntry], list[InputProblem]]:
+    """The entries of a models file (``mmrb sample``'s models, ``mmrb select``'s judges) and
+    the problems of its shape; each entry's own keys are its reader's to check."""
+    from .configfile import YAML_SUFFIXES, read_table
+
+    path = Path(path)
+    if not path.exists():
+        raise MmrbError(f"models file {path} does not exist")
+    data = read_table(path, yaml_ok=True, what="models file")
+    text = path.read_text(encoding="utf-8")
+    fname = str(path)
+    problems = [
+        InputProblem(fname, None, k, "unknown top-level key (expected 'models' and optional 'defaults')")
+        for k in sorted(set(data) - {"models", "defaults"})
+    ]
+    defaults = data.get("defaults") or {}
+    if not isinstance(defaults, dict):
+        problems.append(InputProblem(fname, None, "defaults", "must be a table"))
+        defaults = {}
+    models = data.get("models")
+    if not isinstance(models, list) or not models:
+        problems.append(InputProblem(fname, None, "models", "must be a non-empty list of model tables"))
+        raise InputError(problems)
+    needle = "[[models]]" if path.suffix.lower() not in YAML_SUFFIXES else "base_url"
+    lines = [i + 1 for i, ln in enumerate(text.splitlines()) if needle in ln and not ln.lstrip().startswith("#")]
+    entries = []
+    for n, raw in enumerate(models):
+        line = lines[n] if n < len(lines) else None
+        if not isinstance(raw, dict):
+            problems.append(InputProblem(fname, line, f"models[{n}]", "must be a table"))
+            continue
+        entry = {**defaults, **raw}
+        if isinstance(defaults.get("params"), dict) and isinstance(raw.get("params"), dict):
+            entry["params"] = {**defaults["params"], **raw["params"]}
+        entries.append(ModelEntry(entry, line, f"models[{n}]"))
+    return entries, problems
+
+
 @dataclass(frozen=True)
 class Completion:
-    """The outcome of one request after its retries: a text, or a failure with its error."""
+    """The outcome of one request after its retries: a text, or a failure."""
 
     ok: bool
     text: str | None = None  # with parts: the text parts joined
-    error: str | None = None
+    failure: Failure | None = None
     attempts: int = 1
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
@@ -112,6 +212,28 @@ class Completion:
     # an answer given as a list of parts with an image among them: ("text", text) and
     # ("image", data URL) in order (empty: the answer is ``text`` alone)
     parts: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def error(self) -> str | None:
+        """The failure's message, as stored (None for an answer)."""
+        return self.failure.message if self.failure else None
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The outcome of one ``LLMClient.post`` after its retries: a JSON answer (``data``, and
+    its ``body`` as it came), or a failure."""
+
+    ok: bool
+    data: Any = None
+    body: bytes | None = None
+    failure: Failure | None = None
+    attempts: int = 1
+    seconds: float = 0.0
+
+    @property
+    def text(self) -> str | None:
+        return self.body.decode("utf-8", "replace") if self.body is not None else None
 
 
 # -- images --------------------------------------------------------------------------------
@@ -180,7 +302,7 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
 
 
 class Backoff(Protocol):
-    """What the backoff needs of a client's settings (an ``Endpoint``, a reward model's config)."""
+    """What the backoff needs of a client's settings (an ``Endpoint``)."""
 
     @property
     def backoff_base(self) -> float: ...
@@ -196,17 +318,17 @@ def backoff_delay(attempt: int, ep: Backoff, retry_after: float | None, rng: ran
     return min(ep.backoff_max, ep.backoff_base * 2 ** (attempt - 1)) * rng.uniform(0.5, 1.0)
 
 
-def classify(exc: BaseException) -> tuple[bool, str, float | None]:
-    """(retryable, message, retry_after) for an exception raised by one attempt."""
+def classify(exc: BaseException) -> tuple[bool, Failure]:
+    """(retryable, failure) for an exception raised by one attempt."""
     import aiohttp
 
     if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
-        return True, "timeout", None
+        return True, Failure("timeout", "timeout")
     if isinstance(exc, (aiohttp.ClientError, ConnectionError)):  # refused, reset, closed without a response
-        return True, f"connection error: {exc.__class__.__name__}: {exc}".rstrip(": "), None
+        return True, Failure("connection error", f"connection error: {exc.__class__.__name__}: {exc}".rstrip(": "))
     if isinstance(exc, ValueError):  # JSONDecodeError and friends: a malformed body
-        return True, f"malformed response: {exc}", None
-    return False, f"{exc.__class__.__name__}: {exc}", None
+        return True, Failure("malformed response", f"malformed response: {exc}")
+    return False, Failure("other", f"{exc.__class__.__name__}: {exc}")
 
 
 def _error_message(content: bytes) -> str:
@@ -221,24 +343,6 @@ def _error_message(content: bytes) -> str:
         if isinstance(inner, str):
             return inner[:300]
     return str(body)[:300]
-
-
-def failure_kind(error: str | None) -> str:
-    """A short name for a failure message, to count failures by cause."""
-    e = error or "unknown error"
-    if "over the limit" in e:
-        return "over the size limit"
-    for kind in ("empty response", "timeout", "connection error", "malformed response", "response has no choices"):
-        if e.startswith(kind):
-            return kind
-    return e.split(":", 1)[0][:40]  # "HTTP 500", "ValueError", ...
-
-
-def count_kinds(errors: Sequence[str | None]) -> str:
-    """ "5 over the size limit, 1 empty response": failures by cause, most frequent first."""
-    from collections import Counter
-
-    return ", ".join(f"{n} {k}" for k, n in Counter(failure_kind(e) for e in errors).most_common())
 
 
 # -- the client ----------------------------------------------------------------------------
@@ -265,6 +369,7 @@ class LLMClient:
             "content-type": "application/json",
             "user-agent": "mmrb-studio",
         }
+        self._headers.update({k.lower(): v for k, v in endpoint.headers.items()})
 
     def _http(self) -> Any:
         import aiohttp
@@ -308,11 +413,25 @@ class LLMClient:
         params: Mapping[str, Any] | None = None,
         request_id: str | None = None,
     ) -> Completion:
+        """A chat completion (POST ``{base_url}/chat/completions``)."""
         ep = self.endpoint
         body = {**ep.params, **(params or {}), "model": ep.model, "messages": messages}
+        r = await self._send(self._chat_url, body, body_limit(ep.max_response_chars), request_id)
+        if not r.ok:
+            return Completion(ok=False, failure=r.failure, attempts=r.attempts, seconds=r.seconds)
+        return _completion(r.data, r.attempts, r.seconds, ep.max_response_chars)
+
+    async def post(self, body: Mapping[str, Any], *, limit: int, request_id: str | None = None) -> Reply:
+        """POST a JSON body to the endpoint's URL (``base_url`` as it is) and read its JSON
+        answer, under the same retry policy as ``complete``; a body longer than ``limit``
+        bytes is a failure, not read further."""
+        return await self._send(self.endpoint.base_url, body, limit, request_id)
+
+    async def _send(self, url: str, body: Mapping[str, Any], limit: int, request_id: str | None) -> Reply:
+        """One request with its retries: the JSON answer, or the failure of the last attempt."""
+        ep = self.endpoint
         content = json.dumps(body, ensure_ascii=False).encode()
         headers = {"x-client-request-id": request_id} if request_id else None
-        limit = body_limit(ep.max_response_chars)
         t0 = time.perf_counter()
         attempt = 0
         while True:
@@ -322,22 +441,29 @@ class LLMClient:
                 async with self.semaphore:
                     async with asyncio.timeout(ep.timeout):
                         status, resp_headers, body_bytes = await self._request(
-                            "POST", self._chat_url, limit, data=content, headers=headers
+                            "POST", url, limit, data=content, headers=headers
                         )
                 if status < 400:
-                    return _completion(json.loads(body_bytes), attempt, time.perf_counter() - t0, ep.max_response_chars)
+                    data = json.loads(body_bytes)
+                    return Reply(True, data, body_bytes, None, attempt, time.perf_counter() - t0)
                 retryable = status in RETRY_STATUS
-                msg = f"HTTP {status}: {_error_message(body_bytes)}"
+                failure = Failure("HTTP error", f"HTTP {status}: {_error_message(body_bytes)}")
                 retry_after = retry_after_seconds(resp_headers)
             except asyncio.CancelledError:
                 raise
             except ResponseTooLarge as e:  # the same request would get the same answer
-                retryable, msg = False, f"{e} (max_response_chars {ep.max_response_chars})"
+                retryable = False
+                failure = Failure("over the size limit", f"{e} (max_response_chars {ep.max_response_chars})")
             except Exception as e:  # every failure of one attempt is classified, none escapes
-                retryable, msg, _ = classify(e)
+                retryable, failure = classify(e)
             if not retryable or attempt > ep.max_retries:
                 tail = f" (after {attempt} attempts)" if attempt > 1 else ""
-                return Completion(ok=False, error=msg + tail, attempts=attempt, seconds=time.perf_counter() - t0)
+                return Reply(
+                    False,
+                    failure=Failure(failure.kind, failure.message + tail),
+                    attempts=attempt,
+                    seconds=time.perf_counter() - t0,
+                )
             await self._sleep(backoff_delay(attempt, ep, retry_after, self._rng))
 
     async def list_models(self, timeout: float = 10.0) -> list[str]:
@@ -348,8 +474,7 @@ class LLMClient:
             async with asyncio.timeout(timeout):
                 status, _, body_bytes = await self._request("GET", self._models_url)
         except Exception as e:
-            _, msg, _ = classify(e)
-            raise MmrbError(f"cannot reach {where}: {msg}") from None
+            raise MmrbError(f"cannot reach {where}: {classify(e)[1].message}") from None
         if status in (401, 403):
             raise MmrbError(f"{where} refused the API key: HTTP {status}: {_error_message(body_bytes)}")
         if status >= 400:
@@ -375,26 +500,31 @@ class LLMClient:
 def _completion(resp: Any, attempts: int, seconds: float, max_chars: int = DEFAULT_MAX_RESPONSE_CHARS) -> Completion:
     choices = resp.get("choices") if isinstance(resp, dict) else None
     if not choices or not isinstance(choices[0], dict):
-        return Completion(ok=False, error="response has no choices", attempts=attempts, seconds=seconds)
+        no_choices = Failure("response has no choices", "response has no choices")
+        return Completion(ok=False, failure=no_choices, attempts=attempts, seconds=seconds)
     choice = choices[0]
     usage = resp.get("usage") or {}
     pt, ct = usage.get("prompt_tokens"), usage.get("completion_tokens")
     message = choice.get("message") or {}
     text = message.get("content")
     parts: tuple[tuple[str, str], ...] = ()
-    error = None
+    failure: Failure | None = None
     if isinstance(text, list) or message.get("images"):
         parts, error = content_parts(text, message.get("images"))
+        failure = Failure("other", error) if error else None
         text = "".join(v for kind, v in parts if kind == "text")  # the parts of one text run on
         if not any(kind == "image" for kind, _ in parts):
             parts = ()  # text parts alone: a text answer
-    if error is None and (not isinstance(text, str) or not text.strip()) and not parts:
-        error = f"empty response (finish_reason={choice.get('finish_reason')})"
-    elif error is None and isinstance(text, str) and len(text) > max_chars:
-        error = f"response of {plural(len(text), 'character')} is over the limit of {max_chars} (max_response_chars)"
-    if error:
+    if failure is None and (not isinstance(text, str) or not text.strip()) and not parts:
+        failure = Failure("empty response", f"empty response (finish_reason={choice.get('finish_reason')})")
+    elif failure is None and isinstance(text, str) and len(text) > max_chars:
+        failure = Failure(
+            "over the size limit",
+            f"response of {plural(len(text), 'character')} is over the limit of {max_chars} (max_response_chars)",
+        )
+    if failure:
         return Completion(
-            ok=False, error=error, attempts=attempts, prompt_tokens=pt, completion_tokens=ct, seconds=seconds
+            ok=False, failure=failure, attempts=attempts, prompt_tokens=pt, completion_tokens=ct, seconds=seconds
         )
     return Completion(
         ok=True,
@@ -440,17 +570,20 @@ def content_parts(content: Any, images: Any = None) -> tuple[tuple[tuple[str, st
 
 __all__ = [
     "DEFAULT_MAX_RESPONSE_CHARS",
+    "ENDPOINT_KEYS",
     "Backoff",
     "Completion",
     "Endpoint",
     "LLMClient",
+    "ModelEntry",
+    "Reply",
     "backoff_delay",
     "classify",
     "content_parts",
-    "count_kinds",
     "encode_image",
-    "failure_kind",
+    "endpoint_problems",
     "image_data_url",
+    "read_models_file",
     "retry_after_seconds",
     "user_message",
 ]

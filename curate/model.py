@@ -12,8 +12,10 @@ curate/sides.py alone maps between the two.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
 Correctness = Literal["correct", "incorrect", "unsure"]
@@ -33,9 +35,6 @@ ImageStatus = Literal["ok", "missing", "corrupt", "too_large"]
 PartKind = Literal["text", "image"]  # a part of a candidate response (ResponsePart)
 PairStatus = Literal["candidate", "selected", "dropped"]
 AssignmentState = Literal["open", "done"]
-# The files `mmrb ingest pairs` reads (curate/ingest). Here, not in curate/ingest, whose package
-# imports the store: `mmrb ingest --help` lists them without importing it.
-PairFormat = Literal["mmrb", "vlrewardbench", "vlrewardbench-text", "mmrb2", "mm-rlhf", "generic"]
 # Where a gold answer came from: the lead's adjudication, the automatic correctness of a
 # reference answer (with a benchmark's known preference), or an imported gold file.
 GoldSource = Literal["adjudication", "reference", "import"]
@@ -52,7 +51,6 @@ ORDERS: tuple[str, ...] = get_args(Order)
 LABEL_STATUSES: tuple[str, ...] = get_args(LabelStatus)
 ROLES: tuple[Role, ...] = get_args(Role)
 FLAG_REASONS: tuple[str, ...] = get_args(FlagReason)
-PAIR_FORMATS: tuple[str, ...] = get_args(PairFormat)
 PART_KINDS: tuple[PartKind, ...] = get_args(PartKind)
 GOLD_SOURCES: tuple[GoldSource, ...] = get_args(GoldSource)
 AGGREGATIONS: tuple[Aggregation, ...] = get_args(Aggregation)
@@ -177,6 +175,153 @@ class SampleFailure:
     sample_index: int
     attempts: int
     error: str
+
+
+# -- failed requests -------------------------------------------------------------------------
+# Why a request still failed after its retries. curate/llm.py makes every failure as a
+# ``Failure`` of one kind; a judgment (``Judgment.error``) or a sample failure stores its
+# ``message``, and ``Failure.read`` gives a stored message its kind back.
+FailureKind = Literal[
+    "timeout",
+    "connection error",
+    "malformed response",  # a body that is not JSON (a truncated answer from a proxy)
+    "response has no choices",
+    "empty response",
+    "over the size limit",  # max_response_chars
+    "HTTP error",
+    "other",  # an answer without what was read from it, an exception of another kind
+]
+FAILURE_KINDS: tuple[FailureKind, ...] = get_args(FailureKind)
+# kinds whose messages start with their name (read back by that prefix)
+_PREFIXED: tuple[FailureKind, ...] = (
+    "empty response",
+    "timeout",
+    "connection error",
+    "malformed response",
+    "response has no choices",
+)
+_SIDES = ("first: ", "second: ")  # a reward model's failure names the response it scored
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A request that failed after its retries: its kind, and the message stored for it."""
+
+    kind: FailureKind
+    message: str
+
+    @property
+    def label(self) -> str:
+        """How failures are counted: the kind, or the head of the message for an HTTP error
+        (``HTTP 503``) and any other (``ValueError``)."""
+        if self.kind in ("HTTP error", "other"):
+            return _without_side(self.message).split(":", 1)[0][:40]
+        return self.kind
+
+    @staticmethod
+    def read(message: str | None) -> Failure:
+        """A stored message's failure, by the rules every stored run was counted with (a
+        reward model's ``first: ...; second: ...`` is read from its first failure)."""
+        text = message or "unknown error"
+        head = _without_side(text)
+        if "over the limit" in head:
+            return Failure("over the size limit", text)
+        for kind in _PREFIXED:
+            if head.startswith(kind):
+                return Failure(kind, text)
+        return Failure("HTTP error" if head.startswith("HTTP ") else "other", text)
+
+
+def _without_side(message: str) -> str:
+    for side in _SIDES:
+        if message.startswith(side):
+            return message[len(side) :]
+    return message
+
+
+def count_failures(failures: Iterable[Failure]) -> str:
+    """ "5 over the size limit, 1 empty response": failures by cause, most frequent first."""
+    return ", ".join(f"{n} {k}" for k, n in Counter(f.label for f in failures).most_common())
+
+
+# -- judge runs ------------------------------------------------------------------------------
+Outcome = Literal["parsed", "unparsed", "both", "error"]  # of a judgment: a failed request is an error
+OUTCOMES: tuple[str, ...] = get_args(Outcome)
+RunPurpose = Literal["evaluate", "select"]
+# After each pass: "complete" (every planned judgment has an answer), else "incomplete"
+RunStatus = Literal["complete", "incomplete"]
+JudgmentKey = tuple[str, str, int]  # (pair, order, sample index)
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """One judge's answer on one pair in one display order: verdicts and scores in the pair's
+    stored order (curate/sides.py), or a failed request (outcome ``error``, ``error`` its
+    message) that holds no answer."""
+
+    pair_id: str
+    order: Order = "forward"  # which response was shown as A (curate/sides.py)
+    sample_index: int = 0
+    verdict: Preference | None = None  # stored terms, None if unparsed
+    outcome: Outcome = "parsed"
+    raw: str | None = None
+    prompt: str = ""
+    score_first: float | None = None
+    score_second: float | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    error: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)  # format-specific, not stored
+
+    @property
+    def key(self) -> JudgmentKey:
+        return (self.pair_id, self.order, self.sample_index)
+
+    @property
+    def failure(self) -> Failure | None:
+        """A failed request's failure (None for an answer)."""
+        return Failure.read(self.error) if self.outcome == "error" else None
+
+
+@dataclass(frozen=True)
+class RunDataset:
+    """What a run judged: dataset files in order with the ``--limit`` on their pairs, or a
+    named set that is no file (``mmrb select`` judges the store's own pairs)."""
+
+    paths: tuple[str, ...] = ()
+    limit: int | None = None
+    name: str = ""
+
+    @classmethod
+    def files(cls, paths: str | Path | Iterable[str | Path], limit: int | None = None) -> RunDataset:
+        """Absolute paths, so that a resumed run can check it is judging the same files."""
+        if isinstance(paths, (str, Path)):
+            paths = [paths]
+        return cls(tuple(str(Path(p).resolve()) for p in paths), limit)
+
+    @property
+    def label(self) -> str:
+        """How reports name the dataset, and what default run ids hash (unchanged since runs
+        stored it as this one string: the same command still finds its run)."""
+        if self.name:
+            return self.name
+        return ";".join(self.paths) + (f"[:{self.limit}]" if self.limit is not None else "")
+
+
+NO_DATASET = RunDataset()  # a run that names no dataset (the default of the runners)
+
+
+@dataclass(frozen=True)
+class JudgeRun:
+    id: str
+    purpose: RunPurpose
+    judge: str
+    config: Mapping[str, Any]  # the judge's identity (Judge.identity)
+    dataset: RunDataset
+    created_at: str | None = None
+    status: RunStatus | None = None  # None for runs stored before schema version 2
+    planned: int | None = None  # judgments the last pass asked for
+    failed: int | None = None  # of those, stored as failures (outcome "error")
 
 
 @dataclass(frozen=True)

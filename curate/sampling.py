@@ -46,21 +46,28 @@ images included: raise it for models that draw.
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import aiohttp  # noqa: F401  the transport of .llm: imported with this module (0.4 s), not mid-run
 
-from .configfile import read_table
 from .errors import InputError, InputProblem, MmrbError
 from .images import ImageProblem, ImageStore, StoredImage
-from .llm import Completion, Endpoint, LLMClient, count_kinds, image_data_url, user_message
-from .model import Candidate, ImageRef, Item, ResponsePart, SampleFailure, render_parts
+from .llm import (
+    ENDPOINT_KEYS,
+    Completion,
+    Endpoint,
+    LLMClient,
+    endpoint_problems,
+    image_data_url,
+    read_models_file,
+    user_message,
+)
+from .model import Candidate, Failure, ImageRef, Item, ResponsePart, SampleFailure, count_failures, render_parts
 from .seeding import hex_hash
 from .store import Store, params_key
 from .store.items import SampleKey
@@ -85,108 +92,42 @@ class ModelSpec:
 
 
 # -- the models file -------------------------------------------------------------------------
-_ENDPOINT_KEYS = {f.name for f in fields(Endpoint)}
-_MODEL_KEYS = _ENDPOINT_KEYS | {"samples"}
-_NUMERIC = {
-    "concurrency": (int, 1),
-    "samples": (int, 1),
-    "max_retries": (int, 0),
-    "timeout": (float, 0.001),
-    "backoff_base": (float, 0.0),
-    "backoff_max": (float, 0.0),
-    "max_response_chars": (int, 1),
-}
-
-
-def _parse_file(path: Path) -> dict:
-    return read_table(path, yaml_ok=True, what="models file")
-
-
-def _line_of(text: str, needle: str, nth: int) -> int | None:
-    """Best-effort line of the nth model entry (TOML/YAML parsers do not keep positions)."""
-    hits = [i + 1 for i, ln in enumerate(text.splitlines()) if needle in ln and not ln.lstrip().startswith("#")]
-    return hits[nth] if nth < len(hits) else None
+_MODEL_KEYS = ENDPOINT_KEYS | {"samples"}
 
 
 def load_models(path: str | Path) -> list[ModelSpec]:
     """Read and check a models file; every problem is reported at once, naming the field."""
-    path = Path(path)
-    if not path.exists():
-        raise MmrbError(f"models file {path} does not exist")
-    data = _parse_file(path)
-    text = path.read_text(encoding="utf-8")
-    problems: list[InputProblem] = []
+    entries, problems = read_models_file(path)
     fname = str(path)
-    unknown_top = set(data) - {"models", "defaults"}
-    for k in sorted(unknown_top):
-        problems.append(
-            InputProblem(fname, None, k, "unknown top-level key (expected 'models' and optional 'defaults')")
-        )
-    defaults = data.get("defaults") or {}
-    if not isinstance(defaults, dict):
-        problems.append(InputProblem(fname, None, "defaults", "must be a table"))
-        defaults = {}
-    models = data.get("models")
-    if not isinstance(models, list) or not models:
-        problems.append(InputProblem(fname, None, "models", "must be a non-empty list of model tables"))
-        raise InputError(problems)
-    needle = "[[models]]" if path.suffix.lower() not in (".yaml", ".yml") else "base_url"
     specs: list[ModelSpec] = []
-    seen: dict[str, int] = {}
-    for n, raw in enumerate(models):
-        line = _line_of(text, needle, n)
-        where = f"models[{n}]"
-        if not isinstance(raw, dict):
-            problems.append(InputProblem(fname, line, where, "must be a table"))
-            continue
-        entry = {**defaults, **raw}
-        if isinstance(defaults.get("params"), dict) and isinstance(raw.get("params"), dict):
-            entry["params"] = {**defaults["params"], **raw["params"]}
+    seen: dict[str, str] = {}
+    for e in entries:
+        entry, line, where = dict(e.table), e.line, e.where
         for k in sorted(set(entry) - _MODEL_KEYS):
             problems.append(
                 InputProblem(fname, line, f"{where}.{k}", f"unknown key (known: {', '.join(sorted(_MODEL_KEYS))})")
             )
-        before = len(problems)
-        for k in ("base_url", "model"):
-            v = entry.get(k)
-            if not isinstance(v, str) or not v.strip():
-                problems.append(InputProblem(fname, line, f"{where}.{k}", "required, a non-empty string"))
-        url = entry.get("base_url")
-        if isinstance(url, str) and url and not re.match(r"^https?://[^/\s]+", url):
-            problems.append(InputProblem(fname, line, f"{where}.base_url", f"{url!r} is not an http(s) URL"))
-        for k in ("name", "api_key_env"):
-            if k in entry and not isinstance(entry[k], str):
-                problems.append(InputProblem(fname, line, f"{where}.{k}", "must be a string"))
-        if "params" in entry and not isinstance(entry["params"], dict):
-            problems.append(InputProblem(fname, line, f"{where}.params", "must be a table of request parameters"))
-        for k, (typ, low) in _NUMERIC.items():
-            if k not in entry:
-                continue
-            v = entry[k]
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or (typ is int and not isinstance(v, int)):
-                problems.append(
-                    InputProblem(
-                        fname, line, f"{where}.{k}", f"must be {'an integer' if typ is int else 'a number'}, got {v!r}"
-                    )
-                )
-            elif v < low:
-                problems.append(InputProblem(fname, line, f"{where}.{k}", f"must be at least {low}, got {v}"))
-        if len(problems) > before:
-            continue
+        bad = endpoint_problems(entry)
         samples = entry.pop("samples", 1)
-        ep = Endpoint(**{k: v for k, v in entry.items() if k in _ENDPOINT_KEYS})
+        if isinstance(samples, bool) or not isinstance(samples, int):
+            bad.append(("samples", f"must be an integer, got {samples!r}"))
+        elif samples < 1:
+            bad.append(("samples", f"must be at least 1, got {samples}"))
+        if bad:
+            problems += [InputProblem(fname, line, f"{where}.{k}", message) for k, message in bad]
+            continue
+        ep = Endpoint(**{k: v for k, v in entry.items() if k in ENDPOINT_KEYS})
         if ep.label in seen:
             problems.append(
                 InputProblem(
                     fname,
                     line,
                     f"{where}.name",
-                    f"model label {ep.label!r} is used twice (also models[{seen[ep.label]}]): "
-                    "give each a distinct name",
+                    f"model label {ep.label!r} is used twice (also {seen[ep.label]}): give each a distinct name",
                 )
             )
             continue
-        seen[ep.label] = n
+        seen[ep.label] = where
         specs.append(ModelSpec(ep, samples))
     if problems:
         raise InputError(problems)
@@ -247,7 +188,7 @@ class SampleReport:
         ]
         for name, s in self.models.items():
             if s.failed:
-                out.append(f"  {name}: {count_kinds(s.errors)}; e.g. {s.errors[0]}")
+                out.append(f"  {name}: {count_failures(map(Failure.read, s.errors))}; e.g. {s.errors[0]}")
         out.append("rerun the same command to send only those requests")
         return out
 
@@ -378,7 +319,7 @@ async def _with_images(images: ImageStore, comp: Completion) -> tuple[Completion
     try:
         return comp, await asyncio.to_thread(decode_parts, images, comp.parts)
     except ImageProblem as e:
-        return replace(comp, ok=False, text=None, parts=(), error=str(e)), ()
+        return replace(comp, ok=False, text=None, parts=(), failure=Failure("other", str(e))), ()
 
 
 class _ImageCache:

@@ -22,9 +22,11 @@ outcomes in ``metadata["selection"]``. A rerun re-decides the pairs that are can
 were decided by ``select`` before; pairs dropped by other stages are left alone. Pairs with no
 known answer are left as candidates (for humans), with a reason saying so.
 
-The judge step is replaceable: pass ``verdicts`` (judge -> pair -> order -> verdict, the
-verdict ``None`` for an answer without one and ``FAILED`` for a failed request) to select on
-judgments obtained elsewhere, e.g. an earlier ``mmrb evaluate`` run.
+The judges are read by ``load_judges`` (a models file, through curate/judging/config.py as
+every judge is) and must judge each pair in both orders. The judge step is replaceable: pass
+``verdicts`` (judge -> pair -> order -> verdict, the verdict ``None`` for an answer without one
+and ``FAILED`` for a failed request) to select on judgments obtained elsewhere, e.g. an
+earlier ``mmrb evaluate`` run.
 """
 
 from __future__ import annotations
@@ -33,16 +35,17 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from .dedup import DEFAULT_MAX_DISTANCE, DuplicateGroup, duplicate_lines, find_duplicates
 from .errors import MmrbError
-from .llm import Endpoint
 from .model import Item, Pair
 from .seeding import unit
 from .wording import plural
 
 if TYPE_CHECKING:  # not imported for `mmrb select --help`, which shows this module's defaults
+    from .judging.judge import Judge
     from .store import Store
 
 JudgeOutcome = Literal["right", "wrong", "inconsistent", "failed", "unparsed", "unjudged"]
@@ -236,25 +239,56 @@ def _owned(p: Pair) -> bool:
     return p.status == "candidate" or (p.reason or "").startswith(PREFIX)
 
 
-def judge_verdicts(
-    store: Store,
-    pairs: Sequence[Pair],
-    items: Mapping[str, Item],
-    judges: Sequence[Endpoint],
+def load_judges(
+    path: str | Path,
     *,
     template: str = DEFAULT_TEMPLATE,
     max_image_side: int | None = 1024,
     allow_missing_images: bool = False,
+    max_response_chars: int | None = None,
+) -> list[Judge]:
+    """The judges of a models file, each asked in both orders: ``template`` and
+    ``max_image_side`` for the entries that name none, ``allow_missing_images`` and
+    ``max_response_chars`` (when given) for every one."""
+    from .judging.config import load_judges as load
+    from .judging.templates import get_template
+
+    return load(
+        path,
+        defaults={"template": get_template(template), "max_image_side": max_image_side},
+        overrides={
+            "order": "both",
+            "samples": 1,
+            "allow_missing_images": allow_missing_images or None,
+            "max_response_chars": max_response_chars,
+        },
+    )
+
+
+def both_orders(judges: Sequence[Judge], pair_ids: Sequence[str]) -> None:
+    """Refuse a judge that does not judge each pair in both orders (a reward model scores
+    each response alone): selection reads the first sample's verdict in each."""
+    for j in judges:
+        if any(not {("forward", 0), ("reverse", 0)} <= set(j.plan(pid)) for pid in pair_ids):
+            raise MmrbError(f"judge {j.name!r} does not judge each pair in both orders, which selection needs")
+
+
+def judge_verdicts(
+    store: Store,
+    pairs: Sequence[Pair],
+    items: Mapping[str, Item],
+    judges: Sequence[Judge],
+    *,
     progress: Callable[[str, int, int], None] | None = None,
     report: SelectReport | None = None,
 ) -> dict[str, dict[str, dict[str, str | None]]]:
     """Run each judge on the pairs in both orders (resumable judge runs) and read back the
     verdicts: ``FAILED`` for a failed request, ``None`` for an answer without a verdict."""
-    from .judging import JudgeTask, get_template
+    from .judging import JudgeTask
     from .judging.records import RunDataset, task_parts
-    from .judging.runner import JudgeConfig, run_judge
+    from .judging.runner import run_judge
 
-    tmpl = get_template(template)
+    both_orders(judges, [p.id for p in pairs])
     cands = {c.id: c for c in store.candidates(ids=sorted({x for p in pairs for x in (p.first_id, p.second_id)}))}
     tasks = []
     known = store.image_paths(
@@ -282,23 +316,20 @@ def judge_verdicts(
         )
     out: dict[str, dict[str, dict[str, str | None]]] = {}
     seen: set[str] = set()
-    for ep in judges:
-        if ep.label in seen:
-            raise MmrbError(f"judge {ep.label!r} is listed twice: give each a distinct name")
-        seen.add(ep.label)
-        cfg = JudgeConfig(
-            ep, tmpl, order="both", max_image_side=max_image_side, allow_missing_images=allow_missing_images
-        )
+    for judge in judges:
+        if judge.name in seen:
+            raise MmrbError(f"judge {judge.name!r} is listed twice: give each a distinct name")
+        seen.add(judge.name)
         summary = run_judge(
             store,
             tasks,
-            cfg,
+            judge,
             purpose="select",
             dataset=RunDataset(name="select"),
-            progress=partial(progress, ep.label) if progress else None,
+            progress=partial(progress, judge.name) if progress else None,
         )
         if report is not None:
-            report.judge_runs[ep.label] = summary.run_id
+            report.judge_runs[judge.name] = summary.run_id
             if not summary.complete:
                 report.incomplete.append(summary.failure_line())
         got: dict[str, dict[str, str | None]] = defaultdict(dict)
@@ -307,24 +338,21 @@ def judge_verdicts(
                 got[j.pair_id][j.order] = (
                     FAILED if j.outcome == "error" else j.verdict if j.outcome == "parsed" else None
                 )
-        out[ep.label] = dict(got)
+        out[judge.name] = dict(got)
     return out
 
 
 def select(
     store: Store,
-    judges: Sequence[Endpoint] = (),
+    judges: Sequence[Judge] = (),
     *,
     verdicts: Verdicts | None = None,
     m: int | None = None,
     target_per_category: int | None = None,
     seed: int = 0,
-    template: str = DEFAULT_TEMPLATE,
     drop_duplicate_images: bool = False,
     drop_duplicate_prompts: bool = False,
     max_distance: int = DEFAULT_MAX_DISTANCE,
-    max_image_side: int | None = 1024,
-    allow_missing_images: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> SelectReport:
     if not judges and verdicts is None:
@@ -359,17 +387,7 @@ def select(
             to_judge.append(p)
 
     if verdicts is None:
-        verdicts = judge_verdicts(
-            store,
-            to_judge,
-            items,
-            judges,
-            template=template,
-            max_image_side=max_image_side,
-            allow_missing_images=allow_missing_images,
-            progress=progress,
-            report=report,
-        )
+        verdicts = judge_verdicts(store, to_judge, items, judges, progress=progress, report=report)
     category_of = {p.id: items[p.item_id].category for p in to_judge}
     decisions += decide(
         to_judge, category_of, verdicts, m=m, target_per_category=target_per_category, seed=seed, report=report
@@ -394,6 +412,8 @@ __all__ = [
     "SelectReport",
     "decide",
     "judge_outcome",
+    "both_orders",
     "judge_verdicts",
+    "load_judges",
     "select",
 ]

@@ -11,15 +11,31 @@ Labels and verdicts are stored against the pair's order: ``first`` (``Pair.first
 Both come down to the stored side shown first, so every mapping here is :func:`side_index`
 read through a vocabulary. ``tie`` and None pass through the verdict mappings unchanged.
 Nothing else in the tree swaps first and second.
+
+Every seeded decision of which response comes first is here too, each a stable coin of
+curate/seeding.py over ids whose inputs never change (what they chose is stored: imported
+pairs, assignments, Label Studio tasks, exported files, judge runs):
+
+- ``imported_chosen_first``: the importer's order of a chosen/rejected record (the stored pair);
+- ``copy_chosen_first``: scoring's order of a chosen/rejected row read as a dataset pair;
+- ``export_chosen_first``: the build's balanced placement in the benchmark layouts;
+- ``annotator_left``: the side an annotator sees on the left (the Assignment's ``left``);
+- ``labelstudio_left``: the side on the left of a Label Studio task.
+
+The first two differ on purpose (see ``copy_chosen_first``). The judge's own display order
+(``forward`` / ``reverse`` per judgment) is the judge's order policy (curate/judging/order.py).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeGuard, TypeVar
 
-from .model import Letter, LetterVerdict, Order, Preference, Screen, ScreenPreference, Side
+from .model import Letter, LetterVerdict, Order, Preference, Screen, ScreenPreference, Side, Triplet
+from .seeding import coin, digest, unit
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     import numpy as np
 
 T = TypeVar("T")
@@ -114,3 +130,60 @@ def verdict_from_letter(shown: LetterVerdict | None, order: Order) -> Preference
     """A judge's A/B/tie -> first/second/tie: the one step from a judge's answer to a stored
     verdict (and a script's re-read of the judge's text)."""
     return shown if shown is None or shown == "tie" else from_letter(shown, order)
+
+
+# -- seeded orientation: which response comes first, decided once ----------------------------
+def imported_chosen_first(pair_id: str) -> bool:
+    """The importer's order of a chosen/rejected record (VL-RewardBench's text copy,
+    MM-RLHF-RewardBench): whether the stored pair ``pair_id`` has the chosen response first.
+    Half the pairs, so a judge shown them in a fixed order is not handed the answer by
+    position. (The parity of ``id_hash("order", pair_id, n=8)``, as every import so far.)"""
+    return not coin("order", pair_id, "", sep="\x00", nbytes=4)
+
+
+# Two orientations of a chosen/rejected record, on purpose. The importer's
+# (``imported_chosen_first``) hashes the *store pair id*; scoring's (``copy_chosen_first``)
+# hashes the *record id* another way. Both results are stored: imported pairs keep their
+# first/second in the store (labels and judgments on them are kept in those terms), and a judge
+# run records the orientation of every pair it judged (Store.record_run_orientation), which
+# ``mmrb score --run`` reads back instead of computing it again; a run stored before schema
+# version 10 has no such record and is read with this function. One key for both would flip
+# half the verdicts of every such run (or the orientation of newly imported pairs against
+# earlier imports): on the 1,250 VL-RewardBench text pairs the two disagree on 626, and a judge
+# that always answers A scores 677/1250 under ``--order fixed`` now, 605/1250 under the
+# importer's orientation.
+def copy_chosen_first(record_id: str) -> bool:
+    """Scoring's orientation of a chosen/rejected row read as a dataset pair (the project's
+    triplets and the chosen/rejected copies): whether the chosen response is its first, a
+    stable coin of the row's id. "fixed" order then does not always show the chosen response
+    first (the flaw that inflates R1-Reward's own numbers)."""
+    return not coin("canonical-order", record_id, sep=":")
+
+
+def export_chosen_first(triplets: Iterable[Triplet], seed: int) -> dict[str, bool]:
+    """The build's placement of the chosen response in the benchmark layouts (Output1,
+    response[0], response_a): first for half of the triplets and second for the other half.
+    Triplets are ordered by sha256(seed, id) within each category and alternate; the
+    alternation carries over between categories, so each category and the whole set differ
+    by at most one. The input's order does not matter."""
+    rows = list(triplets)
+    out: dict[str, bool] = {}
+    k = 0
+    for cat in sorted({t.category for t in rows}):
+        group = sorted((t for t in rows if t.category == cat), key=lambda t: digest(seed, t.id))
+        for t in group:
+            out[t.id] = k % 2 == 0
+            k += 1
+    return out
+
+
+def annotator_left(pair_id: str, annotator: str, seed: int) -> Side:
+    """The stored side an annotator sees on the left (``Assignment.left``): a seeded hash of
+    (pair, annotator), stable across runs and balanced."""
+    return "first" if unit("side", seed, pair_id, annotator) < 0.5 else "second"
+
+
+def labelstudio_left(pair_id: str, seed: int = 0) -> Side:
+    """The stored side shown as A (on the left) in a Label Studio task, seeded from the pair
+    id; ":" is the separator of the tasks already pushed (curate/seeding.py)."""
+    return "second" if coin("labelstudio", seed, pair_id, sep=":") else "first"

@@ -1,7 +1,8 @@
 """Evaluation pairs from benchmark files: what ``mmrb build`` writes and the published layouts.
 
 The files are read by ``curate.formats`` (one module per format, shared with the importer
-and the build); this module turns their records into EvalPairs. The layout comes from the
+and the build); this module turns their records into EvalPairs, one ``PairReader`` per layout,
+which the layout's format names in curate/formats/registry.py. The layout comes from the
 fields of the first record (``curate.formats.detect_layout``):
 
 - ``triplet``: the project's triplets (``mmrb build``), and the r1_reward copies of
@@ -17,8 +18,10 @@ fields of the first record (``curate.formats.detect_layout``):
   (``t2i_response_only.json`` -> ``t2i``; a name that names none is an error).
 
 A triplet has no display order of its own, so its canonical order is chosen-first or
-rejected-first by a hash of its id (``triplets.chosen_first``): "fixed" order then does not
-always show the chosen response first (the flaw that inflates R1-Reward's own numbers).
+rejected-first by a hash of its id (``curate.sides.copy_chosen_first``): "fixed" order then
+does not always show the chosen response first (the flaw that inflates R1-Reward's own
+numbers). Such a pair is marked ``seeded_order``: a judge run records the order it showed,
+and reading the run back takes that record instead (mmrb_eval/runs.py).
 """
 
 from __future__ import annotations
@@ -26,17 +29,18 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from curate.errors import InputError, InputProblem
-from curate.formats import Layout, detect_layout, mm_rlhf, mmrb, mmrb2, triplets
+from curate.formats import detect_layout, mm_rlhf, mmrb, mmrb2, triplets
 from curate.formats import vlrewardbench as vlrb
 from curate.formats.fields import Fields, parse_rows
 from curate.formats.reader import Row, load_rows
 from curate.judging.records import RunDataset, TaskPart
 from curate.llm import encode_image
-from curate.sides import from_letter
+from curate.sides import copy_chosen_first, from_letter
 
 from .records import EvalPair
 
@@ -196,7 +200,7 @@ def vlrb_pair(rec: vlrb.VlrbRecord, p: Path) -> EvalPair:
 
 
 def triplet_pair(rec: triplets.TripletRecord, p: Path) -> EvalPair:
-    chosen_first = triplets.chosen_first(rec.id)
+    chosen_first = copy_chosen_first(rec.id)
     chosen_parts, rejected_parts = (
         triplet_parts(rec.chosen_parts, p.parent),
         triplet_parts(rec.rejected_parts, p.parent),
@@ -217,6 +221,7 @@ def triplet_pair(rec: triplets.TripletRecord, p: Path) -> EvalPair:
         metadata=extra,
         first_parts=chosen_parts if chosen_first else rejected_parts,
         second_parts=rejected_parts if chosen_first else chosen_parts,
+        seeded_order=True,
     )
 
 
@@ -236,13 +241,20 @@ def mmrb2_ground_truth(f: Fields) -> mmrb2.Mmrb2Pair | None:
     return mmrb2.parse(f)
 
 
-LAYOUTS: dict[Layout, tuple[Callable[[Fields], Any], Callable[[Any, Path], EvalPair]]] = {
-    "mmrb": (mmrb.parse, mmrb_pair),
-    "mmrb_outputs": (lambda f: mmrb.parse_output(f, labelled=True), judge_output_pair),
-    "mmrb2": (mmrb2_ground_truth, mmrb2_pair),
-    "vlrewardbench": (vlrb.parse_preferring, vlrb_pair),
-    "triplet": (triplets.parse, triplet_pair),
-}
+@dataclass(frozen=True)
+class PairReader:
+    """How the records of a layout are read (``parse``) and made pairs (``to_pair``)."""
+
+    parse: Callable[[Fields], Any]
+    to_pair: Callable[[Any, Path], EvalPair]
+
+
+# the readers the layouts of curate/formats/registry.py name
+MMRB_RECORDS = PairReader(mmrb.parse, mmrb_pair)
+MMRB_OUTPUTS = PairReader(lambda f: mmrb.parse_output(f, labelled=True), judge_output_pair)
+MMRB2_GROUND_TRUTH = PairReader(mmrb2_ground_truth, mmrb2_pair)
+VLRB_RECORDS = PairReader(vlrb.parse_preferring, vlrb_pair)
+TRIPLETS = PairReader(triplets.parse, triplet_pair)
 
 
 def first_record(p: Path, rows: list[Row]) -> Row:
@@ -255,8 +267,8 @@ def first_record(p: Path, rows: list[Row]) -> Row:
 def read_pairs(p: Path, *, nul: bool = False) -> list[EvalPair]:
     """The pairs of one file, under the ids it gives them."""
     rows = load_rows(p)
-    parse, to_pair = LAYOUTS[detect_layout(first_record(p, rows).data, p)]
-    return [to_pair(rec, p) for _, rec in parse_rows(p, rows, parse, nul=nul)]
+    reader: PairReader = detect_layout(first_record(p, rows).data, p).reader()
+    return [reader.to_pair(rec, p) for _, rec in parse_rows(p, rows, reader.parse, nul=nul)]
 
 
 def read_dataset(paths: str | Path | Iterable[str | Path], *, nul: bool = False) -> list[EvalPair]:

@@ -1,7 +1,9 @@
 """Precomputed judgments, so a judge's saved outputs score without calling it.
 
 The files are read by ``curate.formats`` (one module per format); this module turns their
-records into Judgments in stored terms and the pairs they are scored against. Formats:
+records into Judgments in stored terms and the pairs they are scored against, one reader per
+format (``read_*``: ``(path, dataset pairs | None, ReadOptions) -> JudgmentFile``), which
+the format's entry in curate/formats/registry.py names. Formats:
 
 - ``mmrb``: Multimodal RewardBench judge outputs, JSONL ``ID, Label, output`` (or
   ``outputs``, a list, for several samples) and ``Meta.Category``; the rows carry the
@@ -47,6 +49,7 @@ from curate.formats import judgments as own
 from curate.formats import vlrewardbench as vlrb
 from curate.formats.fields import Fields, checked, parse_rows
 from curate.formats.reader import load_rows
+from curate.formats.registry import lookup
 from curate.judging.parsing import parse_brackets, vlrb_answer_number
 from curate.judging.records import Judgment
 from curate.model import Side
@@ -56,10 +59,6 @@ from curate.wording import plural
 from .datasets import first_record, judge_output_pair, mmrb_pair, renamed, triplet_pair, unique_ids
 from .records import EvalPair
 from .rules import source_id
-
-FORMATS = ("mmrb", "mmrb2", "vlrewardbench", "r1-rewards", "mmrb-studio")
-# formats whose rows carry the labels themselves
-SELF_LABELLED = ("mmrb", "vlrewardbench", "r1-rewards")
 
 # The judge script of Multimodal RewardBench (1_run_model_as_judge_gpt4o.py) returns this
 # string when every retry of a request failed.
@@ -79,6 +78,18 @@ class JudgmentFile:
     # label other than its own): each is a warning (summed up in ``warnings``), and with
     # ``mmrb score --strict`` the file is refused with all of them.
     doubts: tuple[InputProblem, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """What a reader may be told besides the file (VL-RewardBench's ``--vlrb-k`` and
+    ``--trust-flag``; the other formats ignore them)."""
+
+    vlrb_k: int | None = None
+    trust_flag: bool = False
+
+
+JudgmentReader = Callable[[Path, Sequence[EvalPair] | None, ReadOptions], JudgmentFile]
 
 
 def read_judgments(
@@ -102,23 +113,22 @@ def read_judgment_file(
     vlrb_k: int | None = None,
     trust_flag: bool = False,
 ) -> JudgmentFile:
-    """A file of judgments. ``pairs`` is the dataset; formats that carry labels build it
-    from the file when None."""
+    """A file of judgments in ``fmt`` (a format's name or alias). ``pairs`` is the dataset;
+    formats that carry labels build it from the file when None."""
     p = Path(path)
     if not p.exists():
         raise InputError([InputProblem(str(p), None, None, "file not found")])
-    f = _read(p, fmt, pairs, vlrb_k, trust_flag)
-    if pairs is not None and fmt in ("mmrb2", "mmrb-studio"):
-        known = {x.id for x in f.pairs}
-        f = replace(
-            f,
-            doubts=f.doubts
-            + tuple(
-                InputProblem(str(p), None, None, f"pair {pid!r} is not in the dataset")
-                for pid in dict.fromkeys(j.pair_id for j in f.judgments if j.pair_id not in known)
-            ),
-        )
-    return f
+    reader: JudgmentReader = lookup(fmt, "judgments", p, what="judgment format").load("judgments")
+    return reader(p, pairs, ReadOptions(vlrb_k, trust_flag))
+
+
+def _with_unknown_pairs(p: Path, f: JudgmentFile) -> JudgmentFile:
+    """A file matched to the dataset by pair id alone: each pair it judges that the dataset
+    does not have is a doubt."""
+    known = {x.id for x in f.pairs}
+    unknown = dict.fromkeys(j.pair_id for j in f.judgments if j.pair_id not in known)
+    doubts = tuple(InputProblem(str(p), None, None, f"pair {pid!r} is not in the dataset") for pid in unknown)
+    return replace(f, doubts=f.doubts + doubts)
 
 
 LABEL_FIELDS = ("Label", "Better", "chosen", "ranking")  # the fields of a doubt about a row's label
@@ -136,30 +146,6 @@ def doubt_summary(doubts: Sequence[InputProblem]) -> list[str]:
         f"{plural(len(label), 'row')} state{'s' if one else ''} a preference other than the dataset's and "
         f"{'is' if one else 'are'} scored against the dataset (e.g. {examples}); --strict refuses such a file"
     ]
-
-
-def _read(p: Path, fmt: str, pairs: Sequence[EvalPair] | None, vlrb_k: int | None, trust_flag: bool) -> JudgmentFile:
-    if fmt == "mmrb":
-        return _read_mmrb(p, pairs)
-    if fmt == "mmrb2":
-        if pairs is None:
-            raise InputError(
-                [InputProblem(str(p), None, None, "MMRB2 judgements need --dataset (the ground-truth files)")]
-            )
-        return _read_mmrb2(p, list(pairs))
-    if fmt == "vlrewardbench":
-        if vlrb_k is not None and vlrb_k < 1:
-            raise InputError([InputProblem(str(p), None, None, "the VL-RewardBench k must be at least 1")])
-        return _read_vlrb(p, pairs, vlrb_k, trust_flag)
-    if fmt == "r1-rewards":
-        return _read_rewards(p, pairs)
-    if fmt == "mmrb-studio":
-        if pairs is None:
-            raise InputError([InputProblem(str(p), None, None, "mmrb-studio judgments need --dataset")])
-        return JudgmentFile(own.read(p), list(pairs))
-    raise InputError(
-        [InputProblem(str(p), None, None, f"unknown judgment format {fmt!r}: use one of {', '.join(FORMATS)}")]
-    )
 
 
 def _own_pairs(records: list, to_pair: Callable[[Any, Path], EvalPair], p: Path, ids: list[str]) -> list[EvalPair]:
@@ -224,7 +210,7 @@ def _label_doubt(p: Path, line: int, field: str, stated: str, pid: str, dataset:
 
 
 # -- Multimodal RewardBench ------------------------------------------------------------------
-def _read_mmrb(p: Path, pairs: Sequence[EvalPair] | None) -> JudgmentFile:
+def read_mmrb(p: Path, pairs: Sequence[EvalPair] | None, opts: ReadOptions) -> JudgmentFile:
     labelled = pairs is None
 
     def parse(f: Fields) -> mmrb.MmrbJudgeOutput | None:
@@ -273,7 +259,10 @@ def _read_mmrb(p: Path, pairs: Sequence[EvalPair] | None) -> JudgmentFile:
 
 
 # -- MMRB2 ---------------------------------------------------------------------------------
-def _read_mmrb2(p: Path, pairs: list[EvalPair]) -> JudgmentFile:
+def read_mmrb2(p: Path, dataset: Sequence[EvalPair] | None, opts: ReadOptions) -> JudgmentFile:
+    if dataset is None:
+        raise InputError([InputProblem(str(p), None, None, "MMRB2 judgements need --dataset (the ground-truth files)")])
+    pairs = list(dataset)
     file = mmrb2.read_judgements(p)
     # a ground-truth id repeated in its file names every pair read from it (the script
     # looks each pair up by id)
@@ -300,7 +289,7 @@ def _read_mmrb2(p: Path, pairs: list[EvalPair]) -> JudgmentFile:
                     extra={"verdict_from": "judgement"},
                 )
             )
-    return JudgmentFile(out, pairs, frozenset(listed))
+    return _with_unknown_pairs(p, JudgmentFile(out, pairs, frozenset(listed)))
 
 
 # -- VL-RewardBench ------------------------------------------------------------------------
@@ -345,7 +334,10 @@ def _inference_records(p: Path, trust_flag: bool) -> list[tuple[int, vlrb.VlrbIn
     return data
 
 
-def _read_vlrb(p: Path, pairs: Sequence[EvalPair] | None, k: int | None, trust_flag: bool) -> JudgmentFile:
+def read_vlrb(p: Path, pairs: Sequence[EvalPair] | None, opts: ReadOptions) -> JudgmentFile:
+    k, trust_flag = opts.vlrb_k, opts.trust_flag
+    if k is not None and k < 1:
+        raise InputError([InputProblem(str(p), None, None, "the VL-RewardBench k must be at least 1")])
     data = _inference_records(p, trust_flag)
     warnings: list[str] = []
     doubts: list[InputProblem] = []
@@ -480,10 +472,10 @@ def _match_vlrb(
 
 
 # -- R1-Reward ----------------------------------------------------------------------------
-def _read_rewards(p: Path, pairs: Sequence[EvalPair] | None) -> JudgmentFile:
+def read_rewards(p: Path, pairs: Sequence[EvalPair] | None, opts: ReadOptions) -> JudgmentFile:
     rows = load_rows(p)
     first_row = first_record(p, rows)
-    layout = detect_layout(first_row.data, p)
+    layout = detect_layout(first_row.data, p).name
     if layout not in ("mmrb", "triplet"):
         raise InputError(
             [
@@ -587,6 +579,12 @@ def _refuse_split_media(p: Path, lines_records: Sequence[tuple[int, Any]]) -> No
 
 
 # -- this project's own JSONL --------------------------------------------------------------
+def read_own(p: Path, pairs: Sequence[EvalPair] | None, opts: ReadOptions) -> JudgmentFile:
+    if pairs is None:
+        raise InputError([InputProblem(str(p), None, None, "mmrb-studio judgments need --dataset")])
+    return _with_unknown_pairs(p, JudgmentFile(own.read(p), list(pairs)))
+
+
 def write_judgments(path: str | Path, judgments: Iterable[Judgment]) -> int:
     """The project's own JSONL (readable back with format ``mmrb-studio``)."""
     return own.write(Path(path), judgments)

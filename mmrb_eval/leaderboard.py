@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from curate.agreement.limits import MIN_BOOTSTRAP_PAIRS, TOO_FEW_PAIRS
-from curate.errors import InputError, InputProblem
+from curate.errors import InputError, InputProblem, MmrbError
 from curate.formats.reader import MALFORMED, json_problem
 
 SORT_KEYS = ("overall", "macro", "size_weighted")
@@ -357,4 +357,4 @@ def render(reports: Sequence[dict], fmt: str = "md", sort: str = "overall", incl
         return to_csv(reports, sort, include_incomplete)
     if fmt == "html":
         return to_html(reports, sort, include_incomplete=include_incomplete)
-    raise ValueError(f"unknown leaderboard format {fmt!r}: md, csv or html")
+    raise MmrbError(f"unknown leaderboard format {fmt!r}: md, csv or html")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from curate.judging import JudgeTask
@@ -34,6 +34,9 @@ class EvalPair:
     first_parts: tuple[TaskPart, ...] = ()
     second_parts: tuple[TaskPart, ...] = ()
     prompt_parts: tuple[TaskPart, ...] = ()  # the prompt interleaved as written (MMRB2)
+    # first/second decided by curate.sides.copy_chosen_first (the file says only chosen and
+    # rejected), not listed by the file: a judge run's record of it wins (mmrb_eval/runs.py)
+    seeded_order: bool = False
 
     @property
     def prompt_group(self) -> str:
@@ -46,6 +49,20 @@ class EvalPair:
     @property
     def rejected(self) -> str:
         return self.second if self.preferred == "first" else self.first
+
+    def with_chosen(self, side: Side) -> EvalPair:
+        """The pair with its chosen response at ``side`` (its two responses swapped when it
+        is at the other)."""
+        if side == self.preferred:
+            return self
+        return replace(
+            self,
+            first=self.second,
+            second=self.first,
+            preferred=side,
+            first_parts=self.second_parts,
+            second_parts=self.first_parts,
+        )
 
     def task(self) -> JudgeTask:
         return JudgeTask(

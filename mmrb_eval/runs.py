@@ -1,14 +1,21 @@
-"""Stored judge runs as scoring input, and how complete each one is."""
+"""Stored judge runs as scoring input, and how complete each one is.
+
+A run's verdicts are first/second of its dataset's pairs as the run showed them. A pair whose
+file gives only chosen and rejected is oriented by a seeded coin (``EvalPair.seeded_order``):
+the run records which side held the chosen response (``Store.run_orientation``), and reading
+the run back takes that record, never the coin again (``as_shown``).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from curate.errors import MmrbError
-from curate.judging.order import plan
+from curate.judging.config import stored_plan
 from curate.judging.records import JudgeRun, Judgment
+from curate.sides import is_side
 from curate.store import Store
 
 from .datasets import read_dataset
@@ -35,8 +42,21 @@ def load_run(
         pairs = read_dataset(list(run.dataset.paths))
         if run.dataset.limit is not None:
             pairs = pairs[: run.dataset.limit]
-    pairs = list(pairs)
+    pairs = as_shown(pairs, store.run_orientation(run_id))
     return run.judge, pairs, order_judgments(store.judgments(run_id), pairs), run.dataset.label
+
+
+def as_shown(pairs: Iterable[EvalPair], chosen: Mapping[str, str]) -> list[EvalPair]:
+    """The pairs in the orientation the run showed them: a pair oriented by a seeded coin
+    (``seeded_order``) takes the run's record of the side its chosen response held; a pair
+    whose file lists its responses keeps the file's order. A run stored before runs recorded
+    their orientation (schema version 10) has no record: its pairs keep the orientation
+    computed as they are read (curate.sides.copy_chosen_first), which is the one it showed."""
+    out = []
+    for p in pairs:
+        side = chosen.get(p.id)
+        out.append(p.with_chosen(side) if p.seeded_order and is_side(side) else p)
+    return out
 
 
 @dataclass(frozen=True)
@@ -80,18 +100,12 @@ class RunHealth:
 def planned_keys(
     identity: Mapping[str, Any], pairs: Sequence[EvalPair], judgments: Sequence[Judgment]
 ) -> list[tuple[str, str, int]]:
-    """The (pair, order, sample) judgments a run with this configuration asks for. A run of
-    an unknown kind plans what it stored for each pair, and one judgment for a pair without."""
-    kind = identity.get("kind")
-    if kind == "vlm":
-        order, samples, seed = (
-            identity.get("order", "fixed"),
-            int(identity.get("samples", 1)),
-            int(identity.get("seed", 0)),
-        )
-        return [(p.id, o, i) for p in pairs for o, i in plan(p.id, order, samples, seed)]
-    if kind == "reward_model":
-        return [(p.id, "forward", 0) for p in pairs]
+    """The (pair, order, sample) judgments a run with this configuration asks for (its kind's
+    plan, curate/judging/config.py). A run of an unknown kind plans what it stored for each
+    pair, and one judgment for a pair without."""
+    plan = stored_plan(identity)
+    if plan is not None:
+        return [(p.id, o, i) for p in pairs for o, i in plan(p.id)]
     stored: dict[str, list[tuple[str, str, int]]] = {}
     for j in judgments:
         stored.setdefault(j.pair_id, []).append(j.key)

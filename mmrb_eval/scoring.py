@@ -55,9 +55,9 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from curate.agreement.limits import MIN_BOOTSTRAP_PAIRS, TOO_FEW_PAIRS
+from curate.errors import MmrbError
 from curate.judging.records import Judgment
-from curate.llm import count_kinds
-from curate.model import MM_RLHF_CATEGORIES, ORDERS, VLRB_CATEGORIES, Order, Side
+from curate.model import MM_RLHF_CATEGORIES, ORDERS, VLRB_CATEGORIES, Failure, Order, Side, count_failures
 from curate.seeding import stable_hash
 from curate.sides import shown_first, verdict_from_letter
 from curate.wording import plural
@@ -121,11 +121,11 @@ class ScoringOptions:
             ("empty_group", EMPTY_GROUP_POLICIES),
         ):
             if getattr(self, name) not in allowed:
-                raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {getattr(self, name)!r}")
+                raise MmrbError(f"{name} must be one of {', '.join(allowed)}, not {getattr(self, name)!r}")
         if not set(self.orders) <= set(ORDERS) or not self.orders:
-            raise ValueError("orders must be forward and/or reverse")
+            raise MmrbError("orders must be forward and/or reverse")
         if not 0 < self.confidence < 1:
-            raise ValueError("confidence must be between 0 and 1")
+            raise MmrbError("confidence must be between 0 and 1")
 
 
 _REWARDS = dict(aggregate="each", parse_failure="wrong", ties="wrong", samples_used=1, missing="excluded")
@@ -176,7 +176,7 @@ def preset_options(name: str | None, **overrides: Any) -> ScoringOptions:
     base: dict[str, Any] = {}
     if name:
         if name not in PRESETS:
-            raise ValueError(f"unknown preset {name!r}: use one of {', '.join(PRESETS)}")
+            raise MmrbError(f"unknown preset {name!r}: use one of {', '.join(PRESETS)}")
         base = dict(PRESETS[name], preset=name)
     base.update({k: v for k, v in overrides.items() if v is not None})
     opts = ScoringOptions(**base)
@@ -525,7 +525,7 @@ def score(
             "the benchmark's own run (a run judged with another template: score it with --verdicts stored)"
         )
     if n_failed:
-        causes = count_kinds([j.error for j in failed])  # "66 over the size limit", as the stderr line says
+        causes = count_failures(Failure.read(j.error) for j in failed)  # "66 over the size limit", as on stderr
         notes.insert(
             0,
             f"incomplete: {n_failed} of {n_failed + len(kept)} judgments failed ({causes}) and are in no figure; "
@@ -729,12 +729,12 @@ def _options_dict(opts: ScoringOptions) -> dict:
 def parse_subsplit(spec: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     """``safety:pairs=safety/bias,*=safety/toxicity`` -> ("safety", (("pairs", ...), ...))."""
     if ":" not in spec:
-        raise ValueError(f"sub-split {spec!r} must look like CATEGORY:PREFIX=NAME,*=NAME")
+        raise MmrbError(f"sub-split {spec!r} must look like CATEGORY:PREFIX=NAME,*=NAME")
     cat, rules = spec.split(":", 1)
     out = []
     for r in rules.split(","):
         if "=" not in r:
-            raise ValueError(f"sub-split rule {r!r} must look like PREFIX=NAME")
+            raise MmrbError(f"sub-split rule {r!r} must look like PREFIX=NAME")
         prefix, name = r.split("=", 1)
         out.append((prefix.strip(), name.strip()))
     return cat.strip(), tuple(out)

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from curate.errors import InputError, MmrbError
+from curate.judging.judge import Judge
 from curate.judging.records import Judgment, RunDataset
-from curate.judging.runner import JudgeConfig, RunSummary, run_judge
+from curate.judging.runner import RunSummary, run_judge
 from curate.store import Store
 from curate.wording import plural
 
@@ -21,7 +22,6 @@ from .datasets import read_dataset
 from .formats import CAL_KS, read_judgment_file, write_judgments
 from .leaderboard import estimated_health
 from .records import EvalPair
-from .reward_model import RewardModelConfig, run_reward_model
 from .runs import RunHealth, load_run, run_health
 from .scoring import ScoreReport, ScoringOptions, order_judgments, score
 
@@ -117,7 +117,7 @@ class Evaluation:
 def evaluate(
     store: Store,
     dataset: Dataset,
-    judge: JudgeConfig | RewardModelConfig,
+    judge: Judge,
     options: ScoringOptions,
     *,
     run_id: str | None = None,
@@ -128,14 +128,11 @@ def evaluate(
     """Judge every pair of ``dataset`` (resuming the run: stored judgments are not sent again),
     write the run's judgments to ``export`` when given, and score them."""
     tasks = [p.task() for p in dataset.pairs]
-    if isinstance(judge, JudgeConfig):
-        summary = run_judge(
-            store, tasks, judge, run_id=run_id, dataset=dataset.files, retry_errors=retry_errors, progress=progress
-        )
-    else:
-        summary = run_reward_model(
-            store, tasks, judge, run_id=run_id, dataset=dataset.files, retry_errors=retry_errors, progress=progress
-        )
+    summary = run_judge(
+        store, tasks, judge, run_id=run_id, dataset=dataset.files, retry_errors=retry_errors, progress=progress
+    )
+    # the orientation each pair was shown in: reading the run back takes it (runs.load_run)
+    store.record_run_orientation(summary.run_id, {p.id: p.preferred for p in dataset.pairs})
     judgments = order_judgments(store.judgments(summary.run_id), dataset.pairs)
     health = run_health(store, summary.run_id, dataset.pairs, judgments)
     if export:

@@ -124,17 +124,6 @@ def page(browser):
     ctx.close()
 
 
-@pytest.fixture(params=["in place", "in a child"])
-def both_readings(request, monkeypatch):
-    """The test twice: the file's rows checked in the importing process, as small files are,
-    and in a child process, as large files are (curate/ingest/rows.py)."""
-    from curate.ingest import rows
-
-    if request.param == "in a child":
-        monkeypatch.setattr(rows, "_child_worthwhile", lambda path: True)
-    return request.param
-
-
 # -- the app over a seeded store (AppTest and the page tests) -----------------------------
 def _app_store(db: str, images, monkeypatch):
     from annotate import ui

@@ -237,7 +237,8 @@ def _project_imports_outside(modules: Iterable[str], allowed: tuple[str, ...]) -
 
 
 def test_the_store_imports_no_stage():
-    allowed = ("curate.store", "curate.model", "curate.judging.records", "curate.images", "curate.errors")
+    # nothing of curate/judging/ either: the runner imports the store, never the other way round
+    allowed = ("curate.store", "curate.model", "curate.images", "curate.errors")
     allowed += ("curate.seeding",)  # the short hash of sampling parameters (params_key)
     allowed += ("curate.lookalike",)  # each stored id's look-alike skeleton (id_skeleton)
     assert _project_imports_outside(_in(("curate.store",)), allowed) == []
@@ -307,7 +308,7 @@ def test_no_text_names_the_old_layout():
     found = [
         f"{name}:{n}: {m.group(0)}"
         for name in files.stdout.split()
-        if name != "tests/test_architecture.py"
+        if name != "tests/test_architecture.py" and (ROOT / name).exists()  # deleted, not yet committed
         for n, line in enumerate((ROOT / name).read_text(encoding="utf-8").splitlines(), 1)
         for m in old.finditer(line)
     ]

@@ -20,6 +20,7 @@ from curate.build.filter import decide
 from curate.build.rules import Rules, Threshold
 from curate.errors import InputError, MmrbError
 from curate.model import Adjudication, Annotator, Candidate, ImageRef, Item, Label, Pair, Triplet
+from curate.sides import export_chosen_first
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "build"
@@ -358,8 +359,8 @@ def test_missing_images_drop_rule(sqlite_store):
 )
 def test_chosen_placement_is_seeded_and_balanced(rows, seed):
     ts = [Triplet(id=i, prompt="", images=(), chosen="", rejected="", category=c) for i, c in rows]
-    first = export.chosen_first(ts, seed)
-    assert first == export.chosen_first(list(reversed(ts)), seed)  # order of input does not matter
+    first = export_chosen_first(ts, seed)
+    assert first == export_chosen_first(list(reversed(ts)), seed)  # order of input does not matter
     assert abs(2 * sum(first.values()) - len(ts)) <= 1
     for cat in "xyz":
         group = [first[t.id] for t in ts if t.category == cat]

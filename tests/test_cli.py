@@ -42,7 +42,7 @@ def test_the_full_parser_still_knows_every_command_option():
 def test_a_command_does_not_import_the_other_stages():
     code = (
         "import sys\nfrom curate.cli import main\ntry:\n    main(['sample', '--help'])\nexcept SystemExit:\n    pass\n"
-        "stages = ('curate.pairing', 'curate.assign', 'mmrb_eval.config', 'curate.dedup')\n"
+        "stages = ('curate.pairing', 'curate.assign', 'mmrb_eval.commands.options', 'curate.dedup')\n"
         "print(sorted(m for m in stages if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -14,7 +14,6 @@ from curate.commands.common import (
     open_store,
     read_ids,
     response_limit,
-    user_errors,
     write_whole,
 )
 from curate.dedup import DuplicateGroup, DuplicatesReport, duplicate_lines, report_duplicates
@@ -64,15 +63,6 @@ def test_load_models_applies_the_limit_to_every_endpoint(tmp_path):
     assert [s.endpoint.max_response_chars for s in limited] == [9, 9] and [s.label for s in limited] == ["a", "b"]
     with pytest.raises(MmrbError, match="at least 1"):
         load_models(str(f), argparse.Namespace(max_response_chars=-1))
-
-
-def test_user_errors_turns_a_value_error_into_a_one_line_error():
-    with pytest.raises(MmrbError, match="^bad weights$"):
-        with user_errors():
-            raise ValueError("bad weights")
-    with pytest.raises(KeyError):  # anything else is not the user's
-        with user_errors():
-            raise KeyError("x")
 
 
 def test_write_whole_replaces_the_file_and_leaves_no_temporary(tmp_path):

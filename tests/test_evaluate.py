@@ -11,9 +11,10 @@ import pytest
 
 from curate.errors import InputError, MmrbError
 from curate.judging.records import Judgment, RunDataset
+from curate.judging.reward_model import RewardModel, fill, pick
+from curate.judging.runner import run_judge
 from mmrb_eval.datasets import dataset_label, read_dataset
 from mmrb_eval.formats import read_judgments, write_judgments
-from mmrb_eval.reward_model import RewardModelConfig, fill, pick, run_reward_model
 from mmrb_eval.scoring import ScoringOptions, score
 from tests.support.data import shared
 from tests.support.fake_openai import FakeOpenAI, Fault, faults_then
@@ -308,7 +309,7 @@ def test_reward_model_pairs_ties_retries_and_resume(sqlite_store):
 
     rm = RM(fail_first=1)
     try:
-        cfg = RewardModelConfig(
+        cfg = RewardModel(
             name="rm",
             url=rm.url,
             request={"input": {"q": "{prompt}", "text": "{response}"}},
@@ -321,7 +322,7 @@ def test_reward_model_pairs_ties_retries_and_resume(sqlite_store):
             EvalPair("b", "q", "bad", "good", "second"),  # 0 < 1: second
             EvalPair("c", "q", "good", "good", "first"),
         ]  # 1 = 1: a tie
-        s = run_reward_model(sqlite_store, [p.task() for p in pairs], cfg, run_id="rm1", dataset=RunDataset(("d",)))
+        s = run_judge(sqlite_store, [p.task() for p in pairs], cfg, run_id="rm1", dataset=RunDataset(("d",)))
         assert s.outcomes == {"parsed": 3} and len(rm.bodies) == 7  # 6 + one 503 retried
         js = {j.pair_id: j for j in sqlite_store.judgments("rm1")}
         assert (js["a"].verdict, js["a"].score_first, js["a"].score_second) == ("first", 2.0, 1.0)
@@ -329,14 +330,11 @@ def test_reward_model_pairs_ties_retries_and_resume(sqlite_store):
         r = score(pairs, list(js.values()), ScoringOptions(bootstrap=0))
         assert r.overall["correct_n"] == "2/3" and r.tie_rate["count"] == 1  # ties wrong (RewardBench)
         assert (
-            run_reward_model(
-                sqlite_store, [p.task() for p in pairs], cfg, run_id="rm1", dataset=RunDataset(("d",))
-            ).sent
-            == 0
+            run_judge(sqlite_store, [p.task() for p in pairs], cfg, run_id="rm1", dataset=RunDataset(("d",))).sent == 0
         )
         assert len(rm.bodies) == 7
-        bad = RewardModelConfig(name="rm", url=rm.url, request={"input": {"text": "{response}"}}, response_field="nope")
-        s = run_reward_model(sqlite_store, [pairs[0].task()], bad, run_id="rm2", dataset=RunDataset(("d",)))
+        bad = RewardModel(name="rm", url=rm.url, request={"input": {"text": "{response}"}}, response_field="nope")
+        s = run_judge(sqlite_store, [pairs[0].task()], bad, run_id="rm2", dataset=RunDataset(("d",)))
         assert s.outcomes == {"error": 1}
         assert "no field 'nope'" in sqlite_store.judgments("rm2")[0].error
     finally:
@@ -492,10 +490,11 @@ def test_reads_every_layout_mmrb_build_writes(tmp_path):
         )
         for i in range(6)
     ]
-    first = export.chosen_first(triplets, seed=0)
+    rows = export.Export.of(triplets, seed=0)
+    first = rows.chosen_first
     export.write_jsonl(tmp_path, triplets)
-    export.write_mmrb(tmp_path, triplets, first)
-    export.write_vlrb(tmp_path, triplets, first, {})
+    export.write_mmrb(tmp_path, rows)
+    export.write_vlrb(tmp_path, rows)
     views = {}
     for name in ("triplets.jsonl", "multimodal_rewardbench.jsonl", "vl_rewardbench.jsonl"):
         pairs = read_dataset(tmp_path / name)
@@ -665,54 +664,149 @@ def test_reward_model_oversized_or_unreachable_is_a_failure(sqlite_store):
     rm = RM()
     try:
         pairs = [EvalPair("a", "q", "good good", "good", "first")]
-        cfg = RewardModelConfig(
+        cfg = RewardModel(
             name="rm",
             url=rm.url,
             request={"input": {"text": "{response}"}},
             response_field="out.rewards.0",
             max_response_chars=10,
         )
-        s = run_reward_model(sqlite_store, [p.task() for p in pairs], cfg, run_id="rm", dataset=RunDataset(("d",)))
+        s = run_judge(sqlite_store, [p.task() for p in pairs], cfg, run_id="rm", dataset=RunDataset(("d",)))
         (j,) = sqlite_store.judgments("rm")
         assert s.outcomes == {"error": 1} and not s.complete
         assert json.loads(j.raw) == {"first": None, "second": None}  # nothing of the oversized body is kept
-        assert "response body over 10 bytes (max_response_chars)" in j.error and len(rm.bodies) == 2
-        ok = RewardModelConfig(
+        assert "response body of 27 bytes is over the limit of 10 (max_response_chars 10)" in j.error
+        assert j.failure.kind == "over the size limit" and len(rm.bodies) == 2  # not retried
+        ok = RewardModel(
             name="rm", url=rm.url, request={"input": {"text": "{response}"}}, response_field="out.rewards.0"
         )
-        s = run_reward_model(sqlite_store, [p.task() for p in pairs], ok, run_id="rm", dataset=RunDataset(("d",)))
+        s = run_judge(sqlite_store, [p.task() for p in pairs], ok, run_id="rm", dataset=RunDataset(("d",)))
         assert s.complete and s.sent == 1
-        dead = RewardModelConfig(name="far", url="http://127.0.0.1:9/score", max_retries=0)
-        s = run_reward_model(sqlite_store, [p.task() for p in pairs], dead, run_id="far", dataset=RunDataset(("d",)))
+        dead = RewardModel(name="far", url="http://127.0.0.1:9/score", max_retries=0)
+        s = run_judge(sqlite_store, [p.task() for p in pairs], dead, run_id="far", dataset=RunDataset(("d",)))
         assert (s.failed, s.complete) == (1, False) and "judge far: 1 of 1 judgment failed" in s.failure_line()
     finally:
         rm.close()
 
 
+class PairwiseRM:
+    """A kind of judge the project does not have: a reward model over HTTP that scores both
+    responses of a pair in one request, as shown (A, B). Adding it takes this class and one
+    entry in ``JUDGE_KINDS``: reading it from a judge file, running, storing, resuming,
+    counting failures and planning its stored runs are the project's as for every judge."""
+
+    def __init__(self, name: str, url: str):
+        from curate.llm import Endpoint
+
+        self.name = name
+        self.endpoint = Endpoint(base_url=url, model="", name=name, max_retries=0)
+
+    def identity(self) -> dict:
+        return {"kind": "pairwise_rm", "url": self.endpoint.base_url}
+
+    def plan(self, pair_id: str) -> list:
+        return [("forward", 0), ("reverse", 0)]
+
+    def check(self, tasks) -> None:
+        pass
+
+    async def judge(self, client, task, order, index, request_id) -> Judgment:
+        from curate.sides import shown_first, shown_pair, stored_pair
+
+        a, b = shown_pair(task.first, task.second, shown_first(order))
+        r = await client.post({"a": a, "b": b}, limit=1000, request_id=request_id)
+        if not r.ok:
+            return Judgment(task.pair_id, order, index, None, "error", error=r.failure.message)
+        first, second = stored_pair(*r.data["scores"], shown_first(order))
+        verdict = "first" if first > second else "second" if second > first else "tie"
+        return Judgment(task.pair_id, order, index, verdict, "parsed", r.text, "", first, second)
+
+
+def test_a_new_judge_kind_is_one_class_and_one_entry(tmp_path, capsys, monkeypatch):
+    from curate.judging.config import JUDGE_KINDS, JudgeKind
+    from curate.store import Store
+
+    plan_both = PairwiseRM("", "http://x").plan
+    monkeypatch.setitem(
+        JUDGE_KINDS,
+        "pairwise_rm",
+        JudgeKind(
+            frozenset({"kind", "name", "url"}),
+            lambda t: [],
+            lambda t, src: PairwiseRM(t.get("name") or t["url"], t["url"]),
+            lambda identity: plan_both,
+        ),
+    )
+    sent: list[dict] = []
+
+    class H(BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+            sent.append(body)
+            if len(sent) == 1:  # the first request fails: a failure, stored, resent by a rerun
+                self.send_response(500)
+                self.send_header("content-length", "0")
+                self.end_headers()
+                return
+            data = json.dumps({"scores": [body["a"].count("good"), body["b"].count("good")]}).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *a):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), H)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        ds = write_jsonl(
+            tmp_path / "d.jsonl",
+            [{"id": f"t{i}", "prompt": "p", "chosen": "good", "rejected": "bad", "category": "A"} for i in range(3)],
+        )
+        judge = tmp_path / "judge.toml"
+        judge.write_text(f'kind = "pairwise_rm"\nname = "duo"\nurl = "http://127.0.0.1:{server.server_address[1]}/"\n')
+        db, img = str(tmp_path / "s.db"), str(tmp_path / "img")
+        argv = ["--dataset", str(ds), "--judge", str(judge), "--db", db, "--images", img, "--json", "--quiet"]
+        rc, out = command("evaluate", [*argv, "--bootstrap", "0"], capsys)
+        assert rc == 1 and json.loads(out)["outcomes"]["error"] == 1 and len(sent) == 6
+        rc, out = command("evaluate", [*argv, "--bootstrap", "0"], capsys)
+        report = json.loads(out)
+        assert rc == 0 and len(sent) == 7 and report["run_info"]["sent"] == 1  # only the failure again
+        assert report["overall"]["correct_n"] == "6/6" and report["run_health"]["planned"] == 6
+        with Store(db, images=img) as st:
+            (run,) = st.judge_runs("evaluate")
+            assert run.config == {"kind": "pairwise_rm", "url": judge.read_text().split('"')[5]}
+            js = st.judgments(run.id)
+            assert sorted(j.order for j in js) == ["forward"] * 3 + ["reverse"] * 3
+            assert all({j.score_first, j.score_second} == {0, 1} and j.outcome == "parsed" for j in js)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_reward_model_caps_a_servers_retry_after_like_the_llm_client():
-    """A reward model answering ``Retry-After: 3600`` waits at most ``RETRY_AFTER_CAP``, as
-    ``curate.llm`` does, not an hour: both clients take their delay from ``backoff_delay``."""
+    """A reward model answering ``Retry-After: 3600`` waits at most ``RETRY_AFTER_CAP``, not an
+    hour: its requests go through ``curate.llm``'s one client and retry policy."""
     import asyncio
     import random
 
-    from curate.llm import RETRY_AFTER_CAP
-    from mmrb_eval.reward_model import RewardClient
+    from curate.llm import RETRY_AFTER_CAP, LLMClient
 
     delays: list[float] = []
 
     async def sleep(d: float) -> None:
         delays.append(d)
 
-    async def go(cfg: RewardModelConfig):
-        client = RewardClient(cfg, sleep=sleep, rng=random.Random(0))
-        try:
-            return await client.score({"messages": [{"role": "user", "content": "two words"}]})
-        finally:
-            await client.aclose()
+    async def go(rm: RewardModel):
+        async with LLMClient(rm.endpoint, sleep=sleep, rng=random.Random(0)) as client:
+            body = {"messages": [{"role": "user", "content": "two words"}]}
+            return rm.score(await client.post(body, limit=rm.max_response_chars))
 
     answer = faults_then([Fault("429", retry_after=3600), Fault("429", retry_after=0.5)], lambda r: "ok")
     with FakeOpenAI(answer) as srv:
-        cfg = RewardModelConfig(name="rm", url=srv.url + "/chat/completions", response_field="usage.prompt_tokens")
+        cfg = RewardModel(name="rm", url=srv.url + "/chat/completions", response_field="usage.prompt_tokens")
         got, _, err = asyncio.run(go(cfg))
         assert (got, err) == (2.0, None) and srv.count() == 3
     assert len(delays) == 2

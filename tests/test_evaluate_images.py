@@ -256,8 +256,10 @@ def test_mmrb2_run_from_evaluate_scores_as_compute_accuracy(tmp_path, capsys):
 
 # -- mmrb select on stored pairs -------------------------------------------------------------------
 def test_select_judges_see_the_stored_response_images(store, tmp_path):
+    from curate.judging.templates import BUILTIN_TEMPLATES
+    from curate.judging.vlm import VLMJudge
     from curate.llm import Endpoint
-    from curate.selection import judge_verdicts
+    from curate.selection import DEFAULT_TEMPLATE, judge_verdicts
 
     write_image(tmp_path / "out/red.png", "red")
     write_image(tmp_path / "out/blue.png", "blue")
@@ -282,7 +284,10 @@ def test_select_judges_see_the_stored_response_images(store, tmp_path):
         return f"Overall Judgment: Answer {1 if near(one[0], RED) else 2} is better."
 
     with FakeOpenAI(eye) as srv:
-        got = judge_verdicts(store, pairs, items, [Endpoint(base_url=srv.url, model="eye", concurrency=2)])
+        eye_judge = VLMJudge(
+            Endpoint(base_url=srv.url, model="eye", concurrency=2), BUILTIN_TEMPLATES[DEFAULT_TEMPLATE], order="both"
+        )
+        got = judge_verdicts(store, pairs, items, [eye_judge])
         assert srv.count() == 4
     red_side = {}
     for p in pairs:

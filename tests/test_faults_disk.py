@@ -339,7 +339,6 @@ def test_the_command_line_says_a_full_disk_no_command_reported_in_one_line(monke
 
 
 # -- 2. ingest: the image folder fills up ----------------------------------------------------
-@pytest.mark.usefixtures("both_readings")  # rows read in the importing process, and in a child
 def test_ingest_into_a_full_image_folder_changes_nothing_and_leaves_no_temporary_file(
     db_url, disk, disks, tmp_path, monkeypatch, capsys
 ):
@@ -424,7 +423,7 @@ def _check_pg_rolled_back(db: str, images: Path, rc: int, err: str) -> None:
         assert_nothing_written(s)
 
 
-# -- 4. ingest: the rejects file and the ids' temporary files ------------------------------------
+# -- 4. ingest: the rejects file ------------------------------------------------------------------
 def test_a_full_disk_for_the_rejects_file_changes_nothing(db_url, disk, disks, tmp_path, monkeypatch, capsys):
     """With --skip-invalid the rejects file is written before the commit: a full disk there
     leaves the store as it was, where it used to commit the rows and then fail."""
@@ -453,36 +452,6 @@ def test_a_full_disk_for_the_rejects_file_changes_nothing(db_url, disk, disks, t
         disks.grow(folder)
     assert mmrb(ingest_argv(path, db_url, images, "--skip-invalid", str(rejects)), capsys)[0] == 0
     assert [json.loads(x)["line"] for x in rejects.read_text().splitlines()] == [6, 7]
-
-
-def test_a_full_disk_for_the_ids_temporary_files_changes_nothing(db_url, disk, disks, tmp_path, monkeypatch, capsys):
-    """Past a bound the ids an import has taken go to temporary files (curate/ingest/keys.py)."""
-    import curate.ingest.keys as keys
-
-    monkeypatch.setattr(keys, "MEMORY_KEYS", 2)
-    path = text_items(tmp_path / "in", 20)
-    images = tmp_path / "images"
-    if disk == "tmpfs":
-        folder = disks.mount("1m")
-        disks.fill(folder)
-        monkeypatch.setattr(tempfile, "tempdir", str(folder))
-    else:
-        real = tempfile.TemporaryFile
-
-        def temporary_file(*args, **kwargs):
-            return _FullFile(real(*args, **kwargs))
-
-        monkeypatch.setattr(tempfile, "TemporaryFile", temporary_file)
-    where = tempfile.gettempdir()
-    Store(db_url, images=images).close()
-    rc, err = mmrb(ingest_argv(path, db_url, images), capsys)
-    assert (rc, err) == (
-        1,
-        f"mmrb ingest: error: disk full while writing temporary files in {where}; nothing was changed\n",
-    )
-    monkeypatch.undo()
-    with Store(db_url, images=images) as s:
-        assert_nothing_written(s)
 
 
 # -- 5. build: the output folder's disk fills up -------------------------------------------------

@@ -30,9 +30,6 @@ from tests.ingest_helpers import (
     write_image,
 )
 
-# every import here twice: rows checked in place and in a child process (conftest.py)
-pytestmark = pytest.mark.usefixtures("both_readings")
-
 FORK = multiprocessing.get_context("fork")
 
 

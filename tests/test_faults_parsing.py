@@ -526,27 +526,7 @@ def test_every_entry_point_refuses_a_hostile_file_cleanly(entry, case, kind, tmp
     assert named in err, err
 
 
-# -- the child reader (ingest of a large file), the Quality page's upload ---------------------------
-CHILD_CASES = [
-    pytest.param(c, kind, id=f"{c.id}-{kind}")
-    for c in CASES
-    for kind in ("jsonl", "csv")
-    if kind in c.kinds
-    and c.id in ("nested", "nested-in-field", "NaN-text", "5000-digits", "invalid-utf8", "repeated-column")
-]
-
-
-@pytest.mark.parametrize("case, kind", CHILD_CASES)
-def test_the_rows_read_in_a_child_process_are_refused_alike(case, kind, both_readings, tmp_path, capsys):
-    entry = next(e for e in ENTRIES if e.id == "ingest-items")
-    path = tmp_path / f"items.{kind}"
-    path.write_bytes(case.make(entry.records(tmp_path), kind, entry))
-    rc, _, err = run(entry.argv(path, tmp_path), capsys)
-    assert rc == 1 and "Traceback" not in err
-    assert f"{path}:{1 if case.where == 'header' else record_line(kind)}" in err, err
-    assert _written(entry, tmp_path) == ({}, [])
-
-
+# -- the Quality page's upload ---------------------------------------------------------------
 def _gold_upload_rows():
     gold = next(e for e in ENTRIES if e.id == "gold-import")
     for case in CASES:

@@ -4,6 +4,7 @@ literal records; and the importer and scoring reading one file alike."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -55,13 +56,23 @@ def test_scoring_refuses_text_that_is_not_utf8(tmp_path):
 
 
 def test_layouts_from_the_first_record():
-    assert detect_layout({"ID": 1, "Output1": "a", "Output2": "b", "Better": "Output1"}, "f") == "mmrb"
-    assert detect_layout({"ID": 1, "Label": "A", "output": "[[A]]"}, "f") == "mmrb_outputs"
-    assert detect_layout({"id": 1, "response_a": {}, "response_b": {}, "chosen": "A"}, "f") == "mmrb2"
-    assert detect_layout({"id": 1, "query": "q", "response": [], "ranking": [0, 1]}, "f") == "vlrewardbench"
-    assert detect_layout({"id": 1, "prompt": "q", "chosen": "c", "rejected": "r"}, "f") == "triplet"
-    with pytest.raises(InputError, match="unknown dataset layout"):
+    def layout(rec: dict) -> str:
+        return detect_layout(rec, "f").name
+
+    assert layout({"ID": 1, "Output1": "a", "Output2": "b", "Better": "Output1"}) == "mmrb"
+    assert layout({"ID": 1, "Label": "A", "output": "[[A]]"}) == "mmrb_outputs"
+    assert layout({"id": 1, "response_a": {}, "response_b": {}, "chosen": "A"}) == "mmrb2"
+    assert layout({"id": 1, "query": "q", "response": [], "ranking": [0, 1]}) == "vlrewardbench"
+    assert layout({"id": 1, "query": "q", "response": [], "human_ranking": [0, 1]}) == "vlrewardbench"
+    assert layout({"id": 1, "prompt": "q", "chosen": "c", "rejected": "r"}) == "triplet"
+    # the first layout that fits, in the registry's order: a record before its judge output
+    assert layout({"ID": 1, "Label": "A", "Output1": "a", "Output2": "b", "Better": "Output1"}) == "mmrb"
+    assert layout({"id": 1, "response_a": {}, "response_b": {}, "chosen": "A", "rejected": "r"}) == "mmrb2"
+    with pytest.raises(InputError, match="unknown dataset layout: expected Multimodal RewardBench") as e:
         detect_layout({"question": "?"}, "f")
+    assert str(e.value).endswith("or triplets (id, prompt, chosen, rejected)")
+    with pytest.raises(InputError, match="unknown dataset layout"):
+        detect_layout(["not", "a", "record"], "f")
 
 
 # -- Multimodal RewardBench ------------------------------------------------------------------
@@ -168,14 +179,14 @@ def test_chosen_rejected_copies(tmp_path):
 
 
 def test_chosen_first_is_scorings_stored_orientation():
-    # scoring's orientation of a chosen/rejected record, pinned: stored runs keep verdicts as
-    # first/second of it. The importer's (seeded_swap of the pair id) differs on purpose (see
-    # the comment above triplets.chosen_first).
-    from curate.ingest.common import seeded_swap
+    # scoring's orientation of a chosen/rejected record, pinned: runs stored before they
+    # recorded their orientation keep verdicts as first/second of it. The importer's (of the
+    # pair id) differs on purpose (see the comment above curate.sides.copy_chosen_first).
+    from curate.sides import copy_chosen_first, imported_chosen_first
 
     ids = [f"t{i}" for i in range(8)]
-    assert [triplets.chosen_first(i) for i in ids] == [False, True, False, False, False, False, True, True]
-    assert [not seeded_swap(i) for i in ids] == [True, False, False, False, True, False, True, True]
+    assert [copy_chosen_first(i) for i in ids] == [False, True, False, False, False, False, True, True]
+    assert [imported_chosen_first(i) for i in ids] == [True, False, False, False, True, False, True, True]
 
 
 # -- VL-RewardBench ----------------------------------------------------------------------------
@@ -551,3 +562,76 @@ def test_import_and_scoring_read_a_benchmark_file_alike(sqlite_store, tmp_path):
 
 
 ORDERED = ("mmrb", "vlrewardbench", "mmrb2")  # formats that give the responses an order
+
+
+# -- the registry: each format one object, looked up by every stage --------------------------
+def test_each_format_is_one_registered_object_whose_functions_load():
+    import inspect
+    import re
+
+    from curate.formats.registry import EXPORTED, FORMATS, JUDGMENT_FORMATS, LABELLED, PAIR_FORMATS, canonical, find
+    from mmrb_eval.datasets import PairReader
+    from mmrb_eval.scoring import PRESETS
+
+    spellings = [s for f in FORMATS for s in f.spellings]
+    assert len(spellings) == len(set(spellings))
+    # one spelling of each name (lower case, words joined by '-'); the modules' as aliases
+    assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", f.name) for f in FORMATS)
+    assert {a: canonical(a) for f in FORMATS for a in f.aliases} == {"mm_rlhf": "mm-rlhf", "r1_rewards": "r1-rewards"}
+    assert canonical("nope") == "nope" and find("nope") is None
+    # what each command offers, in the registry's order
+    assert PAIR_FORMATS == ("mmrb", "mmrb2", "vlrewardbench", "vlrewardbench-text", "mm-rlhf", "generic")
+    assert JUDGMENT_FORMATS == ("mmrb", "mmrb2", "vlrewardbench", "r1-rewards", "mmrb-studio")
+    assert LABELLED == ("mmrb", "vlrewardbench", "r1-rewards")
+    assert [f.name for f in EXPORTED] == ["mmrb", "mmrb2", "vlrewardbench", "triplets"]
+    # every stage's function is in that stage's package and takes what the stage passes
+    stages = {
+        "ingest": ("curate.ingest.", 3),
+        "judgments": ("mmrb_eval.formats:", 3),
+        "export": ("curate.build.export:", 2),
+    }
+    for f in FORMATS:
+        for role, (where, n) in stages.items():
+            hook = getattr(f, role)
+            if hook is None:
+                with pytest.raises(ValueError, match=f"has no {role}"):
+                    f.load(role)  # type: ignore[arg-type]
+                continue
+            assert hook.startswith(where), hook
+            assert len(inspect.signature(f.load(role)).parameters) == n, hook  # type: ignore[arg-type]
+        for layout in f.layouts:
+            assert layout.pairs.startswith("mmrb_eval.datasets:") and isinstance(layout.reader(), PairReader)
+    # each scoring preset belongs to the one format whose script it restates
+    assert sorted(p for f in FORMATS for p in f.presets) == sorted(PRESETS)
+
+
+def test_every_format_is_documented_under_its_one_spelling():
+    from pathlib import Path
+
+    from curate.formats.registry import FORMATS
+
+    root = Path(__file__).resolve().parents[1]
+    docs = (root / "docs" / "formats.md").read_text(encoding="utf-8")
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    for f in FORMATS:
+        assert f"`{f.name}`" in docs, f.name
+    names = {f.name for f in FORMATS}
+    said = r"(?:ingest pairs|score)\b[^`\n]*--format ([a-z][\w-]*)|`--format ([a-z][\w-]*)`"  # not FORMAT
+    typed = {a or b for text in (docs, readme) for a, b in re.findall(said, text)}
+    assert typed and typed <= names, typed - names
+
+
+def test_score_reads_a_judgment_format_by_its_alias(tmp_path):
+    import argparse
+
+    from mmrb_eval.commands import score
+    from mmrb_eval.formats import read_judgment_file
+
+    p = argparse.ArgumentParser()
+    score.add_arguments(p)
+    assert p.parse_args(["--judgments", "f", "--format", "r1_rewards"]).format == "r1-rewards"
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps({**MMRB, "rewards": [1.0, 0.5]}) + "\n")
+    assert [j.verdict for j in read_judgment_file(path, "r1_rewards").judgments] == ["second"]  # Better: Output2
+    with pytest.raises(InputError, match="unknown judgment format 'generic'; known: mmrb, mmrb2, vlrewardbench"):
+        read_judgment_file(path, "generic")

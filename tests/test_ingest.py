@@ -25,9 +25,6 @@ from tests.ingest_helpers import (
     write_image,
 )
 
-# every import here twice: rows checked in place and in a child process (conftest.py)
-pytestmark = pytest.mark.usefixtures("both_readings")
-
 IMAGES = {"img/shapes.png": "blue", "img/sign.png": "red"}
 
 
@@ -346,6 +343,28 @@ def test_a_bad_row_far_into_a_big_file_leaves_nothing_and_every_problem_is_named
     # besides the bad row and the repeat's four ids
     with pytest.raises(InputError, match=f"{n + 3} problems in input, nothing was written"):
         ingest_pairs(store, path, "vlrewardbench-text")
+
+
+@pytest.mark.parametrize(
+    "later, why",
+    [("p3", "duplicate item id 'p3' (first at line 4)"), ("pO", "item id 'pO' looks like item id 'p0' at line 1")],
+)
+def test_an_id_taken_batches_before_is_found(tmp_path, store, monkeypatch, later, why):
+    """Ids are checked against the whole file so far, not only the batch: a repeat of line 4
+    or a look-alike of line 1 (O and 0) at line 41, eight batches later."""
+    from curate.ingest import ingest_pairs, rows
+
+    monkeypatch.setattr(rows, "BATCH", 5)
+    ids = [f"p{n}" for n in range(50)]
+    ids[40] = later
+    records = [{"id": i, "prompt": "q", "category": "general", "response_1": "good", "response_2": "bad"} for i in ids]
+    path = tmp_path / "pairs.jsonl"  # generic pairs: the item and pair ids are the record's id, as written
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    with pytest.raises(InputError) as e:
+        ingest_pairs(store, path, format="generic")
+    assert {(p.line, p.field) for p in e.value.problems} == {(41, "id")}  # its item, responses, pair
+    assert why in [p.message for p in e.value.problems][0]
+    assert_nothing_written(store)
 
 
 def test_a_first_import_leaves_the_store_its_indexes_and_keys(store, tmp_path):

@@ -3,6 +3,7 @@ from the real files in ../shared/data where present."""
 
 from __future__ import annotations
 
+import argparse
 import collections
 import json
 
@@ -83,6 +84,20 @@ def test_mm_rlhf_groups_rows_of_one_id(store, tmp_path):
         return p.first_id if p.known_preference == "first" else p.second_id
 
     assert chosen(p0) == chosen(p1)
+
+
+def test_the_earlier_spelling_of_a_format_is_its_alias(sqlite_store, tmp_path, capsys):
+    # one spelling (mm-rlhf) in the CLI, the files and the docs; the module's (mm_rlhf) still reads
+    r = ingest_pairs(sqlite_store, fixture_copy("mm_rlhf.jsonl", tmp_path), "mm_rlhf")
+    assert r.format == "mm-rlhf" and "(mm-rlhf)" in r.summary()
+    assert {p.origin for p in sqlite_store.pairs()} == {"import:mm-rlhf"}
+    p = argparse.ArgumentParser()
+    ingest_cmd.add_arguments(p)
+    assert p.parse_args(["pairs", "f.jsonl", "--format", "mm_rlhf"]).format == "mm-rlhf"
+    with pytest.raises(SystemExit):
+        p.parse_args(["pairs", "--help"])
+    shown = capsys.readouterr().out
+    assert "mm-rlhf" in shown and "mm_rlhf" not in shown  # --help offers the one spelling
 
 
 def test_mmrb2_scores_become_labels(store, tmp_path):
@@ -441,14 +456,14 @@ def test_too_long_user_id_is_an_input_error(bad_store, tmp_path):
 
 
 def test_the_pair_formats_are_written_once_and_each_is_dispatched(empty_store, tmp_path):
-    """`mmrb ingest pairs --format` offers curate.model.PAIR_FORMATS, which `--help` reads
-    without importing the store (tests/test_cli.py), and ingest_pairs reads every one of them."""
-    import argparse
+    """`mmrb ingest pairs --format` offers the registry's PAIR_FORMATS (curate/formats/registry.py),
+    which `--help` reads without importing the store (tests/test_cli.py), and ingest_pairs reads
+    every one of them."""
     import ast
     from pathlib import Path
     from typing import Any
 
-    from curate.model import PAIR_FORMATS
+    from curate.formats.registry import FORMATS, PAIR_FORMATS
 
     p = argparse.ArgumentParser()
     ingest_cmd.add_arguments(p)
@@ -461,15 +476,21 @@ def test_the_pair_formats_are_written_once_and_each_is_dispatched(empty_store, t
         with pytest.raises(InputError, match="no records found"):
             ingest_pairs(empty_store, empty, fmt)
     unknown: Any = "nope"  # what a caller outside the CLI could pass
-    with pytest.raises(InputError, match="unknown format 'nope'; known: mmrb, vlrewardbench"):
+    with pytest.raises(InputError, match="unknown format 'nope'; known: mmrb, mmrb2, vlrewardbench"):
         ingest_pairs(empty_store, empty, unknown)
+    with pytest.raises(InputError, match="unknown format 'mmrb-studio'"):  # a format, but none ingest reads
+        ingest_pairs(empty_store, empty, "mmrb-studio")
+    # no list of format names but the registry's: a tuple, list or set of two of them elsewhere
+    # is a dispatch that adding a format would have to find
+    names = {s for f in FORMATS for s in f.spellings}
     root = Path(__file__).resolve().parents[1]
     restated = [
         f"{path.relative_to(root)}:{node.lineno}"
-        for path in root.glob("curate/**/*.py")
-        if path.name != "model.py"
+        for package in ("curate", "mmrb_eval", "annotate")
+        for path in root.glob(f"{package}/**/*.py")
+        if path.name != "registry.py"
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-        if isinstance(node, (ast.Tuple, ast.List))
-        and {"vlrewardbench-text", "mm-rlhf"} <= {e.value for e in node.elts if isinstance(e, ast.Constant)}
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set))
+        and len(names & {e.value for e in node.elts if isinstance(e, ast.Constant)}) > 1
     ]
     assert restated == []

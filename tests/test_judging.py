@@ -175,3 +175,76 @@ def test_user_template_files(tmp_path):
         load_template(tmp_path / "absent.txt")
     with pytest.raises(InputError, match="field 'parser'"):
         load_template(txt, parser="nope")
+
+
+# -- judge files: one reader for every kind (curate/judging/config.py) ---------------------------
+def test_a_vlm_judge_file_with_its_template_beside_it_and_the_commands_options(tmp_path):
+    from curate.judging.config import load_judge, stored_plan
+    from curate.judging.vlm import VLMJudge
+
+    (tmp_path / "t.txt").write_text("Q {question} A {answer_a} B {answer_b}")
+    f = tmp_path / "judge.toml"
+    f.write_text(
+        'name = "j"\nbase_url = "http://127.0.0.1:1/v1"\nmodel = "m"\ntemplate = "t.txt"\norder = "random"\n'
+        "samples = 3\nconcurrency = 2\ntimeout = 5\n[params]\ntemperature = 0\n"
+    )
+    j = load_judge(f)
+    assert isinstance(j, VLMJudge) and j.name == "j" and j.template.name == "t"
+    assert (j.endpoint.concurrency, j.endpoint.timeout, j.endpoint.params) == (2, 5, {"temperature": 0})
+    assert j.plan("p") == plan("p", "random", 3, 0)
+    # a command's options win over the file; None is an option not given
+    j = load_judge(f, order="both", samples=None, seed=4, concurrency=9, allow_missing_images=True)
+    assert (j.order, j.samples, j.seed, j.endpoint.concurrency, j.allow_missing_images) == ("both", 3, 4, 9, True)
+    # a stored run of it plans the same judgments from its identity (mmrb_eval/runs.py's health)
+    planner = stored_plan(j.identity())
+    assert planner is not None and planner("p") == j.plan("p")
+    assert stored_plan({"kind": "other"}) is None
+
+
+def test_a_reward_model_file_and_its_endpoint(tmp_path):
+    from curate.judging.config import load_judge, stored_plan
+    from curate.judging.reward_model import RewardModel
+
+    f = tmp_path / "rm.toml"
+    f.write_text(
+        'kind = "reward_model"\nurl = "http://127.0.0.1:1/score"\nresponse_field = "rewards.0"\nmax_retries = 1\n'
+        '[headers]\nx-team = "t"\n[request]\ntext = "{response}"\n'
+    )
+    rm = load_judge(f, order="both", concurrency=3, max_response_chars=99)  # the order means nothing to it
+    assert isinstance(rm, RewardModel) and rm.name == "http://127.0.0.1:1/score"
+    ep = rm.endpoint
+    assert (ep.base_url, ep.concurrency, ep.max_retries, ep.max_response_chars) == (rm.url, 3, 1, 99)
+    assert (ep.timeout, ep.backoff_base, dict(ep.headers)) == (60.0, 0.5, {"x-team": "t"})  # its own defaults
+    assert rm.plan("p") == [("forward", 0)] and stored_plan(rm.identity())("p") == [("forward", 0)]
+    assert rm.identity() == {
+        "kind": "reward_model",
+        "url": "http://127.0.0.1:1/score",
+        "request": {"text": "{response}"},
+        "response_field": "rewards.0",
+        "max_image_side": 1024,
+    }
+
+
+@pytest.mark.parametrize(
+    "text, field, words",
+    [
+        ('kind = "oracle"\n', "kind", "must be one of vlm, reward_model"),
+        ('base_url = "http://x/v1"\nmodel = "m"\ntemprature = 0\n', "temprature", "unknown key"),
+        ('base_url = "http://x/v1"\n', "model", "required"),
+        ('base_url = "ftp://x"\nmodel = "m"\n', "base_url", "not an http(s) URL"),
+        ('base_url = "http://x/v1"\nmodel = "m"\norder = "sideways"\n', "order", "must be one of fixed"),
+        ('base_url = "http://x/v1"\nmodel = "m"\nsamples = 0\n', "samples", "positive integer"),
+        ('base_url = "http://x/v1"\nmodel = "m"\nconcurrency = "8"\n', "concurrency", "must be an integer"),
+        ('base_url = "http://x/v1"\nmodel = "m"\nparser = "nope"\n', "parser", "unknown verdict parser"),
+        ('kind = "reward_model"\nurl = "http://x"\nrequest = "x"\n', "request", "must be a table"),
+        ('kind = "reward_model"\nurl = "http://x"\nmodel = "m"\n', "model", "unknown key"),
+    ],
+)
+def test_a_judge_file_is_refused_naming_the_field(tmp_path, text, field, words):
+    from curate.judging.config import load_judge
+
+    f = tmp_path / "judge.toml"
+    f.write_text(text)
+    with pytest.raises(InputError) as e:
+        load_judge(f)
+    assert any(p.field == field and words in p.message and p.file == str(f) for p in e.value.problems), str(e.value)

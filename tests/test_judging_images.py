@@ -19,11 +19,12 @@ from curate.errors import MmrbError
 from curate.judging import BUILTIN_TEMPLATES, JudgeTask
 from curate.judging.parsing import mmrb2_judgement, parse_mmrb2
 from curate.judging.records import RunDataset, TaskPart
-from curate.judging.runner import JudgeConfig, run_judge
+from curate.judging.reward_model import RewardModel
+from curate.judging.runner import run_judge
 from curate.judging.templates import MMRB2_TEXTS, Template
+from curate.judging.vlm import VLMJudge
 from curate.llm import Endpoint
 from curate.model import ImageRef, ResponsePart
-from mmrb_eval.reward_model import RewardModelConfig, run_reward_model
 from tests.support.fake_openai import FakeOpenAI
 
 D = RunDataset(("d",))
@@ -69,9 +70,9 @@ def image_task(tmp_path, **kw) -> JudgeTask:
     )
 
 
-def config(url: str, template: str = "mmrb", **kw) -> JudgeConfig:
+def config(url: str, template: str = "mmrb", **kw) -> VLMJudge:
     ep = Endpoint(base_url=url, model="judge", concurrency=2, max_retries=0, backoff_base=0.01)
-    return JudgeConfig(endpoint=ep, template=BUILTIN_TEMPLATES[template], **kw)
+    return VLMJudge(endpoint=ep, template=BUILTIN_TEMPLATES[template], **kw)
 
 
 def user_turn(req) -> list[dict]:
@@ -305,7 +306,7 @@ def test_reward_model_requests_carry_the_response_images(sqlite_store, tmp_path)
     task = image_task(tmp_path)
     rm = RM()
     try:
-        cfg = RewardModelConfig(
+        cfg = RewardModel(
             name="rm",
             url=rm.url,
             request={
@@ -317,7 +318,7 @@ def test_reward_model_requests_carry_the_response_images(sqlite_store, tmp_path)
             response_field="out.rewards.0",
             max_image_side=512,
         )
-        s = run_reward_model(sqlite_store, [task], cfg, run_id="rm", dataset=D)
+        s = run_judge(sqlite_store, [task], cfg, run_id="rm", dataset=D)
         assert s.outcomes == {"parsed": 1}
         bodies = sorted(rm.bodies, key=lambda b: len(b["imgs"]))
         first, second = bodies
@@ -335,15 +336,15 @@ def test_reward_model_requests_carry_the_response_images(sqlite_store, tmp_path)
         # a plain-text pair: no images, its text as one part
         plain = JudgeTask("p1", "q", "good", "bad")
         rm.bodies.clear()
-        run_reward_model(sqlite_store, [plain], cfg, run_id="rm-plain", dataset=D)
+        run_judge(sqlite_store, [plain], cfg, run_id="rm-plain", dataset=D)
         assert sorted(b["content"][0]["text"] for b in rm.bodies) == ["bad", "good"]
         assert all(b["imgs"] == [] for b in rm.bodies)
 
         # a request that cannot send response images is refused before anything is sent
         rm.bodies.clear()
-        text_only = RewardModelConfig(name="rm", url=rm.url, request={"input": {"text": "{response}"}})
+        text_only = RewardModel(name="rm", url=rm.url, request={"input": {"text": "{response}"}})
         with pytest.raises(MmrbError, match=r"1 pair \(p0\) has responses with images.*response_images"):
-            run_reward_model(sqlite_store, [task], text_only, run_id="rm-text", dataset=D)
+            run_judge(sqlite_store, [task], text_only, run_id="rm-text", dataset=D)
         assert rm.bodies == []
     finally:
         rm.close()
@@ -391,7 +392,7 @@ def test_every_image_is_sent_once_in_place_whatever_the_parts(first, second, pro
     """Whatever the parts, the message shows the prompt's images, then the response shown as A's
     images in order, then B's (R1-Reward's template: the prompt's images first too); a missing
     image is its marker in place."""
-    from curate.judging.runner import build_messages
+    from curate.judging.vlm import build_messages
     from curate.sides import shown_first, shown_pair
 
     first = [*first, TaskPart.of_image("i1.png")]  # a task with response images

@@ -9,7 +9,8 @@ from PIL import Image
 from curate.errors import MmrbError
 from curate.judging import BUILTIN_TEMPLATES, JudgeTask
 from curate.judging.records import RunDataset
-from curate.judging.runner import JudgeConfig, run_judge
+from curate.judging.runner import run_judge
+from curate.judging.vlm import VLMJudge
 from curate.llm import Endpoint
 from tests.support.fake_openai import FakeOpenAI, Fault, faults_then
 
@@ -35,9 +36,9 @@ def tasks(n: int = 4) -> list[JudgeTask]:
     ]
 
 
-def config(url: str, template: str = "mmrb", **kw) -> JudgeConfig:
+def config(url: str, template: str = "mmrb", **kw) -> VLMJudge:
     ep = Endpoint(base_url=url, model="judge", concurrency=4, max_retries=kw.pop("max_retries", 2), backoff_base=0.01)
-    return JudgeConfig(endpoint=ep, template=BUILTIN_TEMPLATES[template], **kw)
+    return VLMJudge(endpoint=ep, template=BUILTIN_TEMPLATES[template], **kw)
 
 
 def test_every_judgment_is_stored_and_a_rerun_sends_nothing(store):
@@ -132,7 +133,7 @@ def test_another_configuration_is_refused_under_the_same_run_id(sqlite_store):
             run_judge(sqlite_store, tasks(1), config(srv.url), run_id="r", dataset=RunDataset(("other",)))
         # concurrency is not part of a run's identity
         cfg = config(srv.url)
-        faster = JudgeConfig(endpoint=Endpoint(**{**cfg.endpoint.__dict__, "concurrency": 9}), template=cfg.template)
+        faster = VLMJudge(endpoint=Endpoint(**{**cfg.endpoint.__dict__, "concurrency": 9}), template=cfg.template)
         assert run_judge(sqlite_store, tasks(1), faster, run_id="r", dataset=D).already_stored == 1
         # without a run id, the id is derived from the configuration and the dataset
         a = run_judge(sqlite_store, tasks(1), cfg, dataset=D).run_id
@@ -162,7 +163,7 @@ def test_images_go_with_the_prompt_in_the_template_order(sqlite_store, tmp_path)
             run_judge(sqlite_store, gone, config(srv.url), run_id="c", dataset=D)
         srv.reset()
         srv.answer = fair_judge
-        cfg = JudgeConfig(**{**config(srv.url).__dict__, "allow_missing_images": True})
+        cfg = VLMJudge(**{**config(srv.url).__dict__, "allow_missing_images": True})
         run_judge(sqlite_store, gone, cfg, run_id="c", dataset=D)
         assert isinstance(srv.chat_requests()[0].body["messages"][0]["content"], str)  # text only
 
@@ -189,7 +190,7 @@ def test_failed_requests_are_errors_apart_from_unparsed_and_the_run_is_incomplet
         return next((a for q, a in answers.items() if q in req.prompt_text), fair_judge(req))
 
     with FakeOpenAI(answer) as srv:
-        cfg = JudgeConfig(
+        cfg = VLMJudge(
             endpoint=Endpoint(
                 base_url=srv.url, model="judge", name="j", max_retries=1, backoff_base=0.001, max_response_chars=1000
             ),

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from curate.errors import MmrbError
 from curate.judging.records import Judgment
 from mmrb_eval.leaderboard import health_of, plot, plot_rows, render, table_rows
 from mmrb_eval.records import EvalPair
@@ -58,7 +59,7 @@ def test_order_and_content():
     md = render(reports(), "md")
     assert "75.0 [" in md and "(6/8)" in md and "n/a" in md
     assert render(reports(), "md", sort="macro").splitlines()[2].split("|")[2].strip() == "steady"
-    with pytest.raises(ValueError):
+    with pytest.raises(MmrbError, match="unknown leaderboard format"):
         render(reports(), "xls")
 
 

@@ -301,12 +301,74 @@ def test_chunked_body_is_cut_at_the_bound():
 
 
 def test_failures_counted_by_cause():
-    from curate.llm import count_kinds, failure_kind
+    from curate.model import Failure, count_failures
 
-    assert failure_kind("HTTP 503: busy (after 5 attempts)") == "HTTP 503"
-    assert failure_kind("response of 9 characters is over the limit of 5 (max_response_chars)") == "over the size limit"
-    assert failure_kind("connection error: ClientConnectorError: refused") == "connection error"
+    def label(message: str) -> str:
+        return Failure.read(message).label
+
+    assert label("HTTP 503: busy (after 5 attempts)") == "HTTP 503"
+    assert label("response of 9 characters is over the limit of 5 (max_response_chars)") == "over the size limit"
+    assert label("connection error: ClientConnectorError: refused") == "connection error"
+    assert label("ValueError: odd") == "ValueError" and label(None) == "unknown error"
+    # a reward model's failure names the response first; it is counted by its cause
+    assert Failure.read("first: timeout (after 5 attempts); second: HTTP 500: x").kind == "timeout"
+    assert label("second: HTTP 502: bad gateway") == "HTTP 502"
     assert (
-        count_kinds(["timeout", "empty response (finish_reason=stop)", "timeout (after 2 attempts)"])
+        count_failures(
+            map(Failure.read, ["timeout", "empty response (finish_reason=stop)", "timeout (after 2 attempts)"])
+        )
         == "2 timeout, 1 empty response"
     )
+
+
+# -- failures as typed values ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "answer, settings, kind, label",
+    [
+        (lambda r: Fault("500", status=503), {}, "HTTP error", "HTTP 503"),
+        (lambda r: Fault("500", status=400), {}, "HTTP error", "HTTP 400"),
+        (lambda r: Fault("hang"), {"timeout": 0.2}, "timeout", "timeout"),
+        (lambda r: Fault("malformed"), {}, "malformed response", "malformed response"),
+        (lambda r: Fault("drop"), {}, "connection error", "connection error"),
+        (lambda r: Reply(" "), {}, "empty response", "empty response"),
+        (lambda r: "x" * 101, {"max_response_chars": 100}, "over the size limit", "over the size limit"),
+        (lambda r: "x" * 80_000, {"max_response_chars": 10}, "over the size limit", "over the size limit"),
+        (lambda r: Reply("", content=[{"type": "audio"}]), {}, "other", "response part 1"),
+    ],
+)
+def test_every_failure_reads_back_as_its_kind(server, answer, settings, kind, label):
+    # a failure is stored as its message (Judgment.error, SampleFailure.error): reading the
+    # message back gives the kind the client made it with, and the label failures are counted by
+    from curate.model import Failure
+
+    server.answer = answer
+    r = ask(Endpoint(base_url=server.url, model="m", max_retries=1, backoff_base=0.001, **settings))
+    assert not r.ok and r.failure is not None and r.error == r.failure.message
+    assert (r.failure.kind, r.failure.label) == (kind, label)
+    assert Failure.read(r.error) == r.failure
+
+
+def test_a_reply_without_choices_is_a_failure_of_its_kind():
+    from curate.llm import _completion
+    from curate.model import Failure
+
+    r = _completion({"object": "chat.completion"}, 1, 0.0)
+    assert not r.ok and r.failure == Failure("response has no choices", "response has no choices")
+    assert Failure.read(r.error) == r.failure
+
+
+def test_post_shares_the_retry_policy_and_the_size_limit(server):
+    # a reward model's JSON API: the same client, retries and byte bound as a chat endpoint
+    server.answer = faults_then([Fault("500")], lambda r: "ok")
+    ep = Endpoint(base_url=server.url + "/chat/completions", model="", backoff_base=0.001)
+
+    async def post(limit: int):
+        async with LLMClient(ep, sleep=Sleeps()) as c:
+            return await c.post({"messages": [{"role": "user", "content": "hi"}]}, limit=limit, request_id="k1")
+
+    r = run(post(10_000))
+    assert r.ok and r.attempts == 2 and r.data["choices"][0]["message"]["content"] == "ok"
+    assert r.text is not None and r.text.startswith("{") and server.chat_requests()[-1].key == "k1"
+    small = run(post(10))
+    assert not small.ok and small.failure.kind == "over the size limit" and small.attempts == 1
+    assert "over the limit of 10 (max_response_chars" in small.failure.message

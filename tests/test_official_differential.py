@@ -622,8 +622,9 @@ def test_mmrb2_preset_on_evaluate_runs_equals_compute_accuracy(rows):
     compute_accuracy.py's figures on the same run written as the benchmark's predictions."""
     from curate.judging.parsing import parse_mmrb2
     from curate.judging.records import JudgeTask
-    from curate.judging.runner import judgment_from
+    from curate.judging.vlm import judgment_from
     from curate.llm import Completion
+    from curate.model import Failure
     from mmrb_eval.records import EvalPair
     from mmrb_eval.scoring import preset_options, score
 
@@ -639,7 +640,11 @@ def test_mmrb2_preset_on_evaluate_runs_equals_compute_accuracy(rows):
         for order, step in (("forward", forward), ("reverse", reverse)):
             if step is None:
                 continue  # this order not asked for (--order fixed, or a run cut short)
-            comp = Completion(False, error="HTTP 500") if step == "error" else Completion(True, step)
+            comp = (
+                Completion(False, failure=Failure("HTTP error", "HTTP 500"))
+                if step == "error"
+                else Completion(True, step)
+            )
             judgments.append(judgment_from(task, order, 0, "prompt", comp, parse_mmrb2))
     preds = mmrb2_predictions_of_run(judgments)
     theirs = mod.compute_task_accuracy(preds, {"pairs": gt}, "image")

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from curate.errors import MmrbError
 from curate.judging.records import Judgment
 from mmrb_eval.records import EvalPair
 from mmrb_eval.scoring import ScoringOptions, parse_subsplit, preset_options, render_text, score
@@ -220,7 +221,7 @@ def test_subsplits_and_weights():
         "safety",
         (("pairs", "safety/bias"), ("*", "safety/toxicity")),
     )
-    with pytest.raises(ValueError):
+    with pytest.raises(MmrbError, match="must look like"):
         parse_subsplit("safety")
 
 
@@ -263,9 +264,9 @@ def test_empty_and_bad_options():
     r = score([P("a", "first")], [], ScoringOptions(bootstrap=10))
     assert r.overall["accuracy"] is None and r.overall["reason"] == "no scored units"
     assert r.macro["accuracy"] is None and r.parse_failure_rate["rate"] is None
-    with pytest.raises(ValueError, match="parse_failure"):
+    with pytest.raises(MmrbError, match="parse_failure"):
         ScoringOptions(parse_failure="ignore").check()
-    with pytest.raises(ValueError, match="unknown preset"):
+    with pytest.raises(MmrbError, match="unknown preset"):
         preset_options("rewardbench")
     # explicit options override a preset, and the report echoes them all
     opts = preset_options("mmrb", parse_failure="half")

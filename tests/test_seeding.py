@@ -32,7 +32,8 @@ def test_unit_and_stable_hash(ps):
 
 @given(parts)
 def test_colon_coin(ps):
-    # judging.order.coin, labelstudio.push.left_side, mmrb_eval.datasets canonical order
+    # judging.order.coin, labelstudio.push.left_side, mmrb_eval.datasets canonical order (all but
+    # the first now in curate/sides.py)
     assert int(seeding.coin(*ps, sep=":")) == _sha(":".join(map(str, ps)))[0] & 1
 
 
@@ -45,7 +46,7 @@ def test_bootstrap_seed(seed, name):
 
 @given(st.lists(text, min_size=1, max_size=4), st.integers(1, 20))
 def test_nul_terminated_id_hash(ps, n):
-    # ingest.common.stable_hash (now id_hash) and seeded_swap
+    # ingest.common.stable_hash (now id_hash) and seeded_swap (now sides.imported_chosen_first)
     h = hashlib.sha256()
     for p in ps:
         h.update(p.encode("utf-8"))
@@ -56,7 +57,7 @@ def test_nul_terminated_id_hash(ps, n):
 
 @given(st.integers(0, 99), text, text)
 def test_sort_key_and_ids(seed, a, b):
-    # build.export.chosen_first sorts by the hex digest; pairing/sampling ids
+    # build.export.chosen_first (now sides.export_chosen_first) sorts by the hex digest; pairing/sampling ids
     def old_key(t: str) -> str:
         return hashlib.sha256(f"{seed}\x1f{t}".encode()).hexdigest()
 
@@ -66,12 +67,13 @@ def test_sort_key_and_ids(seed, a, b):
 
 def test_ingest_and_labelstudio_call_sites():
     from annotate.labelstudio.push import left_side
-    from curate.ingest.common import id_hash, seeded_swap
+    from curate.ingest.common import id_hash
+    from curate.sides import imported_chosen_first
 
     h = hashlib.sha256(b"labelstudio:3:pair-9").digest()
     assert left_side("pair-9", 3) == ("first" if h[0] & 1 == 0 else "second")
     assert id_hash("a", "b", n=8) == hashlib.sha256(b"a\x00b\x00").hexdigest()[:8]
-    flips = [seeded_swap(f"k{i}") for i in range(200)]
+    flips = [not imported_chosen_first(f"k{i}") for i in range(200)]
     assert flips == [
         int(hashlib.sha256(f"order\x00k{i}\x00".encode()).hexdigest()[:8], 16) % 2 == 1 for i in range(200)
     ]
@@ -98,9 +100,9 @@ def test_stored_ids_are_the_old_sha256_prefixes(params, name, dataset):
 def test_stored_ids_as_written_before():
     # literal ids computed by the code before it used this module
     from curate.judging.records import RunDataset
+    from curate.judging.reward_model import _short
     from curate.judging.runner import default_run_id
     from curate.store.items import params_key
-    from mmrb_eval.reward_model import _short
 
     identity = {"kind": "vlm", "model": "gpt-4o", "params": {"temperature": 0.0}}
     assert default_run_id("gpt-4o", identity, RunDataset(("data/mmrb.jsonl",))) == "gpt-4o-3bf93a17f9"

@@ -10,9 +10,11 @@ from PIL import Image
 
 from curate.dedup import find_duplicates
 from curate.errors import MmrbError
+from curate.judging.templates import BUILTIN_TEMPLATES
+from curate.judging.vlm import VLMJudge
 from curate.llm import Endpoint
 from curate.model import Candidate, ImageRef, Item, Pair
-from curate.selection import FAILED, MISSING, SelectReport, decide, judge_outcome, select
+from curate.selection import DEFAULT_TEMPLATE, FAILED, MISSING, SelectReport, decide, judge_outcome, select
 from tests.support.fake_openai import FakeOpenAI, Fault
 
 
@@ -23,6 +25,11 @@ def picture(seed: int, size=(64, 64), fmt="PNG") -> bytes:
     buf = io.BytesIO()
     im.save(buf, fmt, **({"quality": 70} if fmt == "JPEG" else {}))
     return buf.getvalue()
+
+
+def vlm(endpoints) -> list[VLMJudge]:
+    """Judges as `mmrb select` reads them from a models file: both orders, its default template."""
+    return [VLMJudge(ep, BUILTIN_TEMPLATES[DEFAULT_TEMPLATE], order="both") for ep in endpoints]
 
 
 def setup(store, specs):
@@ -255,7 +262,7 @@ def test_select_end_to_end(store):
     )
     with FakeOpenAI(_answers) as srv:
         judges = [Endpoint(base_url=srv.url, model=m, concurrency=4) for m in ("oracle", "fooled", "biased")]
-        rep = select(store, judges, m=2, drop_duplicate_prompts=True)
+        rep = select(store, vlm(judges), m=2, drop_duplicate_prompts=True)
         # 3 judged pairs (i5 dropped as duplicate, i4 has no answer) x 3 judges x 2 orders
         assert srv.count() == 18
         assert all(r.images and r.images[0].startswith("data:image/") for r in srv.chat_requests())
@@ -272,7 +279,7 @@ def test_select_end_to_end(store):
         assert store.get_pair("p-i4").status == "candidate" and "no known answer" in store.get_pair("p-i4").reason
 
         # rerun with a stricter m: judge runs resume (no new requests), decisions change
-        rep = select(store, judges, m=3, drop_duplicate_prompts=True)
+        rep = select(store, vlm(judges), m=3, drop_duplicate_prompts=True)
         assert srv.count() == 18
         assert rep.kept == 0 and rep.easy == 3
         assert store.get_pair("p-i2").status == "dropped"
@@ -349,7 +356,7 @@ def test_failing_judges_decide_nothing_and_rerun_resends_only_them(sqlite_store,
             )
             for m in ("oracle", "fooled")
         ]
-        rep = select(store, judges, m=2)
+        rep = select(store, vlm(judges), m=2)
         # no pair was dropped or kept on failures: every one is as it was, and listed as unjudged
         assert {p.id: (p.status, p.reason, p.metadata) for p in store.pairs()} == before
         assert rep.kept == rep.easy == rep.over_target == 0 and set(rep.unjudged) == {"p-i1", "p-i2", "p-i3"}
@@ -369,11 +376,11 @@ def test_failing_judges_decide_nothing_and_rerun_resends_only_them(sqlite_store,
                 for m in ("oracle", "fooled")
             ]
         srv.reset()
-        rep = select(store, judges, m=2)
+        rep = select(store, vlm(judges), m=2)
         assert srv.count() == 12 and rep.complete and not rep.unjudged
         assert store.get_pair("p-i1").status == "dropped" and store.get_pair("p-i3").status == "dropped"
         srv.reset()
-        rep = select(store, judges, m=2)
+        rep = select(store, vlm(judges), m=2)
         assert srv.count() == 0 and rep.complete
 
 
@@ -413,3 +420,50 @@ def test_cli_select_exits_1_on_failed_requests_and_names_them(tmp_path, capsys):
         assert "dropped 2 easy" in capsys.readouterr().out
         with Store(db, images=img) as s:
             assert {r.status for r in s.judge_runs("select")} == {"complete"}
+
+
+# -- the judges file: read as every judge is (curate/judging/config.py) --------------------------
+def test_load_judges_reads_a_models_file_as_judges_in_both_orders(tmp_path):
+    from curate.errors import InputError
+    from curate.selection import load_judges
+
+    f = tmp_path / "judges.toml"
+    f.write_text(
+        "[defaults]\nconcurrency = 3\n[defaults.params]\ntemperature = 0\n"
+        '[[models]]\nname = "a"\nbase_url = "http://127.0.0.1:1/v1"\nmodel = "m"\nsamples = 4\n'
+        '[[models]]\nname = "b"\nbase_url = "http://127.0.0.1:1/v1"\nmodel = "m"\ntemplate = "mmrb"\n'
+    )
+    a, b = load_judges(f, max_response_chars=77)
+    assert isinstance(a, VLMJudge) and isinstance(b, VLMJudge)
+    assert a.plan("p") == [("forward", 0), ("reverse", 0)]  # a sampling entry's samples: not a judge's
+    assert (a.endpoint.concurrency, a.endpoint.max_response_chars, a.endpoint.params) == (3, 77, {"temperature": 0})
+    assert (a.template.name, b.template.name) == (DEFAULT_TEMPLATE, "mmrb")
+    # the identity `mmrb select` stored before judges were read this way: its runs resume
+    assert {k: v for k, v in a.identity().items() if k != "template_sha256"} == {
+        "kind": "vlm",
+        "model": "m",
+        "base_url": "http://127.0.0.1:1/v1",
+        "params": {"temperature": 0},
+        "template": "vlrewardbench",
+        "parser": "vlrewardbench",
+        "image_first": False,
+        "order": "both",
+        "samples": 1,
+        "seed": 0,
+        "max_image_side": 1024,
+    }
+    f.write_text('[[models]]\nbase_url = "http://127.0.0.1:1/v1"\nmodel = "m"\nparser = "brackets"\n')
+    (c,) = load_judges(f)  # its own parser, on the command's template
+    assert (c.template.name, c.template.parser) == (DEFAULT_TEMPLATE, "brackets")
+    f.write_text('[[models]]\nbase_url = "http://127.0.0.1:1/v1"\nmodel = "m"\ntemprature = 0\n')
+    with pytest.raises(InputError, match=r"judges.toml:1 field 'models\[0\].temprature': unknown key"):
+        load_judges(f)
+
+
+def test_select_refuses_a_judge_that_sees_one_order(sqlite_store):
+    from curate.judging.reward_model import RewardModel
+
+    setup(sqlite_store, [("i1", "q", None, "vqa", None, "k")])
+    with pytest.raises(MmrbError, match="'rm' does not judge each pair in both orders"):
+        select(sqlite_store, [RewardModel(name="rm", url="http://127.0.0.1:9/score")])
+    assert sqlite_store.get_pair("p-i1").status == "candidate" and not sqlite_store.judge_runs("select")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
 from curate import sides
+from curate.model import Triplet
 
 side = st.sampled_from(["first", "second"])
 order = st.sampled_from(["forward", "reverse"])
@@ -112,3 +115,46 @@ def test_side_index_is_elementwise_on_arrays(rows):
 def test_guards():
     assert sides.is_side("first") and not sides.is_side("left") and not sides.is_side(None)
     assert sides.is_screen("right") and not sides.is_screen("second") and not sides.is_screen("tie")
+
+
+# -- the seeded orientations: the same choices for the same ids as where each was decided before
+ident = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+
+
+def _sha(text: str) -> bytes:
+    return hashlib.sha256(text.encode()).digest()
+
+
+@given(ident, ident, st.integers(0, 99))
+def test_each_seeded_orientation_keeps_its_hash_inputs(key, annotator, seed):
+    # ingest.common.seeded_swap: the parity of sha256("order\0KEY\0") as 8 hex digits
+    swap = int(hashlib.sha256(f"order\x00{key}\x00".encode()).hexdigest()[:8], 16) % 2 == 1
+    assert sides.imported_chosen_first(key) is not swap
+    # formats.triplets.chosen_first: "canonical-order:ID", first byte's low bit
+    assert sides.copy_chosen_first(key) is (_sha(f"canonical-order:{key}")[0] & 1 == 0)
+    # assign.side_for: unit("side", seed, pair, annotator) below one half
+    u = int.from_bytes(_sha(f"side\x1f{seed}\x1f{key}\x1f{annotator}")[:8], "big") / 2**64
+    assert sides.annotator_left(key, annotator, seed) == ("first" if u < 0.5 else "second")
+    # labelstudio.push.left_side: "labelstudio:SEED:PAIR", first byte's low bit
+    assert sides.labelstudio_left(key, seed) == ("second" if _sha(f"labelstudio:{seed}:{key}")[0] & 1 else "first")
+
+
+def test_seeded_orientations_pinned():
+    # literal choices of the functions before they moved here (curate/ingest/common.py,
+    # curate/formats/triplets.py, curate/assign.py, annotate/labelstudio/push.py)
+    ids = [f"p{i}" for i in range(8)]
+    assert [sides.imported_chosen_first(i) for i in ids] == [False, True, True, True, True, False, False, False]
+    assert [sides.copy_chosen_first(i) for i in ids] == [False, True, True, True, False, False, False, True]
+    assert [sides.annotator_left(i, "ann", 0) for i in ids[:4]] == ["first", "second", "second", "first"]
+    assert [sides.labelstudio_left(i) for i in ids[:4]] == ["first", "second", "first", "second"]
+
+
+def test_the_build_placement_alternates_in_hash_order_within_each_category():
+    ts = [Triplet(id=f"t{i}", prompt="", images=(), chosen="", rejected="", category="xy"[i % 3 < 1]) for i in range(9)]
+    first = sides.export_chosen_first(ts, 7)
+    k = 0
+    for cat in "xy":
+        for t in sorted((t for t in ts if t.category == cat), key=lambda t: _sha(f"7\x1f{t.id}")):
+            assert first[t.id] is (k % 2 == 0)
+            k += 1
+    assert first == sides.export_chosen_first(reversed(ts), 7) and len(first) == 9

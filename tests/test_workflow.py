@@ -8,12 +8,11 @@ from dataclasses import replace
 import pytest
 
 from curate.errors import InputError
+from curate.judging.config import load_judge
 from curate.judging.records import Judgment
 from curate.judging.runner import ensure_run
-from mmrb_eval.config import load_judge, with_response_limit
 from mmrb_eval.formats import write_judgments
 from mmrb_eval.leaderboard import incomplete_runs, read_report
-from mmrb_eval.reward_model import RewardModelConfig
 from mmrb_eval.runs import RunHealth
 from mmrb_eval.scoring import ScoreReport, ScoringOptions, score
 from mmrb_eval.workflow import (
@@ -148,14 +147,15 @@ def test_evaluate_an_unreachable_judge_is_an_incomplete_run(sqlite_store, tmp_pa
     assert "run far-1 is stored as incomplete" in ev.summary.failure_line()
 
 
-def test_with_response_limit_reaches_the_endpoint_of_either_kind(tmp_path):
+def test_the_response_limit_reaches_the_endpoint_of_either_kind(tmp_path):
     judge = tmp_path / "judge.toml"
     judge.write_text('name = "j"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\nmax_response_chars = 50\n')
-    vlm = load_judge(judge)
-    assert with_response_limit(vlm, None) is vlm
-    assert with_response_limit(vlm, 7).endpoint.max_response_chars == 7 and vlm.endpoint.max_response_chars == 50
-    rm = RewardModelConfig(name="rm", url="http://x")
-    assert with_response_limit(rm, 9).max_response_chars == 9
+    assert load_judge(judge).endpoint.max_response_chars == 50
+    assert load_judge(judge, max_response_chars=None).endpoint.max_response_chars == 50
+    assert load_judge(judge, max_response_chars=7).endpoint.max_response_chars == 7
+    rm = tmp_path / "rm.toml"
+    rm.write_text('kind = "reward_model"\nname = "rm"\nurl = "http://x"\n')
+    assert load_judge(rm, max_response_chars=9).endpoint.max_response_chars == 9
 
 
 def test_read_report_and_the_incomplete_ones(tmp_path):

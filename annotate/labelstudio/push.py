@@ -38,9 +38,8 @@ from markdown_it import MarkdownIt
 
 from curate.errors import MmrbError
 from curate.images import ImageProblem
-from curate.model import Candidate, Item, Pair, Side
-from curate.seeding import coin
-from curate.sides import shown_pair
+from curate.model import Candidate, Item, Pair
+from curate.sides import labelstudio_left, shown_pair
 from curate.store import Store
 from curate.wording import plural
 
@@ -66,10 +65,8 @@ class PushResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def left_side(pair_id: str, seed: int = 0) -> Side:
-    """Which response is shown as A (on the left), seeded from the pair id; ":" is the
-    separator of the tasks already pushed (curate/seeding.py)."""
-    return "second" if coin("labelstudio", seed, pair_id, sep=":") else "first"
+# Which response is shown as A (on the left) of a task, decided in curate/sides.py.
+left_side = labelstudio_left
 
 
 def select_pairs(

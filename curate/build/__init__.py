@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import DiskFullError, MmrbError, is_disk_full
+from ..formats.registry import EXPORTED
 from ..model import Candidate, Triplet
 from ..quality.aggregate import Aggregated
 from ..sides import is_side
@@ -285,14 +286,16 @@ def _write(
     tmp, hold = _held_tmp(out, "tmp")
     try:
         export.copy_images(tmp, sources, store.images)
-        first = export.chosen_first(triplets, rules.seed)
-        export.write_jsonl(tmp, triplets)
-        export.write_mmrb(tmp, triplets, first)
-        refs = {d.pair.id: inputs.items[d.pair.item_id].reference for d in result.kept}
-        export.write_vlrb(tmp, triplets, first, refs)
-        chosen_side = {d.pair.id: d.chosen for d in result.kept if is_side(d.chosen)}
-        mmrb2_counts = export.write_mmrb2(tmp, triplets, first, chosen_side, inputs.labels)
-        export.write_hf(tmp, triplets)
+        rows = export.Export.of(
+            triplets,
+            rules.seed,
+            references={d.pair.id: inputs.items[d.pair.item_id].reference for d in result.kept},
+            chosen_side={d.pair.id: d.chosen for d in result.kept if is_side(d.chosen)},
+            labels=inputs.labels,
+        )
+        # every format the build writes (curate/formats/registry.py): its layout's files
+        written = {fmt.name: fmt.load("export")(tmp, rows) for fmt in EXPORTED}
+        mmrb2_counts = written.get("mmrb2", {})
         write_card(
             tmp,
             rules=rules,

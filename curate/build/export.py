@@ -1,7 +1,9 @@
 """The final benchmark's files. Every file is a pure function of the triplets: no
 timestamps, keys in a fixed order, rows sorted by id, so the same inputs give the same bytes.
 Each layout is written by its format's module (curate/formats); this module decides what
-goes where and which response comes first.
+goes where. Each format the build writes names its writer here in curate/formats/registry.py
+(``write_triplets``, ``write_mmrb``, ``write_vlrb``, ``write_mmrb2``: ``(folder, Export) ->
+counts``), and the build writes every such format.
 
 * ``triplets.jsonl`` + ``images/<sha256>.<ext>``: one triplet a line, image paths relative
   to the build folder;
@@ -17,9 +19,8 @@ goes where and which response comes first.
   ``write_mmrb2``); other categories have no place in it.
 
 Position: in the three benchmark layouts the chosen response is first for half of the triplets
-and second for the other half. Triplets are ordered by sha256(seed, id) within each category
-and alternate; the alternation carries over between categories, so each category and the
-whole set differ by at most one.
+and second for the other half, the same in each (``Export.chosen_first``, decided by
+``curate.sides.export_chosen_first``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import os
 import re
 import shutil
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,22 +38,29 @@ from .. import sides
 from ..formats import mmrb, mmrb2, triplets, vlrewardbench
 from ..images import ImageStore
 from ..model import Label, Side, Triplet
-from ..seeding import digest, hex_hash
+from ..seeding import hex_hash
 
 SPLIT = "test"  # the one split: named so in the card's YAML, its loading example and the saved dataset
 PARQUET = f"data/{SPLIT}-00000-of-00001.parquet"
 
 
-def chosen_first(triplets: list[Triplet], seed: int) -> dict[str, bool]:
-    """Seeded, balanced placement of the chosen response (see the module doc)."""
-    out: dict[str, bool] = {}
-    k = 0
-    for cat in sorted({t.category for t in triplets}):
-        group = sorted((t for t in triplets if t.category == cat), key=lambda t: digest(seed, t.id))
-        for t in group:
-            out[t.id] = k % 2 == 0
-            k += 1
-    return out
+@dataclass(frozen=True)
+class Export:
+    """What every layout of the build is written from: the triplets (in id order), where the
+    chosen response goes in the benchmark layouts (``curate.sides.export_chosen_first``),
+    each triplet's reference answer, the stored side of its chosen response, and its pair's
+    labels (MMRB2's ``human_annotations``)."""
+
+    triplets: list[Triplet]
+    chosen_first: Mapping[str, bool]
+    references: Mapping[str, str | None] = field(default_factory=dict)
+    chosen_side: Mapping[str, Side] = field(default_factory=dict)
+    labels: Mapping[str, list[Label]] = field(default_factory=dict)
+
+    @staticmethod
+    def of(triplets: list[Triplet], seed: int, **more: Any) -> Export:
+        """The triplets placed by the build's seed."""
+        return Export(triplets, sides.export_chosen_first(triplets, seed), **more)
 
 
 def copy_images(out: Path, sources: dict[str, Path], images: ImageStore) -> None:
@@ -63,11 +72,19 @@ def copy_images(out: Path, sources: dict[str, Path], images: ImageStore) -> None
         dst.write_bytes(images.read_stored(src.relative_to(images.root).as_posix()))
 
 
+def write_triplets(out: Path, e: Export) -> dict[str, int]:
+    """The project's own format: ``triplets.jsonl`` and the Hugging Face dataset."""
+    write_jsonl(out, e.triplets)
+    write_hf(out, e.triplets)
+    return {}
+
+
 def write_jsonl(out: Path, rows: list[Triplet]) -> None:
     triplets.write(out / "triplets.jsonl", rows)
 
 
-def write_mmrb(out: Path, rows: list[Triplet], first: dict[str, bool]) -> None:
+def write_mmrb(out: Path, e: Export) -> dict[str, int]:
+    rows, first = e.triplets, e.chosen_first
     mmrb.write(
         out / "multimodal_rewardbench.jsonl",
         (
@@ -83,9 +100,12 @@ def write_mmrb(out: Path, rows: list[Triplet], first: dict[str, bool]) -> None:
             for t in rows
         ),
     )
+    return {}
 
 
-def write_vlrb(out: Path, rows: list[Triplet], first: dict[str, bool], references: dict[str, str | None]) -> None:
+def write_vlrb(out: Path, e: Export) -> dict[str, int]:
+    first, references = e.chosen_first, e.references
+
     def record(t: Triplet) -> vlrewardbench.VlrbRecord:
         f = first[t.id]
         return vlrewardbench.VlrbRecord(
@@ -107,7 +127,8 @@ def write_vlrb(out: Path, rows: list[Triplet], first: dict[str, bool], reference
             },
         )
 
-    vlrewardbench.write(out / "vl_rewardbench.jsonl", (record(t) for t in rows))
+    vlrewardbench.write(out / "vl_rewardbench.jsonl", (record(t) for t in e.triplets))
+    return {}
 
 
 def write_hf(out: Path, rows: list[Triplet]) -> None:
@@ -216,21 +237,16 @@ def _mmrb2_response(
     return mmrb2.Mmrb2Response(tuple(written), model)
 
 
-def write_mmrb2(
-    out: Path,
-    rows: list[Triplet],
-    first: dict[str, bool],
-    chosen_side: Mapping[str, Side],
-    labels: Mapping[str, list[Label]],
-) -> dict[str, int]:
+def write_mmrb2(out: Path, e: Export) -> dict[str, int]:
     """MMRB2's layout (curate/formats/mmrb2.py): ``mmrb2/{task}.json`` per task, response A
-    the chosen response where ``first`` says so (the placement of the other layouts),
+    the chosen response where ``e.chosen_first`` says so (the placement of the other layouts),
     images beside the file (``_place``) as ``{id}_{n}.{ext}`` (n counts A's images, then B's, as
     the benchmark names them; the prompt's ``{id}_prompt{n}.{ext}``: no two names of
     different images are the same, whatever the ids). A response image
     missing from the store keeps a name whose file is not there, so an import records it as
-    missing. ``chosen_side``: the stored side of each triplet's chosen response (to turn
+    missing. ``e.chosen_side``: the stored side of each triplet's chosen response (to turn
     labels to A and B). Returns the triplets written per task (none: no folder)."""
+    rows, first, chosen_side, labels = e.triplets, e.chosen_first, e.chosen_side, e.labels
     counts: dict[str, int] = {}
     for task in mmrb2.CATEGORIES:
         group = [t for t in rows if t.category == task]

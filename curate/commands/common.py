@@ -1,5 +1,5 @@
 """What every command parses the same way: the store options, files of ids, comma lists, the
-response-size limit, missing images, option values the core refuses, and files written whole.
+response-size limit, missing images, and files written whole.
 
 The annotate and mmrb_eval commands use it too. Nothing heavy is imported at module level:
 ``mmrb --help`` loads every command module."""
@@ -7,8 +7,6 @@ The annotate and mmrb_eval commands use it too. Nothing heavy is imported at mod
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -89,7 +87,7 @@ def response_limit(args: argparse.Namespace) -> int | None:
 
 
 def load_models(path: str, args: argparse.Namespace) -> list[ModelSpec]:
-    """The models (or judges) file, with --max-response-chars applied to every endpoint."""
+    """The models file of `mmrb sample`, with --max-response-chars applied to every endpoint."""
     from dataclasses import replace
 
     from ..sampling import load_models as load
@@ -99,16 +97,6 @@ def load_models(path: str, args: argparse.Namespace) -> list[ModelSpec]:
     if limit is None:
         return specs
     return [replace(s, endpoint=replace(s.endpoint, max_response_chars=limit)) for s in specs]
-
-
-@contextmanager
-def user_errors() -> Iterator[None]:
-    """A ValueError raised while reading an option's value is the user's error: one line and
-    exit 1 (see curate.cli.main), not a traceback."""
-    try:
-        yield
-    except ValueError as e:
-        raise MmrbError(str(e)) from None
 
 
 def write_whole(path: str, text: str) -> None:

@@ -17,7 +17,7 @@ IMAGES_ROOT_HELP = (
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from curate.commands.common import add_missing_images_option, add_store_options
-    from curate.model import PAIR_FORMATS
+    from curate.formats.registry import PAIR_FORMATS, canonical
 
     sub = p.add_subparsers(dest="what", metavar="{items,pairs}", required=True)
     it = sub.add_parser("items", help="items in the mmrb-studio items format (JSONL, CSV or Parquet)")
@@ -40,7 +40,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     pr = sub.add_parser("pairs", help="pairs of an existing benchmark")
     pr.add_argument("file")
-    pr.add_argument("--format", required=True, choices=PAIR_FORMATS)
+    # an earlier spelling (mm_rlhf) is read as its format's name
+    pr.add_argument("--format", required=True, type=canonical, choices=PAIR_FORMATS)
     # --images-dir is the option's earlier name, kept so that existing scripts still work
     pr.add_argument(
         "--images-root", "--images-dir", dest="images_root", metavar="DIR", default=None, help=IMAGES_ROOT_HELP

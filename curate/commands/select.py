@@ -54,10 +54,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from curate.commands.common import load_models, open_store
+    from curate.commands.common import open_store, response_limit
     from curate.dedup import report_duplicates
     from curate.errors import MmrbError
-    from curate.selection import select
+    from curate.selection import load_judges, select
 
     with open_store(args) as store:
         if args.duplicates_only:
@@ -65,19 +65,22 @@ def run(args: argparse.Namespace) -> int:
             return 0
         if not args.judges:
             raise MmrbError("--judges is required (a models file listing the judge endpoints)")
-        judges = [s.endpoint for s in load_models(args.judges, args)]
+        judges = load_judges(
+            args.judges,
+            template=args.template,
+            max_image_side=args.max_side or None,
+            allow_missing_images=args.allow_missing_images,
+            max_response_chars=response_limit(args),
+        )
         report = select(
             store,
             judges,
             m=args.m,
             target_per_category=args.target,
             seed=args.seed,
-            template=args.template,
             drop_duplicate_images=args.drop_duplicate_images,
             drop_duplicate_prompts=args.drop_duplicate_prompts,
             max_distance=args.phash_distance,
-            max_image_side=args.max_side or None,
-            allow_missing_images=args.allow_missing_images,
         )
     print("\n".join(report.lines()))
     if not report.complete:

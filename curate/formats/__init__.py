@@ -1,7 +1,9 @@
 """Every published format, each read (and, where the project writes it, written) in one place.
 
-One module per format; the importer (``curate/ingest``), the build's exports
-(``curate/build/export.py``) and scoring (``mmrb_eval``) all call it:
+Each format is one ``BenchmarkFormat`` registered in ``registry.FORMATS``: its name and
+aliases, and the functions with which the importer (``curate/ingest``), the build's exports
+(``curate/build/export.py``) and scoring (``mmrb_eval``) read or write it; they look formats
+up there. One module per format reads and writes its records:
 
 - ``triplets``: the project's triplets (``mmrb build``: JSONL and a Hugging Face dataset)
   and the chosen/rejected copies of other benchmarks;
@@ -21,37 +23,6 @@ judgments scoring's. ``detect_layout`` tells a benchmark file's layout from its 
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Literal
+from .registry import FORMATS, BenchmarkFormat, Layout, detect_layout
 
-from ..errors import InputError, InputProblem
-
-Layout = Literal["mmrb", "mmrb_outputs", "mmrb2", "vlrewardbench", "triplet"]
-
-
-def detect_layout(rec: Any, path: str | Path) -> Layout:
-    """The layout of a benchmark file, from the fields of its first record."""
-    if isinstance(rec, dict):
-        keys = set(rec)
-        if {"Output1", "Output2", "Better"} <= keys:
-            return "mmrb"
-        if {"ID", "Label"} <= keys:
-            return "mmrb_outputs"
-        if {"response_a", "response_b", "chosen"} <= keys:
-            return "mmrb2"
-        if "query" in keys and "response" in keys and ({"human_ranking", "ranking"} & keys):
-            return "vlrewardbench"
-        if {"chosen", "rejected"} <= keys:
-            return "triplet"
-    raise InputError(
-        [
-            InputProblem(
-                str(path),
-                None,
-                None,
-                "unknown dataset layout: expected triplets (id, prompt, chosen, rejected), Multimodal "
-                "RewardBench (ID, Text, Output1, Output2, Better), VL-RewardBench (id, query, response, "
-                "human_ranking) or MMRB2 ({pairs: [id, response_a, response_b, chosen]})",
-            )
-        ]
-    )
+__all__ = ["FORMATS", "BenchmarkFormat", "Layout", "detect_layout"]

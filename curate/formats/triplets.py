@@ -14,7 +14,7 @@ knows about them; and the chosen/rejected copies of other benchmarks read the sa
   one prompt.
 
 ``parse`` reads any of them. A triplet has no order of its own: whoever needs one (the
-importer, scoring) seeds it from the id (see ``chosen_first``).
+importer, scoring, the build's layouts) takes it from curate/sides.py, seeded from an id.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Triplet
-from ..seeding import coin
 from .fields import Fields
 from .writer import write_jsonl
 
@@ -64,23 +63,6 @@ class TripletRecord:
     extra: Mapping[str, Any] = field(default_factory=dict)
     chosen_parts: tuple[Mapping[str, Any], ...] = ()  # a response with images (see ``write``)
     rejected_parts: tuple[Mapping[str, Any], ...] = ()
-
-
-# Two orientations of a chosen/rejected record, on purpose. The importer puts the chosen
-# response first unless ``curate.ingest.common.seeded_swap`` of the *store pair id* says
-# otherwise; scoring (``chosen_first``) hashes the *record id* another way. Both results are
-# stored: imported pairs keep their first/second in the store (labels and judgments on them
-# are kept in those terms), and a stored judge run keeps its verdicts as first/second of
-# scoring's orientation, re-read against the dataset when it is scored again (``mmrb score
-# --run``), while ``--order fixed`` shows scoring's first response as A. One key for both
-# would silently flip half the verdicts of every stored run on such a file (or the
-# orientation of newly imported pairs against earlier imports): on the 1,250 VL-RewardBench
-# text pairs the two disagree on 626, and a judge that always answers A scores 677/1250
-# under ``--order fixed`` now, 605/1250 under the importer's orientation.
-def chosen_first(rid: str) -> bool:
-    """Scoring's orientation of a chosen/rejected record: whether the chosen response is its
-    first, a stable coin of the record's id."""
-    return not coin("canonical-order", rid, sep=":")
 
 
 def parse(f: Fields, need: Collection[str] = ()) -> TripletRecord | None:

@@ -3,14 +3,16 @@ allowed categories, staged images), duplicate-id rules and the import's report.
 
 A format module supplies ``parse(fields, ctx) -> ParsedRow`` for one row, reading it with its
 format's module (curate/formats) and turning the record into items, candidates, pairs and
-labels; ``importer.run_import`` reads the file and writes it (all or nothing).
+labels, and a ``plan`` of how its files are read (``ImportPlan``), which the format's entry
+in curate/formats/registry.py names; ``importer.run_import`` reads the file and writes it
+(all or nothing).
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +22,7 @@ from ..formats.fields import Fields, image_value_problem
 from ..images import ImageProblem
 from ..lookalike import check_identifier
 from ..model import Candidate, ImageRef, Item, Label, Pair, ResponsePart, render_parts
-from ..seeding import coin, hex_hash
+from ..seeding import hex_hash
 from ..wording import plural
 
 
@@ -46,12 +48,6 @@ def normalise_id(text: str) -> tuple[str, str | None]:
     return check_identifier(text, "an id")
 
 
-def seeded_swap(key: str) -> bool:
-    """Whether to put the chosen response second: half the pairs, decided by a stable id,
-    so a judge run with a fixed order is not handed the answer by position."""
-    return coin("order", key, "", sep="\x00", nbytes=4)  # the parity of id_hash("order", key, n=8)
-
-
 Response = str | tuple[ResponsePart, ...]  # a response as read: its text, or its parts in order
 
 
@@ -73,6 +69,23 @@ class ParsedRow:
     candidates: list[Candidate] = field(default_factory=list)
     pairs: list[Pair] = field(default_factory=list)
     labels: list[Label] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ImportPlan:
+    """How ``importer.run_import`` reads one format's file (see ``run_import``): each row
+    with ``parse``, the categories a row may have (None: any), the JSON key of the records'
+    list, the annotators its labels come from, whether rows share items."""
+
+    parse: Callable[[ImportFields, Context], ParsedRow]
+    categories: Iterable[str] | None = None
+    json_key: str | None = None
+    annotators: tuple[str, ...] = ()
+    shared_items: bool = False
+
+
+# A format's plan for a file: (path, --categories, --category) -> ImportPlan.
+Planner = Callable[[Path, Iterable[str] | None, str | None], ImportPlan]
 
 
 @dataclass

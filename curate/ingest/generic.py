@@ -16,8 +16,11 @@ The pair keeps the order given: response_1 is ``first``.
 
 from __future__ import annotations
 
-from ..model import Item, Preference
-from .common import Context, ImportFields, ParsedRow
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..model import DEFAULT_CATEGORIES, Item, Preference
+from .common import Context, ImportFields, ImportPlan, ParsedRow
 from .pairs import UNKNOWN_MODEL, ordered_pair
 
 FIELDS = (
@@ -82,3 +85,8 @@ def parse(f: ImportFields, ctx: Context) -> ParsedRow:
         known_preference=PREFERENCES[pref.lower()] if pref else None,
         task=task,
     )
+
+
+def plan(path: Path, categories: Iterable[str] | None, category: str | None) -> ImportPlan:
+    """A record's category is any known one, or one of ``--categories``."""
+    return ImportPlan(parse, categories=categories or DEFAULT_CATEGORIES)

@@ -6,9 +6,8 @@ looking like another of its ids: curate/ingest/rows.py; ids already in the store
 like a stored one: here) and writes the rows in batches as they come. The first problem
 stops the writing but not the checking, so every problem of the file is reported, and the
 transaction is rolled back: nothing is written. With ``skip_invalid`` the valid rows are
-kept and the rejected ones go to a JSONL file with their reasons. Memory stays flat as the
-file grows: a few batches of rows, and the ids taken so far, the newest in memory and the
-rest in private temporary files (curate/ingest/keys.py).
+kept and the rejected ones go to a JSONL file with their reasons. Memory holds a few
+batches of rows, and the ids taken so far (curate/ingest/rows.py).
 """
 
 from __future__ import annotations

@@ -6,9 +6,13 @@ one candidate; each row is one pair ``{item}:{k}``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+
 from ..formats import mm_rlhf
 from ..model import Candidate, Item, Pair
-from .common import Context, ImportFields, ParsedRow, fit_id, seeded_swap
+from ..sides import imported_chosen_first
+from .common import Context, ImportFields, ImportPlan, ParsedRow, fit_id
 from .pairs import UNKNOWN_MODEL
 
 CATEGORIES = mm_rlhf.CATEGORIES
@@ -43,15 +47,20 @@ def parse(f: ImportFields, ctx: Context) -> ParsedRow:
     if c_chosen.id == c_rejected.id:
         f.bad("rejected", "identical to 'chosen'")
         return ParsedRow()
-    swap = seeded_swap(pair_id)
-    first, second = (c_rejected, c_chosen) if swap else (c_chosen, c_rejected)
+    chosen_first = imported_chosen_first(pair_id)
+    first, second = (c_chosen, c_rejected) if chosen_first else (c_rejected, c_chosen)
     pair = Pair(
         id=pair_id,
         item_id=iid,
         first_id=first.id,
         second_id=second.id,
         origin="import:mm-rlhf",
-        known_preference="second" if swap else "first",
+        known_preference="first" if chosen_first else "second",
         metadata=f.metadata(mm_rlhf.FIELDS),
     )
     return ParsedRow(items=[item], candidates=cands, pairs=[pair])
+
+
+def plan(path: Path, categories: Iterable[str] | None, category: str | None) -> ImportPlan:
+    """The rows of one id share their item (its category is the image path's keyword)."""
+    return ImportPlan(parse, shared_items=True)

@@ -6,9 +6,12 @@ task only for open generation (``.../correctness_task``, ``.../preference_task``
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+
 from ..formats import mmrb
 from ..model import Item
-from .common import Context, ImportFields, ParsedRow, fit_id
+from .common import Context, ImportFields, ImportPlan, ParsedRow, fit_id
 from .pairs import UNKNOWN_MODEL, ordered_pair
 
 CATEGORIES = mmrb.CATEGORIES
@@ -45,3 +48,8 @@ def parse(f: ImportFields, ctx: Context) -> ParsedRow:
         task=task_of(rec.category or ""),
         metadata={"Better": rec.better},
     )
+
+
+def plan(path: Path, categories: Iterable[str] | None, category: str | None) -> ImportPlan:
+    """A record's category is one of the six areas, or of ``--categories``."""
+    return ImportPlan(parse, categories=categories or CATEGORIES)

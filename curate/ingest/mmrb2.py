@@ -21,12 +21,13 @@ The three annotators' ``human_annotations`` become labels from ``mmrb2-rater-1..
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from ..formats import mmrb2
 from ..formats.mmrb2 import Rating
 from ..model import Item, Label, Preference, ResponsePart
-from .common import Context, ImportFields, ParsedRow, Response, fit_id
+from .common import Context, ImportFields, ImportPlan, ParsedRow, Response, fit_id
 from .pairs import ordered_pair
 
 RATERS = tuple(f"mmrb2-rater-{n + 1}" for n in range(mmrb2.RATERS))
@@ -105,3 +106,10 @@ def make_parser(category: str) -> Callable[[ImportFields, Context], ParsedRow]:
         return parsed
 
     return parse
+
+
+def plan(path: Path, categories: Iterable[str] | None, category: str | None) -> ImportPlan:
+    """The task is the file name's (or ``--category``); the records are the list under
+    ``pairs``, the labels its raters'."""
+    task = mmrb2.task_of(path, category, option="--category")
+    return ImportPlan(make_parser(task), json_key=mmrb2.JSON_KEY, annotators=RATERS)

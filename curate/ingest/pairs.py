@@ -3,7 +3,7 @@
 Benchmarks give a pair per record. The pair keeps the benchmark's own order where it has
 one (MMRB ``Output1``/``Output2``, MMRB2 ``response_a``/``response_b``, VL-RewardBench
 ``response[0..1]``); formats that only say ``chosen``/``rejected`` get an order seeded from
-the pair id, so the chosen response is not always first.
+the pair id (``curate.sides.imported_chosen_first``), so the chosen response is not always first.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..model import Candidate, Item, Pair, Preference
-from .common import ParsedRow, Response, response_fields, seeded_swap
+from ..sides import imported_chosen_first
+from .common import ParsedRow, Response, response_fields
 
 UNKNOWN_MODEL = "unknown"
 
@@ -65,7 +66,6 @@ def chosen_rejected_pair(
     rejected: tuple[str, Response],
     **kw: Any,
 ) -> ParsedRow:
-    key = kw.get("pair_id") or item.id
-    if seeded_swap(key):
-        return ordered_pair(item, rejected, chosen, known_preference="second", **kw)
-    return ordered_pair(item, chosen, rejected, known_preference="first", **kw)
+    if imported_chosen_first(kw.get("pair_id") or item.id):
+        return ordered_pair(item, chosen, rejected, known_preference="first", **kw)
+    return ordered_pair(item, rejected, chosen, known_preference="second", **kw)

@@ -13,9 +13,12 @@ build``'s export does), else cal.py's group (general / hallucination / reasoning
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+
 from ..formats import vlrewardbench as vlrb
-from ..model import Item
-from .common import Context, ImportFields, ParsedRow, fit_id, id_hash
+from ..model import DEFAULT_CATEGORIES, Item
+from .common import Context, ImportFields, ImportPlan, ParsedRow, fit_id, id_hash
 from .pairs import UNKNOWN_MODEL, chosen_rejected_pair, ordered_pair
 
 CATEGORIES = vlrb.CATEGORIES
@@ -73,3 +76,12 @@ def parse_original(f: ImportFields, ctx: Context) -> ParsedRow:
         known_preference=rec.preferred or "tie",
         metadata={"human_ranking": list(rec.ranking), "models": list(rec.models or [])},
     )
+
+
+# a category a record states (mmrb build's export writes the project's) must be a known one
+def plan_original(path: Path, categories: Iterable[str] | None, category: str | None) -> ImportPlan:
+    return ImportPlan(parse_original, categories=DEFAULT_CATEGORIES)
+
+
+def plan_text(path: Path, categories: Iterable[str] | None, category: str | None) -> ImportPlan:
+    return ImportPlan(parse_text, categories=DEFAULT_CATEGORIES)

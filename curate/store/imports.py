@@ -3,7 +3,7 @@
 An import (curate/ingest/importer.py) checks each row and writes the rows in batches as it
 goes; any problem stops the writing, and the transaction is rolled back unless the caller
 keeps the valid rows. Ids repeated within the file are found before, without the store
-(curate/ingest/keys.py); here, ids the store already holds.
+(curate/ingest/rows.py); here, ids the store already holds.
 """
 
 from __future__ import annotations
@@ -26,12 +26,6 @@ from .items import CANDIDATE_COLUMNS, IMAGE_COLUMNS, ITEM_COLUMNS, PAIR_COLUMNS,
 from .labels import LabelStore
 from .people import PeopleStore
 
-# SQLite's page cache while an import runs (KiB): with the default 2 MB, inserts into the
-# indexes of a large import read their pages back again and again. At 200,000 pairs, 128 MB
-# took a tenth off the import's time against 64 MB (no gain beyond)
-_IMPORT_CACHE_KIB = {"main": 131072}
-
-
 _IMPORT_LOCK = 0x6D6D7269  # "mmri": the advisory lock an import holds on PostgreSQL
 
 
@@ -49,7 +43,7 @@ class ImportSession:
         # The import holds the write lock (SQLite) or the import lock (PostgreSQL) from here
         # on, and only imports make items (pairs need items): if the store holds no item and
         # no pair now, every one it holds until this import ends is this import's, whose ids
-        # were checked against the rest of its file already (curate/ingest/keys.py)
+        # were checked against the rest of its file already (curate/ingest/rows.py)
         self.fresh = not conn.exec_driver_sql(
             "SELECT EXISTS (SELECT 1 FROM items) OR EXISTS (SELECT 1 FROM pairs)"
         ).scalar()
@@ -234,7 +228,7 @@ class ImportStore(ItemStore, LabelStore, PeopleStore):  # an import writes items
         (nothing written) when it raises; ImportConflict when another import committed the
         same ids first."""
         try:
-            with self.write() as conn, self._import_cache(conn):
+            with self.write() as conn:
                 pg = conn.dialect.name == "postgresql"
                 if pg:  # one import at a time, as SQLite's write lock does
                     conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_IMPORT_LOCK})")
@@ -249,19 +243,3 @@ class ImportStore(ItemStore, LabelStore, PeopleStore):  # an import writes items
                     session.close()  # before the transaction ends
         except IntegrityError as e:  # at commit (a deferred check)
             raise ImportConflict(f"the store refused the import, nothing was written: {e.orig}") from None
-
-    @contextmanager
-    def _import_cache(self, conn: Connection) -> Iterator[None]:
-        """A larger SQLite page cache for the import's transaction (bounded: memory stays
-        flat), the connection's own size again afterwards."""
-        if conn.dialect.name != "sqlite":
-            yield
-            return
-        before = {db: int(conn.exec_driver_sql(f"PRAGMA {db}.cache_size").scalar_one()) for db in _IMPORT_CACHE_KIB}
-        for db, kib in _IMPORT_CACHE_KIB.items():
-            conn.exec_driver_sql(f"PRAGMA {db}.cache_size = -{kib}")
-        try:
-            yield
-        finally:
-            for db, size in before.items():
-                conn.exec_driver_sql(f"PRAGMA {db}.cache_size = {size}")

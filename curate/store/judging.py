@@ -7,14 +7,15 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, insert, select, tuple_, update
 
-from ..judging.records import JudgeRun, Judgment, JudgmentKey, Outcome, RunStatus
+from ..model import JudgeRun, Judgment, JudgmentKey, Outcome, RunStatus
 from . import schema as S
 from .base import StoreBase
-from .engine import chunks, dumps, insert_chunked, loads, now
+from .engine import chunks, dumps, insert_chunked, insert_ignoring, loads, now
 from .rows import dataset_from_json, dataset_json
 
 J = S.judgments.c
 R = S.judge_runs.c
+RO = S.run_orientations.c
 
 
 class JudgingStore(StoreBase):
@@ -109,6 +110,24 @@ class JudgingStore(StoreBase):
                 )
             insert_chunked(c, S.judgments, rows)
         return len(rows)
+
+    # -- the orientation a run showed ----------------------------------------------------
+    def record_run_orientation(self, run_id: str, chosen: Mapping[str, str], conn: Connection | None = None) -> int:
+        """Record which stored side (``first`` / ``second``) held the chosen response of each
+        pair as the run showed it. A pair recorded already keeps its record (the run's stored
+        verdicts were given in it). Returns how many pairs were recorded now."""
+        with self._w(conn) as c:
+            have = set(c.execute(select(RO.pair_id).where(RO.run_id == run_id)).scalars())
+            rows = [dict(run_id=run_id, pair_id=p, chosen=s) for p, s in chosen.items() if p not in have]
+            for chunk in chunks(rows, 1000):
+                c.execute(insert_ignoring(c, S.run_orientations), list(chunk))
+        return len(rows)
+
+    def run_orientation(self, run_id: str, conn: Connection | None = None) -> dict[str, str]:
+        """The stored side of each pair's chosen response as the run showed it (empty: a run
+        stored before runs recorded it)."""
+        with self._r(conn) as c:
+            return {p: s for p, s in c.execute(select(RO.pair_id, RO.chosen).where(RO.run_id == run_id))}
 
 
 # -- row <-> record ----------------------------------------------------------------------

@@ -14,8 +14,8 @@ from sqlalchemy import Connection, bindparam, insert, inspect, select, update
 from sqlalchemy.schema import CreateColumn
 
 from ..errors import StoreError
-from ..judging.records import RunDataset
 from ..lookalike import skeleton
+from ..model import RunDataset
 from . import schema as S
 from .rows import dataset_json
 
@@ -192,6 +192,9 @@ MIGRATIONS: dict[int, list[Step]] = {
     # with one (U+FE0F, a Hangul filler...) before the identifier policy refused them get the
     # form that later imports compare against
     9: [FillSkeletons("items", refresh=True), FillSkeletons("pairs", refresh=True)],
+    # a judge run records the orientation it showed each pair (store/judging.py): runs stored
+    # before have none, and are read back with the orientation computed as before
+    10: [AddTable("run_orientations")],
 }
 
 SCHEMA_VERSION = max(MIGRATIONS, default=1)

@@ -3,7 +3,7 @@ modules and the migrations that convert older stores)."""
 
 from __future__ import annotations
 
-from ..judging.records import RunDataset
+from ..model import RunDataset
 from .engine import dumps, loads
 
 

@@ -300,3 +300,15 @@ judgments = Table(
     Column("error", Text),
     Column("created_at", String(32), nullable=False),
 )
+
+# The orientation a judge run showed each dataset pair in (schema version 10): which stored side
+# held the chosen response. Verdicts are stored as first/second of it, and a stored run is read
+# back with it (mmrb_eval/runs.py) rather than with the orientation computed again; a run
+# stored before has no rows here.
+run_orientations = Table(
+    "run_orientations",
+    metadata,
+    Column("run_id", String(100), ForeignKey("judge_runs.id", ondelete="CASCADE"), primary_key=True),
+    Column("pair_id", String(200), primary_key=True),
+    Column("chosen", String(8), nullable=False),  # "first" or "second"
+)

@@ -20,10 +20,10 @@ DESCRIPTION = (
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from curate.commands.common import add_missing_images_option, add_response_limit_option, add_store_options
 
-    from ..config import add_scoring_arguments
+    from .options import add_scoring_arguments
 
     p.add_argument("--dataset", action="append", required=True, metavar="FILE", help="dataset file (repeatable)")
-    p.add_argument("--judge", required=True, metavar="TOML", help="judge configuration (see mmrb_eval/config.py)")
+    p.add_argument("--judge", required=True, metavar="TOML", help="judge configuration (see curate/judging/config.py)")
     p.add_argument(
         "--order",
         choices=["fixed", "random", "both"],
@@ -49,25 +49,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from curate.commands.common import open_store, response_limit, user_errors
+    from curate.commands.common import open_store, response_limit
+    from curate.judging.config import load_judge
 
-    from ..config import load_judge, options_from_args, with_response_limit
     from ..scoring import render_text
     from ..workflow import evaluate, open_dataset
+    from .options import options_from_args
 
-    with user_errors():
-        opts = options_from_args(args)
+    opts = options_from_args(args)
     dataset = open_dataset(args.dataset, args.limit, to_judge=True)
-    with user_errors():
-        judge = load_judge(
-            args.judge,
-            order=args.order,
-            samples=args.samples,
-            seed=args.seed,
-            concurrency=args.concurrency,
-            allow_missing_images=args.allow_missing_images,
-        )
-    judge = with_response_limit(judge, response_limit(args))
+    judge = load_judge(
+        args.judge,
+        order=args.order,
+        samples=args.samples,
+        seed=args.seed,
+        concurrency=args.concurrency,
+        allow_missing_images=args.allow_missing_images,
+        max_response_chars=response_limit(args),
+    )
 
     def progress(done: int, total: int) -> None:
         if not args.quiet and (done == total or done % 200 == 0):

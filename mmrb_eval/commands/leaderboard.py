@@ -15,7 +15,7 @@ DESCRIPTION = (
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from curate.commands.common import add_store_options
 
-    from ..config import add_scoring_arguments
+    from .options import add_scoring_arguments
 
     p.add_argument("reports", nargs="*", metavar="REPORT.json", help="reports written by mmrb score --output")
     p.add_argument("--run", action="append", default=[], help="a stored run to score and include (repeatable)")
@@ -42,18 +42,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from curate.commands.common import open_store, user_errors, write_whole
+    from curate.commands.common import open_store, write_whole
     from curate.errors import MmrbError
     from curate.wording import plural
 
-    from ..config import options_from_args
     from ..leaderboard import incomplete_runs, plot, read_report, render
     from ..workflow import evaluation_runs, open_dataset, score_run
+    from .options import options_from_args
 
     reports = [read_report(f) for f in args.reports]
     if args.run or args.all_runs:
-        with user_errors():
-            opts = options_from_args(args)
+        opts = options_from_args(args)
         pairs = open_dataset(args.dataset).pairs if args.dataset else None
         with open_store(args) as store:
             reports += [

@@ -15,15 +15,17 @@ DESCRIPTION = (
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from curate.commands.common import add_store_options
+    from curate.formats.registry import JUDGMENT_FORMATS, canonical
 
-    from ..config import add_scoring_arguments
-    from ..formats import FORMATS
+    from .options import add_scoring_arguments
 
     p.add_argument("--dataset", action="append", metavar="FILE", help="dataset / ground-truth file (repeatable)")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--judgments", metavar="FILE", help="a file of saved judgments")
     src.add_argument("--run", help="a run stored by mmrb evaluate (in --db)")
-    p.add_argument("--format", choices=FORMATS, default="mmrb-studio", help="format of --judgments")
+    p.add_argument(
+        "--format", type=canonical, choices=JUDGMENT_FORMATS, default="mmrb-studio", help="format of --judgments"
+    )
     p.add_argument("--judge-name", help="name of the judge in the report (default: the file or run)")
     p.add_argument(
         "--vlrb-k",
@@ -51,23 +53,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from curate.commands.common import open_store, user_errors, write_whole
+    from curate.commands.common import open_store, write_whole
     from curate.errors import MmrbError
+    from curate.formats.registry import LABELLED
 
-    from ..config import options_from_args
-    from ..formats import SELF_LABELLED
     from ..scoring import render_text
     from ..workflow import open_dataset, score_file, score_run
+    from .options import options_from_args
 
-    with user_errors():
-        opts = options_from_args(args)
+    opts = options_from_args(args)
     dataset = open_dataset(args.dataset) if args.dataset else None
     if args.run:
         with open_store(args) as store:
             scored = score_run(store, args.run, opts, dataset.pairs if dataset else None, strict=args.strict)
         scored = replace(scored, run_id=None)  # mmrb score's report has never named the run
     else:
-        if dataset is None and args.format not in SELF_LABELLED:
+        if dataset is None and args.format not in LABELLED:
             raise MmrbError(f"--format {args.format} needs --dataset (the labels to score against)")
         scored = score_file(
             args.judgments,
