@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from annotate import session_ui, ui, web
+from annotate.auth import ADMIN, ADMIN_PAGES, ANNOTATOR_PAGES, SIGNIN, Page
 from annotate.guard import guarded
 from annotate.render import plain
 
@@ -69,8 +70,8 @@ async def _start(_app) -> AsyncIterator[None]:
     yield
 
 
-def page(name: str, title: str, icon: str, **kw) -> st.Page:
-    return st.Page(VIEWS / f"{name}.py", title=title, icon=icon, url_path=name, **kw)
+def page(p: Page, **kw) -> st.Page:
+    return st.Page(VIEWS / f"{p.name}.py", title=p.title, icon=p.icon, url_path=p.name, **kw)
 
 
 def main() -> None:
@@ -100,25 +101,15 @@ def main() -> None:
 def navigation(who):
     """The pages this account may see (only the sign-in page when nobody is signed in)."""
     if who is None:
-        return st.navigation([page("signin", "Sign in", ":material/login:", default=True)], position="hidden")
-    is_admin = who.role == "admin"
-    # an annotator opens on their queue, the lead on Progress (a lead's own queue is usually empty)
-    work = [
-        page("label", "Label", ":material/rate_review:", default=not is_admin),
-        page("my_labels", "My labels", ":material/history:"),
-        page("guidelines", "Guidelines", ":material/menu_book:"),
-    ]
+        return st.navigation([page(SIGNIN, default=True)], position="hidden")
+    is_admin = who.role == ADMIN
+    # an annotator opens on their queue (the first annotator page), the lead on the first
+    # lead page, Progress (a lead's own queue is usually empty)
+    work = [page(p, default=not is_admin and i == 0) for i, p in enumerate(ANNOTATOR_PAGES.values())]
     # Admin pages stay registered for everyone but hidden from annotators: opening one by
     # URL reaches the page's own access check, which refuses it with a message.
     vis = "visible" if is_admin else "hidden"
-    lead = [
-        page("admin_progress", "Progress", ":material/monitoring:", visibility=vis, default=is_admin),
-        page("admin_agreement", "Agreement", ":material/handshake:", visibility=vis),
-        page("admin_adjudicate", "Adjudication", ":material/gavel:", visibility=vis),
-        page("admin_quality", "Quality", ":material/verified:", visibility=vis),
-        page("admin_annotators", "Annotators", ":material/group:", visibility=vis),
-        page("leaderboard", "Leaderboard", ":material/leaderboard:", visibility=vis),
-    ]
+    lead = [page(p, visibility=vis, default=is_admin and i == 0) for i, p in enumerate(ADMIN_PAGES.values())]
     nav = st.navigation({"Lead": lead, "Annotate": work} if is_admin else {"Annotate": work + lead})
     with st.sidebar:
         st.caption(f"Signed in as **{plain(who.name)}** ({who.role})")

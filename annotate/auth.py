@@ -195,9 +195,34 @@ def set_role(store: Store, name: str, role: str) -> None:
 
 
 # -- who may open what -------------------------------------------------------------------
-ANNOTATOR_PAGES = frozenset({"label", "my_labels", "guidelines"})
-ADMIN_PAGES = frozenset(
-    {"admin_progress", "admin_agreement", "admin_adjudicate", "admin_quality", "admin_annotators", "leaderboard"}
+@dataclass(frozen=True)
+class Page:
+    """One page of the app: ``name`` is its script in annotate/views/, its URL path and what
+    its script passes to ``annotate.session_ui.require``; app.py builds the navigation from these."""
+
+    name: str
+    title: str
+    icon: str
+
+
+def _pages(*pages: Page) -> dict[str, Page]:
+    return {p.name: p for p in pages}
+
+
+SIGNIN = Page("signin", "Sign in", ":material/login:")
+# Each in the order the navigation lists it; the first is where that account opens.
+ANNOTATOR_PAGES = _pages(
+    Page("label", "Label", ":material/rate_review:"),
+    Page("my_labels", "My labels", ":material/history:"),
+    Page("guidelines", "Guidelines", ":material/menu_book:"),
+)
+ADMIN_PAGES = _pages(
+    Page("admin_progress", "Progress", ":material/monitoring:"),
+    Page("admin_agreement", "Agreement", ":material/handshake:"),
+    Page("admin_adjudicate", "Adjudication", ":material/gavel:"),
+    Page("admin_quality", "Quality", ":material/verified:"),
+    Page("admin_annotators", "Annotators", ":material/group:"),
+    Page("leaderboard", "Leaderboard", ":material/leaderboard:"),
 )
 
 
@@ -220,7 +245,7 @@ def identity_refusal(store: Store, email: str | None) -> Literal["no_account", "
 
 def can_open(who: Annotator | None, page: str) -> bool:
     if who is None or not who.active:
-        return page == "signin"
-    if page in ANNOTATOR_PAGES or page == "signin":
+        return page == SIGNIN.name
+    if page in ANNOTATOR_PAGES or page == SIGNIN.name:
         return True
     return page in ADMIN_PAGES and who.role == ADMIN

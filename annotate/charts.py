@@ -369,8 +369,3 @@ def annotator_reliability(frame: pd.DataFrame, kind: str, *, threshold: float, m
     )
     layers.append(_threshold_line(threshold))
     return alt.LayerChart(layer=layers, height=HEIGHT - 60, autosize=FIT_WIDTH)
-
-
-def gold_accuracy(frame: pd.DataFrame, *, threshold: float = 0.7, min_n: int = 1) -> alt.LayerChart:
-    """Each annotator's accuracy on gold per field with its 95% Wilson interval."""
-    return annotator_reliability(frame, "gold", threshold=threshold, min_n=min_n)

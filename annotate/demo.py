@@ -18,6 +18,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from curate.store import Store
+
+from . import auth
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "sample"
 DEFAULT_DB = ROOT / ".mmrb" / "sample.db"
@@ -58,12 +62,11 @@ class Sample:
 def build_sample(db: Path, images: Path, sample: Path | None = None) -> None:
     """Ingest, pair and assign the sample (default ``SAMPLE``) into ``db`` (which must not
     exist yet)."""
+    # here, not at the top: the app imports this module on every start, and only a first
+    # start builds the sample (pairing alone imports in about 80 ms)
     from curate.assign import assign
     from curate.ingest import ingest_items
     from curate.pairing import pair_items
-    from curate.store import Store
-
-    from . import auth
 
     sample = sample or SAMPLE
     with Store(str(db), images) as store:
@@ -86,8 +89,6 @@ def build_sample(db: Path, images: Path, sample: Path | None = None) -> None:
 
 def built_version(db: Path, images: Path) -> str | None:
     """The sample version a store was built from (None: a store older than the setting)."""
-    from curate.store import Store
-
     with Store(str(db), images) as store:
         return store.get_setting(VERSION_KEY)
 

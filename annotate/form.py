@@ -6,20 +6,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from curate.lookalike import text_problem
-from curate.model import CORRECTNESS, FLAG_REASONS, Correctness, FlagReason, Label, ScreenPreference, Side
+from curate.model import (
+    CORRECTNESS,
+    FLAG_REASONS,
+    SCREEN_PREFERENCES,
+    Correctness,
+    FlagReason,
+    Label,
+    ScreenPreference,
+    Side,
+)
 from curate.sides import preference_from_screen, preference_to_screen, shown_pair, stored_pair
 from curate.store import Store
 
-PREFERENCE_CHOICES: tuple[ScreenPreference, ...] = ("left", "tie", "right")
 # When a rationale is required; the project sets it with the store setting
-# "rationale_required" (comma list of: tie, unsure, flag, always, never).
-DEFAULT_RATIONALE_RULE = frozenset({"tie", "unsure", "flag"})
-FLAG_TITLES = {
-    "broken_image": "broken image",
-    "unsafe_content": "unsafe content",
-    "unclear_prompt": "unclear prompt",
-    "other": "other",
-}
+# "rationale_required" (comma list of these cases, or always, or never).
+RATIONALE_CASES = ("tie", "unsure", "flag")
+DEFAULT_RATIONALE_RULE = frozenset(RATIONALE_CASES)
+FLAG_TITLES = {r: r.replace("_", " ") for r in FLAG_REASONS}
 
 
 def rationale_rule(store: Store | None) -> frozenset[str]:
@@ -63,7 +67,7 @@ def rationale_required_for(rule: frozenset[str]) -> str:
         return "never"
     if "always" in rule:
         return "always"
-    return ", ".join(sorted(rule & {"tie", "unsure", "flag"})) or "never"
+    return ", ".join(sorted(rule.intersection(RATIONALE_CASES))) or "never"
 
 
 def problems(f: FormInput, rule: frozenset[str] = DEFAULT_RATIONALE_RULE) -> list[str]:
@@ -82,7 +86,7 @@ def problems(f: FormInput, rule: frozenset[str] = DEFAULT_RATIONALE_RULE) -> lis
     for v in (f.left, f.right):
         if v is not None and v not in CORRECTNESS:
             out.append(f"unknown correctness {v!r}")
-    if f.preference is not None and f.preference not in PREFERENCE_CHOICES:
+    if f.preference is not None and f.preference not in SCREEN_PREFERENCES:
         out.append(f"unknown preference {f.preference!r}")
     why = rationale_needed(f, rule)
     if why and not f.rationale.strip():

@@ -114,6 +114,7 @@ def _served(data: bytes, mimetype: str, coordinates: str) -> str | None:
     # route of the app's own through st.App, was no faster in bench/annotate.py (7 A/B runs)
     # and would move the picture off /media, which web.MediaGuard and the browser tests guard.
     try:
+        # deferred: this module is also used where no Streamlit runtime runs
         from streamlit import runtime
 
         if not runtime.exists():

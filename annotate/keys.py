@@ -31,7 +31,6 @@ KEYS: dict[str, tuple[str, int | None]] = {
 }
 CYCLE = {"f": "q_flag"}  # moves to the next option, wrapping
 FOCUS = {"e": "q_rationale"}
-SUBMIT_IN_TEXT = "Ctrl+Enter"
 # Keys of the full-size view (a dialog, where the page's keys are off): V flips between the
 # two responses' images in one place (the view's checkbox), or switches the view to the flip.
 FLIP = "v"
@@ -65,6 +64,12 @@ ADJ_LEGEND = (
     "`Enter` record (`Ctrl+Enter` from the note) · `N` next undecided disagreement · `Z` full-size image "
     "(responses' images: `V` flips first / second in place, `Esc` closes)"
 )
+
+
+def option_keys(keymap: dict[str, tuple[str, int | None]], prefix: str) -> dict[int, str]:
+    """The key that picks each option (by its index) of the radio ``prefix``, as the legends
+    write it: the forms show these beside their options."""
+    return {i: k.upper() for k, (p, i) in keymap.items() if p == prefix and i is not None}
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,9 @@ from dataclasses import replace
 
 import streamlit as st
 
-from curate.model import FLAG_REASONS
+from curate.model import CORRECTNESS, FLAG_REASONS, SCREEN_PREFERENCES
 
-from . import clock, flash, outage, ui
+from . import clock, flash, keys, outage, ui
 from .form import (
     DEFAULT_RATIONALE_RULE,
     FLAG_TITLES,
@@ -29,9 +29,6 @@ from .queue import PairView, current_view, save, undo
 from .session_ui import acting_user
 
 PENDING = "pending_save"  # session key: an outage.PendingSave (see annotate/guard.py)
-CORRECT_OPTS = ("correct", "incorrect", "unsure")
-PREF_OPTS = ("left", "tie", "right")
-PREF_TITLES = {"left": "left  (A)", "tie": "tie  (T)", "right": "right  (D)"}
 FLAG_OPTS = ("",) + FLAG_REASONS
 _RULES: dict[str | None, frozenset[str]] = {}
 
@@ -62,9 +59,10 @@ def start_clock(pair_id: str) -> None:
     clock.CLOCK.started(_clock_key(pair_id))
 
 
-def _with_key(keys: tuple[str, str, str]) -> Callable[[str], str]:
-    """A correctness option with the key that picks it."""
-    return lambda v: f"{v}  ({keys[CORRECT_OPTS.index(v)]})"
+def _with_key(options: tuple[str, ...], prefix: str) -> Callable[[str], str]:
+    """An option of the radio ``prefix`` with the key that picks it (annotate/keys.py)."""
+    picks = keys.option_keys(keys.KEYS, prefix)
+    return lambda v: f"{v}  ({picks[options.index(v)]})"
 
 
 def label_form(
@@ -83,23 +81,23 @@ def label_form(
     with st.form(key=k.form, border=False, enter_to_submit=False, clear_on_submit=mode == "new"):
         st.html(responses_block(view))
         # each response's correctness directly under it: the columns match the boxes above
-        for col, side, hint in zip(st.columns(2), ("left", "right"), (("1", "2", "3"), ("8", "9", "0")), strict=True):
+        for col, side in zip(st.columns(2), ("left", "right"), strict=True):
             col.radio(
                 f"{side.title()} is",
-                CORRECT_OPTS,
+                CORRECTNESS,
                 index=None,  # the value is in session state (see form_state.reset_form)
                 horizontal=True,
                 key=k.correctness(side),
-                format_func=_with_key(hint),
+                format_func=_with_key(CORRECTNESS, f"q_{side}"),
             )
         better, flag = st.columns([2, 3])
         better.radio(
             "Better",
-            PREF_OPTS,
+            SCREEN_PREFERENCES,
             index=None,
             horizontal=True,
             key=k.preference,
-            format_func=PREF_TITLES.__getitem__,
+            format_func=_with_key(SCREEN_PREFERENCES, "q_pref"),
         )
         flag.radio(
             "Flag  (F)",

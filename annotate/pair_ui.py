@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from curate.images import ImageProblem
-from curate.model import ImageRef, ResponsePart
+from curate.model import ImageRef, Part
 
 from . import ui
 from .demo import DELIBERATE_MISSING_NOTE
@@ -86,7 +86,7 @@ def show_item(view: PairView) -> None:
     st.html(item_html(block, view.category, view.prompt))  # one element: see render.item_html
 
 
-def shown_response(parts: Sequence[ResponsePart], text: str, side: str) -> Shown:
+def shown_response(parts: Sequence[Part], text: str, side: str) -> Shown:
     """A response as responses_html takes it: its text when it is plain text, else its parts
     in order, each image as a served thumbnail (or why it is missing) in the ``side`` column."""
     if not any(p.kind == "image" for p in parts):
@@ -123,8 +123,8 @@ def responses_block(view: PairView) -> str:
 
 def pair_responses(
     token: str,
-    left_parts: Sequence[ResponsePart],
-    right_parts: Sequence[ResponsePart],
+    left_parts: Sequence[Part],
+    right_parts: Sequence[Part],
     left_text: str,
     right_text: str,
     titles: tuple[str, str] = ("Left response", "Right response"),
@@ -156,8 +156,8 @@ Zoom = str | PairZoom  # a prompt image's sha256, or a pair's response images
 def zoom_of(
     token: str,
     prompt_sha: str | None,
-    left_parts: Sequence[ResponsePart],
-    right_parts: Sequence[ResponsePart],
+    left_parts: Sequence[Part],
+    right_parts: Sequence[Part],
     titles: tuple[str, str] = ("Left response", "Right response"),
 ) -> Zoom | None:
     """What the Z key opens: the responses' images when they have any, else the prompt's."""

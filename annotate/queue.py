@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from curate.model import Assignment, Label, ResponsePart, Side
+from curate.model import Assignment, Label, Part, Side
 from curate.quality.qualification import gate
-from curate.sides import other, shown_pair
+from curate.sides import shown_pair
 from curate.store import NEW_LABEL, ConflictError, Store
 from curate.wording import utc_time
 
@@ -39,12 +39,8 @@ class PairView:
     label: Label | None = None  # the annotator's own label, when reopening
     image_deliberately_missing: bool = False  # the bundled sample's item without its image, on purpose
     # each response's parts (text and images, in order) when it has images; empty: plain text
-    left_parts: tuple[ResponsePart, ...] = ()
-    right_parts: tuple[ResponsePart, ...] = ()
-
-    @property
-    def right_side(self) -> Side:
-        return other(self.left_side)
+    left_parts: tuple[Part, ...] = ()
+    right_parts: tuple[Part, ...] = ()
 
     @property
     def has_response_images(self) -> bool:
@@ -86,7 +82,7 @@ def current_view(store: Store, annotator: str) -> PairView | None:
     """The annotator's next open pair (the same one after a refresh), or None when done or
     when their queue is closed (paused, or a failed qualification: see ``closed_notice``).
     A control task comes out exactly as any other pair."""
-    with store.read() as conn:
+    with store.snapshot() as conn:  # a Transaction: `gate` takes one
         a = store.next_assignment(annotator, conn=conn)
         if a is None or not gate(store, annotator, conn=conn).open:
             return None

@@ -34,6 +34,7 @@ StoreGetter = Callable[[], "Store | None"]
 
 def base_path() -> str:
     """The app's URL prefix ("" or "/prefix"), from Streamlit's server.baseUrlPath."""
+    # deferred: this module is imported before Streamlit runs the app
     from streamlit import config
 
     base = (config.get_option("server.baseUrlPath") or "").strip("/")

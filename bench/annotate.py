@@ -109,7 +109,7 @@ def build_image_pairs(db: str, images: Path, n: int, n_prompt_images: int, *, th
     prompt images unless ``thumbnails`` is false (then the app makes each on first view).
     Returns the annotator."""
     from annotate import auth
-    from curate.model import Annotator, Assignment, Candidate, ImageRef, Item, Pair, ResponsePart, render_parts
+    from curate.model import Annotator, Assignment, Candidate, ImageRef, Item, Pair, Part, render_parts
     from curate.store import Store
 
     t = time.perf_counter()
@@ -130,7 +130,7 @@ def build_image_pairs(db: str, images: Path, n: int, n_prompt_images: int, *, th
                 )
             )
             for side, ref in enumerate(refs):
-                parts = (ResponsePart.of_image(ref),)
+                parts = (Part.of_image(ref),)
                 cands.append(
                     Candidate(f"g{m:06d}/{side}", f"g{m:06d}", f"painter-{side}", render_parts(parts), content=parts)
                 )

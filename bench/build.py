@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from curate.build import build, load_rules
+from curate.benchmark import build, load_rules
 from curate.images import ImageStore
 from curate.model import Annotator, Candidate, ImageRef, Item, Label, Pair, Preference
 from curate.store import Store

@@ -24,7 +24,8 @@ from collections import Counter
 from pathlib import Path
 
 from curate.ingest import ingest_pairs
-from curate.quality.aggregate import aggregate_field, as_frame, majority
+from curate.quality.aggregate import aggregate_field, majority
+from curate.quality.frames import as_frame
 from curate.store import Store
 from curate.wording import plural
 

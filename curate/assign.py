@@ -33,15 +33,20 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import IntegrityError
 
 from .errors import MmrbError
-from .model import Assignment, Label
+from .model import Assignment, Label, Pair
+from .quality.qualification import qualification_assignments
 from .seeding import unit
 from .sides import annotator_left
-from .store import Store, now
+from .store import now
 from .wording import plural
+
+if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from .store.protocols import AssignStore
 
 ATTEMPTS = 3  # tries of a run that keeps losing races before it gives up
 
@@ -101,8 +106,20 @@ def needs_another(votes: list[tuple], k: int) -> bool:
     return counts.most_common(1)[0][1] * 2 <= len(votes)
 
 
+@dataclass(frozen=True)
+class AssignSettings:
+    """A run's numbers: ``k`` annotators per pair, up to ``max_k`` when labels disagree, about
+    ``control_share`` of each new queue control tasks, every seeded choice from ``seed``."""
+
+    k: int
+    max_k: int
+    seed: int
+    control_share: float
+    batch: str
+
+
 def assign(
-    store: Store,
+    store: AssignStore,
     *,
     k: int,
     annotators: list[str] | None = None,
@@ -120,11 +137,12 @@ def assign(
         raise MmrbError(f"max_k ({max_k}) must be at least k ({k})")
     if not 0.0 <= control_share < 1.0:
         raise MmrbError(f"control share must be in [0, 1), got {control_share}")
-    pair_ids = list(pair_ids) if pair_ids is not None else None  # read again by a retry
+    settings = AssignSettings(k=k, max_k=max_k, seed=seed, control_share=control_share, batch=batch)
+    wanted = list(pair_ids) if pair_ids is not None else None  # read again by a retry
     attempt = 1
     while True:
         try:
-            return _assign(store, k, annotators, seed, control_share, max_k, batch, pair_ids)
+            return _assign(store, settings, annotators, wanted)
         except IntegrityError:
             # the transaction was rolled back whole: nothing of this attempt is in the store
             if attempt == ATTEMPTS:
@@ -135,148 +153,205 @@ def assign(
             attempt += 1
 
 
-def _assign(store: Store, k, annotators, seed, control_share, max_k, batch, pair_ids) -> AssignReport:
-    from .quality.qualification import qualification_assignments
-
-    with store.write() as conn:
+def _assign(
+    store: AssignStore, settings: AssignSettings, annotators: list[str] | None, pair_ids: list[str] | None
+) -> AssignReport:
+    """The run's one transaction: read, plan (``plan_assignments``), write."""
+    with store.transaction() as tx:
         # Taken first, held until commit: SQLite's write lock already serialises runs; on
         # PostgreSQL updating this row makes a concurrent run wait here, and then read the
         # assignments this one committed. (The very first run may race on inserting the row:
         # an IntegrityError, retried by assign.)
-        store.set_setting("assign.last_started", now(), conn=conn)
+        store.set_setting("assign.last_started", now(), conn=tx)
         if annotators is None:
-            names = [a.name for a in store.annotators(conn=conn) if a.active and a.role == "annotator"]
+            names = [a.name for a in store.annotators(conn=tx) if a.active and a.role == "annotator"]
         else:
             names = list(dict.fromkeys(annotators))
             for n in names:
-                store.ensure_annotator(n, conn=conn)
+                store.ensure_annotator(n, conn=tx)
         if not names:
             raise MmrbError(
                 "no annotators to assign to: add annotators first (mmrb annotators add) or pass --annotators"
             )
-
-        all_pairs = [p for p in store.pairs(conn=conn) if p.status != "dropped"]
-        gold = store.gold(conn=conn)
+        all_pairs = [p for p in store.pairs(conn=tx) if p.status != "dropped"]
+        gold = store.gold(conn=tx)
         gold_pool = [p for p in all_pairs if p.is_gold or p.id in gold]
-        if pair_ids is not None:
-            wanted = set(pair_ids)
-            known = {p.id for p in all_pairs}
-            missing = sorted(wanted - known)
-            if missing:
-                raise MmrbError(f"{plural(len(missing), 'pair id')} not found or dropped, e.g. {missing[0]!r}")
-            regular = [p for p in all_pairs if p.id in wanted and not p.is_gold]
-        else:
-            regular = [p for p in all_pairs if not p.is_gold]
-        # one shared queue order for everybody
-        regular.sort(key=lambda p: (unit("order", seed, p.id), p.id))
-
-        qualifying = qualification_assignments(store, names, seed, conn)
+        regular = regular_pairs(all_pairs, pair_ids, settings.seed)
+        qualifying = qualification_assignments(store, names, settings.seed, tx)
         if qualifying:
-            store.add_assignments(qualifying, conn=conn)
-        existing = store.assignments(conn=conn)
-        by_pair: dict[str, list[Assignment]] = defaultdict(list)
-        load: Counter[str] = Counter()
-        last_seq: dict[str, int] = {}
-        mine: dict[str, set[str]] = defaultdict(set)  # every pair in an annotator's queue
-        taken_by: dict[str, set[str]] = defaultdict(set)  # every annotator on a pair
-        regular_count: Counter[str] = Counter()
-        gold_count: Counter[str] = Counter()
-        for a in existing:
-            load[a.annotator] += 1
-            last_seq[a.annotator] = max(last_seq.get(a.annotator, -1), a.seq)
-            mine[a.annotator].add(a.pair_id)
-            taken_by[a.pair_id].add(a.annotator)
-            if a.is_gold:
-                if not a.qualification:
-                    gold_count[a.annotator] += 1
-            else:
-                by_pair[a.pair_id].append(a)  # control tasks count toward no overlap
-                regular_count[a.annotator] += 1
+            store.add_assignments(qualifying, conn=tx)
+        labels = store.labels(status=None, control=False, conn=tx)
+        plan = plan_assignments(names, regular, gold_pool, store.assignments(conn=tx), labels, settings)
+        store.add_assignments(plan.rows, conn=tx)
 
-        labels_by_pair: dict[str, list[Label]] = defaultdict(list)
-        skipped: set[tuple[str, str]] = set()
-        for lab in store.labels(status=None, control=False, conn=conn):
-            if lab.status == "submitted":
-                labels_by_pair[lab.pair_id].append(lab)
-            elif lab.status == "skipped":
-                skipped.add((lab.pair_id, lab.annotator))
-
-        new_regular: dict[str, list[str]] = defaultdict(list)  # annotator -> pair ids, queue order
-        short: list[str] = []
-        adaptive = 0
-        for p in regular:
-            on_pair = by_pair.get(p.id, [])
-            taken = taken_by.get(p.id, set())
-            active = [a for a in on_pair if (p.id, a.annotator) not in skipped]
-            want = k
-            labs = sorted(labels_by_pair.get(p.id, []), key=lambda lab: (lab.created_at or "", lab.annotator))
-            all_done = bool(on_pair) and all(a.state == "done" for a in on_pair)
-            extra = 0
-            if all_done and len(active) < max_k and needs_another([_vote(x) for x in labs], k):
-                want = max(k, len(active) + 1)
-                extra = 1
-            need = want - len(active)
-            if need <= 0:
-                continue
-            free = [n for n in names if n not in taken]
-            free.sort(key=lambda n: (load[n], unit("pick", seed, p.id, n), n))
-            chosen = free[:need]
-            for n in chosen:
-                new_regular[n].append(p.id)
-                load[n] += 1
-            if extra and chosen:
-                adaptive += 1
-            if len(active) + len(chosen) < k:
-                short.append(p.id)
-
-        rows: list[Assignment] = []
-        n_gold = 0
-        for n in names:
-            regs = new_regular.get(n, [])
-            golds: list[str] = []
-            if control_share > 0 and gold_pool:
-                total_regular = regular_count[n] + len(regs)
-                target = round(total_regular * control_share / (1 - control_share))
-                in_queue = mine[n] | set(regs)
-                pool = sorted(
-                    (g for g in gold_pool if g.id not in in_queue),
-                    key=lambda g: (unit("gold", seed, n, g.id), g.id),
-                )
-                golds = [g.id for g in pool[: max(0, target - gold_count[n])]]
-            # spread gold evenly through the new work, each at a seeded offset within its slot
-            slots = [(i + 0.5, pid, False) for i, pid in enumerate(regs)]
-            m = len(golds)
-            for j, gid in enumerate(golds):
-                u = unit("goldpos", seed, n, gid)
-                slots.append(((j + u) * max(len(regs), 1) / m, gid, True))
-            slots.sort(key=lambda s: (s[0], s[1]))
-            seq = last_seq.get(n, -1)
-            for _, pid, is_gold in slots:
-                seq += 1
-                rows.append(
-                    Assignment(
-                        pair_id=pid, annotator=n, left=side_for(pid, n, seed), seq=seq, batch=batch, is_gold=is_gold
-                    )
-                )
-                if is_gold:
-                    n_gold += 1
-                    load[n] += 1
-        store.add_assignments(rows, conn=conn)
-
-    everyone = tuple(sorted(set(names) | set(load)))
+    everyone = tuple(sorted(set(names) | set(plan.load)))
     return AssignReport(
-        created=len(rows) + len(qualifying),
-        regular=len(rows) - n_gold,
-        gold=n_gold + len(qualifying),
-        adaptive=adaptive,
+        created=len(plan.rows) + len(qualifying),
+        regular=len(plan.rows) - plan.n_gold,
+        gold=plan.n_gold + len(qualifying),
+        adaptive=plan.adaptive,
         pairs=len(regular),
         annotators=everyone,
-        load={n: load[n] for n in everyone},
-        short=tuple(short),
+        load={n: plan.load[n] for n in everyone},
+        short=plan.short,
         gold_pool=len(gold_pool),
         gold_without_answer=sum(1 for g in gold_pool if g.id not in gold),
         qualification=len(qualifying),
     )
 
 
-__all__ = ["AssignReport", "assign", "needs_another", "side_for"]
+def regular_pairs(pairs: list[Pair], pair_ids: list[str] | None, seed: int) -> list[Pair]:
+    """The pairs to give ``k`` annotators (the given ones, else every pair not gold), in the one
+    queue order shared by everybody."""
+    if pair_ids is not None:
+        wanted = set(pair_ids)
+        missing = sorted(wanted - {p.id for p in pairs})
+        if missing:
+            raise MmrbError(f"{plural(len(missing), 'pair id')} not found or dropped, e.g. {missing[0]!r}")
+        regular = [p for p in pairs if p.id in wanted and not p.is_gold]
+    else:
+        regular = [p for p in pairs if not p.is_gold]
+    return sorted(regular, key=lambda p: (unit("order", seed, p.id), p.id))
+
+
+@dataclass
+class _Tally:
+    """What the assignments already made hold, per annotator and per pair."""
+
+    by_pair: defaultdict[str, list[Assignment]] = field(default_factory=lambda: defaultdict(list))  # regular only
+    load: Counter[str] = field(default_factory=Counter)  # updated as the plan adds work
+    last_seq: dict[str, int] = field(default_factory=dict)
+    mine: defaultdict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # pairs in a queue
+    taken_by: defaultdict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # annotators on a pair
+    regular_count: Counter[str] = field(default_factory=Counter)
+    gold_count: Counter[str] = field(default_factory=Counter)  # control tasks, qualification left out
+
+
+def tally(existing: Iterable[Assignment]) -> _Tally:
+    t = _Tally()
+    for a in existing:
+        t.load[a.annotator] += 1
+        t.last_seq[a.annotator] = max(t.last_seq.get(a.annotator, -1), a.seq)
+        t.mine[a.annotator].add(a.pair_id)
+        t.taken_by[a.pair_id].add(a.annotator)
+        if a.is_gold:
+            if not a.qualification:
+                t.gold_count[a.annotator] += 1
+        else:
+            t.by_pair[a.pair_id].append(a)  # control tasks count toward no overlap
+            t.regular_count[a.annotator] += 1
+    return t
+
+
+@dataclass(frozen=True)
+class AssignPlan:
+    """The assignments a run adds, and what it found on the way."""
+
+    rows: list[Assignment]
+    n_gold: int  # control tasks among ``rows``
+    adaptive: int
+    short: tuple[str, ...]
+    load: Counter[str]  # every annotator's assignments with ``rows``
+
+
+def plan_assignments(
+    names: list[str],
+    regular: list[Pair],
+    gold_pool: list[Pair],
+    existing: Iterable[Assignment],
+    labels: Iterable[Label],
+    settings: AssignSettings,
+) -> AssignPlan:
+    """The run's decisions, from what the store holds (no I/O): who takes each regular pair,
+    then each annotator's new queue with its control tasks mixed in."""
+    t = tally(existing)
+    new_regular, short, adaptive = plan_regular(names, regular, t, labels, settings)
+    rows: list[Assignment] = []
+    n_gold = 0
+    for n in names:
+        regs = new_regular.get(n, [])
+        golds = control_tasks(n, regs, gold_pool, t, settings)
+        queue = new_queue(n, regs, golds, t.last_seq.get(n, -1), settings)
+        rows += queue
+        n_gold += len(golds)
+        t.load[n] += len(golds)
+    return AssignPlan(rows, n_gold, adaptive, tuple(short), t.load)
+
+
+def plan_regular(
+    names: list[str], regular: list[Pair], t: _Tally, labels: Iterable[Label], settings: AssignSettings
+) -> tuple[dict[str, list[str]], list[str], int]:
+    """(annotator -> new regular pair ids in queue order, pairs still short of k, adaptive
+    additions). Each pair's missing annotators are the least loaded (``t.load`` is updated)."""
+    labels_by_pair: dict[str, list[Label]] = defaultdict(list)
+    skipped: set[tuple[str, str]] = set()
+    for lab in labels:
+        if lab.status == "submitted":
+            labels_by_pair[lab.pair_id].append(lab)
+        elif lab.status == "skipped":
+            skipped.add((lab.pair_id, lab.annotator))
+    k, seed = settings.k, settings.seed
+    new_regular: dict[str, list[str]] = defaultdict(list)
+    short: list[str] = []
+    adaptive = 0
+    for p in regular:
+        on_pair = t.by_pair.get(p.id, [])
+        active = [a for a in on_pair if (p.id, a.annotator) not in skipped]
+        labs = sorted(labels_by_pair.get(p.id, []), key=lambda lab: (lab.created_at or "", lab.annotator))
+        all_done = bool(on_pair) and all(a.state == "done" for a in on_pair)
+        extra = all_done and len(active) < settings.max_k and needs_another([_vote(x) for x in labs], k)
+        need = (max(k, len(active) + 1) if extra else k) - len(active)
+        if need <= 0:
+            continue
+        taken = t.taken_by.get(p.id, set())
+        free = sorted((n for n in names if n not in taken), key=lambda n: (t.load[n], unit("pick", seed, p.id, n), n))
+        chosen = free[:need]
+        for n in chosen:
+            new_regular[n].append(p.id)
+            t.load[n] += 1
+        if extra and chosen:
+            adaptive += 1
+        if len(active) + len(chosen) < k:
+            short.append(p.id)
+    return new_regular, short, adaptive
+
+
+def control_tasks(name: str, regs: list[str], gold_pool: list[Pair], t: _Tally, settings: AssignSettings) -> list[str]:
+    """The gold pairs to mix into an annotator's new work: enough for about ``control_share``
+    of their queue, each new to them, in a seeded order."""
+    share = settings.control_share
+    if share <= 0 or not gold_pool:
+        return []
+    target = round((t.regular_count[name] + len(regs)) * share / (1 - share))
+    in_queue = t.mine[name] | set(regs)
+    pool = sorted(
+        (g for g in gold_pool if g.id not in in_queue), key=lambda g: (unit("gold", settings.seed, name, g.id), g.id)
+    )
+    return [g.id for g in pool[: max(0, target - t.gold_count[name])]]
+
+
+def new_queue(
+    name: str, regs: list[str], golds: list[str], last_seq: int, settings: AssignSettings
+) -> list[Assignment]:
+    """An annotator's new work after their last ``seq``: gold spread evenly through it, each at
+    a seeded offset within its slot."""
+    seed = settings.seed
+    slots = [(i + 0.5, pid, False) for i, pid in enumerate(regs)]
+    for j, gid in enumerate(golds):
+        u = unit("goldpos", seed, name, gid)
+        slots.append(((j + u) * max(len(regs), 1) / len(golds), gid, True))
+    slots.sort(key=lambda s: (s[0], s[1]))
+    return [
+        Assignment(
+            pair_id=pid,
+            annotator=name,
+            left=side_for(pid, name, seed),
+            seq=last_seq + 1 + i,
+            batch=settings.batch,
+            is_gold=is_gold,
+        )
+        for i, (_, pid, is_gold) in enumerate(slots)
+    ]
+
+
+__all__ = ["AssignPlan", "AssignReport", "AssignSettings", "assign", "needs_another", "plan_assignments", "side_for"]

@@ -6,8 +6,11 @@ naming the file and, where the parser says, the line: never a traceback."""
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from .errors import InputError, InputProblem
 
@@ -48,8 +51,6 @@ class _Unparsed(Exception):
 
 
 def _toml(text: str) -> Any:
-    import tomllib
-
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -58,8 +59,6 @@ def _toml(text: str) -> Any:
 
 
 def _yaml(text: str) -> Any:
-    import yaml
-
     try:
         return yaml.safe_load(text) or {}  # an empty file: an empty table, as in TOML
     except yaml.YAMLError as e:

@@ -24,7 +24,7 @@ from .model import Item
 from .wording import plural
 
 if TYPE_CHECKING:  # not imported for `mmrb select --help`, which shows this module's defaults
-    from .store import Store
+    from .store.protocols import DedupStore
 
 DEFAULT_MAX_DISTANCE = 4
 
@@ -40,6 +40,7 @@ class DuplicateGroup:
 
 
 def phash_of(path) -> int | None:
+    # deferred: imagehash (with scipy) only when images are compared; `mmrb select --help` imports this module
     import imagehash
     from PIL import Image, UnidentifiedImageError
 
@@ -50,7 +51,7 @@ def phash_of(path) -> int | None:
         return None
 
 
-def item_hashes(store: Store, items: Sequence[Item]) -> dict[str, list[int]]:
+def item_hashes(store: DedupStore, items: Sequence[Item]) -> dict[str, list[int]]:
     """pHash of every stored image of each item (computed once per distinct image)."""
     by_sha: dict[str, int | None] = {}
     out: dict[str, list[int]] = {}
@@ -89,6 +90,7 @@ class _UnionFind:
 
 def _near_pairs(hashes: list[tuple[str, int]], max_distance: int) -> list[tuple[str, str]]:
     """Pairs of owners whose hashes are within max_distance bits (vectorised, O(n^2/2))."""
+    # deferred, as imagehash
     import numpy as np
 
     if len(hashes) < 2:
@@ -118,7 +120,7 @@ def _groups(uf: _UnionFind, ids: Sequence[str], kind: DuplicateKind) -> list[Dup
 
 
 def find_duplicates(
-    store: Store, items: Sequence[Item], *, max_distance: int = DEFAULT_MAX_DISTANCE
+    store: DedupStore, items: Sequence[Item], *, max_distance: int = DEFAULT_MAX_DISTANCE
 ) -> list[DuplicateGroup]:
     hashes = item_hashes(store, items)
     flat = [(iid, h) for iid, hs in hashes.items() for h in hs]
@@ -173,7 +175,7 @@ class DuplicatesReport:
         return duplicate_lines(self.groups) or ["no duplicates found"]
 
 
-def report_duplicates(store: Store, *, max_distance: int = DEFAULT_MAX_DISTANCE) -> DuplicatesReport:
+def report_duplicates(store: DedupStore, *, max_distance: int = DEFAULT_MAX_DISTANCE) -> DuplicatesReport:
     """Report duplicates among all items; nothing is judged or changed."""
     return DuplicatesReport(tuple(find_duplicates(store, store.items(), max_distance=max_distance)))
 

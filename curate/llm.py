@@ -43,14 +43,15 @@ import os
 import random
 import re
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
+from .configfile import YAML_SUFFIXES, read_table
 from .errors import InputError, InputProblem, MmrbError
-from .model import Failure
+from .model import Failure, Part
 from .wording import plural
 
 RETRY_AFTER_CAP = 120.0
@@ -162,8 +163,6 @@ class ModelEntry:
 def read_models_file(path: str | Path) -> tuple[list[ModelEntry], list[InputProblem]]:
     """The entries of a models file (``mmrb sample``'s models, ``mmrb select``'s judges) and
     the problems of its shape; each entry's own keys are its reader's to check."""
-    from .configfile import YAML_SUFFIXES, read_table
-
     path = Path(path)
     if not path.exists():
         raise MmrbError(f"models file {path} does not exist")
@@ -209,9 +208,9 @@ class Completion:
     completion_tokens: int | None = None
     finish_reason: str | None = None
     seconds: float = 0.0
-    # an answer given as a list of parts with an image among them: ("text", text) and
-    # ("image", data URL) in order (empty: the answer is ``text`` alone)
-    parts: tuple[tuple[str, str], ...] = ()
+    # an answer given as a list of parts with an image among them, in order, each image at
+    # its data URL (empty: the answer is ``text`` alone)
+    parts: tuple[Part, ...] = ()
 
     @property
     def error(self) -> str | None:
@@ -244,6 +243,7 @@ def encode_image(data: bytes, max_side: int | None = 1024) -> str:
     """Image bytes -> a base64 data URL, downscaled so its longest side is at most
     ``max_side``. Images already small enough in a format every server reads are sent as
     they are (no re-encoding loss)."""
+    # deferred: the commands' `--help` import this module and load no image library
     from PIL import Image
 
     with Image.open(io.BytesIO(data)) as im:
@@ -268,12 +268,24 @@ def image_data_url(path: str | Path, max_side: int | None = 1024) -> str:
     return encode_image(Path(path).read_bytes(), max_side)
 
 
+def openai_content(parts: Iterable[Part], image_urls: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """Parts as OpenAI-compatible content parts, the one place they are made: a text as a
+    ``text`` part, an image as an ``image_url`` part, its URL ``image_urls[value]`` (the URL
+    sent for an image as its task names it) or else its value; ``content_parts`` reads an
+    answer's back."""
+    urls = image_urls or {}
+    return [
+        {"type": "text", "text": p.value}
+        if p.kind == "text"
+        else {"type": "image_url", "image_url": {"url": urls.get(p.value, p.value)}}
+        for p in parts
+    ]
+
+
 def user_message(prompt: str, image_urls: Sequence[str] = ()) -> dict:
     if not image_urls:
         return {"role": "user", "content": prompt}
-    parts: list[dict] = [{"type": "image_url", "image_url": {"url": u}} for u in image_urls]
-    parts.append({"type": "text", "text": prompt})
-    return {"role": "user", "content": parts}
+    return {"role": "user", "content": openai_content([*map(Part.of_image, image_urls), Part.of_text(prompt)])}
 
 
 # -- retry policy --------------------------------------------------------------------------
@@ -320,6 +332,7 @@ def backoff_delay(attempt: int, ep: Backoff, retry_after: float | None, rng: ran
 
 def classify(exc: BaseException) -> tuple[bool, Failure]:
     """(retryable, failure) for an exception raised by one attempt."""
+    # deferred: 0.2 s to import; `--help`, the app and the scoring of files never send a request
     import aiohttp
 
     if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
@@ -372,6 +385,7 @@ class LLMClient:
         self._headers.update({k.lower(): v for k, v in endpoint.headers.items()})
 
     def _http(self) -> Any:
+        # deferred: 0.2 s to import; `--help`, the app and the scoring of files never send a request
         import aiohttp
 
         if self._session is None:
@@ -507,13 +521,13 @@ def _completion(resp: Any, attempts: int, seconds: float, max_chars: int = DEFAU
     pt, ct = usage.get("prompt_tokens"), usage.get("completion_tokens")
     message = choice.get("message") or {}
     text = message.get("content")
-    parts: tuple[tuple[str, str], ...] = ()
+    parts: tuple[Part, ...] = ()
     failure: Failure | None = None
     if isinstance(text, list) or message.get("images"):
         parts, error = content_parts(text, message.get("images"))
         failure = Failure("other", error) if error else None
-        text = "".join(v for kind, v in parts if kind == "text")  # the parts of one text run on
-        if not any(kind == "image" for kind, _ in parts):
+        text = "".join(p.text for p in parts)  # the parts of one text run on
+        if not any(p.kind == "image" for p in parts):
             parts = ()  # text parts alone: a text answer
     if failure is None and (not isinstance(text, str) or not text.strip()) and not parts:
         failure = Failure("empty response", f"empty response (finish_reason={choice.get('finish_reason')})")
@@ -538,31 +552,31 @@ def _completion(resp: Any, attempts: int, seconds: float, max_chars: int = DEFAU
     )
 
 
-def content_parts(content: Any, images: Any = None) -> tuple[tuple[tuple[str, str], ...], str | None]:
+def content_parts(answer: Any, images: Any = None) -> tuple[tuple[Part, ...], str | None]:
     """An answer's ``content`` given as a list of parts (``{"type": "text", "text": ...}``,
     ``{"type": "image_url", "image_url": {"url": "data:..."}}``), then the images some
-    servers list apart in ``message.images``, as ("text", text) / ("image", data URL) in
-    order; or the error that says which part cannot be read. An image must come as a data
+    servers list apart in ``message.images``, as Parts in order (each image at its data
+    URL); or the error that says which part cannot be read. An image must come as a data
     URL: the client fetches nothing."""
-    out: list[tuple[str, str]] = []
-    listed = [] if isinstance(content, str) or content is None else content
-    if isinstance(content, str) and content:
-        out.append(("text", content))
+    out: list[Part] = []
+    listed = [] if isinstance(answer, str) or answer is None else answer
+    if isinstance(answer, str) and answer:
+        out.append(Part.of_text(answer))
     if not isinstance(listed, list):
-        return (), f"response content is a {type(content).__name__}, not a text or a list of parts"
+        return (), f"response content is a {type(answer).__name__}, not a text or a list of parts"
     extra = images if isinstance(images, list) else []
     for n, part in enumerate([*listed, *extra]):
         where = f"response part {n + 1}"
         kind = part.get("type") if isinstance(part, dict) else None
         if kind in ("text", "output_text") and isinstance(part.get("text"), str):
-            out.append(("text", part["text"]))
+            out.append(Part.of_text(part["text"]))
         elif kind == "image_url":
             url = part.get("image_url")
             url = url.get("url") if isinstance(url, dict) else url
             if not isinstance(url, str) or not url.startswith("data:image/"):
                 shown = url[:60] if isinstance(url, str) else type(url).__name__
                 return (), f"{where}: an image that is not a data:image/ URL ({shown!r}); only data URLs are kept"
-            out.append(("image", url))
+            out.append(Part.of_image(url))
         else:
             return (), f"{where}: neither text nor an image_url ({str(kind or part)[:60]!r})"
     return tuple(out), None
@@ -583,6 +597,7 @@ __all__ = [
     "encode_image",
     "endpoint_problems",
     "image_data_url",
+    "openai_content",
     "read_models_file",
     "retry_after_seconds",
     "user_message",

@@ -24,7 +24,7 @@ Side = Literal["first", "second"]  # a response in the pair's own order
 # What was shown (curate/sides.py maps it to Side): an annotator's screen, in the app and in
 # Label Studio; the name a judge saw; a judge's display order (forward: first shown as A).
 Screen = Literal["left", "right"]
-ScreenPreference = Literal["left", "right", "tie"]
+ScreenPreference = Literal["left", "tie", "right"]  # in the order the label form offers them
 Letter = Literal["A", "B"]
 LetterVerdict = Literal["A", "B", "tie"]
 Order = Literal["forward", "reverse"]
@@ -32,7 +32,7 @@ LabelStatus = Literal["draft", "submitted", "skipped"]
 Role = Literal["annotator", "admin"]
 FlagReason = Literal["broken_image", "unsafe_content", "unclear_prompt", "other"]
 ImageStatus = Literal["ok", "missing", "corrupt", "too_large"]
-PartKind = Literal["text", "image"]  # a part of a candidate response (ResponsePart)
+PartKind = Literal["text", "image"]  # a Part of a response or prompt
 PairStatus = Literal["candidate", "selected", "dropped"]
 AssignmentState = Literal["open", "done"]
 # Where a gold answer came from: the lead's adjudication, the automatic correctness of a
@@ -44,8 +44,9 @@ QualificationState = Literal["pending", "passed", "failed"]
 # How the build turns several labels of a field into one (curate/quality/aggregate.py).
 Aggregation = Literal["majority", "dawid-skene", "mace"]
 
-CORRECTNESS: tuple[str, ...] = get_args(Correctness)
+CORRECTNESS: tuple[Correctness, ...] = get_args(Correctness)
 PREFERENCES: tuple[str, ...] = get_args(Preference)
+SCREEN_PREFERENCES: tuple[ScreenPreference, ...] = get_args(ScreenPreference)
 SIDES: tuple[str, ...] = get_args(Side)
 ORDERS: tuple[str, ...] = get_args(Order)
 LABEL_STATUSES: tuple[str, ...] = get_args(LabelStatus)
@@ -109,28 +110,48 @@ class Item:
 
 
 @dataclass(frozen=True)
-class ResponsePart:
-    """One part of a candidate response: a text, or an image stored like a prompt's image
-    (content-addressed; ``ImageRef.status`` says when it is missing)."""
+class Part:
+    """One part of a response (or of a prompt written interleaved), in order: a text, or an
+    image. The one shape of a part inside the project; the files' shapes (a triplet's
+    ``{"text": ...}`` dicts, MMRB2's ``[kind, value]`` lists, OpenAI content dicts) are made
+    and read only where those files and requests are (their modules in curate/formats/,
+    ``curate.llm.openai_content``).
+
+    ``value`` is a text's text, or where an image is: a local path, a file name relative to
+    its dataset, a data: / http URL, or, for a ``missing`` image, its source as written. A
+    candidate's stored image also has its ``image`` (content-addressed, ``ImageRef.status``
+    says why it is missing); an image given as bytes (embedded in the build's Parquet file, or
+    decoded from a model's answer) has them in ``data``."""
 
     kind: PartKind
-    text: str = ""  # a text part's text
-    image: ImageRef | None = None  # an image part's image
+    value: str = ""
+    image: ImageRef | None = None
+    missing: bool = False  # an image the input names that could not be stored or found
+    data: bytes | None = field(default=None, repr=False)
+
+    @property
+    def text(self) -> str:
+        """A text part's text ("" for an image)."""
+        return self.value if self.kind == "text" else ""
 
     @staticmethod
-    def of_text(text: str) -> ResponsePart:
-        return ResponsePart("text", text=text)
+    def of_text(text: str) -> Part:
+        return Part("text", text)
 
     @staticmethod
-    def of_image(image: ImageRef) -> ResponsePart:
-        return ResponsePart("image", image=image)
+    def of_image(where: str | ImageRef, missing: bool = False, data: bytes | None = None) -> Part:
+        """An image at ``where`` (a path or URL), or a candidate's stored image (missing when
+        it could not be stored)."""
+        if isinstance(where, ImageRef):
+            return Part("image", where.source, where, missing or where.sha256 is None)
+        return Part("image", where, missing=missing, data=data)
 
 
-def render_parts(parts: Iterable[ResponsePart]) -> str:
-    """A response's parts as one text, for whatever needs text (a text judge, the text
-    exports): each text part stripped, each image an ``[image: SOURCE]`` marker, blank lines
-    between, empty parts left out."""
-    shown = (p.text if p.kind == "text" or p.image is None else f"[image: {p.image.source}]" for p in parts)
+def render_parts(parts: Iterable[Part]) -> str:
+    """Parts as one text, for whatever needs text (a text judge, the text exports, MMRB2's
+    responses): each text part stripped, each image an ``[image: SOURCE]`` marker, blank
+    lines between, empty parts left out."""
+    shown = (p.value if p.kind == "text" else f"[image: {p.value}]" for p in parts)
     return "\n\n".join(t.strip() for t in shown if t.strip())
 
 
@@ -151,12 +172,12 @@ class Candidate:
     sample_index: int = 0
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
-    content: tuple[ResponsePart, ...] = ()  # empty: a plain-text response, its one part is ``text``
+    content: tuple[Part, ...] = ()  # empty: a plain-text response, its one part is ``text``
 
     @property
-    def parts(self) -> tuple[ResponsePart, ...]:
+    def parts(self) -> tuple[Part, ...]:
         """The response in order: ``content``, or one text part for a plain-text response."""
-        return self.content or (ResponsePart.of_text(self.text),)
+        return self.content or (Part.of_text(self.text),)
 
     @property
     def images(self) -> tuple[ImageRef, ...]:
@@ -448,8 +469,8 @@ class Triplet:
     task: str | None = None
     n_labels: int = 0
     agreement: float | None = None
-    # Responses with images: their parts in order, each {"text": ...} or {"image": relative
-    # path} (an image missing from the store: {"image": null, "missing": source}); empty for a
+    # Responses with images: their parts in order, each image at its path relative to the
+    # built dataset (an image missing from the store: missing under its source); empty for a
     # plain-text response, whose ``chosen`` / ``rejected`` text is the whole of it.
-    chosen_parts: tuple[Mapping[str, Any], ...] = ()
-    rejected_parts: tuple[Mapping[str, Any], ...] = ()
+    chosen_parts: tuple[Part, ...] = ()
+    rejected_parts: tuple[Part, ...] = ()

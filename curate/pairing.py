@@ -43,7 +43,7 @@ from .seeding import hex_hash, unit
 from .wording import plural
 
 if TYPE_CHECKING:  # not imported for `mmrb pair --help`
-    from .store import Store
+    from .store.protocols import PairingStore
 
 Strategy = Literal["cross_model", "correct_incorrect", "same_correctness"]
 STRATEGIES: tuple[str, ...] = ("cross_model", "correct_incorrect", "same_correctness")
@@ -209,7 +209,7 @@ def _chosen_longer(p: Pair) -> bool | None:
 
 
 def pair_items(
-    store: Store,
+    store: PairingStore,
     *,
     strategy: Strategy = "cross_model",
     seed: int = 0,
@@ -228,13 +228,13 @@ def pair_items(
     report = PairingReport(strategy=strategy)
     wanted_models = set(models) if models is not None else None
 
-    with store.write() as conn:
-        items = store.items(ids=list(item_ids) if item_ids is not None else None, conn=conn)
+    with store.transaction() as tx:
+        items = store.items(ids=list(item_ids) if item_ids is not None else None, conn=tx)
         by_item: dict[str, list[Candidate]] = defaultdict(list)
-        for c in store.candidates(conn=conn):
+        for c in store.candidates(conn=tx):
             if wanted_models is None or c.model in wanted_models:
                 by_item[c.item_id].append(c)
-        existing = {p.id: p for p in store.pairs(conn=conn)}
+        existing = {p.id: p for p in store.pairs(conn=tx)}
         per_item_existing: dict[str, int] = defaultdict(int)
         for p in existing.values():
             per_item_existing[p.item_id] += 1
@@ -287,7 +287,7 @@ def pair_items(
                 if category_of[p.id] == cat and p.status != "dropped"
             ]
             s.mean_abs_len_diff = mean(diffs) if diffs else 0.0
-        store.add_pairs(new, conn=conn)
+        store.add_pairs(new, conn=tx)
         report.created = sum(1 for p in new if p.status != "dropped")
     return report
 

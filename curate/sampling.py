@@ -67,10 +67,11 @@ from .llm import (
     read_models_file,
     user_message,
 )
-from .model import Candidate, Failure, ImageRef, Item, ResponsePart, SampleFailure, count_failures, render_parts
+from .model import Candidate, Failure, ImageRef, Item, Part, SampleFailure, count_failures, render_parts
 from .seeding import hex_hash
-from .store import Store, params_key
+from .store import params_key
 from .store.items import SampleKey
+from .store.protocols import SamplingStore
 from .store.writer import BatchWriter
 from .wording import plural
 
@@ -210,7 +211,7 @@ class SampleReport:
         return out
 
 
-def stored_keys(store: Store) -> set[Key]:
+def stored_keys(store: SamplingStore) -> set[Key]:
     return store.candidate_keys()
 
 
@@ -229,47 +230,47 @@ def plan_requests(
     return todo
 
 
-# An answer's parts with its images decoded and checked: ("text", text) or ("image", bytes)
-Decoded = tuple[tuple[str, str | bytes], ...]
+# An answer's parts with each image decoded and checked: its bytes in ``Part.data``
+Decoded = tuple[Part, ...]
 
 
-def decode_parts(images: ImageStore, parts: Sequence[tuple[str, str]]) -> Decoded:
+def decode_parts(images: ImageStore, parts: Sequence[Part]) -> Decoded:
     """An answer's parts (curate/llm.py: text, image data URLs) with each image decoded and
     checked as an imported one is (``ImageStore.prepare``); raises ImageProblem naming the
     image (``response image 2: ...``)."""
-    out: list[tuple[str, str | bytes]] = []
+    out: list[Part] = []
     n = 0
-    for kind, value in parts:
-        if kind != "image":
-            out.append((kind, value))
+    for p in parts:
+        if p.kind != "image":
+            out.append(p)
             continue
         n += 1
         name = f"response image {n}"
         try:
-            out.append(("image", images.prepare(images.read_source(value, images.root), name)[0]))
+            out.append(Part.of_image(name, data=images.prepare(images.read_source(p.value, images.root), name)[0]))
         except ImageProblem as e:
             raise ImageProblem(e.status, f"{name}: {e}") from None
     return tuple(out)
 
 
-def _stored_parts(images: ImageStore, decoded: Decoded) -> tuple[tuple[ResponsePart, ...], list[StoredImage]]:
+def _stored_parts(images: ImageStore, decoded: Decoded) -> tuple[tuple[Part, ...], list[StoredImage]]:
     """The parts of a candidate, each image written to the image folder (call it inside
     ``images.writing()``, until the rows are committed)."""
-    parts: list[ResponsePart] = []
+    parts: list[Part] = []
     stored: list[StoredImage] = []
-    for _, value in decoded:
-        if isinstance(value, bytes):
-            im = images.put(value)
+    for p in decoded:
+        if p.data is not None:
+            im = images.put(p.data)
             stored.append(im)
             source = f"image-{len(stored)}.{im.path.rsplit('.', 1)[-1]}"
-            parts.append(ResponsePart.of_image(ImageRef(source, im.sha256, "ok", im.width, im.height)))
+            parts.append(Part.of_image(ImageRef(source, im.sha256, "ok", im.width, im.height)))
         else:
-            parts.append(ResponsePart.of_text(value))
+            parts.append(p)
     return tuple(parts), stored
 
 
 def result_writer(
-    store: Store, specs: dict[str, ModelSpec], flush_every: int, flush_interval: float
+    store: SamplingStore, specs: dict[str, ModelSpec], flush_every: int, flush_interval: float
 ) -> BatchWriter[tuple[Key, Completion, Decoded]]:
     """Commits each (key, completion, decoded parts) as a candidate (with its parts and
     images when the answer has images) or, when the request failed, a failure."""
@@ -356,7 +357,7 @@ def _image_sources(known: dict[str, Path], item: Item) -> tuple[list[Path], str 
 
 
 async def sample_async(
-    store: Store,
+    store: SamplingStore,
     specs: Sequence[ModelSpec],
     *,
     item_ids: Iterable[str] | None = None,
@@ -468,7 +469,7 @@ async def _check_endpoints(clients: dict[str, LLMClient], specs: Sequence[ModelS
             )
 
 
-def sample(store: Store, specs: Sequence[ModelSpec], **kw: Any) -> SampleReport:
+def sample(store: SamplingStore, specs: Sequence[ModelSpec], **kw: Any) -> SampleReport:
     return asyncio.run(sample_async(store, specs, **kw))
 
 

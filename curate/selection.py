@@ -46,7 +46,7 @@ from .wording import plural
 
 if TYPE_CHECKING:  # not imported for `mmrb select --help`, which shows this module's defaults
     from .judging.judge import Judge
-    from .store import Store
+    from .store.protocols import SelectionStore
 
 JudgeOutcome = Literal["right", "wrong", "inconsistent", "failed", "unparsed", "unjudged"]
 Verdicts = Mapping[str, Mapping[str, Mapping[str, str | None]]]  # judge -> pair -> order -> verdict
@@ -250,6 +250,7 @@ def load_judges(
     """The judges of a models file, each asked in both orders: ``template`` and
     ``max_image_side`` for the entries that name none, ``allow_missing_images`` and
     ``max_response_chars`` (when given) for every one."""
+    # here, not at the top: `mmrb select --help` imports this module for its defaults
     from .judging.config import load_judges as load
     from .judging.templates import get_template
 
@@ -274,7 +275,7 @@ def both_orders(judges: Sequence[Judge], pair_ids: Sequence[str]) -> None:
 
 
 def judge_verdicts(
-    store: Store,
+    store: SelectionStore,
     pairs: Sequence[Pair],
     items: Mapping[str, Item],
     judges: Sequence[Judge],
@@ -284,7 +285,7 @@ def judge_verdicts(
 ) -> dict[str, dict[str, dict[str, str | None]]]:
     """Run each judge on the pairs in both orders (resumable judge runs) and read back the
     verdicts: ``FAILED`` for a failed request, ``None`` for an answer without a verdict."""
-    from .judging import JudgeTask
+    from .judging import JudgeTask  # as in load_judges: not for `mmrb select --help`
     from .judging.records import RunDataset, task_parts
     from .judging.runner import run_judge
 
@@ -343,7 +344,7 @@ def judge_verdicts(
 
 
 def select(
-    store: Store,
+    store: SelectionStore,
     judges: Sequence[Judge] = (),
     *,
     verdicts: Verdicts | None = None,
@@ -394,14 +395,14 @@ def select(
     )
 
     by_id = {p.id: p for p in pairs}
-    with store.write() as conn:
+    with store.transaction() as tx:
         for d in decisions:
             meta = dict(by_id[d.pair_id].metadata)
             if d.outcomes:
                 meta["selection"] = dict(d.outcomes)
             else:
                 meta.pop("selection", None)
-            store.update_pair(d.pair_id, conn=conn, status=d.status, reason=d.reason, metadata=meta)
+            store.update_pair(d.pair_id, conn=tx, status=d.status, reason=d.reason, metadata=meta)
     return report
 
 

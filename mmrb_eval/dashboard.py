@@ -10,6 +10,7 @@ from curate.model import Letter, Order
 from curate.sides import to_letter
 from curate.store import Store
 
+from .leaderboard import interval_of, table_rows
 from .runs import load_run
 from .scoring import ScoringOptions
 from .workflow import ScoredJudgments, score_loaded_run
@@ -31,8 +32,6 @@ def scored_runs(store: Store, options: ScoringOptions) -> tuple[list[ScoredJudgm
 
 def interval_text(s: dict | None) -> str:
     """A figure's 95% interval in %, "undefined (too few pairs)" below the floor, else empty."""
-    from .leaderboard import interval_of
-
     ci, why = interval_of(s)
     if ci:
         return f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
@@ -42,7 +41,6 @@ def interval_text(s: dict | None) -> str:
 def board_rows(runs: Sequence[ScoredJudgments], include_incomplete: bool = False) -> tuple[list[dict], list[dict]]:
     """The page's table: (ranked rows, incomplete runs listed apart), each with completeness
     and error rate; with ``include_incomplete`` everything is ranked and nothing is apart."""
-    from .leaderboard import table_rows
 
     def pct(x: float | None) -> float | None:
         return None if x is None else round(100 * x, 1)
@@ -73,14 +71,16 @@ def category_rows(runs: Sequence[ScoredJudgments], category: str) -> list[dict]:
     for r in sorted(runs, key=lambda r: not r.complete):
         groups = {category: r.figures.categories.get(category)}
         groups.update({k: v for k, v in r.figures.subsplits.items() if k.startswith(category + "/")})
-        row = {"judge": r.judge if r.complete else f"{r.judge} (incomplete)", "run": r.run_id}
-        for name, s in groups.items():
-            if s is None:
+        row: dict[str, str | float | None] = {
+            "judge": r.judge if r.complete else f"{r.judge} (incomplete)",
+            "run": r.run_id,
+        }
+        for name, g in groups.items():
+            if g is None:
                 continue
-            acc = s["accuracy"]
-            row[name] = None if acc is None else round(100 * acc, 1)
-            row[f"{name} correct/n"] = s["correct_n"]
-            row[f"{name} 95% CI"] = interval_text(s)
+            row[name] = None if g.accuracy is None else round(100 * g.accuracy, 1)
+            row[f"{name} correct/n"] = g.correct_n
+            row[f"{name} 95% CI"] = interval_text(g.to_json())
         rows.append(row)
     return rows
 

@@ -38,8 +38,9 @@ from curate.formats import detect_layout, mm_rlhf, mmrb, mmrb2, triplets
 from curate.formats import vlrewardbench as vlrb
 from curate.formats.fields import Fields, parse_rows
 from curate.formats.reader import Row, load_rows
-from curate.judging.records import RunDataset, TaskPart
+from curate.judging.records import RunDataset
 from curate.llm import encode_image
+from curate.model import Part
 from curate.sides import copy_chosen_first, from_letter
 
 from .records import EvalPair
@@ -99,32 +100,33 @@ def _local(s: str, base: Path) -> str:
     return s if "://" in s or s.startswith("data:") or Path(s).is_absolute() else str(base / s)
 
 
-def mmrb2_parts(r: mmrb2.Mmrb2Response, base: Path) -> tuple[TaskPart, ...]:
+def _located(parts: Iterable[Part], base: Path) -> tuple[Part, ...]:
+    """Parts with each image's file name relative to ``base`` made a path (URLs as they are)."""
+    return tuple(Part.of_image(_local(p.value, base)) if p.kind == "image" else p for p in parts)
+
+
+def mmrb2_parts(r: mmrb2.Mmrb2Response, base: Path) -> tuple[Part, ...]:
     """An MMRB2 response's parts for the judge, its images beside the file (as the
     benchmark's evaluate.py finds them); a text-only response has none (its text is enough)."""
-    if all(kind == "text" for kind, _ in r.parts):
+    if all(p.kind == "text" for p in r.parts):
         return ()
-    return tuple(
-        TaskPart.of_text(value) if kind == "text" else TaskPart.of_image(_local(value, base)) for kind, value in r.parts
-    )
+    return _located(r.parts, base)
 
 
-def triplet_parts(parts: Iterable[Any], base: Path) -> tuple[TaskPart, ...]:
+def triplet_parts(parts: Iterable[Part], base: Path) -> tuple[Part, ...]:
     """A triplet's ``chosen_parts`` / ``rejected_parts`` (curate/formats/triplets.py): images
     relative to the build folder, or embedded (the Parquet file: its image file in the build
     folder when there, else a data URL of its bytes, downscaled when sent as files are); an
     image the build recorded as missing stays missing."""
     out = []
     for p in parts:
-        if "text" in p and p.get("text") is not None:
-            out.append(TaskPart.of_text(str(p["text"])))
-        elif p.get("bytes"):  # embedded (the build's Parquet file, in data/ below the build folder)
-            beside = [q for q in (base / str(p.get("image")), base.parent / str(p.get("image"))) if q.is_file()]
-            out.append(TaskPart.of_image(str(beside[0]) if beside else encode_image(p["bytes"], None)))
-        elif p.get("image"):
-            out.append(TaskPart.of_image(_local(str(p["image"]), base)))
+        if p.kind == "text" or p.missing:
+            out.append(p)
+        elif p.data:  # embedded (the build's Parquet file, in data/ below the build folder)
+            beside = [q for q in (base / p.value, base.parent / p.value) if p.value and q.is_file()]
+            out.append(Part.of_image(str(beside[0]) if beside else encode_image(p.data, None)))
         else:
-            out.append(TaskPart.of_image(str(p.get("missing") or "image"), missing=True))
+            out.append(Part.of_image(_local(p.value, base)))
     return tuple(out)
 
 
@@ -163,15 +165,12 @@ def mmrb2_pair(rec: mmrb2.Mmrb2Pair, p: Path) -> EvalPair:
     build_from_hf.py writes) the prompt is its text parts, a line apart, and its images,
     beside the file; a judge of a pair with image responses sees them interleaved as
     written (``prompt_parts``)."""
-    texts = [v.strip() for kind, v in rec.prompt_content if kind == "text" and v.strip()]
-    prompt_parts = tuple(
-        TaskPart.of_text(v) if kind == "text" else TaskPart.of_image(_local(v, p.parent))
-        for kind, v in rec.prompt_content
-    )
+    texts = [x.text.strip() for x in rec.prompt_content if x.text.strip()]
+    prompt_parts = _located(rec.prompt_content, p.parent)
     return EvalPair(
         id=rec.id,
         prompt=rec.prompt or "\n".join(texts),
-        images=tuple(_local(v, p.parent) for kind, v in rec.prompt_content if kind == "image"),
+        images=tuple(x.value for x in prompt_parts if x.kind == "image"),
         first=mmrb2.render_text(rec.response_a),
         second=mmrb2.render_text(rec.response_b),
         preferred=rec.preferred,
@@ -179,7 +178,7 @@ def mmrb2_pair(rec: mmrb2.Mmrb2Pair, p: Path) -> EvalPair:
         source=rec.prompt_source if rec.prompt_source is not None else "mmrb2",
         first_parts=mmrb2_parts(rec.response_a, p.parent),
         second_parts=mmrb2_parts(rec.response_b, p.parent),
-        prompt_parts=prompt_parts if any(kind == "image" for kind, _ in rec.prompt_content) else (),
+        prompt_parts=prompt_parts if any(x.kind == "image" for x in prompt_parts) else (),
     )
 
 

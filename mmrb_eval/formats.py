@@ -334,6 +334,9 @@ def _inference_records(p: Path, trust_flag: bool) -> list[tuple[int, vlrb.VlrbIn
     return data
 
 
+FLAG_STATUSES = ("agree", "reject", "doesntMatch")  # what cal.py counts of flag_status
+
+
 def read_vlrb(p: Path, pairs: Sequence[EvalPair] | None, opts: ReadOptions) -> JudgmentFile:
     k, trust_flag = opts.vlrb_k, opts.trust_flag
     if k is not None and k < 1:
@@ -342,7 +345,7 @@ def read_vlrb(p: Path, pairs: Sequence[EvalPair] | None, opts: ReadOptions) -> J
     warnings: list[str] = []
     doubts: list[InputProblem] = []
     if trust_flag:
-        odd = sum(1 for _, r in data if r is not None and r.flag_status not in ("agree", "reject", "doesntMatch"))
+        odd = sum(1 for _, r in data if r is not None and r.flag_status not in FLAG_STATUSES)
         if odd:
             warnings.append(
                 f"{odd} records whose flag_status is not agree, reject or doesntMatch are ignored, as cal.py does"
@@ -355,19 +358,7 @@ def read_vlrb(p: Path, pairs: Sequence[EvalPair] | None, opts: ReadOptions) -> J
             first.setdefault(rec.key, (line, rec))
     own_ids = dict(zip(first, unique_ids([r.id for _, r in first.values()]), strict=True))
     if pairs is None:
-        pairs = [
-            EvalPair(
-                id=own_ids[key],
-                prompt=r.query,
-                first=r.response[0],
-                second=r.response[1],
-                preferred=r.preferred,
-                category=vlrb.group_of(r.id),
-                source="vlrewardbench",
-                metadata={"vlrb_key": key, "source_id": r.id},
-            )
-            for key, (_, r) in first.items()
-        ]
+        pairs = [_vlrb_pair(own_ids[key], key, r) for key, (_, r) in first.items()]
         target = own_ids
     else:
         target, mismatched = _match_vlrb({key: r for key, (_, r) in first.items()}, own_ids, pairs)
@@ -381,25 +372,59 @@ def read_vlrb(p: Path, pairs: Sequence[EvalPair] | None, opts: ReadOptions) -> J
             for key, (line, r) in first.items()
             if target[key].startswith(NOT_IN_DATASET)
         ]
-    pair_by_id = {x.id: x for x in pairs}
-    dataset_given = target is not own_ids
-
     records = [(line, r) for line, r in (cal_order(data, k) if k is not None else data) if r is not None]
+    out, disagreeing = _vlrb_judgments(p, records, target, pairs, target is not own_ids, opts, doubts)
+    if disagreeing:
+        warnings.append(
+            f"the records of {plural(disagreeing, 'item')} disagree on which response is preferred: "
+            "each record is scored against its own ranking, as cal.py does"
+        )
+    return JudgmentFile(out, list(pairs), warnings=tuple(warnings + doubt_summary(doubts)), doubts=tuple(doubts))
+
+
+def _vlrb_pair(pair_id: str, key: str, r: vlrb.VlrbInference) -> EvalPair:
+    """The pair of an item when no dataset is given: the records carry its label."""
+    return EvalPair(
+        id=pair_id,
+        prompt=r.query,
+        first=r.response[0],
+        second=r.response[1],
+        preferred=r.preferred,
+        category=vlrb.group_of(r.id),
+        source="vlrewardbench",
+        metadata={"vlrb_key": key, "source_id": r.id},
+    )
+
+
+def _vlrb_status(rec: vlrb.VlrbInference, trust_flag: bool) -> str | None:
+    """What a record's answer counts as (agree, reject, doesntMatch); None: a flag cal.py ignores."""
+    if trust_flag:
+        return rec.flag_status if rec.flag_status in FLAG_STATUSES else None
+    n = vlrb_answer_number(rec.filter_choice or "")
+    rejected_shown = rec.ranking.index(1 if rec.random_number == 0 else 0) + 1  # cal.py's own arithmetic
+    return "doesntMatch" if n is None else "reject" if n == rejected_shown else "agree"
+
+
+def _vlrb_judgments(
+    p: Path,
+    records: list[tuple[int, vlrb.VlrbInference]],
+    target: dict[str, str],
+    pairs: Sequence[EvalPair],
+    dataset_given: bool,
+    opts: ReadOptions,
+    doubts: list[InputProblem],
+) -> tuple[list[Judgment], int]:
+    """The records' judgments, at most k per item, each record's label doubts added to
+    ``doubts``; and how many items' records disagree on which response is preferred."""
+    pair_by_id = {x.id: x for x in pairs}
     seen: Counter = Counter()
     doubted: set[str] = set()
     disagreeing: set[str] = set()
     out = []
     for line, rec in records:
         key = rec.key
-        if trust_flag:
-            status = rec.flag_status
-            if status not in ("agree", "reject", "doesntMatch"):
-                continue
-        else:
-            n = vlrb_answer_number(rec.filter_choice or "")
-            rejected_shown = rec.ranking.index(1 if rec.random_number == 0 else 0) + 1  # cal.py's own arithmetic
-            status = "doesntMatch" if n is None else "reject" if n == rejected_shown else "agree"
-        if k is not None and seen[key] >= k:
+        status = _vlrb_status(rec, opts.trust_flag)
+        if status is None or (opts.vlrb_k is not None and seen[key] >= opts.vlrb_k):
             continue
         i = seen[key]
         seen[key] += 1
@@ -419,29 +444,23 @@ def read_vlrb(p: Path, pairs: Sequence[EvalPair] | None, opts: ReadOptions) -> J
                 )
         elif pair and rec.response[0 if rec.preferred == "first" else 1] != pair.chosen:
             disagreeing.add(key)
-        # the record lists the pair's responses in its own order, and cal.py shows that
-        # list in rec.shown order
-        order = shown_order(copy_order(chosen, rec.preferred), rec.shown)
         # "agree" is any answer number but the rejected one's, as cal.py counts it
         verdict = {"agree": chosen, "reject": other(chosen)}.get(status)
         out.append(
             Judgment(
                 pair_id=pid,
-                order=order,
+                # the record lists the pair's responses in its own order, and cal.py shows
+                # that list in rec.shown order
+                order=shown_order(copy_order(chosen, rec.preferred), rec.shown),
                 sample_index=i,
                 verdict=verdict,
                 outcome="parsed" if verdict else "unparsed",
                 raw=rec.filter_choice,
                 prompt=rec.filter_prompt,
-                extra={"verdict_from": "flag_status"} if trust_flag else {},
+                extra={"verdict_from": "flag_status"} if opts.trust_flag else {},
             )
         )
-    if disagreeing:
-        warnings.append(
-            f"the records of {plural(len(disagreeing), 'item')} disagree on which response is preferred: "
-            "each record is scored against its own ranking, as cal.py does"
-        )
-    return JudgmentFile(out, list(pairs), warnings=tuple(warnings + doubt_summary(doubts)), doubts=tuple(doubts))
+    return out, len(disagreeing)
 
 
 NOT_IN_DATASET = "(not in the dataset) "
@@ -472,22 +491,19 @@ def _match_vlrb(
 
 
 # -- R1-Reward ----------------------------------------------------------------------------
+R1_LAYOUTS = ("mmrb", "triplet")  # the benchmark rows R1-Reward's outputs carry
+
+
 def read_rewards(p: Path, pairs: Sequence[EvalPair] | None, opts: ReadOptions) -> JudgmentFile:
     rows = load_rows(p)
     first_row = first_record(p, rows)
     layout = detect_layout(first_row.data, p).name
-    if layout not in ("mmrb", "triplet"):
-        raise InputError(
-            [
-                InputProblem(
-                    str(p),
-                    first_row.line,
-                    None,
-                    "R1-Reward rows are Multimodal RewardBench rows "
-                    "(ID, Output1, Output2, Better, Category) or triplets (id, prompt, chosen, rejected)",
-                )
-            ]
+    if layout not in R1_LAYOUTS:
+        why = (
+            "R1-Reward rows are Multimodal RewardBench rows "
+            "(ID, Output1, Output2, Better, Category) or triplets (id, prompt, chosen, rejected)"
         )
+        raise InputError([InputProblem(str(p), first_row.line, None, why)])
     labelled = pairs is None and layout == "mmrb"
 
     def parse_row(f: Fields) -> Any:
@@ -496,7 +512,6 @@ def read_rewards(p: Path, pairs: Sequence[EvalPair] | None, opts: ReadOptions) -
         return mmrb.parse(f, reported=labelled)  # labelled: the file's categories are what is reported
 
     lines_records = parse_rows(p, rows, lambda f: r1_rewards.parse(f, parse_row))
-    records = [rec for _, rec in lines_records]
     id_field = "ID" if layout == "mmrb" else "id"
     if layout == "triplet":
         _refuse_split_media(p, lines_records)
@@ -504,7 +519,8 @@ def read_rewards(p: Path, pairs: Sequence[EvalPair] | None, opts: ReadOptions) -
     # the id as the script's dict holds it: 3 and "3" are two ids there (MM-RLHF's Acc+)
     raw_ids = {r.line: json.dumps(r.data.get(id_field)) for r in rows if r.data is not None}
     if pairs is None:
-        pairs = _own_pairs([rec.row for rec in records], mmrb_pair if layout == "mmrb" else triplet_pair, p, ids)
+        own_pair = mmrb_pair if layout == "mmrb" else triplet_pair
+        pairs = _own_pairs([rec.row for _, rec in lines_records], own_pair, p, ids)
     pair_by_id = {x.id: x for x in pairs}
     script_ids: dict[str, str] = {}
     out = []
@@ -519,38 +535,46 @@ def read_rewards(p: Path, pairs: Sequence[EvalPair] | None, opts: ReadOptions) -
         else:
             chosen = _side_of(rec.row.chosen, pair)
         if pair is not None and chosen != pair.preferred:
-            stated = f"Better {rec.row.better}" if layout == "mmrb" else "chosen is the dataset's rejected response"
-            theirs = ("Output1" if pair.preferred == "first" else "Output2") if layout == "mmrb" else "the other"
-            doubts.append(_label_doubt(p, line, "Better" if layout == "mmrb" else "chosen", stated, pid, theirs))
-        r_chosen, r_rejected = rec.chosen, rec.rejected
-        rejected = other(chosen)
-        # NaN is neither higher, lower nor equal: no verdict (the script counts it wrong)
-        verdict = (
-            chosen
-            if r_chosen > r_rejected
-            else rejected
-            if r_chosen < r_rejected
-            else "tie"
-            if r_chosen == r_rejected
-            else None
-        )
-        first, second = (r_chosen, r_rejected) if chosen == "first" else (r_rejected, r_chosen)
-        out.append(
-            Judgment(
-                pair_id=pid,
-                order=order_of(chosen),  # the harness shows the chosen one first
-                verdict=verdict,
-                outcome="parsed" if verdict else "unparsed",
-                raw=rec.critic,
-                score_first=float(first),
-                score_second=float(second),
-                extra={"verdict_from": "rewards"},
-            )
-        )
+            doubts.append(_reward_label_doubt(p, line, layout, rec.row, pair))
+        out.append(_reward_judgment(pid, chosen, rec))
     pairs = [
         replace(x, metadata={**x.metadata, "script_id": script_ids[x.id]}) if x.id in script_ids else x for x in pairs
     ]
     return JudgmentFile(out, pairs, warnings=tuple(warnings + doubt_summary(doubts)), doubts=tuple(doubts))
+
+
+def _reward_label_doubt(p: Path, line: int, layout: str, row: Any, pair: EvalPair) -> InputProblem:
+    """A row whose chosen response is the dataset pair's rejected one."""
+    if layout == "mmrb":
+        theirs = "Output1" if pair.preferred == "first" else "Output2"
+        return _label_doubt(p, line, "Better", f"Better {row.better}", pair.id, theirs)
+    return _label_doubt(p, line, "chosen", "chosen is the dataset's rejected response", pair.id, "the other")
+
+
+def _reward_judgment(pid: str, chosen: Side, rec: r1_rewards.Rewards[Any]) -> Judgment:
+    """A row's rewards as a judgment: right when the chosen response's reward is higher."""
+    r_chosen, r_rejected = rec.chosen, rec.rejected
+    # NaN is neither higher, lower nor equal: no verdict (the script counts it wrong)
+    verdict = (
+        chosen
+        if r_chosen > r_rejected
+        else other(chosen)
+        if r_chosen < r_rejected
+        else "tie"
+        if r_chosen == r_rejected
+        else None
+    )
+    first, second = (r_chosen, r_rejected) if chosen == "first" else (r_rejected, r_chosen)
+    return Judgment(
+        pair_id=pid,
+        order=order_of(chosen),  # the harness shows the chosen one first
+        verdict=verdict,
+        outcome="parsed" if verdict else "unparsed",
+        raw=rec.critic,
+        score_first=float(first),
+        score_second=float(second),
+        extra={"verdict_from": "rewards"},
+    )
 
 
 def _refuse_split_media(p: Path, lines_records: Sequence[tuple[int, Any]]) -> None:

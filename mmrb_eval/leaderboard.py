@@ -22,8 +22,6 @@ from curate.agreement.limits import MIN_BOOTSTRAP_PAIRS, TOO_FEW_PAIRS
 from curate.errors import InputError, InputProblem, MmrbError
 from curate.formats.reader import MALFORMED, json_problem
 
-SORT_KEYS = ("overall", "macro", "size_weighted")
-
 
 def read_report(path: str | Path) -> dict:
     """A report written by ``mmrb score --output``; named after its file when it names no judge."""
@@ -303,9 +301,11 @@ def plot_rows(
 def plot(reports: Sequence[dict], path: str | Path, sort: str = "overall", include_incomplete: bool = False) -> Path:
     """Horizontal bars of each ranked judge's accuracy with its 95% interval (matplotlib, Agg);
     incomplete runs left unranked are named under the axis, not drawn."""
+    # deferred: matplotlib takes 0.6 s to import, and only the plot needs it
     import matplotlib
 
     matplotlib.use("Agg")
+    # deferred, as matplotlib above
     import matplotlib.pyplot as plt
 
     rows, apart = plot_rows(reports, sort, include_incomplete)

@@ -7,8 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from curate.judging import JudgeTask
-from curate.judging.records import TaskPart
-from curate.model import Side
+from curate.model import Part, Side
 
 
 @dataclass(frozen=True)
@@ -31,9 +30,9 @@ class EvalPair:
     source: str = ""
     group: str = ""
     metadata: Mapping[str, Any] = field(default_factory=dict)
-    first_parts: tuple[TaskPart, ...] = ()
-    second_parts: tuple[TaskPart, ...] = ()
-    prompt_parts: tuple[TaskPart, ...] = ()  # the prompt interleaved as written (MMRB2)
+    first_parts: tuple[Part, ...] = ()
+    second_parts: tuple[Part, ...] = ()
+    prompt_parts: tuple[Part, ...] = ()  # the prompt interleaved as written (MMRB2)
     # first/second decided by curate.sides.copy_chosen_first (the file says only chosen and
     # rejected), not listed by the file: a judge run's record of it wins (mmrb_eval/runs.py)
     seeded_order: bool = False

@@ -8,12 +8,13 @@ the run back takes that record, never the coin again (``as_shown``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from curate.errors import MmrbError
 from curate.judging.config import stored_plan
+from curate.judging.judge import Plan
 from curate.judging.records import JudgeRun, Judgment
 from curate.sides import is_side
 from curate.store import Store
@@ -97,13 +98,26 @@ class RunHealth:
         }
 
 
+@dataclass(frozen=True)
+class RunIdentity:
+    """What a stored run's configuration says of the judgments it planned: its kind, and that
+    kind's plan read once from the configuration (curate/judging/config.py owns its keys)."""
+
+    kind: str
+    plan: Callable[[str], Plan] | None  # pair id -> its (order, sample)s; None: a kind this version does not know
+
+    @classmethod
+    def of(cls, config: Mapping[str, Any]) -> RunIdentity:
+        return cls(str(config.get("kind", "")), stored_plan(config))
+
+
 def planned_keys(
-    identity: Mapping[str, Any], pairs: Sequence[EvalPair], judgments: Sequence[Judgment]
+    identity: RunIdentity, pairs: Sequence[EvalPair], judgments: Sequence[Judgment]
 ) -> list[tuple[str, str, int]]:
     """The (pair, order, sample) judgments a run with this configuration asks for (its kind's
-    plan, curate/judging/config.py). A run of an unknown kind plans what it stored for each
-    pair, and one judgment for a pair without."""
-    plan = stored_plan(identity)
+    plan). A run of an unknown kind plans what it stored for each pair, and one judgment for a
+    pair without."""
+    plan = identity.plan
     if plan is not None:
         return [(p.id, o, i) for p in pairs for o, i in plan(p.id)]
     stored: dict[str, list[tuple[str, str, int]]] = {}
@@ -113,7 +127,7 @@ def planned_keys(
 
 
 def health(
-    identity: Mapping[str, Any], pairs: Sequence[EvalPair], judgments: Sequence[Judgment], status: str | None = None
+    identity: RunIdentity, pairs: Sequence[EvalPair], judgments: Sequence[Judgment], status: str | None = None
 ) -> RunHealth:
     outcome = {j.key: j.outcome for j in judgments}
     keys = planned_keys(identity, pairs, judgments)
@@ -125,4 +139,4 @@ def health(
 def run_health(store: Store, run_id: str, pairs: Sequence[EvalPair], judgments: Sequence[Judgment]) -> RunHealth:
     """The health of a stored run on ``pairs`` (its judgments as ``load_run`` gives them)."""
     run = stored_run(store, run_id)
-    return health(run.config, pairs, judgments, run.status)
+    return health(RunIdentity.of(run.config), pairs, judgments, run.status)

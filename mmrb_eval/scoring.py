@@ -66,6 +66,7 @@ from .records import EvalPair
 from .rules import ACC_PLUS_GROUPS, GROUPINGS, NO_JUDGEMENT, VERDICT_RULES, mmrb_shown, touched_groups
 
 if TYPE_CHECKING:  # numpy is imported where the statistics run: `mmrb score --help` reads this module's vocabularies
+    # deferred: `mmrb score --help` imports this module for its presets
     import numpy as np
 
 AGGREGATES = ("each", "majority")
@@ -281,6 +282,7 @@ def _units(answered: list[tuple[Judgment, str | None]], labels: Mapping[str, Sid
 
 # -- statistics --------------------------------------------------------------------------
 def _rng(opts: ScoringOptions, name: str) -> np.random.Generator:
+    # deferred: `mmrb score --help` imports this module for its presets
     import numpy as np
 
     # ":" keeps the published intervals as they were (curate/seeding.py)
@@ -289,6 +291,7 @@ def _rng(opts: ScoringOptions, name: str) -> np.random.Generator:
 
 def _replicates(sums: np.ndarray, ns: np.ndarray, B: int, rng: np.random.Generator) -> np.ndarray | None:
     """B bootstrap accuracies from resampling clusters (pairs or prompt groups)."""
+    # deferred: `mmrb score --help` imports this module for its presets
     import numpy as np
 
     k = len(sums)
@@ -305,6 +308,7 @@ def _replicates(sums: np.ndarray, ns: np.ndarray, B: int, rng: np.random.Generat
 
 
 def _interval(reps: np.ndarray | None, conf: float) -> list[float] | None:
+    # deferred: `mmrb score --help` imports this module for its presets
     import numpy as np
 
     if reps is None:
@@ -350,6 +354,7 @@ def stat(
 
 
 def _cluster_arrays(units: list[_Unit], keep: Iterable[str] | None = None, key=lambda u: u.pair_id):
+    # deferred: `mmrb score --help` imports this module for its presets
     import numpy as np
 
     sums: dict[str, float] = defaultdict(float)
@@ -366,6 +371,42 @@ def _cluster_arrays(units: list[_Unit], keep: Iterable[str] | None = None, key=l
 
 
 Figure = dict[str, Any]  # one figure as the JSON report writes it: stat(), _rate(), _average() ...
+
+
+@dataclass(frozen=True)
+class GroupFigure:
+    """The accuracy of one group of pairs (a category or a sub-split): ``stat``'s figure with
+    the pairs it scored and the dataset's pairs in the group. ``ci_undefined`` says why ``ci``
+    is None when it is for too few pairs; ``reason`` why ``accuracy`` is None."""
+
+    accuracy: float | None
+    correct: float | int
+    n: int
+    correct_n: str
+    ci: tuple[float, float] | None
+    pairs: int
+    dataset_pairs: int
+    ci_undefined: str | None = None
+    reason: str | None = None
+
+    @classmethod
+    def of(cls, figure: Figure, dataset_pairs: int) -> GroupFigure:
+        ci = figure["ci"]
+        return cls(**{**figure, "ci": None if ci is None else (ci[0], ci[1])}, dataset_pairs=dataset_pairs)
+
+    def to_json(self) -> Figure:
+        """The figure as the JSON report writes it, keys in ``stat``'s order."""
+        return {
+            "accuracy": self.accuracy,
+            "correct": self.correct,
+            "n": self.n,
+            "correct_n": self.correct_n,
+            "ci": None if self.ci is None else list(self.ci),
+            **({"ci_undefined": self.ci_undefined} if self.ci_undefined else {}),
+            **({"reason": self.reason} if self.reason else {}),
+            "pairs": self.pairs,
+            "dataset_pairs": self.dataset_pairs,
+        }
 
 
 @dataclass(frozen=True)
@@ -390,8 +431,8 @@ class ScoreReport:
     overall: Figure
     macro: Figure
     size_weighted: Figure
-    categories: dict[str, Figure]
-    subsplits: dict[str, Figure]
+    categories: dict[str, GroupFigure]
+    subsplits: dict[str, GroupFigure]
     outcomes: dict[str, int]  # parsed, unparsed, both, error
     parse_failure_rate: Figure
     both_counted_as_first_shown: int
@@ -404,7 +445,147 @@ class ScoreReport:
 
     def to_json(self) -> dict[str, Any]:
         """The report as ``mmrb score --output`` writes it (a copy: the report stays as it is)."""
-        return asdict(self)
+        d = asdict(self)
+        d["categories"] = {c: f.to_json() for c, f in self.categories.items()}
+        d["subsplits"] = {s: f.to_json() for s, f in self.subsplits.items()}
+        return d
+
+
+@dataclass
+class _Sorted:
+    """The judgments given to ``score``, sorted by what becomes of them."""
+
+    answered: list[tuple[Judgment, str | None]] = field(default_factory=list)  # with the verdict they count as
+    failed: list[Judgment] = field(default_factory=list)  # failed requests: in no figure
+    unknown_ids: Counter[str] = field(default_factory=Counter)  # judgments of pairs the dataset lacks
+    not_used: Counter[str] = field(default_factory=Counter)  # other_order, later_sample, no_judgement
+    unjudged: set[str] = field(default_factory=set)  # pairs with answers the verdict rule records no judgement for
+    both_as_first: int = 0
+
+    @property
+    def answered_ids(self) -> set[str]:
+        return {j.pair_id for j, _ in self.answered}
+
+    @property
+    def failed_ids(self) -> set[str]:
+        return {j.pair_id for j in self.failed}
+
+    def not_used_counts(self, verdict_rule: str) -> dict[str, int]:
+        """The report's ``not_used`` (``no_judgement`` only under a rule that can leave one out)."""
+        d = {"other_order": self.not_used["other_order"], "later_sample": self.not_used["later_sample"]}
+        return d | ({"no_judgement": self.not_used["no_judgement"]} if verdict_rule in NO_JUDGEMENT else {})
+
+
+def _sort(judgments: Iterable[Judgment], labels: Mapping[str, Side], opts: ScoringOptions) -> _Sorted:
+    """Each judgment kept out (with why) or answered with the verdict it counts as, in order."""
+    out = _Sorted()
+    no_judgement = NO_JUDGEMENT.get(opts.verdict_rule)
+    for j in judgments:
+        if j.pair_id not in labels:
+            out.unknown_ids[j.pair_id] += 1
+        elif j.order not in opts.orders:
+            out.not_used["other_order"] += 1
+        elif opts.samples_used is not None and j.sample_index >= opts.samples_used:
+            out.not_used["later_sample"] += 1
+        elif j.outcome == "error":  # a failed request: kept out of every figure, counted apart
+            out.failed.append(j)
+        elif no_judgement is not None and isinstance(j.raw, str) and rereadable(j) and no_judgement(j.raw):
+            out.not_used["no_judgement"] += 1
+            out.unjudged.add(j.pair_id)
+        else:
+            v, both = _effective(j, labels[j.pair_id], opts)
+            out.both_as_first += both
+            out.answered.append((j, v))
+    return out
+
+
+def _missing(pairs: Sequence[EvalPair], sorted_: _Sorted, listed: Collection[str] | None) -> list[str]:
+    """Dataset pairs without a judgment: not named by the file (``listed``), else not judged."""
+    if listed is not None:
+        named = set(listed)
+        return [p.id for p in pairs if p.id not in named]
+    judged = sorted_.answered_ids | sorted_.failed_ids | sorted_.unjudged
+    return [p.id for p in pairs if p.id not in judged]
+
+
+@dataclass(frozen=True)
+class _Groups:
+    """The accuracy over every scored unit, per category and per sub-split, with each
+    category's bootstrap replicates (None: no interval) for the averages over them."""
+
+    overall: Figure
+    categories: dict[str, GroupFigure]
+    replicates: dict[str, np.ndarray | None]
+    subsplits: dict[str, GroupFigure]
+
+
+def _group_figures(units: list[_Unit], group_of: Mapping[str, str], opts: ScoringOptions) -> _Groups:
+    sub_of = {pid: subsplit_of(pid, g, opts.subsplits) for pid, g in group_of.items()}
+    conf, B = opts.confidence, opts.bootstrap
+
+    def group_stat(name: str, ids: list[str] | None) -> tuple[Figure, np.ndarray | None]:
+        sums, ns = _cluster_arrays(units, ids)
+        if too_few(len(sums), B):  # no replicates: nor does a macro built from them get an interval
+            return stat(float(sums.sum()), int(ns.sum()), ci_undefined=TOO_FEW_PAIRS, pairs=len(sums)), None
+        reps = _replicates(sums, ns, B, _rng(opts, name))
+        return stat(float(sums.sum()), int(ns.sum()), _interval(reps, conf), pairs=len(sums)), reps
+
+    overall, _ = group_stat("overall", None)
+    categories: dict[str, GroupFigure] = {}
+    replicates: dict[str, np.ndarray | None] = {}
+    for c in dict.fromkeys([*opts.macro_groups, *group_of.values()]):
+        ids = [pid for pid, g in group_of.items() if g == c]
+        figure, replicates[c] = group_stat(f"category:{c}", ids)
+        categories[c] = GroupFigure.of(figure, len(ids))
+    subsplits: dict[str, GroupFigure] = {}
+    for sub in dict.fromkeys(v for v in sub_of.values() if v):
+        ids = [pid for pid, v in sub_of.items() if v == sub]
+        subsplits[sub] = GroupFigure.of(group_stat(f"subsplit:{sub}", ids)[0], len(ids))
+    return _Groups(overall, categories, replicates, subsplits)
+
+
+def _averages(groups: _Groups, opts: ScoringOptions) -> tuple[Figure, Figure]:
+    """(macro, size-weighted) over the categories: a preset's fixed groups or the scored ones."""
+    cats, reps, conf = groups.categories, groups.replicates, opts.confidence
+    scored = [c for c, f in cats.items() if f.n]
+    if opts.macro_groups:
+        macro = _fixed_macro(opts.macro_groups, cats, reps, conf, opts.empty_group)
+    else:
+        macro = _average(scored, cats, reps, {c: 1.0 for c in scored}, conf, "macro")
+    weights = dict(opts.weights) if opts.weights else {c: cats[c].dataset_pairs for c in scored}
+    size_weighted = _average([c for c in scored if weights.get(c)], cats, reps, weights, conf, "size_weighted")
+    return macro, size_weighted
+
+
+def _notes(warnings: Sequence[str], sorted_: _Sorted, opts: ScoringOptions) -> list[str]:
+    """The reader's warnings, with what was left out of every figure and why."""
+    notes = list(warnings)
+    unknown_ids, unused = sorted_.unknown_ids, sorted_.not_used["no_judgement"]
+    if unknown_ids:
+        unknown = unknown_ids.total()
+        shown = ", ".join(repr(pid) for pid in list(unknown_ids)[:3])
+        notes.append(
+            f"{plural(unknown, 'judgment', verb=('names', 'name'))} {plural(len(unknown_ids), 'pair')} the dataset "
+            f"does not have ({shown}{', ...' if len(unknown_ids) > 3 else ''}) and "
+            f"{'is' if unknown == 1 else 'are'} in no figure"
+        )
+    if unused:
+        notes.append(
+            f"{plural(unused, 'answer', verb=('holds', 'hold'))} no judgement under the "
+            f"{opts.verdict_rule} rule and {'is' if unused == 1 else 'are'} in no figure, as in "
+            "the benchmark's own run (a run judged with another template: score it with --verdicts stored)"
+        )
+    failed = sorted_.failed
+    if failed:
+        causes = count_failures(Failure.read(j.error) for j in failed)  # "66 over the size limit", as on stderr
+        no_answer = sorted_.failed_ids - sorted_.answered_ids
+        notes.insert(
+            0,
+            f"incomplete: {len(failed)} of {len(failed) + len(sorted_.answered)} judgments failed ({causes}) and are "
+            f"in no figure; {plural(len(no_answer), 'pair', verb=('has', 'have'))} no answer at all. "
+            "Rerun to resume them.",
+        )
+    return notes
 
 
 def score(
@@ -427,141 +608,44 @@ def score(
     pairs = list(pairs)
     pair_by_id = {p.id: p for p in pairs}
     labels = {p.id: p.preferred for p in pairs}
-    unknown = 0
-    not_used: Counter = Counter()
-    answered: list[tuple[Judgment, str | None]] = []
-    failed: list[Judgment] = []
-    both_as_first = 0
-    no_judgement = NO_JUDGEMENT.get(opts.verdict_rule)
-    unjudged: set[str] = set()  # pairs with answers the verdict rule records no judgement for
-    unknown_ids: Counter = Counter()
-    for j in judgments:
-        if j.pair_id not in pair_by_id:
-            unknown += 1
-            unknown_ids[j.pair_id] += 1
-            continue
-        if j.order not in opts.orders:
-            not_used["other_order"] += 1
-            continue
-        if opts.samples_used is not None and j.sample_index >= opts.samples_used:
-            not_used["later_sample"] += 1
-            continue
-        if j.outcome == "error":  # a failed request: kept out of every figure, counted apart
-            failed.append(j)
-            continue
-        if no_judgement is not None and isinstance(j.raw, str) and rereadable(j) and no_judgement(j.raw):
-            not_used["no_judgement"] += 1
-            unjudged.add(j.pair_id)
-            continue
-        v, both = _effective(j, labels[j.pair_id], opts)
-        both_as_first += both
-        answered.append((j, v))
-
-    units = _units(answered, labels, opts)
-    answered_ids = {j.pair_id for j, _ in answered}
-    failed_ids = {j.pair_id for j in failed}
-    if listed is not None:
-        named = set(listed)
-        missing_ids = [p.id for p in pairs if p.id not in named]
-    else:
-        judged = answered_ids | failed_ids | unjudged
-        missing_ids = [p.id for p in pairs if p.id not in judged]
+    got = _sort(judgments, labels, opts)
+    units = _units(got.answered, labels, opts)
+    missing_ids = _missing(pairs, got, listed)
     if opts.missing == "wrong":
         units += [_Unit(pid, 0.0, "missing") for pid in missing_ids]
-
     group_of = {p.id: GROUPINGS[opts.grouping](p) for p in pairs}
-    sub_of = {p.id: subsplit_of(p.id, group_of[p.id], opts.subsplits) for p in pairs}
-    conf, B = opts.confidence, opts.bootstrap
-
-    def group_stat(name: str, ids: list[str] | None) -> tuple[dict, np.ndarray | None]:
-        sums, ns = _cluster_arrays(units, ids)
-        if too_few(len(sums), B):  # no replicates: nor does a macro built from them get an interval
-            return stat(float(sums.sum()), int(ns.sum()), ci_undefined=TOO_FEW_PAIRS, pairs=len(sums)), None
-        reps = _replicates(sums, ns, B, _rng(opts, name))
-        return stat(float(sums.sum()), int(ns.sum()), _interval(reps, conf), pairs=len(sums)), reps
-
-    overall, _ = group_stat("overall", None)
-    cats = list(dict.fromkeys([*opts.macro_groups, *group_of.values()]))
-    categories: dict[str, dict] = {}
-    cat_reps: dict[str, np.ndarray | None] = {}
-    for c in cats:
-        ids = [pid for pid, g in group_of.items() if g == c]
-        categories[c], cat_reps[c] = group_stat(f"category:{c}", ids)
-        categories[c]["dataset_pairs"] = len(ids)
-    subsplits: dict[str, dict] = {}
-    for s in dict.fromkeys(v for v in sub_of.values() if v):
-        ids = [pid for pid, v in sub_of.items() if v == s]
-        subsplits[s], _ = group_stat(f"subsplit:{s}", ids)
-        subsplits[s]["dataset_pairs"] = len(ids)
-
-    scored = [c for c in cats if categories[c]["n"]]
-    if opts.macro_groups:
-        macro = _fixed_macro(opts.macro_groups, categories, cat_reps, conf, opts.empty_group)
-    else:
-        macro = _average(scored, categories, cat_reps, {c: 1.0 for c in scored}, conf, "macro")
-    weights = dict(opts.weights) if opts.weights else {c: categories[c]["dataset_pairs"] for c in scored}
-    size_weighted = _average(
-        [c for c in scored if weights.get(c)], categories, cat_reps, weights, conf, "size_weighted"
-    )
-
-    kept = [j for j, _ in answered]
-    outcomes = Counter(j.outcome for j in kept) + Counter(j.outcome for j in failed)
+    groups = _group_figures(units, group_of, opts)
+    macro, size_weighted = _averages(groups, opts)
+    kept = [j for j, _ in got.answered]
+    outcomes = Counter(j.outcome for j in kept) + Counter(j.outcome for j in got.failed)
     parsed = [j for j in kept if j.outcome == "parsed" and j.verdict is not None]
-    ties = sum(1 for j in parsed if j.verdict == "tie")
-    statuses = Counter(u.status for u in units)
-    n_failed = len(failed)
-    notes = list(warnings)
-    if unknown:
-        shown = ", ".join(repr(pid) for pid in list(unknown_ids)[:3])
-        notes.append(
-            f"{plural(unknown, 'judgment', verb=('names', 'name'))} {plural(len(unknown_ids), 'pair')} the dataset "
-            f"does not have ({shown}{', ...' if len(unknown_ids) > 3 else ''}) and "
-            f"{'is' if unknown == 1 else 'are'} in no figure"
-        )
-    if not_used["no_judgement"]:
-        notes.append(
-            f"{plural(not_used['no_judgement'], 'answer', verb=('holds', 'hold'))} no judgement under the "
-            f"{opts.verdict_rule} rule and {'is' if not_used['no_judgement'] == 1 else 'are'} in no figure, as in "
-            "the benchmark's own run (a run judged with another template: score it with --verdicts stored)"
-        )
-    if n_failed:
-        causes = count_failures(Failure.read(j.error) for j in failed)  # "66 over the size limit", as on stderr
-        notes.insert(
-            0,
-            f"incomplete: {n_failed} of {n_failed + len(kept)} judgments failed ({causes}) and are in no figure; "
-            f"{plural(len(failed_ids - answered_ids), 'pair', verb=('has', 'have'))} no answer at all. "
-            "Rerun to resume them.",
-        )
+    answered_ids, failed_ids = got.answered_ids, got.failed_ids
     return ScoreReport(
         options=_options_dict(opts),
         pairs=len(pairs),
-        judgments=n_failed + len(kept),
-        unknown_judgments=unknown,
+        judgments=len(got.failed) + len(kept),
+        unknown_judgments=got.unknown_ids.total(),
         missing_pairs=len(missing_ids),
         unjudged_listed_pairs=len(set(pair_by_id) - set(missing_ids) - answered_ids - failed_ids),
-        n_failed=n_failed,
+        n_failed=len(got.failed),
         failed_pairs=len(failed_ids),
         pairs_without_answer=len(failed_ids - answered_ids),
-        complete=n_failed == 0,
-        not_used={
-            "other_order": not_used["other_order"],
-            "later_sample": not_used["later_sample"],
-            **({"no_judgement": not_used["no_judgement"]} if no_judgement is not None else {}),
-        },
-        overall=overall,
+        complete=not got.failed,
+        not_used=got.not_used_counts(opts.verdict_rule),
+        overall=groups.overall,
         macro=macro,
         size_weighted=size_weighted,
-        categories=categories,
-        subsplits=subsplits,
+        categories=groups.categories,
+        subsplits=groups.subsplits,
         outcomes={k: outcomes.get(k, 0) for k in ("parsed", "unparsed", "both", "error")},
         parse_failure_rate=_rate(len(kept) - outcomes.get("parsed", 0), len(kept)),
-        both_counted_as_first_shown=both_as_first,
-        tie_rate=_rate(ties, len(parsed)),
-        unit_statuses=dict(sorted(statuses.items())),
-        excluded_units=_excluded_count(opts, answered, units),
+        both_counted_as_first_shown=got.both_as_first,
+        tie_rate=_rate(sum(1 for j in parsed if j.verdict == "tie"), len(parsed)),
+        unit_statuses=dict(sorted(Counter(u.status for u in units).items())),
+        excluded_units=_excluded_count(opts, got.answered, units),
         position=position_stats(pair_by_id, kept),
         acc_plus=acc_plus(pairs, units, opts, group_of),
-        warnings=notes,
+        warnings=_notes(warnings, got, opts),
     )
 
 
@@ -574,18 +658,26 @@ def _rate(k: int, n: int) -> dict:
     return {"rate": round(k / n, 6) if n else None, "count": k, "n": n}
 
 
-def _average(names, stats, reps, weights, conf, label) -> dict:
+def _average(
+    names: Sequence[str],
+    stats: Mapping[str, GroupFigure],
+    reps: Mapping[str, np.ndarray | None],
+    weights: Mapping[str, float],
+    conf: float,
+    label: str,
+) -> Figure:
+    # deferred: `mmrb score --help` imports this module for its presets
     import numpy as np
 
     if not names:
         return {"accuracy": None, "ci": None, "groups": 0, "reason": "no scored groups"}
     w = np.array([float(weights[c]) for c in names])
-    accs = np.array([stats[c]["accuracy"] for c in names], float)
+    accs = np.array([stats[c].accuracy for c in names], float)
     value = float((w * accs).sum() / w.sum())
     ci = None
-    if all(reps[c] is not None for c in names):
-        mat = np.vstack([reps[c] for c in names])
-        ci = _interval((w[:, None] * mat).sum(0) / w.sum(), conf)
+    every = _every_replicate(names, reps)
+    if every is not None:
+        ci = _interval((w[:, None] * np.vstack(every)).sum(0) / w.sum(), conf)
     return {
         "accuracy": round(value, 6),
         "ci": ci,
@@ -595,20 +687,33 @@ def _average(names, stats, reps, weights, conf, label) -> dict:
     }
 
 
-def _undefined_from(names: Sequence[str], stats: Mapping[str, dict], ci: list[float] | None) -> dict:
+def _every_replicate(names: Sequence[str], reps: Mapping[str, np.ndarray | None]) -> list[np.ndarray] | None:
+    """Each group's bootstrap replicates, or None when a group has none (no interval)."""
+    got = [r for c in names if (r := reps[c]) is not None]
+    return got if len(got) == len(names) else None
+
+
+def _undefined_from(names: Sequence[str], stats: Mapping[str, GroupFigure], ci: list[float] | None) -> dict:
     """An average's interval is undefined when a group it averages has too few pairs for its
     own: its replicates would not vary, and the average's interval would be too narrow."""
-    if ci is None and any(stats[c].get("ci_undefined") for c in names):
+    if ci is None and any(stats[c].ci_undefined for c in names):
         return {"ci_undefined": TOO_FEW_PAIRS}
     return {}
 
 
-def _fixed_macro(names: Sequence[str], stats: dict, reps: dict, conf: float, empty: str) -> dict:
+def _fixed_macro(
+    names: Sequence[str],
+    stats: Mapping[str, GroupFigure],
+    reps: Mapping[str, np.ndarray | None],
+    conf: float,
+    empty: str,
+) -> Figure:
     """The mean of exactly these groups (cal.py, R1-Reward's VL get_acc.py): a group
     without scored units makes it undefined, or counts as 0 (R1-Reward's choice)."""
+    # deferred: `mmrb score --help` imports this module for its presets
     import numpy as np
 
-    empties = [c for c in names if not stats[c]["n"]]
+    empties = [c for c in names if not stats[c].n]
     if empties and empty == "undefined":
         return {
             "accuracy": None,
@@ -616,10 +721,11 @@ def _fixed_macro(names: Sequence[str], stats: dict, reps: dict, conf: float, emp
             "groups": len(names),
             "reason": f"no scored units in {', '.join(empties)}",
         }
-    accs = [stats[c]["accuracy"] or 0.0 for c in names]
+    accs = [stats[c].accuracy or 0.0 for c in names]
     ci = None
-    if not empties and all(reps[c] is not None for c in names):
-        ci = _interval(np.vstack([reps[c] for c in names]).mean(0), conf)
+    every = _every_replicate(names, reps)
+    if not empties and every is not None:
+        ci = _interval(np.vstack(every).mean(0), conf)
     out: dict[str, Any] = {
         "accuracy": round(float(np.mean(accs)), 6),
         "ci": ci,
@@ -672,6 +778,7 @@ def acc_plus(pairs: Sequence[EvalPair], units: list[_Unit], opts: ScoringOptions
     the category of its first pair; under MM-RLHF's grouping, as its get_acc.py does, in the
     first keyword its pairs name (numerator) and in every keyword its paths contain
     (denominators)."""
+    # deferred: `mmrb score --help` imports this module for its presets
     import numpy as np
 
     sums: dict[str, float] = defaultdict(float)
@@ -754,22 +861,13 @@ def render_text(report: ScoreReport, title: str = "") -> str:
     if not report.complete:
         lines.append(f"INCOMPLETE: {report.n_failed} failed judgments are left out of every figure below")
 
-    def fmt(s: dict) -> str:
-        if s.get("accuracy") is None:
-            return f"   n/a   ({s.get('correct_n', '0/0')}, {s.get('reason', 'undefined')})"
-        ci = f" [{s['ci'][0]:.3f}, {s['ci'][1]:.3f}]" if s.get("ci") else ""
-        if not ci and s.get("ci_undefined"):  # the agreement report's words: "[undefined (too few pairs)]"
-            ci = f" [undefined ({s['ci_undefined']})]"
-        cn = f" ({s['correct_n']})" if "correct_n" in s else ""
-        return f"{s['accuracy']:.4f}{ci}{cn}"
-
-    lines.append(f"  {'overall (micro)':<36} {fmt(report.overall)}")
-    lines.append(f"  {'macro':<36} {fmt(report.macro)}")
-    lines.append(f"  {'size-weighted':<36} {fmt(report.size_weighted)}")
-    for name, s in report.categories.items():
-        lines.append(f"  {name:<36} {fmt(s)}")
-    for name, s in report.subsplits.items():
-        lines.append(f"    {name:<34} {fmt(s)}")
+    lines.append(f"  {'overall (micro)':<36} {_figure_text(report.overall)}")
+    lines.append(f"  {'macro':<36} {_figure_text(report.macro)}")
+    lines.append(f"  {'size-weighted':<36} {_figure_text(report.size_weighted)}")
+    for name, g in report.categories.items():
+        lines.append(f"  {name:<36} {_figure_text(g.to_json())}")
+    for name, g in report.subsplits.items():
+        lines.append(f"    {name:<34} {_figure_text(g.to_json())}")
     oc = report.outcomes
     pf = report.parse_failure_rate
     lines.append(
@@ -793,14 +891,25 @@ def render_text(report: ScoreReport, title: str = "") -> str:
     pos = report.position
     lines.append(
         f"position: A picked {_pct(pos['first_shown_picked'])}; "
-        f"acc chosen shown first {fmt(pos['acc_chosen_shown_first'])}; "
-        f"second {fmt(pos['acc_chosen_shown_second'])}; consistency {fmt(pos['consistency'])}"
+        f"acc chosen shown first {_figure_text(pos['acc_chosen_shown_first'])}; "
+        f"second {_figure_text(pos['acc_chosen_shown_second'])}; consistency {_figure_text(pos['consistency'])}"
     )
     ap = report.acc_plus
     if ap["groups_with_several_pairs"]:
-        lines.append(f"Acc+ over prompt groups: {fmt(ap)}")
+        lines.append(f"Acc+ over prompt groups: {_figure_text(ap)}")
     lines += [f"warning: {w}" for w in report.warnings]
     return "\n".join(lines)
+
+
+def _figure_text(s: Figure) -> str:
+    """An accuracy with its interval (or why it has none) and its correct/n, for the terminal."""
+    if s.get("accuracy") is None:
+        return f"   n/a   ({s.get('correct_n', '0/0')}, {s.get('reason', 'undefined')})"
+    ci = f" [{s['ci'][0]:.3f}, {s['ci'][1]:.3f}]" if s.get("ci") else ""
+    if not ci and s.get("ci_undefined"):  # the agreement report's words: "[undefined (too few pairs)]"
+        ci = f" [undefined ({s['ci_undefined']})]"
+    cn = f" ({s['correct_n']})" if "correct_n" in s else ""
+    return f"{s['accuracy']:.4f}{ci}{cn}"
 
 
 def _pct(r: dict) -> str:

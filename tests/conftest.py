@@ -1,19 +1,27 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.ingest_helpers import assert_nothing_written
 from tests.support.services import ensure_postgres, new_pg_database, unavailable
 from tests.support.streamlit_server import CHROMIUM, CHROMIUM_ARGS, seed_store
 
-NEEDS_SYSTEM = ("browser", "labelstudio")  # Chromium, a Label Studio server: left out by --quick
+# left out by --quick (the inner loop): Chromium, a Label Studio server, and what takes more
+# than a few seconds (the README's walkthrough, the benchmarks, the concurrency runs); ./run test runs them
+LEFT_OUT_BY_QUICK = ("browser", "labelstudio", "slow")
+
+# No property test here is about speed: Hypothesis's 200 ms deadline and its too-slow health
+# check only make them fail on a loaded machine (an example of 8 ms taking 300 ms).
+settings.register_profile("mmrb", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("mmrb")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--quick",
         action="store_true",
-        help="leave out the browser and Label Studio tests (the inner loop: ./run test --quick)",
+        help="leave out the browser, Label Studio and slow tests (the inner loop: ./run test --quick)",
     )
 
 
@@ -23,10 +31,43 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     keep: list[pytest.Item] = []
     left_out: list[pytest.Item] = []
     for item in items:
-        (left_out if any(item.get_closest_marker(m) for m in NEEDS_SYSTEM) else keep).append(item)
+        (left_out if any(item.get_closest_marker(m) for m in LEFT_OUT_BY_QUICK) else keep).append(item)
     if left_out:
         config.hook.pytest_deselected(items=left_out)
         items[:] = keep
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    # the store's backend: PostgreSQL as well as SQLite only for the tests of store semantics
+    # (transactions, locking, migrations, SQL dialect), marked both_backends; everything above
+    # the store goes through the same Store API and runs on SQLite alone
+    both = metafunc.definition.get_closest_marker("both_backends") is not None
+    for name in ("backend", "module_backend"):
+        if name in metafunc.fixturenames:
+            metafunc.parametrize(name, ["sqlite", "postgres"] if both else ["sqlite"], indirect=True)
+
+
+@pytest.fixture
+def backend(request) -> str:
+    """The store backend of a test, sqlite or postgres (see pytest_generate_tests)."""
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def module_backend(request) -> str:
+    """The same for a store or server that a module's tests share (made once per backend)."""
+    return request.param
+
+
+@pytest.fixture(params=["in place", "in a child"])
+def both_readings(request, monkeypatch):
+    """The test twice: the file's rows checked in the importing process, as small files are,
+    and in a child process, as large files are (curate/ingest/rows.py)."""
+    from curate.ingest import rows
+
+    if request.param == "in a child":
+        monkeypatch.setattr(rows, "_child_worthwhile", lambda path: True)
+    return request.param
 
 
 @pytest.fixture(scope="session")
@@ -41,10 +82,10 @@ def pg_url(pg_server):
     drop()
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def db_url(request, tmp_path) -> str:
-    """A fresh, empty store location on each backend."""
-    if request.param == "sqlite":
+@pytest.fixture
+def db_url(request, backend, tmp_path) -> str:
+    """A fresh, empty store location (on both backends for a test marked both_backends)."""
+    if backend == "sqlite":
         return str(tmp_path / "store.db")
     return request.getfixturevalue("pg_url")
 
@@ -68,15 +109,15 @@ def sqlite_store(tmp_path):
 
 
 # the ingest tests' shared bad-input store: one per test module and backend
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def empty_store(request, tmp_path_factory):
+@pytest.fixture(scope="module")
+def empty_store(module_backend, tmp_path_factory):
     """One store per backend for a module's bad-input tests: each of them must leave it
     empty (asserted), so sharing it is both cheaper and a check of its own."""
     from curate.store import Store
 
     tmp = tmp_path_factory.mktemp("empty-store")
     drop = None
-    if request.param == "sqlite":
+    if module_backend == "sqlite":
         url = str(tmp / "store.db")
     else:
         url, drop = new_pg_database(ensure_postgres())
@@ -140,7 +181,7 @@ def _app_store(db: str, images, monkeypatch):
 
 @pytest.fixture
 def app_env(db_url, tmp_path, monkeypatch):
-    """A seeded store on each backend, and the app pointed at it."""
+    """A seeded store (on both backends for a test marked both_backends), and the app pointed at it."""
     yield from _app_store(db_url, tmp_path / "images", monkeypatch)
 
 

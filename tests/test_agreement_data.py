@@ -151,6 +151,7 @@ def _seed_store(store):
     return df
 
 
+@pytest.mark.both_backends
 def test_store_reads_like_the_equivalent_long_table(store):
     df = _seed_store(store)
     table = from_store(store)
@@ -214,6 +215,7 @@ def _labels_csv(store, path):
     return path
 
 
+@pytest.mark.both_backends
 def test_the_same_labels_from_the_store_and_from_a_csv_give_identical_statistics(store, tmp_path):
     _seed_store(store)
     from_db = from_store(store)
@@ -248,6 +250,7 @@ def _rounded(x):
     return x
 
 
+@pytest.mark.both_backends
 def test_store_values_containing_the_column_separator_fall_back_to_rows(store, monkeypatch):
     """Columns come back as one delimited string each; a value containing the separator
     (here "p", in every pair id) must not shift labels between pairs."""
@@ -264,6 +267,7 @@ def test_store_values_containing_the_column_separator_fall_back_to_rows(store, m
     assert a == b and a["fields"]["score"]["n_labels"] > 0
 
 
+@pytest.mark.both_backends
 def test_store_with_an_explicit_scale_and_an_empty_store(store):
     empty = agreement_report(from_store(store), resamples=10, per_category=True, pairs=True)
     assert empty.fields == {} and empty.n_labels == 0 and empty.categories == {} and len(empty.pairs) == 0
@@ -365,6 +369,7 @@ def _assert_same_grades(a, b):
         assert da == db, name
 
 
+@pytest.mark.both_backends
 def test_mmrb2_letter_grades_same_ac1_from_store_and_file(store, tmp_path):
     pairs = _reasoning_file(tmp_path / "reasoning.json", GRADED)
     a, b = _store_and_file(store, tmp_path, tmp_path / "reasoning.json", pairs)

@@ -144,6 +144,7 @@ def test_edit_own_label_keeps_history(sqlite_env):
     assert [h.snapshot.preference for h in s.label_history("p0", "alice")] == ["first"]
 
 
+@pytest.mark.both_backends
 def test_two_tabs_cannot_submit_the_same_pair_twice(app_env):
     s = app_env
     tab1, tab2 = sign_in("alice"), sign_in("alice")

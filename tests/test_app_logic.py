@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from annotate import adjudication, admin, auth, form, keys, outage, pair_ui, queue, render
 from curate.agreement import summary
 from curate.errors import MmrbError
-from curate.model import Label
+from curate.model import CORRECTNESS, SCREEN_PREFERENCES, Label
 from tests.support.streamlit_server import seed_store
 
 
@@ -49,6 +50,17 @@ def test_page_access_by_role():
     assert auth.can_open(ann, "label") and not auth.can_open(ann, "admin_progress")
     assert all(auth.can_open(lead, p) for p in auth.ADMIN_PAGES | auth.ANNOTATOR_PAGES)
     assert not auth.can_open(auth.Annotator("x", active=False), "label")
+
+
+def test_every_page_script_is_listed_once_and_checks_its_own_name():
+    """auth's page lists are the one list of pages: app.py's navigation is built from them,
+    so each script in annotate/views/ is there, and each script asks access by that name."""
+    views = Path(auth.__file__).parent / "views"
+    listed = [auth.SIGNIN.name, *auth.ANNOTATOR_PAGES, *auth.ADMIN_PAGES]
+    assert sorted(listed) == sorted(p.stem for p in views.glob("*.py") if p.stem != "__init__")
+    for name in listed[1:]:
+        asked = set(re.findall(r'\brequire\("(\w+)"\)', (views / f"{name}.py").read_text(encoding="utf-8")))
+        assert asked == {name}, name
 
 
 # -- safe rendering ----------------------------------------------------------------------
@@ -171,6 +183,16 @@ def test_key_legend_covers_every_decision():
     for m in keys.MAPS:  # R and C are Streamlit's own (rerun, clear cache)
         assert not {"r", "c"} & (set(m.keys) | set(m.cycle) | set(m.focus)), m.root
         assert m.root in keys.script() and m.submit in keys.script()
+
+
+def test_the_forms_show_beside_each_option_the_key_that_picks_it():
+    """The hints come from the key maps: one key per option of the vocabulary the form offers."""
+    assert keys.option_keys(keys.KEYS, "q_pref") == {0: "A", 1: "T", 2: "D"}
+    assert SCREEN_PREFERENCES == ("left", "tie", "right")  # A left, T tie, D right
+    assert keys.option_keys(keys.KEYS, "q_right") == {0: "8", 1: "9", 2: "0"}
+    assert len(keys.option_keys(keys.KEYS, "q_left")) == len(CORRECTNESS)
+    # the adjudication form's first option is "no decision", picked by no key
+    assert keys.option_keys(keys.ADJ_KEYS, "adj_first") == {1: "1", 2: "2", 3: "3"}
 
 
 # -- the queue ---------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from hypothesis import strategies as hs
 
 from annotate import keys, queue, render
 from annotate.render import ShownImage
-from curate.model import ImageRef, Label, ResponsePart
+from curate.model import ImageRef, Label, Part
 from tests.support.apptest import all_text, sign_in
 from tests.support.streamlit_server import seed_image_pairs, seed_store
 
@@ -45,7 +45,7 @@ def test_a_plain_text_pair_renders_as_before_and_only_image_pairs_grow_tall():
 
     plain = render.responses_html("tk", "left **text**", "right")
     assert pair_responses("tk", (), (), "left **text**", "right") == plain
-    texts = (ResponsePart.of_text("left **text**"),)  # parts without an image are plain text too
+    texts = (Part.of_text("left **text**"),)  # parts without an image are plain text too
     assert pair_responses("tk", texts, (), "left **text**", "right") == plain
     assert f"max-height:{render.RESPONSE_HEIGHT}" in plain and "mmrb-rimage" not in plain
     tall = render.responses_html("tk", [IMG_L], [IMG_R], tall=True)
@@ -130,7 +130,7 @@ def test_zoom_of_opens_the_responses_images_else_the_prompts():
 
     im = ImageRef("a.png", "aa", "ok", 4, 3)
     gone = ImageRef("b.png", None, "missing")
-    z = zoom_of("tk", "pp", (ResponsePart.of_text("x"), ResponsePart.of_image(im)), (ResponsePart.of_image(gone),))
+    z = zoom_of("tk", "pp", (Part.of_text("x"), Part.of_image(im)), (Part.of_image(gone),))
     assert z == PairZoom("tk", (im,), (gone,), "pp")
     assert zoom_of("tk", "pp", (), ()) == "pp" and zoom_of("tk", None, (), ()) is None
 

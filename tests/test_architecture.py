@@ -313,3 +313,78 @@ def test_no_text_names_the_old_layout():
         for m in old.finditer(line)
     ]
     assert found == []
+
+
+def test_no_import_cycle_between_modules():
+    # imports inside functions count: a cycle hidden by a deferred import is still a cycle
+    graph = {m: {t for _, t in _imports(m) if t in _sources() and t != m} for m in _sources()}
+    cycles = [c for c in _strongly_connected(graph) if len(c) > 1]
+    assert cycles == []
+
+
+def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components, iteratively."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, edges = work[-1]
+            w = next(edges, None)
+            if w is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        x = stack.pop()
+                        on_stack.discard(x)
+                        comp.append(x)
+                        if x == v:
+                            break
+                    out.append(sorted(comp))
+            elif w not in index:
+                index[w] = low[w] = len(index)
+                stack.append(w)
+                on_stack.add(w)
+                work.append((w, iter(sorted(graph[w]))))
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+    return out
+
+
+# the skins: commands and page scripts import what a command or page needs when it runs
+SKINS = ("curate.cli", "curate.commands", "annotate.commands", "mmrb_eval.commands", "annotate.views", "app")
+
+
+def test_every_deferred_import_outside_the_skins_says_why():
+    # An import inside a function of the core is kept only for start-up time (a heavy
+    # library, or `--help` and the app's start not loading what they do not use), and a
+    # comment on it, or on the line just above its group, says so
+    silent = []
+    for m in _outside(SKINS):
+        path, tree = _sources()[m]
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for fn in ast.walk(tree):
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            previous = None
+            for node in ast.walk(fn):
+                if not isinstance(node, ast.Import | ast.ImportFrom) or node in (previous,):
+                    continue
+                line = node.lineno
+                said = "#" in lines[line - 1] or lines[line - 2].strip().startswith("#")
+                grouped = previous is not None and previous.end_lineno == line - 1
+                if not (said or grouped):
+                    silent.append(f"{path.relative_to(ROOT)}:{line}: {lines[line - 1].strip()}")
+                previous = node
+    assert silent == [], "\n".join(silent)

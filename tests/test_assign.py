@@ -73,6 +73,7 @@ def test_same_seed_same_plan_other_seed_differs(tmp_path):
     assert plans[0] != plans[2]
 
 
+@pytest.mark.both_backends
 def test_rerun_extends_without_moving_work(store):
     seed_pairs(store, 6)
     assign(store, k=2, annotators=["a", "b", "c"], batch="one")

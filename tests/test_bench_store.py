@@ -24,7 +24,9 @@ def test_bench_store_quick(pg_server):
     assert out.returncode == 0, out.stderr
     for backend in ("sqlite", "postgres"):  # the figures this run measured on each backend
         # ingest: pairs, rows/s, CPU s, peak MB, the executemany anchor's rows/s and the ratio to it
-        assert re.search(rf"^{backend}\s+500\s+[\d,]+\s+[\d,.]+\s+[\d,]+\s+[\d,]+\s+\d+%$", out.stdout, re.M), out.stdout
+        assert re.search(rf"^{backend}\s+500\s+[\d,]+\s+[\d,.]+\s+[\d,]+\s+[\d,]+\s+\d+%$", out.stdout, re.M), (
+            out.stdout
+        )
         # queue: pairs, then next and submit median and p95
         assert re.search(rf"^{backend}\s+500(\s+[\d.]+ms){{4}}$", out.stdout, re.M), out.stdout
         assert re.search(rf"  {backend}: next .*\d+x faster than the anchor; .*500 pairs", out.stdout)

@@ -8,14 +8,16 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.support.services import unavailable
 from tests.support.streamlit_server import (
     CHROMIUM,
+    CONTROLS,
+    OFF_SCREEN,
     PASSWORD,
     StreamlitServer,
     seed_store,
+    settled,
     wait_cookie,
     wait_idle,
     wait_label_ready,
@@ -26,9 +28,10 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 PEOPLE = ("alice", "bob", "carol", "dave", "erin", "frank", "gina", "hal", "ivy")
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def server(request, tmp_path_factory):
-    """The app over each store backend: every browser test runs against both."""
+@pytest.fixture(scope="module")
+def server(module_backend, tmp_path_factory):
+    """The app in a real server over a seeded store (SQLite: what the browser sees is above the
+    store; the app over PostgreSQL in a real server is test_db_outage's and test_concurrency_app's)."""
     from curate.store import Store
 
     if not os.path.exists(CHROMIUM):
@@ -36,7 +39,7 @@ def server(request, tmp_path_factory):
     d = tmp_path_factory.mktemp("app")
     images = d / "images"
     drop = None
-    if request.param == "sqlite":
+    if module_backend == "sqlite":
         db = str(d / "app.db")
     else:
         from tests.support.services import ensure_postgres, new_pg_database
@@ -84,7 +87,7 @@ def shot(page, name: str) -> None:
     """A screenshot tall enough for the whole page (Streamlit scrolls inside its own element)."""
     ARTIFACTS.mkdir(exist_ok=True)
     page.set_viewport_size({"width": 1400, "height": 1900})
-    page.wait_for_timeout(400)
+    settled(page)
     wait_idle(page)
     page.screenshot(path=str(ARTIFACTS / name), full_page=True)
     page.set_viewport_size({"width": 1400, "height": 1000})
@@ -141,7 +144,7 @@ def test_script_and_img_onerror_in_a_response_show_as_text_and_run_nothing(page,
     showing(page, 1)  # p1's first response is the hostile one
     page.get_by_text("<script>window.__pwned").wait_for()
     page.get_by_text('<img src="nope.png" onerror=').wait_for()
-    page.wait_for_timeout(500)
+    settled(page)  # an image the markup made would have loaded or failed by now, its onerror run
     assert page.evaluate("window.__pwned") is None
     assert page.locator(".mmrb-response").count() == 2
     assert page.locator(".mmrb-response script, .mmrb-prompt script").count() == 0
@@ -269,31 +272,6 @@ def test_the_form_is_reused_but_never_carries_answers_to_another_pair(page, serv
     assert not page.errors, page.errors
 
 
-# Every control of the decision, as the label page shows it (flag included: it is always there).
-CONTROLS = {
-    "left correctness": '[class*="st-key-q_left"] [role=radiogroup]',
-    "right correctness": '[class*="st-key-q_right"] [role=radiogroup]',
-    "preference": '[class*="st-key-q_pref"] [role=radiogroup]',
-    "flag": '[class*="st-key-q_flag"] [role=radiogroup]',
-    "rationale": '[class*="st-key-q_rationale"] textarea',
-    "submit": '[class*="st-key-q_submit"] button',
-}
-OFF_SCREEN = """(sels) => {
-  const out = {};
-  for (const [name, sel] of Object.entries(sels)) {
-    const el = document.querySelector(sel);
-    if (!el) { out[name] = 'absent'; continue; }
-    const r = el.getBoundingClientRect();
-    if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth || !r.height)
-      out[name] = [r.left, r.top, r.right, r.bottom].map(Math.round).join(',') + ' in ' + innerWidth + 'x'
-        + innerHeight;
-  }
-  const main = document.querySelector('[data-testid=stMain]');
-  if (scrollY || (main && main.scrollTop)) out.scrolled = [scrollY, main && main.scrollTop];
-  return out;
-}"""
-
-
 def add_pair(server, annotator: str, n: int, left: str, right: str) -> None:
     """One more pair at the head of ``annotator``'s queue (seq -n), with these responses."""
     from curate.model import Assignment, Candidate, Item, Pair
@@ -338,7 +316,7 @@ def test_the_whole_decision_fits_one_screen_and_long_responses_scroll_in_their_b
     page.get_by_text("Question 0: what is in the picture?").wait_for(timeout=45_000)
     wait_label_ready(page)
     page.set_viewport_size({"width": 1366, "height": 768})  # after a submit (the fragment's rerun) too
-    page.wait_for_timeout(300)
+    settled(page)
     assert page.evaluate(OFF_SCREEN, CONTROLS) == {}
     with store_of(server) as s:
         got = s.get_label("pv1", "gina")
@@ -371,6 +349,8 @@ def test_adjudication_shows_the_image_and_takes_the_decision_from_the_keyboard(p
     wait_idle(page)
     pair = page.locator(".st-key-adj_pair input")
     if not pair.input_value().startswith("p3 ·"):  # other tests' labels may disagree on earlier pairs
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout  # here: --quick collects without it
+
         option = page.get_by_role("option", name=re.compile(r"^p3 ·"))
         for _ in range(5):  # a rerun still settling from the filter may close the list as it opens
             pair.click()

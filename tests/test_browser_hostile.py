@@ -21,6 +21,7 @@ from tests.support.streamlit_server import (
     PASSWORD,
     StreamlitServer,
     png,
+    settled,
     wait_cookie,
     wait_idle,
 )
@@ -257,14 +258,26 @@ class Walk:
         path = urlsplit(link.get_attribute("href")).path
         link.click()
         self.page.wait_for_url(f"**{path}", timeout=45_000)
-        self.page.wait_for_timeout(300)
+        self.page.wait_for_function(  # the link of the page the app now runs
+            "(path) => { const a = document.querySelector('[data-testid=stSidebarNav] a[aria-current=page]');"
+            " return a && new URL(a.href).pathname === path; }",
+            arg=path,
+            timeout=45_000,
+        )
         wait_idle(self.page)
 
     def check(self, where: str, *tags: str) -> None:
         """Nothing fetched from outside, no hostile element, no script run, and the page
         shows the hostile strings it is meant to show (as text)."""
         p = self.page
-        p.wait_for_timeout(600)  # let any image or frame the page made start loading
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout  # here: --quick collects without it
+
+        try:
+            shown = "(t) => t.every((s) => document.body.innerText.includes(s))"
+            p.wait_for_function(shown, arg=list(tags), timeout=45_000)
+        except PlaywrightTimeout:
+            pass  # the assertion below names what is missing
+        settled(p)  # any image the page made has loaded or failed: its request was made
         wait_idle(p)
         text = p.evaluate("document.body.innerText")
         missing = [t for t in tags if t not in text]

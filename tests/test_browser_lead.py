@@ -14,7 +14,7 @@ import pytest
 from tests.support.labelled_sample import labelled_sample
 from tests.support.quality_sample import CARELESS, quality_sample
 from tests.support.services import unavailable
-from tests.support.streamlit_server import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, wait_cookie, wait_idle
+from tests.support.streamlit_server import CHROMIUM, StreamlitServer, settled, wait_cookie, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 CHART = '[data-testid="stVegaLiteChart"]'
@@ -43,23 +43,17 @@ def quality_server(tmp_path_factory):
 
 
 @pytest.fixture
-def page(tmp_path):
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        unavailable("the playwright package is not installed")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        pg = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
-        errors: list[str] = []
-        pg.on("pageerror", lambda e: errors.append(str(e)))
-        # a page opened by URL makes Streamlit probe {page}/_stcore/... first (404): not an error of the page
-        pg.on(
-            "console", lambda m: errors.append(m.text) if m.type == "error" and "Failed to load" not in m.text else None
-        )
-        pg.errors = errors
-        yield pg
-        browser.close()
+def page(browser):
+    """The shared Chromium's page (tests/conftest.py), at 1440x900, collecting console errors too."""
+    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    # a page opened by URL makes Streamlit probe {page}/_stcore/... first (404): not an error of the page
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" and "Failed to load" not in m.text else None)
+    pg.errors = errors
+    yield pg
+    ctx.close()
 
 
 def screenshots(tmp_path: Path) -> Path:
@@ -84,7 +78,7 @@ def whole_page(page, path: Path) -> None:
     """A screenshot of the whole page (Streamlit scrolls inside its own element)."""
     height = page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollHeight")
     page.set_viewport_size({"width": 1440, "height": max(900, min(int(height) + 80, 6000))})
-    page.wait_for_timeout(500)
+    settled(page)
     wait_idle(page)
     page.screenshot(path=str(path), full_page=True)
     page.set_viewport_size({"width": 1440, "height": 900})

@@ -13,15 +13,17 @@ from annotate.render import pair_token
 from tests.support.services import unavailable
 from tests.support.streamlit_server import (
     CHROMIUM,
+    CONTROLS,
+    OFF_SCREEN,
     PASSWORD,
     StreamlitServer,
     seed_image_pairs,
     seed_store,
+    settled,
     wait_cookie,
     wait_idle,
     wait_label_ready,
 )
-from tests.test_browser_app import CONTROLS, OFF_SCREEN
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
@@ -106,7 +108,7 @@ def test_two_image_responses_same_size_zoom_flip_and_a_keyboard_label(page, serv
 
     # one screen: a pair of image responses leaves every control in view
     page.set_viewport_size({"width": 1366, "height": 768})
-    page.wait_for_timeout(300)
+    settled(page)
     assert page.evaluate(OFF_SCREEN, CONTROLS) == {}
     page.set_viewport_size({"width": 1400, "height": 1000})
 
@@ -175,7 +177,7 @@ def test_two_image_responses_same_size_zoom_flip_and_a_keyboard_label(page, serv
     wait_loaded(page, 'img[data-item="ir1"]')  # an edit: the prompt's image above the responses
     wait_label_ready(page)
     page.set_viewport_size({"width": 1366, "height": 768})
-    page.wait_for_timeout(300)
+    settled(page)
     assert page.evaluate(OFF_SCREEN, CONTROLS) == {}
     page.screenshot(path=str(ARTIFACTS / "annotate-image-edit.png"))
     page.keyboard.press("z")  # an edit: the full-size view offers the prompt's image too

@@ -10,16 +10,19 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 from PIL import Image
 
-from curate.build import build, dry_run, export, load_rules
-from curate.build.filter import decide
-from curate.build.rules import Rules, Threshold
+from curate.agreement import from_store
+from curate.benchmark import build, dry_run, export, load_rules
+from curate.benchmark.filter import PairLabels, decide
+from curate.benchmark.rules import AGREEMENT_FIELDS, Rules, Threshold
 from curate.errors import InputError, MmrbError
-from curate.model import Adjudication, Annotator, Candidate, ImageRef, Item, Label, Pair, Triplet
+from curate.model import Adjudication, Annotator, Assignment, Candidate, ImageRef, Item, Label, Pair, Triplet
+from curate.quality.frames import as_frame, label_values, table_frame
 from curate.sides import export_chosen_first
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -120,6 +123,33 @@ def seed_store(store) -> None:
             store.set_adjudication(adj)
 
 
+def test_the_build_s_label_table_holds_what_the_label_records_say(store):
+    """The build reads its labels once, as a LabelTable: each pair's values by field, and the
+    long frame crowd-kit gets, are those of the stored records (submitted, no control task),
+    in the records' order."""
+    seed_store(store)
+    store.add_assignments([Assignment("p04", "c", "first", 99, is_gold=True)])  # a control task
+    store.save_label(Label("p04", "c", "correct", "correct", "first"))
+    store.save_label(Label("p10", "c", None, "incorrect", None, status="draft"))
+    records = store.labels(status="submitted", control=False)
+    assert [lab.annotator for lab in records if lab.pair_id in ("p04", "p10")] == ["a", "b"]
+    pairs = [p.id for p in store.pairs()]
+    table = from_store(store)
+    for pid in pairs:
+        want = PairLabels.of([lab for lab in records if lab.pair_id == pid]).values
+        got = {name: by_pair[pid] for name in AGREEMENT_FIELDS if pid in (by_pair := table.given(name))}
+        assert {k: sorted(v) for k, v in got.items()} == {k: sorted(v) for k, v in want.items()}, pid
+    rows = [
+        (lab.pair_id, lab.annotator, f, v)
+        for p in pairs
+        for lab in records
+        if lab.pair_id == p
+        for f, v in label_values(lab).items()
+    ]
+    assert len(rows) > 20
+    pd.testing.assert_frame_equal(table_frame(table, AGREEMENT_FIELDS, pairs), as_frame(rows))
+
+
 def test_dry_run_counts_each_rule_per_category(store):
     seed_store(store)
     res = dry_run(store, RULES)
@@ -171,9 +201,12 @@ def test_correctness_task_rule_by_category_or_task(category, task, corr, removed
     item = Item(id="i", prompt="q", category=category)
     pair = Pair(id="p", item_id="i", first_id="i/a", second_id="i/b", origin="test", task=task)
     labels = [Label("p", a, CORR[corr[0]], CORR[corr[1]], "first") for a in "abc"]
-    d = decide(pair, item, labels, None, Rules(min_labels=3), {})
+    d = decide(pair, item, PairLabels.of(labels), None, Rules(min_labels=3), {})
     assert d.removed_by == removed_by
-    assert decide(pair, item, labels, None, Rules(min_labels=3, correctness_task=False), {}).removed_by is None
+    assert (
+        decide(pair, item, PairLabels.of(labels), None, Rules(min_labels=3, correctness_task=False), {}).removed_by
+        is None
+    )
 
 
 def test_correctness_decides_the_preference_in_the_category_too():
@@ -181,9 +214,9 @@ def test_correctness_decides_the_preference_in_the_category_too():
     empty task; elsewhere the pair has no preference."""
     labels = [Label("p", a, "incorrect", "correct", None) for a in "abc"]
     pair = Pair(id="p", item_id="i", first_id="i/a", second_id="i/b", origin="test")
-    got = decide(pair, Item(id="i", prompt="q", category=CT), labels, None, Rules(min_labels=3), {})
+    got = decide(pair, Item(id="i", prompt="q", category=CT), PairLabels.of(labels), None, Rules(min_labels=3), {})
     assert (got.removed_by, got.chosen) == (None, "second")
-    other = decide(pair, Item(id="i", prompt="q", category="vqa"), labels, None, Rules(min_labels=3), {})
+    other = decide(pair, Item(id="i", prompt="q", category="vqa"), PairLabels.of(labels), None, Rules(min_labels=3), {})
     assert other.removed_by == "no_preference"
 
 
@@ -210,6 +243,7 @@ def test_correctness_task_rule_on_the_store_with_empty_task(sqlite_store):
     assert [d.pair.id for d in res.kept] == ["p1"]
 
 
+@pytest.mark.both_backends
 def test_build_matches_golden_files_and_loads_everywhere(store, tmp_path):
     seed_store(store)
     out = tmp_path / "bench"

@@ -1,4 +1,4 @@
-"""The build's MMRB2 layout (curate/build/export.py, curate/formats/mmrb2.py): golden files,
+"""The build's MMRB2 layout (curate/benchmark/export.py, curate/formats/mmrb2.py): golden files,
 and round trips of mixed responses (text, images, interleaved, a missing image) from ingest
 through the store and the build to every export, MMRB2's read back by `mmrb ingest pairs
 --format mmrb2`."""
@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from curate.build import build, export
-from curate.build.rules import Rules
+from curate.benchmark import build, export
+from curate.benchmark.rules import Rules
 from curate.formats import mmrb2, triplets
 from curate.formats.fields import Fields
 from curate.formats.reader import read_rows
@@ -131,6 +131,7 @@ def sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@pytest.mark.both_backends
 def test_mmrb2_layout_matches_golden_files_and_reads_back(store, tmp_path):
     seed(store, tmp_path)
     out = tmp_path / "bench"
@@ -179,11 +180,9 @@ def test_mixed_responses_round_trip_through_every_export(store, tmp_path):
         if not parts:
             return (("text", text.strip()),)
         return tuple(
-            ("text", p["text"].strip())
-            if "text" in p
-            else ("image", sha(out / p["image"]) if p["image"] else "missing")
+            ("text", p.value.strip()) if p.kind == "text" else ("image", "missing" if p.missing else sha(out / p.value))
             for p in parts
-            if "image" in p or p["text"].strip()
+            if p.kind == "image" or p.value.strip()
         )
 
     for row in read_rows(out / "triplets.jsonl"):

@@ -1,4 +1,4 @@
-"""make_triplets over its typed input (curate/build: BuildInputs), without the rules around it."""
+"""make_triplets over its typed input (curate/benchmark: BuildInputs), without the rules around it."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import io
 
 from PIL import Image
 
-from curate.build import BuildInputs, make_triplets
-from curate.build.filter import BuildDecision
+from curate.benchmark import BuildInputs, make_triplets
+from curate.benchmark.filter import BuildDecision
 from curate.model import Candidate, ImageRef, Item, Pair
 
 

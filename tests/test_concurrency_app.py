@@ -78,6 +78,7 @@ def _annotator(db: str, images: str, name: str, barrier, out) -> None:
     out.put((name, saved, conflicts[0], errors))
 
 
+@pytest.mark.both_backends
 def test_twenty_annotators_at_once(db_url, tmp_path):
     from curate.store import Store
 
@@ -141,6 +142,7 @@ def _guesser(db: str, images: str, proc: int, barrier, out) -> None:
     out.put((results, errors))
 
 
+@pytest.mark.both_backends
 def test_parallel_guesses_from_two_processes_get_no_more_checks_than_the_limit(db_url, tmp_path):
     from annotate import auth
     from curate.store import Store

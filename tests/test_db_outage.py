@@ -178,7 +178,11 @@ def test_postgres_stops_during_a_submit_the_answers_wait_and_are_saved_when_it_r
             notice(page, "The database is not reachable; retrying")
             no_raw_error(page)
             page.locator("[data-testid=stSidebarNav] a", has_text="My labels").click()
-            page.wait_for_timeout(1500)
+            page.wait_for_function(  # My labels has run (the label page's form is gone), not the page before
+                "() => { const a = document.querySelector('[data-testid=stSidebarNav] a[aria-current=page]');"
+                " return a && a.innerText.includes('My labels') && !document.querySelector('[data-testid=stForm]'); }",
+                timeout=30_000,
+            )
             notice(page, "The database is not reachable; retrying")
             no_raw_error(page)
         finally:

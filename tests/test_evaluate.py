@@ -471,8 +471,8 @@ def test_score_command_files(tmp_path, capsys):
 
 
 def test_reads_every_layout_mmrb_build_writes(tmp_path):
-    """The contract with curate/build/export.py: its three layouts read back as the same pairs."""
-    from curate.build import export
+    """The contract with curate/benchmark/export.py: its three layouts read back as the same pairs."""
+    from curate.benchmark import export
     from curate.model import Triplet
 
     triplets = [

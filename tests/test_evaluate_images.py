@@ -11,8 +11,8 @@ from pathlib import Path
 
 from PIL import Image
 
-from curate.build import build
-from curate.build.rules import Rules
+from curate.benchmark import build
+from curate.benchmark.rules import Rules
 from curate.ingest import ingest_pairs
 from curate.model import Annotator, Label
 from tests.ingest_helpers import write_image
@@ -124,7 +124,7 @@ def test_evaluate_on_built_triplets_shows_the_judge_both_response_images(store, 
     # the file itself where the folder does not have them (large ones downscaled either way)
     import shutil
 
-    from curate.build.export import PARQUET
+    from curate.benchmark.export import PARQUET
     from mmrb_eval.datasets import read_dataset
 
     kept = read_dataset(out / PARQUET)

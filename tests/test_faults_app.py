@@ -118,6 +118,7 @@ def test_the_form_refuses_what_no_store_can_keep_alike_on_both_backends(text, wo
     assert problems(FormInput("correct", "correct", "tie", rationale="a\tb\nc")) == []
 
 
+@pytest.mark.both_backends
 def test_the_store_refuses_a_nul_the_same_on_both_backends(store):
     from annotate import auth
 
@@ -137,6 +138,7 @@ def test_the_store_refuses_a_nul_the_same_on_both_backends(store):
     assert [a.name for a in store.annotators()] == ["alice", "lead"]
 
 
+@pytest.mark.both_backends
 def test_a_nul_in_the_sign_in_name_is_a_wrong_name_on_both_backends(store):
     from annotate import auth
 
@@ -377,6 +379,7 @@ def _pairs(store) -> None:
         ("gold.csv", b"pair_id,preference,note\np0,first,ok\np1,second,a\x00b\n", 3),
     ],
 )
+@pytest.mark.both_backends
 def test_a_nul_in_a_gold_file_is_refused_alike_on_both_backends(store, tmp_path, name, data, line):
     from curate.quality import gold as G
 

@@ -87,12 +87,12 @@ def test_a_page_of_another_origin_cannot_trade_a_live_code(served, page, another
     page.get_by_text("another site").wait_for()
     answers: list[int] = []
     page.on("response", lambda r: answers.append(r.status) if r.url.endswith("/api/session") else None)
-    page.evaluate(
-        """([url, code]) => fetch(url, {method: 'POST', body: code, mode: 'no-cors', credentials: 'include',
-              headers: {'Content-Type': 'text/plain'}}).catch(() => null)""",
-        [server.url + "/api/session", code],
-    )
-    page.wait_for_timeout(500)
+    with page.expect_response(lambda r: r.url.endswith("/api/session"), timeout=45_000):  # until it is answered
+        page.evaluate(
+            """([url, code]) => fetch(url, {method: 'POST', body: code, mode: 'no-cors', credentials: 'include',
+                  headers: {'Content-Type': 'text/plain'}}).catch(() => null)""",
+            [server.url + "/api/session", code],
+        )
     assert answers == [403], answers  # the server saw it, and refused it
     assert not [c for c in page.context.cookies() if c["name"] == "mmrb_session"]
     assert sessions.claim(store, code) is not None  # the code is still there for the app's own page

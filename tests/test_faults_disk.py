@@ -34,8 +34,8 @@ from urllib.parse import urlparse
 import pytest
 from PIL import Image
 
-import curate.build as build_mod
-from curate.build import MANIFEST, build, export
+import curate.benchmark as build_mod
+from curate.benchmark import MANIFEST, build, export
 from curate.cli import main
 from curate.errors import DiskFullError, MmrbError, is_disk_full
 from curate.store import Store

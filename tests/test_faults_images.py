@@ -550,12 +550,12 @@ def test_label_studio_is_never_given_a_linked_image(sqlite_store, tmp_path):
     """The push to Label Studio uploads stored files (or hands it their paths): a link is an
     image it does not have, as one missing at import is."""
     from annotate.labelstudio.push import build_tasks
-    from curate.model import Candidate, ImageRef, Item, Pair, ResponsePart, render_parts
+    from curate.model import Candidate, ImageRef, Item, Pair, Part, render_parts
 
     s = sqlite_store
     red, blue = (s.images.put(png(c)) for c in ("red", "blue"))
     s.add_images([red, blue])
-    parts = (ResponsePart.of_image(ImageRef("out.png", blue.sha256, "ok", blue.width, blue.height)),)
+    parts = (Part.of_image(ImageRef("out.png", blue.sha256, "ok", blue.width, blue.height)),)
     s.add_items([Item("i1", "Draw it.", "gen", images=(ImageRef("in.png", red.sha256, "ok", 40, 30),))])
     s.add_candidates(
         [Candidate("i1/a", "i1", "a", render_parts(parts), content=parts), Candidate("i1/b", "i1", "b", "No.")]
@@ -577,10 +577,10 @@ def test_a_build_never_copies_what_a_planted_link_points_at(sqlite_store, tmp_pa
     """A prompt image and a response image replaced by links: the build treats both as
     missing images (as the filter and every other reader of the store's files do) and no
     file of the build holds the link's target."""
-    from curate.build import build
-    from curate.build.rules import Rules
+    from curate.benchmark import build
+    from curate.benchmark.rules import Rules
     from curate.ingest import ingest_pairs
-    from curate.model import Annotator, Label
+    from curate.model import Annotator, Label, Part
 
     store = sqlite_store
     write_image(tmp_path / "data/prompt.png", "red")
@@ -606,7 +606,7 @@ def test_a_build_never_copies_what_a_planted_link_points_at(sqlite_store, tmp_pa
     store.add_labels([Label("g1", "ann", preference="first")])
     out = tmp_path / "bench"
     (t,) = build(store, Rules(resamples=10, missing_images="keep"), out).triplets
-    assert t.images == () and t.chosen_parts[0] == {"image": None, "missing": "a.png"}
+    assert t.images == () and t.chosen_parts[0] == Part.of_image("a.png", missing=True)
     leaked = target.read_bytes()[:40] if which != "/proc/self/environ" else b"PATH="
     for f in out.rglob("*"):
         if f.is_file():

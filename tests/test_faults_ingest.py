@@ -30,6 +30,9 @@ from tests.ingest_helpers import (
     write_image,
 )
 
+# every import here twice: rows checked in place and in a child process (conftest.py)
+pytestmark = pytest.mark.usefixtures("both_readings")
+
 FORK = multiprocessing.get_context("fork")
 
 
@@ -69,6 +72,7 @@ RACES = 20
 
 
 @pytest.mark.slow
+@pytest.mark.both_backends
 def test_concurrent_imports_of_one_file_never_lose_committed_images(db_url, tmp_path):
     """Two `mmrb ingest items` of the same file at once, RACES times: one wins, the other
     fails cleanly, and every image a committed item names is on disk and readable."""
@@ -132,6 +136,7 @@ def test_a_failed_import_keeps_a_file_another_import_committed_meanwhile(sqlite_
 
 
 # -- 3. image paths stay inside the images root --------------------------------------------
+@pytest.mark.both_backends
 def test_concurrent_imports_of_look_alike_ids_into_an_empty_store(db_url, tmp_path):
     """Two imports into an empty store at once, whose ids differ but look alike (O and 0):
     one at a time (an empty store lets an import skip the stored-id check), so the second
@@ -350,6 +355,7 @@ def test_escaped_key_in_an_mmrb2_file(store, tmp_path):
         ({"id": "a", "prompt": "p", "category": "vqa", "half": "\ud800"}, "half"),
     ],
 )
+@pytest.mark.both_backends
 def test_nul_and_broken_unicode_are_refused_on_both_backends(bad_store, tmp_path, row, field):
     path = _items(tmp_path / "x.jsonl", [{"id": "ok", "prompt": "p", "category": "vqa"}, row])
     _expect(bad_store, path, [(2, field)], ["nothing was written"])
@@ -406,6 +412,7 @@ def test_lookalike_and_invisible_ids(bad_store, tmp_path, second, words):
     _expect(bad_store, path, [(2, "id")], words)
 
 
+@pytest.mark.both_backends
 def test_ids_in_one_script_are_fine(store, tmp_path):
     rows = [{"id": i, "prompt": "p", "category": "vqa"} for i in ("тест-1", "αβ-2", "画像-3", "été-4")]
     ingest_items(store, _items(tmp_path / "x.jsonl", rows))
@@ -422,6 +429,7 @@ def test_model_names_are_ids_too(bad_store, tmp_path):
     _expect(bad_store, _items(tmp_path / "x.jsonl", [row]), [(1, "responses[1].model")], ["U+200D"])
 
 
+@pytest.mark.both_backends
 def test_a_lookalike_of_a_stored_id_is_already_in_the_store(store, tmp_path):
     ingest_items(store, _items(tmp_path / "a.jsonl", [{"id": "ﬁle-1", "prompt": "p", "category": "vqa"}]))
     assert store.item_ids() == {"file-1"}
@@ -429,6 +437,7 @@ def test_a_lookalike_of_a_stored_id_is_already_in_the_store(store, tmp_path):
         ingest_items(store, _items(tmp_path / "b.jsonl", [{"id": "file-1 ", "prompt": "p", "category": "vqa"}]))
 
 
+@pytest.mark.both_backends
 def test_ids_stored_with_an_invisible_character_get_the_new_skeleton_on_upgrade(db_url, tmp_path):
     """A store of schema 8 holds an id with U+FE0F (imports took it then) and the skeleton of
     that time, which kept the character: the upgrade recomputes it, so that an import of the
@@ -521,6 +530,7 @@ def test_a_pair_id_that_looks_like_a_stored_one_is_refused(store, tmp_path):
     assert [p.id for p in store.pairs()] == [first]
 
 
+@pytest.mark.both_backends
 def test_look_alikes_of_ids_stored_before_the_check_are_found(db_url, tmp_path):
     """A store written before ids were compared by skeleton is migrated: its ids get their
     skeleton, and a look-alike of one is refused like any other."""
@@ -616,6 +626,7 @@ def test_normalised_ids_are_stable_and_visible(text):
 
 # -- 6. two `mmrb assign` at once ------------------------------------------------------------
 @pytest.mark.slow
+@pytest.mark.both_backends
 def test_concurrent_assign_runs_never_overassign_or_crash(db_url, tmp_path):
     """Two assignment runs at once (other annotators each, so both would find work), RACES
     times: each pair ends with exactly k annotators, no run crashes, nothing is half done."""
@@ -676,7 +687,7 @@ def test_assign_retries_a_lost_race_and_gives_up_in_one_line(sqlite_store, monke
 def _stalled_build(db: str, images: str, out: str, writing) -> None:
     """A build that is still running: it stops for good where it writes the Hugging Face
     dataset (its hidden folder made), after saying so through ``writing``."""
-    from curate.build import build, export
+    from curate.benchmark import build, export
     from tests.test_build import RULES
 
     def stall(*args, **kwargs) -> None:
@@ -703,7 +714,7 @@ def _start_stalled_build(*args) -> multiprocessing.Process:
 
 @pytest.mark.slow
 def test_a_killed_build_is_cleaned_by_the_next_one_but_a_running_one_is_not(sqlite_store, tmp_path):
-    from curate.build import build
+    from curate.benchmark import build
     from tests.test_build import RULES, seed_store
 
     seed_store(sqlite_store)
@@ -729,7 +740,7 @@ def test_a_killed_build_is_cleaned_by_the_next_one_but_a_running_one_is_not(sqli
 
 
 def test_a_build_killed_while_swapping_folders_gets_its_previous_build_back(sqlite_store, tmp_path):
-    from curate.build import build, remove_leftovers
+    from curate.benchmark import build, remove_leftovers
     from tests.test_build import RULES, seed_store
 
     seed_store(sqlite_store)

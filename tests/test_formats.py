@@ -14,7 +14,9 @@ from curate.formats import vlrewardbench as vlrb
 from curate.formats.fields import Fields, parse_rows
 from curate.formats.reader import load_rows, read_rows
 from curate.judging.records import Judgment
-from curate.model import Triplet
+from curate.model import Part, Triplet
+
+TEXT, IMAGE = Part.of_text, Part.of_image
 
 
 def write_jsonl(path, rows):
@@ -347,11 +349,11 @@ def test_mmrb2_ground_truth(tmp_path):
     path.write_text(json.dumps({"pairs": [MMRB2]}, indent=2))
     ((line, rec),) = parse_rows(path, load_rows(path, mmrb2.JSON_KEY), mmrb2.parse)
     assert line == 3 and rec.preferred == "first" and rec.prompt_source == "bench"
-    assert rec.response_a == mmrb2.Mmrb2Response((("text", "Look"), ("image", "p1_0.jpg")), "m1")
+    assert rec.response_a == mmrb2.Mmrb2Response((TEXT("Look"), IMAGE("p1_0.jpg")), "m1")
     # copies that keep a response as its Python repr or as plain text
     copy = dict(MMRB2, response_a=repr(MMRB2["response_a"]), response_b="just text")
     r = mmrb2.parse(Fields("f", 1, copy))
-    assert r.response_a == rec.response_a and r.response_b == mmrb2.Mmrb2Response((("text", "just text"),))
+    assert r.response_a == rec.response_a and r.response_b == mmrb2.Mmrb2Response((TEXT("just text"),))
     assert problems(mmrb2.parse, copy, need=mmrb2.IMPORT_NEEDS) == [
         ("response_b", "expected an object with model_name and response_content, got str")
     ]
@@ -379,11 +381,11 @@ def test_mmrb2_task_of_a_file_name():
 
 
 def test_mmrb2_response_as_text():
-    r = mmrb2.Mmrb2Response((("text", "  Look at this:\n"), ("image", "p1_0.jpg"), ("text", " "), ("text", "done.")))
+    r = mmrb2.Mmrb2Response((TEXT("  Look at this:\n"), IMAGE("p1_0.jpg"), TEXT(" "), TEXT("done.")))
     # stripped parts, images as markers, a blank line between; scoring used to join the
     # unstripped parts with one newline ("  Look at this:\n\n[image: p1_0.jpg]\n \ndone.")
     assert mmrb2.render_text(r) == "Look at this:\n\n[image: p1_0.jpg]\n\ndone."
-    assert mmrb2.render_text(mmrb2.Mmrb2Response((("image", "a.png"),))) == "[image: a.png]"
+    assert mmrb2.render_text(mmrb2.Mmrb2Response((IMAGE("a.png"),))) == "[image: a.png]"
     assert mmrb2.render_text(mmrb2.Mmrb2Response(())) == ""
 
 
@@ -588,7 +590,7 @@ def test_each_format_is_one_registered_object_whose_functions_load():
     stages = {
         "ingest": ("curate.ingest.", 3),
         "judgments": ("mmrb_eval.formats:", 3),
-        "export": ("curate.build.export:", 2),
+        "export": ("curate.benchmark.export:", 2),
     }
     for f in FORMATS:
         for role, (where, n) in stages.items():

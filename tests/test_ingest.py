@@ -25,6 +25,9 @@ from tests.ingest_helpers import (
     write_image,
 )
 
+# every import here twice: rows checked in place and in a child process (conftest.py)
+pytestmark = pytest.mark.usefixtures("both_readings")
+
 IMAGES = {"img/shapes.png": "blue", "img/sign.png": "red"}
 
 
@@ -271,6 +274,7 @@ def test_skip_invalid_imports_the_rest_and_writes_rejects(store, tmp_path):
     assert "duplicate item id 'a'" in recs[2]["problems"][0]["message"]
 
 
+@pytest.mark.both_backends
 def test_failed_transaction_leaves_no_rows_and_no_image_files(store, tmp_path, monkeypatch):
     path = _items_file(tmp_path, [GOOD, dict(GOOD, id="b")])
     fail_writing_candidates(monkeypatch, store)
@@ -310,6 +314,7 @@ def test_cli_skip_invalid(sqlite_store, tmp_path, capsys):
     assert rej.exists()
 
 
+@pytest.mark.both_backends
 def test_a_bad_row_far_into_a_big_file_leaves_nothing_and_every_problem_is_named(store, tmp_path):
     """The import streams the file into one transaction batch by batch (several batches are
     written before the bad rows); any problem rolls all of it back and every one is reported,
@@ -349,6 +354,7 @@ def test_a_bad_row_far_into_a_big_file_leaves_nothing_and_every_problem_is_named
     "later, why",
     [("p3", "duplicate item id 'p3' (first at line 4)"), ("pO", "item id 'pO' looks like item id 'p0' at line 1")],
 )
+@pytest.mark.both_backends
 def test_an_id_taken_batches_before_is_found(tmp_path, store, monkeypatch, later, why):
     """Ids are checked against the whole file so far, not only the batch: a repeat of line 4
     or a look-alike of line 1 (O and 0) at line 41, eight batches later."""
@@ -367,12 +373,14 @@ def test_an_id_taken_batches_before_is_found(tmp_path, store, monkeypatch, later
     assert_nothing_written(store)
 
 
+@pytest.mark.both_backends
 def test_a_first_import_leaves_the_store_its_indexes_and_keys(store, tmp_path):
-    """A first import builds the plain indexes of the tables it fills once, at its end, and on
-    PostgreSQL checks their foreign keys once too (store/imports.py): after an import that
-    fails and after one that succeeds the store has the indexes and keys it had, they still
-    hold (a candidate of no item is refused), and the next import (into a store that is
-    no longer empty) still finds ids already stored and ids that look like them."""
+    """On PostgreSQL a first import builds the plain indexes of the tables it fills once, at
+    its end, and checks their foreign keys once too (store/imports.py): after an import that
+    fails and after one that succeeds the store has the indexes and keys it had (on either
+    backend), they still hold (a candidate of no item is refused), and the next import (into
+    a store that is no longer empty) still finds ids already stored and ids that look like
+    them."""
     from curate.ingest import ingest_pairs
 
     before = upkeep(store)

@@ -18,13 +18,13 @@ from PIL import Image
 from curate.errors import MmrbError
 from curate.judging import BUILTIN_TEMPLATES, JudgeTask
 from curate.judging.parsing import mmrb2_judgement, parse_mmrb2
-from curate.judging.records import RunDataset, TaskPart
+from curate.judging.records import RunDataset
 from curate.judging.reward_model import RewardModel
 from curate.judging.runner import run_judge
 from curate.judging.templates import MMRB2_TEXTS, Template
 from curate.judging.vlm import VLMJudge
 from curate.llm import Endpoint
-from curate.model import ImageRef, ResponsePart
+from curate.model import ImageRef, Part
 from tests.support.fake_openai import FakeOpenAI
 
 D = RunDataset(("d",))
@@ -64,8 +64,8 @@ def image_task(tmp_path, **kw) -> JudgeTask:
         "Here it is: [image: first.png]",
         "[image: second.png]\n\nand a wide one [image: second2.png]",
         (str(prompt_img),),
-        (TaskPart.of_text("Here it is:"), TaskPart.of_image(str(a))),
-        (TaskPart.of_image(str(b)), TaskPart.of_text("and a wide one"), TaskPart.of_image(str(b2))),
+        (Part.of_text("Here it is:"), Part.of_image(str(a))),
+        (Part.of_image(str(b)), Part.of_text("and a wide one"), Part.of_image(str(b2))),
         **kw,
     )
 
@@ -159,7 +159,7 @@ def test_missing_response_images_follow_the_prompt_images_policy(sqlite_store, t
         task.second,
         task.images,
         task.first_parts,
-        (TaskPart.of_image("lost.png", missing=True), TaskPart.of_image(str(tmp_path / "deleted.png"))),
+        (Part.of_image("lost.png", missing=True), Part.of_image(str(tmp_path / "deleted.png"))),
     )
     with FakeOpenAI(lambda req: "[[B]]") as srv:
         with pytest.raises(MmrbError, match=r"2 images not found: lost.png, .*deleted.png.*--allow-missing-images"):
@@ -183,14 +183,14 @@ def test_a_request_failure_is_never_a_verdict(sqlite_store, tmp_path):
 
 
 # -- templates -------------------------------------------------------------------------------
-def parts_text(parts: list[TaskPart]) -> list[str]:
+def parts_text(parts: list[Part]) -> list[str]:
     return [p.value if p.kind == "text" else f"<{p.value}>" for p in parts]
 
 
 def test_render_parts_splits_the_template_at_its_placeholders():
     t = Template("t", "Q: {question}\nA said {answer_a} ... B said {answer_b}. {not a placeholder}", "brackets")
-    img = TaskPart.of_image
-    out = t.render_parts("why?", [img("p")], [TaskPart.of_text("x"), img("a")], [img("b")])
+    img = Part.of_image
+    out = t.render_parts("why?", [img("p")], [Part.of_text("x"), img("a")], [img("b")])
     assert parts_text(out) == ["Q:", "why?", "<p>", "A said", "x", "<a>", "... B said", "<b>", ". {not a placeholder}"]
     # an empty question and a placeholder at the very start or end leave no empty text
     t2 = Template("t", "{answer_a}{answer_b}{question}", "brackets")
@@ -232,9 +232,9 @@ def test_mmrb2_template_picks_the_task_prompt_and_the_benchmarks_layout():
     # the parts api_pairwise_evaluator.py sends, in its order
     out = t.render_parts(
         "Make it blue",
-        [TaskPart.of_image("in.png")],
-        [TaskPart.of_image("a.png")],
-        [TaskPart.of_image("b.png")],
+        [Part.of_image("in.png")],
+        [Part.of_image("a.png")],
+        [Part.of_image("b.png")],
         "edit",
     )
     assert out[0].value == MMRB2_TEXTS["edit"]  # the benchmark's text exactly, a part of its own
@@ -286,15 +286,15 @@ def test_stored_parts_become_task_parts(tmp_path):
     from curate.judging.records import task_parts
 
     content = (
-        ResponsePart.of_text("see"),
-        ResponsePart.of_image(ImageRef("a.png", "abc")),
-        ResponsePart.of_image(ImageRef("lost.png", None, "missing")),
+        Part.of_text("see"),
+        Part.of_image(ImageRef("a.png", "abc")),
+        Part.of_image(ImageRef("lost.png", None, "missing")),
     )
     parts = task_parts(content, {"abc": tmp_path / "images" / "abc.png"})
     assert parts == (
-        TaskPart.of_text("see"),
-        TaskPart.of_image(str(tmp_path / "images" / "abc.png")),
-        TaskPart.of_image("lost.png", missing=True),
+        Part.of_text("see"),
+        Part.of_image(str(tmp_path / "images" / "abc.png")),
+        Part.of_image("lost.png", missing=True),
     )
     assert task_parts((), {}) == ()
 
@@ -369,14 +369,14 @@ def test_a_template_file_may_hold_a_text_per_category(tmp_path):
 
 def test_a_part_break_cuts_literal_text_into_parts():
     t = Template("t", "Judge well.\f[Q]\n{question}\n[A]\n{answer_a}\n[B]\n{answer_b}", "brackets")
-    out = t.render_parts("q", [], [TaskPart.of_image("a")], [TaskPart.of_image("b")])
+    out = t.render_parts("q", [], [Part.of_image("a")], [Part.of_image("b")])
     assert parts_text(out) == ["Judge well.", "[Q]", "q", "[A]", "<a>", "[B]", "<b>"]
     assert t.render("q", "x", "y") == "Judge well.\n[Q]\nq\n[A]\nx\n[B]\ny"
 
 
 PART = st.one_of(
-    st.builds(TaskPart.of_text, st.text(min_size=0, max_size=8)),
-    st.builds(TaskPart.of_image, st.sampled_from(["i1.png", "i2.png", "i3.png", "gone.png"])),
+    st.builds(Part.of_text, st.text(min_size=0, max_size=8)),
+    st.builds(Part.of_image, st.sampled_from(["i1.png", "i2.png", "i3.png", "gone.png"])),
 )
 
 
@@ -395,7 +395,7 @@ def test_every_image_is_sent_once_in_place_whatever_the_parts(first, second, pro
     from curate.judging.vlm import build_messages
     from curate.sides import shown_first, shown_pair
 
-    first = [*first, TaskPart.of_image("i1.png")]  # a task with response images
+    first = [*first, Part.of_image("i1.png")]  # a task with response images
     task = JudgeTask("p", "q?", "x", "y", tuple(prompt_images), tuple(first), tuple(second))
     urls = {n: f"data:image/png;base64,{n}" for n in ("p1.png", "p2.png", "i1.png", "i2.png", "i3.png")}
     messages, text = build_messages(BUILTIN_TEMPLATES[name], task, order, urls)

@@ -41,6 +41,7 @@ def config(url: str, template: str = "mmrb", **kw) -> VLMJudge:
     return VLMJudge(endpoint=ep, template=BUILTIN_TEMPLATES[template], **kw)
 
 
+@pytest.mark.both_backends
 def test_every_judgment_is_stored_and_a_rerun_sends_nothing(store):
     with FakeOpenAI(fair_judge) as srv:
         cfg = config(srv.url, order="both")
@@ -228,6 +229,7 @@ def test_failed_requests_are_errors_apart_from_unparsed_and_the_run_is_incomplet
         assert s.sent == 0 and s.failed == 1 and not s.complete
 
 
+@pytest.mark.both_backends
 def test_a_store_from_before_run_status_is_migrated(db_url, tmp_path):
     from sqlalchemy import update
 
@@ -259,6 +261,7 @@ def test_a_store_from_before_run_status_is_migrated(db_url, tmp_path):
         s.close()
 
 
+@pytest.mark.both_backends
 def test_judge_runs_and_judgments_through_the_store(store):
     from curate.judging.records import JudgeRun, Judgment
 
@@ -290,6 +293,7 @@ def test_judge_runs_and_judgments_through_the_store(store):
     assert store.judge_runs("select") == []
 
 
+@pytest.mark.both_backends
 def test_packed_datasets_of_older_stores_are_converted(db_url, tmp_path):
     from sqlalchemy import insert, update
 

@@ -19,7 +19,7 @@ from annotate.labelstudio.config import CORRECTNESS_CHOICES, has_response_images
 from annotate.labelstudio.pull import AnnotationProblem, pull
 from annotate.labelstudio.push import left_side, push
 from curate.errors import MmrbError
-from curate.model import Annotator, Assignment, Candidate, ImageRef, Item, Pair, ResponsePart, render_parts
+from curate.model import Annotator, Assignment, Candidate, ImageRef, Item, Pair, Part, render_parts
 from tests.support.labelstudio_server import DOCUMENT_ROOT, PASSWORD, USERNAME, label_studio_fixture
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,7 +85,7 @@ def seed_response_images(store) -> None:
     ref = {c: ImageRef(f"out/{c}.png", s.sha256, "ok", s.width, s.height) for c, s in stored.items()}
 
     def cand(cid: str, *parts) -> Candidate:
-        content = tuple(ResponsePart.of_text(p) if isinstance(p, str) else ResponsePart.of_image(p) for p in parts)
+        content = tuple(Part.of_text(p) if isinstance(p, str) else Part.of_image(p) for p in parts)
         item, _, model = cid.partition("/")
         return Candidate(cid, item, model, render_parts(content), content=content)
 

@@ -19,7 +19,7 @@ from annotate.labelstudio.config import (
 )
 from annotate.labelstudio.pull import convert
 from annotate.labelstudio.push import build_tasks, left_side, response_fields
-from curate.model import Candidate, ImageRef, Item, Pair, ResponsePart, render_parts
+from curate.model import Candidate, ImageRef, Item, Pair, Part, render_parts
 from tests.ingest_helpers import png
 
 
@@ -163,12 +163,12 @@ def test_image_config_adds_image_objects_and_keeps_the_controls():
     assert xml.count("<Image ") == 3 and xml.count('zoom="true"') == 3
 
 
-def _img(sha: str, source: str = "x.png", status="ok") -> ResponsePart:
-    return ResponsePart.of_image(ImageRef(source, sha if status == "ok" else None, status))
+def _img(sha: str, source: str = "x.png", status="ok") -> Part:
+    return Part.of_image(ImageRef(source, sha if status == "ok" else None, status))
 
 
 def _cand(cid: str, *parts) -> Candidate:
-    content = tuple(ResponsePart.of_text(p) if isinstance(p, str) else p for p in parts)
+    content = tuple(Part.of_text(p) if isinstance(p, str) else p for p in parts)
     item, _, model = cid.partition("/")
     return Candidate(cid, item, model, render_parts(content), content=content)
 
@@ -191,7 +191,7 @@ def test_response_fields_keep_the_order_of_text_and_images():
 
 
 part = st.one_of(
-    st.text(alphabet="ab \n", max_size=4).map(ResponsePart.of_text),
+    st.text(alphabet="ab \n", max_size=4).map(Part.of_text),
     st.sampled_from(["s1", "s2", "s9"]).map(_img),  # s9: not usable
 )
 
@@ -223,10 +223,8 @@ def test_task_json_with_response_images(sqlite_store):
     s.add_items([Item("i1", "Draw it.", "gen"), Item("i2", "Say hi.", "vqa")])
     s.add_candidates(
         [
-            _cand("i1/a", "Here:", ResponsePart.of_image(ref["red"]), "Sorted."),
-            _cand(
-                "i1/b", ResponsePart.of_image(ref["blue"]), ResponsePart.of_image(ImageRef("gone.png", None, "missing"))
-            ),
+            _cand("i1/a", "Here:", Part.of_image(ref["red"]), "Sorted."),
+            _cand("i1/b", Part.of_image(ref["blue"]), Part.of_image(ImageRef("gone.png", None, "missing"))),
             Candidate("i2/a", "i2", "a", "Hi."),
             Candidate("i2/b", "i2", "b", "Hello."),
         ]

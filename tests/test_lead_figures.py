@@ -362,7 +362,7 @@ def test_the_other_charts_build_from_their_figures():
 
 def test_the_quality_charts_draw_a_share_only_over_min_n_labels_and_label_the_threshold():
     from annotate import admin
-    from curate.quality.aggregate import as_frame
+    from curate.quality.frames import as_frame
     from curate.quality.reliability import reliability_report
 
     rows = [

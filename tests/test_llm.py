@@ -16,10 +16,13 @@ from curate.llm import (
     Endpoint,
     LLMClient,
     backoff_delay,
+    content_parts,
     encode_image,
+    openai_content,
     retry_after_seconds,
     user_message,
 )
+from curate.model import Part
 from tests.support.fake_openai import FakeOpenAI, Fault, Reply, faults_then
 
 
@@ -85,6 +88,20 @@ def test_user_message_shapes():
     assert user_message("hi") == {"role": "user", "content": "hi"}
     m = user_message("hi", ["data:image/png;base64,AA"])
     assert m["content"][0]["type"] == "image_url" and m["content"][-1] == {"type": "text", "text": "hi"}
+
+
+def test_openai_content_is_the_edge_of_parts():
+    url = "data:image/png;base64,AA"
+    parts = (Part.of_text("see"), Part.of_image("a.png"), Part.of_image(url))
+    out = openai_content(parts, {"a.png": url})
+    assert out == [
+        {"type": "text", "text": "see"},
+        {"type": "image_url", "image_url": {"url": url}},  # its URL as sent
+        {"type": "image_url", "image_url": {"url": url}},  # no URL given: its value
+    ]
+    # an answer's content reads back as the parts it was made of
+    assert content_parts(out) == ((Part.of_text("see"), Part.of_image(url), Part.of_image(url)), None)
+    assert content_parts("hi", [out[1]]) == ((Part.of_text("hi"), Part.of_image(url)), None)
 
 
 # -- retry policy --------------------------------------------------------------------------

@@ -652,7 +652,7 @@ def test_mmrb2_preset_on_evaluate_runs_equals_compute_accuracy(rows):
     assert (r.overall["correct"], r.overall["n"]) == (theirs.total_correct, theirs.total_evaluated)
     assert r.missing_pairs == theirs.missing_pairs and r.pairs == theirs.total_pairs
     assert close(r.overall["accuracy"] or 0.0, theirs.accuracy)
-    assert r.categories["t2i"]["n"] == theirs.total_evaluated
+    assert r.categories["t2i"].n == theirs.total_evaluated
 
 
 # -- VL-RewardBench: cal.py, restated from ../shared/official/README.md --------------------

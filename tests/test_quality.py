@@ -14,14 +14,15 @@ from hypothesis import strategies as st
 
 from annotate import queue
 from curate.assign import assign
-from curate.build import dry_run
-from curate.build.rules import Rules
+from curate.benchmark import dry_run
+from curate.benchmark.rules import Rules
 from curate.errors import InputError, MmrbError
 from curate.model import Adjudication, Annotator, Assignment, Candidate, Gold, Item, Label, Pair
 from curate.quality import gold as G
 from curate.quality import qualification as Q
-from curate.quality.aggregate import aggregate, as_frame, majority, store_aggregate
-from curate.quality.reliability import labels_frame, reliability_report, store_report, wilson
+from curate.quality.aggregate import aggregate, majority, store_aggregate
+from curate.quality.frames import as_frame, labels_frame
+from curate.quality.reliability import reliability_report, store_report, wilson
 
 
 def seed(store, n: int, *, category: str = "vqa", auto: bool = False) -> list[str]:
@@ -47,6 +48,7 @@ def label(store, pair_id: str, who: str, pref: str) -> None:
 
 
 # -- the store (both backends) ------------------------------------------------------------------
+@pytest.mark.both_backends
 def test_gold_round_trip_replace_and_legacy_gold_pairs(store):
     seed(store, 3)
     store.update_pair("p2", is_gold=True, known_preference="second")
@@ -62,6 +64,7 @@ def test_gold_round_trip_replace_and_legacy_gold_pairs(store):
     assert store.delete_gold(["p1"]) == 1 and "p1" not in store.gold()
 
 
+@pytest.mark.both_backends
 def test_control_labels_are_told_apart_on_both_backends(store):
     seed(store, 2)
     for n in ("a", "b"):
@@ -77,6 +80,7 @@ def test_control_labels_are_told_apart_on_both_backends(store):
     assert (ov.assigned, ov.submitted) == (1, 1)
 
 
+@pytest.mark.both_backends
 def test_annotator_qualification_and_pause_round_trip(store):
     store.add_annotator(Annotator("a"))
     store.update_annotator("a", qualification="failed", paused="low gold accuracy")
@@ -215,6 +219,7 @@ def test_a_control_pair_comes_out_of_the_queue_like_any_other(sqlite_store):
 
 
 # -- qualification ---------------------------------------------------------------------------------
+@pytest.mark.both_backends
 def test_qualification_comes_first_and_gates_the_real_queue(store, tmp_path):
     sqlite_store = store  # both backends
     ids = seed(sqlite_store, 8)
@@ -409,7 +414,7 @@ def careless_store(store) -> dict[str, str]:
 
 
 def test_build_with_dawid_skene_follows_the_careful_annotators_and_says_so(sqlite_store, tmp_path):
-    from curate.build import build
+    from curate.benchmark import build
 
     truth = careless_store(sqlite_store)
     by_majority = {d.pair.id: d.chosen for d in dry_run(sqlite_store, Rules(min_labels=3)).kept}
@@ -439,7 +444,7 @@ def test_gold_decides_a_pair_in_a_model_build(sqlite_store):
 
 
 def test_rules_file_names_the_aggregation(tmp_path):
-    from curate.build.rules import load_rules
+    from curate.benchmark.rules import load_rules
 
     f = tmp_path / "rules.toml"
     f.write_text('[filter]\naggregation = "mace"\n')
@@ -493,6 +498,7 @@ def test_gold_and_quality_commands(sqlite_store, tmp_path, capsys):
     assert sqlite_store.get_annotator("c").paused is None
 
 
+@pytest.mark.both_backends
 def test_a_version_5_store_gets_the_gold_table_and_the_new_columns(db_url, tmp_path):
     from sqlalchemy import update
 

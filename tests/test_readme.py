@@ -83,17 +83,26 @@ def test_run_test_runs_the_whole_suite_and_quick_leaves_out_the_system_tests(tmp
     check = subprocess.run(["bash", "tests/setup-system.sh", "--check"], cwd=ROOT, capture_output=True, text=True)
     if check.returncode:  # ./run test would install it: not a test's job
         unavailable(f"tests/setup-system.sh would install something: {check.stdout.strip()}")
-    env = dict(os.environ, MMRB_VENV=str(_project_venv(tmp_path)))
+    # ruff and mypy are stand-ins saying what they were asked (on stderr, apart from the ids): the
+    # real ones are ./run test's own lint stage, which ran before this test
+    said = {name: f'#!/bin/sh\nsaid=$(echo {name} "$@")\necho "ran: $said" >&2\n' for name in ("ruff", "mypy")}
+    env = dict(os.environ, MMRB_VENV=str(_project_venv(tmp_path, said)))
     pytest_args = ["--collect-only", "-q", "-p", "no:cacheprovider"]  # pytest's own arguments, passed through
-    suite, _ = _collected([sys.executable, "-m", "pytest", *pytest_args], env)
-    full, trace = _collected(["bash", "-x", "./run", "test", *pytest_args], env)
-    assert full == suite and len(suite) > 500  # every test of the suite
-    assert "+ bash tests/setup-system.sh" in trace and "MMRB_REQUIRE_ALL=1" in trace
-    assert [s for s in LINT if f"bin/{s}\n" in trace] == LINT  # the real ruff and mypy ran first, and passed
     some = ["tests/test_cli.py", "tests/test_labelstudio.py", "tests/test_browser_app.py"]
+    suite, _ = _collected([sys.executable, "-m", "pytest", *pytest_args, *some], env)
+    full, trace = _collected(["bash", "-x", "./run", "test", *pytest_args, *some], env)
+    assert full == suite  # the browser and Label Studio tests included
+    assert {t.split("::")[0] for t in suite} == set(some)
+    assert "+ bash tests/setup-system.sh" in trace and "MMRB_REQUIRE_ALL=1" in trace
+    assert [s for s in LINT if f"ran: {s}\n" in trace] == LINT  # lint and types first
     quick, trace = _collected(["bash", "-x", "./run", "test", "--quick", *pytest_args, *some], env)
     assert quick == {t for t in suite if t.startswith("tests/test_cli.py::")} and quick
     assert "setup-system.sh" not in trace and "MMRB_REQUIRE_ALL" not in trace
+    # with nothing after it, ./run test runs pytest with no argument: the whole suite (testpaths)
+    said["python"] = '#!/bin/sh\nsaid=$(echo python "$@")\necho "ran: $said"\n'
+    env["MMRB_VENV"] = str(_project_venv(tmp_path / "bare", said))
+    proc = subprocess.run(["./run", "test"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and proc.stdout.splitlines()[-1] == "ran: python -m pytest", proc.stdout + proc.stderr
 
 
 @pytest.mark.slow

@@ -11,14 +11,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
-from curate.build import build
-from curate.build.rules import Rules
+from curate.benchmark import build
+from curate.benchmark.rules import Rules
 from curate.errors import InputError
 from curate.formats import triplets
 from curate.formats.fields import Fields
 from curate.formats.reader import read_rows
 from curate.ingest import ingest_items, ingest_pairs
-from curate.model import Annotator, Candidate, ImageRef, Item, Label, ResponsePart, render_parts
+from curate.model import Annotator, Candidate, ImageRef, Item, Label, Part, render_parts
 from tests.ingest_helpers import assert_nothing_written, png, write_image
 
 
@@ -53,6 +53,7 @@ def generic_rows() -> list[dict]:
     ]
 
 
+@pytest.mark.both_backends
 def test_generic_pairs_mixed_response_round_trip_through_store_and_build(store, tmp_path):
     write_image(tmp_path / "out/chart_a.png", "red")
     write_image(tmp_path / "out/chart_b.png", "blue")
@@ -73,7 +74,7 @@ def test_generic_pairs_mixed_response_round_trip_through_store_and_build(store, 
     plain = {c.id: c for c in store.candidates(item_id="g2")}
     assert plain["g2:unknown:0"] == Candidate("g2:unknown:0", "g2", "unknown", "Hi.")
     assert plain["g2:unknown:1"].content == () and plain["g2:unknown:1"].text == "Hello\n\nthere."
-    assert plain["g2:unknown:0"].parts == (ResponsePart.of_text("Hi."),)
+    assert plain["g2:unknown:0"].parts == (Part.of_text("Hi."),)
 
     store.add_annotator(Annotator("ann"))
     store.add_labels([Label("g1", "ann", preference="first"), Label("g2", "ann", preference="second")])
@@ -90,9 +91,9 @@ def test_generic_pairs_mixed_response_round_trip_through_store_and_build(store, 
         recs[rec.id] = (rec, row.data or {})
     rec, raw = recs["g1"]
     assert rec.chosen == c1.text and rec.rejected == "[image: out/chart_b.png]"
-    kinds = [next(iter(p)) for p in rec.chosen_parts]
+    kinds = [p.kind for p in rec.chosen_parts]
     assert kinds == ["text", "image", "text"]
-    chosen_image, rejected_image = rec.chosen_parts[1]["image"], rec.rejected_parts[0]["image"]
+    chosen_image, rejected_image = rec.chosen_parts[1].value, rec.rejected_parts[0].value
     assert chosen_image.startswith("images/") and rejected_image.startswith("images/")
     assert (out / chosen_image).read_bytes() == store.image_path(im.sha256).read_bytes()
     assert (out / rejected_image).read_bytes() == png("blue")
@@ -102,7 +103,7 @@ def test_generic_pairs_mixed_response_round_trip_through_store_and_build(store, 
     assert rec2.chosen_parts == () and rec2.chosen == "Hello\n\nthere."
     from datasets import load_from_disk
 
-    from curate.build.export import PARQUET
+    from curate.benchmark.export import PARQUET
 
     hf = {r["id"]: r for r in load_from_disk(str(out / "hf"))}
     assert [p["text"] for p in hf["g1"]["chosen_parts"]] == ["Here is the chart:", None, "Bars are sorted."]
@@ -288,6 +289,7 @@ def test_a_plain_text_store_has_no_parts(store, tmp_path):
         assert c.exec_driver_sql("SELECT count(*) FROM candidate_parts").scalar_one() == 0
 
 
+@pytest.mark.both_backends
 def test_a_version_6_store_gets_the_candidate_parts_table(db_url, tmp_path):
     from sqlalchemy import update
 
@@ -308,7 +310,7 @@ def test_a_version_6_store_gets_the_candidate_parts_table(db_url, tmp_path):
         assert s.candidates() == [Candidate("i:m:0", "i", "m", "old text")]
         stored = s.images.put(png("red"))
         s.add_images([stored])
-        parts = (ResponsePart.of_text("see"), ResponsePart.of_image(ImageRef("a.png", stored.sha256, "ok", 40, 30)))
+        parts = (Part.of_text("see"), Part.of_image(ImageRef("a.png", stored.sha256, "ok", 40, 30)))
         s.add_candidates([Candidate("i:m:1", "i", "m", render_parts(parts), sample_index=1, content=parts)])
         assert s.candidates(ids=["i:m:1"])[0].content == parts
     finally:
@@ -317,9 +319,9 @@ def test_a_version_6_store_gets_the_candidate_parts_table(db_url, tmp_path):
 
 _PARTS = hs.lists(
     hs.one_of(
-        hs.builds(ResponsePart.of_text, hs.text(alphabet=hs.characters(blacklist_categories=("Cs",), min_codepoint=1))),
+        hs.builds(Part.of_text, hs.text(alphabet=hs.characters(blacklist_categories=("Cs",), min_codepoint=1))),
         hs.sampled_from(["ok", "missing"]).map(
-            lambda st: ResponsePart.of_image(
+            lambda st: Part.of_image(
                 ImageRef("x.png", None, "missing", error="gone") if st == "missing" else ImageRef("", None)
             )
         ),
@@ -335,13 +337,13 @@ def test_parts_come_back_in_order_from_the_store(sqlite_store, parts):
     stored = s.images.put(png("red"))
     s.add_images([stored])
     ok = ImageRef("y.png", stored.sha256, "ok", 40, 30)
-    content = tuple(p if p.image is None or p.image.status == "missing" else ResponsePart.of_image(ok) for p in parts)
+    content = tuple(p if p.image is None or p.image.status == "missing" else Part.of_image(ok) for p in parts)
     if not s.get_item("i"):
         s.add_items([Item("i", "p", "vqa")])
     n = len(s.candidates())
     s.add_candidates([Candidate(f"i:m:{n}", "i", "m", render_parts(content), sample_index=n, content=content)])
     got = s.candidates(ids=[f"i:m:{n}"])[0]
-    assert got.content == content and got.parts == (content or (ResponsePart.of_text(got.text),))
+    assert got.content == content and got.parts == (content or (Part.of_text(got.text),))
 
 
 def test_a_response_image_missing_from_the_store_stays_in_place_in_the_build(sqlite_store, tmp_path):
@@ -361,7 +363,7 @@ def test_a_response_image_missing_from_the_store_stays_in_place_in_the_build(sql
     store.add_labels([Label("g1", "ann", preference="second")])
     out = tmp_path / "bench"
     (t,) = build(store, Rules(resamples=10), out).triplets
-    assert t.rejected_parts == ({"image": None, "missing": "out/a.png"}, {"text": "(the edit)"})
+    assert t.rejected_parts == (Part.of_image("out/a.png", missing=True), Part.of_text("(the edit)"))
     assert t.rejected == "[image: out/a.png]\n\n(the edit)"
     (raw,) = [json.loads(x) for x in (out / "triplets.jsonl").read_text().splitlines()]
     assert raw["rejected_parts"] == [{"image": None, "missing": "out/a.png"}, {"text": "(the edit)"}]
@@ -442,7 +444,7 @@ def test_missing_images_rule_covers_response_images(sqlite_store, tmp_path, rule
         assert "missing_response_images" not in res.result.removed()
         by_id = {t.id: t for t in res.triplets}
         assert len(by_id) == 5
-        assert by_id["chosen-gone"].chosen_parts == ({"image": None, "missing": "gone.png"},)
-        assert by_id["file-deleted"].chosen_parts == ({"image": None, "missing": "deleted.png"},)
-        assert by_id["rejected-gone"].rejected_parts[0] == {"image": None, "missing": "gone.png"}
+        assert by_id["chosen-gone"].chosen_parts == (Part.of_image("gone.png", missing=True),)
+        assert by_id["file-deleted"].chosen_parts == (Part.of_image("deleted.png", missing=True),)
+        assert by_id["rejected-gone"].rejected_parts[0] == Part.of_image("gone.png", missing=True)
         assert "3 of them missing from the store" in card

@@ -67,6 +67,7 @@ def test_assumed_orientation_is_pinned():
     assert [sides.copy_chosen_first(r["id"]) for r in ROWS] == CHOSEN_FIRST
 
 
+@pytest.mark.both_backends
 def test_a_run_records_its_orientation_and_score_run_reads_it_back(tmp_path, db_url, srv, capsys, monkeypatch):
     report = evaluate(tmp_path, db_url, "now", srv, capsys)
     assert report["overall"]["correct_n"] == "3/8"
@@ -104,6 +105,7 @@ def test_a_resumed_run_keeps_the_orientation_it_recorded_first(tmp_path, db_url)
         assert s.run_orientation("other") == {}
 
 
+@pytest.mark.both_backends
 def test_a_store_of_version_9_is_migrated_and_its_runs_read_as_before(tmp_path, db_url, srv, capsys):
     evaluate(tmp_path, db_url, "old", srv, capsys)
     with Store(db_url, images=tmp_path / "img") as s, s.write() as c:

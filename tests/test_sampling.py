@@ -357,6 +357,7 @@ def _wait_until_held(db: str, images: Path, n: int, srv: FakeOpenAI, proc: subpr
 
 
 @pytest.mark.slow
+@pytest.mark.both_backends
 def test_sigkill_and_resume_sends_nothing_twice_and_loses_nothing(db_url, tmp_path):
     db = db_url  # a SQLite file or a PostgreSQL database: both must survive the kill
     with Store(db, images=tmp_path / "img") as store:

@@ -43,7 +43,7 @@ def test_parse_failure_wrong():
     # x1 1, x2 0, y1 0 (both = a failure), y2 0 -> 1/4; X 1/2, Y 0/2; macro (.5 + 0)/2
     assert (r.overall["correct"], r.overall["n"], r.overall["accuracy"]) == (1, 4, 0.25)
     assert r.overall["correct_n"] == "1/4"
-    assert r.categories["X"]["accuracy"] == 0.5 and r.categories["Y"]["accuracy"] == 0.0
+    assert r.categories["X"].accuracy == 0.5 and r.categories["Y"].accuracy == 0.0
     assert r.macro["accuracy"] == 0.25
     assert r.outcomes == {"parsed": 2, "unparsed": 1, "both": 1, "error": 0}
     assert r.parse_failure_rate == {"rate": 0.5, "count": 2, "n": 4}
@@ -53,15 +53,15 @@ def test_parse_failure_half():
     r = run(parse_failure="half")
     # 1 + .5 + .5 + 0 = 2/4; X 1.5/2 = .75; Y .5/2 = .25
     assert r.overall["correct_n"] == "2/4" and r.overall["accuracy"] == 0.5
-    assert r.categories["X"]["correct_n"] == "1.5/2" and r.categories["X"]["accuracy"] == 0.75
-    assert r.categories["Y"]["accuracy"] == 0.25
+    assert r.categories["X"].correct_n == "1.5/2" and r.categories["X"].accuracy == 0.75
+    assert r.categories["Y"].accuracy == 0.25
 
 
 def test_parse_failure_excluded():
     r = run(parse_failure="excluded")
     # only x1 (1) and y2 (0) count: 1/2; X 1/1; Y 0/1
     assert r.overall["correct_n"] == "1/2"
-    assert r.categories["X"]["correct_n"] == "1/1" and r.categories["Y"]["correct_n"] == "0/1"
+    assert r.categories["X"].correct_n == "1/1" and r.categories["Y"].correct_n == "0/1"
     assert r.excluded_units == 2
 
 
@@ -71,7 +71,7 @@ def test_parse_failure_coin_seed_123():
     # x2 (forward): A = first, label second -> 0;  y1 (both, a failure): A = first, label first -> 1
     # total 1 + 0 + 1 + 0 = 2/4
     assert r.overall["correct_n"] == "2/4"
-    assert r.categories["X"]["correct_n"] == "1/2" and r.categories["Y"]["correct_n"] == "1/2"
+    assert r.categories["X"].correct_n == "1/2" and r.categories["Y"].correct_n == "1/2"
     assert r.unit_statuses == {"coin": 2, "correct": 1, "wrong": 1}
 
 
@@ -160,16 +160,16 @@ def test_majority_vote_vlrewardbench_rule():
         js += [J(ids[q], v, order="forward" if i % 2 else "reverse", i=i) for i, v in enumerate(vs)]
     r = score(pairs, js, preset_options("vlrewardbench", bootstrap=0))
     assert r.overall["correct_n"] == "1/2"  # q1 right, q4 wrong; q2, q3, q5 dropped
-    assert r.categories["general"]["correct_n"] == "1/1"
-    assert r.categories["hallucination"]["correct_n"] == "0/1"
-    assert r.categories["reasoning"]["accuracy"] is None
-    assert r.categories["reasoning"]["reason"] == "no scored units"
+    assert r.categories["general"].correct_n == "1/1"
+    assert r.categories["hallucination"].correct_n == "0/1"
+    assert r.categories["reasoning"].accuracy is None
+    assert r.categories["reasoning"].reason == "no scored units"
     assert "ignored" not in r.categories
     # cal.py's macro is the mean of its three groups: with one empty it divides by zero
     assert r.macro["accuracy"] is None and r.macro["reason"] == "no scored units in reasoning"
     # without those rules: the pairs' own category, and the macro over the scored groups
     r2 = score(pairs, js, preset_options("vlrewardbench", grouping="category", macro_groups=(), bootstrap=0))
-    assert r2.categories["ignored"]["correct_n"] == "1/2"
+    assert r2.categories["ignored"].correct_n == "1/2"
     assert r2.macro["accuracy"] == 0.5 and r2.macro["groups"] == 1
     assert r.unit_statuses == {"correct": 1, "wrong": 1}
     assert r.excluded_units == 3
@@ -208,11 +208,11 @@ def test_subsplits_and_weights():
     ]
     js = [J("pairs_1", "first"), J("hateful_2", "second"), J("math_3", "first"), J("Code_4", "first")]
     r = score(pairs, js, preset_options("mmrb", bootstrap=0))
-    assert r.subsplits["safety/bias"]["correct_n"] == "1/1"
-    assert r.subsplits["safety/toxicity"]["correct_n"] == "0/1"
-    assert r.subsplits["reasoning/math"]["correct_n"] == "1/1"
-    assert r.subsplits["reasoning/coding"]["correct_n"] == "1/1"
-    assert r.categories["safety"]["accuracy"] == 0.5 and r.categories["reasoning"]["accuracy"] == 1.0
+    assert r.subsplits["safety/bias"].correct_n == "1/1"
+    assert r.subsplits["safety/toxicity"].correct_n == "0/1"
+    assert r.subsplits["reasoning/math"].correct_n == "1/1"
+    assert r.subsplits["reasoning/coding"].correct_n == "1/1"
+    assert r.categories["safety"].accuracy == 0.5 and r.categories["reasoning"].accuracy == 1.0
     # safety .5, reasoning 1: macro .75; weighted 3:1 -> (3*.5 + 1)/4 = .625
     assert r.macro["accuracy"] == 0.75
     r = score(pairs, js, preset_options("mmrb", bootstrap=0, weights={"safety": 3, "reasoning": 1}))
@@ -254,7 +254,7 @@ def test_bootstrap_intervals_are_seeded_and_bracket_the_estimate():
     b = score(pairs, js, ScoringOptions(bootstrap=500, bootstrap_seed=1))
     c = score(pairs, js, ScoringOptions(bootstrap=500, bootstrap_seed=2))
     assert a == b and a.overall["ci"] != c.overall["ci"]
-    for s in (a.overall, a.categories["X"], a.categories["Y"], a.macro):
+    for s in (a.overall, a.categories["X"].to_json(), a.categories["Y"].to_json(), a.macro):
         lo, hi = s["ci"]
         assert lo <= s["accuracy"] <= hi and hi - lo < 0.6
     assert score(pairs, js, ScoringOptions(bootstrap=0)).overall["ci"] is None
@@ -385,7 +385,7 @@ def test_failed_requests_change_no_figure(rows, labels):
             else:
                 assert getattr(a, key) == getattr(b, key), (key, opts)
         for c, s in b.categories.items():
-            assert (a.categories[c]["correct"], a.categories[c]["n"]) == (s["correct"], s["n"])
+            assert (a.categories[c].correct, a.categories[c].n) == (s.correct, s.n)
         assert (a.acc_plus["correct"], a.acc_plus["n"]) == (b.acc_plus["correct"], b.acc_plus["n"])
 
 
@@ -428,7 +428,7 @@ def test_a_category_of_one_pair_has_no_interval_and_says_why():
     r = score(pairs, js, ScoringOptions(bootstrap=200))
     one = r.to_json()["categories"]["S"]
     assert (one["accuracy"], one["ci"], one["ci_undefined"], one["pairs"]) == (1.0, None, "too few pairs", 1)
-    assert r.categories["X"]["ci"] is not None and "ci_undefined" not in r.categories["X"]
+    assert r.categories["X"].ci is not None and "ci_undefined" not in r.to_json()["categories"]["X"]
     assert r.overall["ci"] is not None and "ci_undefined" not in r.overall  # 13 pairs
     for avg in (r.macro, r.size_weighted):  # S's replicates would not vary
         assert avg["accuracy"] is not None and avg["ci"] is None and avg["ci_undefined"] == "too few pairs"
@@ -438,7 +438,7 @@ def test_a_category_of_one_pair_has_no_interval_and_says_why():
     assert next(line for line in text.splitlines() if "macro" in line).endswith("[undefined (too few pairs)]")
     # no interval asked for: none, and no reason either
     plain = score(pairs, js, ScoringOptions(bootstrap=0))
-    assert plain.categories["S"]["ci"] is None and "ci_undefined" not in plain.categories["S"]
+    assert plain.categories["S"].ci is None and "ci_undefined" not in plain.to_json()["categories"]["S"]
     assert "undefined" not in render_text(plain)
 
 
@@ -507,7 +507,7 @@ def test_below_the_minimum_no_interval_is_printed_and_at_it_there_is_one(data):
 
     for c, n in enumerate(sizes):
         line = next(x for x in lines if x.startswith(f"  c{c} "))
-        check(r.categories[f"c{c}"], line, n >= MIN_BOOTSTRAP_PAIRS)
+        check(r.categories[f"c{c}"].to_json(), line, n >= MIN_BOOTSTRAP_PAIRS)
     line_of = {x.split("  ")[1].strip(): x for x in lines if x.startswith("  ") and not x.startswith("   ")}
     check(r.overall, line_of["overall (micro)"], sum(sizes) >= MIN_BOOTSTRAP_PAIRS)
     for name, label in (("macro", "macro"), ("size_weighted", "size-weighted")):

@@ -25,7 +25,7 @@ def run(path, fmt, preset, pairs=None, **kw):
 def test_mmrb_example_file_scores_one_half():
     r = run(shared("multimodal_rewardbench/example_judge_outputs.jsonl"), "mmrb", "mmrb")
     assert r.overall["accuracy"] == 0.5 and r.overall["correct_n"] == "1/2"
-    assert r.categories["open_generation/correctness_task"]["correct_n"] == "1/2"
+    assert r.categories["open_generation/correctness_task"].correct_n == "1/2"
 
 
 def test_mmrb_bracket_rule_and_the_coin_sequence(tmp_path):
@@ -96,9 +96,9 @@ def test_vlrb_literal_records(tmp_path):
     assert [p.category for p in pairs] == ["hallucination", "general", "general", "reasoning"]
     r = run(path, "vlrewardbench", "vlrewardbench")
     assert r.overall["correct_n"] == "1/2"  # a right, d wrong; b split and c unparsed leave both sides
-    assert r.categories["hallucination"]["correct_n"] == "1/1"
-    assert r.categories["general"]["n"] == 0
-    assert r.categories["reasoning"]["correct_n"] == "0/1"
+    assert r.categories["hallucination"].correct_n == "1/1"
+    assert r.categories["general"].n == 0
+    assert r.categories["reasoning"].correct_n == "0/1"
     # cal.py divides by zero for the empty general group: no macro
     assert r.macro["accuracy"] is None and "general" in r.macro["reason"]
     # flag_status as written ("stale") is not a status cal.py counts: every record is ignored
@@ -195,7 +195,7 @@ def test_r1_rewards_mm_rlhf_acc_and_acc_plus(tmp_path):
     r = run(path, "r1-rewards", "r1-mm-rlhf")
     assert r.overall["correct_n"] == "3/5" and r.acc_plus["correct_n"] == "1/3"
     cats = r.categories
-    assert (cats["mcq"]["correct_n"], cats["long"]["correct_n"], cats["video"]["correct_n"]) == ("2/2", "1/2", "0/1")
+    assert (cats["mcq"].correct_n, cats["long"].correct_n, cats["video"].correct_n) == ("2/2", "1/2", "0/1")
     ap = r.acc_plus["categories"]
     assert (ap["mcq"]["correct_n"], ap["long"]["correct_n"], ap["video"]["correct_n"]) == ("1/1", "0/1", "0/1")
     # the chosen response is always shown first by R1-Reward's harness
@@ -211,7 +211,7 @@ def test_r1_rewards_vl_groups_and_macro(tmp_path):
     ]
     path = write_jsonl(tmp_path / "vl.jsonl", [{"prompt": "q", "chosen": "c", "rejected": "r", **x} for x in rows])
     r = run(path, "r1-rewards", "r1-vlrewardbench")
-    assert {g: s["correct_n"] for g, s in r.categories.items()} == {
+    assert {g: s.correct_n for g, s in r.categories.items()} == {
         "general": "1/1",
         "hallucination": "0/1",
         "reasoning": "1/1",

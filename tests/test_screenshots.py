@@ -31,7 +31,7 @@ import pytest
 from tests.support.labelled_sample import labelled_sample
 from tests.support.quality_sample import quality_sample
 from tests.support.services import unavailable
-from tests.support.streamlit_server import CHROMIUM, StreamlitServer, wait_cookie, wait_idle
+from tests.support.streamlit_server import CHROMIUM, StreamlitServer, settled, wait_cookie, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 VIEWPORT = {"width": 1440, "height": 900}
@@ -96,8 +96,7 @@ def shots(tmp_path_factory) -> Path:
 def settle(page) -> None:
     """Until the page has run and drawn: images decoded, charts and tables painted."""
     wait_idle(page)
-    page.wait_for_timeout(700)
-    page.wait_for_function("() => Array.from(document.images).every((i) => i.complete)", timeout=45_000)
+    settled(page)
     wait_idle(page)
 
 
@@ -106,7 +105,7 @@ def save(page, path: Path) -> None:
     from PIL import Image
 
     page.evaluate(UNSCROLL)
-    page.wait_for_timeout(300)
+    settled(page)  # laid out again without the scrolling
     page.screenshot(path=str(path), full_page=True)
     with Image.open(path) as im:
         rgb = im.convert("RGB")

@@ -22,6 +22,7 @@ def alice(store) -> Annotator:
 
 
 # -- sessions ------------------------------------------------------------------------------
+@pytest.mark.both_backends
 def test_a_session_is_checked_by_id_then_by_the_cookie_it_traded_its_handoff_for(store, alice):
     st = sessions.start(store, alice, now=T0, hours=1)
     assert sessions.check(store, session_id=st.id, now=T0 + 1).who.name == "alice"
@@ -35,6 +36,7 @@ def test_a_session_is_checked_by_id_then_by_the_cookie_it_traded_its_handoff_for
     assert sessions.check(store, token=None) is None and sessions.check(store, session_id=None) is None
 
 
+@pytest.mark.both_backends
 def test_a_stale_handoff_code_is_refused(store, alice):
     st = sessions.start(store, alice, now=T0)
     assert sessions.claim(store, st.handoff, now=T0 + sessions.HANDOFF_SECONDS + 1) is None
@@ -54,6 +56,7 @@ def test_the_store_keeps_only_hashes_of_the_secrets(store, alice):
     assert token not in text and st.handoff not in text and sessions.digest(token) in text
 
 
+@pytest.mark.both_backends
 def test_sign_out_ends_the_session_for_every_holder_of_its_cookie(store, alice):
     st = sessions.start(store, alice)
     token, _ = sessions.claim(store, st.handoff)
@@ -66,6 +69,7 @@ def test_sign_out_ends_the_session_for_every_holder_of_its_cookie(store, alice):
 
 
 @pytest.mark.parametrize("change", ["reset-password", "disable", "set-role", "give-a-password"])
+@pytest.mark.both_backends
 def test_what_changes_an_account_ends_its_sessions(store, alice, change):
     if change == "give-a-password":  # an account made for the organisation's sign-in, given a password
         store.add_annotator(Annotator("ann@example.org", "annotator", None))
@@ -101,6 +105,7 @@ def test_an_organisation_identity_from_before_the_end_of_sessions_cannot_start_o
 
 
 # -- the throttle --------------------------------------------------------------------------
+@pytest.mark.both_backends
 def test_wrong_passwords_throttle_the_name_then_the_right_one_is_refused_too(store, alice, tmp_path):
     from curate.store import Store
 
@@ -125,6 +130,7 @@ def test_wrong_passwords_throttle_the_name_then_the_right_one_is_refused_too(sto
     assert store.signin_attempts("name:alice") == []
 
 
+@pytest.mark.both_backends
 def test_one_client_trying_many_names_is_throttled_for_every_name(store, alice):
     for n in range(auth.CLIENT_LIMIT):
         auth.sign_in(store, f"user{n}", "whatever pw", client="203.0.113.9", now=T0 + n)
@@ -368,6 +374,7 @@ def test_an_organisation_identity_older_than_the_end_of_sessions_starts_none(sql
     assert _signed_in_as(_oidc_tab(reissued)) is None
 
 
+@pytest.mark.both_backends
 def test_a_store_from_before_sessions_gets_them_when_opened(db_url, tmp_path):
     from sqlalchemy import inspect, update
 

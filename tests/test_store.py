@@ -13,6 +13,8 @@ from curate.store import migrations as M
 from curate.store import schema as S
 from tests.ingest_helpers import text_pairs_file, upkeep
 
+pytestmark = pytest.mark.both_backends  # the store itself: every test on SQLite and PostgreSQL
+
 
 def _seed(store: Store, n_pairs: int = 3) -> None:
     store.add_items(
@@ -87,6 +89,24 @@ def test_import_is_one_transaction(store):
             store.add_items([Item(id="i0", prompt="duplicate", category="vqa")], conn=conn)
     assert store.get_item("new") is None
     assert store.counts().items == 1
+
+
+@pytest.mark.both_backends
+def test_a_stage_s_unit_of_work_is_a_transaction(store):
+    """``transaction`` commits its calls together or not at all; ``snapshot`` reads and
+    refuses a write (on SQLite it would not hold the write lock)."""
+    with store.transaction() as tx:
+        store.add_items([Item(id="t1", prompt="q", category="vqa")], conn=tx)
+        assert store.item_ids(conn=tx) == {"t1"}
+    with pytest.raises(IntegrityError), store.transaction() as tx:
+        store.add_items([Item(id="t2", prompt="q", category="vqa")], conn=tx)
+        store.add_items([Item(id="t1", prompt="again", category="vqa")], conn=tx)
+    assert store.item_ids() == {"t1"}
+    with store.snapshot() as tx:
+        assert [i.id for i in store.items(conn=tx)] == ["t1"]
+        with pytest.raises(TypeError, match="read-only"):
+            store.add_items([Item(id="t3", prompt="q", category="vqa")], conn=tx)
+    assert store.item_ids() == {"t1"}
 
 
 def test_newer_schema_is_refused(db_url, tmp_path):

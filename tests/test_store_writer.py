@@ -42,7 +42,11 @@ def test_a_batch_waits_for_the_interval_unless_it_is_full():
     w = BatchWriter(rec, flush_every=5, flush_interval=30.0)
     for i in range(3):
         w.put(i)
-    time.sleep(0.2)
+    # until the writer holds the three: a writer that did not wait for the interval would have
+    # committed them as a batch of their own by the time the next two arrive
+    deadline = time.monotonic() + 10
+    while not w._q.empty() and time.monotonic() < deadline:
+        time.sleep(0.001)
     assert rec.batches == []  # three waiting, the interval not over: nothing committed yet
     for i in range(3, 5):
         w.put(i)

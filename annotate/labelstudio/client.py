@@ -47,6 +47,7 @@ def _detail(body: Any) -> str:
 
 class Client:
     def __init__(self, url: str, api_key: str, *, key_name: str = "the API key", timeout: float = 300):
+        # deferred: the Label Studio SDK takes over 1 s to import, and only the bridge's commands need it
         from label_studio_sdk import LabelStudio
 
         self.url = url.rstrip("/")
@@ -60,6 +61,7 @@ class Client:
 
     # -- error translation ---------------------------------------------------------------
     def _translate(self, e: Exception, what: str) -> LabelStudioError:
+        # deferred, as the SDK in Client
         from label_studio_sdk.core.api_error import ApiError
 
         where = f"Label Studio at {self.url}"
@@ -95,6 +97,7 @@ class Client:
 
     @contextmanager
     def _call(self, what: str) -> Iterator[None]:
+        # deferred, as the SDK in Client
         from label_studio_sdk.core.api_error import ApiError
 
         try:
@@ -103,6 +106,7 @@ class Client:
             raise self._translate(e, what) from None
 
     def _raw(self, method: str, path: str, what: str, **kw) -> Any:
+        # deferred, as the SDK in Client
         from label_studio_sdk.core.api_error import ApiError
 
         with self._call(what):

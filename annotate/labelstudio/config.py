@@ -18,9 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from xml.sax.saxutils import quoteattr
 
-from curate.model import CORRECTNESS, FLAG_REASONS, Correctness, FlagReason, ScreenPreference
+from curate.model import CORRECTNESS, FLAG_REASONS, SCREEN_PREFERENCES, Correctness, FlagReason, ScreenPreference
 
-# choice value shown in Label Studio -> canonical vocabulary of curate.model
+# choice value shown in Label Studio (the projects' published names) -> canonical vocabulary
+# of curate.model, each checked below against it
 CORRECTNESS_CHOICES: dict[str, Correctness] = {"Correct": "correct", "Incorrect": "incorrect", "Unsure": "unsure"}
 # screen sides, mapped to first/second on pull (curate/sides.py)
 PREFERENCE_CHOICES: dict[str, ScreenPreference] = {"A": "left", "B": "right", "Tie": "tie"}
@@ -31,6 +32,7 @@ FLAG_CHOICES: dict[str, FlagReason] = {
     "Other": "other",
 }
 assert set(CORRECTNESS_CHOICES.values()) == set(CORRECTNESS)
+assert set(PREFERENCE_CHOICES.values()) == set(SCREEN_PREFERENCES)
 assert set(FLAG_CHOICES.values()) == set(FLAG_REASONS)
 
 HOTKEYS = {
@@ -40,9 +42,8 @@ HOTKEYS = {
     "flag": ("7", "8", "9", "0"),
 }
 
-# The task data fields the config reads ($name); push fills them, pull reads pair_id/left.
-DATA_FIELDS = ("image", "prompt", "response_a", "response_b")
-# ... and those the config with response images reads too (lists, one entry per image)
+# The task data fields the config with response images reads besides image, prompt,
+# response_a and response_b (lists, one entry per image)
 IMAGE_FIELDS = {"response_a": "response_a_images", "response_b": "response_b_images"}
 
 
@@ -162,6 +163,7 @@ def config_problems(xml: str) -> list[str]:
     Cosmetic edits (style, headers, hints, hotkeys) are fine; a renamed or removed control, a
     changed tag type or a changed choice set is not.
     """
+    # deferred: 0.6 s to import, and only the check of a config needs it
     from label_studio_sdk.label_interface import LabelInterface
 
     try:

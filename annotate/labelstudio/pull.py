@@ -26,7 +26,7 @@ from curate.store import Store
 from curate.wording import plural
 
 from .client import Client
-from .config import CONTROLS, CORRECTNESS_CHOICES, FLAG_CHOICES, PREFERENCE_CHOICES
+from .config import CONTROLS, CORRECTNESS_CHOICES, FLAG_CHOICES, PREFERENCE_CHOICES, config_problems
 from .push import config_changed_message
 
 SOURCE = "labelstudio"
@@ -170,8 +170,6 @@ def find_project(client: Client, title: str):
 
 
 def pull(store: Store, client: Client, title: str) -> PullResult:
-    from .config import config_problems
-
     client.check()
     project = find_project(client, title)
     problems = config_problems(project.label_config or "")

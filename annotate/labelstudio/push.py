@@ -12,7 +12,7 @@ id) and the candidate ids shown as A and B. So
 - the store is only read by push, and pull writes nothing but labels (``source =
   "labelstudio"``, the store keeps their history) and annotators.
 
-Responses with images (curate.model.ResponsePart) go with their images in order: the task
+Responses with images (curate.model.Part) go with their images in order: the task
 gets ``response_a_images``/``response_b_images`` (see config.py) and the project the config
 with response images, set when the first such pair is pushed (the controls are the same, so
 labels already made stay valid). A project with that config gets the two lists in every

@@ -11,7 +11,8 @@ from annotate.pair_ui import image_block, image_zoom_button, pair_responses, zoo
 from annotate.render import item_html, labels_html, pair_token, plain, reference_html
 from annotate.session_ui import require
 from annotate.widgets import key_listener
-from curate.model import Adjudication, Correctness, Preference
+from curate.model import CORRECTNESS, SCREEN_PREFERENCES, Adjudication, Correctness, Preference
+from curate.sides import preference_from_screen
 
 who = require("admin_adjudicate")
 s = ui.store()
@@ -106,8 +107,12 @@ with st.container(key="mmrb-adjudicate"):
     )
 
     prev = row.adjudication
-    corr: tuple[Correctness | None, ...] = (None, "correct", "incorrect", "unsure")
-    prefs: tuple[Preference, ...] = ("first", "tie", "second")
+    corr: tuple[Correctness | None, ...] = (None, *CORRECTNESS)
+    # first is shown on the left: the preferences in the label form's order, A T D picking them
+    prefs: tuple[Preference, ...] = tuple(
+        p for v in SCREEN_PREFERENCES if (p := preference_from_screen(v, "first")) is not None
+    )
+    pref_keys = keys.option_keys(keys.ADJ_KEYS, "adj_pref")
     tk = pair_token(pid)
     with st.form(f"adj_form_{tk}", border=True):
         a, b = st.columns(2)
@@ -133,7 +138,7 @@ with st.container(key="mmrb-adjudicate"):
             index=prefs.index(prev.preference) if prev and prev.preference in prefs else None,
             horizontal=True,
             key=f"adj_pref_{tk}",
-            format_func={"first": "first  (A)", "tie": "tie  (T)", "second": "second  (D)"}.__getitem__,
+            format_func=lambda v: f"{v}  ({pref_keys[prefs.index(v)]})",
         )
         excl = b.checkbox(
             "Exclude this pair from the benchmark  (X)", value=bool(prev and prev.exclude), key=f"adj_exclude_{tk}"

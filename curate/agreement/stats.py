@@ -195,6 +195,7 @@ def alpha_undefined(spec: FieldSpec, counts: np.ndarray) -> str | None:
 
 def kripp_alpha(spec: FieldSpec, counts: np.ndarray) -> Estimate:
     """Point alpha from the ``krippendorff`` package on the value counts."""
+    # deferred: 0.1 s to import, and only alpha needs it
     import krippendorff
 
     why = alpha_undefined(spec, counts)
@@ -209,6 +210,20 @@ def kripp_alpha(spec: FieldSpec, counts: np.ndarray) -> Estimate:
 
 
 # -- percent agreement, AC1, Fleiss -----------------------------------------------------------
+# The point values below and the bootstrap's resamples share these two formulas.
+def unit_agreement(counts: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Each unit's share of agreeing label pairs, sum_k r_ik (r_ik - 1) / (r_i (r_i - 1));
+    meaningful only where m = r_i >= 2."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (counts * (counts - 1)).sum(axis=-1) / (m * (m - 1))
+
+
+def ac1_from(pa: np.ndarray | float, pi: np.ndarray, q: int) -> np.ndarray:
+    """Gwet's AC1 from p_a and pi_k (last axis): p_e = sum pi_k (1 - pi_k) / (q - 1); q >= 2."""
+    pe = (pi * (1 - pi)).sum(axis=-1) / (q - 1)
+    return (pa - pe) / (1 - pe)
+
+
 def coefficients(counts: np.ndarray, q: int) -> tuple[Estimate, Estimate, Estimate]:
     """(percent agreement p_a, Gwet's AC1, Fleiss' kappa in the missing-data form).
 
@@ -222,15 +237,10 @@ def coefficients(counts: np.ndarray, q: int) -> tuple[Estimate, Estimate, Estima
     if too_few:
         why = Estimate.none(too_few)
         return why, why, why
-    c, mo = counts[ok], m[ok]
-    pa = float(((c * (c - 1)).sum(axis=1) / (mo * (mo - 1))).mean())
+    pa = float(unit_agreement(counts[ok], m[ok]).mean())
     rated = m >= 1
     pi = (counts[rated] / m[rated, None]).mean(axis=0)
-    if q < 2:
-        ac1 = Estimate.none("the scale has a single category")
-    else:
-        pe = float((pi * (1 - pi)).sum() / (q - 1))
-        ac1 = Estimate((pa - pe) / (1 - pe))
+    ac1 = Estimate.none("the scale has a single category") if q < 2 else Estimate(float(ac1_from(pa, pi, q)))
     pe_f = float((pi**2).sum())
     fk = (
         Estimate.none("a single category is used: no variation, kappa is undefined")
@@ -240,23 +250,10 @@ def coefficients(counts: np.ndarray, q: int) -> tuple[Estimate, Estimate, Estima
     return Estimate(pa), ac1, fk
 
 
-def percent_agreement(counts: np.ndarray) -> Estimate:
-    """Gwet's p_a (see :func:`coefficients`)."""
-    return coefficients(counts, counts.shape[1])[0]
-
-
-def gwet_ac1(counts: np.ndarray, q: int) -> Estimate:
-    return coefficients(counts, q)[1]
-
-
-def fleiss_kappa_missing(counts: np.ndarray) -> Estimate:
-    """Fleiss' kappa in the missing-data form (Gwet 2014, eq. 2.5): p_e = sum_k pi_k^2."""
-    return coefficients(counts, counts.shape[1])[2]
-
-
 def fleiss_kappa(counts: np.ndarray) -> Estimate:
     """statsmodels' Fleiss (1971) kappa; only defined when every unit has the same number
     of labels (at least two)."""
+    # deferred: statsmodels takes about 1 s to import
     from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
     m = counts.sum(axis=1)
@@ -318,8 +315,7 @@ def bootstrap(
     W = rng.multinomial(U, mult / U, size=resamples).astype(float)
     m = patterns.sum(axis=1).astype(float)
     pairable = (m >= 2).astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pu = np.where(m >= 2, (patterns * (patterns - 1)).sum(axis=1) / (m * (m - 1)), 0.0)
+    pu = np.where(m >= 2, unit_agreement(patterns, m), 0.0)
     F = np.column_stack([unit_coincidences(patterns), pu, pairable, patterns / m[:, None], np.ones(len(m))])
     S = W @ F
     o = S[:, : V * V].reshape(-1, V, V)
@@ -336,9 +332,7 @@ def bootstrap(
     a_ci, a_bad = interval(alpha_from_coincidences(spec, o))
     with np.errstate(invalid="ignore", divide="ignore"):
         pa = np.where(n_pairable > 0, pa_num / n_pairable, np.nan)
-        pi = pi_num / n_rated[:, None]
-        pe = (pi * (1 - pi)).sum(axis=1) / (V - 1) if V > 1 else np.full(len(pa), np.nan)
-        ac1 = (pa - pe) / (1 - pe)
+        ac1 = ac1_from(pa, pi_num / n_rated[:, None], V) if V > 1 else np.full(len(pa), np.nan)
     p_ci, _ = interval(pa)
     c_ci, _ = interval(ac1)
     note = f"{a_bad} of {plural(resamples, 'resample')} had no variation and were left out" if a_bad and a_ci else None

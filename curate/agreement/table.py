@@ -26,7 +26,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, get_args
@@ -100,6 +100,30 @@ class LabelTable:
     @property
     def n_labels(self) -> int:
         return int(sum(len(f.code) for f in self.fields.values()))
+
+    def given(self, name: str) -> dict[str, list[str]]:
+        """Pair id -> the values given for the field ``name`` (none: the pair is absent)."""
+        fl = self.fields.get(name)
+        out: dict[str, list[str]] = {}
+        if fl is None:
+            return out
+        values = np.asarray(fl.spec.values, dtype=object)[fl.code]
+        for unit, value in zip(self.units[fl.unit], values, strict=True):
+            out.setdefault(unit, []).append(value)
+        return out
+
+    def only(self, units: Container[str]) -> LabelTable:
+        """The labels of ``units`` alone; the other units stay in the index with no label
+        and no category, so they count nowhere."""
+        # a set lookup per unit: np.isin on object arrays compares every pair (quadratic)
+        keep = np.fromiter((u in units for u in self.units), dtype=bool, count=len(self.units))
+        fields = {}
+        for name, fl in self.fields.items():
+            sel = keep[fl.unit]
+            fields[name] = FieldLabels(fl.spec, fl.unit[sel], fl.annotator[sel], fl.code[sel])
+        return LabelTable(
+            self.units, self.annotators, np.where(keep, self.category, ""), fields, self.gold, self.source
+        )
 
 
 def _as_number(v) -> float | None:
@@ -347,6 +371,7 @@ FileColumns = tuple[int, Callable[[int], int], dict[str, Column], list[InputProb
 def _read_csv(path: Path, name: str) -> FileColumns:
     """Arrow's CSV reader with every column dictionary-encoded: codes, never a str per cell.
     Line numbers count records after the header (blank lines are none), as ``csv`` does."""
+    # deferred: only a CSV label file needs pyarrow (0.1 s to import)
     import pyarrow as pa
     import pyarrow.csv as pcsv
 

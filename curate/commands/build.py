@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from ..model import AGGREGATIONS
 from ..wording import plural
 
 if TYPE_CHECKING:
-    from curate.build.filter import FilterResult
+    from curate.benchmark.filter import FilterResult
 
 HELP = (
     "filter labelled pairs by rules and write the benchmark (JSONL, Parquet, HF dataset, MMRB/VLRB/MMRB2 layouts, card)"
@@ -24,7 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dry-run", action="store_true", help="only report how many pairs each rule removes, per category")
     p.add_argument(
         "--aggregate",
-        choices=("majority", "dawid-skene", "mace"),
+        choices=AGGREGATIONS,
         default=None,
         help="how a field's labels become one value (default: the rules file's filter.aggregation, else majority); "
         "dawid-skene and mace model each annotator (crowd-kit) and use gold where present",
@@ -61,7 +62,7 @@ def render_removed(result: FilterResult) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from curate.build import build, dry_run, load_rules
+    from curate.benchmark import build, dry_run, load_rules
     from curate.commands.common import open_store
     from curate.errors import MmrbError
 

@@ -2,7 +2,7 @@
 
 Each format is one ``BenchmarkFormat`` registered in ``registry.FORMATS``: its name and
 aliases, and the functions with which the importer (``curate/ingest``), the build's exports
-(``curate/build/export.py``) and scoring (``mmrb_eval``) read or write it; they look formats
+(``curate/benchmark/export.py``) and scoring (``mmrb_eval``) read or write it; they look formats
 up there. One module per format reads and writes its records:
 
 - ``triplets``: the project's triplets (``mmrb build``: JSONL and a Hugging Face dataset)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, InputProblem
-from ..model import MMRB2_CATEGORIES, MMRB2_GRADES, Letter, Order, Side
+from ..model import MMRB2_CATEGORIES, MMRB2_GRADES, Letter, Order, Part, Side, render_parts
 from .fields import Fields
 from .reader import MALFORMED, json_problem, unreadable_member
 
@@ -55,7 +55,7 @@ class Rating:
 
 @dataclass(frozen=True)
 class Mmrb2Response:
-    parts: tuple[tuple[str, str], ...]  # ("text", text) or ("image", file name), in order
+    parts: tuple[Part, ...]  # in order, each image by its file name (relative to the file)
     model: str | None = None  # None: a copy that kept only the text
 
 
@@ -68,7 +68,7 @@ class Mmrb2Pair:
     prompt: str = ""  # the published files have none
     prompt_source: str | None = None
     # the files the benchmark's build_from_hf.py writes: the prompt's text and images in order
-    prompt_content: tuple[tuple[str, str], ...] = ()
+    prompt_content: tuple[Part, ...] = ()
     # what ``write`` writes beyond the parsed fields (the raters' annotations are read by
     # ``ratings``, which needs the task)
     prompt_metadata: Mapping[str, Any] | None = None
@@ -127,8 +127,7 @@ def render_text(r: Mmrb2Response) -> str:
     """A response's parts as one text: each text part stripped, each image as an ``[image:
     NAME]`` marker (the files ship names, not images), blank lines between, empty parts left
     out. The one rendering of a response: the importer's candidates and scoring's pairs."""
-    parts = (value if kind == "text" else f"[{kind}: {value}]" for kind, value in r.parts)
-    return "\n\n".join(p.strip() for p in parts if p.strip())
+    return render_parts(r.parts)
 
 
 def parse(f: Fields, need: Collection[str] = ()) -> Mmrb2Pair | None:
@@ -163,7 +162,7 @@ def _response(f: Fields, name: str, need: Collection[str]) -> Mmrb2Response | No
             if strict:
                 f.bad(name, "expected an object with model_name and response_content, got str")
                 return None
-            return Mmrb2Response((("text", v),))
+            return Mmrb2Response((Part.of_text(v),))
     if v is None:
         f.bad(name, "missing required field")
         return None
@@ -182,8 +181,8 @@ def _response(f: Fields, name: str, need: Collection[str]) -> Mmrb2Response | No
     return None if parts is None else Mmrb2Response(parts, model)
 
 
-def _parts(f: Fields, name: str, content: Any) -> tuple[tuple[str, str], ...] | None:
-    """A list of ``[kind, value]`` parts (a response's content, or the prompt's)."""
+def _parts(f: Fields, name: str, content: Any) -> tuple[Part, ...] | None:
+    """A list of ``[kind, value]`` parts (a response's content, or the prompt's) as Parts."""
     if not isinstance(content, list):
         f.bad(name, "expected a list of [kind, value] parts")
         return None
@@ -194,7 +193,7 @@ def _parts(f: Fields, name: str, content: Any) -> tuple[tuple[str, str], ...] | 
         ):
             f.bad(f"{name}[{n}]", 'expected ["text", str] or ["image", file name]')
             return None
-        parts.append((part[0], part[1]))
+        parts.append(Part.of_text(part[1]) if part[0] == "text" else Part.of_image(part[1]))
     return tuple(parts)
 
 
@@ -263,7 +262,7 @@ def record(task: str, pair: Mmrb2Pair) -> dict[str, Any]:
     writes it, when the pair has a prompt)."""
 
     def response(r: Mmrb2Response) -> dict[str, Any]:
-        return {"model_name": r.model or "", "response_content": [[kind, value] for kind, value in r.parts]}
+        return {"model_name": r.model or "", "response_content": _written(r.parts)}
 
     return {
         "id": pair.id,
@@ -273,8 +272,13 @@ def record(task: str, pair: Mmrb2Pair) -> dict[str, Any]:
         "human_annotations": annotations_value(task, pair.ratings),
         "prompt_source": pair.prompt_source or "",
         "prompt_metadata": dict(pair.prompt_metadata or {}),
-        **({"prompt_content": [[kind, value] for kind, value in pair.prompt_content]} if pair.prompt_content else {}),
+        **({"prompt_content": _written(pair.prompt_content)} if pair.prompt_content else {}),
     }
+
+
+def _written(parts: Iterable[Part]) -> list[list[str]]:
+    """Parts as the benchmark's files write them, ``[kind, value]`` (``_parts`` reads them)."""
+    return [[p.kind, p.value] for p in parts]
 
 
 def file_name(task: str) -> str:

@@ -11,7 +11,7 @@ earlier spelling is an alias), and what each stage does with it:
 - ``judgments``: how ``mmrb score --format NAME`` reads a judge's saved outputs, a function of
   mmrb_eval/formats.py: ``(path, dataset pairs | None, ReadOptions) -> JudgmentFile``;
   ``labelled``: the outputs carry the labels, so no ``--dataset`` is needed;
-- ``export``: what ``mmrb build`` writes in it, a function of curate/build/export.py:
+- ``export``: what ``mmrb build`` writes in it, a function of curate/benchmark/export.py:
   ``(folder, Export) -> counts``;
 - ``presets``: the scoring presets (``mmrb_eval.scoring.PRESETS``) that give its scripts' figures.
 
@@ -71,7 +71,7 @@ class BenchmarkFormat:
     layouts: tuple[Layout, ...] = ()
     judgments: str | None = None  # "mmrb_eval.formats:FUNCTION"
     labelled: bool = False  # its judge outputs carry the labels (scored without --dataset)
-    export: str | None = None  # "curate.build.export:FUNCTION"
+    export: str | None = None  # "curate.benchmark.export:FUNCTION"
     presets: tuple[str, ...] = ()
 
     @property
@@ -108,7 +108,7 @@ FORMATS: tuple[BenchmarkFormat, ...] = (
         ),
         judgments="mmrb_eval.formats:read_mmrb",
         labelled=True,
-        export="curate.build.export:write_mmrb",
+        export="curate.benchmark.export:write_mmrb",
         presets=("mmrb",),
     ),
     BenchmarkFormat(
@@ -124,7 +124,7 @@ FORMATS: tuple[BenchmarkFormat, ...] = (
             ),
         ),
         judgments="mmrb_eval.formats:read_mmrb2",
-        export="curate.build.export:write_mmrb2",
+        export="curate.benchmark.export:write_mmrb2",
         presets=("mmrb2",),
     ),
     BenchmarkFormat(
@@ -142,7 +142,7 @@ FORMATS: tuple[BenchmarkFormat, ...] = (
         ),
         judgments="mmrb_eval.formats:read_vlrb",
         labelled=True,
-        export="curate.build.export:write_vlrb",
+        export="curate.benchmark.export:write_vlrb",
         presets=("vlrewardbench",),
     ),
     # the chosen/rejected copies below are read as datasets by the triplets' layout
@@ -169,7 +169,7 @@ FORMATS: tuple[BenchmarkFormat, ...] = (
                 described="triplets (id, prompt, chosen, rejected)",
             ),
         ),
-        export="curate.build.export:write_triplets",
+        export="curate.benchmark.export:write_triplets",
     ),
 )
 

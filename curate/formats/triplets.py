@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..model import Triplet
+from ..model import Part, Triplet
 from .fields import Fields
 from .writer import write_jsonl
 
@@ -61,8 +61,8 @@ class TripletRecord:
     image: str | None = None  # the image and video fields as written: MM-RLHF's category
     video: str | None = None  # is a keyword in them
     extra: Mapping[str, Any] = field(default_factory=dict)
-    chosen_parts: tuple[Mapping[str, Any], ...] = ()  # a response with images (see ``write``)
-    rejected_parts: tuple[Mapping[str, Any], ...] = ()
+    chosen_parts: tuple[Part, ...] = ()  # a response with images (see ``write``)
+    rejected_parts: tuple[Part, ...] = ()
 
 
 def parse(f: Fields, need: Collection[str] = ()) -> TripletRecord | None:
@@ -112,17 +112,33 @@ def _row(t: Triplet) -> dict[str, Any]:
     row = dict(asdict(t), images=list(t.images))
     for k in PARTS:
         if row[k]:
-            row[k] = [dict(p) for p in row[k]]
+            row[k] = [_written(p) for p in getattr(t, k)]
         else:
             del row[k]
     return row
 
 
-def response_parts(f: Fields, name: str) -> tuple[dict[str, Any], ...] | None:
+def _written(p: Part) -> dict[str, str | None]:
+    """A part as ``triplets.jsonl`` writes it (``_read`` reads it back)."""
+    if p.kind == "text":
+        return {"text": p.value}
+    return {"image": None, "missing": p.value} if p.missing else {"image": p.value}
+
+
+def _read(p: Mapping[str, Any]) -> Part:
+    """A part as written (checked by ``response_parts``); an embedded image keeps its bytes."""
+    if set(p) == {"text"}:
+        return Part.of_text(p["text"])
+    if p["image"] or p.get("bytes"):
+        return Part.of_image(p["image"] or "", data=p.get("bytes"))
+    return Part.of_image(p.get("missing") or "image", missing=True)
+
+
+def response_parts(f: Fields, name: str) -> tuple[Part, ...] | None:
     """A triplet's ``chosen_parts`` / ``rejected_parts`` as written (absent: a plain-text
     response, ``()``): a list of ``{"text": str}`` and ``{"image": relative path | null,
     "missing"?: source}``; from the build's Parquet file, ``{"image": path, "bytes": ...}``
-    for an embedded image."""
+    for an embedded image. Read as Parts: an image at its path as written, or missing."""
     v = f.data.get(name)
     if v is None:
         return ()
@@ -144,7 +160,7 @@ def response_parts(f: Fields, name: str) -> tuple[dict[str, Any], ...] | None:
     if not ok:
         f.bad(name, 'expected a list of {"text": ...} or {"image": path}')
         return None
-    return tuple(dict(p) for p in v)
+    return tuple(_read(p) for p in v)
 
 
 def _struct_part(p: Any) -> Any:
@@ -160,12 +176,12 @@ def _struct_part(p: Any) -> Any:
     return {"image": image, **({"missing": p["missing"]} if p["missing"] is not None else {})}
 
 
-def _hf_part(p: Mapping[str, Any], root: Path) -> dict[str, Any]:
-    image = p.get("image")
+def _hf_part(p: Part, root: Path) -> dict[str, Any]:
+    image = p.value if p.kind == "image" and not p.missing else None
     return {
-        "text": p.get("text"),
+        "text": p.value if p.kind == "text" else None,
         "image": {"bytes": (root / image).read_bytes(), "path": image} if image else None,
-        "missing": p.get("missing"),
+        "missing": p.value if p.missing else None,
     }
 
 
@@ -174,6 +190,7 @@ def write_hf(triplets: list[Triplet], root: Path, parquet: Path, hf_dir: Path, *
     file, the images (paths relative to ``root``) embedded. When a response has images,
     ``chosen_parts`` / ``rejected_parts`` hold every response's parts (``{text, image,
     missing}``, an ``Image`` feature; empty for a plain-text response)."""
+    # deferred: Hugging Face's datasets takes about 1 s to import, and only this export needs it
     import datasets
     from datasets import Dataset, Features, Image, List, Value
 

@@ -21,7 +21,7 @@ from ..errors import InputProblem
 from ..formats.fields import Fields, image_value_problem
 from ..images import ImageProblem
 from ..lookalike import check_identifier
-from ..model import Candidate, ImageRef, Item, Label, Pair, ResponsePart, render_parts
+from ..model import Candidate, ImageRef, Item, Label, Pair, Part, render_parts
 from ..seeding import hex_hash
 from ..wording import plural
 
@@ -48,10 +48,10 @@ def normalise_id(text: str) -> tuple[str, str | None]:
     return check_identifier(text, "an id")
 
 
-Response = str | tuple[ResponsePart, ...]  # a response as read: its text, or its parts in order
+Response = str | tuple[Part, ...]  # a response as read: its text, or its parts in order
 
 
-def response_fields(response: Response) -> tuple[str, tuple[ResponsePart, ...]]:
+def response_fields(response: Response) -> tuple[str, tuple[Part, ...]]:
     """A response as a Candidate holds it: (text, content). Parts without an image are plain
     text, stored exactly as a text response is; with an image, ``text`` is their rendering."""
     if isinstance(response, str):
@@ -241,24 +241,24 @@ class ImportFields(Fields):
             return self.text(name, allow_empty=allow_empty)
         return self.parts(name, v)
 
-    def parts(self, name: str, value: list) -> tuple[ResponsePart, ...] | None:
-        """``value`` (a list of parts, see ``response``) as ResponseParts."""
-        out: list[ResponsePart] = []
+    def parts(self, name: str, value: list) -> tuple[Part, ...] | None:
+        """``value`` (a list of parts, see ``response``) as Parts."""
+        out: list[Part] = []
         ok = True
         for n, part in enumerate(value):
             where = f"{name}[{n}]"
             if isinstance(part, dict):  # a Parquet struct has every key, those it does not use null
                 part = {k: v for k, v in part.items() if v is not None}
             if isinstance(part, str):
-                out.append(ResponsePart.of_text(part))
+                out.append(Part.of_text(part))
             elif isinstance(part, dict) and len(part) == 1 and isinstance(part.get("text"), str):
-                out.append(ResponsePart.of_text(part["text"]))
+                out.append(Part.of_text(part["text"]))
             elif isinstance(part, dict) and len(part) == 1 and "image" in part:
                 ref = self.ctx.image(self, f"{where}.image", part["image"])
                 if ref is None:
                     ok = False
                 else:
-                    out.append(ResponsePart.of_image(ref))
+                    out.append(Part.of_image(ref))
             else:
                 self.bad(where, 'expected a text, {"text": "..."} or {"image": "path"}')
                 ok = False

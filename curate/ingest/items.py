@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..model import DEFAULT_CATEGORIES, Candidate, Item, ResponsePart
+from ..model import DEFAULT_CATEGORIES, Candidate, Item, Part
 from .common import Context, ImportFields, IngestReport, ParsedRow, response_fields
 from .importer import run_import
 
@@ -54,7 +54,7 @@ def parse_item(f: ImportFields, ctx: Context) -> ParsedRow:
         model = f.check_ident(f"{where}.model", model)
         if model is None:
             continue
-        content: tuple[ResponsePart, ...] = ()
+        content: tuple[Part, ...] = ()
         if isinstance(text, list):  # a response with images: its parts in order (see common.ImportFields.response)
             parts = f.parts(f"{where}.text", text)
             if parts is None:

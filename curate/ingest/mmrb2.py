@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..formats import mmrb2
 from ..formats.mmrb2 import Rating
-from ..model import Item, Label, Preference, ResponsePart
+from ..model import Item, Label, Part, Preference
 from .common import Context, ImportFields, ImportPlan, ParsedRow, Response, fit_id
 from .pairs import ordered_pair
 
@@ -54,17 +54,17 @@ def _label(pair_id: str, rater: str, r: Rating) -> Label:
 def _parts(f: ImportFields, name: str, r: mmrb2.Mmrb2Response) -> Response | None:
     """A response's parts, its images looked up beside the file (or under the images folder)
     and recorded as missing when absent; a text-only response stays its text."""
-    if all(kind == "text" for kind, _ in r.parts):
+    if all(p.kind == "text" for p in r.parts):
         return mmrb2.render_text(r)
-    out: list[ResponsePart] = []
-    for n, (kind, value) in enumerate(r.parts):
-        if kind == "text":
-            out.append(ResponsePart.of_text(value))
+    out: list[Part] = []
+    for n, p in enumerate(r.parts):
+        if p.kind == "text":
+            out.append(p)
             continue
-        ref = f.ctx.image(f, f"{name}.response_content[{n}]", value)
+        ref = f.ctx.image(f, f"{name}.response_content[{n}]", p.value)
         if ref is None:
             return None
-        out.append(ResponsePart.of_image(ref))
+        out.append(Part.of_image(ref))
     return tuple(out)
 
 
@@ -82,13 +82,13 @@ def make_parser(category: str) -> Callable[[ImportFields, Context], ParsedRow]:
         meta = f.metadata((*mmrb2.FIELDS, "prompt_content"))
         meta["mmrb2_id"] = rec.id
         images = []
-        for n, (kind, value) in enumerate(rec.prompt_content):
-            if kind == "image":
-                ref = f.ctx.image(f, f"prompt_content[{n}]", value)
+        for n, p in enumerate(rec.prompt_content):
+            if p.kind == "image":
+                ref = f.ctx.image(f, f"prompt_content[{n}]", p.value)
                 if ref is None:
                     return ParsedRow()
                 images.append(ref)
-        prompt = rec.prompt or "\n".join(v.strip() for kind, v in rec.prompt_content if kind == "text" and v.strip())
+        prompt = rec.prompt or "\n".join(p.text.strip() for p in rec.prompt_content if p.text.strip())
         item = Item(iid, prompt, category, images=tuple(images), source="mmrb2", metadata=meta)
         pa, pb = _parts(f, "response_a", a), _parts(f, "response_b", b)
         if pa is None or pb is None:

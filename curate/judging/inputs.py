@@ -10,18 +10,19 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import MmrbError
-from ..llm import encode_image, image_data_url
+from ..llm import encode_image, image_data_url, openai_content
+from ..model import Part
 from ..wording import plural
-from .records import JudgeTask, TaskPart
+from .records import JudgeTask
 
 
 def _remote(img: str) -> bool:
     return "://" in img or img.startswith("data:")
 
 
-def task_images(task: JudgeTask) -> list[TaskPart]:
+def task_images(task: JudgeTask) -> list[Part]:
     """Every image of a task, the prompt's first, then the first and second response's."""
-    return [TaskPart.of_image(i) for i in task.images] + list(task.response_images)
+    return [Part.of_image(i) for i in task.images] + list(task.response_images)
 
 
 def check_images(tasks: Sequence[JudgeTask]) -> list[str]:
@@ -46,26 +47,22 @@ def require_images(tasks: Sequence[JudgeTask], allow_missing: bool) -> None:
         )
 
 
-def missing_marker(img: TaskPart) -> str:
+def missing_marker(img: Part) -> str:
     """What a judge reads in place of a response image it cannot be shown (only with
     ``allow_missing_images``: the response keeps its shape)."""
     name = img.value if _remote(img.value) else Path(img.value).name
     return f"[image not available: {name}]"
 
 
-def message_content(parts: Iterable[TaskPart], image_urls: Mapping[str, str]) -> list[dict[str, Any]]:
-    """Parts as OpenAI-compatible content parts: a text as a text part, an image that can be
-    shown (``image_urls``, see ``image_urls()``) as an ``image_url`` part, any other image as
-    its ``missing_marker`` text."""
-    content: list[dict[str, Any]] = []
-    for part in parts:
-        if part.kind == "text":
-            content.append({"type": "text", "text": part.value})
-        elif not part.missing and part.value in image_urls:
-            content.append({"type": "image_url", "image_url": {"url": image_urls[part.value]}})
-        else:
-            content.append({"type": "text", "text": missing_marker(part)})
-    return content
+def message_content(parts: Iterable[Part], image_urls: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Parts as OpenAI-compatible content parts (``curate.llm.openai_content``): a text as a
+    text part, an image that can be shown (``image_urls``, see ``image_urls()``) as an
+    ``image_url`` part, any other image as its ``missing_marker`` text."""
+    shown = (
+        p if p.kind == "text" or (not p.missing and p.value in image_urls) else Part.of_text(missing_marker(p))
+        for p in parts
+    )
+    return openai_content(shown, image_urls)
 
 
 def downscaled(url: str, max_side: int | None) -> str:

@@ -19,8 +19,7 @@ from ..model import (
     JudgmentKey,
     Order,
     Outcome,
-    PartKind,
-    ResponsePart,
+    Part,
     RunDataset,
     RunPurpose,
     RunStatus,
@@ -28,25 +27,6 @@ from ..model import (
 )
 
 ParseOutcome = Literal["parsed", "unparsed", "both"]  # what a parser reads from a judge's text
-
-
-@dataclass(frozen=True)
-class TaskPart:
-    """One part of a response as a judge is shown it: a text, or an image given as a local
-    path (or a data: / http URL). ``missing`` names an image the input lists but that could
-    not be stored or found (its ``value`` is then the source as written)."""
-
-    kind: PartKind
-    value: str
-    missing: bool = False
-
-    @staticmethod
-    def of_text(text: str) -> TaskPart:
-        return TaskPart("text", text)
-
-    @staticmethod
-    def of_image(path: str, missing: bool = False) -> TaskPart:
-        return TaskPart("image", path, missing)
 
 
 @dataclass(frozen=True)
@@ -64,29 +44,29 @@ class JudgeTask:
     first: str
     second: str
     images: tuple[str, ...] = ()  # local paths (or data: / http URLs) of the prompt's images
-    first_parts: tuple[TaskPart, ...] = ()
-    second_parts: tuple[TaskPart, ...] = ()
+    first_parts: tuple[Part, ...] = ()
+    second_parts: tuple[Part, ...] = ()
     category: str = ""
     # the prompt's text and images interleaved as its source writes them (MMRB2's prompt_content);
     # empty: ``prompt`` and then ``images``. Its images are ``images`` too.
-    prompt_parts: tuple[TaskPart, ...] = ()
+    prompt_parts: tuple[Part, ...] = ()
 
     @property
     def has_response_images(self) -> bool:
         return any(p.kind == "image" for p in (*self.first_parts, *self.second_parts))
 
-    def parts(self, side: Side) -> tuple[TaskPart, ...]:
+    def parts(self, side: Side) -> tuple[Part, ...]:
         """A response's parts in order: its own, or its text as one part."""
         own = self.first_parts if side == "first" else self.second_parts
-        return own or (TaskPart.of_text(self.first if side == "first" else self.second),)
+        return own or (Part.of_text(self.first if side == "first" else self.second),)
 
     @property
-    def response_images(self) -> tuple[TaskPart, ...]:
+    def response_images(self) -> tuple[Part, ...]:
         """Both responses' image parts, the first response's first."""
         return tuple(p for p in (*self.first_parts, *self.second_parts) if p.kind == "image")
 
 
-def task_parts(content: Iterable[ResponsePart], paths: Mapping[str, Any]) -> tuple[TaskPart, ...]:
+def task_parts(content: Iterable[Part], paths: Mapping[str, Any]) -> tuple[Part, ...]:
     """A stored response's parts as a judge is shown them (``Candidate.content``; empty for a
     plain-text response): each image at its stored file (``paths``: sha256 -> path, as
     ``Store.image_paths`` gives), an image that was never stored (or whose file is gone) as
@@ -94,10 +74,10 @@ def task_parts(content: Iterable[ResponsePart], paths: Mapping[str, Any]) -> tup
     out = []
     for p in content:
         if p.kind == "text" or p.image is None:
-            out.append(TaskPart.of_text(p.text))
+            out.append(p)
             continue
         path = paths.get(p.image.sha256) if p.image.sha256 else None
-        out.append(TaskPart.of_image(str(path)) if path is not None else TaskPart.of_image(p.image.source, True))
+        out.append(Part.of_image(str(path)) if path is not None else Part.of_image(p.value, True))
     return tuple(out)
 
 
@@ -111,9 +91,9 @@ __all__ = [
     "Order",
     "Outcome",
     "ParseOutcome",
+    "Part",
     "RunDataset",
     "RunPurpose",
     "RunStatus",
-    "TaskPart",
     "task_parts",
 ]

@@ -36,12 +36,12 @@ from typing import Any
 
 from ..errors import MmrbError
 from ..llm import DEFAULT_MAX_RESPONSE_CHARS, Endpoint, LLMClient, Reply
-from ..model import Judgment, Order, Preference, Side
+from ..model import Judgment, Order, Part, Preference, Side
 from ..seeding import hex_hash
 from ..wording import plural
 from .inputs import image_urls, message_content, require_images, task_images
 from .judge import Plan
-from .records import JudgeTask, TaskPart
+from .records import JudgeTask
 
 WHOLE_VALUES = ("{images}", "{response_images}", "{response_content}")  # lists: only a whole string
 RESPONSE_IMAGES = ("{response_images}", "{response_content}")
@@ -153,7 +153,7 @@ def names_any(template: Any, placeholders: Sequence[str]) -> bool:
     return isinstance(template, str) and template in placeholders
 
 
-def response_values(parts: Sequence[TaskPart], urls: Mapping[str, str]) -> dict[str, list]:
+def response_values(parts: Sequence[Part], urls: Mapping[str, str]) -> dict[str, list]:
     """A response's ``response_images`` and ``response_content`` (see the module's docstring)."""
     images = [urls[p.value] for p in parts if p.kind == "image" and not p.missing and p.value in urls]
     return {"response_images": images, "response_content": message_content(parts, urls)}

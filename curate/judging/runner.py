@@ -26,7 +26,8 @@ from ..errors import MmrbError
 from ..llm import Endpoint, LLMClient
 from ..model import Failure, Order, count_failures
 from ..seeding import hex_hash
-from ..store import Store, dumps, loads
+from ..store import dumps, loads
+from ..store.protocols import JudgeRunStore
 from ..store.writer import BatchWriter
 from ..wording import plural
 from .judge import Judge, Plan
@@ -76,7 +77,7 @@ def default_run_id(name: str, identity: Mapping[str, Any], dataset: RunDataset) 
 
 # -- store side ----------------------------------------------------------------------------
 def ensure_run(
-    store: Store, run_id: str, *, purpose: RunPurpose, judge: str, identity: Mapping, dataset: RunDataset
+    store: JudgeRunStore, run_id: str, *, purpose: RunPurpose, judge: str, identity: Mapping, dataset: RunDataset
 ) -> bool:
     """Create the judge run, or check that an existing one has the same identity.
     Returns True when the run already existed (a resumption)."""
@@ -95,7 +96,7 @@ def ensure_run(
     return True
 
 
-def finish_run(store: Store, summary: RunSummary, planned: Sequence[JudgmentKey]) -> RunSummary:
+def finish_run(store: JudgeRunStore, summary: RunSummary, planned: Sequence[JudgmentKey]) -> RunSummary:
     """Count what the planned judgments hold after a pass and store the run's status."""
     stored = store.judgment_outcomes(summary.run_id)
     failed = {k for k in planned if stored.get(k) == "error"}
@@ -110,7 +111,9 @@ def finish_run(store: Store, summary: RunSummary, planned: Sequence[JudgmentKey]
     return summary
 
 
-def judgment_writer(store: Store, run_id: str, replace_keys: Iterable[JudgmentKey] = ()) -> BatchWriter[Judgment]:
+def judgment_writer(
+    store: JudgeRunStore, run_id: str, replace_keys: Iterable[JudgmentKey] = ()
+) -> BatchWriter[Judgment]:
     """Commits judgments as they arrive; stored failures of ``replace_keys`` that a new
     answer arrives for are replaced, never duplicated."""
     stale = set(replace_keys)
@@ -175,7 +178,7 @@ async def judge_all(
 
 
 def run_judge(
-    store: Store,
+    store: JudgeRunStore,
     tasks: Sequence[JudgeTask],
     judge: Judge,
     *,
@@ -212,7 +215,7 @@ def with_response_images(identity: dict, tasks: Sequence[JudgeTask]) -> dict:
 
 
 def execute(
-    store: Store,
+    store: JudgeRunStore,
     summary: RunSummary,
     stored: Mapping[tuple, str],
     n_todo: int,

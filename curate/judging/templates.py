@@ -32,9 +32,9 @@ from pathlib import Path
 
 from ..configfile import read_table
 from ..errors import InputError, InputProblem
+from ..model import Part
 from ..wording import plural
 from .parsing import get_parser
-from .records import TaskPart
 
 PLACEHOLDERS = ("{question}", "{answer_a}", "{answer_b}")
 PART_BREAK = "\f"  # cuts literal text into two parts (a newline in a text rendering)
@@ -62,24 +62,24 @@ class Template:
     def render_parts(
         self,
         question: str,
-        images: Sequence[TaskPart],
-        answer_a: Sequence[TaskPart],
-        answer_b: Sequence[TaskPart],
+        images: Sequence[Part],
+        answer_a: Sequence[Part],
+        answer_b: Sequence[Part],
         category: str = "",
-    ) -> list[TaskPart]:
+    ) -> list[Part]:
         """The user turn as parts (see the module's docstring): literal text between the
         placeholders, the prompt's text and images at ``{question}`` (the images first in the
         turn with ``image_first``), each response's parts at its placeholder. Empty texts
         are left out. ``images`` may hold text parts too: a prompt interleaved as written
         goes there whole, with an empty ``question``."""
-        slots: dict[str, list[TaskPart]] = {
-            "{question}": [TaskPart.of_text(question), *([] if self.image_first else images)],
+        slots: dict[str, list[Part]] = {
+            "{question}": [Part.of_text(question), *([] if self.image_first else images)],
             "{answer_a}": list(answer_a),
             "{answer_b}": list(answer_b),
         }
-        out: list[TaskPart] = list(images) if self.image_first else []
+        out: list[Part] = list(images) if self.image_first else []
         for piece in _split(self.text_for(category)):
-            out += slots[piece] if piece in slots else [TaskPart.of_text(x.strip()) for x in piece.split(PART_BREAK)]
+            out += slots[piece] if piece in slots else [Part.of_text(x.strip()) for x in piece.split(PART_BREAK)]
         return [p for p in out if p.kind == "image" or p.value.strip()]
 
     @property

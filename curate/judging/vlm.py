@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from ..llm import Completion, Endpoint, LLMClient
-from ..model import Judgment, Order
+from ..llm import Completion, Endpoint, LLMClient, openai_content
+from ..model import Judgment, Order, Part
 from ..sides import shown_first, shown_pair, stored_pair, verdict_from_letter
 from .inputs import image_urls, message_content, require_images
 from .judge import Plan
 from .order import plan
 from .parsing import ParsedVerdict, get_parser
-from .records import JudgeTask, TaskPart
+from .records import JudgeTask
 from .templates import Template
 
 
@@ -99,16 +99,16 @@ def build_messages(
     shown_images = [i for i in task.images if i in image_urls]
     if task.has_response_images:
         parts_a, parts_b = shown_pair(task.parts("first"), task.parts("second"), first_shown)
-        question, prompt_images = task.prompt, [TaskPart.of_image(i) for i in shown_images]
+        question, prompt_images = task.prompt, [Part.of_image(i) for i in shown_images]
         if task.prompt_parts and not template.image_first:  # the prompt interleaved as written
             question = ""
             prompt_images = [p for p in task.prompt_parts if p.kind == "text" or p.value in image_urls]
         parts = template.render_parts(question, prompt_images, parts_a, parts_b, task.category)
         messages.append({"role": "user", "content": message_content(parts, image_urls)})
     elif shown_images:
-        imgs = [{"type": "image_url", "image_url": {"url": image_urls[u]}} for u in shown_images]
-        txt = [{"type": "text", "text": text}]
-        messages.append({"role": "user", "content": imgs + txt if template.image_first else txt + imgs})
+        imgs, txt = [Part.of_image(u) for u in shown_images], [Part.of_text(text)]
+        shown = imgs + txt if template.image_first else txt + imgs
+        messages.append({"role": "user", "content": openai_content(shown, image_urls)})
     else:
         messages.append({"role": "user", "content": text})
     return messages, text

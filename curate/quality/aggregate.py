@@ -29,12 +29,13 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MmrbError
-from ..model import AGGREGATIONS, Aggregation
+from ..model import AGGREGATIONS, LABEL_FIELDS, Aggregation
 from ..seeding import stable_hash
 from ..wording import plural
+from .frames import gold_by_field, store_frame
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
-    from ..store import Store
+    from ..store.protocols import AggregateStore
 
 DS_ITERATIONS = 100
 DS_TOLERANCE = 1e-5
@@ -146,6 +147,7 @@ def aggregate_field(
     )
     reliability: dict[str, float]
     if m == "majority":
+        # deferred: crowd-kit takes over 1 s to import, and only fitting needs it
         from crowdkit.aggregation import MajorityVote
 
         with _quiet():
@@ -155,6 +157,7 @@ def aggregate_field(
         final = dict(maj)
         reliability = {str(k): float(v) for k, v in mv.skills_.items()}
     elif m == "dawid-skene":
+        # deferred, as MajorityVote above
         from crowdkit.aggregation import DawidSkene
 
         tasks = set(data["task"])
@@ -166,6 +169,7 @@ def aggregate_field(
         final = {str(k): str(v) for k, v in ds.labels_.items()}
         reliability = _ds_reliability(ds.errors_, ds.priors_)
     else:
+        # deferred, as MajorityVote above
         from crowdkit.aggregation import MACE
 
         with _quiet():
@@ -210,8 +214,6 @@ def aggregate(
     """Every field of a long frame (pair, annotator, field, value). ``gold``: field -> pair -> value."""
     m = check_method(method)
     gold = gold or {}
-    from ..model import LABEL_FIELDS
-
     order = {f: i for i, f in enumerate(LABEL_FIELDS)}
     parts = {str(name): part for name, part in labels.groupby("field", sort=True)}
     out: dict[str, FieldAggregate] = {}
@@ -220,38 +222,9 @@ def aggregate(
     return Aggregated(m, out)
 
 
-def store_frame(store: Store, pair_ids=None) -> pd.DataFrame:
-    """The store's regular submitted labels (no control task) as a long frame, optionally of some pairs."""
-    from .reliability import labels_frame
-
-    frame = labels_frame(store)
-    keep = ~frame["control"].to_numpy(dtype=bool)
-    if pair_ids is not None:
-        keep &= frame["pair"].isin(set(pair_ids)).to_numpy()
-    return frame.loc[keep, ["pair", "annotator", "field", "value"]].astype(object).reset_index(drop=True)
-
-
-def store_aggregate(store: Store, method: str, *, pair_ids=None, seed: int = 0) -> Aggregated:
+def store_aggregate(store: AggregateStore, method: str, *, pair_ids=None, seed: int = 0) -> Aggregated:
     """Aggregate the store's regular labels, with its gold answers."""
     return aggregate(store_frame(store, pair_ids), method, gold_by_field(store.gold().values()), seed=seed)
-
-
-def gold_by_field(golds) -> dict[str, dict[str, str]]:
-    """field -> pair -> gold value, from model.Gold rows."""
-    from ..model import LABEL_FIELDS
-
-    out: dict[str, dict[str, str]] = {name: {} for name in LABEL_FIELDS}
-    for g in golds:
-        for name in LABEL_FIELDS:
-            v = g.value(name)
-            if v:
-                out[name][g.pair_id] = v
-    return out
-
-
-def as_frame(rows) -> pd.DataFrame:
-    """A long frame from (pair, annotator, field, value) tuples."""
-    return pd.DataFrame(list(rows), columns=["pair", "annotator", "field", "value"]).astype(object)
 
 
 __all__ = [
@@ -259,9 +232,6 @@ __all__ = [
     "FieldAggregate",
     "aggregate",
     "aggregate_field",
-    "as_frame",
-    "gold_by_field",
     "majority",
     "store_aggregate",
-    "store_frame",
 ]

@@ -16,6 +16,7 @@ neither is there. Deriving again refreshes the rows of its own source.
 
 from __future__ import annotations
 
+import tempfile
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -27,9 +28,10 @@ from ..formats.fields import Fields, text_problems
 from ..formats.reader import read_rows
 from ..model import GOLD_SOURCES, LABEL_FIELDS, Correctness, Gold, GoldSource, Preference, word_of
 from ..wording import plural
+from .qualification import qualification_pairs
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
-    from ..store import Store
+    from ..store.protocols import GoldStageStore
 
 ID_COLUMNS = ("pair_id", "pair")
 COLUMNS = frozenset((*ID_COLUMNS, *LABEL_FIELDS, "note"))
@@ -128,22 +130,20 @@ def read_gold_file(path: str | Path, known_pairs: Iterable[str]) -> list[Gold]:
     return out
 
 
-def import_gold(store: Store, path: str | Path) -> GoldReport:
+def import_gold(store: GoldStageStore, path: str | Path) -> GoldReport:
     """Read a gold file whole, then store every row in one transaction (replacing any earlier
     gold of those pairs)."""
-    with store.write() as conn:
-        golds = read_gold_file(path, (p.id for p in store.pairs(conn=conn)))
-        store.set_gold(golds, conn=conn)
+    with store.transaction() as tx:
+        golds = read_gold_file(path, (p.id for p in store.pairs(conn=tx)))
+        store.set_gold(golds, conn=tx)
     return GoldReport(len(golds), "import")
 
 
-def import_gold_upload(store: Store, name: str, data: bytes) -> GoldReport:
+def import_gold_upload(store: GoldStageStore, name: str, data: bytes) -> GoldReport:
     """:func:`import_gold` of a file uploaded in the app: the same reader, errors and single
     transaction; the problems name the uploaded file as ``name``, and no error names the
     server's temporary file. Only the name's suffix is used on the server (a name such as
     ``..`` or ``a/b.csv`` comes from the browser)."""
-    import tempfile
-
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / f"upload{Path(Path(name).name).suffix}"
         path.write_bytes(data)
@@ -175,11 +175,11 @@ class ControlShare:
         return self.control / self.assigned if self.assigned else None
 
 
-def control_shares(store: Store) -> list[ControlShare]:
+def control_shares(store: GoldStageStore) -> list[ControlShare]:
     """The control share in effect in each annotator's queue."""
-    with store.read() as conn:
-        work = store.annotator_work(conn=conn)
-        control = Counter(a for _, a in store.control_keys(conn=conn))
+    with store.snapshot() as tx:
+        work = store.annotator_work(conn=tx)
+        control = Counter(a for _, a in store.control_keys(conn=tx))
     return [ControlShare(w.annotator, w.assigned, control.get(w.annotator, 0)) for w in work]
 
 
@@ -206,25 +206,23 @@ def from_reference(pair) -> Gold | None:
     return Gold(pair.id, "reference", pref, first, second, note=pair.auto_method or "")
 
 
-def derive_gold(store: Store, sources: Iterable[str] = DERIVED) -> list[GoldReport]:
+def derive_gold(store: GoldStageStore, sources: Iterable[str] = DERIVED) -> list[GoldReport]:
     """Gold from the store's adjudications and/or reference verdicts, one transaction."""
     wanted = list(dict.fromkeys(sources))
     for s in wanted:
         if s not in DERIVED:
             raise MmrbError(f"gold cannot be derived from {s!r}: use {' or '.join(DERIVED)}")
     reports = []
-    with store.write() as conn:
-        existing = store.gold(conn=conn)
+    with store.transaction() as tx:
+        existing = store.gold(conn=tx)
         for source in wanted:
             if source == "adjudication":
-                candidates = [(a.pair_id, from_adjudication(a)) for a in store.adjudications(conn=conn).values()]
+                candidates = [(a.pair_id, from_adjudication(a)) for a in store.adjudications(conn=tx).values()]
             else:
-                candidates = [
-                    (p.id, from_reference(p)) for p in store.pairs(conn=conn) if p.auto_first or p.auto_second
-                ]
+                candidates = [(p.id, from_reference(p)) for p in store.pairs(conn=tx) if p.auto_first or p.auto_second]
             new = [g for _, g in candidates if g is not None]
             keep = [g for g in new if g.pair_id not in existing or existing[g.pair_id].source == source]
-            store.set_gold(keep, conn=conn)
+            store.set_gold(keep, conn=tx)
             existing.update({g.pair_id: g for g in keep})
             reports.append(GoldReport(len(keep), source, len(new) - len(keep), len(candidates) - len(new)))
     return reports
@@ -256,16 +254,14 @@ class GoldStats:
         return out
 
 
-def gold_stats(store: Store) -> GoldStats:
-    from .qualification import qualification_pairs
-
-    with store.read() as conn:
-        gold = store.gold(conn=conn)
-        pairs = {p.id: p for p in store.pairs(conn=conn)}
-        cats = {i.id: i.category for i in store.items(conn=conn)}
-        control = store.control_keys(conn=conn)
-        labelled = {(lab.pair_id, lab.annotator) for lab in store.labels(control=True, conn=conn)}
-        qual = qualification_pairs(store, conn=conn)
+def gold_stats(store: GoldStageStore) -> GoldStats:
+    with store.snapshot() as tx:
+        gold = store.gold(conn=tx)
+        pairs = {p.id: p for p in store.pairs(conn=tx)}
+        cats = {i.id: i.category for i in store.items(conn=tx)}
+        control = store.control_keys(conn=tx)
+        labelled = {(lab.pair_id, lab.annotator) for lab in store.labels(control=True, conn=tx)}
+        qual = qualification_pairs(store, conn=tx)
     by_field: Counter[str] = Counter()
     values: dict[str, Counter[str]] = {name: Counter() for name in LABEL_FIELDS}
     for g in gold.values():
@@ -287,6 +283,6 @@ def gold_stats(store: Store) -> GoldStats:
     )
 
 
-def gold_rows(store: Store) -> list[Gold]:
+def gold_rows(store: GoldStageStore) -> list[Gold]:
     """Every gold answer, in pair-id order (``mmrb gold list``)."""
     return [g for _, g in sorted(store.gold().items())]

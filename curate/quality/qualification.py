@@ -24,10 +24,13 @@ from typing import TYPE_CHECKING, Literal
 from ..errors import MmrbError
 from ..model import LABEL_FIELDS, Assignment
 from ..seeding import unit
+from ..sides import annotator_left
 from ..wording import plural
+from .frames import label_values
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
-    from ..store import Store
+    from ..store import Transaction
+    from ..store.protocols import QualificationSetStore, QualificationStore
 
 SETTING = "quality.qualification"
 Closed = Literal["paused", "qualification_failed"]
@@ -43,26 +46,28 @@ class Gate:
 OPEN = Gate(True)
 
 
-def set_qualification(store: Store, pair_ids: list[str], min_score: float) -> int:
+def set_qualification(store: QualificationStore, pair_ids: list[str], min_score: float) -> int:
     """Store the qualification set: pairs that must have gold. Returns its size."""
     if not 0.0 <= min_score <= 1.0:
         raise MmrbError(f"the minimum qualification score must be in [0, 1], got {min_score}")
     ids = list(dict.fromkeys(pair_ids))
     if not ids:
         raise MmrbError("the qualification set is empty")
-    with store.write() as conn:
-        gold = store.gold(conn=conn)
+    with store.transaction() as tx:
+        gold = store.gold(conn=tx)
         missing = [p for p in ids if p not in gold]
         if missing:
             raise MmrbError(
                 f"{plural(len(missing), 'qualification pair', verb=('has', 'have'))} no gold answer, e.g. "
                 f"{missing[0]!r}: add gold first (mmrb gold import / derive)"
             )
-        store.set_setting(SETTING, json.dumps({"pairs": ids, "min_score": min_score}), conn=conn)
+        store.set_setting(SETTING, json.dumps({"pairs": ids, "min_score": min_score}), conn=tx)
     return len(ids)
 
 
-def qualification_pairs(store: Store, conn=None) -> tuple[tuple[str, ...], float] | None:
+def qualification_pairs(
+    store: QualificationSetStore, conn: Transaction | None = None
+) -> tuple[tuple[str, ...], float] | None:
     """(the set, the minimum score), or None when no qualification is asked."""
     text = store.get_setting(SETTING, conn=conn)
     if not text:
@@ -71,11 +76,11 @@ def qualification_pairs(store: Store, conn=None) -> tuple[tuple[str, ...], float
     return tuple(data["pairs"]), float(data["min_score"])
 
 
-def qualification_assignments(store: Store, annotators: list[str], seed: int, conn) -> list[Assignment]:
+def qualification_assignments(
+    store: QualificationStore, annotators: list[str], seed: int, conn: Transaction
+) -> list[Assignment]:
     """The qualification set at the front of the queue of each annotator who has no label
     and no qualification yet; marks them ``pending``. Called by ``assign`` in its transaction."""
-    from ..assign import side_for
-
     qual = qualification_pairs(store, conn=conn)
     if qual is None:
         return []
@@ -97,7 +102,7 @@ def qualification_assignments(store: Store, annotators: list[str], seed: int, co
                 Assignment(
                     pid,
                     name,
-                    side_for(pid, name, seed),
+                    annotator_left(pid, name, seed),
                     first - len(todo) + i,
                     batch="qualification",
                     is_gold=True,
@@ -108,7 +113,7 @@ def qualification_assignments(store: Store, annotators: list[str], seed: int, co
     return rows
 
 
-def score(store: Store, annotator: str, conn=None) -> tuple[int, int]:
+def score(store: QualificationStore, annotator: str, conn: Transaction | None = None) -> tuple[int, int]:
     """(gold values matched, gold values asked) over the annotator's qualification pairs."""
     gold = store.gold(conn=conn)
     mine = [a for a in store.assignments(annotator=annotator, conn=conn) if a.qualification]
@@ -123,11 +128,11 @@ def score(store: Store, annotator: str, conn=None) -> tuple[int, int]:
             v = g.value(name)
             if v:
                 asked += 1
-                right += int(lab is not None and lab.status == "submitted" and getattr(lab, name) == v)
+                right += int(lab is not None and lab.status == "submitted" and label_values(lab).get(name) == v)
     return right, asked
 
 
-def gate(store: Store, annotator: str, conn=None) -> Gate:
+def gate(store: QualificationStore, annotator: str, conn: Transaction | None = None) -> Gate:
     """Whether the queue may serve the annotator work other than their qualification pairs.
     Scores a finished qualification once and records the result on the account (in its own
     write transaction). ``conn``: a read transaction the caller holds, for the reads."""
@@ -142,11 +147,11 @@ def gate(store: Store, annotator: str, conn=None) -> Gate:
         return _failed()
     if any(a.qualification and a.state == "open" for a in store.assignments(annotator=annotator, conn=conn)):
         return OPEN  # still qualifying: the queue serves the set first anyway
-    with store.write() as conn:
-        qual = qualification_pairs(store, conn=conn)
-        right, asked = score(store, annotator, conn=conn)
+    with store.transaction() as tx:
+        qual = qualification_pairs(store, conn=tx)
+        right, asked = score(store, annotator, conn=tx)
         passed = qual is None or asked == 0 or right / asked >= qual[1]
-        store.update_annotator(annotator, qualification="passed" if passed else "failed", conn=conn)
+        store.update_annotator(annotator, qualification="passed" if passed else "failed", conn=tx)
     return OPEN if passed else _failed()
 
 
@@ -158,7 +163,7 @@ def _failed() -> Gate:
     )
 
 
-def resume(store: Store, annotator: str) -> None:
+def resume(store: QualificationStore, annotator: str) -> None:
     """The lead lets an account back into the queue: no pause, qualification passed."""
     person = store.get_annotator(annotator)
     if person is None:

@@ -31,13 +31,13 @@ from ..agreement.limits import MIN_BOOTSTRAP_PAIRS, TOO_FEW_PAIRS
 from ..model import LABEL_FIELDS
 from ..wording import percent, plural
 from .aggregate import aggregate_field
+from .frames import COLUMNS, gold_by_field, labels_frame
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
     from ..agreement.table import LabelTable
-    from ..store import Store
+    from ..store.protocols import ReliabilityStore
 
 Basis = Literal["gold", "dawid-skene"]
-COLUMNS = ("pair", "annotator", "field", "value", "control", "category")
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,7 @@ def wilson(k: int, n: int) -> Share:
         return Share(0, 0, None, None, None)
     if n < MIN_BOOTSTRAP_PAIRS:
         return Share(n, k, k / n, None, None, TOO_FEW_PAIRS)
+    # deferred: statsmodels takes about 1 s to import
     from statsmodels.stats.proportion import proportion_confint
 
     low, high = proportion_confint(k, n, alpha=0.05, method="wilson")
@@ -255,43 +256,6 @@ def reliability_report(
     return QualityReport(annotators, fields, categories, alerts, threshold, min_n)
 
 
-def labels_frame(store: Store) -> pd.DataFrame:
-    """The store's submitted labels as the long frame of this module (the three label
-    fields), control tasks marked. Read as columns of codes in one scan
-    (Store.label_columns, the agreement's fast path): no Label object per row."""
-    cols = store.label_columns()
-    control = store.control_keys()
-    (unit_codes, units), (ann_codes, names) = cols.pair, cols.annotator
-    (id_codes, ids), (cat_codes, cats) = store.pair_category_columns()
-    category = pd.Series(cats[cat_codes], index=ids[id_codes]) if len(id_codes) else pd.Series(dtype=object)
-    pair = units[unit_codes]
-    annotator = names[ann_codes]
-    is_control = (
-        np.fromiter(((p, a) in control for p, a in zip(pair, annotator, strict=True)), bool, len(pair))
-        if control
-        else np.zeros(len(pair), dtype=bool)
-    )
-    parts = []
-    for name in LABEL_FIELDS:
-        codes, values = cols.fields[name]
-        value = values[codes]
-        given = value != ""
-        parts.append(
-            pd.DataFrame(
-                {
-                    "pair": pair[given],
-                    "annotator": annotator[given],
-                    "field": name,
-                    "value": value[given],
-                    "control": is_control[given],
-                }
-            )
-        )
-    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(COLUMNS[:5]))
-    frame["category"] = frame["pair"].map(category).fillna("").to_numpy(dtype=object)
-    return frame.astype({"control": bool}).reset_index(drop=True)
-
-
 def table_report(
     table: LabelTable, *, threshold: float = 0.7, min_n: int = 20, per_category: bool = True, seed: int = 0
 ) -> QualityReport:
@@ -322,12 +286,10 @@ def table_report(
 
 
 def store_figures(
-    store: Store, *, threshold: float = 0.7, min_n: int = 20, per_category: bool = True, seed: int = 0
+    store: ReliabilityStore, *, threshold: float = 0.7, min_n: int = 20, per_category: bool = True, seed: int = 0
 ) -> QualityReport:
     """The figures and alerts over the store's labels and gold (no accounts' states: see
     :func:`with_accounts`). They change only with the labels and the gold."""
-    from .aggregate import gold_by_field
-
     return reliability_report(
         labels_frame(store),
         gold_by_field(store.gold().values()),
@@ -338,21 +300,21 @@ def store_figures(
     )
 
 
-def pause_alerted(store: Store, report: QualityReport) -> list[str]:
+def pause_alerted(store: ReliabilityStore, report: QualityReport) -> list[str]:
     """Pause every annotator with an alert in ``report`` who is not paused yet (the queue
     serves them nothing until the lead resumes them); returns their names."""
     done = []
-    with store.write() as conn:
-        people = {a.name: a for a in store.annotators(conn=conn)}
+    with store.transaction() as tx:
+        people = {a.name: a for a in store.annotators(conn=tx)}
         for name in sorted({a.annotator for a in report.alerts}):
             if name in people and people[name].paused is None:
                 why = "; ".join(a.text() for a in report.alerts if a.annotator == name)
-                store.update_annotator(name, paused=f"automatic pause: {why}", conn=conn)
+                store.update_annotator(name, paused=f"automatic pause: {why}", conn=tx)
                 done.append(name)
     return done
 
 
-def with_accounts(store: Store, report: QualityReport) -> QualityReport:
+def with_accounts(store: ReliabilityStore, report: QualityReport) -> QualityReport:
     """``report`` with each account's qualification state and pause as they are now."""
     people = store.annotators()
     report.qualification = {a.name: a.qualification for a in people if a.qualification}
@@ -361,7 +323,7 @@ def with_accounts(store: Store, report: QualityReport) -> QualityReport:
 
 
 def store_report(
-    store: Store,
+    store: ReliabilityStore,
     *,
     threshold: float = 0.7,
     min_n: int = 20,

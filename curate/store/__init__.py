@@ -9,17 +9,21 @@ agreement fast path), ``settings``;
 ``engine`` and ``migrations`` open it, and ``writer`` commits a run's results in batches.
 
 Every public method that writes more than one row runs in one transaction. Methods take an
-optional ``conn`` so that a stage can group several calls into a single transaction::
+optional ``conn`` so that a stage can group several calls into a single unit of work, a
+:class:`Transaction` (``Store.snapshot`` for reads only)::
 
-    with store.write() as conn:
-        store.add_items(items, conn=conn)
-        store.add_candidates(cands, conn=conn)
+    with store.transaction() as tx:
+        store.add_items(items, conn=tx)
+        store.add_candidates(cands, conn=tx)
+
+A stage names the store methods it uses in a ``typing.Protocol`` of its own
+(``curate/store/protocols.py``), which ``Store`` satisfies: a stage sees only what it uses.
 """
 
 from __future__ import annotations
 
 from ..errors import StoreError
-from .base import ConflictError
+from .base import ConflictError, Transaction
 from .columns import ColumnStore
 from .counts import CountStore
 from .engine import DEFAULT_DB, dumps, is_url, loads, now, resolve_db
@@ -58,6 +62,7 @@ __all__ = [
     "NewLabel",
     "Store",
     "StoreError",
+    "Transaction",
     "dumps",
     "is_url",
     "loads",

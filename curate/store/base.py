@@ -1,5 +1,7 @@
 """What every part of the store stands on: the engine, the schema check on opening, and
-transactions (``write``/``read``, and ``_w``/``_r`` that join a caller's transaction)."""
+transactions: a stage's unit of work (``transaction``/``snapshot``, a :class:`Transaction`),
+the raw connections of the store's own code and of tests (``write``/``read``), and
+``_w``/``_r`` that join a caller's transaction."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Self
+from typing import Self, TypeAlias
 
 from sqlalchemy import Connection
 
@@ -19,6 +21,32 @@ from .migrations import init_schema
 
 class ConflictError(StoreError):
     """A write that lost a race (e.g. the same pair submitted from two tabs)."""
+
+
+class Transaction:
+    """A unit of work on the store: what a stage holds between store calls, passed to them as
+    ``conn=`` so that they share one transaction. It wraps the database connection privately:
+    outside the store nothing speaks SQL. From ``Store.transaction`` (it may write, committed
+    when the block ends, rolled back on an error) or ``Store.snapshot`` (reads only)."""
+
+    __slots__ = ("_conn", "writes")
+
+    def __init__(self, conn: Connection, *, writes: bool) -> None:
+        self._conn = conn
+        self.writes = writes
+
+
+# what the store's methods accept as ``conn``: a stage's Transaction, or a connection of the
+# store's own (``write``/``read``: migrations, the importer, tests that write old layouts)
+Conn: TypeAlias = Connection | Transaction
+
+
+def _connection(conn: Conn, *, write: bool) -> Connection:
+    if isinstance(conn, Transaction):
+        if write and not conn.writes:  # a bug: SQLite would not hold the write lock up front
+            raise TypeError("a write in a read-only transaction (Store.snapshot): use Store.transaction")
+        return conn._conn
+    return conn
 
 
 class StoreBase:
@@ -66,8 +94,22 @@ class StoreBase:
         self.close()
 
     @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        """A stage's unit of work that writes: pass it as ``conn=`` to group several calls;
+        committed when the block ends."""
+        with self.write() as conn:
+            yield Transaction(conn, writes=True)
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Transaction]:
+        """A stage's unit of work that only reads: pass it as ``conn=`` to group reads."""
+        with self.read() as conn:
+            yield Transaction(conn, writes=False)
+
+    @contextmanager
     def write(self) -> Iterator[Connection]:
-        """One write transaction; pass it as ``conn=`` to group several calls."""
+        """One write transaction as a raw connection (the store's own code and tests that
+        write SQL); stages use ``transaction``."""
         with self._writer.begin() as conn:
             yield conn
 
@@ -77,23 +119,23 @@ class StoreBase:
             yield conn
 
     @contextmanager
-    def _w(self, conn: Connection | None) -> Iterator[Connection]:
+    def _w(self, conn: Conn | None) -> Iterator[Connection]:
         if conn is not None:
-            yield conn
+            yield _connection(conn, write=True)
         else:
             with self.write() as c:
                 yield c
 
     @contextmanager
-    def _r(self, conn: Connection | None) -> Iterator[Connection]:
+    def _r(self, conn: Conn | None) -> Iterator[Connection]:
         if conn is not None:
-            yield conn
+            yield _connection(conn, write=False)
         else:
             with self.read() as c:
                 yield c
 
     @contextmanager
-    def _autocommit(self, conn: Connection | None) -> Iterator[Connection]:
+    def _autocommit(self, conn: Conn | None) -> Iterator[Connection]:
         """A single read statement on PostgreSQL needs no transaction: autocommit saves the
         BEGIN and ROLLBACK round trips (bench/store.py). Elsewhere, as ``_r``."""
         if conn is None and self.backend == "postgresql":

@@ -19,6 +19,7 @@ from . import schema as S
 from .base import StoreBase
 
 if TYPE_CHECKING:
+    # deferred: every command opens the store, and only the column reads need numpy
     import numpy as np
 
 _SEP = "\x1f"  # ASCII unit separator; a value containing it falls back to row fetching
@@ -79,6 +80,7 @@ class ColumnStore(StoreBase):
     def _columns(
         self, columns: Sequence[ColumnElement], from_: FromClause, where: ColumnElement[bool] | None = None
     ) -> list[CodedColumn]:
+        # deferred: every command opens the store, and only the column reads need numpy
         import numpy as np
         import pyarrow as pa
         import pyarrow.compute as pc
@@ -124,6 +126,7 @@ class ColumnStore(StoreBase):
 def _rank_sorted(codes: np.ndarray, uniques: np.ndarray, order: np.ndarray | None = None) -> CodedColumn:
     """Recode (codes, uniques) so the uniques are in codepoint order (``order`` sorts them),
     whatever the server collation."""
+    # deferred: every command opens the store, and only the column reads need numpy
     import numpy as np
 
     if order is None:
@@ -135,6 +138,7 @@ def _rank_sorted(codes: np.ndarray, uniques: np.ndarray, order: np.ndarray | Non
 
 def sorted_codes(values: np.ndarray) -> CodedColumn:
     """Codes into the sorted distinct values (codepoint order, whatever the server collation)."""
+    # deferred: every command opens the store, and only the column reads need numpy
     import numpy as np
     import pandas as pd
 

@@ -10,7 +10,7 @@ from sqlalchemy import Column, Connection, Table, case, func, select
 
 from ..images import stored_name
 from . import schema as S
-from .base import StoreBase
+from .base import Conn, StoreBase
 
 
 @dataclass(frozen=True)
@@ -111,13 +111,13 @@ class PairOverlap:
 
 
 class CountStore(StoreBase):
-    def counts(self, conn: Connection | None = None) -> StageCounts:
+    def counts(self, conn: Conn | None = None) -> StageCounts:
         tables = [S.metadata.tables[f.name] for f in fields(StageCounts)]
         q = select(*(select(func.count()).select_from(t).scalar_subquery() for t in tables))
         with self._r(conn) as c:
             return StageCounts(*c.execute(q).one())
 
-    def change_stamp(self, conn: Connection | None = None) -> tuple:
+    def change_stamp(self, conn: Conn | None = None) -> tuple:
         """A value that changes whenever a row is added to or removed from any stage, or a
         label is edited: a cache key for figures computed over the labels."""
         latest = select(func.max(S.labels.c.updated_at)).scalar_subquery()
@@ -126,7 +126,7 @@ class CountStore(StoreBase):
             counts = self.counts(conn=c)
             return (*counts.as_dict().values(), *c.execute(select(latest, edits)).one())
 
-    def tallies(self, conn: Connection | None = None) -> Tallies:
+    def tallies(self, conn: Conn | None = None) -> Tallies:
         cat = S.items.c.category
         per_category = {
             "items": select(cat, func.count()).group_by(cat),
@@ -178,7 +178,7 @@ class CountStore(StoreBase):
             )
 
     # -- images behind item references ---------------------------------------------------
-    def stored_image_uses(self, conn: Connection | None = None, *, responses: bool = False) -> list[StoredImageUse]:
+    def stored_image_uses(self, conn: Conn | None = None, *, responses: bool = False) -> list[StoredImageUse]:
         i = S.images.c
         refs = S.candidate_parts if responses else S.item_images
         q = (
@@ -199,7 +199,7 @@ class CountStore(StoreBase):
         sha256s: Collection[str] | None = None,
         limit: int,
         responses: bool = False,
-        conn: Connection | None = None,
+        conn: Conn | None = None,
     ) -> list[ImageRefRow]:
         """The first ``limit`` item image references (by item, then position): with
         ``stored``, those stored as ok (of the given files when ``sha256s``); else those
@@ -222,7 +222,7 @@ class CountStore(StoreBase):
             return [ImageRefRow(*row) for row in c.execute(q.order_by(r.item_id, r.position).limit(limit))]
 
     # -- the lead's progress pages ---------------------------------------------------------
-    def annotator_work(self, conn: Connection | None = None) -> list[AnnotatorWork]:
+    def annotator_work(self, conn: Conn | None = None) -> list[AnnotatorWork]:
         a = S.assignments.c
         q = (
             select(a.annotator, func.count(), func.sum(case((a.state == "done", 1), else_=0)))
@@ -232,7 +232,7 @@ class CountStore(StoreBase):
         with self._r(conn) as c:
             return [AnnotatorWork(name, n, int(done or 0)) for name, n, done in c.execute(q)]
 
-    def label_activity(self, conn: Connection | None = None) -> list[LabelActivity]:
+    def label_activity(self, conn: Conn | None = None) -> list[LabelActivity]:
         lc = S.labels.c
         with self._r(conn) as c:
             return [
@@ -240,7 +240,7 @@ class CountStore(StoreBase):
                 for row in c.execute(select(lc.annotator, lc.status, lc.flag, lc.seconds, lc.updated_at, lc.created_at))
             ]
 
-    def progress_by_category(self, conn: Connection | None = None) -> list[CategoryProgress]:
+    def progress_by_category(self, conn: Conn | None = None) -> list[CategoryProgress]:
         q = (
             select(S.items.c.category, S.assignments.c.state, func.count())
             .select_from(
@@ -253,7 +253,7 @@ class CountStore(StoreBase):
         with self._r(conn) as c:
             return [CategoryProgress(*row) for row in c.execute(q)]
 
-    def pair_overlap(self, conn: Connection | None = None) -> list[PairOverlap]:
+    def pair_overlap(self, conn: Conn | None = None) -> list[PairOverlap]:
         """Every assigned pair, in the order the database groups them. Control tasks and
         their labels count toward no pair's overlap."""
         a, lc = S.assignments.c, S.labels.c

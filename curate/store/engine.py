@@ -97,9 +97,11 @@ def insert_ignoring(conn: Connection, table: Table) -> Insert:
     """INSERT ... ON CONFLICT DO NOTHING in the connection's dialect (the one place that
     chooses between SQLite's and PostgreSQL's)."""
     if conn.dialect.name == "postgresql":
+        # the backend's own dialect only
         from sqlalchemy.dialects import postgresql
 
         return postgresql.insert(table).on_conflict_do_nothing()
+    # the backend's own dialect only
     from sqlalchemy.dialects import sqlite
 
     return sqlite.insert(table).on_conflict_do_nothing()

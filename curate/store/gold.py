@@ -9,17 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from sqlalchemy import Connection, select
+from sqlalchemy import select
 
 from ..model import Gold
 from . import schema as S
-from .base import StoreBase
+from .base import Conn, StoreBase
 from .engine import insert_chunked, now
 from .labels import refuse_unstorable
 
 
 class GoldStore(StoreBase):
-    def set_gold(self, golds: Iterable[Gold], conn: Connection | None = None) -> int:
+    def set_gold(self, golds: Iterable[Gold], conn: Conn | None = None) -> int:
         """Store gold answers, replacing a pair's earlier one, all in one transaction. A text
         no store can keep (a NUL) raises InputError on both backends, and writes nothing."""
         golds = list(golds)
@@ -45,7 +45,7 @@ class GoldStore(StoreBase):
             insert_chunked(c, S.gold, rows)
         return len(rows)
 
-    def delete_gold(self, pair_ids: Iterable[str], conn: Connection | None = None) -> int:
+    def delete_gold(self, pair_ids: Iterable[str], conn: Conn | None = None) -> int:
         ids = list(pair_ids)
         n = 0
         with self._w(conn) as c:
@@ -53,7 +53,7 @@ class GoldStore(StoreBase):
                 n += c.execute(S.gold.delete().where(S.gold.c.pair_id.in_(ids[start : start + 500]))).rowcount
         return n
 
-    def gold(self, conn: Connection | None = None) -> dict[str, Gold]:
+    def gold(self, conn: Conn | None = None) -> dict[str, Gold]:
         """Every pair's gold answer. A pair marked gold before the gold table existed
         (``Pair.is_gold``) and without a row of its own gives its known preference and the
         reference's correctness, as an import."""
@@ -68,7 +68,7 @@ class GoldStore(StoreBase):
                 out[pair_id] = Gold(pair_id, "import", pref, first, second, note="Pair.is_gold")
         return out
 
-    def control_keys(self, conn: Connection | None = None) -> set[tuple[str, str]]:
+    def control_keys(self, conn: Conn | None = None) -> set[tuple[str, str]]:
         """(pair id, annotator) of every control task: their labels count toward no overlap,
         agreement or build."""
         a = S.assignments.c

@@ -9,8 +9,7 @@ keeps the valid rows. Ids repeated within the file are found before, without the
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Connection
@@ -25,6 +24,14 @@ from .engine import chunks, insert_rows
 from .items import CANDIDATE_COLUMNS, IMAGE_COLUMNS, ITEM_COLUMNS, PAIR_COLUMNS, PART_COLUMNS, ItemStore, Row
 from .labels import LabelStore
 from .people import PeopleStore
+
+# SQLite's page cache while an import runs (KiB): with the default 2 MB, inserts into the
+# indexes of a large import read their pages back again and again. At 50,000 pairs 64 MB
+# took about 6% off (bench/store.py on a quiet machine, against the tree before in the same
+# runs: 0.92x of its speed without, 0.98x with; the import is about twice the turn-2 tree's
+# speed only with it), as much as 128 MB; 128 MB took another tenth off at 200,000 pairs
+# but put the import's peak over its bound of 450 MB
+_IMPORT_CACHE_KIB = {"main": 65536}
 
 _IMPORT_LOCK = 0x6D6D7269  # "mmri": the advisory lock an import holds on PostgreSQL
 
@@ -47,25 +54,6 @@ class ImportSession:
         self.fresh = not conn.exec_driver_sql(
             "SELECT EXISTS (SELECT 1 FROM items) OR EXISTS (SELECT 1 FROM pairs)"
         ).scalar()
-        # PostgreSQL: a batch is written by a thread of its own while the import goes on
-        # with the next (the server checks and indexes the rows while this process would
-        # wait for it), one batch at a time. Not SQLite: its inserts run in this process and
-        # hand the GIL back and forth row by row, slower than one thread.
-        self._writer = ThreadPoolExecutor(1, thread_name_prefix="mmrb-import") if self._pg else None
-        self._pending: Future[None] | None = None
-
-    def wait(self) -> None:
-        """Until the batch being written is written; its failure is raised here."""
-        pending, self._pending = self._pending, None
-        if pending is not None:
-            pending.result()
-
-    def close(self) -> None:
-        """The writing thread stopped (after its batch: the transaction ends after it)."""
-        if self._writer is not None:
-            with suppress(BaseException):  # the import failed already: that error is the one raised
-                self.wait()
-            self._writer.shutdown()
 
     def matches(self, item_ids: Iterable[str], pair_ids: Iterable[str]) -> tuple[set[str], dict[tuple[str, str], str]]:
         """Of these item and pair ids: those the store holds (this import's rows included),
@@ -75,7 +63,6 @@ class ImportSession:
         looks: dict[tuple[str, str], str] = {}
         if self.fresh:
             return have, looks
-        self.wait()  # one statement at a time on the connection
         for kind, table, ids in (("item", "items", item_ids), ("pair", "pairs", pair_ids)):
             wanted: dict[str, list[str]] = {}
             for ident in dict.fromkeys(ids):
@@ -111,22 +98,7 @@ class ImportSession:
         labels: Sequence[Label] = (),
     ) -> None:
         """Rows as ``item_rows``, ``candidate_rows`` and ``pair_row`` (curate/store/items.py)
-        build them: an item's row with its images', a candidate's with its parts'. On
-        PostgreSQL written while the caller goes on (see ``__init__``)."""
-        if self._writer is None:
-            self._write(images, items, candidates, pairs, labels)
-            return
-        self.wait()
-        self._pending = self._writer.submit(self._write, images, items, candidates, pairs, labels)
-
-    def _write(
-        self,
-        images: Sequence[StoredImage],
-        items: Sequence[tuple[Row, Sequence[Row]]],
-        candidates: Sequence[tuple[Row, Sequence[Row]]],
-        pairs: Sequence[Row],
-        labels: Sequence[Label],
-    ) -> None:
+        build them: an item's row with its images', a candidate's with its parts'."""
         s, c = self._store, self._conn
         try:
             s.add_images(images, conn=c)
@@ -142,7 +114,6 @@ class ImportSession:
     def add_raters(self, names: Iterable[str]) -> None:
         """Annotators for imported labels: created inactive and without a password, since
         imported raters are not app users and nobody should assign them work."""
-        self.wait()
         for name in names:
             if self._store.ensure_annotator(name, conn=self._conn):
                 self._store.update_annotator(name, conn=self._conn, active=False)
@@ -157,35 +128,19 @@ _LOCK_NOT_AVAILABLE, _INSUFFICIENT_PRIVILEGE = "55P03", "42501"  # PostgreSQL's 
 
 
 def _defer_upkeep(conn: Connection) -> list[str]:
-    """A store that holds no item and no pair yet: the upkeep its first import can leave to
-    its end, dropped in the import's transaction, and the statements that make it again as
-    the import ends (a rollback brings it all back). Building an index once over the rows
-    sorts them; keeping it up to date row by row costs random page reads and writes, which
-    grow with the import. The unique indexes stay: they refuse repeated ids."""
-    if conn.dialect.name == "postgresql":
-        return _defer_upkeep_pg(conn)
-    marks = ",".join("?" * len(_IMPORTED))
-    found = list(
-        conn.exec_driver_sql(
-            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
-            f"AND sql NOT LIKE 'CREATE UNIQUE%' AND tbl_name IN ({marks}) ORDER BY name",
-            _IMPORTED,
-        )
-    )
-    q = conn.dialect.identifier_preparer
-    for name, _ in found:
-        conn.exec_driver_sql(f"DROP INDEX {q.quote(name)}")
-    return [sql for _, sql in found]
-
-
-def _defer_upkeep_pg(conn: Connection) -> list[str]:
-    """PostgreSQL (see ``_defer_upkeep``): the plain indexes and the foreign keys of the
-    tables an import fills, as PostgreSQL's guide to populating a database advises; each
-    foreign key checked its row with a query of its own (five for an imported pair), where
-    adding the key again checks every row with one join. Dropping them locks the tables
-    until the import ends, so readers of the (empty) store wait for it; when the locks are
-    not granted within _LOCK_WAIT (a reader in a long transaction) or the role may not alter
-    the tables, the import keeps them all and runs as into any other store."""
+    """PostgreSQL, a store that holds no item and no pair yet: the plain indexes and the
+    foreign keys of the tables its first import fills, dropped in the import's transaction,
+    and the statements that make them again as the import ends (a rollback brings them
+    back), as PostgreSQL's guide to populating a database advises. Each foreign key checked
+    its row with a query of its own (five for an imported pair), where adding the key again
+    checks every row with one join; an index built once sorts the rows instead of being
+    updated row by row. The unique indexes stay: they refuse repeated ids. (SQLite keeps
+    its indexes: dropping them took 2-7% off imports of 50,000 and 200,000 pairs,
+    bench/store.py.)
+    Dropping them locks the tables until the import ends, so readers of the (empty) store
+    wait for it; when the locks are not granted within _LOCK_WAIT (a reader in a long
+    transaction) or the role may not alter the tables, the import keeps them all and runs
+    as into any other store."""
     tables = [f"{conn.dialect.default_schema_name}.{t}" for t in _IMPORTED]
     fks = list(
         conn.exec_driver_sql(
@@ -228,18 +183,30 @@ class ImportStore(ItemStore, LabelStore, PeopleStore):  # an import writes items
         (nothing written) when it raises; ImportConflict when another import committed the
         same ids first."""
         try:
-            with self.write() as conn:
+            with self.write() as conn, self._import_cache(conn):
                 pg = conn.dialect.name == "postgresql"
                 if pg:  # one import at a time, as SQLite's write lock does
                     conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_IMPORT_LOCK})")
                 session = ImportSession(self, conn)
-                try:
-                    rebuild = _defer_upkeep(conn) if session.fresh else []
-                    yield session
-                    session.wait()
-                    for sql in rebuild:
-                        conn.exec_driver_sql(sql)
-                finally:
-                    session.close()  # before the transaction ends
+                rebuild = _defer_upkeep(conn) if session.fresh and pg else []
+                yield session
+                for sql in rebuild:
+                    conn.exec_driver_sql(sql)
         except IntegrityError as e:  # at commit (a deferred check)
             raise ImportConflict(f"the store refused the import, nothing was written: {e.orig}") from None
+
+    @contextmanager
+    def _import_cache(self, conn: Connection) -> Iterator[None]:
+        """A larger SQLite page cache for the import's transaction (bounded: memory stays
+        flat), the connection's own size again afterwards."""
+        if conn.dialect.name != "sqlite":
+            yield
+            return
+        before = {db: int(conn.exec_driver_sql(f"PRAGMA {db}.cache_size").scalar_one()) for db in _IMPORT_CACHE_KIB}
+        for db, kib in _IMPORT_CACHE_KIB.items():
+            conn.exec_driver_sql(f"PRAGMA {db}.cache_size = -{kib}")
+        try:
+            yield
+        finally:
+            for db, size in before.items():
+                conn.exec_driver_sql(f"PRAGMA {db}.cache_size = {size}")

@@ -12,10 +12,10 @@ from sqlalchemy import Connection, delete, insert, select, tuple_, update
 
 from ..images import StoredImage, stored_name
 from ..lookalike import skeleton
-from ..model import Candidate, ImageRef, Item, Pair, ResponsePart, SampleFailure
+from ..model import Candidate, ImageRef, Item, Pair, Part, SampleFailure
 from ..seeding import hex_hash
 from . import schema as S
-from .base import StoreBase
+from .base import Conn, StoreBase
 from .engine import chunks, dumps, dumps_mapping, insert_ignoring, insert_rows, loads, now
 
 SampleKey = tuple[str, str, str, int]  # item, model label, params_key, sample_index
@@ -23,7 +23,7 @@ SampleKey = tuple[str, str, str, int]  # item, model label, params_key, sample_i
 
 class ItemStore(StoreBase):
     # -- images --------------------------------------------------------------------------
-    def add_images(self, stored: Iterable[StoredImage], conn: Connection | None = None) -> None:
+    def add_images(self, stored: Iterable[StoredImage], conn: Conn | None = None) -> None:
         rows = {s.sha256: asdict(s) for s in stored}
         if not rows:
             return
@@ -33,12 +33,12 @@ class ItemStore(StoreBase):
             if new:
                 c.execute(insert(S.images), new)
 
-    def image_hashes(self, conn: Connection | None = None) -> set[str]:
+    def image_hashes(self, conn: Conn | None = None) -> set[str]:
         """Every stored image (its sha256)."""
         with self._r(conn) as c:
             return set(c.scalars(select(S.images.c.sha256)))
 
-    def image_name(self, sha256: str, conn: Connection | None = None) -> str | None:
+    def image_name(self, sha256: str, conn: Conn | None = None) -> str | None:
         """Where the image's file is in the image folder: named by its content hash and its
         format (``images.stored_name``), never by the table's ``path``. None for an image
         the store does not have."""
@@ -46,11 +46,11 @@ class ItemStore(StoreBase):
             fmt = c.scalar(select(S.images.c.format).where(S.images.c.sha256 == sha256))
         return stored_name(sha256, fmt) if fmt else None
 
-    def image_path(self, sha256: str, conn: Connection | None = None) -> Path | None:
+    def image_path(self, sha256: str, conn: Conn | None = None) -> Path | None:
         name = self.image_name(sha256, conn)
         return self.images.path(name) if name else None
 
-    def image_paths(self, sha256s: Iterable[str], conn: Connection | None = None) -> dict[str, Path]:
+    def image_paths(self, sha256s: Iterable[str], conn: Conn | None = None) -> dict[str, Path]:
         """Paths of many images in a few queries (one per image cost 0.35 ms each, which
         was most of a 2,000-item sampling run's start-up). Unknown hashes are left out, and
         so are files that are not regular files inside the image folder (a symbolic link
@@ -68,7 +68,7 @@ class ItemStore(StoreBase):
         return out
 
     # -- items ---------------------------------------------------------------------------
-    def add_items(self, items: Iterable[Item], conn: Connection | None = None) -> int:
+    def add_items(self, items: Iterable[Item], conn: Conn | None = None) -> int:
         items = list(items)
         if not items:
             return 0
@@ -79,7 +79,7 @@ class ItemStore(StoreBase):
             insert_rows(c, S.item_images, IMAGE_COLUMNS, [x for _, images in rows for x in images])
         return len(items)
 
-    def item_ids(self, ids: Iterable[str] | None = None, conn: Connection | None = None) -> set[str]:
+    def item_ids(self, ids: Iterable[str] | None = None, conn: Conn | None = None) -> set[str]:
         with self._r(conn) as c:
             if ids is None:
                 return set(c.scalars(select(S.items.c.id)))
@@ -88,12 +88,12 @@ class ItemStore(StoreBase):
                 out |= set(c.scalars(select(S.items.c.id).where(S.items.c.id.in_(chunk))))
             return out
 
-    def get_item(self, item_id: str, conn: Connection | None = None) -> Item | None:
+    def get_item(self, item_id: str, conn: Conn | None = None) -> Item | None:
         got = self.items(ids=[item_id], conn=conn)
         return got[0] if got else None
 
     def items(
-        self, *, ids: Iterable[str] | None = None, category: str | None = None, conn: Connection | None = None
+        self, *, ids: Iterable[str] | None = None, category: str | None = None, conn: Conn | None = None
     ) -> list[Item]:
         q = select(S.items).order_by(S.items.c.id)
         if ids is not None:
@@ -126,7 +126,7 @@ class ItemStore(StoreBase):
         ]
 
     # -- candidates ----------------------------------------------------------------------
-    def add_candidates(self, cands: Iterable[Candidate], conn: Connection | None = None) -> int:
+    def add_candidates(self, cands: Iterable[Candidate], conn: Conn | None = None) -> int:
         ts = now()
         rows = [candidate_rows(c, ts) for c in cands]
         with self._w(conn) as c:
@@ -135,7 +135,7 @@ class ItemStore(StoreBase):
         return len(rows)
 
     def candidates(
-        self, *, item_id: str | None = None, ids: Iterable[str] | None = None, conn: Connection | None = None
+        self, *, item_id: str | None = None, ids: Iterable[str] | None = None, conn: Conn | None = None
     ) -> list[Candidate]:
         q = select(S.candidates).order_by(S.candidates.c.item_id, S.candidates.c.id)
         if item_id is not None:
@@ -149,7 +149,7 @@ class ItemStore(StoreBase):
 
     def _candidate_parts(
         self, c: Connection, *, item_id: str | None, ids: Iterable[str] | None, rows: Sequence[Mapping]
-    ) -> dict[str, tuple[ResponsePart, ...]]:
+    ) -> dict[str, tuple[Part, ...]]:
         """The parts of the candidates of ``rows`` that have images, in order."""
         P = S.candidate_parts.c
         q = select(S.candidate_parts, S.images.c.width, S.images.c.height).join(
@@ -157,18 +157,18 @@ class ItemStore(StoreBase):
         )
         if item_id is not None or ids is not None:
             q = q.where(P.candidate_id.in_([r["id"] for r in rows]))
-        out: dict[str, list[ResponsePart]] = {}
+        out: dict[str, list[Part]] = {}
         for r in c.execute(q.order_by(P.candidate_id, P.position)).mappings():
             if r["kind"] == "image":
                 ref = ImageRef(r["source"] or "", r["sha256"], r["status"] or "ok", r["width"], r["height"], r["error"])
-                part = ResponsePart.of_image(ref)
+                part = Part.of_image(ref)
             else:
-                part = ResponsePart.of_text(r["text"] or "")
+                part = Part.of_text(r["text"] or "")
             out.setdefault(r["candidate_id"], []).append(part)
         return {k: tuple(v) for k, v in out.items()}
 
     # -- sampling: each result is a candidate or a failure (curate/sampling.py) ---------------
-    def candidate_keys(self, conn: Connection | None = None) -> set[SampleKey]:
+    def candidate_keys(self, conn: Conn | None = None) -> set[SampleKey]:
         """(item, model, params_key, sample_index) of every stored candidate."""
         c = S.candidates.c
         with self._r(conn) as cx:
@@ -180,7 +180,7 @@ class ItemStore(StoreBase):
         self,
         answers: Sequence[Candidate],
         failures: Sequence[SampleFailure],
-        conn: Connection | None = None,
+        conn: Conn | None = None,
         *,
         images: Iterable[StoredImage] = (),
     ) -> None:
@@ -216,7 +216,7 @@ class ItemStore(StoreBase):
             if failures:
                 c.execute(insert(S.sample_failures), [dict(shallow(f), created_at=ts) for f in failures])
 
-    def sample_failures(self, conn: Connection | None = None) -> list[SampleFailure]:
+    def sample_failures(self, conn: Conn | None = None) -> list[SampleFailure]:
         fc = S.sample_failures.c
         q = select(fc.item_id, fc.model, fc.params_key, fc.sample_index, fc.attempts, fc.error).order_by(
             fc.item_id, fc.model, fc.params_key, fc.sample_index
@@ -225,14 +225,14 @@ class ItemStore(StoreBase):
             return [SampleFailure(*r) for r in c.execute(q)]
 
     # -- pairs ---------------------------------------------------------------------------
-    def add_pairs(self, pairs: Iterable[Pair], conn: Connection | None = None) -> int:
+    def add_pairs(self, pairs: Iterable[Pair], conn: Conn | None = None) -> int:
         ts = now()
         rows = [pair_row(p, ts) for p in pairs]
         with self._w(conn) as c:
             insert_rows(c, S.pairs, PAIR_COLUMNS, rows)
         return len(rows)
 
-    def get_pair(self, pair_id: str, conn: Connection | None = None) -> Pair | None:
+    def get_pair(self, pair_id: str, conn: Conn | None = None) -> Pair | None:
         with self._r(conn) as c:
             r = c.execute(select(S.pairs).where(S.pairs.c.id == pair_id)).mappings().first()
         return _pair(r) if r else None
@@ -243,7 +243,7 @@ class ItemStore(StoreBase):
         status: str | None = None,
         item_id: str | None = None,
         ids: Iterable[str] | None = None,
-        conn: Connection | None = None,
+        conn: Conn | None = None,
     ) -> list[Pair]:
         q = select(S.pairs).order_by(S.pairs.c.id)
         if status is not None:
@@ -255,7 +255,7 @@ class ItemStore(StoreBase):
         with self._r(conn) as c:
             return [_pair(r) for r in c.execute(q).mappings()]
 
-    def update_pair(self, pair_id: str, conn: Connection | None = None, **values: Any) -> None:
+    def update_pair(self, pair_id: str, conn: Conn | None = None, **values: Any) -> None:
         if "metadata" in values:
             values["metadata"] = dumps(dict(values["metadata"]))
         with self._w(conn) as c:
@@ -326,14 +326,14 @@ def pair_row(p: Pair, ts: str) -> Row:
     return (*_pair_values(p), dumps_mapping(p.metadata), ts, skeleton(p.id))
 
 
-def part_row(candidate_id: str, position: int, p: ResponsePart) -> Row:
+def part_row(candidate_id: str, position: int, p: Part) -> Row:
     im = p.image
     if p.kind == "image" and im is not None:
         return (candidate_id, position, "image", None, im.source, im.sha256, im.status, im.error)
     return (candidate_id, position, "text", p.text, None, None, None, None)
 
 
-def _candidate(r: Mapping, content: tuple[ResponsePart, ...] = ()) -> Candidate:
+def _candidate(r: Mapping, content: tuple[Part, ...] = ()) -> Candidate:
     return Candidate(
         id=r["id"],
         item_id=r["item_id"],

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select, tuple_, update
+from sqlalchemy import delete, insert, select, tuple_, update
 
 from ..model import JudgeRun, Judgment, JudgmentKey, Outcome, RunStatus
 from . import schema as S
-from .base import StoreBase
+from .base import Conn, StoreBase
 from .engine import chunks, dumps, insert_chunked, insert_ignoring, loads, now
 from .rows import dataset_from_json, dataset_json
 
@@ -20,12 +20,12 @@ RO = S.run_orientations.c
 
 class JudgingStore(StoreBase):
     # -- runs ----------------------------------------------------------------------------
-    def judge_run(self, run_id: str, conn: Connection | None = None) -> JudgeRun | None:
+    def judge_run(self, run_id: str, conn: Conn | None = None) -> JudgeRun | None:
         with self._r(conn) as c:
             r = c.execute(select(S.judge_runs).where(R.id == run_id)).mappings().first()
         return _run(r) if r else None
 
-    def judge_runs(self, purpose: str | None = None, conn: Connection | None = None) -> list[JudgeRun]:
+    def judge_runs(self, purpose: str | None = None, conn: Conn | None = None) -> list[JudgeRun]:
         """Every run, oldest first (of one purpose when given)."""
         q = select(S.judge_runs).order_by(R.created_at)
         if purpose:
@@ -33,7 +33,7 @@ class JudgingStore(StoreBase):
         with self._r(conn) as c:
             return [_run(r) for r in c.execute(q).mappings()]
 
-    def add_judge_run(self, run: JudgeRun, conn: Connection | None = None) -> tuple[JudgeRun, bool]:
+    def add_judge_run(self, run: JudgeRun, conn: Conn | None = None) -> tuple[JudgeRun, bool]:
         """Store a new run, status "incomplete" until a pass ends with every answer; when a
         run of that id exists, leave it. Returns (the stored run, whether it is new)."""
         with self._w(conn) as c:
@@ -61,7 +61,7 @@ class JudgingStore(StoreBase):
         *,
         planned: int | None = None,
         failed: int | None = None,
-        conn: Connection | None = None,
+        conn: Conn | None = None,
     ) -> None:
         """The run's status; with ``planned``, also what its last pass planned and how many
         of those are stored as failures."""
@@ -72,18 +72,18 @@ class JudgingStore(StoreBase):
             c.execute(update(S.judge_runs).where(R.id == run_id).values(**values))
 
     # -- judgments -----------------------------------------------------------------------
-    def judgment_outcomes(self, run_id: str, conn: Connection | None = None) -> dict[JudgmentKey, Outcome]:
+    def judgment_outcomes(self, run_id: str, conn: Conn | None = None) -> dict[JudgmentKey, Outcome]:
         q = select(J.pair_id, J.order, J.sample_index, J.outcome).where(J.run_id == run_id)
         with self._r(conn) as c:
             return {(r[0], r[1], r[2]): r[3] for r in c.execute(q)}
 
-    def judgment_errors(self, run_id: str, conn: Connection | None = None) -> dict[JudgmentKey, str | None]:
+    def judgment_errors(self, run_id: str, conn: Conn | None = None) -> dict[JudgmentKey, str | None]:
         """The error message of each judgment stored as a failure."""
         q = select(J.pair_id, J.order, J.sample_index, J.error).where(J.run_id == run_id, J.outcome == "error")
         with self._r(conn) as c:
             return {(r[0], r[1], r[2]): r[3] for r in c.execute(q)}
 
-    def judgments(self, run_id: str, conn: Connection | None = None) -> list[Judgment]:
+    def judgments(self, run_id: str, conn: Conn | None = None) -> list[Judgment]:
         with self._r(conn) as c:
             rows = c.execute(select(S.judgments).where(J.run_id == run_id)).mappings().all()
         return [_judgment(r) for r in rows]
@@ -94,7 +94,7 @@ class JudgingStore(StoreBase):
         judgments: Iterable[Judgment],
         *,
         replace: Collection[JudgmentKey] = (),
-        conn: Connection | None = None,
+        conn: Conn | None = None,
     ) -> int:
         """Store judgments of a run in one transaction; the stored rows of the keys in
         ``replace`` (earlier failures that these judgments answer) are removed first."""
@@ -112,7 +112,7 @@ class JudgingStore(StoreBase):
         return len(rows)
 
     # -- the orientation a run showed ----------------------------------------------------
-    def record_run_orientation(self, run_id: str, chosen: Mapping[str, str], conn: Connection | None = None) -> int:
+    def record_run_orientation(self, run_id: str, chosen: Mapping[str, str], conn: Conn | None = None) -> int:
         """Record which stored side (``first`` / ``second``) held the chosen response of each
         pair as the run showed it. A pair recorded already keeps its record (the run's stored
         verdicts were given in it). Returns how many pairs were recorded now."""
@@ -123,7 +123,7 @@ class JudgingStore(StoreBase):
                 c.execute(insert_ignoring(c, S.run_orientations), list(chunk))
         return len(rows)
 
-    def run_orientation(self, run_id: str, conn: Connection | None = None) -> dict[str, str]:
+    def run_orientation(self, run_id: str, conn: Conn | None = None) -> dict[str, str]:
         """The stored side of each pair's chosen response as the run showed it (empty: a run
         stored before runs recorded it)."""
         with self._r(conn) as c:

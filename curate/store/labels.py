@@ -6,14 +6,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, fields, replace
 from typing import Final, Literal
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import InputError, InputProblem
 from ..lookalike import text_problem
 from ..model import Adjudication, Assignment, Label, LabelHistoryEntry
 from . import schema as S
-from .base import ConflictError, StoreBase
+from .base import ConflictError, Conn, StoreBase
 from .engine import dumps, dumps_mapping, insert_chunked, insert_ignoring, loads, now
 from .items import shallow
 
@@ -23,7 +23,7 @@ NEW_LABEL: Final[NewLabel] = "new"  # save_label: the annotator has no label on 
 
 class LabelStore(StoreBase):
     # -- assignments ---------------------------------------------------------------------
-    def add_assignments(self, assignments: Iterable[Assignment], conn: Connection | None = None) -> int:
+    def add_assignments(self, assignments: Iterable[Assignment], conn: Conn | None = None) -> int:
         ts = now()
         rows = [
             dict(
@@ -43,7 +43,7 @@ class LabelStore(StoreBase):
             insert_chunked(c, S.assignments, rows)
         return len(rows)
 
-    def get_assignment(self, pair_id: str, annotator: str, conn: Connection | None = None) -> Assignment | None:
+    def get_assignment(self, pair_id: str, annotator: str, conn: Conn | None = None) -> Assignment | None:
         with self._r(conn) as c:
             r = (
                 c.execute(
@@ -57,7 +57,7 @@ class LabelStore(StoreBase):
         return _assignment(r) if r else None
 
     def assignments(
-        self, *, annotator: str | None = None, pair_id: str | None = None, conn: Connection | None = None
+        self, *, annotator: str | None = None, pair_id: str | None = None, conn: Conn | None = None
     ) -> list[Assignment]:
         q = select(S.assignments).order_by(S.assignments.c.annotator, S.assignments.c.seq)
         if annotator is not None:
@@ -68,7 +68,7 @@ class LabelStore(StoreBase):
             return [_assignment(r) for r in c.execute(q).mappings()]
 
     def next_assignment(
-        self, annotator: str, conn: Connection | None = None, *, after_seq: int | None = None
+        self, annotator: str, conn: Conn | None = None, *, after_seq: int | None = None
     ) -> Assignment | None:
         """The annotator's next open pair, straight from the (annotator, state, seq) index;
         ``after_seq``: the one after that place in the queue (the app warms its images)."""
@@ -84,7 +84,7 @@ class LabelStore(StoreBase):
             r = c.execute(q).mappings().first()
         return _assignment(r) if r else None
 
-    def progress(self, annotator: str, conn: Connection | None = None) -> tuple[int, int]:
+    def progress(self, annotator: str, conn: Conn | None = None) -> tuple[int, int]:
         """(done, assigned) for one annotator."""
         with self._r(conn) as c:
             rows = c.execute(
@@ -96,7 +96,7 @@ class LabelStore(StoreBase):
         return counts.get("done", 0), sum(counts.values())
 
     # -- labels --------------------------------------------------------------------------
-    def get_label(self, pair_id: str, annotator: str, conn: Connection | None = None) -> Label | None:
+    def get_label(self, pair_id: str, annotator: str, conn: Conn | None = None) -> Label | None:
         with self._r(conn) as c:
             r = (
                 c.execute(select(S.labels).where(S.labels.c.pair_id == pair_id, S.labels.c.annotator == annotator))
@@ -112,7 +112,7 @@ class LabelStore(StoreBase):
         annotator: str | None = None,
         status: str | None = "submitted",
         control: bool | None = None,
-        conn: Connection | None = None,
+        conn: Conn | None = None,
     ) -> list[Label]:
         """Labels in (pair, annotator) order. ``control``: True only the labels of control
         tasks, False none of them (what overlap, agreement and the build count), None all."""
@@ -134,12 +134,12 @@ class LabelStore(StoreBase):
         with self._r(conn) as c:
             return [_label(r) for r in c.execute(q).mappings()]
 
-    def labelled_annotators(self, conn: Connection | None = None) -> set[str]:
+    def labelled_annotators(self, conn: Conn | None = None) -> set[str]:
         """Every annotator with a label (any status)."""
         with self._r(conn) as c:
             return set(c.scalars(select(S.labels.c.annotator).distinct()))
 
-    def add_labels(self, labels: Iterable[Label], conn: Connection | None = None) -> int:
+    def add_labels(self, labels: Iterable[Label], conn: Conn | None = None) -> int:
         """Bulk insert of new labels (imports): revision 1, no history, assignments untouched."""
         labels = list(labels)
         for lb in labels:
@@ -154,7 +154,7 @@ class LabelStore(StoreBase):
         return len(rows)
 
     def save_label(
-        self, label: Label, *, expected_revision: int | NewLabel = NEW_LABEL, conn: Connection | None = None
+        self, label: Label, *, expected_revision: int | NewLabel = NEW_LABEL, conn: Conn | None = None
     ) -> Label:
         """Save a label; an earlier version goes to the history.
 
@@ -205,7 +205,7 @@ class LabelStore(StoreBase):
             )
         return saved
 
-    def _save_new_label(self, label: Label, ts: str, conn: Connection | None) -> Label:
+    def _save_new_label(self, label: Label, ts: str, conn: Conn | None) -> Label:
         """The common case (a first submit): one INSERT ... ON CONFLICT DO NOTHING instead
         of SELECT + SAVEPOINT + INSERT + RELEASE; on PostgreSQL each is a round trip, and
         together they missed the 5 ms target (bench/store.py)."""
@@ -227,7 +227,7 @@ class LabelStore(StoreBase):
                 )
         return saved
 
-    def undo_last(self, annotator: str, conn: Connection | None = None) -> Label | None:
+    def undo_last(self, annotator: str, conn: Conn | None = None) -> Label | None:
         """Withdraw the annotator's most recent label; it goes to the history and the pair
         returns to the front of their queue. Returns the withdrawn label."""
         with self._w(conn) as c:
@@ -263,7 +263,7 @@ class LabelStore(StoreBase):
             return last
 
     def label_history(
-        self, pair_id: str | None = None, annotator: str | None = None, conn: Connection | None = None
+        self, pair_id: str | None = None, annotator: str | None = None, conn: Conn | None = None
     ) -> list[LabelHistoryEntry]:
         """Earlier versions of labels, oldest first (of one pair and/or annotator when given)."""
         h = S.label_history.c
@@ -286,14 +286,14 @@ class LabelStore(StoreBase):
             ]
 
     # -- adjudication --------------------------------------------------------------------
-    def set_adjudication(self, adj: Adjudication, conn: Connection | None = None) -> None:
+    def set_adjudication(self, adj: Adjudication, conn: Conn | None = None) -> None:
         refuse_unstorable(f"adjudication of pair {adj.pair_id!r}", adj)
         row = dict(asdict(adj), created_at=adj.created_at or now())
         with self._w(conn) as c:
             c.execute(S.adjudications.delete().where(S.adjudications.c.pair_id == adj.pair_id))
             c.execute(insert(S.adjudications).values(**row))
 
-    def adjudications(self, conn: Connection | None = None) -> dict[str, Adjudication]:
+    def adjudications(self, conn: Conn | None = None) -> dict[str, Adjudication]:
         with self._r(conn) as c:
             rows = c.execute(select(S.adjudications)).mappings().all()
         return {r["pair_id"]: Adjudication(**{**r, "exclude": bool(r["exclude"])}) for r in rows}

@@ -6,20 +6,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import StoreError
 from ..lookalike import check_name, lookalike, text_problem
 from ..model import Annotator
 from . import schema as S
-from .base import StoreBase
+from .base import Conn, StoreBase
 from .engine import now
 
 
 class PeopleStore(StoreBase):
     # -- annotators ----------------------------------------------------------------------
-    def add_annotator(self, a: Annotator, conn: Connection | None = None) -> None:
+    def add_annotator(self, a: Annotator, conn: Conn | None = None) -> None:
         """Add an account as it is named (annotate/auth.py checks a name a person chose)."""
         _storable_name(a.name)
         with self._w(conn) as c:
@@ -33,7 +33,7 @@ class PeopleStore(StoreBase):
             except IntegrityError:
                 raise StoreError(f"annotator {a.name!r} already exists") from None
 
-    def ensure_annotator(self, name: str, role: str = "annotator", conn: Connection | None = None) -> bool:
+    def ensure_annotator(self, name: str, role: str = "annotator", conn: Conn | None = None) -> bool:
         """Create an annotator without a password if missing; True when created. A new name
         follows the identifier policy (curate/lookalike.py: ``check_name``, as it is written,
         and no look-alike of an account there)."""
@@ -52,25 +52,25 @@ class PeopleStore(StoreBase):
             c.execute(insert(S.annotators).values(name=name, role=role, active=True, created_at=now()))
             return True
 
-    def get_annotator(self, name: str, conn: Connection | None = None) -> Annotator | None:
+    def get_annotator(self, name: str, conn: Conn | None = None) -> Annotator | None:
         if text_problem(name):
             return None  # no account has a name no store can hold (PostgreSQL would refuse to look)
         with self._r(conn) as c:
             r = c.execute(select(S.annotators).where(S.annotators.c.name == name)).mappings().first()
         return _annotator(r) if r else None
 
-    def annotators(self, conn: Connection | None = None) -> list[Annotator]:
+    def annotators(self, conn: Conn | None = None) -> list[Annotator]:
         with self._r(conn) as c:
             rows = c.execute(select(S.annotators).order_by(S.annotators.c.name)).mappings().all()
         return [_annotator(r) for r in rows]
 
-    def update_annotator(self, name: str, conn: Connection | None = None, **values: Any) -> None:
+    def update_annotator(self, name: str, conn: Conn | None = None, **values: Any) -> None:
         with self._w(conn) as c:
             n = c.execute(update(S.annotators).where(S.annotators.c.name == name).values(**values)).rowcount
             if not n:
                 raise StoreError(f"no annotator named {name!r}")
 
-    def sessions_not_before(self, name: str, conn: Connection | None = None) -> float | None:
+    def sessions_not_before(self, name: str, conn: Conn | None = None) -> float | None:
         with self._r(conn) as c:
             return c.scalar(select(S.annotators.c.sessions_not_before).where(S.annotators.c.name == name))
 
@@ -84,7 +84,7 @@ class PeopleStore(StoreBase):
         expires_at: float,
         handoff_hash: str | None = None,
         handoff_until: float | None = None,
-        conn: Connection | None = None,
+        conn: Conn | None = None,
     ) -> None:
         with self._w(conn) as c:
             c.execute(S.sessions.delete().where(S.sessions.c.expires_at <= created_at))  # keep the table small
@@ -100,7 +100,7 @@ class PeopleStore(StoreBase):
             )
 
     def session_account(
-        self, *, at: float, session_id: str | None = None, token_hash: str | None = None, conn: Connection | None = None
+        self, *, at: float, session_id: str | None = None, token_hash: str | None = None, conn: Conn | None = None
     ) -> tuple[str, Annotator, float] | None:
         """(session id, its account, expiry) of a live session found by id or by cookie hash."""
         if (session_id is None) == (token_hash is None):
@@ -117,9 +117,7 @@ class PeopleStore(StoreBase):
             return None
         return r["id"], _annotator(r), r["expires_at"]
 
-    def claim_handoff(
-        self, handoff_hash: str, token_hash: str, *, at: float, conn: Connection | None = None
-    ) -> float | None:
+    def claim_handoff(self, handoff_hash: str, token_hash: str, *, at: float, conn: Conn | None = None) -> float | None:
         """Trade a live one-time handoff code for a cookie token: the session's expiry, or
         None when the code is unknown, used or stale. Only one claim of a code succeeds."""
         s = S.sessions.c
@@ -137,7 +135,7 @@ class PeopleStore(StoreBase):
         session_id: str | None = None,
         token_hash: str | None = None,
         annotator: str | None = None,
-        conn: Connection | None = None,
+        conn: Conn | None = None,
     ) -> int:
         """End sessions by id, by cookie hash or every one of an account; how many ended."""
         conds = [
@@ -156,7 +154,7 @@ class PeopleStore(StoreBase):
 
     # -- sign-in attempts (throttling; annotate/auth.py holds the rules) ---------------
     def begin_signin_attempt(
-        self, attempt: str, keys: Iterable[str], *, at: float, since: float, conn: Connection | None = None
+        self, attempt: str, keys: Iterable[str], *, at: float, since: float, conn: Conn | None = None
     ) -> dict[str, list[float]]:
         """Record an attempt under each key, then return each key's attempt times since
         ``since`` (this one included), oldest first. The record is committed before the
@@ -173,15 +171,15 @@ class PeopleStore(StoreBase):
                 out[k].append(t)
         return out
 
-    def drop_signin_attempt(self, attempt: str, conn: Connection | None = None) -> None:
+    def drop_signin_attempt(self, attempt: str, conn: Conn | None = None) -> None:
         with self._w(conn) as c:
             c.execute(S.signin_attempts.delete().where(S.signin_attempts.c.attempt == attempt))
 
-    def clear_signin_attempts(self, key: str, conn: Connection | None = None) -> None:
+    def clear_signin_attempts(self, key: str, conn: Conn | None = None) -> None:
         with self._w(conn) as c:
             c.execute(S.signin_attempts.delete().where(S.signin_attempts.c.key == key))
 
-    def signin_attempts(self, key: str, conn: Connection | None = None) -> list[float]:
+    def signin_attempts(self, key: str, conn: Conn | None = None) -> list[float]:
         a = S.signin_attempts.c
         with self._r(conn) as c:
             return [t for (t,) in c.execute(select(a.at).where(a.key == key).order_by(a.at))]

@@ -85,7 +85,7 @@ candidates = Table(
     UniqueConstraint("item_id", "model", "params_key", "sample_index", name="uq_candidate_key"),
 )
 
-# The parts of a candidate response with images, in order (model.ResponsePart): a text part
+# The parts of a candidate response with images, in order (model.Part): a text part
 # holds ``text``; an image part the image as item_images holds it (``sha256`` NULL when the
 # image is missing). A plain-text candidate has no rows here: ``candidates.text`` is all of it.
 candidate_parts = Table(

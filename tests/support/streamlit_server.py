@@ -30,6 +30,7 @@ XSS = (
 )
 
 
+@functools.cache  # bytes, so safe to share: every app test's seed draws the same ones
 def png(seed: int, size: tuple[int, int] = (800, 600)) -> bytes:
     from PIL import Image, ImageDraw
 
@@ -107,6 +108,7 @@ def seed_store(
     return [p.id for p in pairs]
 
 
+@functools.cache
 def edited_png(seed: int, *, edited: bool, size: tuple[int, int] = (640, 480)) -> bytes:
     """A picture and its edit: the edit differs only by one small square (an image-editing
     pair is judged by such a difference)."""
@@ -126,7 +128,7 @@ def seed_image_pairs(store, annotators=("alice",), *, n_pairs: int = 2, missing_
     with a small edit. ``missing_at``: that pair's second image is missing. Each annotator
     gets them at the head of their queue (negative seq), sides alternating. Even pairs are
     text to image (no prompt image), odd ones edits of the prompt's image."""
-    from curate.model import Assignment, Candidate, ImageRef, Item, Pair, ResponsePart, render_parts
+    from curate.model import Assignment, Candidate, ImageRef, Item, Pair, Part, render_parts
 
     stored, items, cands, pairs = [], [], [], []
     for n in range(n_pairs):
@@ -140,11 +142,11 @@ def seed_image_pairs(store, annotators=("alice",), *, n_pairs: int = 2, missing_
             stored.append(b)
             ref_b = ImageRef(f"out/{n}_b.png", b.sha256, "ok", b.width, b.height)
         parts_a = (
-            ResponsePart.of_text(f"Here is edit {n}:"),
-            ResponsePart.of_image(ref_a),
-            ResponsePart.of_text("The sky is **purple** now."),
+            Part.of_text(f"Here is edit {n}:"),
+            Part.of_image(ref_a),
+            Part.of_text("The sky is **purple** now."),
         )
-        parts_b = (ResponsePart.of_image(ref_b),)
+        parts_b = (Part.of_image(ref_b),)
         prompt_images: tuple[ImageRef, ...] = ()
         if n % 2:
             src = store.images.put(png(n + 10, (640, 480)))
@@ -267,6 +269,45 @@ def wait_idle(page, timeout: float = 45_000) -> None:
         " && !document.querySelector('[data-testid=stStatusWidget] button'); }",
         timeout=timeout,
     )
+
+
+# Every control of the decision, as the label page shows it (flag included: it is always there);
+# OFF_SCREEN says which of them are out of view (a decision must fit one screen).
+CONTROLS = {
+    "left correctness": '[class*="st-key-q_left"] [role=radiogroup]',
+    "right correctness": '[class*="st-key-q_right"] [role=radiogroup]',
+    "preference": '[class*="st-key-q_pref"] [role=radiogroup]',
+    "flag": '[class*="st-key-q_flag"] [role=radiogroup]',
+    "rationale": '[class*="st-key-q_rationale"] textarea',
+    "submit": '[class*="st-key-q_submit"] button',
+}
+OFF_SCREEN = """(sels) => {
+  const out = {};
+  for (const [name, sel] of Object.entries(sels)) {
+    const el = document.querySelector(sel);
+    if (!el) { out[name] = 'absent'; continue; }
+    const r = el.getBoundingClientRect();
+    if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth || !r.height)
+      out[name] = [r.left, r.top, r.right, r.bottom].map(Math.round).join(',') + ' in ' + innerWidth + 'x'
+        + innerHeight;
+  }
+  const main = document.querySelector('[data-testid=stMain]');
+  if (scrollY || (main && main.scrollTop)) out.scrolled = [scrollY, main && main.scrollTop];
+  return out;
+}"""
+
+
+DRAWN = """() => Array.from(document.images).every((i) => i.complete)
+  && Array.from(document.querySelectorAll('[data-testid=stVegaLiteChart]')).every((c) => c.querySelector('canvas, svg'))
+  && Array.from(document.querySelectorAll('[data-testid=stDataFrame]')).every((d) => d.querySelector('canvas'))"""
+
+
+def settled(page, timeout: float = 45_000) -> None:
+    """Until what the page shows is drawn: every image loaded or failed (so an ``onerror`` has
+    fired, and any request it makes has been sent), charts and tables drawn, and two frames
+    painted since (the layout after a new viewport size, say). Waited for, never guessed."""
+    page.wait_for_function(DRAWN, timeout=timeout)
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
 
 def wait_cookie(page) -> None:

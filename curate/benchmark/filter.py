@@ -40,10 +40,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..model import Adjudication, Candidate, Item, Label, Pair
-from ..quality.aggregate import Aggregated, aggregate, as_frame, gold_by_field
+from ..quality.aggregate import Aggregated, aggregate
+from ..quality.frames import gold_by_field, label_values, table_frame
 from .rules import AGREEMENT_FIELDS, Rules
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from ..agreement.table import LabelTable
+    from ..model import Gold
     from ..store import Store
 
 CORRECTNESS_TASK_CATEGORY = "open_generation/correctness_task"  # one of model.MMRB_CATEGORIES
@@ -87,6 +90,28 @@ class FilterResult:
         return dict(sorted(Counter(d.category for d in self.decisions).items()))
 
 
+@dataclass(frozen=True)
+class PairLabels:
+    """What the rules read of a pair's submitted labels: how many there are, whether one is
+    flagged, and the values given for each field, by the field's name."""
+
+    n: int = 0
+    flagged: bool = False
+    values: Mapping[str, Sequence[str]] = field(default_factory=dict)
+
+    def given(self, name: str) -> list[str]:
+        return list(self.values.get(name, ()))
+
+    @classmethod
+    def of(cls, labels: Sequence[Label]) -> PairLabels:
+        """From Label records (the build reads the values from its LabelTable instead)."""
+        values: dict[str, list[str]] = defaultdict(list)
+        for lab in labels:
+            for name, v in label_values(lab).items():
+                values[name].append(v)
+        return cls(len(labels), any(lab.flag for lab in labels), dict(values))
+
+
 def _mode(values: list[str]) -> tuple[str | None, float]:
     """(unique modal value or None, its share)."""
     if not values:
@@ -121,7 +146,7 @@ def rule_names(rules: Rules) -> list[str]:
 def decide(
     pair: Pair,
     item: Item,
-    labels: list[Label],
+    labels: PairLabels,
     adj: Adjudication | None,
     rules: Rules,
     image_ok: dict[str, bool],
@@ -131,7 +156,7 @@ def decide(
     """``aggregated``: field -> this pair's value from the aggregation model (not majority);
     ``responses``: the pair's two candidates (their images are checked like the prompt's)."""
     adj = adj if rules.adjudication else None
-    n = len(labels)
+    n = labels.n
 
     def gone(images) -> int:
         return sum(1 for im in images if not (im.sha256 and image_ok.get(im.sha256, False)))
@@ -147,12 +172,12 @@ def decide(
     if adj is not None and adj.exclude:
         return decision("adjudicated_exclude")
     if adj is None:
-        if rules.flagged_out and any(lab.flag for lab in labels):
+        if rules.flagged_out and labels.flagged:
             return decision("flagged")
         if n < rules.min_labels:
             return decision("min_labels")
         for fname in sorted(rules.agreement):
-            vals = [getattr(lab, fname) for lab in labels if getattr(lab, fname)]
+            vals = labels.given(fname)
             if not vals:
                 continue  # nobody gave this field: nothing to disagree on
             modal, modal_share = _mode(vals)
@@ -162,7 +187,7 @@ def decide(
     def field_value(fname: str) -> tuple[str | None, float | None]:
         if adj is not None and getattr(adj, fname):
             return getattr(adj, fname), None
-        given = [getattr(lab, fname) for lab in labels if getattr(lab, fname)]
+        given = labels.given(fname)
         decided = aggregated.get(fname) if aggregated is not None else None
         if decided:
             return decided, (given.count(decided) / len(given) if given else None)
@@ -202,14 +227,19 @@ class BuildInputs:
     labels: Mapping[str, list[Label]] = field(default_factory=dict)  # pair id -> its submitted labels
 
 
-def apply_rules(store: Store, rules: Rules) -> tuple[FilterResult, BuildInputs]:
-    """Decide every pair in scope. Returns the result and what the exports need, read once."""
+def apply_rules(store: Store, rules: Rules, table: LabelTable) -> tuple[FilterResult, BuildInputs]:
+    """Decide every pair in scope. ``table``: the store's submitted regular labels, the one
+    label table of the build (curate.agreement.from_store), whose fields the rules read by
+    name. Returns the result and what the exports need, read once."""
     pairs = [p for p in store.pairs() if p.status in rules.statuses]
     items = {i.id: i for i in store.items()}
     candidates = {c.id: c for c in store.candidates()}
+    # the records themselves, for what a table of field values does not hold: how many
+    # labels a pair has, their flags, and the ratings the MMRB2 export writes as they are
     labels: dict[str, list[Label]] = defaultdict(list)
     for lab in store.labels(status="submitted", control=False):  # control tasks never count
         labels[lab.pair_id].append(lab)
+    given = {name: table.given(name) for name in AGREEMENT_FIELDS}
     adjudications = store.adjudications()
     image_ok: dict[str, bool] = {}
     in_scope = {cid for p in pairs for cid in (p.first_id, p.second_id)}
@@ -219,17 +249,23 @@ def apply_rules(store: Store, rules: Rules) -> tuple[FilterResult, BuildInputs]:
     for sha in shas:
         path = known.get(sha)
         image_ok[sha] = bool(path and path.is_file())
-    agg = _aggregate(pairs, labels, store.gold(), rules)
+    agg = _aggregate(pairs, table, store.gold(), rules)
     per_pair: dict[str, dict[str, str]] = defaultdict(dict)
     if rules.aggregation != "majority":
         for fname, fa in agg.fields.items():
             for pid, v in fa.final.items():
                 per_pair[pid][fname] = v
+
+    def pair_labels(pid: str) -> PairLabels:
+        mine = labels.get(pid, [])
+        values = {name: by_pair[pid] for name, by_pair in given.items() if pid in by_pair}
+        return PairLabels(len(mine), any(lab.flag for lab in mine), values)
+
     decisions = [
         decide(
             p,
             items[p.item_id],
-            labels.get(p.id, []),
+            pair_labels(p.id),
             adjudications.get(p.id),
             rules,
             image_ok,
@@ -241,15 +277,10 @@ def apply_rules(store: Store, rules: Rules) -> tuple[FilterResult, BuildInputs]:
     return FilterResult(decisions, rule_names(rules)), BuildInputs(items, candidates, image_ok, agg, labels)
 
 
-def _aggregate(pairs: list[Pair], labels: Mapping[str, list[Label]], gold, rules: Rules) -> Aggregated:
+def _aggregate(pairs: list[Pair], table: LabelTable, gold: Mapping[str, Gold], rules: Rules) -> Aggregated:
     """The regular labels of the pairs in scope aggregated by ``rules.aggregation`` (gold
-    where present); with the majority rule, for the card's reliability figures only."""
-    rows = (
-        (lab.pair_id, lab.annotator, fname, getattr(lab, fname))
-        for p in pairs
-        for lab in labels.get(p.id, [])
-        for fname in AGREEMENT_FIELDS
-        if getattr(lab, fname)
-    )
+    where present); with the majority rule, for the card's reliability figures only. crowd-kit
+    takes a long frame: the table's labels converted to it."""
+    frame = table_frame(table, AGREEMENT_FIELDS, [p.id for p in pairs])
     known = gold_by_field(gold.values()) if rules.aggregation != "majority" else None
-    return aggregate(as_frame(rows), rules.aggregation, known, seed=rules.seed)
+    return aggregate(frame, rules.aggregation, known, seed=rules.seed)

@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
+from ..agreement import agreement_report, from_store
+from ..agreement.table import LabelTable
 from ..errors import DiskFullError, MmrbError, is_disk_full
 from ..formats.registry import EXPORTED
-from ..model import Candidate, Triplet
+from ..model import Candidate, Part, Triplet
 from ..quality.aggregate import Aggregated
 from ..sides import is_side
 from . import export
@@ -58,7 +58,7 @@ def make_triplets(
     """Triplets in pair-id order, the image files they need (the prompts' and the responses'),
     and the ids missing a prompt image (those keep only the images that exist: see
     missing_images in the rules). A response image missing from the store stays in its
-    response's parts as ``{"image": null, "missing": source}``."""
+    response's parts as missing under its source."""
     items, cands, image_ok = inputs.items, inputs.candidates, inputs.image_ok
     triplets: list[Triplet] = []
     sources: dict[str, Path] = {}
@@ -69,20 +69,20 @@ def make_triplets(
     )
     answer_ok = {sha: image_ok.get(sha, False) for sha in answers}  # as the filter saw them
 
-    def parts(c: Candidate) -> tuple[dict[str, str | None], ...]:
+    def parts(c: Candidate) -> tuple[Part, ...]:
         """A response's parts with its images as files of the build (empty: plain text)."""
-        out: list[dict[str, str | None]] = []
+        out: list[Part] = []
         for part in c.content:
             im = part.image
             if im is None:
-                out.append({"text": part.text})
+                out.append(Part.of_text(part.text))
             elif im.sha256 and answer_ok.get(im.sha256):
                 src = answers[im.sha256]
                 rel = f"images/{im.sha256}{src.suffix.lower()}"
                 sources[rel] = src
-                out.append({"image": rel})
+                out.append(Part.of_image(rel))
             else:
-                out.append({"image": None, "missing": im.source})
+                out.append(Part.of_image(im.source, missing=True))
         return tuple(out)
 
     for d in sorted(kept, key=lambda d: d.pair.id):
@@ -120,20 +120,8 @@ def make_triplets(
     return triplets, sources, missing
 
 
-def _agreement(store: Store, considered: set[str], rules: Rules) -> AgreementReport:
-    from ..agreement import agreement_report, from_store
-    from ..agreement.table import FieldLabels, LabelTable
-
-    t = from_store(store)
-    # a set lookup per unit: np.isin on object arrays compares every pair (quadratic)
-    keep = np.fromiter((u in considered for u in t.units), dtype=bool, count=len(t.units))
-    fields = {}
-    for name, fl in t.fields.items():
-        sel = keep[fl.unit]
-        fields[name] = FieldLabels(fl.spec, fl.unit[sel], fl.annotator[sel], fl.code[sel])
-    # units outside the scope stay in the index with no labels: they count nowhere
-    sub = LabelTable(t.units, t.annotators, np.where(keep, t.category, ""), fields, t.gold, t.source)
-    report = agreement_report(sub, per_category=True, resamples=rules.resamples, seed=rules.seed)
+def _agreement(table: LabelTable, considered: set[str], rules: Rules) -> AgreementReport:
+    report = agreement_report(table.only(considered), per_category=True, resamples=rules.resamples, seed=rules.seed)
     if report.categories is not None:
         report.categories = {c: v for c, v in report.categories.items() if any(f.n_labels for f in v.fields.values())}
     return report
@@ -255,9 +243,10 @@ def _replace_dir(tmp: Path, out: Path) -> None:
 
 def build(store: Store, rules: Rules, out: str | Path) -> BuildResult:
     out = Path(out).resolve()
-    result, inputs = apply_rules(store, rules)
+    table = from_store(store)  # the build's labels, read once: the rules, aggregation and agreement read this table
+    result, inputs = apply_rules(store, rules, table)
     triplets, sources, missing = make_triplets(store, result.kept, inputs)
-    report = _agreement(store, {d.pair.id for d in result.decisions}, rules)
+    report = _agreement(table, {d.pair.id for d in result.decisions}, rules)
     try:
         mmrb2_counts = _write(out, store, rules, result, inputs, triplets, sources, missing, report)
     except Exception as e:
@@ -330,7 +319,7 @@ def _write(
 
 
 def dry_run(store: Store, rules: Rules) -> FilterResult:
-    return apply_rules(store, rules)[0]
+    return apply_rules(store, rules, from_store(store))[0]
 
 
 __all__ = ["BuildInputs", "BuildResult", "Rules", "build", "dry_run", "load_rules", "make_triplets"]

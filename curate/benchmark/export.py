@@ -37,7 +37,7 @@ from typing import Any
 from .. import sides
 from ..formats import mmrb, mmrb2, triplets, vlrewardbench
 from ..images import ImageStore
-from ..model import Label, Side, Triplet
+from ..model import Label, Part, Side, Triplet
 from ..seeding import hex_hash
 
 SPLIT = "test"  # the one split: named so in the card's YAML, its loading example and the saved dataset
@@ -219,21 +219,20 @@ def _mmrb2_response(
     counter: Iterator[int],
     model: str,
     text: str,
-    parts: tuple[Mapping[str, Any], ...],
+    parts: tuple[Part, ...],
 ) -> mmrb2.Mmrb2Response:
     """A triplet's response in MMRB2's parts, its images placed in ``folder`` (``_place``)."""
     if not parts:
-        return mmrb2.Mmrb2Response((("text", text),), model)
-    written: list[tuple[str, str]] = []
+        return mmrb2.Mmrb2Response((Part.of_text(text),), model)
+    written: list[Part] = []
     for part in parts:
-        if "text" in part:
-            written.append(("text", part["text"]))
+        if part.kind == "text":
+            written.append(part)
             continue
-        rel = part.get("image")
-        name = f"{stem}_{next(counter)}{_suffix(rel or part.get('missing') or '')}"
-        if rel is not None:  # missing from the store: the name of a file that is not there
-            _place(out / rel, folder / name)
-        written.append(("image", name))
+        name = f"{stem}_{next(counter)}{_suffix(part.value)}"
+        if not part.missing:  # missing from the store: the name of a file that is not there
+            _place(out / part.value, folder / name)
+        written.append(Part.of_image(name))
     return mmrb2.Mmrb2Response(tuple(written), model)
 
 
@@ -264,13 +263,13 @@ def write_mmrb2(out: Path, e: Export) -> dict[str, int]:
             if not a_is_chosen:
                 shown.reverse()
             response_a, response_b = (_mmrb2_response(out, folder, stem, counter, *r) for r in shown)
-            prompt: list[tuple[str, str]] = []  # the prompt's images, then its text (as sent to models)
+            prompt: list[Part] = []  # the prompt's images, then its text (as sent to models)
             for k, rel in enumerate(t.images):
                 name = f"{stem}_prompt{k}{_suffix(rel)}"
                 _place(out / rel, folder / name)
-                prompt.append(("image", name))
+                prompt.append(Part.of_image(name))
             if t.prompt:
-                prompt.append(("text", t.prompt))
+                prompt.append(Part.of_text(t.prompt))
             records.append(
                 mmrb2.Mmrb2Pair(
                     id=t.id,

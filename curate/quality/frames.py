@@ -1,0 +1,131 @@
+"""The store's labels and gold as the long frames quality control works on: one row a
+label field, columns ``pair``, ``annotator``, ``field``, ``value`` (and, read from the store,
+``control``: the label is a control task's, and ``category``). Aggregation
+(curate/quality/aggregate.py) and reliability (curate/quality/reliability.py) both read them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ..model import LABEL_FIELDS
+
+if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from ..agreement.table import LabelTable
+    from ..model import Gold, Label
+    from ..store.protocols import LabelFrameStore
+
+COLUMNS = ("pair", "annotator", "field", "value", "control", "category")
+
+
+def labels_frame(store: LabelFrameStore) -> pd.DataFrame:
+    """The store's submitted labels as the long frame of this module (the three label
+    fields), control tasks marked. Read as columns of codes in one scan
+    (Store.label_columns, the agreement's fast path): no Label object per row."""
+    cols = store.label_columns()
+    control = store.control_keys()
+    (unit_codes, units), (ann_codes, names) = cols.pair, cols.annotator
+    (id_codes, ids), (cat_codes, cats) = store.pair_category_columns()
+    category = pd.Series(cats[cat_codes], index=ids[id_codes]) if len(id_codes) else pd.Series(dtype=object)
+    pair = units[unit_codes]
+    annotator = names[ann_codes]
+    is_control = (
+        np.fromiter(((p, a) in control for p, a in zip(pair, annotator, strict=True)), bool, len(pair))
+        if control
+        else np.zeros(len(pair), dtype=bool)
+    )
+    parts = []
+    for name in LABEL_FIELDS:
+        codes, values = cols.fields[name]
+        value = values[codes]
+        given = value != ""
+        parts.append(
+            pd.DataFrame(
+                {
+                    "pair": pair[given],
+                    "annotator": annotator[given],
+                    "field": name,
+                    "value": value[given],
+                    "control": is_control[given],
+                }
+            )
+        )
+    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(COLUMNS[:5]))
+    frame["category"] = frame["pair"].map(category).fillna("").to_numpy(dtype=object)
+    return frame.astype({"control": bool}).reset_index(drop=True)
+
+
+def store_frame(store: LabelFrameStore, pair_ids: Iterable[str] | None = None) -> pd.DataFrame:
+    """The store's regular submitted labels (no control task) as a long frame, optionally of some pairs."""
+    frame = labels_frame(store)
+    keep = ~frame["control"].to_numpy(dtype=bool)
+    if pair_ids is not None:
+        keep &= frame["pair"].isin(set(pair_ids)).to_numpy()
+    return frame.loc[keep, ["pair", "annotator", "field", "value"]].astype(object).reset_index(drop=True)
+
+
+def gold_by_field(golds: Iterable[Gold]) -> dict[str, dict[str, str]]:
+    """field -> pair -> gold value, from model.Gold rows."""
+    out: dict[str, dict[str, str]] = {name: {} for name in LABEL_FIELDS}
+    for g in golds:
+        for name in LABEL_FIELDS:
+            v = g.value(name)
+            if v:
+                out[name][g.pair_id] = v
+    return out
+
+
+def label_values(lab: Label) -> dict[str, str]:
+    """One label's given fields by name (of LABEL_FIELDS): the one reading of a Label's
+    fields by their names, for code that holds Label records rather than a table."""
+    values = {
+        "preference": lab.preference,
+        "correctness_first": lab.correctness_first,
+        "correctness_second": lab.correctness_second,
+    }
+    return {name: v for name, v in values.items() if v}
+
+
+def table_frame(table: LabelTable, fields: Sequence[str], pairs: Sequence[str]) -> pd.DataFrame:
+    """The labels of ``pairs`` in a LabelTable (curate/agreement/table.py) as the long frame
+    crowd-kit takes: rows in the order of ``pairs``, then annotator, then ``fields``."""
+    position = {p: n for n, p in enumerate(pairs)}
+    order = {f: n for n, f in enumerate(fields)}
+    names = np.asarray(table.annotators, dtype=object)
+    parts = []
+    for name in fields:
+        fl = table.fields.get(name)
+        if fl is None:
+            continue
+        unit = table.units[fl.unit]
+        at = np.fromiter((position.get(u, -1) for u in unit), dtype=np.int64, count=len(unit))
+        sel = at >= 0
+        parts.append(
+            pd.DataFrame(
+                {
+                    "pair": unit[sel],
+                    "annotator": names[fl.annotator[sel]],
+                    "field": name,
+                    "value": np.asarray(fl.spec.values, dtype=object)[fl.code[sel]],
+                    "_at": at[sel],
+                    "_ann": fl.annotator[sel],  # the table's annotators are sorted
+                    "_field": order[name],
+                }
+            )
+        )
+    if not parts:
+        return as_frame(())
+    frame = pd.concat(parts, ignore_index=True).sort_values(["_at", "_ann", "_field"], kind="stable")
+    return frame[["pair", "annotator", "field", "value"]].astype(object).reset_index(drop=True)
+
+
+def as_frame(rows: Iterable[tuple[str, str, str, str]]) -> pd.DataFrame:
+    """A long frame from (pair, annotator, field, value) tuples."""
+    return pd.DataFrame(list(rows), columns=["pair", "annotator", "field", "value"]).astype(object)
+
+
+__all__ = ["COLUMNS", "as_frame", "gold_by_field", "label_values", "labels_frame", "store_frame", "table_frame"]
