@@ -9,35 +9,9 @@ from hypothesis import strategies as st
 
 from curate.assign import assign, needs_another
 from curate.errors import MmrbError
-from curate.model import Candidate, Item, Label, Pair
+from curate.model import Label
 from curate.store import Store
-
-
-def seed_pairs(store, n: int, *, gold: int = 0, start: int = 0) -> list[str]:
-    items, cands, pairs = [], [], []
-    for i in range(start, start + n + gold):
-        items.append(Item(id=f"it{i}", prompt=f"q{i}", category="vqa"))
-        cands += [
-            Candidate(id=f"c{i}a", item_id=f"it{i}", model="m1", text="a"),
-            Candidate(id=f"c{i}b", item_id=f"it{i}", model="m2", text="b"),
-        ]
-        is_gold = i >= start + n
-        pairs.append(
-            Pair(
-                id=f"p{i}",
-                item_id=f"it{i}",
-                first_id=f"c{i}a",
-                second_id=f"c{i}b",
-                origin="test",
-                is_gold=is_gold,
-                known_preference="first" if is_gold else None,
-            )
-        )
-    with store.write() as conn:
-        store.add_items(items, conn=conn)
-        store.add_candidates(cands, conn=conn)
-        store.add_pairs(pairs, conn=conn)
-    return [p.id for p in pairs]
+from tests.support.pairs import seed_pairs
 
 
 def plan(store):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_faults_images import _swap_for_link
+from tests.support.images import swap_for_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -34,7 +34,7 @@ def linked_server(tmp_path_factory):
     with Store(db, images=images) as s:
         seed_store(s, n_pairs=1, annotators=("alice",))
         seed_image_pairs(s, ("alice",))
-        _swap_for_link(s.image_path(s.candidates(ids=["ir0/a"])[0].images[0].sha256), Path("/proc/self/environ"))
+        swap_for_link(s.image_path(s.candidates(ids=["ir0/a"])[0].images[0].sha256), Path("/proc/self/environ"))
     with StreamlitServer(db, str(images), log=d / "streamlit.log", extra_env={"MMRB_TEST_SECRET": ENV_SECRET}) as srv:
         yield srv
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
-import io
 import json
 import os
 import subprocess
@@ -21,106 +19,16 @@ from curate.benchmark import build, dry_run, export, load_rules
 from curate.benchmark.filter import PairLabels, decide
 from curate.benchmark.rules import AGREEMENT_FIELDS, Rules, Threshold
 from curate.errors import InputError, MmrbError
-from curate.model import Adjudication, Annotator, Assignment, Candidate, ImageRef, Item, Label, Pair, Triplet
+from curate.model import Annotator, Assignment, Candidate, Item, Label, Pair, Triplet
 from curate.quality.frames import as_frame, label_values, table_frame
 from curate.sides import export_chosen_first
+from tests.support.build_store import CORR, RULES, seed_store
+from tests.support.command_runner import run_command
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "build"
 UPDATE = os.environ.get("MMRB_UPDATE_GOLDEN") == "1"
 GOLDEN_FILES = ("triplets.jsonl", "multimodal_rewardbench.jsonl", "vl_rewardbench.jsonl", "README.md", "build.json")
-
-RULES = Rules(
-    min_labels=3,
-    agreement={"preference": Threshold(0.66)},
-    resamples=200,
-    name="fixture benchmark",
-    license="cc-by-nc-4.0",
-    license_note="Fixture data written for the tests.",
-)
-
-# pair: (category, task, labels "annotator:pref[:c1c2][!flag]", adjudication)
-SCENARIO = {
-    "p00": ("vqa", None, ["a:f", "b:f", "c:f"], None),  # kept, unanimous
-    "p01": ("vqa", None, ["a:f", "b:f", "c:s"], None),  # kept, 2/3 majority
-    "p02": ("vqa", None, ["a:t", "b:t", "c:t"], None),  # tie
-    "p03": ("safety", None, ["a:s", "b:s!", "c:s"], None),  # flagged
-    "p04": ("safety", None, ["a:s", "b:s"], None),  # min_labels
-    "p05": ("safety", None, ["a:f", "b:s", "c:t"], None),  # agreement:preference
-    "p06": ("open_generation/correctness_task", "correctness", ["a:f:ci", "b:f:ci", "c:f:ci"], None),  # kept
-    "p07": ("open_generation/correctness_task", "correctness", ["a:f:ii", "b:f:ii", "c:f:ci"], None),  # correctness
-    "p08": ("vqa", None, ["a:f", "b:f", "c:f"], Adjudication("p08", "lead", exclude=True)),  # adjudicated out
-    "p09": ("safety", None, ["a:f"], Adjudication("p09", "lead", preference="second")),  # adjudication overrides
-    "p10": ("vqa", None, [], None),  # unlabelled: min_labels
-    "p11": ("safety", None, ["a:s", "b:s", "c:s"], None),  # kept; its image is missing from the store
-    "p12": ("vqa", None, ["a:s", "b:s", "c:s"], None),  # kept
-}
-CORR = {"c": "correct", "i": "incorrect"}
-
-
-def png(color: str) -> bytes:
-    buf = io.BytesIO()
-    Image.new("RGB", (8, 6), color).save(buf, format="PNG")
-    return buf.getvalue()
-
-
-def seed_store(store) -> None:
-    items, cands, pairs = [], [], []
-    stored = [store.images.put(png(c)) for c in ("red", "green", "blue")]
-    store.add_images(stored)
-    for n, (pid, (cat, task, _, _)) in enumerate(SCENARIO.items()):
-        iid = f"item{n:02d}"
-        if pid == "p11":
-            images = (ImageRef("gone.png", None, "missing", error="image file not found: gone.png"),)
-        else:
-            s = stored[n % 3]
-            images = (ImageRef(f"img{n}.png", s.sha256, "ok", s.width, s.height),)
-        items.append(
-            Item(
-                id=iid,
-                prompt=f"Question {n}: what is shown?",
-                category=cat,
-                images=images,
-                reference="a red square" if n == 0 else None,
-                source="fixture" if n % 2 else "fixture-b",
-            )
-        )
-        cands += [
-            Candidate(id=f"{iid}/m1", item_id=iid, model="model-1", text=f"Answer one to {n}, short."),
-            Candidate(id=f"{iid}/m2", item_id=iid, model="model-2", text=f"Answer two to question {n}, longer."),
-        ]
-        pairs.append(
-            Pair(
-                id=pid,
-                item_id=iid,
-                first_id=f"{iid}/m1",
-                second_id=f"{iid}/m2",
-                origin="test",
-                task=task,
-                status="selected",
-            )
-        )
-    store.add_items(items)
-    store.add_candidates(cands)
-    store.add_pairs(
-        pairs
-        + [
-            Pair(
-                id="p99", item_id="item00", first_id="item00/m1", second_id="item00/m2", origin="test", status="dropped"
-            )
-        ]
-    )
-    for a in "abc":
-        store.add_annotator(Annotator(a))
-    for pid, (_, _, labels, adj) in SCENARIO.items():
-        for spec in labels:
-            flag = spec.endswith("!")
-            parts = spec.rstrip("!").split(":")
-            pref = {"f": "first", "s": "second", "t": "tie"}[parts[1]]
-            c1, c2 = (CORR[parts[2][0]], CORR[parts[2][1]]) if len(parts) > 2 else (None, None)
-            store.save_label(Label(pid, parts[0], c1, c2, pref, flag="broken_image" if flag else None))
-        if adj:
-            store.set_adjudication(adj)
 
 
 def test_the_build_s_label_table_holds_what_the_label_records_say(store):
@@ -429,20 +337,6 @@ def test_rules_errors_name_file_and_key(tmp_path):
         load_rules(f)
 
 
-# -- the command ------------------------------------------------------------------------------------
-def _mmrb_build(argv: list[str]) -> int:
-    """`mmrb build ...` through the command module alone, with curate.cli.main's error handling."""
-    from curate.commands import build as cmd
-
-    p = argparse.ArgumentParser(prog="mmrb build")
-    cmd.add_arguments(p)
-    try:
-        return cmd.run(p.parse_args(argv))
-    except MmrbError as e:
-        print(f"mmrb build: error: {e}", file=sys.stderr)
-        return 1
-
-
 def test_cli_dry_run_and_build(tmp_path, capsys):
     from curate.store import Store
 
@@ -454,15 +348,15 @@ def test_cli_dry_run_and_build(tmp_path, capsys):
         "[filter]\nmin_labels = 3\n[filter.agreement]\npreference = { majority = 0.66 }\n[export]\nresamples = 50\n"
     )
     base = ["--db", str(db), "--images", str(tmp_path / "img"), "--rules", str(rules)]
-    assert _mmrb_build(base + ["--dry-run"]) == 0
+    assert run_command("build", base + ["--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "agreement:preference" in out and "kept" in out
     kept_line = next(x for x in out.splitlines() if x.startswith("kept"))
     assert kept_line.split()[-1] == "6"
     assert not (tmp_path / "out").exists()
-    assert _mmrb_build(base + ["--out", str(tmp_path / "out")]) == 0
+    assert run_command("build", base + ["--out", str(tmp_path / "out")]) == 0
     assert "wrote 6 triplets" in capsys.readouterr().out
-    assert _mmrb_build(base) == 1 and "--out DIR is required" in capsys.readouterr().err
+    assert run_command("build", base) == 1 and "--out DIR is required" in capsys.readouterr().err
 
 
 def test_yaml_rules_errors(tmp_path):

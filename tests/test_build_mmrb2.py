@@ -266,7 +266,7 @@ def test_mixed_responses_round_trip_through_every_export(store, tmp_path):
 
 def mmrb2_published(tmp_path: Path) -> Path:
     """Published MMRB2 pairs (scores, grades) with their images, as `ingest pairs` reads them."""
-    from tests.test_response_images import jpeg
+    from tests.support.images import jpeg
 
     src = tmp_path / "published"
     src.mkdir()
@@ -412,7 +412,7 @@ def test_the_benchmark_script_and_mmrb_score_read_the_layout(sqlite_store, tmp_p
 
 
 def test_mmrb_build_says_what_the_mmrb2_layout_holds(tmp_path, capsys):
-    from tests.test_build import _mmrb_build
+    from tests.support.command_runner import run_command
 
     db = tmp_path / "s.db"
     with Store(str(db), images=tmp_path / "img") as s:
@@ -420,7 +420,7 @@ def test_mmrb_build_says_what_the_mmrb2_layout_holds(tmp_path, capsys):
     rules = tmp_path / "rules.toml"
     rules.write_text("[export]\nresamples = 10\n")
     argv = ["--db", str(db), "--images", str(tmp_path / "img"), "--rules", str(rules), "--out", str(tmp_path / "out")]
-    assert _mmrb_build(argv) == 0
+    assert run_command("build", argv) == 0
     out = capsys.readouterr().out
     assert (
         f"MMRB2 layout in {tmp_path / 'out' / 'mmrb2'}: 4 triplets (t2i 1, edit 1, interleaved 1, reasoning 1)" in out

@@ -16,8 +16,10 @@ from curate.judging.runner import run_judge
 from mmrb_eval.datasets import dataset_label, read_dataset
 from mmrb_eval.formats import read_judgments, write_judgments
 from mmrb_eval.scoring import ScoringOptions, score
+from tests.support.command_runner import command
 from tests.support.data import shared
 from tests.support.fake_openai import FakeOpenAI, Fault, faults_then
+from tests.support.fake_reward_model import RM
 
 
 def write_jsonl(path, rows):
@@ -252,44 +254,6 @@ def test_mmrb_outputs_with_a_dataset_and_several_samples(tmp_path):
     assert pairs[0].category == "vqa"
 
 
-# -- reward models -----------------------------------------------------------------------
-class RM:
-    """A loopback scalar reward model: score = number of 'good' in the response."""
-
-    def __init__(self, fail_first: int = 0, field: str = "out"):
-        self.bodies: list[dict] = []
-        self.fail_first = fail_first
-        outer = self
-
-        class H(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-                outer.bodies.append(body)
-                if outer.fail_first > 0:
-                    outer.fail_first -= 1
-                    self.send_response(503)
-                    self.send_header("retry-after", "0")
-                    self.end_headers()
-                    return
-                data = json.dumps({field: {"rewards": [float(body["input"]["text"].count("good"))]}}).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *a):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/score"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
 def test_fill_and_pick():
     t = {"input": {"q": "{prompt}", "text": "{response}", "imgs": "{images}", "img": "{image}"}, "n": 1}
     assert fill(t, {"prompt": "Q", "response": "R", "images": ["u1"], "image": "u1"}) == {
@@ -339,17 +303,6 @@ def test_reward_model_pairs_ties_retries_and_resume(sqlite_store):
         assert "no field 'nope'" in sqlite_store.judgments("rm2")[0].error
     finally:
         rm.close()
-
-
-# -- commands ----------------------------------------------------------------------------
-def command(name: str, argv: list[str], capsys) -> tuple[int, str]:
-    import importlib
-
-    mod = importlib.import_module(f"mmrb_eval.commands.{name}")
-    p = argparse.ArgumentParser()
-    mod.add_arguments(p)
-    rc = mod.run(p.parse_args(argv))
-    return rc, capsys.readouterr().out
 
 
 def fair(req) -> str:

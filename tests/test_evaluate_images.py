@@ -16,9 +16,9 @@ from curate.benchmark.rules import Rules
 from curate.ingest import ingest_pairs
 from curate.model import Annotator, Label
 from tests.ingest_helpers import write_image
+from tests.support.command_runner import command
 from tests.support.fake_openai import FakeOpenAI, Fault
-from tests.test_evaluate import command
-from tests.test_official_differential import load, mmrb2_predictions_of_run
+from tests.support.official import load, mmrb2_predictions_of_run
 
 RED, BLUE = (255, 0, 0), (0, 0, 255)
 

@@ -363,7 +363,7 @@ def test_the_apps_own_page_still_signs_in(store, headers):
 
 # -- 4. a gold file with a NUL ----------------------------------------------------------------
 def _pairs(store) -> None:
-    from tests.test_quality import seed
+    from tests.support.pairs import seed
 
     seed(store, 2)
 

@@ -40,7 +40,7 @@ from curate.cli import main
 from curate.errors import DiskFullError, MmrbError, is_disk_full
 from curate.store import Store
 from tests.ingest_helpers import assert_nothing_written
-from tests.test_build import RULES, seed_store
+from tests.support.build_store import RULES, seed_store
 
 FORK = multiprocessing.get_context("fork")
 NO_SPACE = os.strerror(errno.ENOSPC)  # "No space left on device"

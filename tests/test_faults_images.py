@@ -17,6 +17,7 @@ from curate.images import ImageProblem
 from curate.ingest import ingest_items
 from curate.status import collect, render
 from tests.ingest_helpers import assert_nothing_written, png, run_cli, write_image
+from tests.support.images import swap_for_link
 
 SECRET = b"MMRB_DB=postgresql://mmrb:hunter2-secret@db.internal/mmrb\n"
 
@@ -52,11 +53,6 @@ def _secret(tmp_path: Path) -> Path:
     return p
 
 
-def _swap_for_link(path: Path, target: Path) -> None:
-    path.unlink()
-    path.symlink_to(target)
-
-
 TARGETS = ["secret", "/etc/passwd", "/proc/self/environ", "an image outside"]
 
 
@@ -76,7 +72,7 @@ def test_a_stored_file_replaced_by_a_link_is_neither_served_nor_thumbnailed(stor
     prompt_sha, response_sha = _fill(store, tmp_path)
     target = _target(tmp_path, which)
     for sha in (prompt_sha, response_sha):
-        _swap_for_link(store.image_path(sha), target)
+        swap_for_link(store.image_path(sha), target)
         got = original(store, sha)
         assert isinstance(got, ImageProblem) and got.status == "outside", got
         assert "symbolic link" in str(got) and str(target) not in str(got)
@@ -88,7 +84,7 @@ def test_a_link_inside_the_store_to_another_image_is_refused_too(store, tmp_path
     from annotate.images_cache import image_bytes, original
 
     prompt_sha, response_sha = _fill(store, tmp_path)
-    _swap_for_link(store.image_path(response_sha), store.image_path(prompt_sha))
+    swap_for_link(store.image_path(response_sha), store.image_path(prompt_sha))
     got = original(store, response_sha)
     assert isinstance(got, ImageProblem) and "symbolic link" in str(got)
     assert image_bytes(store, response_sha) is None
@@ -120,7 +116,7 @@ def test_a_cached_thumbnail_replaced_by_a_link_is_made_again_not_served(store, t
     jpeg = store.images.thumbnail(store.image_name(prompt_sha))
     assert jpeg.startswith(b"\xff\xd8")
     cached = store.images.root / "thumbs/1024" / f"{prompt_sha}.jpg"
-    _swap_for_link(cached, _secret(tmp_path))
+    swap_for_link(cached, _secret(tmp_path))
     images_cache._thumb_bytes.cache_clear()
     got = images_cache.image_bytes(store, prompt_sha)
     assert got is not None and SECRET not in got and got.startswith(b"\xff\xd8")
@@ -195,14 +191,14 @@ def test_status_reports_linked_response_and_prompt_images(store, tmp_path, capsy
     prompt_sha, response_sha = _fill(store, tmp_path)
     assert collect(store).response_images == {"ok": 1}
     target = _target(tmp_path, which)
-    _swap_for_link(store.image_path(response_sha), target)
+    swap_for_link(store.image_path(response_sha), target)
     st = collect(store)
     assert st.response_images == {"broken": 1} and st.response_broken_files == 1
     assert st.response_broken_examples == [
         {"candidate": "i1:painter:0", "source": "out.png", "problem": "a symbolic link out of the image folder"}
     ]
     assert st.images == {"ok": 1}
-    _swap_for_link(store.image_path(prompt_sha), target)
+    swap_for_link(store.image_path(prompt_sha), target)
     st = collect(store)
     assert st.images == {"broken": 1} and st.broken_examples[0]["problem"] == "a symbolic link out of the image folder"
     text = render(st)
@@ -478,7 +474,7 @@ def test_the_full_size_view_never_serves_a_linked_response_image(app_images, tmp
 
     secret = _secret(tmp_path)
     a = app_images.candidates(ids=["ir0/a"])[0].images[0].sha256
-    _swap_for_link(app_images.image_path(a), secret)
+    swap_for_link(app_images.image_path(a), secret)
     at = sign_in("alice")
     assert not at.exception, at.exception
     assert SECRET not in _served(at)
@@ -506,7 +502,7 @@ def test_the_full_size_view_of_a_broken_prompt_image_is_the_placeholder(app_imag
     if damage == "garbage":
         path.write_bytes(b"\0" * 64)
     elif damage == "link":
-        _swap_for_link(path, _secret(tmp_path))
+        swap_for_link(path, _secret(tmp_path))
     else:
         path.unlink()
     at = sign_in("alice")
@@ -540,7 +536,7 @@ def test_the_label_page_shows_the_placeholder_for_a_linked_prompt_image(app_imag
 
     _to_edit_pair(app_images)
     sha = app_images.get_item("ir1").images[0].sha256
-    _swap_for_link(app_images.image_path(sha), write_image(tmp_path / "outside/x.png", "green"))
+    swap_for_link(app_images.image_path(sha), write_image(tmp_path / "outside/x.png", "green"))
     at = sign_in("alice")
     assert not at.exception, at.exception
     assert "Image missing" in all_text(at)
@@ -564,7 +560,7 @@ def test_label_studio_is_never_given_a_linked_image(sqlite_store, tmp_path):
     _, files, _ = build_tasks(s, s.pairs(ids=["p1"]), 0)
     assert set(files) == {red.sha256, blue.sha256}
     for sha in (red.sha256, blue.sha256):
-        _swap_for_link(s.image_path(sha), _secret(tmp_path))
+        swap_for_link(s.image_path(sha), _secret(tmp_path))
     (task,), files, warnings = build_tasks(s, s.pairs(ids=["p1"]), 0)
     assert files == {} and task["data"]["image"] == ""
     assert "[image not available: out.png]" in task["data"]["response_a"] + task["data"]["response_b"]
@@ -600,7 +596,7 @@ def test_a_build_never_copies_what_a_planted_link_points_at(sqlite_store, tmp_pa
     shas += [im.sha256 for c in store.candidates(item_id="g1") for im in c.images]
     assert len(shas) == 2
     for sha in shas:
-        _swap_for_link(store.image_path(sha), target)
+        swap_for_link(store.image_path(sha), target)
     assert store.image_paths(shas) == {}  # no reader is given a link
     store.add_annotator(Annotator("ann"))
     store.add_labels([Label("g1", "ann", preference="first")])

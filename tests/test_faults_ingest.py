@@ -630,7 +630,7 @@ def test_normalised_ids_are_stable_and_visible(text):
 def test_concurrent_assign_runs_never_overassign_or_crash(db_url, tmp_path):
     """Two assignment runs at once (other annotators each, so both would find work), RACES
     times: each pair ends with exactly k annotators, no run crashes, nothing is half done."""
-    from tests.test_assign import seed_pairs
+    from tests.support.pairs import seed_pairs
 
     images = tmp_path / "img"
     for r in range(RACES):
@@ -655,7 +655,7 @@ def test_assign_retries_a_lost_race_and_gives_up_in_one_line(sqlite_store, monke
 
     from curate import assign as assign_mod
     from curate.errors import MmrbError
-    from tests.test_assign import seed_pairs
+    from tests.support.pairs import seed_pairs
 
     seed_pairs(sqlite_store, 4)
     real = sqlite_store.add_assignments
@@ -688,7 +688,7 @@ def _stalled_build(db: str, images: str, out: str, writing) -> None:
     """A build that is still running: it stops for good where it writes the Hugging Face
     dataset (its hidden folder made), after saying so through ``writing``."""
     from curate.benchmark import build, export
-    from tests.test_build import RULES
+    from tests.support.build_store import RULES
 
     def stall(*args, **kwargs) -> None:
         writing.set()
@@ -715,7 +715,7 @@ def _start_stalled_build(*args) -> multiprocessing.Process:
 @pytest.mark.slow
 def test_a_killed_build_is_cleaned_by_the_next_one_but_a_running_one_is_not(sqlite_store, tmp_path):
     from curate.benchmark import build
-    from tests.test_build import RULES, seed_store
+    from tests.support.build_store import RULES, seed_store
 
     seed_store(sqlite_store)
     out = tmp_path / "bench"
@@ -741,7 +741,7 @@ def test_a_killed_build_is_cleaned_by_the_next_one_but_a_running_one_is_not(sqli
 
 def test_a_build_killed_while_swapping_folders_gets_its_previous_build_back(sqlite_store, tmp_path):
     from curate.benchmark import build, remove_leftovers
-    from tests.test_build import RULES, seed_store
+    from tests.support.build_store import RULES, seed_store
 
     seed_store(sqlite_store)
     out = tmp_path / "bench"

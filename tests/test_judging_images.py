@@ -301,7 +301,7 @@ def test_stored_parts_become_task_parts(tmp_path):
 
 # -- reward models ----------------------------------------------------------------------------
 def test_reward_model_requests_carry_the_response_images(sqlite_store, tmp_path):
-    from tests.test_evaluate import RM
+    from tests.support.fake_reward_model import RM
 
     task = image_task(tmp_path)
     rm = RM()

@@ -23,24 +23,7 @@ from curate.quality import qualification as Q
 from curate.quality.aggregate import aggregate, majority, store_aggregate
 from curate.quality.frames import as_frame, labels_frame
 from curate.quality.reliability import reliability_report, store_report, wilson
-
-
-def seed(store, n: int, *, category: str = "vqa", auto: bool = False) -> list[str]:
-    """n pairs p0..p{n-1}; with ``auto`` the reference says the first response is correct."""
-    items, cands, pairs = [], [], []
-    for i in range(n):
-        items.append(Item(id=f"it{i}", prompt=f"q{i}", category=category))
-        cands += [
-            Candidate(id=f"c{i}a", item_id=f"it{i}", model="m1", text=f"answer a{i}"),
-            Candidate(id=f"c{i}b", item_id=f"it{i}", model="m2", text=f"answer b{i}"),
-        ]
-        extra = dict(auto_first="correct", auto_second="incorrect", auto_method="exact") if auto else {}
-        pairs.append(Pair(id=f"p{i}", item_id=f"it{i}", first_id=f"c{i}a", second_id=f"c{i}b", origin="test", **extra))
-    with store.write() as conn:
-        store.add_items(items, conn=conn)
-        store.add_candidates(cands, conn=conn)
-        store.add_pairs(pairs, conn=conn)
-    return [p.id for p in pairs]
+from tests.support.pairs import seed
 
 
 def label(store, pair_id: str, who: str, pref: str) -> None:

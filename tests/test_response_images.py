@@ -20,6 +20,7 @@ from curate.formats.reader import read_rows
 from curate.ingest import ingest_items, ingest_pairs
 from curate.model import Annotator, Candidate, ImageRef, Item, Label, Part, render_parts
 from tests.ingest_helpers import assert_nothing_written, png, write_image
+from tests.support.images import jpeg
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
@@ -209,16 +210,6 @@ def mmrb2_file(tmp_path: Path, name: str = "interleaved_response_only.json") -> 
     path = tmp_path / name
     path.write_text(json.dumps({"pairs": pairs}, indent=1), encoding="utf-8")
     return path
-
-
-def jpeg(color: str) -> bytes:
-    import io
-
-    from PIL import Image
-
-    buf = io.BytesIO()
-    Image.new("RGB", (16, 16), color).save(buf, format="JPEG")
-    return buf.getvalue()
 
 
 def test_mmrb2_reads_response_images_beside_the_file_and_records_missing_ones(store, tmp_path):

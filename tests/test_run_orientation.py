@@ -4,8 +4,6 @@ again: ``mmrb score --run`` of a chosen/rejected dataset takes the run's record 
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import json
 
 import pytest
@@ -18,19 +16,12 @@ from curate.store import schema as S
 from mmrb_eval import datasets
 from mmrb_eval.records import EvalPair
 from mmrb_eval.runs import as_shown, load_run
+from tests.support.command_runner import command
 from tests.support.fake_openai import FakeOpenAI
 
 ROWS = [{"id": f"t{i}", "prompt": "p", "chosen": f"good {i}", "rejected": f"bad {i}"} for i in range(8)]
 # scoring's orientation of these rows: the chosen response is first in 3 of the 8
 CHOSEN_FIRST = [False, True, False, False, False, False, True, True]
-
-
-def command(name: str, argv: list[str], capsys) -> tuple[int, str]:
-    mod = importlib.import_module(f"mmrb_eval.commands.{name}")
-    p = argparse.ArgumentParser()
-    mod.add_arguments(p)
-    rc = mod.run(p.parse_args(argv))
-    return rc, capsys.readouterr().out
 
 
 def always_a(req) -> str:

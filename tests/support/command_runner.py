@@ -21,3 +21,12 @@ def run_command(name: str, argv: list[str], package: str = "curate.commands") ->
     except MmrbError as e:
         print(f"mmrb {name}: error: {e}", file=sys.stderr)
         return 1
+
+
+def command(name: str, argv: list[str], capsys) -> tuple[int, str]:
+    """An mmrb_eval command (its module alone) with the output it printed."""
+    mod = importlib.import_module(f"mmrb_eval.commands.{name}")
+    p = argparse.ArgumentParser()
+    mod.add_arguments(p)
+    rc = mod.run(p.parse_args(argv))
+    return rc, capsys.readouterr().out
