@@ -48,17 +48,20 @@ class Reads(Protocol):
     def snapshot(self) -> AbstractContextManager[Transaction]: ...
 
 
-class PairingStore(Writes, Protocol):
-    """``curate/pairing.py``: items and their candidates in, pairs out."""
-
+# the reads several stages share, each declared once
+class ReadsItems(Protocol):
     def items(
         self, *, ids: Iterable[str] | None = None, category: str | None = None, conn: Transaction | None = None
     ) -> list[Item]: ...
 
+
+class ReadsCandidates(Protocol):
     def candidates(
         self, *, item_id: str | None = None, ids: Iterable[str] | None = None, conn: Transaction | None = None
     ) -> list[Candidate]: ...
 
+
+class ReadsPairs(Protocol):
     def pairs(
         self,
         *,
@@ -68,17 +71,35 @@ class PairingStore(Writes, Protocol):
         conn: Transaction | None = None,
     ) -> list[Pair]: ...
 
+
+class ReadsLabels(Protocol):
+    def labels(
+        self,
+        *,
+        pair_id: str | None = None,
+        annotator: str | None = None,
+        status: str | None = "submitted",
+        control: bool | None = None,
+        conn: Transaction | None = None,
+    ) -> list[Label]: ...
+
+
+class ReadsGold(Protocol):
+    def gold(self, conn: Transaction | None = None) -> dict[str, Gold]: ...
+
+
+class ReadsImageFiles(Protocol):
+    def image_paths(self, sha256s: Iterable[str], conn: Transaction | None = None) -> dict[str, Path]: ...
+
+
+class PairingStore(Writes, ReadsItems, ReadsCandidates, ReadsPairs, Protocol):
+    """``curate/pairing.py``: items and their candidates in, pairs out."""
+
     def add_pairs(self, pairs: Iterable[Pair], conn: Transaction | None = None) -> int: ...
 
 
-class DedupStore(Protocol):
+class DedupStore(ReadsItems, ReadsImageFiles, Protocol):
     """``curate/dedup.py``: items and their image files."""
-
-    def items(
-        self, *, ids: Iterable[str] | None = None, category: str | None = None, conn: Transaction | None = None
-    ) -> list[Item]: ...
-
-    def image_paths(self, sha256s: Iterable[str], conn: Transaction | None = None) -> dict[str, Path]: ...
 
 
 class JudgeRunStore(Protocol):
@@ -110,29 +131,16 @@ class JudgeRunStore(Protocol):
     ) -> int: ...
 
 
-class SelectionStore(Writes, JudgeRunStore, DedupStore, Protocol):
+class SelectionStore(Writes, JudgeRunStore, DedupStore, ReadsCandidates, ReadsPairs, Protocol):
     """``curate/selection.py``: pairs judged (the runner's part), duplicates (dedup's), and
     each pair's decision written back."""
-
-    def candidates(
-        self, *, item_id: str | None = None, ids: Iterable[str] | None = None, conn: Transaction | None = None
-    ) -> list[Candidate]: ...
-
-    def pairs(
-        self,
-        *,
-        status: str | None = None,
-        item_id: str | None = None,
-        ids: Iterable[str] | None = None,
-        conn: Transaction | None = None,
-    ) -> list[Pair]: ...
 
     def judgments(self, run_id: str, conn: Transaction | None = None) -> list[Judgment]: ...
 
     def update_pair(self, pair_id: str, conn: Transaction | None = None, **values: Any) -> None: ...
 
 
-class SamplingStore(Protocol):
+class SamplingStore(ReadsItems, ReadsImageFiles, Protocol):
     """``curate/sampling.py``: items in, candidates (with their images) and failures out."""
 
     @property
@@ -140,12 +148,6 @@ class SamplingStore(Protocol):
 
     @property
     def images(self) -> ImageStore: ...
-
-    def items(
-        self, *, ids: Iterable[str] | None = None, category: str | None = None, conn: Transaction | None = None
-    ) -> list[Item]: ...
-
-    def image_paths(self, sha256s: Iterable[str], conn: Transaction | None = None) -> dict[str, Path]: ...
 
     def candidate_keys(self, conn: Transaction | None = None) -> set[SampleKey]: ...
 
@@ -165,11 +167,9 @@ class QualificationSetStore(Protocol):
     def get_setting(self, key: str, default: str | None = None, conn: Transaction | None = None) -> str | None: ...
 
 
-class QualificationStore(Writes, QualificationSetStore, Protocol):
+class QualificationStore(Writes, QualificationSetStore, ReadsGold, ReadsLabels, Protocol):
     """``curate/quality/qualification.py``: the qualification set (a setting), its pairs'
     gold, and each annotator's qualification state."""
-
-    def gold(self, conn: Transaction | None = None) -> dict[str, Gold]: ...
 
     def set_setting(self, key: str, value: str, conn: Transaction | None = None) -> None: ...
 
@@ -183,44 +183,21 @@ class QualificationStore(Writes, QualificationSetStore, Protocol):
         self, *, annotator: str | None = None, pair_id: str | None = None, conn: Transaction | None = None
     ) -> list[Assignment]: ...
 
-    def labels(
-        self,
-        *,
-        pair_id: str | None = None,
-        annotator: str | None = None,
-        status: str | None = "submitted",
-        control: bool | None = None,
-        conn: Transaction | None = None,
-    ) -> list[Label]: ...
 
-
-class AssignStore(QualificationStore, Protocol):
+class AssignStore(QualificationStore, ReadsPairs, Protocol):
     """``curate/assign.py``: pairs, gold and labels in, assignments (the qualification set's
     first) out, the annotators named."""
-
-    def set_setting(self, key: str, value: str, conn: Transaction | None = None) -> None: ...
 
     def annotators(self, conn: Transaction | None = None) -> list[Annotator]: ...
 
     def ensure_annotator(self, name: str, role: str = "annotator", conn: Transaction | None = None) -> bool: ...
 
-    def pairs(
-        self,
-        *,
-        status: str | None = None,
-        item_id: str | None = None,
-        ids: Iterable[str] | None = None,
-        conn: Transaction | None = None,
-    ) -> list[Pair]: ...
-
     def add_assignments(self, assignments: Iterable[Assignment], conn: Transaction | None = None) -> int: ...
 
 
-class GoldStageStore(Writes, Reads, QualificationSetStore, Protocol):
+class GoldStageStore(Writes, Reads, QualificationSetStore, ReadsGold, ReadsItems, ReadsPairs, ReadsLabels, Protocol):
     """``curate/quality/gold.py``: gold answers in and out, what they are derived from, and
     the figures of control tasks (the qualification set among them)."""
-
-    def gold(self, conn: Transaction | None = None) -> dict[str, Gold]: ...
 
     def set_gold(self, golds: Iterable[Gold], conn: Transaction | None = None) -> int: ...
 
@@ -229,29 +206,6 @@ class GoldStageStore(Writes, Reads, QualificationSetStore, Protocol):
     def annotator_work(self, conn: Transaction | None = None) -> list[AnnotatorWork]: ...
 
     def adjudications(self, conn: Transaction | None = None) -> dict[str, Adjudication]: ...
-
-    def items(
-        self, *, ids: Iterable[str] | None = None, category: str | None = None, conn: Transaction | None = None
-    ) -> list[Item]: ...
-
-    def pairs(
-        self,
-        *,
-        status: str | None = None,
-        item_id: str | None = None,
-        ids: Iterable[str] | None = None,
-        conn: Transaction | None = None,
-    ) -> list[Pair]: ...
-
-    def labels(
-        self,
-        *,
-        pair_id: str | None = None,
-        annotator: str | None = None,
-        status: str | None = "submitted",
-        control: bool | None = None,
-        conn: Transaction | None = None,
-    ) -> list[Label]: ...
 
 
 class LabelFrameStore(Protocol):
@@ -265,10 +219,8 @@ class LabelFrameStore(Protocol):
     def pair_category_columns(self) -> tuple[CodedColumn, CodedColumn]: ...
 
 
-class AggregateStore(LabelFrameStore, Protocol):
+class AggregateStore(LabelFrameStore, ReadsGold, Protocol):
     """``curate/quality/aggregate.py``: the labels' frame and the gold."""
-
-    def gold(self, conn: Transaction | None = None) -> dict[str, Gold]: ...
 
 
 class ReliabilityStore(Writes, AggregateStore, Protocol):
