@@ -8,7 +8,9 @@ from tests.support.services import ensure_postgres, new_pg_database, unavailable
 from tests.support.streamlit_server import CHROMIUM, CHROMIUM_ARGS, seed_store
 
 # left out by --quick (the inner loop): Chromium, a Label Studio server, and what takes more
-# than a few seconds (the README's walkthrough, the benchmarks, the concurrency runs); ./run test runs them
+# than a few seconds (the README's walkthrough, the benchmarks, the concurrency runs); and the
+# store is tested on SQLite alone (no PostgreSQL: a new database per test is most of a store
+# test's time). ./run test runs them all.
 LEFT_OUT_BY_QUICK = ("browser", "labelstudio", "slow")
 
 # No property test here is about speed: Hypothesis's 200 ms deadline and its too-slow health
@@ -39,12 +41,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     # the store's backend: PostgreSQL as well as SQLite only for the tests of store semantics
-    # (transactions, locking, migrations, SQL dialect), marked both_backends; everything above
-    # the store goes through the same Store API and runs on SQLite alone
+    # (transactions, locking, migrations, SQL dialect), marked both_backends, and not under
+    # --quick; everything above the store goes through the same Store API and runs on SQLite alone
     both = metafunc.definition.get_closest_marker("both_backends") is not None
+    both = both and not metafunc.config.getoption("quick")
     for name in ("backend", "module_backend"):
         if name in metafunc.fixturenames:
             metafunc.parametrize(name, ["sqlite", "postgres"] if both else ["sqlite"], indirect=True)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def production_password_hasher():
+    """Tests hash passwords at argon2's cheapest cost, as Django's documentation advises for
+    test suites: the production cost (0.09 s of CPU a hash or a check) was a tenth of the
+    --quick run. What the tests check is which hash is made and checked, and when; argon2
+    reads the cost from each hash it checks. Yields the production hasher, for the test of
+    its parameters (tests/test_app_logic.py); the servers the browser tests start use it."""
+    from argon2 import PasswordHasher
+    from argon2.profiles import CHEAPEST
+
+    from annotate import auth
+
+    production = auth._hasher
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(auth, "_hasher", PasswordHasher.from_parameters(CHEAPEST))
+        yield production
 
 
 @pytest.fixture

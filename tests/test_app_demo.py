@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.apptest import app_test
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -47,11 +49,9 @@ def test_sample_is_built_once_with_demo_accounts(sample_db, capsys):
 
 
 def test_app_opens_on_the_sample_without_arguments(sample_db):
-    from streamlit.testing.v1 import AppTest
-
     from annotate import ui
 
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at = app_test(timeout=120).run()
     try:
         assert not at.exception, at.exception
         assert any("Demo accounts" in i.value and "alice-demo" in i.value for i in at.info)

@@ -28,6 +28,21 @@ def test_passwords_are_argon2_hashed_and_verified(sqlite_store):
     assert auth.authenticate(sqlite_store, "alice", "correct horse") is None
 
 
+def test_production_hashes_cost_what_rfc_9106_recommends_and_cheaper_ones_are_upgraded(
+    sqlite_store, production_password_hasher, monkeypatch
+):
+    from argon2.profiles import RFC_9106_LOW_MEMORY as RFC
+
+    cheap = auth.add_account(sqlite_store, "alice", "correct horse").password_hash  # the tests' cost
+    monkeypatch.setattr(auth, "_hasher", production_password_hasher)
+    assert f"$argon2id$v=19$m={RFC.memory_cost},t={RFC.time_cost},p={RFC.parallelism}$" not in cheap
+    assert auth.authenticate(sqlite_store, "alice", "correct horse")  # rehashed at the production cost
+    upgraded = sqlite_store.get_annotator("alice").password_hash
+    assert upgraded.startswith(f"$argon2id$v=19$m={RFC.memory_cost},t={RFC.time_cost},p={RFC.parallelism}$")
+    assert auth.authenticate(sqlite_store, "alice", "correct horse")
+    assert sqlite_store.get_annotator("alice").password_hash == upgraded  # no second rehash
+
+
 def test_account_rules(sqlite_store):
     with pytest.raises(MmrbError, match="too short"):
         auth.add_account(sqlite_store, "bob", "short")

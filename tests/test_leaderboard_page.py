@@ -11,6 +11,7 @@ from curate.judging.records import Judgment, RunDataset
 from curate.judging.runner import ensure_run
 from mmrb_eval.dashboard import category_rows, mistakes, scored_runs
 from mmrb_eval.scoring import ScoringOptions
+from tests.support.apptest import app_test
 
 
 def seed(store, tmp_path) -> Path:
@@ -67,8 +68,6 @@ def test_dashboard_functions(store, tmp_path):
 
 @pytest.mark.slow
 def test_page_renders(sqlite_store, tmp_path):
-    from streamlit.testing.v1 import AppTest
-
     seed(sqlite_store, tmp_path)
     script = tmp_path / "page.py"
     script.write_text(
@@ -76,7 +75,7 @@ def test_page_renders(sqlite_store, tmp_path):
         "from annotate.views.leaderboard import render\n"
         f"render(Store({sqlite_store.db!r}, {str(tmp_path / 'images')!r}))\n"
     )
-    at = AppTest.from_file(str(script), default_timeout=60).run()
+    at = app_test(str(script), timeout=60).run()
     assert not at.exception
     assert any("orphan" in w.value for w in at.warning)
     assert len(at.dataframe) == 2  # the board and the category table
@@ -95,15 +94,13 @@ def test_page_renders(sqlite_store, tmp_path):
 
 
 def test_page_without_runs(sqlite_store, tmp_path):
-    from streamlit.testing.v1 import AppTest
-
     script = tmp_path / "page.py"
     script.write_text(
         "from curate.store import Store\n"
         "from annotate.views.leaderboard import render\n"
         f"render(Store({sqlite_store.db!r}, {str(tmp_path / 'images')!r}))\n"
     )
-    at = AppTest.from_file(str(script), default_timeout=60).run()
+    at = app_test(str(script), timeout=60).run()
     assert not at.exception and "No evaluation runs yet" in at.info[0].value
 
 
@@ -162,8 +159,6 @@ def test_incomplete_runs_apart_on_the_board(store, tmp_path):
 
 @pytest.mark.slow
 def test_page_lists_incomplete_runs_apart(sqlite_store, tmp_path):
-    from streamlit.testing.v1 import AppTest
-
     ds = seed(sqlite_store, tmp_path)
     seed_broken(sqlite_store, ds)
     script = tmp_path / "page.py"
@@ -172,7 +167,7 @@ def test_page_lists_incomplete_runs_apart(sqlite_store, tmp_path):
         "from annotate.views.leaderboard import render\n"
         f"render(Store({sqlite_store.db!r}, {str(tmp_path / 'images')!r}))\n"
     )
-    at = AppTest.from_file(str(script), default_timeout=60).run()
+    at = app_test(str(script), timeout=60).run()
     assert not at.exception
     assert len(at.dataframe) == 3  # the board, the incomplete runs apart, the category table
     board, apart = at.dataframe[0].value, at.dataframe[1].value

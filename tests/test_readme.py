@@ -51,6 +51,7 @@ def _project_venv(tmp_path: Path, tools: dict[str, str] | None = None) -> Path:
 
 
 LINT = ["ruff check .", "ruff format --check .", "mypy"]  # what ./run test runs before pytest, in order
+PARALLEL = "-n auto --dist loadfile"  # and how it runs pytest: a test file to a worker, on every core
 
 
 @pytest.mark.parametrize("failing", [None, *LINT])
@@ -60,11 +61,12 @@ def test_run_test_lints_and_type_checks_first_and_stops_at_the_first_failure(tmp
 
     venv = _project_venv(tmp_path, {name: tool(name) for name in ("python", "ruff", "mypy")})
     env = dict(os.environ, MMRB_VENV=str(venv), FAIL_AT=failing or "")
+    env.pop("MMRB_TEST_WORKERS", None)
     proc = subprocess.run(["./run", "test", "--quick", "-x"], cwd=ROOT, env=env, capture_output=True, text=True)
     ran = [line.removeprefix("ran: ") for line in proc.stdout.splitlines()]
     if failing is None:
         assert proc.returncode == 0, proc.stderr
-        assert ran == [*LINT, "python -m pytest --quick -x"]
+        assert ran == [*LINT, f"python -m pytest {PARALLEL} --quick -x"]
     else:
         assert proc.returncode == 1
         assert ran == LINT[: LINT.index(failing) + 1]  # nothing after it, pytest least of all
@@ -87,6 +89,7 @@ def test_run_test_runs_the_whole_suite_and_quick_leaves_out_the_system_tests(tmp
     # real ones are ./run test's own lint stage, which ran before this test
     said = {name: f'#!/bin/sh\nsaid=$(echo {name} "$@")\necho "ran: $said" >&2\n' for name in ("ruff", "mypy")}
     env = dict(os.environ, MMRB_VENV=str(_project_venv(tmp_path, said)))
+    env.pop("MMRB_TEST_WORKERS", None)
     pytest_args = ["--collect-only", "-q", "-p", "no:cacheprovider"]  # pytest's own arguments, passed through
     some = ["tests/test_cli.py", "tests/test_labelstudio.py", "tests/test_browser_app.py"]
     suite, _ = _collected([sys.executable, "-m", "pytest", *pytest_args, *some], env)
@@ -98,11 +101,12 @@ def test_run_test_runs_the_whole_suite_and_quick_leaves_out_the_system_tests(tmp
     quick, trace = _collected(["bash", "-x", "./run", "test", "--quick", *pytest_args, *some], env)
     assert quick == {t for t in suite if t.startswith("tests/test_cli.py::")} and quick
     assert "setup-system.sh" not in trace and "MMRB_REQUIRE_ALL" not in trace
-    # with nothing after it, ./run test runs pytest with no argument: the whole suite (testpaths)
+    # with nothing after it, ./run test runs pytest with no test named: the whole suite (testpaths)
     said["python"] = '#!/bin/sh\nsaid=$(echo python "$@")\necho "ran: $said"\n'
     env["MMRB_VENV"] = str(_project_venv(tmp_path / "bare", said))
     proc = subprocess.run(["./run", "test"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0 and proc.stdout.splitlines()[-1] == "ran: python -m pytest", proc.stdout + proc.stderr
+    last = proc.stdout.splitlines()[-1]
+    assert proc.returncode == 0 and last == f"ran: python -m pytest {PARALLEL}", proc.stdout + proc.stderr
 
 
 @pytest.mark.slow

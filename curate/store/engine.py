@@ -89,8 +89,10 @@ def make_engine(db: str) -> Engine:
         url = url.set(drivername="postgresql+psycopg")
     if not url.drivername.startswith("postgresql"):
         raise StoreError(f"unsupported database URL {db!r}: use a file path (SQLite) or postgresql://")
-    # a connect timeout: a database host that drops packets must fail, not hang a page
-    return create_engine(url, pool_size=5, max_overflow=10, pool_pre_ping=True, connect_args={"connect_timeout": 10})
+    # a connect timeout: a database host that drops packets must fail, not hang a page; 10 s
+    # unless the URL names its own (?connect_timeout=N), which connect_args would override
+    connect_args = {} if "connect_timeout" in url.query else {"connect_timeout": 10}
+    return create_engine(url, pool_size=5, max_overflow=10, pool_pre_ping=True, connect_args=connect_args)
 
 
 def insert_ignoring(conn: Connection, table: Table) -> Insert:
