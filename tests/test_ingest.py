@@ -375,12 +375,11 @@ def test_an_id_taken_batches_before_is_found(tmp_path, store, monkeypatch, later
 
 @pytest.mark.both_backends
 def test_a_first_import_leaves_the_store_its_indexes_and_keys(store, tmp_path):
-    """On PostgreSQL a first import builds the plain indexes of the tables it fills once, at
-    its end, and checks their foreign keys once too (store/imports.py): after an import that
-    fails and after one that succeeds the store has the indexes and keys it had (on either
-    backend), they still hold (a candidate of no item is refused), and the next import (into
-    a store that is no longer empty) still finds ids already stored and ids that look like
-    them."""
+    """A first import builds the plain indexes of the tables it fills once, at its end, and on
+    PostgreSQL checks their foreign keys once too (store/imports.py): after an import that
+    fails and after one that succeeds the store has the indexes and keys it had, they still
+    hold (a candidate of no item is refused), and the next import (into a store that is no
+    longer empty) still finds ids already stored and ids that look like them."""
     from curate.ingest import ingest_pairs
 
     before = upkeep(store)

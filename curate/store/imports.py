@@ -128,15 +128,34 @@ _LOCK_NOT_AVAILABLE, _INSUFFICIENT_PRIVILEGE = "55P03", "42501"  # PostgreSQL's 
 
 
 def _defer_upkeep(conn: Connection) -> list[str]:
-    """PostgreSQL, a store that holds no item and no pair yet: the plain indexes and the
-    foreign keys of the tables its first import fills, dropped in the import's transaction,
-    and the statements that make them again as the import ends (a rollback brings them
-    back), as PostgreSQL's guide to populating a database advises. Each foreign key checked
-    its row with a query of its own (five for an imported pair), where adding the key again
-    checks every row with one join; an index built once sorts the rows instead of being
-    updated row by row. The unique indexes stay: they refuse repeated ids. (SQLite keeps
-    its indexes: dropping them took 2-7% off imports of 50,000 and 200,000 pairs,
-    bench/store.py.)
+    """A store that holds no item and no pair yet: the upkeep its first import can leave to
+    its end, dropped in the import's transaction, and the statements that make it again as
+    the import ends (a rollback brings it all back). An index built once sorts the rows;
+    kept up to date row by row it costs random page reads and writes, which grow with the
+    import (SQLite, bench/store.py, rows/s with it over without: 1.03-1.09x at 50,000 pairs,
+    1.26x at 200,000, 1.38x at 500,000, where the indexes outgrow the page cache). The
+    unique indexes stay: they refuse repeated ids."""
+    if conn.dialect.name == "postgresql":
+        return _defer_upkeep_pg(conn)
+    marks = ",".join("?" * len(_IMPORTED))
+    found = list(
+        conn.exec_driver_sql(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
+            f"AND sql NOT LIKE 'CREATE UNIQUE%' AND tbl_name IN ({marks}) ORDER BY name",
+            _IMPORTED,
+        )
+    )
+    q = conn.dialect.identifier_preparer
+    for name, _ in found:
+        conn.exec_driver_sql(f"DROP INDEX {q.quote(name)}")
+    return [sql for _, sql in found]
+
+
+def _defer_upkeep_pg(conn: Connection) -> list[str]:
+    """PostgreSQL (see ``_defer_upkeep``): the plain indexes and the foreign keys of the
+    tables an import fills, as PostgreSQL's guide to populating a database advises. Each
+    foreign key checked its row with a query of its own (five for an imported pair), where
+    adding the key again checks every row with one join.
     Dropping them locks the tables until the import ends, so readers of the (empty) store
     wait for it; when the locks are not granted within _LOCK_WAIT (a reader in a long
     transaction) or the role may not alter the tables, the import keeps them all and runs
@@ -188,7 +207,7 @@ class ImportStore(ItemStore, LabelStore, PeopleStore):  # an import writes items
                 if pg:  # one import at a time, as SQLite's write lock does
                     conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_IMPORT_LOCK})")
                 session = ImportSession(self, conn)
-                rebuild = _defer_upkeep(conn) if session.fresh and pg else []
+                rebuild = _defer_upkeep(conn) if session.fresh else []
                 yield session
                 for sql in rebuild:
                     conn.exec_driver_sql(sql)
