@@ -21,6 +21,7 @@ STAGES = (
     "sample",
     "pair",
     "select",
+    "scheme",
     "assign",
     "gold",
     "agreement",

@@ -126,6 +126,17 @@ def preference_to_screen(pref: Preference | None, left: Side) -> ScreenPreferenc
     return _SCREENS[side_index(_SIDES.index(left), _SIDES.index(pref))]
 
 
+def scale_from_screen(shown: int, low: int, high: int, left: Side) -> int:
+    """A pairwise scale's point as picked (high: the left response better) -> stored (high:
+    the first better): mirrored when the pair was shown flipped (on 1-6, 6 shown is 1 stored)."""
+    return shown if left == "first" else low + high - shown
+
+
+def scale_to_screen(stored: int, low: int, high: int, left: Side) -> int:
+    """A stored point as the annotator saw it (mirroring is its own inverse)."""
+    return scale_from_screen(stored, low, high, left)
+
+
 def verdict_from_letter(shown: LetterVerdict | None, order: Order) -> Preference | None:
     """A judge's A/B/tie -> first/second/tie: the one step from a judge's answer to a stored
     verdict (and a script's re-read of the judge's text)."""

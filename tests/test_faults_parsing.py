@@ -963,6 +963,7 @@ CONFIG_ENTRIES = {  # (the command with the file, whether it reads YAML too)
     "select --judges": (lambda f, tmp: ["select", "--judges", str(f), *_db(tmp)], False),
     "sample --models": (lambda f, tmp: ["sample", "--models", str(f), *_db(tmp)], True),
     "build --rules": (lambda f, tmp: ["build", "--rules", str(f), "--out", str(tmp / "out"), *_db(tmp)], True),
+    "scheme": (lambda f, tmp: ["scheme", str(f)], False),
     "judge template": (
         lambda f, tmp: ["evaluate", "--dataset", str(_triplets(tmp)), "--judge", str(_with_template(tmp, f))],
         False,

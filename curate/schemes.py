@@ -1,0 +1,511 @@
+"""Annotation schemes: the label form of a pair, declared (fields, their kinds, when each is
+required, their keys, and how the pair's preference follows from them), not hard-coded.
+
+A scheme is a small TOML file (docs/schemes.md) or one of the built-ins in ``BUILT_IN``:
+``mmrb`` (Multimodal RewardBench's form, the default), ``mmrb2-pairwise`` (MMRB2's six-point
+scale), ``mmrb2-reasoning`` (a letter grade per response), ``aspects`` (MM-RLHF-style scores
+per aspect, a preference and a rationale) and ``verify`` (VL-RewardBench-style: the judges'
+proposed preference is shown and checked). Values that name sides are stored in first/second
+terms; the screen's left/right is mapped by curate/sides.py.
+
+Everything here is pure: reading a file, checking it, assigning keys, deriving a preference.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from .configfile import read_table
+from .errors import InputError, InputProblem
+from .model import Preference, Side
+from .sides import scale_from_screen
+
+FieldKind = Literal["choice", "choice_per_response", "scale", "scale_per_response", "grades", "multi", "text"]
+Level = Literal["nominal", "ordinal", "interval"]
+FIELD_KINDS: tuple[FieldKind, ...] = get_args(FieldKind)
+PER_RESPONSE: frozenset[FieldKind] = frozenset({"choice_per_response", "scale_per_response", "grades"})
+SIDE_WORDS = ("first", "second", "tie")  # a choice whose values name sides uses these
+# keys the pages keep for themselves: submit, skip, undo, zoom, flip, the flag and the text box,
+# and Streamlit's own rerun and clear-cache
+RESERVED_KEYS = frozenset({"Enter", "s", "u", "z", "v", "f", "e", "r", "c"})
+KEY_POOL = tuple("1234567890") + tuple("adtqwyiopghjklxbnm")
+SIDE_KEYS = {"first": "a", "tie": "t", "second": "d"}  # on screen: left better, tie, right better
+NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+
+
+@dataclass(frozen=True)
+class RequiredWhen:
+    """A field required only when another field has one of its values here (a per-response
+    field: either response's); several fields: any of them."""
+
+    conditions: tuple[tuple[str, tuple[str, ...]], ...]
+
+
+@dataclass(frozen=True)
+class SchemeField:
+    """One field of a form. ``values``: the choices (choice, multi, grades: best first);
+    ``points``: a scale's label per point, from ``low`` up. ``sides``: the values name the
+    pair's responses (a choice of first/second/tie, or a pairwise scale whose high end is the
+    first response better): stored in first/second terms, mirrored when shown flipped."""
+
+    name: str
+    kind: FieldKind
+    title: str
+    values: tuple[str, ...] = ()
+    points: tuple[str, ...] = ()
+    low: int = 1
+    sides: bool = False
+    required: bool = True
+    required_when: RequiredWhen | None = None
+    keys: tuple[str, ...] = ()  # one a value or point (per response: the left's, then the right's)
+
+    @property
+    def high(self) -> int:
+        return self.low + len(self.points) - 1
+
+    @property
+    def per_response(self) -> bool:
+        return self.kind in PER_RESPONSE
+
+    @property
+    def level(self) -> Level:
+        """Its level of measurement, for agreement: a scale is ordinal, a choice nominal."""
+        return "ordinal" if self.kind in ("scale", "scale_per_response", "grades") else "nominal"
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        """What one answer can be, as stored words (a scale's points as their numbers)."""
+        if self.kind in ("scale", "scale_per_response"):
+            return tuple(str(p) for p in range(self.low, self.high + 1))
+        return self.values
+
+
+PreferenceRule = Literal["field", "scale", "grades", "verify", "none"]
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """How a pair's preference follows from one label: ``field`` (a side-naming choice),
+    ``scale`` (above ``midpoint`` the first, below the second, on it a tie; over several
+    labels their mean, as MMRB2: chosen is A exactly when the mean is above 3.5), ``grades``
+    (the better grade; the same grade a tie), ``verify`` (the proposal, unless the verdict
+    is disagree: then the correction), ``none``."""
+
+    rule: PreferenceRule
+    field: str = ""
+    midpoint: float = 0.0
+    correction: str = ""  # verify: the field holding the corrected preference
+
+
+@dataclass(frozen=True)
+class Scheme:
+    name: str
+    title: str
+    fields: tuple[SchemeField, ...]
+    preference: Derivation
+    version: int = 1
+    shows_proposal: bool = False  # the judges' proposed preference is shown (verify)
+
+    def field(self, name: str) -> SchemeField:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    @property
+    def keys(self) -> dict[str, tuple[str, int]]:
+        """key -> (field name, option index; per response, the right's come after the left's)."""
+        return {k: (f.name, i) for f in self.fields for i, k in enumerate(f.keys)}
+
+
+# -- deriving a preference ---------------------------------------------------------------------
+def label_preference(
+    scheme: Scheme, values: Mapping[str, Any], proposal: Preference | None = None
+) -> Preference | None:
+    """The preference one label's values (stored terms) say, or None when they say none."""
+    d = scheme.preference
+    if d.rule == "field":
+        v = values.get(d.field)
+        return v if v in SIDE_WORDS else None
+    if d.rule == "scale":
+        v = values.get(d.field)
+        return None if v is None else _against_midpoint(float(v), d.midpoint)
+    if d.rule == "grades":
+        f = scheme.field(d.field)
+        got = values.get(d.field)
+        if not isinstance(got, Sequence) or len(got) != 2 or any(g not in f.values for g in got):
+            return None
+        a, b = (f.values.index(g) for g in got)  # best first: a smaller index is better
+        return "tie" if a == b else "first" if a < b else "second"
+    if d.rule == "verify":
+        if values.get("verdict") == "disagree":
+            v = values.get(d.correction)
+            return v if v in SIDE_WORDS else None
+        return proposal if values.get("verdict") == "agree" else None
+    return None
+
+
+def pair_preference(scheme: Scheme, labels: Sequence[Mapping[str, Any]]) -> Preference | None:
+    """A scale's pair preference: the mean of its labels against the midpoint (MMRB2's rule)."""
+    d = scheme.preference
+    scores = [float(v[d.field]) for v in labels if v.get(d.field) is not None]
+    if d.rule != "scale" or not scores:
+        return None
+    return _against_midpoint(statistics.fmean(scores), d.midpoint)
+
+
+def _against_midpoint(x: float, midpoint: float) -> Preference:
+    return "first" if x > midpoint else "second" if x < midpoint else "tie"
+
+
+def stored_scale(f: SchemeField, shown: int, left: Side) -> int:
+    """A scale point as picked -> stored: mirrored for a side-naming scale shown flipped."""
+    return scale_from_screen(shown, f.low, f.high, left) if f.sides else shown
+
+
+def describe(scheme: Scheme) -> dict[str, Any]:
+    """A scheme in words: what ``mmrb scheme`` prints and the card will state."""
+    d = scheme.preference
+    rule = {
+        "field": f"the {d.field} field",
+        "scale": f"{d.field} above {d.midpoint:g}: the first response; below: the second; of several labels, the mean",
+        "grades": f"the better {d.field} (the same: a tie)",
+        "verify": f"the judges' proposal when agreed, else {d.correction}",
+        "none": "none",
+    }[d.rule]
+    fields = []
+    for f in scheme.fields:
+        if f.required_when is not None:
+            when = "; ".join(f"{n} is {' or '.join(v)}" for n, v in f.required_when.conditions)
+            required = f"required when {when}"
+        else:
+            required = "required" if f.required else "optional"
+        row: dict[str, Any] = {"name": f.name, "kind": f.kind, "title": f.title, "required": required}
+        if f.points:
+            row["points"] = [f"{f.low + i} {p}" for i, p in enumerate(f.points)]
+        if f.values:
+            row["values"] = list(f.values)
+        row |= {"sides": f.sides, "level": f.level, "keys": list(f.keys)}
+        fields.append(row)
+    return {"name": scheme.name, "title": scheme.title, "version": scheme.version, "fields": fields, "preference": rule}
+
+
+# -- required fields ---------------------------------------------------------------------------
+def missing(scheme: Scheme, values: Mapping[str, Any]) -> list[str]:
+    """The fields a label still needs, in form order (empty: it can be saved)."""
+    out = []
+    for f in scheme.fields:
+        v = values.get(f.name)
+        empty = v is None or v == "" or v == () or v == [] or (f.per_response and None in v)
+        if empty and _required(scheme, f, values):
+            out.append(f.name)
+    return out
+
+
+def _required(scheme: Scheme, f: SchemeField, values: Mapping[str, Any]) -> bool:
+    if f.required_when is None:
+        return f.required
+    for other, wanted in f.required_when.conditions:
+        got = values.get(other)
+        if any(v in wanted for v in (got if isinstance(got, list | tuple) else [got])):
+            return True
+    return False
+
+
+# -- reading and checking a scheme -------------------------------------------------------------
+def load(name_or_path: str | Path) -> Scheme:
+    """A built-in scheme by name, or a scheme file (TOML)."""
+    if isinstance(name_or_path, str) and name_or_path in BUILT_IN:
+        return BUILT_IN[name_or_path]
+    path = Path(name_or_path)
+    if not path.suffix and not path.exists():
+        raise InputError(
+            [InputProblem(str(path), None, None, f"no such scheme: use {', '.join(BUILT_IN)} or a TOML file")]
+        )
+    text_lines = _field_lines(path)
+    return from_table(read_table(path, what="scheme"), str(path), text_lines)
+
+
+def _field_lines(path: Path) -> list[int]:
+    """The line of each ``[[field]]`` table, to name it in an error (tomllib keeps no lines)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []  # read_table says why
+    return [n for n, line in enumerate(text.splitlines(), 1) if re.match(r"\s*\[\[\s*field\s*\]\]", line)]
+
+
+def from_table(data: Mapping[str, Any], source: str = "<scheme>", lines: Sequence[int] = ()) -> Scheme:
+    """A scheme from its TOML table; every problem found is named (file, line, field)."""
+    problems: list[InputProblem] = []
+
+    def bad(message: str, at: int | None = None, name: str | None = None) -> None:
+        line = lines[at] if at is not None and at < len(lines) else None
+        problems.append(InputProblem(source, line, name, message))
+
+    name = data.get("name")
+    if not isinstance(name, str) or not re.match(r"^[a-z0-9][a-z0-9_-]{0,39}$", name):
+        bad("the scheme needs a name: lower-case letters, digits, - and _", name="name")
+    raw_fields = data.get("field")
+    if not isinstance(raw_fields, list) or not raw_fields:
+        bad("a scheme declares its fields as [[field]] tables", name="field")
+        raw_fields = []
+    fields = []
+    for i, raw in enumerate(raw_fields):
+        f = _field(raw, i, bad)
+        if f is not None:
+            fields.append(f)
+    names = [f.name for f in fields]
+    for n in {n for n in names if names.count(n) > 1}:
+        bad(f"field {n!r} is declared twice", names.index(n), n)
+    by_name = {f.name: f for f in fields}
+    for i, f in enumerate(fields):
+        for other, _ in f.required_when.conditions if f.required_when else ():
+            if other not in by_name:
+                bad(f"required_when names no field of this scheme: {other!r}", i, f.name)
+    derivation = _derivation(data.get("preference", {"rule": "none"}), by_name, bad)
+    if problems:
+        raise InputError(problems)
+    fields = _with_keys(fields, bad)
+    if problems:
+        raise InputError(problems)
+    version = data.get("version", 1)
+    return Scheme(
+        str(name),
+        str(data.get("title") or name),
+        tuple(fields),
+        derivation,
+        version if isinstance(version, int) and not isinstance(version, bool) else 1,
+        derivation.rule == "verify",
+    )
+
+
+def _field(raw: Any, i: int, bad) -> SchemeField | None:
+    if not isinstance(raw, dict):
+        bad("a field is a table", i)
+        return None
+    name = raw.get("name")
+    if not isinstance(name, str) or not NAME.match(name):
+        bad("a field needs a name: a lower-case letter, then letters, digits or _", i, "name")
+        return None
+    kind = raw.get("kind")
+    if kind not in FIELD_KINDS:
+        bad(f"kind {kind!r}: use one of {', '.join(FIELD_KINDS)}", i, name)
+        return None
+    known = {"name", "kind", "title", "values", "points", "low", "sides", "required", "required_when", "keys"}
+    for k in sorted(set(raw) - known):
+        bad(f"unknown setting {k!r} (known: {', '.join(sorted(known))})", i, name)
+    values = _words(raw.get("values", []), i, name, "values", bad)
+    points = _words(raw.get("points", []), i, name, "points", bad)
+    scale = kind in ("scale", "scale_per_response")
+    if scale and len(points) < 2:
+        bad("a scale needs a label for each of at least two points (points = [...])", i, name)
+    if not scale and kind != "text" and len(values) < 2:
+        bad("a choice needs at least two values (values = [...])", i, name)
+    if len(set(values)) != len(values):
+        bad("values repeat", i, name)
+    low = raw.get("low", 1)
+    if not isinstance(low, int) or isinstance(low, bool):
+        bad("low is a whole number", i, name)
+        low = 1
+    sides = raw.get("sides", False) is True
+    if sides and kind == "choice" and not set(values) <= set(SIDE_WORDS):
+        bad(f"a choice that names sides takes values from {', '.join(SIDE_WORDS)}", i, name)
+    if sides and kind not in ("choice", "scale"):
+        bad("only a choice or a pairwise scale names sides", i, name)
+    when = raw.get("required_when")
+    rule = None
+    if when is not None:
+        if not isinstance(when, dict) or not when:
+            bad('required_when is a table of fields and their values: { preference = ["tie"] }', i, name)
+        else:
+            rule = RequiredWhen(
+                tuple(
+                    (
+                        str(other),
+                        tuple(_words(vals if isinstance(vals, list) else [vals], i, name, "required_when", bad)),
+                    )
+                    for other, vals in when.items()
+                )
+            )
+    keys = _words(raw.get("keys", []), i, name, "keys", bad)
+    return SchemeField(
+        name,
+        kind,
+        str(raw.get("title") or name.replace("_", " ")),
+        tuple(values),
+        tuple(points),
+        low,
+        sides,
+        raw.get("required", True) is not False,
+        rule,
+        tuple(keys),
+    )
+
+
+def _words(raw: Any, i: int, name: str, what: str, bad) -> list[str]:
+    if not isinstance(raw, list) or not all(isinstance(v, str | int) and not isinstance(v, bool) for v in raw):
+        bad(f"{what} is a list of words", i, name)
+        return []
+    return [str(v) for v in raw]
+
+
+def _derivation(raw: Any, fields: Mapping[str, SchemeField], bad) -> Derivation:
+    if not isinstance(raw, dict) or raw.get("rule") not in get_args(PreferenceRule):
+        bad(f"preference: a table with rule = one of {', '.join(get_args(PreferenceRule))}", name="preference")
+        return Derivation("none")
+    rule = raw["rule"]
+    name = str(raw.get("field", ""))
+    f = fields.get(name)
+    if rule in ("field", "scale", "grades") and f is None:
+        bad(f"preference rule {rule!r} names no field of this scheme: {name!r}", name="preference")
+        return Derivation("none")
+    if rule == "field" and f is not None and not (f.kind == "choice" and f.sides):
+        bad(f"preference follows a field only from a choice that names sides: {name!r}", name="preference")
+    if rule == "scale" and f is not None and f.kind != "scale":
+        bad(f"preference rule 'scale' needs a scale field: {name!r}", name="preference")
+    if rule == "grades" and f is not None and f.kind != "grades":
+        bad(f"preference rule 'grades' needs a grades field: {name!r}", name="preference")
+    if rule == "verify":
+        correction = str(raw.get("correction", ""))
+        if "verdict" not in fields or correction not in fields:
+            bad("preference rule 'verify' needs a field 'verdict' and a correction field", name="preference")
+        return Derivation("verify", correction=correction)
+    midpoint = raw.get("midpoint")
+    if rule == "scale":
+        if f is not None and not isinstance(midpoint, int | float):
+            midpoint = (f.low + f.high) / 2
+        if isinstance(midpoint, bool) or not isinstance(midpoint, int | float):
+            bad("midpoint is a number", name="preference")
+            midpoint = 0
+    return Derivation(rule, name, float(midpoint or 0))
+
+
+def _with_keys(fields: list[SchemeField], bad) -> list[SchemeField]:
+    """Each field's keys: as declared, or the next free ones of ``KEY_POOL``; a clash with
+    another field or with the pages' own keys is an error."""
+    taken: dict[str, str] = {}
+    out = []
+    for i, f in enumerate(fields):
+        n = 0 if f.kind in ("text", "multi") else len(f.options) * (2 if f.per_response else 1)
+        keys = list(f.keys)
+        if keys and len(keys) != n:
+            bad(f"{len(keys)} keys for {n} answers", i, f.name)
+            continue
+        if not keys:
+            free = [k for k in KEY_POOL if k not in taken and k not in RESERVED_KEYS]
+            usual = [SIDE_KEYS[v] for v in f.values] if f.sides and f.kind == "choice" else []
+            if usual and not set(usual) & set(taken):
+                keys = usual  # left better, tie, right better: the keys of every scheme
+            elif len(free) < n:
+                bad(f"no keys left for its {n} answers: give keys = [...]", i, f.name)
+                continue
+            else:
+                plain = [k for k in free if k not in SIDE_KEYS.values()]
+                keys = (plain if len(plain) >= n else free)[:n]
+        for k in keys:
+            if k in RESERVED_KEYS:
+                bad(f"key {k!r} is the page's own", i, f.name)
+            elif k in taken:
+                bad(f"key {k!r} is field {taken[k]!r}'s too", i, f.name)
+            taken[k] = f.name
+        out.append(SchemeField(**{**f.__dict__, "keys": tuple(keys)}))
+    return out
+
+
+# -- the built-in schemes ----------------------------------------------------------------------
+def _built(data: dict[str, Any]) -> Scheme:
+    return from_table(data, f"built-in scheme {data['name']!r}")
+
+
+_CORRECTNESS = {"kind": "choice_per_response", "values": ["correct", "incorrect", "unsure"]}
+_SIX = [
+    "right much better",
+    "right better",
+    "right slightly better",
+    "left slightly better",
+    "left better",
+    "left much better",
+]
+_TABLES: list[dict[str, Any]] = [
+    {
+        "name": "mmrb",
+        "title": "Multimodal RewardBench: correctness of each response, preference, rationale",
+        "field": [
+            {
+                "name": "correctness",
+                "title": "Correct?",
+                **_CORRECTNESS,
+                "keys": ["1", "2", "3", "8", "9", "0"],
+            },
+            {
+                "name": "preference",
+                "kind": "choice",
+                "values": ["first", "tie", "second"],
+                "sides": True,
+                "keys": ["a", "t", "d"],
+            },
+            {
+                "name": "rationale",
+                "kind": "text",
+                # and a flag needs a note: flagging is the page's own, in every scheme
+                "required_when": {"preference": ["tie"], "correctness": ["unsure"]},
+            },
+        ],
+        "preference": {"rule": "field", "field": "preference"},
+    },
+    {
+        "name": "mmrb2-pairwise",
+        "title": "MMRB2: which response is better, on six points",
+        "field": [
+            {"name": "score", "kind": "scale", "points": _SIX, "sides": True},
+            {"name": "rationale", "kind": "text", "required": False},
+        ],
+        "preference": {"rule": "scale", "field": "score", "midpoint": 3.5},
+    },
+    {
+        "name": "mmrb2-reasoning",
+        "title": "MMRB2 reasoning: a letter grade for each response",
+        "field": [
+            {"name": "grade", "kind": "grades", "values": ["A", "B", "C", "D", "F"]},
+            {"name": "rationale", "kind": "text", "required": False},
+        ],
+        "preference": {"rule": "grades", "field": "grade"},
+    },
+    {
+        "name": "aspects",
+        "title": "MM-RLHF: helpfulness, faithfulness and ethics of each response, preference, rationale",
+        "field": [
+            *(
+                {"name": a, "kind": "scale_per_response", "points": ["poor", "fair", "good", "very good"]}
+                for a in ("helpfulness", "faithfulness", "ethics")
+            ),
+            {"name": "preference", "kind": "choice", "values": ["first", "tie", "second"], "sides": True},
+            {"name": "rationale", "kind": "text"},
+        ],
+        "preference": {"rule": "field", "field": "preference"},
+    },
+    {
+        "name": "verify",
+        "title": "VL-RewardBench: check the judges' proposed preference",
+        "field": [
+            {"name": "verdict", "kind": "choice", "values": ["agree", "disagree", "unsure"]},
+            {
+                "name": "corrected",
+                "kind": "choice",
+                "values": ["first", "tie", "second"],
+                "sides": True,
+                "required_when": {"verdict": ["disagree"]},
+            },
+            {"name": "rationale", "kind": "text", "required_when": {"verdict": ["disagree", "unsure"]}},
+        ],
+        "preference": {"rule": "verify", "correction": "corrected"},
+    },
+]
+BUILT_IN: dict[str, Scheme] = {s.name: s for s in map(_built, _TABLES)}
+DEFAULT = "mmrb"
