@@ -445,6 +445,7 @@ _TABLES: list[dict[str, Any]] = [
             },
             {
                 "name": "preference",
+                "title": "Which response is better?",
                 "kind": "choice",
                 "values": ["first", "tie", "second"],
                 "sides": True,
@@ -452,6 +453,7 @@ _TABLES: list[dict[str, Any]] = [
             },
             {
                 "name": "rationale",
+                "title": "Rationale",
                 "kind": "text",
                 # and a flag needs a note: flagging is the page's own, in every scheme
                 "required_when": {"preference": ["tie"], "correctness": ["unsure"]},
@@ -463,8 +465,8 @@ _TABLES: list[dict[str, Any]] = [
         "name": "mmrb2-pairwise",
         "title": "MMRB2: which response is better, on six points",
         "field": [
-            {"name": "score", "kind": "scale", "points": _SIX, "sides": True},
-            {"name": "rationale", "kind": "text", "required": False},
+            {"name": "score", "title": "Which response is better?", "kind": "scale", "points": _SIX, "sides": True},
+            {"name": "rationale", "title": "Rationale", "kind": "text", "required": False},
         ],
         "preference": {"rule": "scale", "field": "score", "midpoint": 3.5},
     },
@@ -472,8 +474,8 @@ _TABLES: list[dict[str, Any]] = [
         "name": "mmrb2-reasoning",
         "title": "MMRB2 reasoning: a letter grade for each response",
         "field": [
-            {"name": "grade", "kind": "grades", "values": ["A", "B", "C", "D", "F"]},
-            {"name": "rationale", "kind": "text", "required": False},
+            {"name": "grade", "title": "Grade", "kind": "grades", "values": ["A", "B", "C", "D", "F"]},
+            {"name": "rationale", "title": "Rationale", "kind": "text", "required": False},
         ],
         "preference": {"rule": "grades", "field": "grade"},
     },
@@ -482,11 +484,22 @@ _TABLES: list[dict[str, Any]] = [
         "title": "MM-RLHF: helpfulness, faithfulness and ethics of each response, preference, rationale",
         "field": [
             *(
-                {"name": a, "kind": "scale_per_response", "points": ["poor", "fair", "good", "very good"]}
+                {
+                    "name": a,
+                    "title": a.capitalize(),
+                    "kind": "scale_per_response",
+                    "points": ["poor", "fair", "good", "very good"],
+                }
                 for a in ("helpfulness", "faithfulness", "ethics")
             ),
-            {"name": "preference", "kind": "choice", "values": ["first", "tie", "second"], "sides": True},
-            {"name": "rationale", "kind": "text"},
+            {
+                "name": "preference",
+                "title": "Which response is better?",
+                "kind": "choice",
+                "values": ["first", "tie", "second"],
+                "sides": True,
+            },
+            {"name": "rationale", "title": "Rationale", "kind": "text"},
         ],
         "preference": {"rule": "field", "field": "preference"},
     },
@@ -494,15 +507,26 @@ _TABLES: list[dict[str, Any]] = [
         "name": "verify",
         "title": "VL-RewardBench: check the judges' proposed preference",
         "field": [
-            {"name": "verdict", "kind": "choice", "values": ["agree", "disagree", "unsure"]},
+            {
+                "name": "verdict",
+                "title": "Do you agree with the judges' proposal?",
+                "kind": "choice",
+                "values": ["agree", "disagree", "unsure"],
+            },
             {
                 "name": "corrected",
+                "title": "Which response is better, then?",
                 "kind": "choice",
                 "values": ["first", "tie", "second"],
                 "sides": True,
                 "required_when": {"verdict": ["disagree"]},
             },
-            {"name": "rationale", "kind": "text", "required_when": {"verdict": ["disagree", "unsure"]}},
+            {
+                "name": "rationale",
+                "title": "Rationale",
+                "kind": "text",
+                "required_when": {"verdict": ["disagree", "unsure"]},
+            },
         ],
         "preference": {"rule": "verify", "correction": "corrected"},
     },

@@ -655,3 +655,33 @@ def test_bench_quick_runs(label_studio, tmp_path):
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert "push" in out.stdout and "pull" in out.stdout and "items/s" in out.stdout
+
+
+@pytest.mark.parametrize("name", ["mmrb2-pairwise", "mmrb2-reasoning", "aspects", "verify"])
+def test_the_server_takes_each_schemes_config_and_an_annotation_of_its_controls(client, name):
+    """The real server: a project with the scheme's generated config, one task, one annotation
+    with a result for every control the config declares (mmrb's config is the one every other
+    test here runs)."""
+    from annotate.labelstudio.config import scheme_config, scheme_controls
+    from curate.schemes import BUILT_IN
+
+    scheme = BUILT_IN[name]
+    project = client.create_project(title=f"scheme {name} {uuid.uuid4().hex[:6]}", label_config=scheme_config(scheme))
+    assert project.label_config.strip() == scheme_config(scheme).strip()
+    data = {"image": "", "prompt": "p", "response_a": "a", "response_b": "b", "proposal": "A"}
+    (task,) = client.sdk.tasks.create(project=project.id, data=data) and client.task_data(project.id)
+    result = []
+    for c in scheme_controls(scheme).values():
+        if c.name in ("flag", "flag_note"):
+            continue
+        value = (
+            {"choices": [c.choices[0]]}
+            if c.tag == "Choices"
+            else {"rating": 2}
+            if c.tag == "Rating"
+            else {"text": ["t"]}
+        )
+        result.append({"from_name": c.name, "to_name": c.to_name, "type": c.result_type, "value": value})
+    client.sdk.annotations.create(id=task["id"], result=result)
+    (ann,) = client.sdk.annotations.list(id=task["id"])
+    assert {r["from_name"] for r in ann.result} == {r["from_name"] for r in result}

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from label_studio_sdk.label_interface import LabelInterface
@@ -16,10 +19,13 @@ from annotate.labelstudio.config import (
     config_problems,
     has_response_images,
     labeling_config,
+    scheme_config,
+    scheme_controls,
 )
 from annotate.labelstudio.pull import convert
 from annotate.labelstudio.push import build_tasks, left_side, response_fields
 from curate.model import Candidate, ImageRef, Item, Pair, Part, render_parts
+from curate.schemes import BUILT_IN
 from tests.ingest_helpers import png
 
 
@@ -277,3 +283,54 @@ def test_task_json_with_response_images(sqlite_store):
     # ... unless the project already shows response images: then with empty lists
     (again,), _, _ = build_tasks(s, [p for p in pairs if p.id == first], 0, response_images=True)
     assert again["data"] == {**plain["data"], "response_a_images": [], "response_b_images": []}
+
+
+# -- a scheme's config (curate/schemes.py) ----------------------------------------------------
+GOLDEN_CONFIGS = Path(__file__).parent / "golden" / "labelstudio"
+
+
+@pytest.mark.parametrize("name", sorted(BUILT_IN))
+def test_each_built_in_scheme_has_a_config_label_studio_parses_with_its_controls(name):
+    """Golden files (tests/golden/labelstudio/NAME.xml; MMRB_UPDATE_GOLDEN=1 rewrites them)."""
+    scheme = BUILT_IN[name]
+    xml = scheme_config(scheme)
+    golden = GOLDEN_CONFIGS / f"{name}.xml"
+    if os.environ.get("MMRB_UPDATE_GOLDEN") == "1":
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(xml)
+    assert xml == golden.read_text() and xml == scheme_config(scheme)
+    li = LabelInterface(xml)
+    have = {c.name: c for c in li.controls}
+    want = scheme_controls(scheme) if name != "mmrb" else CONTROLS
+    assert set(have) == set(want)
+    for c in want.values():
+        assert have[c.name].tag == c.tag and tuple(have[c.name].labels or ()) == c.choices
+    hotkeys = re.findall(r'hotkey="([^"]+)"', xml)
+    assert len(hotkeys) == len(set(hotkeys))  # no key twice
+    if name != "mmrb":  # the scheme's own keys (the mmrb projects keep their published ones)
+        assert set(hotkeys) <= set(scheme.keys)
+
+
+def test_a_field_required_only_sometimes_is_shown_only_then():
+    xml = scheme_config(BUILT_IN["verify"])
+    corrected = re.search(r"<Choices name=\"corrected\"[^>]*>", xml).group(0)
+    assert 'required="true"' in corrected and 'whenTagName="verdict"' in corrected
+    assert 'whenChoiceValue="disagree"' in corrected
+    block = xml.split(corrected)[1].split("</Choices>")[0]
+    assert re.findall(r'<Choice value="([^"]+)"', block) == ["A", "Tie", "B"]  # first, tie, second on screen
+    pairwise = scheme_config(BUILT_IN["mmrb2-pairwise"])
+    assert '<Choice value="1 right much better" hotkey="1"/>' in pairwise
+    assert '<Choice value="6 left much better" hotkey="6"/>' in pairwise
+    aspects = scheme_config(BUILT_IN["aspects"])
+    assert aspects.count('<Rating name="helpfulness_') == 2 and 'maxRating="4"' in aspects
+
+
+def test_mmrb_labelstudio_config_prints_a_schemes_config(capsys, tmp_path):
+    from curate.cli import main
+
+    assert main(["labelstudio", "config", "--scheme", "mmrb2-pairwise"]) == 0
+    assert capsys.readouterr().out == (GOLDEN_CONFIGS / "mmrb2-pairwise.xml").read_text()
+    assert main(["labelstudio", "config"]) == 0
+    assert capsys.readouterr().out == labeling_config()
+    assert main(["labelstudio", "config", "--scheme", str(tmp_path / "gone.toml")]) == 1
+    assert "scheme not found" in capsys.readouterr().err

@@ -65,11 +65,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the left/right order (default 0)")
     p = sub.add_parser("pull", help="pull annotations back as labels (idempotent)")
     _common(p)
+    p = sub.add_parser(
+        "config",
+        help="print the labeling config of an annotation scheme (no server needed; push and pull use mmrb's)",
+    )
+    p.add_argument("--scheme", default="mmrb", help="a built-in scheme's name or a scheme file (default mmrb)")
+    p.add_argument("--response-images", action="store_true", help="the config that shows responses' images")
 
 
 def run(args: argparse.Namespace) -> int:
     from annotate.labelstudio.client import Client, api_key_from_env
 
+    if args.action == "config":
+        from annotate.labelstudio.config import scheme_config
+        from curate.schemes import load
+
+        print(scheme_config(load(args.scheme), response_images=args.response_images), end="")
+        return 0
     if args.action == "push" and args.overlap is not None and args.overlap < 1:
         raise MmrbError("--overlap must be at least 1")
     client = Client(args.url, api_key_from_env(args.api_key_env), key_name=f"the API key in ${args.api_key_env}")

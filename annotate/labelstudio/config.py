@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from xml.sax.saxutils import quoteattr
 
 from curate.model import CORRECTNESS, FLAG_REASONS, SCREEN_PREFERENCES, Correctness, FlagReason, ScreenPreference
+from curate.schemes import Scheme, SchemeField
 
 # choice value shown in Label Studio (the projects' published names) -> canonical vocabulary
 # of curate.model, each checked below against it
@@ -189,3 +190,124 @@ def config_problems(xml: str) -> list[str]:
         if field not in objects:
             problems.append(f"object '{field}' is missing")
     return problems
+
+
+# -- a scheme's config (curate/schemes.py) ----------------------------------------------------
+# The mmrb scheme is ``labeling_config`` itself: the projects made before schemes keep theirs.
+# Other schemes get their fields as Label Studio controls: a choice as Choices (a side-naming
+# one as A / Tie / B), a scale as Choices of its labelled points, a scale per response as a
+# Rating under each response, grades and choices per response as Choices under each, a
+# multi-select as multiple Choices, a text as a TextArea. A field required only when another
+# field has some value is shown only then (visibleWhen), as required: Label Studio checks a
+# control only while it is shown (whenChoiceValue takes several values, comma-separated).
+# The verify scheme shows the task's "proposal" field above its controls.
+SIDE_CHOICES = {"first": "A", "second": "B", "tie": "Tie"}  # screen words: A is left
+
+
+def scheme_controls(scheme: Scheme) -> dict[str, Control]:
+    """The controls of a scheme's config, by name (a per-response field: NAME_a and NAME_b)."""
+    out: dict[str, Control] = {}
+    for f in scheme.fields:
+        if f.per_response:
+            for side, to in (("a", "response_a"), ("b", "response_b")):
+                tag = "Rating" if f.kind == "scale_per_response" else "Choices"
+                out[f"{f.name}_{side}"] = Control(f"{f.name}_{side}", tag, tag.lower(), to, _labels(f))
+        elif f.kind == "text":
+            out[f.name] = Control(f.name, "TextArea", "textarea", "prompt")
+        else:
+            out[f.name] = Control(f.name, "Choices", "choices", "prompt", _labels(f))
+    for name in ("flag", "flag_note"):  # flagging is the page's own, in every scheme
+        out[name] = CONTROLS[name]
+    return out
+
+
+def _labels(f: SchemeField) -> tuple[str, ...]:
+    if f.kind == "scale_per_response":
+        return ()  # a Rating: its points are 1..maxRating
+    if f.kind == "scale":
+        return tuple(f"{f.low + i} {p}" for i, p in enumerate(f.points))
+    if f.sides:
+        return tuple(SIDE_CHOICES[v] for v in f.values)
+    return f.values
+
+
+def scheme_config(scheme: Scheme, *, response_images: bool = False) -> str:
+    """The XML labeling config of a scheme (deterministic)."""
+    if scheme.name == "mmrb":
+        return labeling_config(response_images=response_images)
+    controls = scheme_controls(scheme)
+
+    def control(f: SchemeField, name: str, keys: tuple[str, ...], pad: int) -> list[str]:
+        c = controls[name]
+        attrs = f'name="{name}" toName="{c.to_name}"'
+        if f.required or f.required_when is not None:
+            attrs += ' required="true"'
+        when = f.required_when.conditions if f.required_when else ()
+        if len(when) == 1 and when[0][0] in controls and controls[when[0][0]].tag == "Choices":
+            other, values = when[0]
+            shown = ",".join(_shown(scheme, other, v) for v in values)
+            attrs += f' visibleWhen="choice-selected" whenTagName="{other}" whenChoiceValue={quoteattr(shown)}'
+        ind = " " * pad
+        if c.tag == "TextArea":
+            return [f'{ind}<TextArea {attrs} rows="3" maxSubmissions="1" editable="true"/>']
+        if c.tag == "Rating":
+            return [f'{ind}<Rating {attrs} maxRating="{len(f.points)}" icon="star" size="medium"/>']
+        many = ' choice="multiple"' if f.kind == "multi" else ' choice="single"'
+        lines = [f'{ind}<Choices {attrs}{many} showInline="true">']
+        for i, value in enumerate(c.choices):
+            hot = f" hotkey={quoteattr(keys[i])}" if i < len(keys) else ""
+            lines.append(f"{ind}  <Choice value={quoteattr(value)}{hot}/>")
+        return [*lines, f"{ind}</Choices>"]
+
+    def response(field: str, side: str) -> list[str]:
+        shown = [" " * 6 + line for line in _response_images(field)] if response_images else []
+        lines = [*shown, f'      <Text name="{field}" value="${field}"/>']
+        for f in scheme.fields:
+            if f.per_response:
+                half = len(f.keys) // 2
+                keys = f.keys[:half] if side == "a" else f.keys[half:]
+                lines += [
+                    f'      <Header value={quoteattr(f.title)} size="5"/>',
+                    *control(f, f"{f.name}_{side}", keys, 6),
+                ]
+        return lines
+
+    parts = [
+        "<View>",
+        f"  <Style>{_STYLE}  </Style>",
+        f"  <Header value={quoteattr(scheme.title)}/>",
+        f'  <Image name="image" value="$image" {_IMAGE_ATTRS}/>',
+        '  <Text name="prompt" value="$prompt"/>',
+        '  <View className="mmrb-cols">',
+        '    <View className="mmrb-col">',
+        '      <Header value="Response A"/>',
+        *response("response_a", "a"),
+        "    </View>",
+        '    <View className="mmrb-col">',
+        '      <Header value="Response B"/>',
+        *response("response_b", "b"),
+        "    </View>",
+        "  </View>",
+    ]
+    if scheme.shows_proposal:  # the task's "proposal": the judges' preference, A, B or Tie
+        parts += ['  <Header value="The judges\' proposal"/>', '  <Text name="proposal" value="$proposal"/>']
+    for f in scheme.fields:
+        if not f.per_response:
+            parts += [f"  <Header value={quoteattr(f.title)}/>", *control(f, f.name, f.keys, 2)]
+    parts += [
+        '  <Header value="Flag this pair (optional)" size="5"/>',
+        # without hotkeys: a scheme's fields may use every digit
+        '  <Choices name="flag" toName="prompt" choice="single" showInline="true">',
+        *(f"    <Choice value={quoteattr(v)}/>" for v in FLAG_CHOICES),
+        "  </Choices>",
+        '  <TextArea name="flag_note" toName="prompt" rows="1" maxSubmissions="1" editable="true"'
+        ' placeholder="What is wrong? (only with a flag)"/>',
+        "</View>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def _shown(scheme: Scheme, field: str, value: str) -> str:
+    """A stored value as the config's choice shows it."""
+    f = scheme.field(field)
+    return SIDE_CHOICES.get(value, value) if f.sides else value
