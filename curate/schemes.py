@@ -22,8 +22,8 @@ from typing import Any, Literal, get_args
 
 from .configfile import read_table
 from .errors import InputError, InputProblem
-from .model import Preference, Side
-from .sides import scale_from_screen
+from .model import Label, Preference, Side
+from .sides import preference_from_screen, preference_to_screen, scale_from_screen, shown_pair, stored_pair
 
 FieldKind = Literal["choice", "choice_per_response", "scale", "scale_per_response", "grades", "multi", "text"]
 Level = Literal["nominal", "ordinal", "interval"]
@@ -193,6 +193,106 @@ def describe(scheme: Scheme) -> dict[str, Any]:
         row |= {"sides": f.sides, "level": f.level, "keys": list(f.keys)}
         fields.append(row)
     return {"name": scheme.name, "title": scheme.title, "version": scheme.version, "fields": fields, "preference": rule}
+
+
+# -- a label's values: screen <-> stored <-> Label ----------------------------------------------
+# Values in stored terms: a field's answer by its name; a per-response field's as a (first,
+# second) pair; a side-naming choice as first / second / tie; a pairwise scale with its high
+# end the first response better. On screen: a per-response field's as (left, right), a
+# side-naming choice as left / right / tie, a pairwise scale with its high end the left better.
+def stored_values(scheme: Scheme, shown: Mapping[str, Any], left: Side) -> dict[str, Any]:
+    """The answers as the annotator gave them on screen -> stored terms (curate/sides.py)."""
+    out: dict[str, Any] = {}
+    for f in scheme.fields:
+        if f.name not in shown:
+            continue
+        v = shown[f.name]
+        if f.per_response and v is not None:
+            v = stored_pair(v[0], v[1], left)
+        elif f.sides and f.kind == "choice" and v is not None:
+            v = preference_from_screen(v, left)
+        elif f.sides and f.kind == "scale" and v is not None:
+            v = stored_scale(f, int(v), left)
+        out[f.name] = v
+    return out
+
+
+def shown_values(scheme: Scheme, stored: Mapping[str, Any], left: Side) -> dict[str, Any]:
+    """Stored answers as the annotator saw them (to reopen a label): the inverse."""
+    out: dict[str, Any] = {}
+    for f in scheme.fields:
+        if f.name not in stored:
+            continue
+        v = stored[f.name]
+        if f.per_response and v is not None:
+            v = shown_pair(v[0], v[1], left)
+        elif f.sides and f.kind == "choice" and v is not None:
+            v = preference_to_screen(v, left)
+        elif f.sides and f.kind == "scale" and v is not None:
+            v = stored_scale(f, int(v), left)  # mirroring is its own inverse
+        out[f.name] = v
+    return out
+
+
+def to_label(
+    scheme: Scheme,
+    pair_id: str,
+    annotator: str,
+    values: Mapping[str, Any],
+    proposal: Preference | None = None,
+    **rest: Any,
+) -> Label:
+    """A label of stored values: mmrb's fields in the label's own columns (correctness,
+    preference, rationale); every other field in ``ratings``, a per-response one as NAME_first
+    and NAME_second (as MMRB2's import keeps ``grade_first``), a scale as its number; the
+    label's preference is the scheme's rule (curate/agreement reads ``score`` and the grades)."""
+    ratings: dict[str, Any] = {}
+    columns: dict[str, Any] = {}
+    for f in scheme.fields:
+        v = values.get(f.name)
+        if v is None or v == "" or v == [] or v == ():
+            continue
+        if scheme.name == "mmrb" and f.name == "correctness":
+            columns["correctness_first"], columns["correctness_second"] = v
+        elif f.name == "rationale" and f.kind == "text":
+            columns["rationale"] = v
+        elif scheme.name == "mmrb" and f.name == "preference":
+            continue  # the rule below gives it
+        elif f.per_response:
+            ratings[f"{f.name}_first"], ratings[f"{f.name}_second"] = _typed(f, v[0]), _typed(f, v[1])
+        else:
+            ratings[f.name] = list(v) if f.kind == "multi" else _typed(f, v)
+    if scheme.shows_proposal and proposal is not None:
+        ratings["proposal"] = proposal  # what the annotator was shown: the card says so
+    pref = label_preference(scheme, values, proposal)
+    return Label(pair_id, annotator, preference=pref, ratings=ratings, **columns, **rest)
+
+
+def _typed(f: SchemeField, v: Any) -> Any:
+    return int(v) if f.kind in ("scale", "scale_per_response") and v is not None else v
+
+
+def label_values(scheme: Scheme, label: Label) -> dict[str, Any]:
+    """A label's stored values by field (``to_label`` read back)."""
+    r = label.ratings or {}
+    out: dict[str, Any] = {}
+    for f in scheme.fields:
+        if scheme.name == "mmrb" and f.name == "correctness":
+            if label.correctness_first is not None or label.correctness_second is not None:
+                out[f.name] = (label.correctness_first, label.correctness_second)
+        elif f.name == "rationale" and f.kind == "text":
+            if label.rationale:
+                out[f.name] = label.rationale
+        elif scheme.name == "mmrb" and f.name == "preference":
+            if label.preference is not None:
+                out[f.name] = label.preference
+        elif f.per_response:
+            if f"{f.name}_first" in r or f"{f.name}_second" in r:
+                out[f.name] = (r.get(f"{f.name}_first"), r.get(f"{f.name}_second"))
+        elif f.name in r:
+            v = r[f.name]
+            out[f.name] = list(v) if f.kind == "multi" else v
+    return out
 
 
 # -- required fields ---------------------------------------------------------------------------

@@ -308,3 +308,77 @@ def test_every_generated_scheme_gets_distinct_free_keys_or_asks_for_them(table):
     assert missing(s, full) == []
     assert missing(s, {}) == [f.name for f in s.fields if f.required_when is None]
     assert schemes.describe(s)["fields"][0]["name"] == "f0"
+
+
+# -- a label's values: screen <-> stored <-> Label -----------------------------------------------
+def _answer(f, draw):
+    """An answer of field ``f`` in stored terms (a per-response one as (first, second))."""
+    if f.kind == "text":
+        return draw(st.sampled_from(["", "because", "a b"]))
+    if f.kind == "multi":
+        return draw(st.lists(st.sampled_from(f.values), unique=True))
+    one = st.sampled_from([int(o) for o in f.options] if f.kind in ("scale", "scale_per_response") else f.options)
+    return (draw(one), draw(one)) if f.per_response else draw(one)
+
+
+@st.composite
+def _answers(draw):
+    scheme = BUILT_IN[draw(st.sampled_from(sorted(BUILT_IN)))]
+    values = {f.name: _answer(f, draw) for f in scheme.fields if draw(st.booleans()) or f.required}
+    return scheme, {k: v for k, v in values.items() if v not in ("", [])}
+
+
+@given(_answers(), st.sampled_from(["first", "second"]), st.sampled_from([None, "first", "second", "tie"]))
+def test_the_display_order_changes_no_stored_value_and_a_label_keeps_them(answers, left, proposal):
+    """Shown either way round (sides swapped, a pairwise scale mirrored), the same answers
+    store the same values, the same preference and the same label; read back, the same values."""
+    from curate.schemes import label_values, shown_values, stored_values, to_label
+
+    scheme, stored = answers
+    shown = shown_values(scheme, stored, left)
+    assert stored_values(scheme, shown, left) == stored
+    other = {"first": "second", "second": "first"}[left]
+    assert stored_values(scheme, shown_values(scheme, stored, other), other) == stored
+    label = to_label(scheme, "p", "ann", stored, proposal)
+    assert label.preference == label_preference(scheme, stored, proposal)
+    assert label_values(scheme, label) == stored
+
+
+def test_a_six_picked_with_the_second_response_on_the_left_is_stored_as_a_one():
+    from curate.schemes import stored_values, to_label
+
+    s = BUILT_IN["mmrb2-pairwise"]
+    stored = stored_values(s, {"score": 6, "rationale": "left much better"}, left="second")
+    assert stored == {"score": 1, "rationale": "left much better"}
+    label = to_label(s, "p", "ann", stored)
+    assert (label.preference, label.ratings, label.rationale) == ("second", {"score": 1}, "left much better")
+    grades = to_label(
+        BUILT_IN["mmrb2-reasoning"],
+        "p",
+        "ann",
+        stored_values(BUILT_IN["mmrb2-reasoning"], {"grade": ("B", "A")}, "second"),
+    )
+    assert (grades.ratings, grades.preference) == (
+        {"grade_first": "A", "grade_second": "B"},
+        "first",
+    )  # as MMRB2's import
+    verified = to_label(BUILT_IN["verify"], "p", "ann", {"verdict": "agree"}, proposal="second")
+    assert (verified.preference, verified.ratings) == ("second", {"verdict": "agree", "proposal": "second"})
+
+
+@given(
+    st.sampled_from(["correct", "incorrect", "unsure"]),
+    st.sampled_from(["correct", "incorrect", "unsure"]),
+    st.sampled_from(["left", "tie", "right"]),
+    st.sampled_from(["first", "second"]),
+)
+def test_the_mmrb_scheme_makes_the_label_the_page_makes_today(cl, cr, pref, left):
+    from annotate import form
+    from curate.schemes import stored_values, to_label
+
+    today = form.to_label(
+        form.FormInput(cl, cr, pref, "why"), pair_id="p", annotator="ann", left_side=left, seconds=None
+    )
+    s = BUILT_IN["mmrb"]
+    shown = {"correctness": (cl, cr), "preference": pref, "rationale": "why"}
+    assert to_label(s, "p", "ann", stored_values(s, shown, left)) == today
