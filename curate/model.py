@@ -43,6 +43,7 @@ GoldSource = Literal["adjudication", "reference", "import"]
 QualificationState = Literal["pending", "passed", "failed"]
 # How the build turns several labels of a field into one (curate/quality/aggregate.py).
 Aggregation = Literal["majority", "dawid-skene", "mace"]
+Level = Literal["nominal", "ordinal", "interval", "ratio"]  # of measurement, for agreement
 
 CORRECTNESS: tuple[Correctness, ...] = get_args(Correctness)
 PREFERENCES: tuple[str, ...] = get_args(Preference)

@@ -15,21 +15,19 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 from .configfile import read_table
 from .errors import InputError, InputProblem
-from .model import Label, Preference, Side
-from .sides import preference_from_screen, preference_to_screen, scale_from_screen, shown_pair, stored_pair
+from .model import PREFERENCES, Label, Level, Preference, Side
+from .sides import preference_from_screen, preference_to_screen, scale_from_screen, stored_pair
 
 FieldKind = Literal["choice", "choice_per_response", "scale", "scale_per_response", "grades", "multi", "text"]
-Level = Literal["nominal", "ordinal", "interval"]
 FIELD_KINDS: tuple[FieldKind, ...] = get_args(FieldKind)
 PER_RESPONSE: frozenset[FieldKind] = frozenset({"choice_per_response", "scale_per_response", "grades"})
-SIDE_WORDS = ("first", "second", "tie")  # a choice whose values name sides uses these
 # keys the pages keep for themselves: submit, skip, undo, zoom, flip, the flag and the text box,
 # and Streamlit's own rerun and clear-cache
 RESERVED_KEYS = frozenset({"Enter", "s", "u", "z", "v", "f", "e", "r", "c"})
@@ -131,7 +129,7 @@ def label_preference(
     d = scheme.preference
     if d.rule == "field":
         v = values.get(d.field)
-        return v if v in SIDE_WORDS else None
+        return v if v in PREFERENCES else None
     if d.rule == "scale":
         v = values.get(d.field)
         return None if v is None else _against_midpoint(float(v), d.midpoint)
@@ -145,7 +143,7 @@ def label_preference(
     if d.rule == "verify":
         if values.get("verdict") == "disagree":
             v = values.get(d.correction)
-            return v if v in SIDE_WORDS else None
+            return v if v in PREFERENCES else None
         return proposal if values.get("verdict") == "agree" else None
     return None
 
@@ -202,33 +200,25 @@ def describe(scheme: Scheme) -> dict[str, Any]:
 # side-naming choice as left / right / tie, a pairwise scale with its high end the left better.
 def stored_values(scheme: Scheme, shown: Mapping[str, Any], left: Side) -> dict[str, Any]:
     """The answers as the annotator gave them on screen -> stored terms (curate/sides.py)."""
-    out: dict[str, Any] = {}
-    for f in scheme.fields:
-        if f.name not in shown:
-            continue
-        v = shown[f.name]
-        if f.per_response and v is not None:
-            v = stored_pair(v[0], v[1], left)
-        elif f.sides and f.kind == "choice" and v is not None:
-            v = preference_from_screen(v, left)
-        elif f.sides and f.kind == "scale" and v is not None:
-            v = stored_scale(f, int(v), left)
-        out[f.name] = v
-    return out
+    return _mapped(scheme, shown, left, preference_from_screen)
 
 
 def shown_values(scheme: Scheme, stored: Mapping[str, Any], left: Side) -> dict[str, Any]:
     """Stored answers as the annotator saw them (to reopen a label): the inverse."""
+    return _mapped(scheme, stored, left, preference_to_screen)
+
+
+def _mapped(scheme: Scheme, values: Mapping[str, Any], left: Side, preference: Callable[[Any, Side], Any]) -> dict:
     out: dict[str, Any] = {}
     for f in scheme.fields:
-        if f.name not in stored:
+        if f.name not in values:
             continue
-        v = stored[f.name]
-        if f.per_response and v is not None:
-            v = shown_pair(v[0], v[1], left)
-        elif f.sides and f.kind == "choice" and v is not None:
-            v = preference_to_screen(v, left)
-        elif f.sides and f.kind == "scale" and v is not None:
+        v = values[f.name]
+        if v is not None and f.per_response:
+            v = stored_pair(v[0], v[1], left)  # the same swap both ways
+        elif v is not None and f.sides and f.kind == "choice":
+            v = preference(v, left)
+        elif v is not None and f.sides and f.kind == "scale":
             v = stored_scale(f, int(v), left)  # mirroring is its own inverse
         out[f.name] = v
     return out
@@ -414,8 +404,8 @@ def _field(raw: Any, i: int, bad) -> SchemeField | None:
         bad("low is a whole number", i, name)
         low = 1
     sides = raw.get("sides", False) is True
-    if sides and kind == "choice" and not set(values) <= set(SIDE_WORDS):
-        bad(f"a choice that names sides takes values from {', '.join(SIDE_WORDS)}", i, name)
+    if sides and kind == "choice" and not set(values) <= set(PREFERENCES):
+        bad(f"a choice that names sides takes values from {', '.join(PREFERENCES)}", i, name)
     if sides and kind not in ("choice", "scale"):
         bad("only a choice or a pairwise scale names sides", i, name)
     when = raw.get("required_when")

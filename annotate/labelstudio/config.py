@@ -18,8 +18,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from xml.sax.saxutils import quoteattr
 
-from curate.model import CORRECTNESS, FLAG_REASONS, SCREEN_PREFERENCES, Correctness, FlagReason, ScreenPreference
+from curate.model import (
+    CORRECTNESS,
+    FLAG_REASONS,
+    SCREEN_PREFERENCES,
+    Correctness,
+    FlagReason,
+    ScreenPreference,
+)
 from curate.schemes import Scheme, SchemeField
+from curate.sides import preference_from_screen
 
 # choice value shown in Label Studio (the projects' published names) -> canonical vocabulary
 # of curate.model, each checked below against it
@@ -201,7 +209,11 @@ def config_problems(xml: str) -> list[str]:
 # field has some value is shown only then (visibleWhen), as required: Label Studio checks a
 # control only while it is shown (whenChoiceValue takes several values, comma-separated).
 # The verify scheme shows the task's "proposal" field above its controls.
-SIDE_CHOICES = {"first": "A", "second": "B", "tie": "Tie"}  # screen words: A is left
+# a side-naming value as the config's choice: the published A / B / Tie of the side it names
+# in the pair's own order (A is left: PREFERENCE_CHOICES)
+SIDE_CHOICES: dict[str, str] = {
+    str(preference_from_screen(screen, "first")): choice for choice, screen in PREFERENCE_CHOICES.items()
+}
 
 
 def scheme_controls(scheme: Scheme) -> dict[str, Control]:

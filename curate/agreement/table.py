@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, get_args
 
 import numpy as np
 import pandas as pd
@@ -37,14 +37,13 @@ import pandas as pd
 from ..errors import InputError, InputProblem, MmrbError
 from ..formats import reader
 from ..formats.fields import text_problems
-from ..model import CORRECTNESS, MMRB2_GRADES, PREFERENCES, Screen, word_of
+from ..model import CORRECTNESS, MMRB2_GRADES, PREFERENCES, Level, Screen, word_of
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
     from ..store import Store
 from ..sides import from_screen, is_screen, is_side
 from ..wording import plural
 
-Level = Literal["nominal", "ordinal", "interval", "ratio"]
 LEVELS: tuple[Level, ...] = get_args(Level)
 GOLD = "@gold"
 STORE_FIELDS = ("preference", "correctness_first", "correctness_second")

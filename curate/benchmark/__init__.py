@@ -31,7 +31,7 @@ from ..model import Candidate, Part, Triplet
 from ..quality.aggregate import Aggregated
 from ..sides import is_side
 from . import export
-from .card import aggregation_summary, write_card
+from .card import aggregation_summary, card_text, write_card
 from .filter import BuildDecision, BuildInputs, FilterResult, apply_rules
 from .rules import Rules, load_rules
 
@@ -285,8 +285,7 @@ def _write(
         # every format the build writes (curate/formats/registry.py): its layout's files
         written = {fmt.name: fmt.load("export")(tmp, rows) for fmt in EXPORTED}
         mmrb2_counts = written.get("mmrb2", {})
-        write_card(
-            tmp,
+        text = card_text(
             rules=rules,
             result=result,
             triplets=triplets,
@@ -296,6 +295,7 @@ def _write(
             aggregated=inputs.aggregated,
             mmrb2_counts=mmrb2_counts,
         )
+        write_card(tmp, report, text)
         files = {p.relative_to(tmp).as_posix(): _sha256(p) for p in sorted(tmp.rglob("*")) if p.is_file()}
         manifest = {
             "rules": rules.as_dict(),

@@ -445,7 +445,8 @@ def card_text(
     aggregated: Aggregated | None = None,
     mmrb2_counts: Mapping[str, int] | None = None,
 ) -> str:
-    """The card's Markdown (write_card's arguments)."""
+    """The card's Markdown. ``mmrb2_counts``: the triplets of each MMRB2 task written in
+    MMRB2's layout."""
     lines = front_lines(rules)
     lines += files_lines(triplets, len(result.decisions), mmrb2_counts, rules.seed)
     lines += counts_lines(triplets, n_annotators, missing_image_triplets)
@@ -456,30 +457,8 @@ def card_text(
     return "\n".join(lines).rstrip() + "\n"
 
 
-def write_card(
-    out: Path,
-    *,
-    rules: Rules,
-    result: FilterResult,
-    triplets: list[Triplet],
-    report: AgreementReport,
-    n_annotators: int,
-    missing_image_triplets: int,
-    aggregated: Aggregated | None = None,
-    mmrb2_counts: Mapping[str, int] | None = None,
-) -> None:
-    """The card (README.md) and its plots in ``out``. ``mmrb2_counts``: the triplets of each
-    MMRB2 task written in MMRB2's layout."""
+def write_card(out: Path, report: AgreementReport, text: str) -> None:
+    """The card (README.md, ``text`` from ``card_text``) and its plots in ``out``."""
     plot_agreement(report, out / PLOT_AGREEMENT)
     plot_labels(report, out / PLOT_LABELS)
-    text = card_text(
-        rules=rules,
-        result=result,
-        triplets=triplets,
-        report=report,
-        n_annotators=n_annotators,
-        missing_image_triplets=missing_image_triplets,
-        aggregated=aggregated,
-        mmrb2_counts=mmrb2_counts,
-    )
     (out / "README.md").write_text(text, encoding="utf-8")
