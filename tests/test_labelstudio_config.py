@@ -334,3 +334,21 @@ def test_mmrb_labelstudio_config_prints_a_schemes_config(capsys, tmp_path):
     assert capsys.readouterr().out == labeling_config()
     assert main(["labelstudio", "config", "--scheme", str(tmp_path / "gone.toml")]) == 1
     assert "scheme not found" in capsys.readouterr().err
+
+
+def test_a_condition_label_studio_cannot_say_leaves_the_field_optional_there():
+    from curate.schemes import from_table
+
+    two = from_table(
+        {
+            "name": "two",
+            "field": [
+                {"name": "ok", "kind": "choice_per_response", "values": ["yes", "no"]},
+                {"name": "pick", "kind": "choice", "values": ["x", "y"]},
+                {"name": "why", "kind": "text", "required_when": {"ok": ["no"], "pick": ["y"]}},
+            ],
+        }
+    )
+    why = re.search(r'<TextArea name="why"[^>]*>', scheme_config(two)).group(0)
+    assert "required" not in why and "visibleWhen" not in why
+    LabelInterface(scheme_config(two)).validate()

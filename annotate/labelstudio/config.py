@@ -252,10 +252,13 @@ def scheme_config(scheme: Scheme, *, response_images: bool = False) -> str:
     def control(f: SchemeField, name: str, keys: tuple[str, ...], pad: int) -> list[str]:
         c = controls[name]
         attrs = f'name="{name}" toName="{c.to_name}"'
-        if f.required or f.required_when is not None:
-            attrs += ' required="true"'
         when = f.required_when.conditions if f.required_when else ()
-        if len(when) == 1 and when[0][0] in controls and controls[when[0][0]].tag == "Choices":
+        # a condition on one whole-pair choice is a visibleWhen; any other (several fields, a
+        # per-response one) Label Studio cannot say, so the field is optional there
+        shown_when = len(when) == 1 and when[0][0] in controls and controls[when[0][0]].tag == "Choices"
+        if shown_when or (f.required and f.required_when is None):
+            attrs += ' required="true"'
+        if shown_when:
             other, values = when[0]
             shown = ",".join(_shown(scheme, other, v) for v in values)
             attrs += f' visibleWhen="choice-selected" whenTagName="{other}" whenChoiceValue={quoteattr(shown)}'
