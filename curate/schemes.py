@@ -18,6 +18,7 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import UnionType
 from typing import Any, Literal, get_args
 
 from .configfile import read_table
@@ -341,6 +342,8 @@ def from_table(data: Mapping[str, Any], source: str = "<scheme>", lines: Sequenc
     name = data.get("name")
     if not isinstance(name, str) or not re.match(r"^[a-z0-9][a-z0-9_-]{0,39}$", name):
         bad("the scheme needs a name: lower-case letters, digits, - and _", name="name")
+    title = _setting(data, "title", str, "", "a text", bad, None, "title")
+    version = _setting(data, "version", int, 1, "a whole number", bad, None, "version")
     raw_fields = data.get("field")
     if not isinstance(raw_fields, list) or not raw_fields:
         bad("a scheme declares its fields as [[field]] tables", name="field")
@@ -364,15 +367,19 @@ def from_table(data: Mapping[str, Any], source: str = "<scheme>", lines: Sequenc
     fields = _with_keys(fields, bad)
     if problems:
         raise InputError(problems)
-    version = data.get("version", 1)
-    return Scheme(
-        str(name),
-        str(data.get("title") or name),
-        tuple(fields),
-        derivation,
-        version if isinstance(version, int) and not isinstance(version, bool) else 1,
-        derivation.rule == "verify",
-    )
+    return Scheme(str(name), title or str(name), tuple(fields), derivation, version, derivation.rule == "verify")
+
+
+def _setting(raw: Mapping[str, Any], key: str, kind: type | UnionType, default: Any, what: str, bad, *at: Any) -> Any:
+    """A setting of the file, of ``kind`` (TOML's true and false are not numbers), or its
+    default when absent; a wrong one is a problem named ``key is WHAT`` (``at``: where)."""
+    if key not in raw:
+        return default
+    v = raw[key]
+    if isinstance(v, bool) != (kind is bool) or not isinstance(v, kind):
+        bad(f"{key} is {what}", *at)
+        return default
+    return v
 
 
 def _field(raw: Any, i: int, bad) -> SchemeField | None:
@@ -399,11 +406,8 @@ def _field(raw: Any, i: int, bad) -> SchemeField | None:
         bad("a choice needs at least two values (values = [...])", i, name)
     if len(set(values)) != len(values):
         bad("values repeat", i, name)
-    low = raw.get("low", 1)
-    if not isinstance(low, int) or isinstance(low, bool):
-        bad("low is a whole number", i, name)
-        low = 1
-    sides = raw.get("sides", False) is True
+    low = _setting(raw, "low", int, 1, "a whole number", bad, i, name)
+    sides = _setting(raw, "sides", bool, False, "true or false", bad, i, name)
     if sides and kind == "choice" and not set(values) <= set(PREFERENCES):
         bad(f"a choice that names sides takes values from {', '.join(PREFERENCES)}", i, name)
     if sides and kind not in ("choice", "scale"):
@@ -427,12 +431,12 @@ def _field(raw: Any, i: int, bad) -> SchemeField | None:
     return SchemeField(
         name,
         kind,
-        str(raw.get("title") or name.replace("_", " ")),
+        _setting(raw, "title", str, "", "a text", bad, i, name) or name.replace("_", " "),
         tuple(values),
         tuple(points),
         low,
         sides,
-        raw.get("required", True) is not False,
+        _setting(raw, "required", bool, True, "true or false", bad, i, name),
         rule,
         tuple(keys),
     )
@@ -466,14 +470,9 @@ def _derivation(raw: Any, fields: Mapping[str, SchemeField], bad) -> Derivation:
         if "verdict" not in fields or correction not in fields:
             bad("preference rule 'verify' needs a field 'verdict' and a correction field", name="preference")
         return Derivation("verify", correction=correction)
-    midpoint = raw.get("midpoint")
-    if rule == "scale":
-        if f is not None and not isinstance(midpoint, int | float):
-            midpoint = (f.low + f.high) / 2
-        if isinstance(midpoint, bool) or not isinstance(midpoint, int | float):
-            bad("midpoint is a number", name="preference")
-            midpoint = 0
-    return Derivation(rule, name, float(midpoint or 0))
+    middle = (f.low + f.high) / 2 if rule == "scale" and f is not None else 0.0
+    midpoint = _setting(raw, "midpoint", int | float, middle, "a number", bad, None, "preference")
+    return Derivation(rule, name, float(midpoint))
 
 
 def _with_keys(fields: list[SchemeField], bad) -> list[SchemeField]:

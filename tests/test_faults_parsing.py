@@ -964,6 +964,7 @@ CONFIG_ENTRIES = {  # (the command with the file, whether it reads YAML too)
     "sample --models": (lambda f, tmp: ["sample", "--models", str(f), *_db(tmp)], True),
     "build --rules": (lambda f, tmp: ["build", "--rules", str(f), "--out", str(tmp / "out"), *_db(tmp)], True),
     "scheme": (lambda f, tmp: ["scheme", str(f)], False),
+    "labelstudio config --scheme": (lambda f, tmp: ["labelstudio", "config", "--scheme", str(f)], False),
     "judge template": (
         lambda f, tmp: ["evaluate", "--dataset", str(_triplets(tmp)), "--judge", str(_with_template(tmp, f))],
         False,

@@ -137,6 +137,33 @@ field = "winner"
             [(None, "preference", "rule = one of")],
         ),
         ('name = "x"\n[[field]\n', [(2, None, "not valid TOML")]),
+        # wrong types are named, never read as something else
+        (
+            'name = "x"\ntitle = {a = 1}\nversion = "2"\n[[field]]\nname = "a"\nkind = "text"\ntitle = [1]\n',
+            [
+                (None, "title", "title is a text"),
+                (None, "version", "version is a whole number"),
+                (4, "a", "title is a text"),
+            ],
+        ),
+        (
+            'name = "x"\n[[field]]\nname = "a"\nkind = "choice"\nvalues = ["first", "second"]\n'
+            'sides = "yes"\nrequired = 0\n',
+            [(2, "a", "sides is true or false"), (2, "a", "required is true or false")],
+        ),
+        (
+            'name = "x"\n[[field]]\nname = "a"\nkind = "scale"\npoints = ["a", "b"]\nlow = 1.5\n',
+            [(2, "a", "low is a whole number")],
+        ),
+        (
+            'name = "x"\n[[field]]\nname = "a"\nkind = "scale"\npoints = ["a", "b"]\n'
+            '[preference]\nrule = "scale"\nfield = "a"\nmidpoint = "m"\n',
+            [(None, "preference", "midpoint is a number")],
+        ),
+        (
+            'name = "x"\n[[field]]\nname = "a"\nkind = "choice"\nvalues = [[1], [2]]\n',
+            [(2, "a", "values is a list of words"), (2, "a", "at least two values")],
+        ),
     ],
 )
 def test_a_bad_scheme_names_the_file_line_and_field(tmp_path, text, expected):
