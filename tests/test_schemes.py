@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 from curate import schemes
 from curate.errors import InputError
 from curate.schemes import BUILT_IN, label_preference, load, missing, pair_preference, stored_scale
-
-MMRB2 = Path(__file__).resolve().parents[2] / "shared" / "data" / "mmrb2"
+from tests.support.data import shared
 
 
 def _scheme(tmp_path: Path, text: str):
@@ -218,12 +217,11 @@ def test_grades_prefer_the_better_letter():
     assert label_preference(s, {"grade": ["B"]}) is None  # not a grade of each: no preference
 
 
-@pytest.mark.skipif(not MMRB2.exists(), reason="../shared/data/mmrb2 is not here")
 @pytest.mark.parametrize("task", ["t2i", "edit", "interleaved"])
 def test_mmrb2s_chosen_is_the_scale_rule_over_its_real_ratings(task):
     """MMRB2: chosen is A exactly when the mean of the three 1-6 scores is above 3.5."""
     s = BUILT_IN["mmrb2-pairwise"]
-    pairs = json.loads((MMRB2 / f"{task}_response_only.json").read_text())["pairs"]
+    pairs = json.loads(shared(f"mmrb2/{task}_response_only.json").read_text())["pairs"]
     got = [pair_preference(s, [{"score": v} for v in p["human_annotations"]]) for p in pairs]
     assert len(pairs) == 1000 and "tie" not in got
     assert got == [{"A": "first", "B": "second"}[p["chosen"]] for p in pairs]
