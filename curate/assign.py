@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import IntegrityError
@@ -40,12 +40,14 @@ from sqlalchemy.exc import IntegrityError
 from .errors import MmrbError
 from .model import Assignment, Label, Pair
 from .quality.qualification import qualification_assignments
+from .schemes import Scheme, change_problem, from_table, resolve, same, stored_key, to_table
 from .seeding import unit
 from .sides import annotator_left
 from .store import now
 from .wording import plural
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from .store import Transaction
     from .store.protocols import AssignStore
 
 ATTEMPTS = 3  # tries of a run that keeps losing races before it gives up
@@ -64,6 +66,7 @@ class AssignReport:
     gold_pool: int = 0
     gold_without_answer: int = 0  # pairs marked gold with no gold answer: cannot be scored
     qualification: int = 0  # qualification pairs queued (of ``created``)
+    scheme: SchemeChange | None = None  # the batch's scheme, when one was given
 
     def lines(self) -> list[str]:
         out = [
@@ -78,6 +81,12 @@ class AssignReport:
             out.append(f"{short} fewer than k annotators (not enough annotators)")
         if self.qualification:
             out.append(f"{plural(self.qualification, 'qualification pair')} queued first for new annotators")
+        if self.scheme is not None:
+            c = self.scheme
+            again = f"; {plural(c.relabel, 'label')} of the old version in the history, to label again"
+            new = ", new" if c.new_version else ""
+            given = plural(c.given, "pair")
+            out.append(f"scheme {c.name} (version {c.version}{new}) given to {given}" + again * bool(c.relabel))
         if self.gold_without_answer:
             out.append(
                 f"warning: {plural(self.gold_without_answer, 'gold pair', verb=('has', 'have'))} no known answer"
@@ -116,6 +125,8 @@ class AssignSettings:
     seed: int
     control_share: float
     batch: str
+    scheme: Scheme | None = None
+    new_version: bool = False
 
 
 def assign(
@@ -128,7 +139,11 @@ def assign(
     max_k: int | None = None,
     batch: str = "",
     pair_ids: Iterable[str] | None = None,
+    scheme: Scheme | None = None,
+    new_version: bool = False,
 ) -> AssignReport:
+    """``scheme``: the batch's annotation scheme, given to its regular pairs (see
+    ``give_scheme``); None leaves each pair's as it is."""
     if k < 1:
         raise MmrbError(f"k must be at least 1, got {k}")
     if max_k is None:
@@ -137,7 +152,9 @@ def assign(
         raise MmrbError(f"max_k ({max_k}) must be at least k ({k})")
     if not 0.0 <= control_share < 1.0:
         raise MmrbError(f"control share must be in [0, 1), got {control_share}")
-    settings = AssignSettings(k=k, max_k=max_k, seed=seed, control_share=control_share, batch=batch)
+    settings = AssignSettings(
+        k=k, max_k=max_k, seed=seed, control_share=control_share, batch=batch, scheme=scheme, new_version=new_version
+    )
     wanted = list(pair_ids) if pair_ids is not None else None  # read again by a retry
     attempt = 1
     while True:
@@ -177,6 +194,11 @@ def _assign(
         gold = store.gold(conn=tx)
         gold_pool = [p for p in all_pairs if p.is_gold or p.id in gold]
         regular = regular_pairs(all_pairs, pair_ids, settings.seed)
+        change = (
+            give_scheme(store, settings.scheme, [p.id for p in regular], settings.new_version, tx)
+            if settings.scheme is not None
+            else None
+        )
         qualifying = qualification_assignments(store, names, settings.seed, tx)
         if qualifying:
             store.add_assignments(qualifying, conn=tx)
@@ -197,7 +219,66 @@ def _assign(
         gold_pool=len(gold_pool),
         gold_without_answer=sum(1 for g in gold_pool if g.id not in gold),
         qualification=len(qualifying),
+        scheme=change,
     )
+
+
+@dataclass(frozen=True)
+class SchemeChange:
+    """What giving a batch its scheme did."""
+
+    name: str
+    version: int
+    given: int  # pairs that now have it (and did not before)
+    relabel: int  # labels moved to the history, their pairs to be labelled again
+    new_version: bool  # the scheme's table differed from the stored one: a new version was kept
+
+
+def give_scheme(
+    store: AssignStore, scheme: Scheme, pair_ids: list[str], new_version: bool, tx: Transaction
+) -> SchemeChange:
+    """Give ``pair_ids`` the scheme. A pair with labels changes scheme only when its labels can
+    be read under the new one (the same fields, an added optional one: ``change_problem``);
+    else only with ``new_version``, and then its labels go to the history, kept under their
+    version, and the pair is labelled again. Any other pair with labels refuses the batch."""
+    definitions = store.scheme_definitions(conn=tx)
+    versions = sorted(v for n, v in definitions if n == scheme.name)
+    version = scheme.version
+    at = definitions.get((scheme.name, version))
+    fresh = False
+    if at is not None and not same(from_table(at), scheme):
+        version, fresh = versions[-1] + 1, True  # same name and number, another form: a new version
+    elif at is None and versions:
+        fresh = True
+    target = replace(scheme, version=version)
+    key = stored_key(target)
+    current = store.pair_schemes(pair_ids, conn=tx)
+    labelled = {lab.pair_id for lab in store.labels(status=None, control=None, conn=tx)}
+    plain, relabel, refused = [], [], []
+    for pid in pair_ids:
+        if current[pid] == key:
+            continue
+        old = resolve(*current[pid], definitions)
+        problem = change_problem(old, target) if pid in labelled else None
+        if problem is None:
+            plain.append(pid)
+        elif new_version and old.name == target.name:
+            relabel.append(pid)
+        else:
+            refused.append((pid, problem, old.name == target.name))
+    if refused:
+        pid, why, same_name = refused[0]
+        hint = " (--new-version labels them again, keeping the old labels in the history)" if same_name else ""
+        raise MmrbError(
+            f"{plural(len(refused), 'pair')} already labelled cannot take scheme {target.name!r}: "
+            f"e.g. {pid!r}: {why}{hint}; nothing was assigned"
+        )
+    if key[0] is not None and (plain or relabel):
+        store.add_scheme(target.name, version, to_table(target), conn=tx)
+    if plain:
+        store.set_pair_scheme(plain, *key, conn=tx)
+    moved = store.set_pair_scheme(relabel, *key, relabel=True, conn=tx) if relabel else 0
+    return SchemeChange(target.name, version, len(plain) + len(relabel), moved, fresh and bool(plain or relabel))
 
 
 def regular_pairs(pairs: list[Pair], pair_ids: list[str] | None, seed: int) -> list[Pair]:

@@ -364,6 +364,10 @@ class Pair:
     reason: str | None = None  # why it was selected or dropped
     is_gold: bool = False
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    # its annotation scheme (curate/schemes.py) and that scheme's version: None is "mmrb",
+    # the form every pair had before schemes were declared
+    scheme: str | None = None
+    scheme_version: int | None = None
 
 
 @dataclass(frozen=True)
@@ -407,6 +411,7 @@ class Label:
     revision: int = 0
     created_at: str | None = None
     updated_at: str | None = None
+    scheme_version: int | None = None  # the version of the pair's scheme it was made under
 
 
 @dataclass(frozen=True)
@@ -418,7 +423,9 @@ class LabelHistoryEntry:
     revision: int
     snapshot: Label  # the label as it was
     replaced_at: str
-    action: Literal["edit", "undo"]
+    # an edit, an undo, or a scheme changed under the label incompatibly (the label is kept
+    # here under its scheme's version, and the pair is labelled again)
+    action: Literal["edit", "undo", "rescheme"]
 
 
 @dataclass(frozen=True)
@@ -433,6 +440,8 @@ class Adjudication:
     exclude: bool = False
     note: str = ""
     created_at: str | None = None
+    # the other fields of the pair's scheme, decided, as a label keeps them (curate/schemes.py)
+    ratings: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -447,11 +456,16 @@ class Gold:
     correctness_second: Correctness | None = None
     note: str = ""
     created_at: str | None = None
+    # gold values of the other fields of the pair's scheme, by their label names (e.g. score)
+    ratings: Mapping[str, Any] = field(default_factory=dict)
 
     def value(self, field_name: str) -> str | None:
-        """The gold value of one of LABEL_FIELDS."""
-        value: str | None = getattr(self, field_name)
-        return value
+        """The gold value of one of LABEL_FIELDS, or of a scheme's field (as a word)."""
+        if field_name in LABEL_FIELDS:
+            value: str | None = getattr(self, field_name)
+            return value
+        v = self.ratings.get(field_name)
+        return None if v is None else str(v)
 
 
 @dataclass(frozen=True)

@@ -15,16 +15,19 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import UnionType
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from .configfile import read_table
-from .errors import InputError, InputProblem
-from .model import PREFERENCES, Label, Level, Preference, Side
+from .errors import InputError, InputProblem, MmrbError
+from .model import MMRB2_GRADES, PREFERENCES, Label, Level, Preference, Side
 from .sides import preference_from_screen, preference_to_screen, scale_from_screen, stored_pair
+
+if TYPE_CHECKING:
+    from .store.protocols import SchemeReader
 
 FieldKind = Literal["choice", "choice_per_response", "scale", "scale_per_response", "grades", "multi", "text"]
 FIELD_KINDS: tuple[FieldKind, ...] = get_args(FieldKind)
@@ -308,6 +311,93 @@ def _required(scheme: Scheme, f: SchemeField, values: Mapping[str, Any]) -> bool
     return False
 
 
+# -- a scheme as stored, and changing one -------------------------------------------------------
+def to_table(scheme: Scheme) -> dict[str, Any]:
+    """The scheme as its TOML table, keys included: ``from_table`` reads it back equal (the
+    store keeps it, so the app renders a scheme file it never read)."""
+    fields = []
+    for f in scheme.fields:
+        row: dict[str, Any] = {"name": f.name, "kind": f.kind, "title": f.title}
+        if f.values:
+            row["values"] = list(f.values)
+        if f.points:
+            row |= {"points": list(f.points), "low": f.low}
+        row |= {"sides": f.sides, "required": f.required, "keys": list(f.keys)}
+        if f.required_when is not None:
+            row["required_when"] = {n: list(v) for n, v in f.required_when.conditions}
+        fields.append(row)
+    d = scheme.preference
+    rule: dict[str, Any] = {"rule": d.rule}
+    if d.rule in ("field", "scale", "grades"):
+        rule["field"] = d.field
+    if d.rule == "scale":
+        rule["midpoint"] = d.midpoint
+    if d.rule == "verify":
+        rule["correction"] = d.correction
+    return {"name": scheme.name, "title": scheme.title, "version": scheme.version, "field": fields, "preference": rule}
+
+
+def change_problem(old: Scheme, new: Scheme) -> str | None:
+    """Why labels made under ``old`` cannot be read under ``new``, or None when they can: the
+    same fields (keys and titles aside) and rule, and any added field optional."""
+    if old.name != new.name:
+        return f"another scheme ({old.name!r} -> {new.name!r})"
+    if old.preference != new.preference:
+        return "the preference rule changed"
+    by_name = {f.name: f for f in new.fields}
+
+    def meaning(f: SchemeField) -> SchemeField:
+        return SchemeField(**{**f.__dict__, "keys": (), "title": ""})
+
+    for f in old.fields:
+        if f.name not in by_name:
+            return f"field {f.name!r} is gone"
+        if meaning(f) != meaning(by_name[f.name]):
+            return f"field {f.name!r} changed"
+    for f in new.fields:
+        if f not in old.fields and f.name not in {g.name for g in old.fields}:
+            if f.required or f.required_when is not None:
+                return f"the added field {f.name!r} is required"
+    return None
+
+
+def same(a: Scheme, b: Scheme) -> bool:
+    """The same form (its version number aside)."""
+    return to_table(a) | {"version": 0} == to_table(b) | {"version": 0}
+
+
+# -- the scheme of each stored pair -------------------------------------------------------------
+def resolve(name: str | None, version: int | None, definitions: Mapping[tuple[str, int], Mapping[str, Any]]) -> Scheme:
+    """A pair's scheme from its stored name and version: NULL is ``mmrb`` (every pair labelled
+    before schemes were declared); a stored definition wins over a built-in of that name."""
+    if name is None:
+        return BUILT_IN[DEFAULT]
+    v = version or 1
+    table = definitions.get((name, v))
+    if table is not None:
+        return from_table(table, f"stored scheme {name!r} version {v}")
+    if name in BUILT_IN and v == BUILT_IN[name].version:
+        return BUILT_IN[name]
+    raise MmrbError(f"the store names scheme {name!r} version {v} for a pair but does not hold it")
+
+
+def schemes_of(store: SchemeReader, ids: Iterable[str] | None = None, conn: Any = None) -> dict[str, Scheme]:
+    """Each pair's scheme (of ``ids``, else of every pair), each version read once."""
+    definitions = store.scheme_definitions(conn=conn)
+    cache: dict[tuple[str | None, int | None], Scheme] = {}
+    out = {}
+    for pid, key in store.pair_schemes(ids, conn=conn).items():
+        if key not in cache:
+            cache[key] = resolve(*key, definitions)
+        out[pid] = cache[key]
+    return out
+
+
+def stored_key(scheme: Scheme) -> tuple[str | None, int | None]:
+    """How the store names a pair's scheme: the default ``mmrb`` as NULL, as before schemes."""
+    return (None, None) if scheme.name == DEFAULT and same(scheme, BUILT_IN[DEFAULT]) else (scheme.name, scheme.version)
+
+
 # -- reading and checking a scheme -------------------------------------------------------------
 def load(name_or_path: str | Path) -> Scheme:
     """A built-in scheme by name, or a scheme file (TOML)."""
@@ -563,7 +653,8 @@ _TABLES: list[dict[str, Any]] = [
         "name": "mmrb2-reasoning",
         "title": "MMRB2 reasoning: a letter grade for each response",
         "field": [
-            {"name": "grade", "title": "Grade", "kind": "grades", "values": ["A", "B", "C", "D", "F"]},
+            # MMRB2's published grades (best first): a grade never used would count in AC1
+            {"name": "grade", "title": "Grade", "kind": "grades", "values": list(MMRB2_GRADES)},
             {"name": "rationale", "title": "Rationale", "kind": "text", "required": False},
         ],
         "preference": {"rule": "grades", "field": "grade"},

@@ -212,7 +212,8 @@ def test_verify_takes_the_proposal_unless_the_annotator_disagrees():
 def test_grades_prefer_the_better_letter():
     s = BUILT_IN["mmrb2-reasoning"]
     assert label_preference(s, {"grade": ["A", "C"]}) == "first"
-    assert label_preference(s, {"grade": ["F", "B"]}) == "second"
+    assert label_preference(s, {"grade": ["C", "B"]}) == "second"
+    assert label_preference(s, {"grade": ["F", "B"]}) is None  # not one of MMRB2's grades
     assert label_preference(s, {"grade": ["B", "B"]}) == "tie"
     assert label_preference(s, {"grade": ["B"]}) is None  # not a grade of each: no preference
 

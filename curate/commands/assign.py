@@ -35,13 +35,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-k", type=int, default=None, help="adaptive overlap: most annotators per pair (default k)")
     p.add_argument("--batch", default="", help="batch name stored on the new assignments")
     p.add_argument("--pairs", default=None, help="file with one pair id per line: assign only these")
+    p.add_argument(
+        "--scheme",
+        default=None,
+        metavar="NAME|FILE",
+        help="the batch's annotation scheme: a built-in (mmrb scheme lists them) or a TOML file; "
+        "given to the batch's pairs (default: each pair keeps its own, mmrb for a new one)",
+    )
+    p.add_argument(
+        "--new-version",
+        action="store_true",
+        help="with --scheme: a pair labelled under an incompatible earlier version of the scheme is labelled "
+        "again (its old labels kept in the history)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from curate.assign import assign
     from curate.commands.common import names, open_store, read_ids
+    from curate.schemes import load
 
     annotators, pair_ids = names(args.annotators), read_ids(args.pairs)
+    scheme = load(args.scheme) if args.scheme is not None else None
     with open_store(args) as store:
         report = assign(
             store,
@@ -52,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
             max_k=args.max_k,
             batch=args.batch,
             pair_ids=pair_ids,
+            scheme=scheme,
+            new_version=args.new_version,
         )
     print("\n".join(report.lines()))
     return 0

@@ -42,13 +42,14 @@ def _label(pair_id: str, rater: str, r: Rating) -> Label:
             preference="first" if r.score > 3.5 else "second",
             ratings={"score": r.score},
             source="import:mmrb2",
+            scheme_version=1,
         )
     pref: Preference | None = None
     if r.grade_a and r.grade_b:  # some pairs grade only one response: the preference stays open
         ia, ib = mmrb2.GRADES.index(r.grade_a), mmrb2.GRADES.index(r.grade_b)
         pref = "first" if ia < ib else "second" if ia > ib else "tie"
     ratings = {k: v for k, v in (("grade_first", r.grade_a), ("grade_second", r.grade_b)) if v}
-    return Label(pair_id, rater, preference=pref, ratings=ratings, source="import:mmrb2")
+    return Label(pair_id, rater, preference=pref, ratings=ratings, source="import:mmrb2", scheme_version=1)
 
 
 def _parts(f: ImportFields, name: str, r: mmrb2.Mmrb2Response) -> Response | None:
@@ -100,6 +101,8 @@ def make_parser(category: str) -> Callable[[ImportFields, Context], ParsedRow]:
             origin="import:mmrb2",
             known_preference=rec.preferred,
             metadata={"chosen": rec.chosen, **mmrb2.as_written(f)},
+            # the labels below are these schemes' fields (curate/schemes.py)
+            scheme="mmrb2-reasoning" if category == "reasoning" else "mmrb2-pairwise",
         )
         # up to three raters: a pair rated by fewer gets fewer labels
         parsed.labels = [_label(iid, rater, r) for rater, r in zip(RATERS, ratings, strict=False)]

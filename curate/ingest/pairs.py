@@ -39,9 +39,11 @@ def ordered_pair(
     task: str | None = None,
     metadata: Mapping[str, Any] | None = None,
     pair_id: str | None = None,
+    scheme: str | None = None,
 ) -> ParsedRow:
     """An item with two responses ((model, response), (model, response)) in the given order;
-    a response is its text or its parts (``common.response_fields``)."""
+    a response is its text or its parts (``common.response_fields``). ``scheme``: the
+    built-in annotation scheme its imported labels follow (None: mmrb)."""
     (id1, m1, n1), (id2, m2, n2) = candidate_ids(item.id, (first[0], second[0]))
     t1, p1 = response_fields(first[1])
     t2, p2 = response_fields(second[1])
@@ -56,6 +58,8 @@ def ordered_pair(
         known_preference=known_preference,
         task=task,
         metadata=dict(metadata or {}),
+        scheme=scheme,
+        scheme_version=None if scheme is None else 1,
     )
     return ParsedRow(items=[item], candidates=[c1, c2], pairs=[pair])
 

@@ -3,7 +3,8 @@ way into the database: no module outside this package imports the schema or writ
 
 One module per aggregate: ``items`` (images, items, candidates, pairs), ``imports`` (an
 import's transaction), ``labels`` (assignments, labels and their history, adjudications),
-``gold`` (gold answers, which labels are control tasks), ``people`` (annotators, sessions,
+``gold`` (gold answers, which labels are control tasks), ``schemes`` (annotation schemes as
+assigned: each version's table, each pair's scheme), ``people`` (annotators, sessions,
 sign-in attempts), ``judging`` (judge runs and judgments), ``counts``, ``columns`` (the
 agreement fast path), ``settings``;
 ``engine`` and ``migrations`` open it, and ``writer`` commits a run's results in batches.
@@ -33,6 +34,7 @@ from .items import ItemStore, candidate_rows, item_rows, pair_row, params_key
 from .judging import JudgingStore
 from .labels import NEW_LABEL, LabelStore, NewLabel
 from .people import PeopleStore
+from .schemes import SchemeStore
 from .settings import SettingsStore
 
 
@@ -46,6 +48,7 @@ class Store(
     ColumnStore,
     SettingsStore,
     GoldStore,
+    SchemeStore,
 ):
     """Everything a stage reads or writes (see the modules of this package)."""
 

@@ -14,7 +14,7 @@ from sqlalchemy import select
 from ..model import Gold
 from . import schema as S
 from .base import Conn, StoreBase
-from .engine import insert_chunked, now
+from .engine import dumps_mapping, insert_chunked, loads, now
 from .labels import refuse_unstorable
 
 
@@ -35,6 +35,7 @@ class GoldStore(StoreBase):
                 correctness_second=g.correctness_second,
                 note=g.note,
                 created_at=g.created_at or ts,
+                ratings=dumps_mapping(g.ratings) if g.ratings else None,
             )
             for g in golds
         ]
@@ -85,4 +86,5 @@ def _gold(r: Mapping) -> Gold:
         correctness_second=r["correctness_second"],
         note=r["note"],
         created_at=r["created_at"],
+        ratings=loads(r["ratings"]) if r["ratings"] else {},
     )

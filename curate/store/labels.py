@@ -289,6 +289,7 @@ class LabelStore(StoreBase):
     def set_adjudication(self, adj: Adjudication, conn: Conn | None = None) -> None:
         refuse_unstorable(f"adjudication of pair {adj.pair_id!r}", adj)
         row = dict(asdict(adj), created_at=adj.created_at or now())
+        row["ratings"] = dumps_mapping(adj.ratings) if adj.ratings else None
         with self._w(conn) as c:
             c.execute(S.adjudications.delete().where(S.adjudications.c.pair_id == adj.pair_id))
             c.execute(insert(S.adjudications).values(**row))
@@ -296,7 +297,12 @@ class LabelStore(StoreBase):
     def adjudications(self, conn: Conn | None = None) -> dict[str, Adjudication]:
         with self._r(conn) as c:
             rows = c.execute(select(S.adjudications)).mappings().all()
-        return {r["pair_id"]: Adjudication(**{**r, "exclude": bool(r["exclude"])}) for r in rows}
+        return {
+            r["pair_id"]: Adjudication(
+                **{**r, "exclude": bool(r["exclude"]), "ratings": loads(r["ratings"]) if r["ratings"] else {}}
+            )
+            for r in rows
+        }
 
 
 def refuse_unstorable(what: str, record: object) -> None:

@@ -195,6 +195,17 @@ MIGRATIONS: dict[int, list[Step]] = {
     # a judge run records the orientation it showed each pair (store/judging.py): runs stored
     # before have none, and are read back with the orientation computed as before
     10: [AddTable("run_orientations")],
+    # annotation schemes (curate/schemes.py): a pair's scheme, the version a label was made
+    # under, the decided and gold values of a scheme's other fields; pairs and labels stored
+    # before keep NULL, which is the mmrb scheme they were made with
+    11: [
+        AddTable("schemes"),
+        AddColumn("pairs", "scheme"),
+        AddColumn("pairs", "scheme_version"),
+        AddColumn("labels", "scheme_version"),
+        AddColumn("adjudications", "ratings"),
+        AddColumn("gold", "ratings"),
+    ],
 }
 
 SCHEMA_VERSION = max(MIGRATIONS, default=1)

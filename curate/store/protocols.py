@@ -72,6 +72,32 @@ class ReadsPairs(Protocol):
     ) -> list[Pair]: ...
 
 
+class SchemeReader(Protocol):
+    """Each pair's annotation scheme (``curate.schemes.schemes_of``)."""
+
+    def scheme_definitions(self, conn: Transaction | None = None) -> dict[tuple[str, int], dict[str, Any]]: ...
+
+    def pair_schemes(
+        self, ids: Iterable[str] | None = None, conn: Transaction | None = None
+    ) -> dict[str, tuple[str | None, int | None]]: ...
+
+
+class SchemeWriter(SchemeReader, Protocol):
+    """``curate/assign.py``: a batch's scheme kept and given to its pairs."""
+
+    def add_scheme(self, name: str, version: int, definition: Any, conn: Transaction | None = None) -> None: ...
+
+    def set_pair_scheme(
+        self,
+        pair_ids: Iterable[str],
+        name: str | None,
+        version: int | None,
+        *,
+        relabel: bool = False,
+        conn: Transaction | None = None,
+    ) -> int: ...
+
+
 class ReadsLabels(Protocol):
     def labels(
         self,
@@ -184,7 +210,7 @@ class QualificationStore(Writes, QualificationSetStore, ReadsGold, ReadsLabels, 
     ) -> list[Assignment]: ...
 
 
-class AssignStore(QualificationStore, ReadsPairs, Protocol):
+class AssignStore(QualificationStore, ReadsPairs, SchemeWriter, Protocol):
     """``curate/assign.py``: pairs, gold and labels in, assignments (the qualification set's
     first) out, the annotators named."""
 

@@ -134,6 +134,8 @@ pairs = Table(
     Column("metadata", Text, nullable=False, default="{}"),
     Column("created_at", String(32), nullable=False),
     Column("id_skeleton", Text),  # as items.id_skeleton
+    Column("scheme", String(100)),  # model.Pair.scheme: NULL is mmrb
+    Column("scheme_version", Integer),
     Index("ix_pairs_item", "item_id"),
     Index("ix_pairs_status", "status"),
     Index("ix_pairs_skeleton", "id_skeleton"),
@@ -221,6 +223,7 @@ labels = Table(
     Column("revision", Integer, nullable=False, default=0),
     Column("created_at", String(32), nullable=False),
     Column("updated_at", String(32), nullable=False),
+    Column("scheme_version", Integer),
     Index("ix_labels_annotator_updated", "annotator", "updated_at"),
 )
 
@@ -249,6 +252,7 @@ adjudications = Table(
     Column("exclude", Boolean, nullable=False, default=False),
     Column("note", Text, nullable=False, default=""),
     Column("created_at", String(32), nullable=False),
+    Column("ratings", Text),  # canonical JSON; NULL (a store before schemes): none
 )
 
 # The known answer of a pair (model.Gold). Read only by the lead's figures, the control tasks'
@@ -262,6 +266,18 @@ gold = Table(
     Column("correctness_first", String(16)),
     Column("correctness_second", String(16)),
     Column("note", Text, nullable=False, default=""),
+    Column("created_at", String(32), nullable=False),
+    Column("ratings", Text),  # canonical JSON; NULL (a store before schemes): none
+)
+
+# Annotation schemes as assigned (curate/schemes.py): each version's definition, the scheme's
+# table as canonical JSON, so that the app renders a scheme file it never read.
+schemes = Table(
+    "schemes",
+    metadata,
+    Column("name", String(100), primary_key=True),
+    Column("version", Integer, primary_key=True),
+    Column("definition", Text, nullable=False),
     Column("created_at", String(32), nullable=False),
 )
 
