@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from .configfile import read_table
 from .errors import InputError, InputProblem, MmrbError
-from .model import MMRB2_GRADES, PREFERENCES, Label, Level, Preference, Side
+from .model import MMRB2_GRADES, PREFERENCES, Label, Level, Pair, Preference, Side
 from .sides import preference_from_screen, preference_to_screen, scale_from_screen, stored_pair
 
 if TYPE_CHECKING:
@@ -391,6 +391,13 @@ def schemes_of(store: SchemeReader, ids: Iterable[str] | None = None, conn: Any 
             cache[key] = resolve(*key, definitions)
         out[pid] = cache[key]
     return out
+
+
+def proposal_of(pair: Pair) -> Preference | None:
+    """The judges' proposed preference of a pair (stored terms), as ``mmrb select`` keeps it in
+    ``metadata["proposal"]``: what a ``verify`` scheme shows. None when the judges proposed none."""
+    v = pair.metadata.get("proposal")
+    return v if v in PREFERENCES else None
 
 
 def stored_key(scheme: Scheme) -> tuple[str | None, int | None]:
