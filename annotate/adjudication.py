@@ -8,18 +8,144 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any
 
-from curate.model import Adjudication, Candidate, Correctness, ImageRef, Item, Label, Pair, Side
+from curate import schemes
+from curate.model import (
+    CORRECTNESS,
+    PREFERENCES,
+    SIDES,
+    Adjudication,
+    Candidate,
+    Correctness,
+    ImageRef,
+    Item,
+    Label,
+    Pair,
+    Side,
+)
+from curate.schemes import Scheme
 from curate.store import Store
 
-Field = Literal["correctness_first", "correctness_second", "preference"]
-FIELDS: tuple[Field, ...] = ("correctness_first", "correctness_second", "preference")
-FIELD_TITLES: dict[Field, str] = {
-    "correctness_first": "correctness of first",
-    "correctness_second": "correctness of second",
-    "preference": "preference",
-}
+
+@dataclass(frozen=True)
+class Decision:
+    """One answer the lead decides, by the name a label keeps it under (``Label.ratings`` for a
+    scheme's own fields; a per-response field is two: NAME_first, NAME_second)."""
+
+    key: str
+    title: str
+    options: tuple[str, ...]  # as stored (a scale's points as their numbers)
+    names: tuple[str, ...] = ()  # what each option is called on the form (a scale's point labels)
+    multi: bool = False  # several options at once (a multi-select field)
+
+
+# Multimodal RewardBench's form (the mmrb scheme), its answers in the label's own columns
+MMRB_DECISIONS = (
+    Decision("correctness_first", "correctness of first", CORRECTNESS),
+    Decision("correctness_second", "correctness of second", CORRECTNESS),
+    Decision("preference", "preference", PREFERENCES),
+)
+FIELDS = tuple(d.key for d in MMRB_DECISIONS)
+FIELD_TITLES = {d.key: d.title for d in MMRB_DECISIONS}
+MMRB = schemes.BUILT_IN[schemes.DEFAULT]
+
+
+def decisions(scheme: Scheme) -> tuple[Decision, ...]:
+    """What the lead decides on a pair of ``scheme``: each field but free text."""
+    if scheme == MMRB:
+        return MMRB_DECISIONS
+    out = []
+    for f in scheme.fields:
+        if f.kind == "text":
+            continue
+        names = f.points or f.values
+        if f.per_response:
+            out += [Decision(f"{f.name}_{s}", f"{f.title} of {s}", f.options, names) for s in SIDES]
+        else:
+            out.append(Decision(f.name, f.title, f.options, names, multi=f.kind == "multi"))
+    return tuple(out)
+
+
+def answers(scheme: Scheme, label: Label | Adjudication) -> dict[str, str | None]:
+    """A label's (or a decision's) answer to each decision, as a word ("a, b" for several)."""
+    if scheme == MMRB:
+        return {d.key: getattr(label, d.key) for d in MMRB_DECISIONS}
+    as_label = (
+        label
+        if isinstance(label, Label)
+        else Label(
+            label.pair_id,
+            label.admin,
+            label.correctness_first,
+            label.correctness_second,
+            label.preference,
+            ratings=label.ratings,
+        )
+    )
+    values = schemes.label_values(scheme, as_label)
+    out: dict[str, str | None] = {}
+    for f in scheme.fields:
+        if f.kind == "text":
+            continue
+        v = values.get(f.name)
+        if f.per_response:
+            for side, one in zip(SIDES, v if v is not None else (None, None), strict=True):
+                out[f"{f.name}_{side}"] = None if one is None else str(one)
+        elif f.kind == "multi":
+            out[f.name] = ", ".join(sorted(v)) if v else None
+        else:
+            out[f.name] = None if v is None else str(v)
+    return out
+
+
+def decided(
+    scheme: Scheme,
+    pair: Pair,
+    admin: str,
+    chosen: Mapping[str, Any],
+    *,
+    exclude: bool = False,
+    note: str = "",
+) -> Adjudication:
+    """The lead's decision from their answer to each decision (``chosen``: key -> stored word,
+    a list for a multi-select, None undecided): the pair's preference follows from them by the
+    scheme's rule, as a label's does."""
+    if scheme == MMRB:
+        return Adjudication(
+            pair.id,
+            admin,
+            chosen.get("preference"),
+            chosen.get("correctness_first"),
+            chosen.get("correctness_second"),
+            exclude=exclude,
+            note=note,
+        )
+    values: dict[str, Any] = {}
+    for f in scheme.fields:
+        if f.kind == "text":
+            continue
+        if f.per_response:
+            both = tuple(chosen.get(f"{f.name}_{s}") for s in SIDES)
+            if any(v is not None for v in both):
+                values[f.name] = tuple(_number(f, v) for v in both)
+        elif chosen.get(f.name) not in (None, "", []):
+            values[f.name] = _number(f, chosen[f.name])
+    lab = schemes.to_label(scheme, pair.id, admin, values, proposal=schemes.proposal_of(pair))
+    return Adjudication(
+        pair.id,
+        admin,
+        lab.preference,
+        lab.correctness_first,
+        lab.correctness_second,
+        exclude=exclude,
+        note=note,
+        ratings=lab.ratings,
+    )
+
+
+def _number(f: schemes.SchemeField, v: Any) -> Any:
+    return int(v) if v is not None and f.kind in ("scale", "scale_per_response") else v
 
 
 @dataclass(frozen=True)
@@ -30,16 +156,18 @@ class Disagreement:
     category: str
     labels: tuple[Label, ...]
     adjudication: Adjudication | None
-    fields: tuple[Field, ...]  # the decisions the labels differ on, in FIELDS order
+    fields: tuple[str, ...]  # the decisions the labels differ on, in the scheme's order
+    scheme: Scheme = MMRB
 
     @property
     def pending(self) -> bool:
         return self.adjudication is None
 
 
-def differing(labels: Sequence[Label]) -> tuple[Field, ...]:
-    """The fields on which the labels do not all agree (a missing answer differs from any)."""
-    return tuple(f for f in FIELDS if len({getattr(lab, f) for lab in labels}) > 1)
+def differing(labels: Sequence[Label], scheme: Scheme = MMRB) -> tuple[str, ...]:
+    """The decisions on which the labels do not all agree (a missing answer differs from any)."""
+    each = [answers(scheme, lab) for lab in labels]
+    return tuple(d.key for d in decisions(scheme) if len({a[d.key] for a in each}) > 1)
 
 
 def disagreements(store: Store) -> list[Disagreement]:
@@ -47,7 +175,11 @@ def disagreements(store: Store) -> list[Disagreement]:
     by: dict[str, list[Label]] = {}
     for lab in store.labels(status="submitted", control=False):
         by.setdefault(lab.pair_id, []).append(lab)
-    split = {pid: (labs, fields) for pid, labs in by.items() if len(labs) >= 2 and (fields := differing(labs))}
+    several = [pid for pid, labs in by.items() if len(labs) >= 2]
+    if not several:
+        return []
+    scheme_of = schemes.schemes_of(store, several)
+    split = {pid: (by[pid], fields) for pid in several if (fields := differing(by[pid], scheme_of.get(pid, MMRB)))}
     if not split:
         return []
     with store.read() as c:
@@ -55,9 +187,16 @@ def disagreements(store: Store) -> list[Disagreement]:
         category = {i.id: i.category for i in store.items(ids=set(item_of.values()), conn=c)}
         adj = store.adjudications(conn=c)
     return [
-        Disagreement(pid, category.get(item_of.get(pid, ""), ""), tuple(labs), adj.get(pid), fields)
+        Disagreement(
+            pid, category.get(item_of.get(pid, ""), ""), tuple(labs), adj.get(pid), fields, scheme_of.get(pid, MMRB)
+        )
         for pid, (labs, fields) in sorted(split.items())
     ]
+
+
+def titles(rows: Iterable[Disagreement]) -> dict[str, str]:
+    """Each decision's title, over the schemes of ``rows`` (the page's filter of fields)."""
+    return {d.key: d.title for r in rows for d in decisions(r.scheme)}
 
 
 def narrow(

@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import html
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -356,13 +356,24 @@ def reference_html(reference: str | None, auto: AutoCheck | None) -> str:
     )
 
 
-def labels_html(labels: Sequence[Label], differ: Sequence[str] = (), left_of: Mapping[str, str] | None = None) -> str:
+def labels_html(
+    labels: Sequence[Label],
+    differ: Sequence[str] = (),
+    left_of: Mapping[str, str] | None = None,
+    columns: Sequence[tuple[str, str]] | None = None,
+    answers: Callable[[Label], Mapping[str, str | None]] | None = None,
+) -> str:
     """Every label of a pair as a table, the fields they differ on marked: which response the
     annotator saw on the left (``left_of``; their rationale says left and right), the answers,
     the seconds it took and when it was saved (in UTC, with when it was first saved if it was
-    edited since), flag and rationale (Markdown, as everywhere)."""
+    edited since), flag and rationale (Markdown, as everywhere). ``columns`` and ``answers``:
+    a scheme's fields (annotate/adjudication.py) instead of Multimodal RewardBench's."""
     left_of = left_of or {}
-    cols = (("correctness_first", "First is"), ("correctness_second", "Second is"), ("preference", "Better"))
+    cols = columns or (("correctness_first", "First is"), ("correctness_second", "Second is"), ("preference", "Better"))
+
+    def answer_of(lab: Label) -> Mapping[str, str | None]:
+        return answers(lab) if answers is not None else {name: getattr(lab, name) for name, _ in cols}
+
     mark = "background:#fff3cd"
 
     def cell(text: str, style: str = "") -> str:
@@ -393,7 +404,11 @@ def labels_html(labels: Sequence[Label], differ: Sequence[str] = (), left_of: Ma
             "<tr>"
             + cell(f"<b>{escape_plain(lab.annotator)}</b>")
             + cell(escape_plain(left_of.get(lab.annotator) or EMPTY))
-            + "".join(cell(escape_plain(getattr(lab, name) or "–"), mark if name in differ else "") for name, _ in cols)
+            + "".join(
+                cell(escape_plain(got.get(name) or "–"), mark if name in differ else "")
+                for got in (answer_of(lab),)
+                for name, _ in cols
+            )
             + cell(secs, "white-space:nowrap")
             + cell(saved, "white-space:nowrap")
             + cell(flag)

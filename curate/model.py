@@ -46,7 +46,7 @@ Aggregation = Literal["majority", "dawid-skene", "mace"]
 Level = Literal["nominal", "ordinal", "interval", "ratio"]  # of measurement, for agreement
 
 CORRECTNESS: tuple[Correctness, ...] = get_args(Correctness)
-PREFERENCES: tuple[str, ...] = get_args(Preference)
+PREFERENCES: tuple[Preference, ...] = get_args(Preference)
 SCREEN_PREFERENCES: tuple[ScreenPreference, ...] = get_args(ScreenPreference)
 SIDES: tuple[str, ...] = get_args(Side)
 ORDERS: tuple[str, ...] = get_args(Order)

@@ -18,7 +18,8 @@
    pairs of its category ranked before it is held (left as it was) too.
 
 Every decided pair gets ``status`` and a ``reason`` starting with "select:" and its per-judge
-outcomes in ``metadata["selection"]``. A rerun re-decides the pairs that are candidates or
+outcomes in ``metadata["selection"]``, and the judges' majority verdict, when they have one, in
+``metadata["proposal"]`` (``proposal``: what a ``verify`` scheme shows annotators). A rerun re-decides the pairs that are candidates or
 were decided by ``select`` before; pairs dropped by other stages are left alone. Pairs with no
 known answer are left as candidates (for humans), with a reason saying so.
 
@@ -31,7 +32,7 @@ earlier ``mmrb evaluate`` run.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -40,7 +41,7 @@ from typing import TYPE_CHECKING, Literal
 
 from .dedup import DEFAULT_MAX_DISTANCE, DuplicateGroup, duplicate_lines, find_duplicates
 from .errors import MmrbError
-from .model import Item, Pair
+from .model import PREFERENCES, Item, Pair, Preference, word_of
 from .seeding import unit
 from .wording import plural
 
@@ -70,6 +71,23 @@ def judge_outcome(known: str, forward: str | None, reverse: str | None) -> Judge
     if forward != reverse:
         return "inconsistent"
     return "right" if forward == known else "wrong"
+
+
+def proposal(verdicts: Verdicts, pair_id: str) -> Preference | None:
+    """The judges' proposed preference of a pair (VL-RewardBench's AI-assisted labelling, which
+    humans then verify: the ``verify`` scheme shows it): a verdict that more than half of all
+    the judges gave in both orders. A judge that failed, did not answer or contradicted itself
+    proposes nothing, and cannot tip the majority either way; no majority, no proposal."""
+    votes: Counter[str] = Counter()
+    for by_pair in verdicts.values():
+        got = by_pair.get(pair_id, {})
+        forward, reverse = got.get("forward"), got.get("reverse")
+        if forward == reverse and forward in PREFERENCES:
+            votes[str(forward)] += 1
+    best = votes.most_common(1)
+    if best and best[0][1] * 2 > len(verdicts):
+        return word_of(PREFERENCES, best[0][0])
+    return None
 
 
 def _without_verdict(outcomes: Mapping[str, str]) -> str:
@@ -402,6 +420,11 @@ def select(
                 meta["selection"] = dict(d.outcomes)
             else:
                 meta.pop("selection", None)
+            proposed = proposal(verdicts, d.pair_id) if d.outcomes else None
+            if proposed is not None:
+                meta["proposal"] = proposed  # what a verify scheme shows (curate.schemes.proposal_of)
+            else:
+                meta.pop("proposal", None)
             store.update_pair(d.pair_id, conn=tx, status=d.status, reason=d.reason, metadata=meta)
     return report
 

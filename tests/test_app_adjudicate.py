@@ -162,3 +162,65 @@ def test_recording_a_decision_keeps_it_apart_and_moves_on(lead):
     at.selectbox(key="adj_pair").set_value("p5").run()
     assert by_key(at.radio, "adj_pref_").value == "second" and by_key(at.checkbox, "adj_exclude_").value
     assert "(decided)" in at.selectbox(key="adj_pair").format_func("p5")
+
+
+# -- a declared scheme: each of its fields decided ----------------------------------------------
+def _on_scheme(s, pid: str, scheme: str, values: dict[str, dict]):
+    from curate.schemes import BUILT_IN, to_label
+
+    sc = BUILT_IN[scheme]
+    s.set_pair_scheme([pid], sc.name, sc.version, relabel=True)  # its mmrb labels go to the history
+    for who, v in values.items():
+        s.save_label(to_label(sc, pid, who, v, scheme_version=sc.version))
+    return sc
+
+
+def test_a_six_point_scale_is_decided_and_gives_the_preference_by_its_rule(lead):
+    from annotate import adjudication
+
+    at, s = lead
+    _on_scheme(s, "p1", "mmrb2-pairwise", {"alice": {"score": 5}, "bob": {"score": 2}})
+    rows = {r.pair_id: r for r in adjudication.disagreements(s)}
+    assert rows["p1"].fields == ("score",) and rows["p1"].scheme.name == "mmrb2-pairwise"
+    at.switch_page("annotate/views/admin_adjudicate.py").run()
+    at.selectbox(key="adj_pair").set_value("p1").run()
+    assert not at.exception, at.exception
+    score = by_key(at.radio, "adj_score_")
+    assert score.options[1:] == [f"{n} · {label}" for n, label in enumerate(rows["p1"].scheme.field("score").points, 1)]
+    assert "Scheme: MMRB2" in all_text(at)
+    score.set_value("2")
+    by_key(at.button, "adj_record_").click().run()
+    assert not at.exception, at.exception
+    got = s.adjudications()["p1"]
+    assert (got.ratings, got.preference, got.correctness_first) == ({"score": 2}, "second", None)
+    at.selectbox(key="adj_pair").set_value("p1").run()
+    assert by_key(at.radio, "adj_score_").value == "2"  # reopened with the decision
+
+
+def test_per_response_aspects_differ_field_by_field():
+    from annotate import adjudication
+    from curate.model import Label, Pair
+    from curate.schemes import BUILT_IN, to_label
+
+    sc = BUILT_IN["aspects"]
+    base = {"helpfulness": (4, 2), "faithfulness": (3, 3), "ethics": (4, 4), "preference": "first", "rationale": "x"}
+    a = to_label(sc, "p", "alice", base)
+    b = to_label(sc, "p", "bob", {**base, "faithfulness": (3, 1), "rationale": "y"})
+    assert adjudication.differing([a, b], sc) == ("faithfulness_second",)  # the rationale is no decision
+    keys = [d.key for d in adjudication.decisions(sc)]
+    assert keys[:2] == ["helpfulness_first", "helpfulness_second"] and keys[-1] == "preference"
+    chosen = {**adjudication.answers(sc, a), "faithfulness_second": "2", "preference": "second"}
+    adj = adjudication.decided(sc, Pair("p", "i", "a", "b", "t"), "lead", chosen)
+    assert adj.preference == "second" and adj.ratings["faithfulness_second"] == 2
+    assert adjudication.answers(sc, adj)["faithfulness_second"] == "2"
+    # verify: the decided verdict takes the judges' proposal, kept with it
+    v = BUILT_IN["verify"]
+    pair = Pair("p", "i", "a", "b", "t", metadata={"proposal": "second"})
+    adj = adjudication.decided(v, pair, "lead", {"verdict": "agree"})
+    assert (adj.preference, adj.ratings) == ("second", {"verdict": "agree", "proposal": "second"})
+    # mmrb stays the label's columns
+    m = adjudication.decisions(BUILT_IN["mmrb"])
+    assert [d.key for d in m] == ["correctness_first", "correctness_second", "preference"]
+    assert adjudication.differing([Label("p", "a", preference="first"), Label("p", "b", preference="tie")]) == (
+        "preference",
+    )

@@ -14,7 +14,16 @@ from curate.judging.templates import BUILTIN_TEMPLATES
 from curate.judging.vlm import VLMJudge
 from curate.llm import Endpoint
 from curate.model import Candidate, ImageRef, Item, Pair
-from curate.selection import DEFAULT_TEMPLATE, FAILED, MISSING, SelectReport, decide, judge_outcome, select
+from curate.selection import (
+    DEFAULT_TEMPLATE,
+    FAILED,
+    MISSING,
+    SelectReport,
+    decide,
+    judge_outcome,
+    proposal,
+    select,
+)
 from tests.support.fake_openai import FakeOpenAI, Fault
 
 
@@ -272,6 +281,7 @@ def test_select_end_to_end(store):
         p1 = store.get_pair("p-i1")
         assert p1.status == "selected" and p1.reason.startswith("select: hard: 2 of 3")
         assert p1.metadata["selection"] == {"oracle": "right", "fooled": "wrong", "biased": "inconsistent"}
+        assert "proposal" not in p1.metadata  # one judge for each side: the judges propose nothing
         assert (
             store.get_pair("p-i5").status == "dropped"
             and "duplicate prompt and image of item i1" in store.get_pair("p-i5").reason
@@ -467,3 +477,42 @@ def test_select_refuses_a_judge_that_sees_one_order(sqlite_store):
     with pytest.raises(MmrbError, match="'rm' does not judge each pair in both orders"):
         select(sqlite_store, [RewardModel(name="rm", url="http://127.0.0.1:9/score")])
     assert sqlite_store.get_pair("p-i1").status == "candidate" and not sqlite_store.judge_runs("select")
+
+
+def _both(v):
+    return {"forward": v, "reverse": v}
+
+
+@pytest.mark.parametrize(
+    "by_judge, expected",
+    [
+        ({"a": _both("first"), "b": _both("first"), "c": _both("second")}, "first"),
+        ({"a": _both("tie"), "b": _both("tie")}, "tie"),
+        # a judge that contradicted itself, failed or did not answer proposes nothing, and the
+        # others are then no majority of all the judges
+        ({"a": _both("first"), "b": {"forward": "first", "reverse": "second"}, "c": _both("second")}, None),
+        ({"a": _both("first"), "b": _both(FAILED), "c": _both(None)}, None),
+        ({"a": _both("first"), "b": _both("first"), "c": _both(FAILED)}, "first"),  # c could not tip it
+        ({"a": _both("first"), "b": {}}, None),
+    ],
+)
+def test_the_judges_proposal_is_a_majority_of_all_judges_in_both_orders(by_judge, expected):
+    assert proposal({j: {"p": v} for j, v in by_judge.items()}, "p") == expected
+
+
+def test_select_keeps_the_judges_proposal_for_a_verify_scheme(sqlite_store):
+    from curate.schemes import proposal_of
+
+    setup(sqlite_store, [("i1", "q", None, "vqa", None, "k"), ("i2", "q2", None, "vqa", None, "k")])
+    wrong = {
+        pid: _both("second" if sqlite_store.get_pair(pid).known_preference == "first" else "first")
+        for pid in ("p-i1", "p-i2")
+    }
+    split = {"p-i1": wrong["p-i1"], "p-i2": _both(sqlite_store.get_pair("p-i2").known_preference)}
+    select(sqlite_store, verdicts={"a": wrong, "b": wrong, "c": split}, m=2)
+    p1, p2 = sqlite_store.get_pair("p-i1"), sqlite_store.get_pair("p-i2")
+    assert p1.status == "selected" and proposal_of(p1) == wrong["p-i1"]["forward"]  # the judges' wrong verdict
+    assert proposal_of(p2) == wrong["p-i2"]["forward"]  # two of three: still their majority
+    # judged again with no majority: the old proposal goes
+    select(sqlite_store, verdicts={"a": wrong, "b": split, "c": {}}, m=1)
+    assert proposal_of(sqlite_store.get_pair("p-i2")) is None

@@ -5,7 +5,19 @@ The figures are in annotate/adjudication.py; this page renders and records."""
 import streamlit as st
 
 from annotate import flash, keys, ui
-from annotate.adjudication import FIELD_TITLES, FIELDS, Disagreement, case, disagreements, narrow, next_pending
+from annotate.adjudication import (
+    MMRB,
+    Decision,
+    Disagreement,
+    answers,
+    case,
+    decided,
+    decisions,
+    disagreements,
+    narrow,
+    next_pending,
+    titles,
+)
 from annotate.page_style import compact_style
 from annotate.pair_ui import image_block, image_zoom_button, pair_responses, zoom_if_asked, zoom_of
 from annotate.render import item_html, labels_html, pair_token, plain, reference_html
@@ -13,6 +25,22 @@ from annotate.session_ui import require
 from annotate.widgets import key_listener
 from curate.model import CORRECTNESS, SCREEN_PREFERENCES, Adjudication, Correctness, Preference
 from curate.sides import preference_from_screen
+
+
+def _decide(col, x: Decision, was: str | None, tk: str) -> object:
+    """One of a scheme's decisions: a radio of its options (or none), several for a multi-select."""
+    if x.multi:
+        picked = [v for v in (was or "").split(", ") if v]
+        return col.multiselect(x.title, x.options, default=picked, key=f"adj_{x.key}_{tk}")
+    named = dict(zip(x.options, x.names or x.options, strict=False))
+
+    def title(v: str | None) -> str:
+        return "no decision" if v is None else v if named.get(v, v) == v else f"{v} · {named[v]}"
+
+    opts: list[str | None] = [None, *x.options]
+    at = opts.index(was) if was in opts else 0
+    return col.radio(x.title, opts, index=at, horizontal=True, key=f"adj_{x.key}_{tk}", format_func=title)
+
 
 who = require("admin_adjudicate")
 s = ui.store()
@@ -27,8 +55,9 @@ st.caption(f"Pairs whose labels disagree: {len(rows)}, not yet decided: {pending
 
 cat_col, field_col = st.columns(2)
 cats = cat_col.multiselect("Category", sorted({r.category for r in rows}), placeholder="every category")
+field_titles = titles(rows)
 fields = field_col.multiselect(
-    "Labels disagree on", FIELDS, format_func=FIELD_TITLES.__getitem__, placeholder="any field"
+    "Labels disagree on", list(field_titles), format_func=field_titles.__getitem__, placeholder="any field"
 )
 shown = narrow(rows, categories=cats, fields=fields)
 if not shown:
@@ -44,7 +73,7 @@ if ss.get("adj_pair") not in by_id:  # first visit, or filtered out: the first u
 
 def _title(pid: str) -> str:
     r = by_id[pid]
-    differ = ", ".join(FIELD_TITLES[f] for f in r.fields)
+    differ = ", ".join(field_titles[f] for f in r.fields)
     return f"{pid} · {r.category} · differs on {differ}" + ("  (pending)" if r.pending else "  (decided)")
 
 
@@ -101,12 +130,46 @@ with st.container(key="mmrb-adjudicate"):
     if d.pair.known_preference:
         st.caption(f"Known answer (gold or imported): {plain(d.pair.known_preference)}")
     st.markdown(f"**Labels** · {len(row.labels)}")
-    st.html(labels_html(row.labels, row.fields, d.left_of))
+    scheme = row.scheme
+    if scheme == MMRB:
+        st.html(labels_html(row.labels, row.fields, d.left_of))
+    else:
+        st.caption(f"Scheme: {plain(scheme.title)}")
+        cols = [(x.key, x.title) for x in decisions(scheme)]
+        st.html(labels_html(row.labels, row.fields, d.left_of, cols, lambda lab: answers(scheme, lab)))
     st.caption(
         "First and second are the pair's stored order; each annotator's rationale says left and right as they saw them."
     )
 
     prev = row.adjudication
+    if scheme != MMRB:  # a declared scheme: each of its fields decided (annotate/adjudication.py)
+        tk = pair_token(pid)
+        before = answers(scheme, prev) if prev is not None else {}
+        with st.form(f"adj_form_{tk}", border=True):
+            chosen: dict[str, object] = {}
+            asked = decisions(scheme)
+            halves = st.columns(2)
+            for i, x in enumerate(asked):
+                chosen[x.key] = _decide(halves[i % 2], x, before.get(x.key), tk)
+            excl = st.checkbox(
+                "Exclude this pair from the benchmark  (X)", value=bool(prev and prev.exclude), key=f"adj_exclude_{tk}"
+            )
+            note = st.text_area(
+                "Note  (E to write, Esc to leave)", value=prev.note if prev else "", key=f"adj_note_{tk}", height=68
+            )
+            st.caption("A scale's point labels say left and right as seen with the first response on the left.")
+            if st.form_submit_button("Record decision  (Enter)", type="primary", key=f"adj_record_{tk}"):
+                s.set_adjudication(decided(scheme, d.pair, who.name, chosen, exclude=excl, note=note))
+                flash.say("success", f"Decision recorded for {plain(pid)}.")
+                nxt = next_pending(shown, pid, again=False)
+                if nxt is not None:
+                    ss["adj_goto"] = nxt
+                st.rerun()
+        st.caption(keys.ADJ_LEGEND)
+        compact_style()
+        zoom_if_asked()
+        key_listener()
+        st.stop()
     corr: tuple[Correctness | None, ...] = (None, *CORRECTNESS)
     # first is shown on the left: the preferences in the label form's order, A T D picking them
     prefs: tuple[Preference, ...] = tuple(
