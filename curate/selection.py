@@ -19,9 +19,10 @@
 
 Every decided pair gets ``status`` and a ``reason`` starting with "select:" and its per-judge
 outcomes in ``metadata["selection"]``, and the judges' majority verdict, when they have one, in
-``metadata["proposal"]`` (``proposal``: what a ``verify`` scheme shows annotators). A rerun re-decides the pairs that are candidates or
-were decided by ``select`` before; pairs dropped by other stages are left alone. Pairs with no
-known answer are left as candidates (for humans), with a reason saying so.
+``metadata["proposal"]`` (``proposal``: what a ``verify`` scheme shows annotators). A rerun
+re-decides the pairs that are candidates or were decided by ``select`` before; pairs dropped by
+other stages are left alone. Pairs with no known answer are left as candidates (for humans),
+with a reason saying so.
 
 The judges are read by ``load_judges`` (a models file, through curate/judging/config.py as
 every judge is) and must judge each pair in both orders. The judge step is replaceable: pass
