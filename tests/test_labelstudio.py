@@ -340,8 +340,11 @@ def test_label_studio_page_shows_response_images_side_by_side(sqlite_store, clie
             page.click("button[type=submit]")
             page.wait_for_url(lambda url: "/user/login" not in url)
             page.goto(f"{client.url}/projects/{r.project_id}/data?task={task['id']}")
-            page.wait_for_function(f"() => ({_SHOWN_IMAGES})().length === 2", timeout=60_000)
-            left, right = sorted(page.evaluate(_SHOWN_IMAGES), key=lambda i: i["x"])
+            # the images as found when there were two (the page may render again right after)
+            shown = page.wait_for_function(
+                f"() => {{ const i = ({_SHOWN_IMAGES})(); return i.length === 2 ? i : null; }}", timeout=60_000
+            ).json_value()
+            left, right = sorted(shown, key=lambda i: i["x"])
             above, below = (
                 page.locator(".lsf-richtext__line", has_text=t).bounding_box()
                 for t in ("Here it is:", "Sorted by size.")
