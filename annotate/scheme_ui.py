@@ -24,10 +24,20 @@ from .scheme_form import choices, note_field, option_title, proposal_words
 FLAG_OPTS = ("",) + tuple(FLAG_TITLES)
 
 
+def extra_rows(scheme: Scheme) -> int:
+    """How many more rows of controls than today's form (one row per response, one of the
+    preference and the flag, the rationale): the page's style shortens the pair by as many
+    (annotate/page_style.py), up to four."""
+    answers = [f for f in scheme.fields if f.kind != "text"]
+    rows = len(answers) + (0 if answers and answers[-1].kind == "choice" else 1)  # the flag's row
+    rows += max(0, sum(f.kind == "text" for f in scheme.fields) - 1) + scheme.shows_proposal
+    return min(4, max(0, rows - 2))
+
+
 def keymap_html(scheme: Scheme) -> str:
     """The form's keys as an element the listener reads (hidden; no data in it but the scheme's)."""
     data = html.escape(json.dumps(keys.scheme_keymap(scheme)), quote=True)
-    return f'<div class="{keys.KEYMAP_CLASS}" data-keys="{data}" hidden></div>'
+    return f'<div class="{keys.KEYMAP_CLASS}" data-keys="{data}" data-rows="{extra_rows(scheme)}" hidden></div>'
 
 
 def _titled(f: SchemeField, key_of: dict[Any, str]) -> Callable[[Any], str]:
@@ -56,7 +66,7 @@ def scheme_fields(view: PairView, mode: str, k: FormKeys, submit: Callable[[Pair
             # each response's answer directly under it: the columns match the boxes above
             n = len(f.options)
             for col, side, ks in zip(st.columns(2), ("left", "right"), (f.keys[:n], f.keys[n:]), strict=True):
-                _radio(col, f, f"{side.title()}: {f.title}", field_key(mode, scheme, f.name, side), ks)
+                _radio(col, f, f.title, field_key(mode, scheme, f.name, side), ks)
         elif f.kind == "multi":
             cols = st.columns(len(f.values))
             for i, (col, v) in enumerate(zip(cols, f.values, strict=True)):
