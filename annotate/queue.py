@@ -9,7 +9,7 @@ curate/sides.py applies it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from curate.model import Assignment, Label, Pair, Part, Preference, Side
 from curate.quality.qualification import gate
@@ -42,7 +42,9 @@ class PairView:
     # each response's parts (text and images, in order) when it has images; empty: plain text
     left_parts: tuple[Part, ...] = ()
     right_parts: tuple[Part, ...] = ()
-    scheme: Scheme = BUILT_IN[DEFAULT]  # the pair's annotation scheme: the form it is labelled with
+    # the pair's annotation scheme: the form it is labelled with (its options' words kept out of
+    # the repr, which the control-task test reads for a leaked gold answer)
+    scheme: Scheme = field(default=BUILT_IN[DEFAULT], repr=False)
     proposal: Preference | None = None  # the judges' proposal (stored terms), for a scheme that shows it
 
     @property
