@@ -5,7 +5,8 @@ temporary file renamed into place at the end, so an interrupted first start leav
 half-built. The store remembers which sample it was built from (``VERSION_KEY``): a
 store built from an older sample (or by an older demo) is rebuilt on the next start, the
 old file kept beside it as ``sample.db.previous``. The pairs whose responses are images
-come first in every demo queue, so the first pairs an annotator sees show them. The demo
+come first in every demo queue, so the first pairs an annotator sees show them, labelled on
+MMRB2's six-point scale (``IMAGE_SCHEME``); the others on the default form. The demo
 passwords are public (printed and shown on the sign-in page): the
 sample store is for trying the app, never for real work.
 """
@@ -38,8 +39,9 @@ K = 2  # labels per pair in the sample
 DELIBERATE_MISSING_IMAGE = "deliberately_missing_image"
 DELIBERATE_MISSING_NOTE = "This is the sample's deliberately missing image: it shows how the app presents one."
 CAP = 2  # pairs per prompt: a calm first session
+IMAGE_SCHEME = "mmrb2-pairwise"  # the scheme of the pairs whose responses are images; the others are on mmrb
 VERSION_KEY = "demo.sample_version"  # the setting that says which sample a store was built from
-BUILD = "2"  # the demo's own build steps: raise it when build_sample changes what it makes
+BUILD = "3"  # the demo's own build steps: raise it when build_sample changes what it makes
 
 
 def sample_version(sample: Path | None = None) -> str:
@@ -67,6 +69,7 @@ def build_sample(db: Path, images: Path, sample: Path | None = None) -> None:
     from curate.assign import assign
     from curate.ingest import ingest_items
     from curate.pairing import pair_items
+    from curate.schemes import BUILT_IN
 
     sample = sample or SAMPLE
     with Store(str(db), images) as store:
@@ -77,8 +80,8 @@ def build_sample(db: Path, images: Path, sample: Path | None = None) -> None:
         annotators = [n for n, _, r in ACCOUNTS if r == "annotator"]
         with_images = {c.item_id for c in store.candidates() if c.images}
         first = [p.id for p in store.pairs() if p.item_id in with_images]
-        if first:  # the pairs with image responses first in every queue: the feature on first start
-            assign(store, k=K, annotators=annotators, seed=0, pair_ids=first)
+        if first:  # the pairs with image responses first in every queue, on MMRB2's six-point scale
+            assign(store, k=K, annotators=annotators, seed=0, pair_ids=first, scheme=BUILT_IN[IMAGE_SCHEME])
         assign(store, k=K, annotators=annotators, seed=0)
         guidelines = sample / "guidelines.md"
         if guidelines.exists():

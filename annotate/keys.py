@@ -12,6 +12,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any
+
+from curate.schemes import Scheme
+
+from .scheme_form import choices, option_title
 
 # key -> (widget key prefix, option index) for radios, or (button/checkbox key prefix, None)
 KEYS: dict[str, tuple[str, int | None]] = {
@@ -64,6 +69,56 @@ ADJ_LEGEND = (
     "`Enter` record (`Ctrl+Enter` from the note) · `N` next undecided disagreement · `Z` full-size image "
     "(responses' images: `V` flips first / second in place, `Esc` closes)"
 )
+
+
+# A scheme's form (annotate/scheme_ui.py): each field's widget key starts with field_prefix; the
+# form carries its keymap as JSON in an element of class KEYMAP_CLASS, which the listener reads
+# on each key over the page's static map (a field name holds no "-", so no prefix is another's).
+KEYMAP_CLASS = "mmrb-keymap"
+PAGE_KEYS_LEGEND = (
+    "`F` flag · `Enter` submit (`Ctrl+Enter` from a text box) · `S` skip · `U` undo last · `Z` full-size image "
+    "(responses' images: `V` flips left / right in place, `Esc` closes)"
+)
+
+
+NOTE_PREFIX = "qs--note-"  # the flag's note box of a scheme without text fields (no field name is empty)
+
+
+def field_prefix(name: str, part: str) -> str:
+    """The widget key prefix of a scheme field's answer: ``part`` is all, left or right."""
+    return f"qs-{name}-{part}-"
+
+
+def scheme_keymap(scheme: Scheme) -> dict[str, Any]:
+    """The form's keys for the listener: each option's key (the scheme's; per response the
+    left's options, then the right's) and E for the first text field."""
+    out: dict[str, list[Any]] = {}
+    for f in scheme.fields:
+        n = len(f.options)
+        for i, k in enumerate(f.keys):
+            part = ("left" if i < n else "right") if f.per_response else "all"
+            out[k] = [field_prefix(f.name, part), i % n if f.per_response else i]
+    texts = [f for f in scheme.fields if f.kind == "text"]
+    focus = {"e": field_prefix(texts[0].name, "all") if texts else NOTE_PREFIX}
+    return {"keys": out, "focus": focus}
+
+
+def scheme_legend(scheme: Scheme) -> str:
+    """The keys of a scheme's form in words, then the page's own."""
+    parts = []
+    for f in scheme.fields:
+        if not f.keys:
+            continue
+        shown = " / ".join(option_title(f, v) for v in choices(f))
+        if f.per_response:
+            n = len(f.options)
+            for side, ks in (("left", f.keys[:n]), ("right", f.keys[n:])):
+                parts.append(f"{' '.join(f'`{k.upper()}`' for k in ks)} {side} {f.title.lower()}: {shown}")
+        else:
+            parts.append(f"{' '.join(f'`{k.upper()}`' for k in f.keys)} {f.title.lower()}: {shown}")
+    texts = [f for f in scheme.fields if f.kind == "text"]
+    parts.append(f"`E` write the {texts[0].title.lower() if texts else 'note'} (`Esc` leaves it)")
+    return " · ".join([*parts, PAGE_KEYS_LEGEND])
 
 
 def option_keys(keymap: dict[str, tuple[str, int | None]], prefix: str) -> dict[int, str]:
@@ -125,8 +180,15 @@ _SCRIPT = """
     if (ev.ctrlKey) return;
     const k = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
     let done = false;
-    if (map.keys[k]) {
-      const [prefix, index] = map.keys[k];
+    // a scheme's form says its own keys (annotate/scheme_ui.py) over the page's
+    let keys = map.keys, focus = map.focus;
+    const own = root.querySelector('.%(keymap)s');
+    if (own) {
+      const d = JSON.parse(own.dataset.keys);
+      keys = Object.assign({}, map.keys, d.keys); focus = Object.assign({}, map.focus, d.focus);
+    }
+    if (keys[k]) {
+      const [prefix, index] = keys[k];
       const el = find(root, prefix) || find(document, prefix);
       if (el && index === null) {
         const b = el.querySelector('button, input[type="checkbox"]');
@@ -139,8 +201,8 @@ _SCRIPT = """
         const cur = opts.findIndex((o) => o.checked);
         opts[(cur + 1) %% opts.length].click(); done = true;
       }
-    } else if (map.focus[k]) {
-      const el = find(root, map.focus[k]); const ta = el && el.querySelector('textarea');
+    } else if (focus[k]) {
+      const el = find(root, focus[k]); const ta = el && el.querySelector('textarea');
       if (ta) { ta.focus(); done = true; }
     }
     if (done) { ev.preventDefault(); ev.stopPropagation(); }
@@ -171,4 +233,8 @@ def script() -> str:
         for m in MAPS
     ]
     dialog = {k: list(v) for k, v in DIALOG_KEYS.items()}
-    return "<script>" + _SCRIPT % {"maps": json.dumps(maps), "dialog": json.dumps(dialog)} + "</script>"
+    return (
+        "<script>"
+        + _SCRIPT % {"maps": json.dumps(maps), "dialog": json.dumps(dialog), "keymap": KEYMAP_CLASS}
+        + "</script>"
+    )

@@ -9,24 +9,29 @@ from dataclasses import replace
 
 import streamlit as st
 
-from curate.model import CORRECTNESS, FLAG_REASONS, SCREEN_PREFERENCES
+from curate.model import CORRECTNESS, FLAG_REASONS, SCREEN_PREFERENCES, Label
 
-from . import clock, flash, keys, outage, ui
+from . import clock, flash, keys, outage, scheme_form, ui
 from .form import (
     DEFAULT_RATIONALE_RULE,
     FLAG_TITLES,
     FormInput,
+    from_label,
     problems,
     rationale_required_for,
     rationale_rule,
     skip_label,
     to_label,
 )
-from .form_state import form_keys, read_form, reset_form
+from .form_state import form_keys, read_form, read_scheme_form, reset_form
 from .outage_ui import calm, log_failure
 from .pair_ui import responses_block
 from .queue import PairView, current_view, save, undo
+from .scheme_form import SchemeInput, is_default_form
+from .scheme_ui import scheme_fields
 from .session_ui import acting_user
+
+Answers = FormInput | SchemeInput  # mmrb's form, or any other scheme's
 
 PENDING = "pending_save"  # session key: an outage.PendingSave (see annotate/guard.py)
 FLAG_OPTS = ("",) + FLAG_REASONS
@@ -69,15 +74,20 @@ def label_form(
     view: PairView,
     *,
     mode: str,
-    prefill: FormInput | None = None,
+    prefill: Answers | None = None,
     on_submit: Callable[[PairView, str], None] | None = None,
 ) -> None:
-    """Both responses and the decisions, in one form: nothing reruns until submit."""
+    """Both responses and the decisions, in one form: nothing reruns until submit. The pair's
+    scheme says the decisions; mmrb's are today's form, as it always was."""
     retry = st.session_state.pop("q_retry", None)
     if retry is not None and retry[0] == (mode, view.pair_id):
         prefill = retry[1]  # a refused submit: the browser cleared the form, put the answers back
     reset_form(mode, view, prefill)
     k = form_keys(mode)
+    if not is_default_form(view.scheme):
+        with st.form(key=k.form, border=False, enter_to_submit=False, clear_on_submit=mode == "new"):
+            scheme_fields(view, mode, k, on_submit or _submit)
+        return
     with st.form(key=k.form, border=False, enter_to_submit=False, clear_on_submit=mode == "new"):
         st.html(responses_block(view))
         # each response's correctness directly under it: the columns match the boxes above
@@ -125,10 +135,38 @@ def label_form(
 
 
 def _submit(view: PairView, mode: str) -> None:
-    save_answers(view, mode, read_form(mode), clock.CLOCK.seconds(_clock_key(view.pair_id)), cleared=mode == "new")
+    f = read_form(mode) if is_default_form(view.scheme) else read_scheme_form(mode, view.scheme)
+    save_answers(view, mode, f, clock.CLOCK.seconds(_clock_key(view.pair_id)), cleared=mode == "new")
 
 
-def save_answers(view: PairView, mode: str, f: FormInput, seconds: float, *, cleared: bool) -> None:
+def answers_of(view: PairView, label: Label) -> Answers:
+    """A saved label as its form's answers on this annotator's screen (an edit, an undo)."""
+    if is_default_form(view.scheme):
+        return from_label(label, view.left_side)
+    return scheme_form.from_label(view.scheme, label, view.left_side)
+
+
+def _problems(view: PairView, f: Answers) -> list[str]:
+    if isinstance(f, SchemeInput):
+        return scheme_form.problems(view.scheme, f, view.left_side)
+    return problems(f, _rule())
+
+
+def _label(view: PairView, f: Answers, who: str, seconds: float) -> Label:
+    if isinstance(f, SchemeInput):
+        return scheme_form.to_label(
+            view.scheme,
+            f,
+            pair_id=view.pair_id,
+            annotator=who,
+            left_side=view.left_side,
+            seconds=seconds,
+            proposal=view.proposal,
+        )
+    return to_label(f, pair_id=view.pair_id, annotator=who, left_side=view.left_side, seconds=seconds)
+
+
+def save_answers(view: PairView, mode: str, f: Answers, seconds: float, *, cleared: bool) -> None:
     """Check and save the answers. ``cleared``: the browser cleared the form on submit (the
     label page), so the next pair's form needs no reset. When the store cannot take them,
     the answers are kept as a PendingSave and retried (see annotate/guard.py)."""
@@ -137,7 +175,7 @@ def save_answers(view: PairView, mode: str, f: FormInput, seconds: float, *, cle
         who = acting_user()
         if who is None:
             return  # the session has ended: nothing is saved, the sign-in page follows
-        errs = problems(f, _rule())
+        errs = _problems(view, f)
         if errs:
             ss.pop(PENDING, None)
             ss["form_errors"] = (view.pair_id, errs)
@@ -146,7 +184,7 @@ def save_answers(view: PairView, mode: str, f: FormInput, seconds: float, *, cle
             return
         if cleared:
             ss["q_cleared"] = view.pair_id
-        label = to_label(f, pair_id=view.pair_id, annotator=who, left_side=view.left_side, seconds=seconds)
+        label = _label(view, f, who, seconds)
         if mode == "edit":
             expected = view.label.revision if view.label is not None else None
             # an edit keeps the original labelling time; the history keeps the old answers

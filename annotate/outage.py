@@ -12,6 +12,7 @@ from curate.store import ConflictError
 
 from .form import FormInput
 from .queue import PairView
+from .scheme_form import SchemeInput
 
 BACKOFF_FIRST = 1.0  # seconds before the second attempt
 BACKOFF_MAX = 8.0
@@ -88,7 +89,7 @@ class PendingSave:
 
     view: PairView  # the pair as it was shown, so it can be shown again without the store
     mode: str  # "new" (the label page) or "edit" (my labels)
-    answers: FormInput
+    answers: FormInput | SchemeInput
     seconds: float  # labelling time at the first submit: waiting for the store is not labelling
     attempts: int
     due: float  # time.monotonic() of the next attempt

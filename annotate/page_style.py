@@ -14,6 +14,17 @@ import streamlit as st
 # The containers of the label page, My labels' editor and the adjudication page.
 _FORM = ".st-key-mmrb-label, .st-key-mmrb-edit, .st-key-mmrb-adjudicate"
 
+# A scheme's form with more rows than today's (annotate/scheme_ui.py says how many more in its
+# keymap element's data-rows): the prompt and the responses give up room for them, so that the
+# decision still fits one screen (over the boxes' own inline heights, hence !important).
+_SHORTER = "\n".join(
+    f":is({_FORM}):has(.mmrb-keymap[data-rows='{n}']) .mmrb-response "
+    f"{{ max-height: calc(30vh - {28 * n}px) !important; }}\n"
+    f":is({_FORM}):has(.mmrb-keymap[data-rows='{n}']) :is(.mmrb-prompt, .mmrb-item img, .mmrb-rimage) "
+    f"{{ max-height: calc(26vh - {18 * n}px) !important; }}"
+    for n in range(1, 5)
+)
+
 LABEL_CSS = f"""
 <style>
 /* less blank page around the form: the header is 3.75rem tall */
@@ -35,6 +46,7 @@ LABEL_CSS = f"""
 :is({_FORM}) [data-testid=stTextArea] [data-testid=stWidgetLabel] {{ min-height: 0; margin-bottom: .1rem; }}
 :is({_FORM}) [data-testid=stProgress] p {{ font-size: .85rem; }}
 .mmrb-response p, .mmrb-prompt p {{ margin-bottom: .5rem; }}
+{_SHORTER}
 </style>
 """
 

@@ -9,10 +9,11 @@ curate/sides.py applies it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from curate.model import Assignment, Label, Part, Side
+from curate.model import Assignment, Label, Pair, Part, Preference, Side
 from curate.quality.qualification import gate
+from curate.schemes import BUILT_IN, DEFAULT, Scheme, proposal_of, resolve
 from curate.sides import shown_pair
 from curate.store import NEW_LABEL, ConflictError, Store
 from curate.wording import utc_time
@@ -41,16 +42,38 @@ class PairView:
     # each response's parts (text and images, in order) when it has images; empty: plain text
     left_parts: tuple[Part, ...] = ()
     right_parts: tuple[Part, ...] = ()
+    # the pair's annotation scheme: the form it is labelled with (its options' words kept out of
+    # the repr, which the control-task test reads for a leaked gold answer)
+    scheme: Scheme = field(default=BUILT_IN[DEFAULT], repr=False)
+    proposal: Preference | None = None  # the judges' proposal (stored terms), for a scheme that shows it
 
     @property
     def has_response_images(self) -> bool:
         return any(p.kind == "image" for p in (*self.left_parts, *self.right_parts))
 
 
+# Parsed schemes by (store, name, version). A stored version never changes, so a process reads
+# the store's definitions once per version it meets, never once per pair.
+_SCHEMES: dict[tuple[str, str, int], Scheme] = {}
+
+
+def scheme_of(store: Store, pair: Pair, conn=None) -> Scheme:
+    """The pair's scheme, from the name and version read with the pair: ``mmrb`` without the
+    store; another read once per process (a stored definition wins over a built-in of its name)."""
+    if pair.scheme is None:
+        return BUILT_IN[DEFAULT]
+    key = (store.db, pair.scheme, pair.scheme_version or 1)
+    got = _SCHEMES.get(key)
+    if got is None:
+        got = _SCHEMES[key] = resolve(pair.scheme, pair.scheme_version, store.scheme_definitions(conn=conn))
+    return got
+
+
 def build_view(store: Store, assignment: Assignment, *, with_label: bool = False, conn=None) -> PairView | None:
     pair = store.get_pair(assignment.pair_id, conn=conn)
     if pair is None:
         return None
+    scheme = scheme_of(store, pair, conn=conn)
     item = store.get_item(pair.item_id, conn=conn)
     cands = {c.id: c for c in store.candidates(ids=[pair.first_id, pair.second_id], conn=conn)}
     if item is None or pair.first_id not in cands or pair.second_id not in cands:
@@ -75,6 +98,8 @@ def build_view(store: Store, assignment: Assignment, *, with_label: bool = False
         image_deliberately_missing=bool(item.metadata.get(DELIBERATE_MISSING_IMAGE)),
         left_parts=left_parts,
         right_parts=right_parts,
+        scheme=scheme,
+        proposal=proposal_of(pair) if scheme.shows_proposal else None,
     )
 
 
@@ -197,6 +222,7 @@ __all__ = [
     "PairView",
     "SaveResult",
     "build_view",
+    "scheme_of",
     "closed_notice",
     "current_view",
     "next_images",

@@ -4,6 +4,8 @@
     python -m bench.annotate --quick    # 2,000 pairs, 30 timed labels, small anchor
     python -m bench.annotate --no-images  # without the run whose responses are images
     python -m bench.annotate --cold-thumbnails  # the app makes the response images' thumbnails
+    python -m bench.annotate --schemes mmrb,mmrb2-pairwise,aspects  # each scheme's form (default: all three)
+    python -m bench.annotate --baseline-tree /tmp/base  # mmrb also on another tree's app, same store, same run
 
 Timed in the page: from the keydown of Enter (a window capture listener, so before the app's
 own handler) until the next pair is fully shown: its image decoded, both responses rendered,
@@ -16,6 +18,12 @@ The image run: one more annotator labels pairs of their own in the same store wh
 responses are each a 1024x1024 image (pillow, different for every pair; a prompt image as
 in the text run). Its figure counts until both response images are loaded and decoded too,
 and is printed next to the text-only figure of the same run, with the ratio.
+
+Schemes: the text run is on mmrb (today's form, keys 1 8 A); each other scheme of --schemes
+has an annotator of its own labelling pairs of the same shape on that scheme (mmrb2-pairwise:
+the key 6; aspects: the six scores, the preference and a typed rationale), printed with its
+ratio to mmrb. --baseline-tree runs the mmrb figure also on that tree's app (e.g. a git
+worktree of the commit before), over the next pairs of the same queue in the same store.
 """
 
 from __future__ import annotations
@@ -37,7 +45,6 @@ from tests.support.streamlit_server import (
     PASSWORD,
     StreamlitServer,
     wait_idle,
-    wait_label_ready,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -149,6 +156,57 @@ def build_image_pairs(db: str, images: Path, n: int, n_prompt_images: int, *, th
     return IMAGE_ANNOTATOR
 
 
+def build_scheme_pairs(db: str, images: Path, n: int, n_prompt_images: int, scheme_name: str) -> str:
+    """``n`` text pairs of the text run's shape on scheme ``scheme_name``, assigned to an
+    annotator of their own (returned), sides alternating."""
+    from annotate import auth
+    from curate.model import Annotator, Assignment, Candidate, Item, Pair
+    from curate.schemes import BUILT_IN, to_table
+    from curate.store import Store
+
+    who, pool, tag = f"sch-{scheme_name}", texts(2 * n), scheme_name.replace("-", "")
+    with Store(db, images=images) as s:
+        prompts = s.items(ids=[f"i{k:06d}" for k in range(n_prompt_images)])
+        items = [
+            Item(f"{tag}{m:06d}", f"Question {m}: what does the picture show?", "vqa", prompts[m % len(prompts)].images)
+            for m in range(n)
+        ]
+        cands = [
+            Candidate(f"{tag}{m:06d}/{j}", f"{tag}{m:06d}", f"model-{j}", pool[(2 * m + j) % len(pool)])
+            for m in range(n)
+            for j in (0, 1)
+        ]
+        pairs = [
+            Pair(f"{tag}-p{m:06d}", f"{tag}{m:06d}", f"{tag}{m:06d}/0", f"{tag}{m:06d}/1", "bench") for m in range(n)
+        ]
+        scheme = BUILT_IN[scheme_name]
+        with s.write() as c:
+            s.add_annotator(Annotator(who, "annotator", auth.hash_password(PASSWORD)), conn=c)
+            s.add_items(items, conn=c)
+            s.add_candidates(cands, conn=c)
+            s.add_pairs(pairs, conn=c)
+            s.add_scheme(scheme.name, scheme.version, to_table(scheme), conn=c)
+            s.set_pair_scheme([p.id for p in pairs], scheme.name, scheme.version, conn=c)
+            s.add_assignments(
+                (Assignment(p.id, who, "first" if m % 2 else "second", m) for m, p in enumerate(pairs)), conn=c
+            )
+    return who
+
+
+# The keys that answer one pair of each scheme ("type:" types into the focused text box)
+SCHEME_KEYS: dict[str, tuple[str, ...]] = {
+    "mmrb": ("1", "8", "a"),
+    "mmrb2-pairwise": ("6",),
+    "aspects": ("4", "5", "w", "y", "k", "l", "a", "e", "type:fine", "Escape"),
+}
+# the form's radios, all cleared when the next pair is ready, and how many there are at least
+FORM_RADIOS: dict[str, tuple[str, int]] = {
+    "mmrb": (", ".join(f'[class*="st-key-{k}"] input[type=radio]' for k in ("q_left", "q_right", "q_pref")), 9),
+    "mmrb2-pairwise": ('[class*="st-key-qs-score-"] input[type=radio]', 6),
+    "aspects": ('[class*="st-key-qs-"] input[type=radio]', 27),
+}
+
+
 def build(db: str, images: Path, n_pairs: int, n_annotators: int, k: int, n_images: int) -> list[str]:
     from annotate import auth
     from curate.model import Annotator, Assignment, Candidate, ImageRef, Item, Pair
@@ -224,7 +282,7 @@ def build(db: str, images: Path, n_pairs: int, n_annotators: int, k: int, n_imag
 
 
 WATCH = """
-([tk, item, form, responseImages]) => {
+([tk, item, form, formRadios, responseImages]) => {
   window.__t = null; window.__t0 = null; window.__tIdle = null; window.__sawRun = false;
   const onKey = (e) => { if (e.key === 'Enter' && window.__t0 === null) window.__t0 = performance.now(); };
   window.addEventListener('keydown', onKey, {capture: true, once: true});
@@ -242,9 +300,8 @@ WATCH = """
       if (shots.length < responseImages || shots.some((i) => !i.complete || !i.naturalWidth)) return null;
     } else if (!l.innerText.trim() || !r.innerText.trim()) return null;
     // the form is reused from pair to pair: ready when its radios are there and all cleared
-    const radios = document.querySelectorAll(['q_left', 'q_right', 'q_pref']
-      .map((k) => '[class*="st-key-' + k + '"] input[type=radio]').join(', '));
-    if (form && (radios.length < 9 || Array.from(radios).some((x) => x.checked))) return null;
+    const radios = form ? document.querySelectorAll(form) : [];
+    if (form && (radios.length < formRadios || Array.from(radios).some((x) => x.checked))) return null;
     const img = document.querySelector('img[data-item="' + item + '"]');
     if (!img || !img.complete || !img.naturalWidth) return null;
     return [img, ...shots];
@@ -287,10 +344,18 @@ def pct(xs: list[float], p: float) -> float:
 
 
 def run_app(
-    db: str, images: Path, annotator: str, n_labels: int, warmup: int, tmp: Path, response_images: int = 0
+    db: str,
+    images: Path,
+    annotator: str,
+    n_labels: int,
+    warmup: int,
+    tmp: Path,
+    response_images: int = 0,
+    scheme: str = "mmrb",
+    tree: Path = ROOT,
 ) -> list[float]:
-    """Timed labels of ``annotator``'s queue; ``response_images``: how many images the
-    next pair's responses show, each waited for."""
+    """Timed labels of ``annotator``'s queue on ``scheme``'s form; ``response_images``: how
+    many images the next pair's responses show, each waited for; ``tree``: whose app."""
     from playwright.sync_api import sync_playwright
 
     from curate.store import Store
@@ -300,8 +365,13 @@ def run_app(
         items = {p.id: p.item_id for p in s.pairs(ids=[a.pair_id for a in queue])}
     times: list[float] = []
     idle: list[float] = []
-    log = tmp / f"streamlit-{annotator}.log"
-    with StreamlitServer(db, str(images), log=log) as srv, sync_playwright() as p:
+    log = tmp / f"streamlit-{annotator}-{tree.name}.log"
+    launcher = (sys.executable, "-m", "streamlit", "run", str(tree / "app.py"))
+    radios, n_radios = FORM_RADIOS[scheme]
+    with (
+        StreamlitServer(db, str(images), log=log, launcher=launcher, cwd=tree) as srv,
+        sync_playwright() as p,
+    ):
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = b.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(srv.url)
@@ -310,12 +380,17 @@ def run_app(
         page.get_by_role("textbox", name="Password").fill(PASSWORD)
         page.get_by_role("button", name="Sign in").click()
         page.wait_for_selector(f'.mmrb-response-left[data-pair="{pair_token(queue[0].pair_id)}"]', timeout=60_000)
-        wait_label_ready(page)
+        ready = "([sel, n]) => window.__mmrbKeys && document.querySelectorAll(sel).length >= n"
+        page.wait_for_function(ready, arg=[radios, n_radios], timeout=45_000)
+        wait_idle(page)
         for n in range(n_labels + warmup):
             nxt = queue[n + 1].pair_id
-            for key in ("1", "8", "a"):
-                page.keyboard.press(key)
-            page.evaluate(WATCH, [pair_token(nxt), items[nxt], True, response_images])
+            for key in SCHEME_KEYS[scheme]:
+                if key.startswith("type:"):
+                    page.keyboard.type(key.removeprefix("type:"))
+                else:
+                    page.keyboard.press(key)
+            page.evaluate(WATCH, [pair_token(nxt), items[nxt], radios, n_radios, response_images])
             page.keyboard.press("Enter")
             ms = page.evaluate(RACE)
             if n >= warmup:
@@ -383,7 +458,7 @@ def run_bare(minimal: bool, n_labels: int, warmup: int = 5) -> list[float]:
                     tk(n),
                 )
                 page.wait_for_timeout(100)
-                page.evaluate(WATCH, [pair_token(str(n + 1)), f"i{n + 1}", False, 0])
+                page.evaluate(WATCH, [pair_token(str(n + 1)), f"i{n + 1}", None, 0, 0])
                 page.evaluate(
                     """t => {
                       window.__t0 = performance.now();
@@ -467,7 +542,21 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="the image run without pre-made thumbnails of the response images: the app makes each on first view",
     )
+    ap.add_argument(
+        "--schemes",
+        default="mmrb,mmrb2-pairwise,aspects",
+        help=f"the forms measured, comma-separated, of {', '.join(SCHEME_KEYS)} (mmrb is always measured)",
+    )
+    ap.add_argument(
+        "--baseline-tree",
+        type=Path,
+        help="also measure mmrb on this tree's app (e.g. a worktree of the commit before), in the same run",
+    )
     a = ap.parse_args(argv)
+    measured = [x for x in dict.fromkeys(a.schemes.split(",")) if x and x != "mmrb"]
+    unknown = [x for x in measured if x not in SCHEME_KEYS]
+    if unknown:
+        ap.error(f"--schemes: no bench keys for {', '.join(unknown)}; use {', '.join(SCHEME_KEYS)}")
     n_pairs = a.pairs or (2_000 if a.quick else 100_000)
     n_labels = a.labels or (30 if a.quick else 200)
     ls_tasks = a.ls_tasks or (300 if a.quick else n_pairs)
@@ -482,13 +571,35 @@ def main(argv: list[str] | None = None) -> int:
             if a.no_images
             else build_image_pairs(db, images, n_labels + 6, n_images, thumbnails=not a.cold_thumbnails)
         )
-        times = run_app(db, images, names[0], n_labels, warmup=5, tmp=tmp)
+        by_scheme = {x: build_scheme_pairs(db, images, n_labels + 6, n_images, x) for x in measured}
+        base: list[float] = []
+        times: list[float] = []
+        if a.baseline_tree is None:
+            times = run_app(db, images, names[0], n_labels, warmup=5, tmp=tmp)
+        else:  # two rounds in turn (baseline first, then this tree first): neither gains by going second
+            other = a.baseline_tree.resolve()
+            for tree in (other, ROOT, ROOT, other):
+                ran = run_app(db, images, names[0], max(1, n_labels // 2), warmup=5, tmp=tmp, tree=tree)
+                (times if tree == ROOT else base).extend(ran)
         med, p95 = statistics.median(times), pct(times, 95)
         print(
             f"mmrb app   submit key -> next pair shown over {len(times)} labels: "
             f"median {med:.0f} ms, p95 {p95:.0f} ms (targets 120 / 200 ms) "
             f"{'OK' if med < 120 and p95 < 200 else 'MISSED'}"
         )
+        if base:
+            b_med, b_p95 = statistics.median(base), pct(base, 95)
+            print(
+                f"baseline   mmrb on {a.baseline_tree} over {len(base)} labels: median {b_med:.0f} ms, "
+                f"p95 {b_p95:.0f} ms; this tree / baseline: median {med / b_med:.3f}, p95 {p95 / b_p95:.3f}"
+            )
+        for x, who in by_scheme.items():
+            st_ = run_app(db, images, who, n_labels, warmup=5, tmp=tmp, scheme=x)
+            s_med, s_p95 = statistics.median(st_), pct(st_, 95)
+            print(
+                f"scheme     {x} over {len(st_)} labels: median {s_med:.0f} ms, p95 {s_p95:.0f} ms; "
+                f"against mmrb: median {s_med / med:.2f}, p95 {s_p95 / p95:.2f}"
+            )
         if imager is not None:
             it = run_app(db, images, imager, n_labels, warmup=5, tmp=tmp, response_images=2)
             i_med, i_p95 = statistics.median(it), pct(it, 95)

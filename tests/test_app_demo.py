@@ -60,6 +60,8 @@ def test_app_opens_on_the_sample_without_arguments(sample_db):
         at.button[0].click().run()
         assert not at.exception, at.exception
         assert at.radio and any("of" in p.proto.text and "labelled" in p.proto.text for p in at.get("progress"))
+        # her first pair has image responses: MMRB2's six-point scale, not the default form
+        assert [r.key.split("-")[1] for r in at.radio if r.key.startswith("qs-")] == ["score"]
         assert any("Guidelines" in e.proto.label for e in at.get("expander"))
     finally:
         ui.close_stores()
@@ -87,6 +89,10 @@ def test_pairs_with_image_responses_come_first_in_every_demo_queue(sample_db):
         for a in s.assignments():
             per_pair[a.pair_id] = per_pair.get(a.pair_id, 0) + 1
         assert {per_pair[p] for p in image_pairs} == {demo.K}
+        # labelled on MMRB2's six-point scale; every other pair on the default form
+        schemes = s.pair_schemes()
+        assert {schemes[p] for p in image_pairs} == {("mmrb2-pairwise", 1)}
+        assert {v for p, v in schemes.items() if p not in image_pairs} == {(None, None)}
 
 
 def test_a_sample_store_from_an_older_sample_is_rebuilt(sample_db, capsys, monkeypatch, tmp_path):

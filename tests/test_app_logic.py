@@ -239,8 +239,9 @@ def test_save_turns_a_lost_race_into_a_message(store):
 
 def test_a_label_turns_into_screen_terms_in_one_place():
     """form.from_label is the one way from a saved Label to left/right (the label page's
-    prefill, My labels' table and its edits): nothing else in annotate calls
-    preference_to_screen."""
+    prefill, My labels' table and its edits), annotate/scheme_form.py's for a scheme's label
+    (through curate.schemes.shown_values); the one other thing shown in screen terms is a
+    verify scheme's proposal: nothing else in annotate calls preference_to_screen."""
     import ast
     from pathlib import Path
 
@@ -257,7 +258,7 @@ def test_a_label_turns_into_screen_terms_in_one_place():
             for node in ast.walk(tree)
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "preference_to_screen"
         }
-    assert callers == {"annotate/form.py:from_label"}
+    assert callers == {"annotate/form.py:from_label", "annotate/scheme_form.py:proposal_words"}
 
 
 def test_missing_image_view(sqlite_store):

@@ -31,3 +31,5 @@ def test_bench_annotate_quick():
     assert "reference  bare page of this shape" in out.stdout and "reference  minimal page" in out.stdout
     assert "images     the same with two 1024x1024 response images per pair, over 5 labels: median" in out.stdout
     assert "against text only: median" in out.stdout
+    for scheme in ("mmrb2-pairwise", "aspects"):  # each scheme's form, measured by default
+        assert f"scheme     {scheme} over 5 labels: median" in out.stdout

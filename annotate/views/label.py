@@ -3,14 +3,14 @@
 import streamlit as st
 
 from annotate import flash, keys, ui
-from annotate.form import from_label
 from annotate.guard import outage_guard
 from annotate.guidelines import guidelines_markdown
 from annotate.images_cache import warm
-from annotate.label_ui import label_form, show_errors, skip_current, start_clock, undo_last
+from annotate.label_ui import answers_of, label_form, show_errors, skip_current, start_clock, undo_last
 from annotate.page_style import compact_style
 from annotate.pair_ui import open_zoom_of_current, show_item, zoom_if_asked
 from annotate.queue import closed_notice, current_view, next_images
+from annotate.scheme_form import is_default_form
 from annotate.session_ui import require
 from annotate.widgets import key_listener, rich
 
@@ -35,11 +35,16 @@ def label_page() -> None:
                 else:
                     st.success("Your queue is done. Thank you!" if assigned else "No pairs are assigned to you yet.")
                 return
+            legend = keys.LEGEND if is_default_form(view.scheme) else keys.scheme_legend(view.scheme)
+            if st.session_state.get("q_legend") != legend:  # a pair of another scheme: its keys below
+                st.session_state["q_legend"] = legend
+                if not st.session_state.get("q_full_run"):
+                    st.rerun()  # the legend is outside this fragment: once, where the scheme changes
             start_clock(view.pair_id)
             show_errors(view)
             show_item(view)
             prefill = st.session_state.get("prefill", {}).pop(view.pair_id, None)
-            label_form(view, mode="new", prefill=from_label(prefill, view.left_side) if prefill else None)
+            label_form(view, mode="new", prefill=answers_of(view, prefill) if prefill else None)
             if view.has_response_images:  # the next pair's thumbnails, made while this one is read
                 name, seq = who.name, view.seq
                 warm(s, lambda: next_images(s, name, seq))
@@ -58,12 +63,16 @@ if not ui.store().progress(who.name)[1]:  # nothing assigned (the lead, usually)
     )
     st.stop()
 compact_style()
-label_page()
+st.session_state["q_full_run"] = True
+try:
+    label_page()
+finally:
+    st.session_state["q_full_run"] = False
 skip, undo, zoom = st.columns(3)
 skip.button("Skip this pair  `S`", key="act_skip", on_click=skip_current)
 undo.button("Undo last  `U`", key="act_undo", on_click=undo_last)
 zoom.button("Full size image  `Z`", key="act_zoom", on_click=open_zoom_of_current)
-st.caption(keys.LEGEND)
+st.caption(st.session_state.get("q_legend", keys.LEGEND))
 with st.expander("Guidelines"):
     rich(guidelines_markdown(ui.store(), ui.config().guidelines))
 zoom_if_asked()

@@ -3,8 +3,7 @@
 import streamlit as st
 
 from annotate import flash, ui
-from annotate.form import from_label
-from annotate.label_ui import label_form, show_errors
+from annotate.label_ui import answers_of, label_form, show_errors
 from annotate.page_style import compact_style
 from annotate.pair_ui import show_item, zoom_button, zoom_if_asked
 from annotate.queue import OWN_HEADERS, my_labels, own_rows, own_view
@@ -42,7 +41,7 @@ if pair_id:
     with st.container(key="mmrb-edit"):
         show_errors(view)
         show_item(view)
-        label_form(view, mode="edit", prefill=from_label(view.label, view.left_side))
+        label_form(view, mode="edit", prefill=answers_of(view, view.label))
     zoom_button(view)
     zoom_if_asked()
     key_listener()

@@ -2,7 +2,7 @@
 most labels follow the automatic correctness where the reference decides it, a seeded few
 dissent (so there are disagreements to adjudicate and agreement below 1), every label timed
 (5 to 60 seconds), first saved over the three hours before ``end``, half of them with a
-rationale (every tie)."""
+rationale (every tie). The pairs on MMRB2's six-point scale get a score on the preferred side."""
 
 from __future__ import annotations
 
@@ -25,11 +25,13 @@ def labelled_sample(db: Path, *, leave_open: int = 2, end: datetime = END, carel
     pairs; the annotator ``careless`` says "first is right, second is wrong, first is better"
     whatever the pair. Returns demo.ensure_sample's description of it."""
     from annotate import demo
+    from curate.schemes import schemes_of, to_label
     from curate.store import Store
 
     info = demo.ensure_sample(db)
     with Store(info.db, info.images) as store:
         pairs = {p.id: p for p in store.pairs()}
+        schemes = schemes_of(store)
         people = [name for name, _, role in demo.ACCOUNTS if role == "annotator"]
         for n, who in enumerate(people):
             rng = random.Random(f"labelled-sample:{who}")
@@ -53,6 +55,13 @@ def labelled_sample(db: Path, *, leave_open: int = 2, end: datetime = END, carel
                 secs = round(rng.uniform(5, 60), 3)
                 t += timedelta(seconds=secs + rng.uniform(20, 200))
                 stamp = min(t, end).isoformat(timespec="microseconds")
+                scheme = schemes[p.id]
+                if scheme.name == demo.IMAGE_SCHEME:  # the six-point scale: a score on the side she prefers
+                    score = rng.choice({"first": (4, 5, 6), "second": (1, 2, 3), "tie": (3, 4)}[pref])
+                    values = {"score": score, "rationale": why}
+                    kept = dict(seconds=secs, created_at=stamp, updated_at=stamp, scheme_version=scheme.version)
+                    store.save_label(to_label(scheme, p.id, who, values, **kept))
+                    continue
                 store.save_label(
                     Label(
                         p.id,

@@ -3,7 +3,7 @@
 ``seed_store`` fills a store through its public API (no pipeline stages needed), with the
 cases the app must handle: a missing image, a response full of HTML and script.
 ``StreamlitServer`` runs ``streamlit run app.py -- --db ...`` on a free 127.0.0.1 port and
-waits for ``/_stcore/health``.
+waits for ``/_stcore/health`` (``cwd`` and ``launcher``: another tree's app, e.g. a bench's baseline).
 """
 
 from __future__ import annotations
@@ -201,6 +201,7 @@ class StreamlitServer:
         extra_env: dict | None = None,
         log: Path | None = None,
         launcher: Sequence[str] = (sys.executable, "-m", "streamlit", "run", str(APP)),
+        cwd: Path = ROOT,
     ):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -217,7 +218,7 @@ class StreamlitServer:
         env = dict(os.environ, **(extra_env or {}))
         self._log = open(log, "wb") if log else None
         out = self._log if self._log is not None else subprocess.DEVNULL
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
 
     def wait(self, timeout: float = 60) -> StreamlitServer:
         end = time.monotonic() + timeout
