@@ -876,3 +876,53 @@ def test_pairs_of_several_schemes_and_a_project_of_another_scheme_are_refused(
     )
     assert main(["labelstudio", "push", *common, "--scheme", "aspects"]) == 0
     assert "pairs selected: 1; already in the project: 0; pushed now: 1" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_verify_push_annotate_pull_keeps_the_proposal_shown(sqlite_store, client):
+    from annotate.labelstudio.config import PREFERENCE_CHOICES, scheme_config
+    from curate.schemes import BUILT_IN
+
+    s = sqlite_store
+    s.add_items([Item(f"v{n}", f"Question {n}?", "vqa") for n in range(4)])
+    s.add_candidates(Candidate(f"v{n}/{m}", f"v{n}", m, f"{m} answers {n}") for n in range(4) for m in "ab")
+    proposals = {"q0": "first", "q1": "second", "q2": "tie", "q3": None}
+    s.add_pairs(
+        [
+            Pair(pid, f"v{n}", f"v{n}/a", f"v{n}/b", "test", metadata={"proposal": p} if p else {})
+            for n, (pid, p) in enumerate(proposals.items())
+        ]
+    )
+    _on_scheme(s, "verify", list(proposals))
+    r = push(s, client, _title("ver"))
+    assert r.pushed == 4 and any("1 pair has no judges' proposal" in w for w in r.warnings)
+    assert client.get_project(r.project_id).label_config.strip() == scheme_config(BUILT_IN["verify"]).strip()
+    tasks = tasks_by_pair(client, r.project_id)
+    screen = {v: k for k, v in PREFERENCE_CHOICES.items()}  # left / right / tie -> A / B / Tie
+    for pid, p in proposals.items():
+        left = tasks[pid]["data"]["left"]
+        want = "none" if p is None else "Tie" if p == "tie" else screen["left" if p == left else "right"]
+        assert tasks[pid]["data"]["proposal"] == want, pid
+    alice = ls_user(client, "alice@example.com")
+
+    def choice(name, value):
+        return {"from_name": name, "to_name": "prompt", "type": "choices", "value": {"choices": [value]}}
+
+    # q0, q3: agreed; q1: disagreed, the response on the left is better; q2: unsure
+    why = {"from_name": "rationale", "to_name": "prompt", "type": "textarea", "value": {"text": ["see A"]}}
+    answers = {
+        "q0": [choice("verdict", "agree")],
+        "q1": [choice("verdict", "disagree"), choice("corrected", "A"), why],
+        "q2": [choice("verdict", "unsure"), why],
+        "q3": [choice("verdict", "agree")],
+    }
+    for pid, result in answers.items():
+        client.sdk.annotations.create(id=tasks[pid]["id"], result=result, completed_by=alice)
+    assert pull(s, client, client.get_project(r.project_id).title).new == 4
+    got = {pid: s.get_label(pid, "alice@example.com") for pid in proposals}
+    assert (got["q0"].preference, dict(got["q0"].ratings)) == ("first", {"verdict": "agree", "proposal": "first"})
+    q1_left = tasks["q1"]["data"]["left"]
+    assert got["q1"].preference == q1_left and got["q1"].ratings["corrected"] == q1_left
+    assert (got["q1"].ratings["proposal"], got["q1"].rationale) == ("second", "see A")
+    assert (got["q2"].preference, got["q2"].ratings["proposal"]) == (None, "tie")
+    assert (got["q3"].preference, dict(got["q3"].ratings)) == (None, {"verdict": "agree"})
