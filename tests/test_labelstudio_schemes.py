@@ -277,3 +277,18 @@ def test_a_task_pushed_under_another_scheme_is_a_problem():
         "push the pair into a new project to label it on its scheme"
     ]
     assert _task_problems({"id": 9, "data": data}, {"p": _pair("p")}, {"p": BUILT_IN["mmrb"]}) == []
+
+
+def test_a_scheme_no_pair_is_on_is_refused_before_any_project_is_made(sqlite_store):
+    from annotate.labelstudio.push import select_pairs
+
+    s = sqlite_store
+    s.add_items([Item("i", "Which?", "vqa")])
+    s.add_candidates([Candidate("i/a", "i", "a", "one"), Candidate("i/b", "i", "b", "two")])
+    s.add_pairs([_pair("a1", "aspects", 1), _pair("m1")])
+    assert [p.id for p in select_pairs(s, scheme="aspects")] == ["a1"]
+    assert [p.id for p in select_pairs(s, scheme="mmrb")] == ["m1"]
+    with pytest.raises(
+        MmrbError, match=r"no pairs on annotation scheme 'aspect' \(the pairs' schemes: aspects, mmrb\)"
+    ):
+        select_pairs(s, scheme="aspect")

@@ -92,7 +92,13 @@ def select_pairs(
     on the annotation scheme named ``scheme``."""
     pairs = store.pairs(status=status) if status else [p for p in store.pairs() if p.status != "dropped"]
     if scheme is not None:
-        pairs = [p for p in pairs if (p.scheme or DEFAULT) == scheme]
+        on = [p for p in pairs if (p.scheme or DEFAULT) == scheme]
+        if not on:  # a misspelt name must not make an empty project of mmrb's config
+            there = sorted({p.scheme or DEFAULT for p in pairs})
+            raise MmrbError(
+                f"no pairs on annotation scheme {scheme!r} (the pairs' schemes: {', '.join(there) or 'none'})"
+            )
+        pairs = on
     if batch is not None:
         in_batch = {a.pair_id for a in store.assignments() if a.batch == batch}
         if not in_batch:
