@@ -22,6 +22,7 @@ problem named by task, field and value: reported with the others, and nothing is
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -198,16 +199,23 @@ def _result_value(control: Control, f: SchemeField | None, r: dict, where: str) 
     return got[0], None
 
 
-def scheme_screen_values(scheme: Scheme, result: list, where: str) -> tuple[dict[str, Any], list[str]]:
-    """An annotation's results -> the scheme's fields as shown (a per-response field: (left,
-    right)) and the flag's, or the problems found."""
-    controls = scheme_controls(scheme)
+@functools.lru_cache(maxsize=64)
+def _form(scheme: Scheme) -> tuple[dict[str, Control], dict[str, tuple[SchemeField | None, int | None]]]:
+    """A scheme's controls, and the field (and side: 0 left, 1 right) each one answers; made
+    once per scheme, not once per annotation."""
     owner: dict[str, tuple[SchemeField | None, int | None]] = {}
     for sf in scheme.fields:
         if sf.per_response:
             owner[f"{sf.name}_a"], owner[f"{sf.name}_b"] = (sf, 0), (sf, 1)
         else:
             owner[sf.name] = (sf, None)
+    return scheme_controls(scheme), owner
+
+
+def scheme_screen_values(scheme: Scheme, result: list, where: str) -> tuple[dict[str, Any], list[str]]:
+    """An annotation's results -> the scheme's fields as shown (a per-response field: (left,
+    right)) and the flag's, or the problems found."""
+    controls, owner = _form(scheme)
     problems: list[str] = []
     seen: set[str] = set()
     shown: dict[str, Any] = {}
