@@ -50,7 +50,7 @@ from curate.errors import MmrbError
 from curate.images import ImageProblem
 from curate.model import Candidate, Item, Pair
 from curate.schemes import BUILT_IN, DEFAULT, Scheme, proposal_of, resolve, schemes_of
-from curate.sides import labelstudio_left, preference_to_screen, shown_pair
+from curate.sides import labelstudio_left, preference_from_screen, shown_pair
 from curate.store import Store
 from curate.wording import plural
 
@@ -454,13 +454,13 @@ def build_tasks(
 
 # what a verify task shows when the judges proposed nothing (not a choice of the config)
 NO_PROPOSAL = "none"
-_PROPOSAL_CHOICE = {screen: choice for choice, screen in PREFERENCE_CHOICES.items()}
 
 
 def shown_proposal(proposal: Any, left: Any) -> str:
-    """The judges' proposal (stored terms) as a verify task shows it: A (left), B or Tie."""
-    screen = preference_to_screen(proposal, left)
-    return NO_PROPOSAL if screen is None else _PROPOSAL_CHOICE[screen]
+    """The judges' proposal (stored terms) as a verify task shows it: A (left), B or Tie, the
+    choice that pull reads back as the proposal (annotate/form.py alone turns labels to screen terms)."""
+    shown = (c for c, screen in PREFERENCE_CHOICES.items() if preference_from_screen(screen, left) == proposal)
+    return next(shown, NO_PROPOSAL) if proposal is not None else NO_PROPOSAL
 
 
 def push(
