@@ -688,3 +688,244 @@ def test_the_server_takes_each_schemes_config_and_an_annotation_of_its_controls(
     client.sdk.annotations.create(id=task["id"], result=result)
     (ann,) = client.sdk.annotations.list(id=task["id"])
     assert {r["from_name"] for r in ann.result} == {r["from_name"] for r in result}
+
+
+# -- annotation schemes: the project's config is the pairs' scheme's, labels come back in its fields --
+def _on_scheme(store, name: str, ids: list[str]) -> None:
+    from curate.schemes import BUILT_IN
+
+    store.set_pair_scheme(ids, name, BUILT_IN[name].version)
+
+
+SIX_POINTS = (
+    "right much better",
+    "right better",
+    "right slightly better",
+    "left slightly better",
+    "left better",
+    "left much better",
+)
+
+
+def _six(shown: int) -> str:
+    """mmrb2-pairwise's choice for a point as the annotator picked it (the test's own spelling)."""
+    return f"{shown} {SIX_POINTS[shown - 1]}"
+
+
+# stored score per (pair, user): 6 is the first response much better
+PAIRWISE = {("p0", "alice"): 6, ("p1", "alice"): 2, ("p2", "alice"): 4, ("p3", "alice"): 1, ("p0", "bob"): 5}
+
+
+@pytest.mark.slow
+def test_mmrb2_pairwise_push_annotate_pull_round_trip(store, client):
+    from annotate.labelstudio.config import scheme_config
+    from curate.schemes import BUILT_IN
+
+    seed(store)
+    _on_scheme(store, "mmrb2-pairwise", ["p0", "p1", "p2", "p3", "p4"])
+    title = _title("pw")
+    r = push(store, client, title, overlap=2)
+    assert (r.project_created, r.selected, r.pushed) == (True, 5, 5)
+    xml = client.get_project(r.project_id).label_config
+    assert xml.strip() == scheme_config(BUILT_IN["mmrb2-pairwise"]).strip()
+    tasks = tasks_by_pair(client, r.project_id)
+    assert {(t["data"]["scheme"], t["data"]["scheme_version"]) for t in tasks.values()} == {("mmrb2-pairwise", 1)}
+    lefts = {pid: tasks[pid]["data"]["left"] for pid, _ in PAIRWISE}
+    assert set(lefts.values()) == {"first", "second"}  # shown both ways
+
+    users = {n: ls_user(client, f"{n}@example.com") for n in ("alice", "bob")}
+    for (pid, name), score in PAIRWISE.items():
+        shown = score if lefts[pid] == "first" else 7 - score  # the annotator sees the pair flipped
+        result = [{"from_name": "score", "to_name": "prompt", "type": "choices", "value": {"choices": [_six(shown)]}}]
+        if pid == "p1":
+            result.append({"from_name": "rationale", "to_name": "prompt", "type": "textarea", "value": {"text": ["B"]}})
+        client.sdk.annotations.create(id=tasks[pid]["id"], result=result, completed_by=users[name], lead_time=3.0)
+    # bob forgets the score on p4: reported, nothing written
+    bad = client.sdk.annotations.create(
+        id=tasks["p4"]["id"],
+        result=[{"from_name": "rationale", "to_name": "prompt", "type": "textarea", "value": {"text": ["?"]}}],
+        completed_by=users["bob"],
+    )
+    before = snapshot(store)
+    named = rf"task {tasks['p4']['id']} \(pair p4\), annotation {bad.id} by bob@example.com: field score is required"
+    with pytest.raises(AnnotationProblem, match=named + " but has no answer"):
+        pull(store, client, title)
+    assert snapshot(store) == before
+    client.sdk.annotations.delete(id=bad.id)
+
+    got = pull(store, client, title)
+    assert (got.annotations, got.new, got.updated, got.unchanged) == (5, 5, 0, 0)
+    for (pid, name), score in PAIRWISE.items():
+        lb = store.get_label(pid, f"{name}@example.com")
+        assert dict(lb.ratings) == {"score": score}, pid
+        assert lb.preference == ("first" if score > 3.5 else "second")
+        assert (lb.scheme_version, lb.source, lb.seconds, lb.revision) == (1, "labelstudio", 3.0, 1)
+        assert (lb.correctness_first, lb.correctness_second) == (None, None)
+    assert store.get_label("p1", "alice@example.com").rationale == "B"
+    again = pull(store, client, title)
+    assert (again.new, again.updated, again.unchanged) == (0, 0, 5)
+
+
+@pytest.mark.slow
+def test_aspects_push_annotate_pull_round_trip(store, client):
+    from annotate.labelstudio.config import scheme_config
+    from curate.schemes import BUILT_IN
+
+    seed(store)
+    _on_scheme(store, "aspects", ["p0", "p1", "p2"])
+    title = _title("asp")
+    r = push(store, client, title, scheme="aspects")
+    assert (r.selected, r.pushed) == (3, 3)
+    assert client.get_project(r.project_id).label_config.strip() == scheme_config(BUILT_IN["aspects"]).strip()
+    tasks = tasks_by_pair(client, r.project_id)
+    assert sorted(tasks) == ["p0", "p1", "p2"] and {t["data"]["left"] for t in tasks.values()} == {"first", "second"}
+    # stored answers: (helpfulness, faithfulness, ethics) of the first and of the second, the preference
+    plan = {
+        "p0": ((4, 3, 4), (1, 2, 4), "first"),
+        "p1": ((2, 2, 3), (3, 4, 4), "second"),
+        "p2": ((3, 3, 3), (3, 3, 3), "tie"),
+    }
+    alice = ls_user(client, "alice@example.com")
+    ann = {}
+    for pid, (first, second, pref) in plan.items():
+        left = tasks[pid]["data"]["left"]
+        a, b = (first, second) if left == "first" else (second, first)
+        result = [
+            {"from_name": f"{aspect}_{side}", "to_name": f"response_{side}", "type": "rating", "value": {"rating": v}}
+            for side, values in (("a", a), ("b", b))
+            for aspect, v in zip(("helpfulness", "faithfulness", "ethics"), values, strict=True)
+        ]
+        shown = "Tie" if pref == "tie" else "A" if pref == left else "B"
+        result += [
+            {"from_name": "preference", "to_name": "prompt", "type": "choices", "value": {"choices": [shown]}},
+            {"from_name": "rationale", "to_name": "prompt", "type": "textarea", "value": {"text": [f"why {pid}"]}},
+        ]
+        ann[pid] = client.sdk.annotations.create(id=tasks[pid]["id"], result=result, completed_by=alice).id
+    got = pull(store, client, title)
+    assert (got.new, got.updated) == (3, 0)
+    for pid, (first, second, pref) in plan.items():
+        lb = store.get_label(pid, "alice@example.com")
+        want = {
+            f"{aspect}_first": v for aspect, v in zip(("helpfulness", "faithfulness", "ethics"), first, strict=True)
+        }
+        want |= {
+            f"{aspect}_second": v for aspect, v in zip(("helpfulness", "faithfulness", "ethics"), second, strict=True)
+        }
+        assert dict(lb.ratings) == {**want, "preference": pref}, pid
+        assert (lb.preference, lb.rationale, lb.scheme_version) == (pref, f"why {pid}", 1)
+
+    # a rating the scheme does not know (a fifth star) is named with its task and field
+    client.sdk.annotations.update(
+        id=ann["p0"],
+        result=[{"from_name": "ethics_b", "to_name": "response_b", "type": "rating", "value": {"rating": 5}}],
+    )
+    before = snapshot(store)
+    named = rf"task {tasks['p0']['id']} \(pair p0\).*field ethics_b has rating 5, expected 1 to 4"
+    with pytest.raises(AnnotationProblem, match=named):
+        pull(store, client, title)
+    assert snapshot(store) == before
+
+
+def test_pairs_of_several_schemes_and_a_project_of_another_scheme_are_refused(
+    sqlite_store, client, tmp_path, monkeypatch, capsys
+):
+    from annotate.labelstudio.config import labeling_config, scheme_config
+    from curate.schemes import BUILT_IN
+
+    s = sqlite_store
+    seed(s)
+    _on_scheme(s, "mmrb2-pairwise", ["p0", "p1"])
+    title = _title("mix")
+    with pytest.raises(
+        MmrbError, match=r"on 2 annotation schemes \(mmrb: 3 pairs, mmrb2-pairwise: 2 pairs\).*--scheme"
+    ):
+        push(s, client, title)
+    assert client.projects_titled(title) == []  # nothing made
+    r = push(s, client, title, scheme="mmrb")
+    assert (r.selected, r.pushed) == (3, 3)
+    assert client.get_project(r.project_id).label_config.strip() == labeling_config().strip()
+    with pytest.raises(
+        MmrbError,
+        match=rf"project '{title}' \(id {r.project_id}\) holds the labeling config of scheme 'mmrb' version 1, "
+        "and these pairs are on scheme 'mmrb2-pairwise' version 1",
+    ):
+        push(s, client, title, scheme="mmrb2-pairwise")
+    assert client.get_project(r.project_id).label_config.strip() == labeling_config().strip()  # not replaced
+    r2 = push(s, client, title + "-pw", scheme="mmrb2-pairwise")
+    assert (r2.selected, r2.pushed) == (2, 2)
+    assert client.get_project(r2.project_id).label_config.strip() == scheme_config(BUILT_IN["mmrb2-pairwise"]).strip()
+    # a pair given another scheme after its push: its task is a problem on pull, named
+    t = tasks_by_pair(client, r.project_id)["p2"]
+    client.sdk.annotations.create(
+        id=t["id"],
+        result=result_as_seen(t["data"]["left"], "correct", "incorrect", "first"),
+        completed_by=ls_user(client, "alice@example.com"),
+    )
+    _on_scheme(s, "aspects", ["p2"])
+    with pytest.raises(
+        AnnotationProblem,
+        match=r"pair 'p2' is now on scheme 'aspects' version 1, but its task was pushed under scheme 'mmrb'",
+    ):
+        pull(s, client, title)
+    # the command line says the same, and --scheme pushes one scheme's pairs
+    from curate.cli import main
+
+    monkeypatch.setenv("MY_LS_KEY", client.sdk._client_wrapper._tokens_client.api_key)
+    common = ["--db", str(tmp_path / "store.db"), "--images", str(tmp_path / "images"), "--url", client.url]
+    common += ["--api-key-env", "MY_LS_KEY", "--project", title + "-cli"]
+    assert main(["labelstudio", "push", *common]) == 1
+    assert (
+        "on 3 annotation schemes (aspects: 1 pair, mmrb: 2 pairs, mmrb2-pairwise: 2 pairs)" in capsys.readouterr().err
+    )
+    assert main(["labelstudio", "push", *common, "--scheme", "aspects"]) == 0
+    assert "pairs selected: 1; already in the project: 0; pushed now: 1" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_verify_push_annotate_pull_keeps_the_proposal_shown(sqlite_store, client):
+    from annotate.labelstudio.config import PREFERENCE_CHOICES, scheme_config
+    from curate.schemes import BUILT_IN
+
+    s = sqlite_store
+    s.add_items([Item(f"v{n}", f"Question {n}?", "vqa") for n in range(4)])
+    s.add_candidates(Candidate(f"v{n}/{m}", f"v{n}", m, f"{m} answers {n}") for n in range(4) for m in "ab")
+    proposals = {"q0": "first", "q1": "second", "q2": "tie", "q3": None}
+    s.add_pairs(
+        [
+            Pair(pid, f"v{n}", f"v{n}/a", f"v{n}/b", "test", metadata={"proposal": p} if p else {})
+            for n, (pid, p) in enumerate(proposals.items())
+        ]
+    )
+    _on_scheme(s, "verify", list(proposals))
+    r = push(s, client, _title("ver"))
+    assert r.pushed == 4 and any("1 pair has no judges' proposal" in w for w in r.warnings)
+    assert client.get_project(r.project_id).label_config.strip() == scheme_config(BUILT_IN["verify"]).strip()
+    tasks = tasks_by_pair(client, r.project_id)
+    screen = {v: k for k, v in PREFERENCE_CHOICES.items()}  # left / right / tie -> A / B / Tie
+    for pid, p in proposals.items():
+        left = tasks[pid]["data"]["left"]
+        want = "none" if p is None else "Tie" if p == "tie" else screen["left" if p == left else "right"]
+        assert tasks[pid]["data"]["proposal"] == want, pid
+    alice = ls_user(client, "alice@example.com")
+
+    def choice(name, value):
+        return {"from_name": name, "to_name": "prompt", "type": "choices", "value": {"choices": [value]}}
+
+    # q0, q3: agreed; q1: disagreed, the response on the left is better; q2: unsure
+    why = {"from_name": "rationale", "to_name": "prompt", "type": "textarea", "value": {"text": ["see A"]}}
+    answers = {
+        "q0": [choice("verdict", "agree")],
+        "q1": [choice("verdict", "disagree"), choice("corrected", "A"), why],
+        "q2": [choice("verdict", "unsure"), why],
+        "q3": [choice("verdict", "agree")],
+    }
+    for pid, result in answers.items():
+        client.sdk.annotations.create(id=tasks[pid]["id"], result=result, completed_by=alice)
+    assert pull(s, client, client.get_project(r.project_id).title).new == 4
+    got = {pid: s.get_label(pid, "alice@example.com") for pid in proposals}
+    assert (got["q0"].preference, dict(got["q0"].ratings)) == ("first", {"verdict": "agree", "proposal": "first"})
+    q1_left = tasks["q1"]["data"]["left"]
+    assert got["q1"].preference == q1_left and got["q1"].ratings["corrected"] == q1_left
+    assert (got["q1"].ratings["proposal"], got["q1"].rationale) == ("second", "see A")
+    assert (got["q2"].preference, got["q2"].ratings["proposal"]) == (None, "tie")
+    assert (got["q3"].preference, dict(got["q3"].ratings)) == (None, {"verdict": "agree"})

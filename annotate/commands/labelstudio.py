@@ -45,6 +45,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--batch", default=None, help="only pairs assigned in this batch (see mmrb assign)")
     p.add_argument("--status", default=None, help="only pairs with this status (default: every pair not dropped)")
     p.add_argument(
+        "--scheme",
+        default=None,
+        metavar="NAME",
+        help="only pairs on this annotation scheme (a project holds one scheme: its config is the pairs' scheme's)",
+    )
+    p.add_argument(
         "--image-mode",
         choices=("upload", "local-files"),
         default="upload",
@@ -67,7 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _common(p)
     p = sub.add_parser(
         "config",
-        help="print the labeling config of an annotation scheme (no server needed; push and pull use mmrb's)",
+        help="print the labeling config of an annotation scheme (no server needed; push makes the pairs' scheme's)",
     )
     p.add_argument("--scheme", default="mmrb", help="a built-in scheme's name or a scheme file (default mmrb)")
     p.add_argument("--response-images", action="store_true", help="the config that shows responses' images")
@@ -110,6 +116,7 @@ def _push(store: Store, client: Client, args: argparse.Namespace) -> int:
         categories=args.category,
         batch=args.batch,
         status=args.status,
+        scheme=args.scheme,
         images=args.image_mode,
         document_root=args.document_root,
         guidelines=guidelines,

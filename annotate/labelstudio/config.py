@@ -63,6 +63,7 @@ class Control:
     result_type: str  # the ``type`` of its results in an annotation
     to_name: str
     choices: tuple[str, ...] = ()
+    points: int = 0  # a Rating's maxRating
 
 
 CONTROLS: dict[str, Control] = {
@@ -166,11 +167,12 @@ def labeling_config(*, response_images: bool = False) -> str:
     return "\n".join(parts) + "\n"
 
 
-def config_problems(xml: str) -> list[str]:
-    """How a project's config differs from ``CONTROLS`` in ways that break pulling.
+def config_problems(xml: str, scheme: Scheme | None = None) -> list[str]:
+    """How a project's config differs from the controls of ``scheme`` (None: mmrb's,
+    ``CONTROLS``) in ways that break pulling.
 
     Cosmetic edits (style, headers, hints, hotkeys) are fine; a renamed or removed control, a
-    changed tag type or a changed choice set is not.
+    changed tag type, a changed choice set or a Rating's number of points is not.
     """
     # deferred: 0.6 s to import, and only the check of a config needs it
     from label_studio_sdk.label_interface import LabelInterface
@@ -180,8 +182,9 @@ def config_problems(xml: str) -> list[str]:
     except Exception as e:  # lxml or LS parse errors
         return [f"the labeling config cannot be parsed ({e})"]
     problems = []
+    controls = controls_of(scheme)
     have = {c.name: c for c in li.controls}
-    for name, want in CONTROLS.items():
+    for name, want in controls.items():
         got = have.get(name)
         if got is None:
             problems.append(f"control '{name}' is missing")
@@ -191,10 +194,13 @@ def config_problems(xml: str) -> list[str]:
             continue
         if want.choices and tuple(got.labels) != want.choices:
             problems.append(f"control '{name}' has choices {list(got.labels)}, expected {list(want.choices)}")
-    for name in sorted(set(have) - set(CONTROLS)):
+        if want.points and str(got.attr.get("maxRating")) != str(want.points):
+            problems.append(f"control '{name}' has {got.attr.get('maxRating')} points, expected {want.points}")
+    for name in sorted(set(have) - set(controls)):
         problems.append(f"control '{name}' was added")
     objects = {o.name for o in li.objects}
-    for field in ("image", "prompt", "response_a", "response_b"):
+    shown = ("proposal",) if scheme is not None and scheme.shows_proposal else ()
+    for field in ("image", "prompt", "response_a", "response_b", *shown):
         if field not in objects:
             problems.append(f"object '{field}' is missing")
     return problems
@@ -223,7 +229,8 @@ def scheme_controls(scheme: Scheme) -> dict[str, Control]:
         if f.per_response:
             for side, to in (("a", "response_a"), ("b", "response_b")):
                 tag = "Rating" if f.kind == "scale_per_response" else "Choices"
-                out[f"{f.name}_{side}"] = Control(f"{f.name}_{side}", tag, tag.lower(), to, _labels(f))
+                points = len(f.points) if tag == "Rating" else 0
+                out[f"{f.name}_{side}"] = Control(f"{f.name}_{side}", tag, tag.lower(), to, _labels(f), points)
         elif f.kind == "text":
             out[f.name] = Control(f.name, "TextArea", "textarea", "prompt")
         else:
@@ -231,6 +238,12 @@ def scheme_controls(scheme: Scheme) -> dict[str, Control]:
     for name in ("flag", "flag_note"):  # flagging is the page's own, in every scheme
         out[name] = CONTROLS[name]
     return out
+
+
+def controls_of(scheme: Scheme | None) -> dict[str, Control]:
+    """The controls a project's config of ``scheme`` has (None or mmrb: ``CONTROLS``, the
+    config made before schemes)."""
+    return CONTROLS if scheme is None or scheme.name == "mmrb" else scheme_controls(scheme)
 
 
 def _labels(f: SchemeField) -> tuple[str, ...]:

@@ -10,24 +10,42 @@ Cancelled (skipped) annotations are not labels: they are counted and reported. A
 same person made in the annotation app is never overwritten (reported as a conflict).
 Pulling again rewrites only labels whose content changed in Label Studio, through
 ``store.save_label`` so the earlier version stays in the label history.
+
+Annotation schemes (curate/schemes.py): a pair's annotation is read into its scheme's fields
+(mmrb's exactly as before schemes). Each control's result is the field's value on screen (a
+choice, a scale point, a Rating's star as the scale's point, a text), ``stored_values`` with
+the task's left side makes it stored terms (a side-naming choice and a pairwise scale are
+mirrored as in the app), and ``to_label`` the label, under the pair's scheme version. An
+annotation missing a required field, or holding a value its scheme does not know, is a
+problem named by task, field and value: reported with the others, and nothing is written.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from curate.errors import MmrbError
-from curate.model import SIDES, Label, Side
+from curate.model import SIDES, Label, Preference, Side
+from curate.schemes import BUILT_IN, DEFAULT, Scheme, SchemeField, missing, schemes_of, stored_values, to_label
 from curate.sides import preference_from_screen, shown_pair, stored_pair
 from curate.store import Store
 from curate.wording import plural
 
 from .client import Client
-from .config import CONTROLS, CORRECTNESS_CHOICES, FLAG_CHOICES, PREFERENCE_CHOICES, config_problems
-from .push import config_changed_message
+from .config import (
+    CONTROLS,
+    CORRECTNESS_CHOICES,
+    FLAG_CHOICES,
+    PREFERENCE_CHOICES,
+    Control,
+    config_problems,
+    scheme_controls,
+)
+from .push import config_changed_message, config_scheme, known_schemes, scheme_name
 
 SOURCE = "labelstudio"
 _COMPARED = (
@@ -39,6 +57,8 @@ _COMPARED = (
     "flag_note",
     "seconds",
     "status",
+    "ratings",
+    "scheme_version",
 )
 
 
@@ -141,7 +161,140 @@ def convert(annotation: dict, task: dict, annotator: str, where: str) -> tuple[L
     return label, []
 
 
-def _task_problems(task: dict, pairs: dict) -> list[str]:
+def _result_value(control: Control, f: SchemeField | None, r: dict, where: str) -> tuple[Any, str | None]:
+    """One result of a scheme's control -> (its field's value on screen, None), or (None, the
+    problem: task, field and value). A choice of a scale is its point, a side-naming choice
+    left / right / tie, a Rating's n-th star the scale's n-th point; a multi-select a list."""
+    value = r.get("value") or {}
+    name = control.name
+    if control.tag == "TextArea":
+        got = value.get("text")
+        if isinstance(got, str):
+            got = [got]
+        if not isinstance(got, list) or not all(isinstance(t, str) for t in got):
+            return None, f"{where}: field {name} has text {got!r}, expected a list of strings"
+        return "\n".join(got).strip(), None
+    if control.tag == "Rating":
+        got = value.get("rating")
+        if isinstance(got, bool) or not isinstance(got, int) or not 1 <= got <= control.points:
+            return None, f"{where}: field {name} has rating {got!r}, expected 1 to {control.points}"
+        assert f is not None
+        return f.low + got - 1, None
+    got = value.get("choices")
+    multi = f is not None and f.kind == "multi"
+    ok = isinstance(got, list) and all(c in control.choices for c in got) and (len(got) == 1 or multi and got)
+    if not ok:
+        return None, f"{where}: field {name} has choices {got!r}, expected {'some' if multi else 'one'} of " + str(
+            list(control.choices)
+        )
+    assert isinstance(got, list)
+    if f is None:  # the flag
+        return got[0], None
+    if multi:
+        return [c for c in control.choices if c in got], None  # in the scheme's order
+    if f.kind == "scale":
+        return f.low + control.choices.index(got[0]), None
+    if f.sides:
+        return PREFERENCE_CHOICES[got[0]], None  # A / B / Tie: left / right / tie
+    return got[0], None
+
+
+@functools.lru_cache(maxsize=64)
+def _form(scheme: Scheme) -> tuple[dict[str, Control], dict[str, tuple[SchemeField | None, int | None]]]:
+    """A scheme's controls, and the field (and side: 0 left, 1 right) each one answers; made
+    once per scheme, not once per annotation."""
+    owner: dict[str, tuple[SchemeField | None, int | None]] = {}
+    for sf in scheme.fields:
+        if sf.per_response:
+            owner[f"{sf.name}_a"], owner[f"{sf.name}_b"] = (sf, 0), (sf, 1)
+        else:
+            owner[sf.name] = (sf, None)
+    return scheme_controls(scheme), owner
+
+
+def scheme_screen_values(scheme: Scheme, result: list, where: str) -> tuple[dict[str, Any], list[str]]:
+    """An annotation's results -> the scheme's fields as shown (a per-response field: (left,
+    right)) and the flag's, or the problems found."""
+    controls, owner = _form(scheme)
+    problems: list[str] = []
+    seen: set[str] = set()
+    shown: dict[str, Any] = {}
+    halves: dict[str, list[Any]] = {}
+    for n, r in enumerate(result):
+        name, rtype = r.get("from_name"), r.get("type")
+        control = controls.get(name) if isinstance(name, str) else None
+        if control is None:
+            problems.append(f"{where}: result {n} has an unexpected from_name {name!r} (type {rtype!r})")
+            continue
+        if rtype != control.result_type:
+            problems.append(f"{where}: result {n} ({name}) has type {rtype!r}, expected {control.result_type!r}")
+            continue
+        if name in seen:
+            problems.append(f"{where}: more than one result for {name!r}")
+            continue
+        seen.add(control.name)
+        f, half = owner.get(control.name, (None, None))
+        value, problem = _result_value(control, f, r, where)
+        if problem is not None:
+            problems.append(problem)
+        elif f is None or half is None:
+            shown[control.name] = value
+        else:
+            halves.setdefault(f.name, [None, None])[half] = value
+    shown |= {name: tuple(pair) for name, pair in halves.items()}
+    return shown, problems
+
+
+def convert_scheme(
+    annotation: dict, task: dict, annotator: str, where: str, scheme: Scheme, scheme_version: int | None
+) -> tuple[Label | None, list[str]]:
+    """One annotation of a task of ``scheme`` (not mmrb: ``convert``) -> a Label in stored
+    terms, or the problems found (a required field without an answer, a value the scheme does
+    not know): never a label made of half the fields."""
+    data = task.get("data") or {}
+    left: Side = data["left"]
+    shown, problems = scheme_screen_values(scheme, annotation.get("result") or [], where)
+    if problems:
+        return None, problems
+    flag, note = shown.pop("flag", None), shown.pop("flag_note", "")
+    values = stored_values(scheme, shown, left)
+    for name in missing(scheme, values):
+        got = values.get(name)
+        problems.append(f"{where}: field {name} is required but has {'no answer' if got is None else repr(got)}")
+    if problems:
+        return None, problems
+    lead = annotation.get("lead_time")
+    return to_label(
+        scheme,
+        data["pair_id"],
+        annotator,
+        values,
+        proposal=task_proposal(data),
+        flag=FLAG_CHOICES[flag] if flag is not None else None,
+        flag_note=note,
+        seconds=round(float(lead), 3) if isinstance(lead, (int, float)) else None,
+        status="submitted",
+        source=SOURCE,
+        created_at=_ts(annotation.get("created_at")),
+        updated_at=_ts(annotation.get("updated_at")),
+        scheme_version=scheme_version,
+    ), []
+
+
+def task_proposal(data: dict) -> Preference | None:
+    """The judges' proposal a verify task showed (A / B / Tie), in stored terms; None if it
+    showed none: the label records what the annotator agreed with."""
+    screen = PREFERENCE_CHOICES.get(data.get("proposal") or "")
+    return preference_from_screen(screen, data["left"]) if screen is not None else None
+
+
+def task_scheme(data: dict) -> tuple[str, int | None]:
+    """The scheme a task was pushed under: (name, version); a task without one is mmrb's."""
+    v = data.get("scheme_version")
+    return str(data.get("scheme") or DEFAULT), v if isinstance(v, int) else None
+
+
+def _task_problems(task: dict, pairs: dict, schemes: dict[str, Scheme] | None = None) -> list[str]:
     data = task.get("data") or {}
     where = f"task {task.get('id')}"
     pid = data.get("pair_id")
@@ -155,7 +308,35 @@ def _task_problems(task: dict, pairs: dict) -> list[str]:
             f"{where}: pair {pid!r} now holds responses {pair.first_id!r}/{pair.second_id!r}, but the task shows "
             f"{data.get('left_id')!r}/{data.get('right_id')!r}"
         ]
+    scheme = (schemes or {}).get(pid, BUILT_IN[DEFAULT])
+    name, version = task_scheme(data)
+    if name != scheme.name or (version is not None and version != scheme.version):
+        pushed = f"{name!r}" + (f" version {version}" if version is not None else "")
+        return [
+            f"{where}: pair {pid!r} is now on scheme {scheme_name(scheme)}, but its task was pushed under scheme "
+            f"{pushed}: push the pair into a new project to label it on its scheme"
+        ]
     return []
+
+
+def _check_config(project: Any, title: str, tasks: list[dict], schemes: dict[str, Scheme], store: Store) -> None:
+    """The project's config is its tasks' scheme's (cosmetic edits aside); a project without
+    tasks of a known pair: any known scheme's. Else it was changed by hand: refused."""
+    xml = project.label_config or ""
+    of_tasks = {}
+    for t in tasks:
+        pid = (t.get("data") or {}).get("pair_id")
+        s = schemes.get(pid) if isinstance(pid, str) else None
+        if s is not None and s.name == task_scheme(t["data"])[0]:
+            of_tasks[(s.name, s.version)] = s
+    if not of_tasks:
+        if config_scheme(xml, known_schemes(store)) is None:
+            raise MmrbError(config_changed_message(title, project.id, config_problems(xml)))
+        return
+    for s in of_tasks.values():
+        problems = config_problems(xml, s)
+        if problems:
+            raise MmrbError(config_changed_message(title, project.id, problems))
 
 
 def find_project(client: Client, title: str):
@@ -172,9 +353,6 @@ def find_project(client: Client, title: str):
 def pull(store: Store, client: Client, title: str) -> PullResult:
     client.check()
     project = find_project(client, title)
-    problems = config_problems(project.label_config or "")
-    if problems:
-        raise MmrbError(config_changed_message(title, project.id, problems))
     t0 = time.perf_counter()
     tasks = client.export_json(project.id)
     users = client.users()
@@ -186,6 +364,8 @@ def pull(store: Store, client: Client, title: str) -> PullResult:
     pairs = {}
     for n in range(0, len(pair_ids), 500):
         pairs.update({p.id: p for p in store.pairs(ids=pair_ids[n : n + 500])})
+    schemes = schemes_of(store, list(pairs))
+    _check_config(project, title, tasks, schemes, store)
 
     problems = []
     latest: dict[tuple[str, str], tuple[str, Label]] = {}
@@ -193,7 +373,7 @@ def pull(store: Store, client: Client, title: str) -> PullResult:
         anns = task.get("annotations") or []
         if not anns:
             continue
-        tp = _task_problems(task, pairs)
+        tp = _task_problems(task, pairs, schemes)
         if tp:
             problems += tp
             continue
@@ -206,7 +386,12 @@ def pull(store: Store, client: Client, title: str) -> PullResult:
                 result.cancelled.append((task["data"]["pair_id"], name))
                 continue
             where = f"task {task.get('id')} (pair {task['data']['pair_id']}), annotation {ann.get('id')} by {name}"
-            label, ps = convert(ann, task, name, where)
+            scheme = schemes.get(task["data"]["pair_id"], BUILT_IN[DEFAULT])
+            if scheme.name == DEFAULT:
+                label, ps = convert(ann, task, name, where)
+            else:
+                version = pairs[task["data"]["pair_id"]].scheme_version
+                label, ps = convert_scheme(ann, task, name, where, scheme, version)
             if label is None:
                 problems += ps
                 continue

@@ -19,6 +19,15 @@ labels already made stay valid). A project with that config gets the two lists i
 task, empty for plain-text pairs (Label Studio requires every field its config reads).
 Response images missing or corrupt at ingest show as a marker in the text.
 
+Annotation schemes (curate/schemes.py): a project holds the pairs of one scheme and its
+config is that scheme's (``scheme_config``; mmrb's is the config made before schemes). Pushing
+pairs of several schemes at once is refused, naming each scheme and how many pairs it has
+(``--scheme NAME`` pushes one scheme's pairs, each scheme into its own project), and so is
+pushing into a project whose config is another scheme's: a config is never replaced under
+annotations made with it. A task of a scheme other than mmrb records it (``scheme``,
+``scheme_version``), so pull can tell a pair given another scheme since; a verify task shows
+the judges' proposal as the annotator sees it (``proposal``: A, B or Tie).
+
 Images reach Label Studio either uploaded (files go to a companion project's upload folder,
 named by content hash so a second push reuses them; Label Studio accepts direct file uploads
 only into projects with a single data field) or through a Local Files storage attached to
@@ -29,6 +38,7 @@ generated 1024x1024 image would make each task megabytes, and a shared image is 
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,12 +49,13 @@ from markdown_it import MarkdownIt
 from curate.errors import MmrbError
 from curate.images import ImageProblem
 from curate.model import Candidate, Item, Pair
-from curate.sides import labelstudio_left, shown_pair
+from curate.schemes import BUILT_IN, DEFAULT, Scheme, proposal_of, resolve, schemes_of
+from curate.sides import labelstudio_left, preference_from_screen, shown_pair
 from curate.store import Store
 from curate.wording import plural
 
 from .client import Client, LabelStudioError
-from .config import IMAGE_FIELDS, config_problems, has_response_images, labeling_config
+from .config import IMAGE_FIELDS, PREFERENCE_CHOICES, config_problems, has_response_images, scheme_config
 
 ImageMode = Literal["upload", "local-files"]
 IMAGES_CONFIG = '<View><Image name="image" value="$image"/></View>'
@@ -75,9 +86,19 @@ def select_pairs(
     categories: Iterable[str] | None = None,
     batch: str | None = None,
     status: str | None = None,
+    scheme: str | None = None,
 ) -> list[Pair]:
-    """Pairs to push: not dropped (or exactly ``status``), in ``categories``, in ``batch``."""
+    """Pairs to push: not dropped (or exactly ``status``), in ``categories``, in ``batch``,
+    on the annotation scheme named ``scheme``."""
     pairs = store.pairs(status=status) if status else [p for p in store.pairs() if p.status != "dropped"]
+    if scheme is not None:
+        on = [p for p in pairs if (p.scheme or DEFAULT) == scheme]
+        if not on:  # a misspelt name must not make an empty project of mmrb's config
+            there = sorted({p.scheme or DEFAULT for p in pairs})
+            raise MmrbError(
+                f"no pairs on annotation scheme {scheme!r} (the pairs' schemes: {', '.join(there) or 'none'})"
+            )
+        pairs = on
     if batch is not None:
         in_batch = {a.pair_id for a in store.assignments() if a.batch == batch}
         if not in_batch:
@@ -106,15 +127,23 @@ def _candidates(store: Store, ids: set[str]) -> dict:
     return out
 
 
+def default_instructions(scheme: Scheme) -> str:
+    """The instructions of a project without guidelines: mmrb's as before, else the scheme's title."""
+    if scheme.name == DEFAULT:
+        return DEFAULT_INSTRUCTIONS
+    return f"<p>For each pair (response A on the left, B on the right): {html.escape(scheme.title)}.</p>"
+
+
 def instructions_html(markdown_text: str | None) -> str:
     if not markdown_text:
         return DEFAULT_INSTRUCTIONS
     return MarkdownIt("commonmark", {"html": False}).render(markdown_text)
 
 
-def existing_project(client: Client, title: str):
-    """The project titled ``title``, or None; an error if several have that title or its
-    config was changed in a way that breaks pulling."""
+def existing_project(client: Client, title: str, scheme: Scheme | None = None, known: Iterable[Scheme] = ()):
+    """The project titled ``title``, or None; an error if several have that title, its config
+    is another scheme's (one of ``known``; ``scheme`` None: any known scheme's will do) or was
+    changed in a way that breaks pulling."""
     if len(title.strip()) < 3 or len(title) > 50:
         raise MmrbError(f"project title {title!r}: Label Studio needs 3 to 50 characters")
     found = client.projects_titled(title)
@@ -126,10 +155,61 @@ def existing_project(client: Client, title: str):
     if not found:
         return None
     project = client.get_project(found[0].id)
-    problems = config_problems(project.label_config or "")
-    if problems:
-        raise MmrbError(config_changed_message(title, project.id, problems))
-    return project
+    xml = project.label_config or ""
+    problems = config_problems(xml, scheme)
+    if not problems:
+        return project
+    holds = config_scheme(xml, known)
+    if holds is not None and scheme is None:
+        return project
+    if holds is not None and scheme is not None:
+        raise MmrbError(
+            f"Label Studio project {title!r} (id {project.id}) holds the labeling config of scheme "
+            f"{scheme_name(holds)}, and these pairs are on scheme {scheme_name(scheme)}: a project holds one "
+            "scheme and its config is never replaced under its annotations; push them into another project "
+            "(another --project title)"
+        )
+    raise MmrbError(config_changed_message(title, project.id, problems))
+
+
+def config_scheme(xml: str, known: Iterable[Scheme]) -> Scheme | None:
+    """The first of ``known`` whose config ``xml`` is (cosmetic edits aside), or None."""
+    return next((s for s in known if not config_problems(xml, s)), None)
+
+
+def scheme_name(scheme: Scheme) -> str:
+    return f"{scheme.name!r} version {scheme.version}"
+
+
+def known_schemes(store: Store) -> list[Scheme]:
+    """Every scheme a project's config may be: the built-ins and each version the store holds."""
+    definitions = store.scheme_definitions()
+    stored = [resolve(n, v, definitions) for n, v in sorted(definitions)]
+    return [*stored, *BUILT_IN.values()]
+
+
+def one_scheme(pairs: list[Pair], schemes: dict[str, Scheme]) -> Scheme:
+    """The one scheme of the pairs to push (mmrb when there are none); several: refused,
+    naming each and how many pairs it has."""
+    count: dict[tuple[str, int], int] = {}
+    by_key: dict[tuple[str, int], Scheme] = {}
+    for p in pairs:
+        s = schemes.get(p.id, BUILT_IN[DEFAULT])
+        key = (s.name, s.version)
+        count[key] = count.get(key, 0) + 1
+        by_key[key] = s
+    if len(count) > 1:
+        names = {n for n, _ in count}
+        each = ", ".join(
+            f"{n}{f' version {v}' if len(names) < len(count) else ''}: {plural(k, 'pair')}"
+            for (n, v), k in sorted(count.items())
+        )
+        raise MmrbError(
+            f"the selected pairs are on {len(count)} annotation schemes ({each}); a Label Studio project holds "
+            "one scheme: push each into its own project, e.g. --scheme NAME --project 'TITLE NAME' "
+            "(or choose the pairs with --batch)"
+        )
+    return next(iter(by_key.values()), BUILT_IN[DEFAULT])
 
 
 def ensure_project(
@@ -140,17 +220,20 @@ def ensure_project(
     instructions: str | None,
     response_images: bool = False,
     project: Any = None,
+    scheme: Scheme | None = None,
 ) -> tuple[int, bool]:
     """The id of the project titled ``title`` (created if missing) and whether it was created.
     ``response_images``: the project gets the config that shows response images (an existing
-    one is moved to it). ``project``: the project already found by ``existing_project``."""
+    one is moved to it). ``project``: the project already found by ``existing_project``.
+    ``scheme``: the pairs' scheme, whose config a new project gets (None: mmrb's)."""
+    scheme = scheme or BUILT_IN[DEFAULT]
     if project is None:
-        project = existing_project(client, title)
+        project = existing_project(client, title, scheme)
     if project is None:
         kw = dict(
             title=title,
-            label_config=labeling_config(response_images=response_images),
-            expert_instruction=instructions or DEFAULT_INSTRUCTIONS,
+            label_config=scheme_config(scheme, response_images=response_images),
+            expert_instruction=instructions or default_instructions(scheme),
             show_instruction=True,
             show_skip_button=True,
             description="pairs pushed by mmrb-studio (mmrb labelstudio push); pull labels with mmrb labelstudio pull",
@@ -164,7 +247,7 @@ def ensure_project(
     if instructions is not None and (project.expert_instruction or "") != instructions:
         changes["expert_instruction"] = instructions
     if response_images and not has_response_images(project.label_config or ""):
-        changes["label_config"] = labeling_config(response_images=True)
+        changes["label_config"] = scheme_config(scheme, response_images=True)
     if changes:
         client.update_project(project.id, **changes)
     return project.id, False
@@ -287,16 +370,17 @@ def _name(store: Store, path: Path) -> str:
 
 
 def build_tasks(
-    store: Store, pairs: list[Pair], seed: int, *, response_images: bool = False
+    store: Store, pairs: list[Pair], seed: int, *, response_images: bool = False, scheme: Scheme | None = None
 ) -> tuple[list[dict], dict[str, Path], list[str]]:
     """Task payloads (image fields hold the sha256 until URLs are known), image files, warnings.
     Every task gets the response image fields (config.IMAGE_FIELDS) when ``response_images``
     (the project's config reads them) or when a response of these pairs has images; otherwise
-    the tasks are those of the plain config."""
+    the tasks are those of the plain config. ``scheme``: the pairs' one scheme (None: mmrb,
+    whose tasks are those made before schemes)."""
     items = _items(store, {p.item_id for p in pairs})
     cands = _candidates(store, {c for p in pairs for c in (p.first_id, p.second_id)})
     files: dict[str, Path] = {}
-    no_image, several, response_missing = 0, 0, 0
+    no_image, several, response_missing, no_proposal = 0, 0, 0, 0
     known = store.image_paths(
         [im.sha256 for item in items.values() for im in item.images if im.status == "ok" and im.sha256]
         + [im.sha256 for c in cands.values() for im in c.images if im.status == "ok" and im.sha256]
@@ -338,6 +422,11 @@ def build_tasks(
                 files.update((e["image"], known[e["image"]]) for e in entries)
                 missing += n
             response_missing += missing > 0
+        if scheme is not None and scheme.name != DEFAULT:
+            data |= {"scheme": scheme.name, "scheme_version": scheme.version}
+        if scheme is not None and scheme.shows_proposal:
+            data["proposal"] = shown_proposal(proposal_of(p), left)
+            no_proposal += data["proposal"] == NO_PROPOSAL
         tasks.append({"data": data})
     warnings = []
     if no_image:
@@ -355,7 +444,23 @@ def build_tasks(
             f"{plural(response_missing, 'pair', verb=('has', 'have'))} response images missing or corrupt at "
             "ingest: each shows as a marker in the response text"
         )
+    if no_proposal:
+        warnings.append(
+            f"{plural(no_proposal, 'pair', verb=('has', 'have'))} no judges' proposal (mmrb select makes it): "
+            f"shown as {NO_PROPOSAL!r}, and agreeing with it gives no preference"
+        )
     return tasks, files, warnings
+
+
+# what a verify task shows when the judges proposed nothing (not a choice of the config)
+NO_PROPOSAL = "none"
+
+
+def shown_proposal(proposal: Any, left: Any) -> str:
+    """The judges' proposal (stored terms) as a verify task shows it: A (left), B or Tie, the
+    choice that pull reads back as the proposal (annotate/form.py alone turns labels to screen terms)."""
+    shown = (c for c, screen in PREFERENCE_CHOICES.items() if preference_from_screen(screen, left) == proposal)
+    return next(shown, NO_PROPOSAL) if proposal is not None else NO_PROPOSAL
 
 
 def push(
@@ -367,6 +472,7 @@ def push(
     categories: Iterable[str] | None = None,
     batch: str | None = None,
     status: str | None = None,
+    scheme: str | None = None,
     images: ImageMode = "upload",
     document_root: str | None = None,
     guidelines: str | None = None,
@@ -374,15 +480,19 @@ def push(
     chunk_size: int = 500,
 ) -> PushResult:
     """Create or reuse the project and import the chosen pairs that are not in it yet.
-    ``guidelines``: Markdown shown as the instructions (None: the guidelines in the store)."""
+    ``guidelines``: Markdown shown as the instructions (None: the guidelines in the store).
+    ``scheme``: only the pairs on the annotation scheme of this name. The pairs' scheme makes
+    the project's config; pairs of several schemes are refused (one project, one scheme)."""
     client.check()
-    pairs = select_pairs(store, categories=categories, batch=batch, status=status)
+    pairs = select_pairs(store, categories=categories, batch=batch, status=status, scheme=scheme)
+    the_scheme = one_scheme(pairs, schemes_of(store, [p.id for p in pairs]))
     md = store.get_setting("guidelines_md") if guidelines is None else guidelines
-    project = existing_project(client, title)
+    known = known_schemes(store)
+    project = existing_project(client, title, the_scheme if pairs else None, known)
     there = {t["data"].get("pair_id") for t in client.task_data(project.id)} if project is not None else set()
     todo = [p for p in pairs if p.id not in there]
     had_images = project is not None and has_response_images(project.label_config or "")
-    tasks, files, warnings = build_tasks(store, todo, seed, response_images=had_images)
+    tasks, files, warnings = build_tasks(store, todo, seed, response_images=had_images, scheme=the_scheme)
     project_id, created = ensure_project(
         client,
         title,
@@ -390,6 +500,7 @@ def push(
         instructions=instructions_html(md) if md else None,
         response_images=any(IMAGE_FIELDS["response_a"] in t["data"] for t in tasks),
         project=project,
+        scheme=the_scheme if pairs or project is None else config_scheme(project.label_config or "", known),
     )
     result = PushResult(project_id, created, len(pairs), len(pairs) - len(todo), 0, warnings=warnings)
     if not todo:
