@@ -8,7 +8,7 @@ curate/sides.py applies it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from curate.model import Assignment, Label, Pair, Part, Preference, Side
@@ -20,6 +20,7 @@ from curate.wording import utc_time
 
 from .demo import DELIBERATE_MISSING_IMAGE
 from .form import from_label
+from .scheme_form import answers_text, is_default_form
 
 
 @dataclass(frozen=True)
@@ -190,24 +191,31 @@ OWN_HEADERS: dict[str, str] = {
     "left": "Left is",
     "right": "Right is",
     "preference": "Better",
+    "answers": "Answers",  # a declared scheme's (annotate/scheme_form.py)
     "rationale": "Rationale",
     "flag": "Flag",
     "saved": "Saved (UTC)",
 }
 
 
-def own_rows(rows: Sequence[tuple[Label, Assignment]]) -> list[dict[str, str | None]]:
+def own_rows(
+    rows: Sequence[tuple[Label, Assignment]], schemes: Mapping[str, Scheme] | None = None
+) -> list[dict[str, str | None]]:
     """My labels as a table of OWN_HEADERS, as the annotator answered (her screen's sides),
-    when each was last saved to the minute in UTC; a missing answer is None (shown as EMPTY)."""
+    when each was last saved to the minute in UTC; a missing answer is None (shown as EMPTY).
+    ``schemes``: a pair's scheme when it is not mmrb; its answers are summed up in one column."""
     out = []
     for lab, a in rows:
         shown = from_label(lab, a.left)
+        scheme = (schemes or {}).get(lab.pair_id)
+        declared = scheme is not None and not is_default_form(scheme)
         values = {
             "pair": lab.pair_id,
             "status": lab.status,
             "left": shown.left,
             "right": shown.right,
             "preference": shown.preference,
+            "answers": (answers_text(scheme, lab, a.left) or None) if declared and scheme is not None else None,
             "rationale": shown.rationale or None,
             "flag": shown.flag,
             "saved": utc_time(lab.updated_at or lab.created_at).removesuffix(" UTC"),

@@ -194,6 +194,26 @@ def to_label(
     )
 
 
+def answers_text(scheme: Scheme, label: Label, left_side: Side) -> str:
+    """A label's answers as the annotator gave them (her screen's sides), free text left out:
+    My labels' summary of a scheme's label ("Helpfulness: left 4 very good, right 2 fair; ...")."""
+    shown = from_label(scheme, label, left_side).values
+    out = []
+    for f in scheme.fields:
+        v = shown.get(f.name)
+        if f.kind == "text" or _empty(v):
+            continue
+        if f.per_response:
+            each = zip(("left", "right"), v or (None, None), strict=True)
+            words = ", ".join(f"{side} {option_title(f, x)}" for side, x in each if x is not None)
+        elif f.kind == "multi":
+            words = ", ".join(str(x) for x in v or ())
+        else:
+            words = option_title(f, v)
+        out.append(f"{f.title.rstrip('?:')}: {words}")
+    return "; ".join(out)
+
+
 def from_label(scheme: Scheme, label: Label, left_side: Side) -> SchemeInput:
     """A saved label back into screen terms, to prefill an edit or an undone label."""
     shown = shown_values(scheme, label_values(scheme, label), left_side)

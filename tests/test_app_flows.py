@@ -118,6 +118,7 @@ def test_edit_own_label_keeps_history(sqlite_env):
         "Left is",
         "Right is",
         "Better",
+        "Answers",
         "Rationale",
         "Flag",
         "Saved (UTC)",
@@ -131,6 +132,7 @@ def test_edit_own_label_keeps_history(sqlite_env):
         "left",
     )
     assert row["Flag"] is None and row["Rationale"] is None  # shown as EMPTY, never "None"
+    assert row["Answers"] is None  # mmrb's answers have their own columns
     saved = s.get_label("p0", "alice").updated_at
     assert row["Saved (UTC)"] == f"{saved[:10]} {saved[11:16]}" and saved.endswith("+00:00")
     at.session_state["editing"] = "p0"

@@ -133,7 +133,8 @@ def test_undo_and_edit_of_a_scheme_label(schemes_env):
     at.switch_page("annotate/views/my_labels.py").run()
     assert not at.exception, at.exception
     # the label's preference on bob's sides: 5 is "left better" on his screen, the second response
-    assert at.dataframe[0].value.iloc[0]["Better"] == "left"
+    row = at.dataframe[0].value.iloc[0]
+    assert (row["Better"], row["Answers"]) == ("left", "Which response is better: 5 left better")
     at.session_state["editing"] = "p0"
     at.run()
     assert widget(at, "qs-score-all-").value == 5

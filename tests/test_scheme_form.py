@@ -178,3 +178,22 @@ def test_the_view_carries_the_pairs_scheme_read_once_per_process_and_the_proposa
     assert len(reads) == 2  # once per stored version met, never per pair; mmrb without the store
     queue.own_view(s, "alice", "p1")
     assert len(reads) == 2
+
+
+def test_my_labels_sums_up_a_scheme_label_on_the_annotators_sides():
+    from annotate.scheme_form import answers_text
+    from curate.schemes import BUILT_IN, to_label
+
+    sc = BUILT_IN["aspects"]
+    lab = to_label(
+        sc,
+        "p",
+        "ann",
+        {"helpfulness": (4, 2), "faithfulness": (3, None), "preference": "first", "rationale": "why"},
+    )
+    # shown with the second response on the left: sides swap, the preference is "right better"
+    assert answers_text(sc, lab, "second") == (
+        "Helpfulness: left 2 fair, right 4 very good; Faithfulness: right 3 good; "
+        "Which response is better: right better"
+    )
+    assert answers_text(BUILT_IN["mmrb2-pairwise"], to_label(BUILT_IN["mmrb2-pairwise"], "p", "a", {}), "first") == ""

@@ -10,6 +10,7 @@ from annotate.queue import OWN_HEADERS, my_labels, own_rows, own_view
 from annotate.render import plain
 from annotate.session_ui import require
 from annotate.widgets import key_listener
+from curate.schemes import schemes_of
 from curate.wording import EMPTY
 
 who = require("my_labels")
@@ -21,7 +22,7 @@ if not rows:
     st.info("You have not labelled anything yet.")
     st.stop()
 
-table = own_rows(rows)
+table = own_rows(rows, schemes_of(s, [lab.pair_id for lab, _ in rows]))
 st.caption("Left and right are as you saw them. Pick one to reopen it.")
 picked = st.dataframe(
     table, hide_index=True, on_select="rerun", selection_mode="single-row", key="my_table", placeholder=EMPTY
