@@ -81,6 +81,8 @@ class SchemeReader(Protocol):
         self, ids: Iterable[str] | None = None, conn: Transaction | None = None
     ) -> dict[str, tuple[str | None, int | None]]: ...
 
+    def scheme_keys(self, conn: Transaction | None = None) -> set[tuple[str | None, int | None]]: ...
+
 
 class SchemeWriter(SchemeReader, Protocol):
     """``curate/assign.py``: a batch's scheme kept and given to its pairs."""
