@@ -665,7 +665,7 @@ def from_store(
     (id_codes, ids), (cat_codes, cat_names) = store.pair_category_columns()
     at = pd.Index(units).get_indexer(ids)[id_codes]  # -1: a pair without submitted labels
     cats[at[at >= 0]] = cat_names[cat_codes[at >= 0]]
-    gold = _store_gold(store, units)
+    gold = _store_gold(store, units, fields)
     return LabelTable(units, annotators, cats, fields, gold, store.display_name)
 
 
@@ -701,7 +701,7 @@ def _add_ratings(
     parsed = [json.loads(t) if t not in ("", "{}") else None for t in texts]
     skipped = declared.skipped if declared is not None else frozenset()
     for key in sorted({k for d in parsed if isinstance(d, dict) for k in d} - skipped):
-        per_text = [_rating_value(d.get(key)) if isinstance(d, dict) else None for d in parsed]
+        per_text = [rating_value(d.get(key)) if isinstance(d, dict) else None for d in parsed]
         spec = field_spec(key, {v for v in per_text if v is not None}, scales, levels, declared)
         index = {v: n for n, v in enumerate(spec.values)}
         # -2: no rating under this key; -1: a rating off the scale
@@ -718,7 +718,7 @@ def _add_ratings(
         fields[name] = FieldLabels(spec, unit[keep], ann[keep], codes[keep])
 
 
-def _rating_value(v) -> str | None:
+def rating_value(v) -> str | None:
     """A rating as text; a multi-select's answer is the set it names (the order picked is no
     part of it)."""
     if isinstance(v, list):
@@ -726,9 +726,9 @@ def _rating_value(v) -> str | None:
     return canonical_value(v)
 
 
-def _store_gold(store: Store, units: np.ndarray) -> dict[str, dict[int, int]]:
+def _store_gold(store: Store, units: np.ndarray, fields: Mapping[str, FieldLabels]) -> dict[str, dict[int, int]]:
     """The store's gold answers (Store.gold: imported, adjudicated, from a reference, and the
-    pairs marked gold), as codes of each field."""
+    pairs marked gold), as codes of each field (``Gold.ratings``: of the labels' ``fields``)."""
     rows = list(store.gold().values())
     at = pd.Index(units).get_indexer([r.pair_id for r in rows]) if rows else []  # not a 200k-entry dict
     gold: dict[str, dict[int, int]] = {}
@@ -743,4 +743,9 @@ def _store_gold(store: Store, units: np.ndarray) -> dict[str, dict[int, int]]:
             v = r.value(name)
             if v in vocab:
                 gold.setdefault(name, {})[int(u)] = vocab.index(v)
+        for key, raw in (r.ratings or {}).items():  # a scheme's fields, on their field's scale
+            name = key if key not in STORE_FIELDS else f"ratings.{key}"
+            fl, word = fields.get(name), rating_value(raw)
+            if fl is not None and word in fl.spec.values:
+                gold.setdefault(name, {})[int(u)] = fl.spec.values.index(word)
     return gold
