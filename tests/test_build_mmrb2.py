@@ -486,3 +486,29 @@ def test_layout_images_are_links_or_copies_of_the_builds_own(sqlite_store, tmp_p
     for p in placed:
         assert sha(p) in own
         assert p.samefile(own[sha(p)]) == links and (p.stat().st_nlink > 1) == links
+
+
+def test_real_mmrb2_t2i_round_trips_every_pair_through_its_scheme(sqlite_store, tmp_path):
+    """The published t2i file in, built, MMRB2 out: every pair's chosen and its three raters'
+    scores as published (turned to the response the build put first), chosen by the scheme's
+    rule (the mean against 3.5), and the labels' scheme is mmrb2-pairwise."""
+    from curate import schemes
+    from tests.support.data import shared
+
+    src = shared("mmrb2/t2i_response_only.json")
+    published = {p["id"]: p for p in json.loads(src.read_text())["pairs"]}
+    ingest_pairs(sqlite_store, src, "mmrb2")
+    assert {s.name for s in schemes.schemes_in_use(sqlite_store)} == {"mmrb2-pairwise"}
+    out = tmp_path / "bench"
+    res = build(sqlite_store, Rules(resamples=0), out)
+    written = json.loads((out / "mmrb2" / "t2i.json").read_text())["pairs"]
+    same = flipped = 0
+    for pair in written:
+        p = published[pair["id"].removeprefix("mmrb2:t2i:")]
+        # no pair's mean is 3.5, so the two readings never both hold
+        same += pair["chosen"] == p["chosen"] and pair["human_annotations"] == p["human_annotations"]
+        # placed the other way round: A and B swapped, each score seen from the other side
+        back = {"A": "B", "B": "A"}[pair["chosen"]]
+        flipped += back == p["chosen"] and pair["human_annotations"] == [7 - s for s in p["human_annotations"]]
+    assert res.mmrb2 == {"t2i": 1000} and same + flipped == 1000
+    assert flipped > 100  # some of them were placed flipped and mirrored

@@ -294,6 +294,7 @@ def _write(
             missing_image_triplets=len(missing),
             aggregated=inputs.aggregated,
             mmrb2_counts=mmrb2_counts,
+            schemes=inputs.schemes,
         )
         write_card(tmp, report, text)
         files = {p.relative_to(tmp).as_posix(): _sha256(p) for p in sorted(tmp.rglob("*")) if p.is_file()}
