@@ -393,6 +393,24 @@ def schemes_of(store: SchemeReader, ids: Iterable[str] | None = None, conn: Any 
     return out
 
 
+def schemes_in_use(store: SchemeReader, conn: Any = None) -> list[Scheme]:
+    """The schemes the store's pairs are on (each version once; ``mmrb`` for pairs before schemes)."""
+    definitions = store.scheme_definitions(conn=conn)
+    keys = sorted(store.scheme_keys(conn=conn), key=lambda k: (k[0] or "", k[1] or 0))
+    return [resolve(*k, definitions) for k in keys]
+
+
+def rating_keys(scheme: Scheme, f: SchemeField) -> tuple[str, ...]:
+    """The keys of ``Label.ratings`` that hold field ``f`` (as ``to_label`` writes it): none
+    for the fields in the label's own columns (mmrb's, a rationale), NAME_first / NAME_second
+    for a per-response field, else its name."""
+    if scheme.name == "mmrb" and f.name in ("correctness", "preference"):
+        return ()
+    if f.name == "rationale" and f.kind == "text":
+        return ()
+    return (f"{f.name}_first", f"{f.name}_second") if f.per_response else (f.name,)
+
+
 def proposal_of(pair: Pair) -> Preference | None:
     """The judges' proposed preference of a pair (stored terms), as ``mmrb select`` keeps it in
     ``metadata["proposal"]``: what a ``verify`` scheme shows. None when the judges proposed none."""

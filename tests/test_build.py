@@ -364,6 +364,6 @@ def test_yaml_rules_errors(tmp_path):
     y.write_text("filter:\n  min_labels: [1\n")
     with pytest.raises(InputError, match=r"rules.yaml:3: not valid YAML"):
         load_rules(y)
-    y.write_text("filter:\n  agreement:\n    preference: {unanimous: true}\n    rating: {majority: 0.5}\n")
-    with pytest.raises(InputError, match="filter.agreement.rating.*unknown field"):
+    y.write_text("filter:\n  agreement:\n    preference: {unanimous: true}\n    Rating!: {majority: 0.5}\n")
+    with pytest.raises(InputError, match="filter.agreement.Rating!.*a field's label name"):
         load_rules(y)

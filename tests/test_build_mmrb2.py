@@ -17,11 +17,12 @@ from hypothesis import strategies as hs
 
 from curate.benchmark import build, export
 from curate.benchmark.rules import Rules
+from curate.errors import MmrbError
 from curate.formats import mmrb2, triplets
 from curate.formats.fields import Fields
 from curate.formats.reader import read_rows
 from curate.ingest import ingest_pairs
-from curate.model import Annotator, Candidate, Label
+from curate.model import Annotator, Candidate, Label, Triplet
 from curate.seeding import hex_hash
 from curate.store import Store
 from tests.ingest_helpers import write_image
@@ -90,13 +91,28 @@ COLORS = {
     "in/bars.png": "gray",
     "out/crop.png": "purple",
 }
-# labels in stored order: annotator -> preference per pair
+# labels in stored order: annotator -> preference per pair, and the MMRB2 score (1-6, high =
+# first better) or letter grades (first, second) it was given on mmrb2-pairwise / mmrb2-reasoning
 LABELS = {
     "chart-1": {"a": "first", "b": "first", "c": "second"},
     "edit-1": {"a": "first", "b": "first", "d": "first", "c": "first"},  # four: three are written
     "story-1": {"a": "second", "b": "tie", "c": "second"},  # the tie has no place on the 1-6 scale
     "why-1": {"a": "second", "b": "second", "c": "tie"},
     "vqa-1": {"a": "first"},
+}
+SCORED = {
+    ("chart-1", "a"): {"score": 5},
+    ("chart-1", "b"): {"score": 6},
+    ("chart-1", "c"): {"score": 2},
+    ("edit-1", "a"): {"score": 4},
+    ("edit-1", "b"): {"score": 6},
+    ("edit-1", "c"): {"score": 5},
+    ("edit-1", "d"): {"score": 5},
+    ("story-1", "a"): {"score": 1},
+    ("story-1", "c"): {"score": 3},
+    ("why-1", "a"): {"grade_first": "C", "grade_second": "A"},
+    ("why-1", "b"): {"grade_first": "B", "grade_second": "A"},
+    ("why-1", "c"): {"grade_first": "B", "grade_second": "B"},
 }
 
 
@@ -109,7 +125,13 @@ def seed(store: Store, tmp_path: Path) -> None:
     assert (r.pairs, r.images_missing) == (5, 1)
     for a in "abcd":
         store.add_annotator(Annotator(a))
-    store.add_labels([Label(pid, a, preference=p) for pid, by in LABELS.items() for a, p in by.items()])
+    store.add_labels(
+        [
+            Label(pid, a, preference=p, ratings=SCORED.get((pid, a), {}))
+            for pid, by in LABELS.items()
+            for a, p in by.items()
+        ]
+    )
 
 
 CHOSEN = {"chart-1": 0, "edit-1": 0, "story-1": 1, "why-1": 1, "vqa-1": 0}  # the labels' majority
@@ -450,6 +472,18 @@ def test_written_annotations_read_back_as_the_labels_said(specs, a_side, task):
         if task == "reasoning" and grades is not None:
             ratings = {"grade_first": grades[0], "grade_second": grades[1]}
         labels.append(Label("p", f"rater{n}", preference=pref, ratings=ratings))
+    made_up = [
+        lab
+        for lab in labels
+        if not lab.ratings and (lab.preference in ("first", "second") or (task == "reasoning" and lab.preference))
+    ]
+    triplet = Triplet("p", "q", (), "c", "r", task)
+    refused = export.mmrb2_unscored(export.Export([triplet], {"p": a_side == "first"}, labels={"p": labels}))
+    assert refused == ({"p": sorted(lab.annotator for lab in made_up)} if made_up else {})
+    if made_up:  # a preference without its score is refused, never written as a score made up from it
+        with pytest.raises(MmrbError, match="preference but no MMRB2 score"):
+            export.mmrb2_ratings(task, sorted(made_up, key=lambda lab: lab.annotator)[:1], a_side)
+        return
     out = export.mmrb2_ratings(task, labels, a_side)
     f = Fields("x.json", 1, {"human_annotations": mmrb2.annotations_value(task, out)})
     assert mmrb2.ratings(f, task) == out and not f.problems
@@ -461,8 +495,6 @@ def test_written_annotations_read_back_as_the_labels_said(specs, a_side, task):
         elif "grade_first" in r:
             gf, gs = (mmrb2.GRADES.index(r[k]) for k in ("grade_first", "grade_second"))
             expected.append("first" if gf < gs else "second" if gf > gs else "tie")
-        elif lab.preference in ("first", "second") or (lab.preference == "tie" and task == "reasoning"):
-            expected.append(lab.preference)
     b_side = "second" if a_side == "first" else "first"
     got = [{"first": a_side, "second": b_side}.get(p, p) for p in (_label("p", "x", r).preference for r in out)]
     assert got == expected[: mmrb2.RATERS]
@@ -486,3 +518,29 @@ def test_layout_images_are_links_or_copies_of_the_builds_own(sqlite_store, tmp_p
     for p in placed:
         assert sha(p) in own
         assert p.samefile(own[sha(p)]) == links and (p.stat().st_nlink > 1) == links
+
+
+def test_real_mmrb2_t2i_round_trips_every_pair_through_its_scheme(sqlite_store, tmp_path):
+    """The published t2i file in, built, MMRB2 out: every pair's chosen and its three raters'
+    scores as published (turned to the response the build put first), chosen by the scheme's
+    rule (the mean against 3.5), and the labels' scheme is mmrb2-pairwise."""
+    from curate import schemes
+    from tests.support.data import shared
+
+    src = shared("mmrb2/t2i_response_only.json")
+    published = {p["id"]: p for p in json.loads(src.read_text())["pairs"]}
+    ingest_pairs(sqlite_store, src, "mmrb2")
+    assert {s.name for s in schemes.schemes_in_use(sqlite_store)} == {"mmrb2-pairwise"}
+    out = tmp_path / "bench"
+    res = build(sqlite_store, Rules(resamples=0), out)
+    written = json.loads((out / "mmrb2" / "t2i.json").read_text())["pairs"]
+    same = flipped = 0
+    for pair in written:
+        p = published[pair["id"].removeprefix("mmrb2:t2i:")]
+        # no pair's mean is 3.5, so the two readings never both hold
+        same += pair["chosen"] == p["chosen"] and pair["human_annotations"] == p["human_annotations"]
+        # placed the other way round: A and B swapped, each score seen from the other side
+        back = {"A": "B", "B": "A"}[pair["chosen"]]
+        flipped += back == p["chosen"] and pair["human_annotations"] == [7 - s for s in p["human_annotations"]]
+    assert res.mmrb2 == {"t2i": 1000} and same + flipped == 1000
+    assert flipped > 100  # some of them were placed flipped and mirrored

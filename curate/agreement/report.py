@@ -404,7 +404,12 @@ def _short(e: Estimate) -> str:
     return "-" if e.value is None else f"{e.value:.3f}"
 
 
-_SCALE_SOURCE = {"given": "--scale", "known": "an importer's known scale", "observed": "the values in the labels"}
+_SCALE_SOURCE = {
+    "given": "--scale",
+    "scheme": "the pairs' scheme",
+    "known": "an importer's known scale",
+    "observed": "the values in the labels",
+}
 
 
 def _field_rows(fields: dict[str, FieldReport]) -> list[str]:

@@ -38,6 +38,7 @@ from ..errors import InputError, InputProblem, MmrbError
 from ..formats import reader
 from ..formats.fields import text_problems
 from ..model import CORRECTNESS, MMRB2_GRADES, PREFERENCES, Level, Screen, word_of
+from ..schemes import Scheme, rating_keys, schemes_in_use
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
     from ..store import Store
@@ -60,13 +61,48 @@ KNOWN_SCALES: dict[str, tuple[str, ...]] = {
 
 
 @dataclass(frozen=True)
+class Declared:
+    """What the pairs' schemes say of the keys of ``Label.ratings``: each judged field's level
+    and scale (low to high), and the keys that hold no judgement (free text, the proposal a
+    verify scheme showed), which agreement leaves out."""
+
+    scales: Mapping[str, tuple[Level, tuple[str, ...]]] = field(default_factory=dict)
+    skipped: frozenset[str] = frozenset()
+
+
+def declared_fields(schemes: Iterable[Scheme]) -> Declared:
+    """Each ratings key of ``schemes`` at its level: a scale or scale per response ordinal on
+    its points, grades ordinal from the worst to the best (the scheme lists them best first),
+    a choice nominal on its values, a multi-select nominal on the combinations given. A key
+    two schemes declare differently gets neither's scale: it is read as before schemes."""
+    scales: dict[str, tuple[Level, tuple[str, ...]]] = {}
+    clash: set[str] = set()
+    skipped: set[str] = set()
+    for scheme in schemes:
+        if scheme.shows_proposal:
+            skipped.add("proposal")
+        for f in scheme.fields:
+            keys = rating_keys(scheme, f)
+            if f.kind == "text" or (f.name in STORE_FIELDS and scheme.preference.field == f.name):
+                skipped.update(keys)  # no judgement on a scale / the label's own preference column
+                continue
+            if f.kind == "multi":
+                continue
+            values = tuple(reversed(f.values)) if f.kind == "grades" else f.options
+            for key in keys:
+                if scales.setdefault(key, (f.level, values)) != (f.level, values):
+                    clash.add(key)
+    return Declared({k: v for k, v in scales.items() if k not in clash}, frozenset(skipped - set(scales)))
+
+
+@dataclass(frozen=True)
 class FieldSpec:
     """A labelled field: its level of measurement and its value domain (the scale)."""
 
     name: str
     level: Level
     values: tuple[str, ...]  # ordered for ordinal/interval/ratio
-    scale_source: str = "fixed"  # "fixed" (vocabulary), "given" (--scale), "known" or "observed"
+    scale_source: str = "fixed"  # "fixed" (vocabulary), "given" (--scale), "scheme", "known" or "observed"
 
     @property
     def numeric(self) -> np.ndarray:
@@ -180,13 +216,21 @@ def parse_levels(items: Sequence[str] | None) -> dict[str, Level]:
 
 
 def field_spec(
-    name: str, observed: Iterable[str], scales: Mapping[str, tuple[str, ...]], levels: Mapping[str, Level]
+    name: str,
+    observed: Iterable[str],
+    scales: Mapping[str, tuple[str, ...]],
+    levels: Mapping[str, Level],
+    declared: Declared | None = None,
 ) -> FieldSpec:
     """Nominal for the fixed vocabularies and unscaled text; ordinal for a given scale, an
     importer's known scale (when every observed value is on it; store and files alike) or
-    numbers; the level can always be overridden explicitly."""
+    numbers; a field the pairs' schemes declare at its level on its scale (``declared``);
+    the level can always be overridden explicitly."""
     if name in scales:
         spec = FieldSpec(name, "ordinal", scales[name], "given")
+    elif declared is not None and name in declared.scales:
+        level, values = declared.scales[name]
+        spec = FieldSpec(name, level, values, "scheme")
     elif name == "preference":
         spec = FieldSpec(name, "nominal", PREFERENCES)
     elif name in ("correctness_first", "correctness_second"):
@@ -597,6 +641,9 @@ def from_store(
                 f"--scale {spec.name}: the store's {spec.name} takes at most 3 values "
                 f"({', '.join(field_spec(spec.name, (), {}, {}).values)})"
             )
+    keys = store.scheme_keys()
+    # pairs before schemes (all mmrb) are read exactly as before: the declared scales are the schemes'
+    declared = declared_fields(schemes_in_use(store)) if keys - {(None, None)} else None
     cols = store.label_columns()
     (unit_codes, units), (ann_codes, ann_names), (text_codes, texts) = cols.pair, cols.annotator, cols.ratings
     regular = _not_control(store.control_keys(), unit_codes, units, ann_codes, ann_names)
@@ -613,12 +660,12 @@ def from_store(
         codes = np.array([index.get(v, -1) for v in values], dtype=np.int64)[raw]
         keep = codes >= 0
         fields[name] = FieldLabels(spec, unit_codes[keep], ann_codes[keep], codes[keep])
-    _add_ratings(fields, text_codes, texts, unit_codes, ann_codes, units, annotators, scales, levels)
+    _add_ratings(fields, text_codes, texts, unit_codes, ann_codes, units, annotators, scales, levels, declared)
     cats = np.full(len(units), "", dtype=object)
     (id_codes, ids), (cat_codes, cat_names) = store.pair_category_columns()
     at = pd.Index(units).get_indexer(ids)[id_codes]  # -1: a pair without submitted labels
     cats[at[at >= 0]] = cat_names[cat_codes[at >= 0]]
-    gold = _store_gold(store, units)
+    gold = _store_gold(store, units, fields)
     return LabelTable(units, annotators, cats, fields, gold, store.display_name)
 
 
@@ -647,12 +694,15 @@ def _add_ratings(
     annotators: tuple[str, ...],
     scales: Mapping[str, tuple[str, ...]],
     levels: Mapping[str, Level],
+    declared: Declared | None = None,
 ) -> None:
-    """Every key of Label.ratings becomes a field; each distinct JSON text is parsed once."""
+    """Every key of Label.ratings becomes a field (but those the schemes say hold no
+    judgement); each distinct JSON text is parsed once."""
     parsed = [json.loads(t) if t not in ("", "{}") else None for t in texts]
-    for key in sorted({k for d in parsed if isinstance(d, dict) for k in d}):
-        per_text = [canonical_value(d.get(key)) if isinstance(d, dict) else None for d in parsed]
-        spec = field_spec(key, {v for v in per_text if v is not None}, scales, levels)
+    skipped = declared.skipped if declared is not None else frozenset()
+    for key in sorted({k for d in parsed if isinstance(d, dict) for k in d} - skipped):
+        per_text = [rating_value(d.get(key)) if isinstance(d, dict) else None for d in parsed]
+        spec = field_spec(key, {v for v in per_text if v is not None}, scales, levels, declared)
         index = {v: n for n, v in enumerate(spec.values)}
         # -2: no rating under this key; -1: a rating off the scale
         codes = np.array([-2 if v is None else index.get(v, -1) for v in per_text], dtype=np.int64)[text_codes]
@@ -668,9 +718,17 @@ def _add_ratings(
         fields[name] = FieldLabels(spec, unit[keep], ann[keep], codes[keep])
 
 
-def _store_gold(store: Store, units: np.ndarray) -> dict[str, dict[int, int]]:
+def rating_value(v) -> str | None:
+    """A rating as text; a multi-select's answer is the set it names (the order picked is no
+    part of it)."""
+    if isinstance(v, list):
+        return "+".join(sorted(str(x) for x in v)) or None
+    return canonical_value(v)
+
+
+def _store_gold(store: Store, units: np.ndarray, fields: Mapping[str, FieldLabels]) -> dict[str, dict[int, int]]:
     """The store's gold answers (Store.gold: imported, adjudicated, from a reference, and the
-    pairs marked gold), as codes of each field."""
+    pairs marked gold), as codes of each field (``Gold.ratings``: of the labels' ``fields``)."""
     rows = list(store.gold().values())
     at = pd.Index(units).get_indexer([r.pair_id for r in rows]) if rows else []  # not a 200k-entry dict
     gold: dict[str, dict[int, int]] = {}
@@ -685,4 +743,9 @@ def _store_gold(store: Store, units: np.ndarray) -> dict[str, dict[int, int]]:
             v = r.value(name)
             if v in vocab:
                 gold.setdefault(name, {})[int(u)] = vocab.index(v)
+        for key, raw in (r.ratings or {}).items():  # a scheme's fields, on their field's scale
+            name = key if key not in STORE_FIELDS else f"ratings.{key}"
+            fl, word = fields.get(name), rating_value(raw)
+            if fl is not None and word in fl.spec.values:
+                gold.setdefault(name, {})[int(u)] = fl.spec.values.index(word)
     return gold

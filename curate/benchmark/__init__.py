@@ -274,7 +274,6 @@ def _write(
     remove_leftovers(out)
     tmp, hold = _held_tmp(out, "tmp")
     try:
-        export.copy_images(tmp, sources, store.images)
         rows = export.Export.of(
             triplets,
             rules.seed,
@@ -282,6 +281,8 @@ def _write(
             chosen_side={d.pair.id: d.chosen for d in result.kept if is_side(d.chosen)},
             labels=inputs.labels,
         )
+        export.check_mmrb2(rows)  # a label MMRB2's layout cannot hold without a made-up score: refused first
+        export.copy_images(tmp, sources, store.images)
         # every format the build writes (curate/formats/registry.py): its layout's files
         written = {fmt.name: fmt.load("export")(tmp, rows) for fmt in EXPORTED}
         mmrb2_counts = written.get("mmrb2", {})
@@ -294,6 +295,7 @@ def _write(
             missing_image_triplets=len(missing),
             aggregated=inputs.aggregated,
             mmrb2_counts=mmrb2_counts,
+            schemes=inputs.schemes,
         )
         write_card(tmp, report, text)
         files = {p.relative_to(tmp).as_posix(): _sha256(p) for p in sorted(tmp.rglob("*")) if p.is_file()}

@@ -21,6 +21,7 @@ from ..agreement.summary import (
 )
 from ..model import Triplet
 from ..quality.aggregate import Aggregated
+from ..schemes import Scheme, describe, stored_key
 from ..wording import percent, plural
 from .export import PARQUET, SPLIT
 from .filter import FilterResult
@@ -347,7 +348,49 @@ def rules_sentence(rules: Rules) -> str:
         f"adjudication overrides = {str(rules.adjudication).lower()}",
         f"missing_images = {rules.missing_images}",
     ]
+    settings[2 + len(rules.agreement) : 2 + len(rules.agreement)] = [
+        *(f"{f}: mean at least {d:g} from the midpoint" for f, d in sorted(rules.margin.items())),
+        *(f"{f}: alpha in its category >= {a:g}" for f, a in sorted(rules.alpha.items())),
+    ]
     return "Rules: " + ", ".join(settings) + "."
+
+
+PROPOSAL_SHOWN = (
+    "Annotators were shown the judges' proposed preference (from `mmrb select`) and asked whether they agree; "
+    "a disagreement gives the corrected preference. The chosen response is the proposal where the annotators "
+    "agreed, else their correction: it is not independent of the judges."
+)
+
+
+def scheme_lines(schemes: Mapping[str, Scheme], result: FilterResult) -> list[str]:
+    """Each annotation scheme the considered pairs were labelled with: its fields (kinds, scale
+    point labels, values), how a pair's preference follows (curate.schemes.describe), and for a
+    scheme that shows the judges' proposal, that it was shown. Empty when every pair is on the
+    default scheme (mmrb), as before schemes."""
+    considered = Counter(schemes[d.pair.id] for d in result.decisions if d.pair.id in schemes)
+    kept = Counter(schemes[d.pair.id] for d in result.kept if d.pair.id in schemes)
+    if all(stored_key(s) == (None, None) for s in considered):
+        return []
+    lines = ["", "## Annotation schemes", ""]
+    for scheme in sorted(considered, key=lambda s: (s.name, s.version)):
+        said = describe(scheme)
+        lines += [
+            f"### {said['title']} (`{scheme.name}`, version {scheme.version})",
+            "",
+            f"{plural(considered[scheme], 'pair')} considered, {kept[scheme]} kept.",
+            "",
+        ]
+        for f in said["fields"]:
+            answers = "; ".join(f["points"]) if "points" in f else ", ".join(f.get("values", []))
+            lines.append(
+                f"- `{f['name']}` ({f['kind'].replace('_', ' ')}, {f['level']}, {f['required']}): {f['title']}"
+                + (f": {answers}" if answers else "")
+            )
+        lines += ["", f"Preference of a pair: {said['preference']}."]
+        if scheme.shows_proposal:
+            lines += ["", PROPOSAL_SHOWN]
+        lines.append("")
+    return lines[:-1]
 
 
 def filtering_lines(rules: Rules, result: FilterResult) -> list[str]:
@@ -444,12 +487,14 @@ def card_text(
     missing_image_triplets: int,
     aggregated: Aggregated | None = None,
     mmrb2_counts: Mapping[str, int] | None = None,
+    schemes: Mapping[str, Scheme] | None = None,
 ) -> str:
     """The card's Markdown. ``mmrb2_counts``: the triplets of each MMRB2 task written in
-    MMRB2's layout."""
+    MMRB2's layout; ``schemes``: each considered pair's annotation scheme."""
     lines = front_lines(rules)
     lines += files_lines(triplets, len(result.decisions), mmrb2_counts, rules.seed)
     lines += counts_lines(triplets, n_annotators, missing_image_triplets)
+    lines += scheme_lines(schemes or {}, result)
     lines += filtering_lines(rules, result)
     if aggregated is not None:
         lines += ["", *aggregation_lines(aggregated, result)]

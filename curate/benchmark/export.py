@@ -35,10 +35,12 @@ from pathlib import Path
 from typing import Any
 
 from .. import sides
+from ..errors import MmrbError
 from ..formats import mmrb, mmrb2, triplets, vlrewardbench
 from ..images import ImageStore
 from ..model import Label, Part, Side, Triplet
 from ..seeding import hex_hash
+from ..wording import plural
 
 SPLIT = "test"  # the one split: named so in the card's YAML, its loading example and the saved dataset
 PARQUET = f"data/{SPLIT}-00000-of-00001.parquet"
@@ -138,43 +140,82 @@ def write_hf(out: Path, rows: list[Triplet]) -> None:
 
 MMRB2_DIR = "mmrb2"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]|^[._-]")
-MMRB2_PREFERENCE_SCORES = {"A": 5, "B": 2}  # a preference without a score: "A better" / "B better"
-MMRB2_PREFERENCE_GRADES = {"preferred": "A", "other": "B", "tie": "B"}  # reasoning, without grades
+
+
+def _mmrb2_score(lab: Label) -> float | None:
+    """A label's MMRB2 score (``ratings.score``, 1-6, high = first better: the ``mmrb2-pairwise``
+    scheme's field, as its import and ``curate.schemes.to_label`` keep it), or None."""
+    score = (lab.ratings or {}).get("score")
+    if isinstance(score, (int, float)) and not isinstance(score, bool) and 1 <= score <= 6:
+        return score
+    return None
+
+
+def _mmrb2_grades(lab: Label) -> dict[str, str | None]:
+    """A label's letter grades by stored side (``mmrb2-reasoning``'s ``grade_first`` / ``grade_second``)."""
+    r = lab.ratings or {}
+    return {side: g if (g := r.get(f"grade_{side}")) in mmrb2.GRADES else None for side in ("first", "second")}
+
+
+def _unwritable(task: str, lab: Label) -> bool:
+    """A label that says a preference but has no score (or, for reasoning, no grade): MMRB2's
+    layout could hold it only as a score or grades made up from the preference."""
+    if task == "reasoning":
+        return lab.preference is not None and not any(_mmrb2_grades(lab).values())
+    return lab.preference in ("first", "second") and _mmrb2_score(lab) is None
+
+
+def mmrb2_unscored(e: Export) -> dict[str, list[str]]:
+    """The MMRB2 layout's triplets whose labels cannot be written without inventing a score or
+    a grade: pair id -> the annotators of those labels."""
+    out: dict[str, list[str]] = {}
+    for t in e.triplets:
+        if t.category in mmrb2.CATEGORIES:
+            who = sorted(lab.annotator for lab in e.labels.get(t.id, ()) if _unwritable(t.category, lab))
+            if who:
+                out[t.id] = who
+    return out
+
+
+def check_mmrb2(e: Export) -> None:
+    """Refuse the MMRB2 layout (and with it the build: nothing is written) when a label of one
+    of its triplets has a preference but no 1-6 score or letter grade, naming the pairs."""
+    bad = mmrb2_unscored(e)
+    if not bad:
+        return
+    shown = "; ".join(f"{pid} ({', '.join(who)})" for pid, who in list(bad.items())[:10])
+    more = f" and {len(bad) - 10} more" if len(bad) > 10 else ""
+    raise MmrbError(
+        f"the MMRB2 layout writes each label's 1-6 score (t2i, edit, interleaved) or letter grades (reasoning), "
+        f"and {plural(len(bad), 'pair')} of its tasks {'has' if len(bad) == 1 else 'have'} labels with a preference "
+        f"but none: {shown}{more}. Label them on the mmrb2-pairwise or mmrb2-reasoning scheme (mmrb assign --scheme), "
+        f"or exclude them; nothing was written"
+    )
 
 
 def mmrb2_ratings(task: str, labels: Iterable[Label], a_side: Side) -> tuple[mmrb2.Rating, ...]:
     """A pair's labels as MMRB2's ``human_annotations`` with ``a_side`` (the stored side) as
     response A: at most three (the format's raters), in annotator order, those that say
-    something. A score (``ratings.score``, 1-6, high = first better, as MMRB2's import keeps
-    it) or grades (``grade_first`` / ``grade_second``) are written as they are, turned to A's
-    point of view; a label with only a preference is written as score 5 (A better) or 2
-    (B better), for reasoning as grades A for the preferred response and B for the other
-    (a tie: B and B). A tie without a score has no place on the 1-6 scale and is left out."""
+    something. A score (``ratings.score``, 1-6, high = first better) or grades
+    (``grade_first`` / ``grade_second``) are written as they are, turned to A's point of view.
+    A label with a preference but no score or grade is refused (``check_mmrb2``): no score is
+    made up from a preference. A label that says nothing on the scale (a tie, no answer) is
+    left out."""
     out: list[mmrb2.Rating] = []
     b_side = sides.other(a_side)
     for lab in sorted(labels, key=lambda lab: lab.annotator):
         if len(out) == mmrb2.RATERS:
             break
-        r = lab.ratings or {}
+        if _unwritable(task, lab):
+            raise MmrbError(f"pair {lab.pair_id!r}: {lab.annotator!r}'s label has a preference but no MMRB2 score")
         if task == "reasoning":
-            grades = {"first": r.get("grade_first"), "second": r.get("grade_second")}
-            if not any(g in mmrb2.GRADES for g in grades.values()):
-                pref = lab.preference
-                if pref is None:
-                    continue
-                grades = {
-                    side: MMRB2_PREFERENCE_GRADES["tie" if pref == "tie" else "preferred" if pref == side else "other"]
-                    for side in ("first", "second")
-                }
-            ga, gb = (g if g in mmrb2.GRADES else None for g in (grades[a_side], grades[b_side]))
-            out.append(mmrb2.Rating(grade_a=ga, grade_b=gb))
+            grades = _mmrb2_grades(lab)
+            if any(grades.values()):
+                out.append(mmrb2.Rating(grade_a=grades[a_side], grade_b=grades[b_side]))
             continue
-        score = r.get("score")
-        if isinstance(score, (int, float)) and not isinstance(score, bool) and 1 <= score <= 6:
+        score = _mmrb2_score(lab)
+        if score is not None:
             out.append(mmrb2.Rating(score=score if a_side == "first" else 7 - score))
-        elif lab.preference in ("first", "second"):
-            letter = sides.to_letter(lab.preference, sides.order_of(a_side))
-            out.append(mmrb2.Rating(score=MMRB2_PREFERENCE_SCORES[letter]))
     if task == "reasoning":
         # the format lists each response's grades apart, so a response that some raters did
         # not grade cannot say whose grades it has: its grades are left out
@@ -245,6 +286,7 @@ def write_mmrb2(out: Path, e: Export) -> dict[str, int]:
     missing from the store keeps a name whose file is not there, so an import records it as
     missing. ``e.chosen_side``: the stored side of each triplet's chosen response (to turn
     labels to A and B). Returns the triplets written per task (none: no folder)."""
+    check_mmrb2(e)  # before any file: refused whole, never half written
     rows, first, chosen_side, labels = e.triplets, e.chosen_first, e.chosen_side, e.labels
     counts: dict[str, int] = {}
     for task in mmrb2.CATEGORIES:

@@ -7,6 +7,11 @@ it, so the counts add up to the pairs considered:
 2. ``flagged``              an annotator flagged it (broken image, unsafe, unclear prompt)
 3. ``min_labels``           fewer submitted labels than required (unlabelled pairs count here)
 4. ``agreement:<field>``    the modal value is not unique or holds less than the share asked
+   ``margin:<field>``       the mean of the labels' values of a scale field lies nearer its
+                            midpoint than asked (the scheme's preference midpoint, e.g. MMRB2's
+                            3.5, for its preference field; else the scale's middle)
+   ``alpha:<field>``        Krippendorff's alpha on the field in the pair's category, among the
+                            pairs considered, is below the floor asked, or undefined
 5. ``no_preference``        no chosen response can be decided
 6. ``tie``                  the decision is a tie: ties never make a triplet
 7. ``correctness_task``     correctness task, but chosen is not judged correct and rejected
@@ -25,6 +30,15 @@ look at the labels themselves. Labels of control tasks count nowhere here. Rules
 Correctness of a response is the adjudication, else the labels' majority, else the automatic
 verdict of the reference answer (``Pair.auto_first`` / ``auto_second``).
 
+The preference follows the pair's annotation scheme (curate/schemes.py): for a scale (MMRB2's
+``score``) the mean of the labels' values against the scheme's midpoint
+(``curate.schemes.pair_preference``: chosen is the first response exactly when the mean is
+above 3.5); otherwise each label's preference (``label_preference``, which ``to_label`` keeps
+in the label's preference: for ``verify`` the judges' proposal when agreed, else the
+correction), aggregated as above. Rules name fields by their label names: ``preference``,
+``correctness_first``, or a scheme's field as ``Label.ratings`` keeps it (``score``,
+``grade_first``, ``helpfulness_second``).
+
 A pair belongs to the correctness task when its ``task`` is ``"correctness"`` or its item's
 category is Multimodal RewardBench's ``open_generation/correctness_task`` (see
 :func:`in_correctness_task`): pairing leaves ``task`` empty when no reference decides it, and
@@ -34,14 +48,17 @@ which task the item was written for, so its pairs are held to the task's rule al
 
 from __future__ import annotations
 
+import statistics
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..errors import MmrbError
 from ..model import Adjudication, Candidate, Item, Label, Pair
 from ..quality.aggregate import Aggregated, aggregate
 from ..quality.frames import gold_by_field, label_values, table_frame
+from ..schemes import Scheme, label_preference, pair_preference, rating_keys, schemes_of
 from .rules import AGREEMENT_FIELDS, Rules
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
@@ -135,6 +152,8 @@ def rule_names(rules: Rules) -> list[str]:
         names.append("flagged")
     names.append("min_labels")
     names += [f"agreement:{f}" for f in sorted(rules.agreement)]
+    names += [f"margin:{f}" for f in sorted(rules.margin)]
+    names += [f"alpha:{f}" for f in sorted(rules.alpha)]
     names += ["no_preference", "tie"]
     if rules.correctness_task:
         names.append("correctness_task")
@@ -152,9 +171,13 @@ def decide(
     image_ok: dict[str, bool],
     aggregated: Mapping[str, str] | None = None,
     responses: Sequence[Candidate] = (),
+    scheme: Scheme | None = None,
+    low_alpha: Collection[str] = (),
 ) -> BuildDecision:
     """``aggregated``: field -> this pair's value from the aggregation model (not majority);
-    ``responses``: the pair's two candidates (their images are checked like the prompt's)."""
+    ``responses``: the pair's two candidates (their images are checked like the prompt's);
+    ``scheme``: the pair's annotation scheme (None: mmrb's); ``low_alpha``: the fields whose
+    alpha in the pair's category is below the rules' floor."""
     adj = adj if rules.adjudication else None
     n = labels.n
 
@@ -183,6 +206,16 @@ def decide(
             modal, modal_share = _mode(vals)
             if modal is None or modal_share < rules.agreement[fname].share:
                 return decision(f"agreement:{fname}")
+        for fname in sorted(rules.margin):
+            vals = labels.given(fname)
+            middle = scale_midpoint(scheme, fname)
+            if not vals or middle is None:
+                continue  # not a field of this pair's labels
+            if abs(statistics.fmean(float(v) for v in vals) - middle) < rules.margin[fname]:
+                return decision(f"margin:{fname}")
+        for fname in sorted(rules.alpha):
+            if fname in low_alpha:
+                return decision(f"alpha:{fname}")
 
     def field_value(fname: str) -> tuple[str | None, float | None]:
         if adj is not None and getattr(adj, fname):
@@ -195,6 +228,12 @@ def decide(
         return value, (share if value else None)
 
     pref, share = field_value("preference")
+    d = scheme.preference if scheme is not None else None
+    if d is not None and d.rule == "scale" and not (adj is not None and adj.preference) and labels.given(d.field):
+        # a scale's rule is over the labels together (MMRB2: the mean against 3.5), not a vote
+        scores = [{d.field: v} for v in labels.given(d.field)]
+        pref = pair_preference(scheme, scores) if scheme is not None else None
+        share = sum(label_preference(scheme, v) == pref for v in scores) / len(scores) if scheme else None
     c1, _ = field_value("correctness_first")
     c2, _ = field_value("correctness_second")
     c1, c2 = c1 or pair.auto_first, c2 or pair.auto_second
@@ -216,6 +255,54 @@ def decide(
     return decision(None, pref, share)
 
 
+def scale_midpoint(scheme: Scheme | None, key: str) -> float | None:
+    """The midpoint a margin rule measures field ``key`` from: the scheme's preference midpoint
+    for its preference scale, else the middle of the scale; None when ``key`` is no scale of it."""
+    if scheme is None:
+        return None
+    d = scheme.preference
+    if d.rule == "scale" and d.field == key:
+        return d.midpoint
+    for f in scheme.fields:
+        if f.kind in ("scale", "scale_per_response") and key in rating_keys(scheme, f):
+            return (f.low + f.high) / 2
+    return None
+
+
+def _check_fields(rules: Rules, schemes: Iterable[Scheme], table: LabelTable) -> None:
+    """Every field a rule names is one of the labels' fields (of some pair's scheme), a margin's
+    a scale: a misspelt name is an error, never a rule that removes nothing."""
+    used = {id(s): s for s in schemes}.values()
+    known = set(AGREEMENT_FIELDS) | set(table.fields)
+    known |= {k for s in used for f in s.fields if f.kind != "text" for k in rating_keys(s, f)}
+    for rule, names in (("agreement", rules.agreement), ("margin", rules.margin), ("alpha", rules.alpha)):
+        for name in sorted(names):
+            if name not in known:
+                raise MmrbError(
+                    f"rules: filter.{rule}.{name}: no field of that name in the pairs' schemes "
+                    f"(fields: {', '.join(sorted(known))})"
+                )
+            if rule == "margin" and all(scale_midpoint(s, name) is None for s in used):
+                raise MmrbError(f"rules: filter.margin.{name}: not a scale of the pairs' schemes (a margin needs one)")
+
+
+def _low_alpha(rules: Rules, table: LabelTable, pair_ids: Iterable[str]) -> dict[str, set[str]]:
+    """category -> the fields whose alpha there, among ``pair_ids``, is below the floor or undefined
+    (a category where nobody gave the field is not held to it)."""
+    if not rules.alpha:
+        return {}
+    from ..agreement import agreement_report  # deferred: only an alpha rule computes the report here
+
+    report = agreement_report(table.only(set(pair_ids)), per_category=True, resamples=0)
+    out: dict[str, set[str]] = {}
+    for cat, rep in (report.categories or {}).items():
+        for name, floor in rules.alpha.items():
+            fr = rep.fields.get(name)
+            if fr is not None and fr.n_labels and (fr.alpha.value is None or fr.alpha.value < floor):
+                out.setdefault(cat, set()).add(name)
+    return out
+
+
 @dataclass(frozen=True)
 class BuildInputs:
     """What the exports need of the store, read once with the decisions."""
@@ -225,6 +312,7 @@ class BuildInputs:
     image_ok: dict[str, bool]  # image sha256 -> its file is in the store (prompts' and responses')
     aggregated: Aggregated | None = None  # the labels aggregated by rules.aggregation
     labels: Mapping[str, list[Label]] = field(default_factory=dict)  # pair id -> its submitted labels
+    schemes: Mapping[str, Scheme] = field(default_factory=dict)  # pair id -> its annotation scheme
 
 
 def apply_rules(store: Store, rules: Rules, table: LabelTable) -> tuple[FilterResult, BuildInputs]:
@@ -239,7 +327,12 @@ def apply_rules(store: Store, rules: Rules, table: LabelTable) -> tuple[FilterRe
     labels: dict[str, list[Label]] = defaultdict(list)
     for lab in store.labels(status="submitted", control=False):  # control tasks never count
         labels[lab.pair_id].append(lab)
-    given = {name: table.given(name) for name in AGREEMENT_FIELDS}
+    schemes = schemes_of(store, [p.id for p in pairs])
+    _check_fields(rules, schemes.values(), table)
+    scales = {s.preference.field for s in {id(s): s for s in schemes.values()}.values() if s.preference.rule == "scale"}
+    wanted = dict.fromkeys([*AGREEMENT_FIELDS, *rules.agreement, *rules.margin, *sorted(scales)])
+    given = {name: table.given(name) for name in wanted}
+    low_alpha = _low_alpha(rules, table, (p.id for p in pairs))
     adjudications = store.adjudications()
     image_ok: dict[str, bool] = {}
     in_scope = {cid for p in pairs for cid in (p.first_id, p.second_id)}
@@ -271,10 +364,12 @@ def apply_rules(store: Store, rules: Rules, table: LabelTable) -> tuple[FilterRe
             image_ok,
             per_pair.get(p.id, {}) if rules.aggregation != "majority" else None,
             (candidates[p.first_id], candidates[p.second_id]),
+            schemes.get(p.id),
+            low_alpha.get(items[p.item_id].category, ()),
         )
         for p in pairs
     ]
-    return FilterResult(decisions, rule_names(rules)), BuildInputs(items, candidates, image_ok, agg, labels)
+    return FilterResult(decisions, rule_names(rules)), BuildInputs(items, candidates, image_ok, agg, labels, schemes)
 
 
 def _aggregate(pairs: list[Pair], table: LabelTable, gold: Mapping[str, Gold], rules: Rules) -> Aggregated:

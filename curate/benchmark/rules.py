@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,8 @@ from ..errors import InputError, InputProblem, MmrbError
 from ..model import AGGREGATIONS, Aggregation
 
 AGREEMENT_FIELDS = ("preference", "correctness_first", "correctness_second")
+# a field of a pair's scheme by its label name (score, grade_first, helpfulness_second, ...)
+FIELD_NAME = re.compile(r"^[a-z][a-z0-9_]{0,59}$")
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,12 @@ class Rules:
     min_labels: int = 1
     flagged_out: bool = True
     agreement: dict[str, Threshold] = field(default_factory=dict)
+    # a scale field by name -> how far the mean of a pair's labels must lie from the scale's
+    # midpoint (the scheme's preference midpoint for its preference field, else the middle point)
+    margin: dict[str, float] = field(default_factory=dict)
+    # a field by name -> the floor of Krippendorff's alpha on it in the pair's category (among
+    # the pairs considered); an undefined alpha does not pass
+    alpha: dict[str, float] = field(default_factory=dict)
     # the correctness task's rule (filter.in_correctness_task: task "correctness" or category
     # open_generation/correctness_task): chosen judged correct, rejected incorrect
     correctness_task: bool = True
@@ -53,6 +63,9 @@ class Rules:
                 "min_labels": self.min_labels,
                 "flagged_out": self.flagged_out,
                 "agreement": {k: {"majority": v.share} for k, v in sorted(self.agreement.items())},
+                # only when given: a build without them keeps the manifest it had
+                **({"margin": dict(sorted(self.margin.items()))} if self.margin else {}),
+                **({"alpha": dict(sorted(self.alpha.items()))} if self.alpha else {}),
                 "correctness_task": self.correctness_task,
                 "adjudication": self.adjudication,
                 "missing_images": self.missing_images,
@@ -74,6 +87,8 @@ _KNOWN = {
         "min_labels",
         "flagged_out",
         "agreement",
+        "margin",
+        "alpha",
         "correctness_task",
         "adjudication",
         "missing_images",
@@ -118,8 +133,8 @@ def load_rules(path: str | Path) -> Rules:
     agreement: dict[str, Threshold] = {}
     for fname, spec in (f.get("agreement") or {}).items():
         key = f"filter.agreement.{fname}"
-        if fname not in AGREEMENT_FIELDS:
-            bad(key, f"unknown field (known: {', '.join(AGREEMENT_FIELDS)})")
+        if not FIELD_NAME.match(str(fname)):
+            bad(key, "a field's label name: preference, correctness_first, or a field of the pairs' schemes (score)")
             continue
         if not isinstance(spec, dict) or set(spec) - {"majority", "unanimous"} or len(spec) != 1:
             bad(key, "expected { majority = 0.67 } or { unanimous = true }")
@@ -135,6 +150,23 @@ def load_rules(path: str | Path) -> Rules:
                 bad(key, f"majority must be a share in (0, 1], got {share!r}")
                 continue
             agreement[fname] = Threshold(float(share))
+    floors: dict[str, dict[str, float]] = {"margin": {}, "alpha": {}}
+    for rule, (low, high, what) in {
+        "margin": (0.0, math.inf, "a distance from the midpoint, at least 0"),
+        "alpha": (-1.0, 1.0, "an alpha floor from -1 to 1"),
+    }.items():
+        table = f.get(rule) or {}
+        if not isinstance(table, dict):
+            bad(f"filter.{rule}", "expected a table of fields: { score = 1.5 }")
+            continue
+        for fname, v in table.items():
+            key = f"filter.{rule}.{fname}"
+            if not FIELD_NAME.match(str(fname)):
+                bad(key, "a field's label name (score, helpfulness_first, ...)")
+            elif isinstance(v, bool) or not isinstance(v, (int, float)) or not low <= v <= high:
+                bad(key, f"expected {what}, got {v!r}")
+            else:
+                floors[rule][fname] = float(v)
     statuses = f.get("statuses", ["candidate", "selected"])
     if not isinstance(statuses, list) or not statuses or set(statuses) - {"candidate", "selected", "dropped"}:
         bad("filter.statuses", "expected a list of pair statuses: candidate, selected, dropped")
@@ -154,6 +186,8 @@ def load_rules(path: str | Path) -> Rules:
         min_labels=min_labels,
         flagged_out=typed(f, "filter", "flagged_out", bool, True),
         agreement=agreement,
+        margin=floors["margin"],
+        alpha=floors["alpha"],
         correctness_task=typed(f, "filter", "correctness_task", bool, True),
         adjudication=typed(f, "filter", "adjudication", bool, True),
         missing_images=missing,

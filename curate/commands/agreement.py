@@ -7,7 +7,9 @@ import json
 
 HELP = "inter-annotator agreement: Krippendorff's alpha with bootstrap CIs, AC1, kappas, per category"
 DESCRIPTION = (
-    "Agreement per labelled field (preference, correctness of each response, every rating). "
+    "Agreement per labelled field (preference, correctness of each response, every rating), each at the "
+    "level its pairs' annotation scheme declares (a scale or grades ordinal on its points, a choice nominal "
+    "on its values; --level and --scale override). "
     "Reads the store, or with --labels a CSV/JSONL long table with columns item, annotator, field, value "
     "(optional: category; left = which response, first or second, was shown on the left when values "
     "are screen sides left/right; annotator '@gold' gives gold values). With --reliability it ends with "

@@ -10,7 +10,8 @@ DESCRIPTION = (
     "Gold answers are never shown to annotators: control tasks (mmrb assign --control-share) and the "
     "qualification set are scored against them, and the build uses them where present. "
     "A gold file is CSV or JSONL with pair_id and any of preference (first/second/tie), "
-    "correctness_first, correctness_second (correct/incorrect/unsure), note; in the pair's stored order."
+    "correctness_first, correctness_second (correct/incorrect/unsure), note, and for a pair on an annotation "
+    "scheme its fields by their label names (score, grade_first, ...); in the pair's stored order."
 )
 
 

@@ -6,17 +6,21 @@ label field, columns ``pair``, ``annotator``, ``field``, ``value`` (and, read fr
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from ..agreement.table import declared_fields, rating_value
 from ..model import LABEL_FIELDS
+from ..schemes import schemes_in_use
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
     from ..agreement.table import LabelTable
     from ..model import Gold, Label
+    from ..store.columns import CodedColumn
     from ..store.protocols import LabelFrameStore
 
 COLUMNS = ("pair", "annotator", "field", "value", "control", "category")
@@ -24,7 +28,8 @@ COLUMNS = ("pair", "annotator", "field", "value", "control", "category")
 
 def labels_frame(store: LabelFrameStore) -> pd.DataFrame:
     """The store's submitted labels as the long frame of this module (the three label
-    fields), control tasks marked. Read as columns of codes in one scan
+    fields, and where pairs are on other schemes than mmrb, each judged field of
+    ``Label.ratings`` by its key), control tasks marked. Read as columns of codes in one scan
     (Store.label_columns, the agreement's fast path): no Label object per row."""
     cols = store.label_columns()
     control = store.control_keys()
@@ -54,9 +59,40 @@ def labels_frame(store: LabelFrameStore) -> pd.DataFrame:
                 }
             )
         )
+    parts += _rating_parts(store, cols.ratings, pair, annotator, is_control)
     frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(COLUMNS[:5]))
     frame["category"] = frame["pair"].map(category).fillna("").to_numpy(dtype=object)
     return frame.astype({"control": bool}).reset_index(drop=True)
+
+
+def _rating_parts(
+    store: LabelFrameStore, ratings: CodedColumn, pair: np.ndarray, annotator: np.ndarray, is_control: np.ndarray
+) -> list[pd.DataFrame]:
+    """The judged fields of ``Label.ratings`` as frame parts (none in a store whose pairs are
+    all mmrb's: its figures are the three label fields, as before schemes)."""
+    if not store.scheme_keys() - {(None, None)}:
+        return []
+    skipped = declared_fields(schemes_in_use(store)).skipped  # free text, the proposal shown
+    text_codes, texts = ratings
+    parsed = [json.loads(t) if t not in ("", "{}") else None for t in texts]
+    parts = []
+    for key in sorted({k for d in parsed if isinstance(d, dict) for k in d} - skipped):
+        per_text = np.array([rating_value(d.get(key)) if isinstance(d, dict) else None for d in parsed], dtype=object)
+        value = per_text[text_codes]
+        given = pd.notna(value)
+        name = key if key not in LABEL_FIELDS else f"ratings.{key}"  # never shadow a label field (as agreement)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "pair": pair[given],
+                    "annotator": annotator[given],
+                    "field": name,
+                    "value": value[given],
+                    "control": is_control[given],
+                }
+            )
+        )
+    return parts
 
 
 def store_frame(store: LabelFrameStore, pair_ids: Iterable[str] | None = None) -> pd.DataFrame:
@@ -76,6 +112,10 @@ def gold_by_field(golds: Iterable[Gold]) -> dict[str, dict[str, str]]:
             v = g.value(name)
             if v:
                 out[name][g.pair_id] = v
+        for key, raw in (g.ratings or {}).items():  # a scheme's fields, as the labels' frame words them
+            word = rating_value(raw)
+            if word is not None:
+                out.setdefault(key if key not in LABEL_FIELDS else f"ratings.{key}", {})[g.pair_id] = word
     return out
 
 

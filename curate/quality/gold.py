@@ -4,7 +4,11 @@ correctness of reference answers, listed and counted.
 A gold file is CSV (with a header) or JSONL, one pair per row: ``pair_id`` (or ``pair``),
 and any of ``preference`` (``first`` / ``second`` / ``tie``), ``correctness_first``,
 ``correctness_second`` (``correct`` / ``incorrect`` / ``unsure``), plus an optional ``note``.
-Values are in the pair's stored order, never screen sides. An empty cell gives no value;
+A pair on an annotation scheme (curate/schemes.py) may also give its scheme's fields by
+their label names (``score``, ``grade_first``, ``helpfulness_second``: as ``Label.ratings``
+keeps them), a scale as a whole number on its points, a choice or grade as one of its values;
+they are kept in ``Gold.ratings``. Values are in the pair's stored order, never screen sides
+(a side-naming scale: its high end the first response better). An empty cell gives no value;
 a row must give at least one field. The import is all or nothing: any problem (an unknown
 pair, a word outside the vocabulary, an unknown column, a pair twice) is reported with file,
 line and field, and nothing is written.
@@ -18,7 +22,7 @@ from __future__ import annotations
 
 import tempfile
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, get_args
@@ -27,6 +31,7 @@ from ..errors import InputError, InputProblem, MmrbError
 from ..formats.fields import Fields, text_problems
 from ..formats.reader import read_rows
 from ..model import GOLD_SOURCES, LABEL_FIELDS, Correctness, Gold, GoldSource, Preference, word_of
+from ..schemes import Scheme, SchemeField, rating_keys, schemes_of
 from ..wording import plural
 from .qualification import qualification_pairs
 
@@ -61,9 +66,44 @@ class GoldReport:
         return out
 
 
-def _parse(f: Fields, known: set[str]) -> Gold | None:
-    for name in sorted(set(f.data) - COLUMNS):
-        f.bad(name, f"unknown column (expected {', '.join(sorted(COLUMNS))})")
+def gold_fields(scheme: Scheme) -> dict[str, SchemeField]:
+    """The keys of ``Gold.ratings`` a pair on ``scheme`` can have gold for (its fields by their
+    label names): the fields with one answer among known values (scales, choices, grades);
+    free text and multi-select have none."""
+    return {
+        key: f
+        for f in scheme.fields
+        if f.kind not in ("text", "multi")
+        for key in rating_keys(scheme, f)
+        if key not in LABEL_FIELDS  # the label's own columns: gold's own too
+    }
+
+
+def _gold_value(f: Fields, key: str, field_: SchemeField) -> str | int | None:
+    """A scheme field's gold value as ``to_label`` stores it (a scale's point as a number)."""
+    v = f.data.get(key)
+    if field_.kind in ("scale", "scale_per_response"):
+        number = v if isinstance(v, int) and not isinstance(v, bool) else None
+        if isinstance(v, str) and v.strip().lstrip("-").isdigit():
+            number = int(v.strip())
+        if number is None or not field_.low <= number <= field_.high:
+            f.bad(key, f"{v!r} is not a whole number from {field_.low} to {field_.high}")
+            return None
+        return number
+    text = f.text(key)
+    word = word_of(field_.values, text.strip() if text else None)
+    if text is not None and word is None:
+        f.bad(key, f"{text!r} is not one of {', '.join(field_.values)}")
+    return word
+
+
+def _parse(
+    f: Fields, known: set[str], schemes: Mapping[str, Scheme], scheme_columns: frozenset[str] = frozenset()
+) -> Gold | None:
+    """``scheme_columns``: the fields any pair's scheme gives gold for (``gold_fields``)."""
+    columns = COLUMNS | scheme_columns
+    for name in sorted(set(f.data) - columns):
+        f.bad(name, f"unknown column (expected {', '.join(sorted(columns))})")
     ids = [c for c in ID_COLUMNS if f.has(c)]
     if len(ids) != 1:
         f.bad("pair_id", "missing required field" if not ids else "give pair_id or pair, not both")
@@ -86,8 +126,23 @@ def _parse(f: Fields, known: set[str]) -> Gold | None:
     if pair_id not in known:
         f.bad(ids[0], f"no pair {pair_id!r} in the store")
         return None
-    if not any(values.values()):
-        f.bad(None, "no gold value: give preference, correctness_first or correctness_second")
+    given = sorted(k for k in scheme_columns if f.data.get(k) is not None and str(f.data[k]).strip())  # empty: none
+    ratings: dict[str, str | int] = {}
+    if given:
+        scheme = schemes.get(pair_id)
+        mine = gold_fields(scheme) if scheme is not None else {}
+        for key in given:
+            if key not in mine:
+                on = scheme.name if scheme is not None else "mmrb"
+                f.bad(key, f"pair {pair_id!r} is on scheme {on!r}, which has no field {key!r}")
+                continue
+            v = _gold_value(f, key, mine[key])
+            if v is not None:
+                ratings[key] = v
+        if f.problems:
+            return None
+    if not any(values.values()) and not ratings:
+        f.bad(None, "no gold value: give preference, correctness_first, correctness_second or a field of its scheme")
         return None
     return Gold(
         pair_id,
@@ -96,12 +151,18 @@ def _parse(f: Fields, known: set[str]) -> Gold | None:
         word_of(CORRECTNESS, values["correctness_first"]),
         word_of(CORRECTNESS, values["correctness_second"]),
         note=note,
+        ratings=ratings,
     )
 
 
-def read_gold_file(path: str | Path, known_pairs: Iterable[str]) -> list[Gold]:
-    """Every row of a gold file, or one InputError naming each problem's file, line and field."""
+def read_gold_file(
+    path: str | Path, known_pairs: Iterable[str], schemes: Mapping[str, Scheme] | None = None
+) -> list[Gold]:
+    """Every row of a gold file, or one InputError naming each problem's file, line and field.
+    ``schemes``: each pair's scheme, whose fields a row may give (none: the three label fields)."""
     known = set(known_pairs)
+    schemes = schemes or {}
+    scheme_columns = frozenset(k for s in {id(s): s for s in schemes.values()}.values() for k in gold_fields(s))
     out: list[Gold] = []
     problems: list[InputProblem] = []
     first_line: dict[str, int] = {}
@@ -112,7 +173,7 @@ def read_gold_file(path: str | Path, known_pairs: Iterable[str]) -> list[Gold]:
         f = Fields(str(path), row.line, row.data)
         for name, message in text_problems(row.data):  # the store keeps them: no NUL either, on both backends
             f.bad(name, message)
-        gold = _parse(f, known) if not f.problems else None
+        gold = _parse(f, known, schemes, scheme_columns) if not f.problems else None
         if gold is not None and gold.pair_id in first_line:
             f.bad(
                 f"{'pair_id' if f.has('pair_id') else 'pair'}",
@@ -134,7 +195,7 @@ def import_gold(store: GoldStageStore, path: str | Path) -> GoldReport:
     """Read a gold file whole, then store every row in one transaction (replacing any earlier
     gold of those pairs)."""
     with store.transaction() as tx:
-        golds = read_gold_file(path, (p.id for p in store.pairs(conn=tx)))
+        golds = read_gold_file(path, (p.id for p in store.pairs(conn=tx)), schemes_of(store, conn=tx))
         store.set_gold(golds, conn=tx)
     return GoldReport(len(golds), "import")
 
@@ -188,9 +249,10 @@ def from_adjudication(adj) -> Gold | None:
     if adj.exclude:
         return None
     values = {name: getattr(adj, name) for name in LABEL_FIELDS}
-    if not any(values.values()):
+    ratings = {k: v for k, v in (adj.ratings or {}).items() if v is not None and v != "" and k != "proposal"}
+    if not any(values.values()) and not ratings:
         return None
-    return Gold(adj.pair_id, "adjudication", note=adj.note or "", **values)
+    return Gold(adj.pair_id, "adjudication", note=adj.note or "", ratings=ratings, **values)
 
 
 def from_reference(pair) -> Gold | None:

@@ -21,6 +21,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from ..agreement.table import rating_value
 from ..errors import MmrbError
 from ..model import LABEL_FIELDS, Assignment
 from ..seeding import unit
@@ -124,11 +125,17 @@ def score(store: QualificationStore, annotator: str, conn: Transaction | None = 
         if g is None:
             continue
         lab = labels.get(a.pair_id)
+        done = lab is not None and lab.status == "submitted"
         for name in LABEL_FIELDS:
             v = g.value(name)
             if v:
                 asked += 1
-                right += int(lab is not None and lab.status == "submitted" and label_values(lab).get(name) == v)
+                right += int(done and lab is not None and label_values(lab).get(name) == v)
+        for key, raw in (g.ratings or {}).items():  # a scheme's fields, as the label keeps them
+            word = rating_value(raw)
+            if word is not None:
+                asked += 1
+                right += int(done and lab is not None and rating_value((lab.ratings or {}).get(key)) == word)
     return right, asked
 
 

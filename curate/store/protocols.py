@@ -81,6 +81,8 @@ class SchemeReader(Protocol):
         self, ids: Iterable[str] | None = None, conn: Transaction | None = None
     ) -> dict[str, tuple[str | None, int | None]]: ...
 
+    def scheme_keys(self, conn: Transaction | None = None) -> set[tuple[str | None, int | None]]: ...
+
 
 class SchemeWriter(SchemeReader, Protocol):
     """``curate/assign.py``: a batch's scheme kept and given to its pairs."""
@@ -221,7 +223,9 @@ class AssignStore(QualificationStore, ReadsPairs, SchemeWriter, Protocol):
     def add_assignments(self, assignments: Iterable[Assignment], conn: Transaction | None = None) -> int: ...
 
 
-class GoldStageStore(Writes, Reads, QualificationSetStore, ReadsGold, ReadsItems, ReadsPairs, ReadsLabels, Protocol):
+class GoldStageStore(
+    Writes, Reads, QualificationSetStore, ReadsGold, ReadsItems, ReadsPairs, ReadsLabels, SchemeReader, Protocol
+):
     """``curate/quality/gold.py``: gold answers in and out, what they are derived from, and
     the figures of control tasks (the qualification set among them)."""
 
@@ -234,9 +238,9 @@ class GoldStageStore(Writes, Reads, QualificationSetStore, ReadsGold, ReadsItems
     def adjudications(self, conn: Transaction | None = None) -> dict[str, Adjudication]: ...
 
 
-class LabelFrameStore(Protocol):
+class LabelFrameStore(SchemeReader, Protocol):
     """``curate/quality/frames.py``: the labels as columns of codes, which are control tasks,
-    each pair's category."""
+    each pair's category, the schemes (which ratings hold a judgement)."""
 
     def label_columns(self) -> LabelColumns: ...
 

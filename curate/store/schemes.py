@@ -55,6 +55,13 @@ class SchemeStore(StoreBase):
                 out |= {r[0]: (r[1], r[2]) for r in c.execute(q.where(P.id.in_(ids[start : start + _CHUNK])))}
             return out
 
+    def scheme_keys(self, conn: Conn | None = None) -> set[tuple[str | None, int | None]]:
+        """The distinct (scheme, version) of the pairs, (None, None) for the default: which
+        schemes a store's labels can be under, without a row per pair."""
+        P = S.pairs.c
+        with self._r(conn) as c:
+            return {(r[0], r[1]) for r in c.execute(select(P.scheme, P.scheme_version).distinct())}
+
     def set_pair_scheme(
         self,
         pair_ids: Iterable[str],
