@@ -16,7 +16,6 @@ from curate import schemes
 from curate.benchmark import build
 from curate.benchmark.rules import Rules
 from curate.cli import main as mmrb
-from curate.errors import MmrbError
 from curate.model import Annotator, Candidate, Item, Label, Pair
 from tests.support.official import load
 
@@ -107,7 +106,7 @@ def test_app_labels_export_their_scores_and_the_benchmarks_script_scores_them_as
     assert ours["overall"]["accuracy"] == pytest.approx(theirs.accuracy, abs=1e-12)
 
 
-def test_a_label_without_a_score_is_refused_naming_the_pairs_and_nothing_is_written(sqlite_store, tmp_path):
+def test_a_task_with_a_label_without_a_score_is_not_written_in_mmrb2s_layout(sqlite_store, tmp_path):
     _store(sqlite_store)
     out = tmp_path / "bench"
     build(sqlite_store, Rules(resamples=0), out)
@@ -116,9 +115,20 @@ def test_a_label_without_a_score_is_refused_naming_the_pairs_and_nothing_is_writ
     sqlite_store.add_annotator(Annotator("w"))
     sqlite_store.save_label(Label("t1", "w", preference="second"))
     sqlite_store.save_label(Label("t3", "w", preference="first"))
-    with pytest.raises(
-        MmrbError, match=r"2 pairs of its tasks have labels with a preference but none: t1 \(w\); t3 \(w\)"
-    ):
-        build(sqlite_store, Rules(resamples=0), out)
-    assert (out / "mmrb2" / "t2i.json").read_bytes() == before  # the previous build, whole
-    assert not list(tmp_path.glob(".bench.tmp-*"))
+    assert before
+    res = build(sqlite_store, Rules(resamples=0), out)
+    assert res.mmrb2_refused == {"t2i": ["t1", "t3"]} and "t2i" not in res.mmrb2
+    assert not (out / "mmrb2" / "t2i.json").exists()  # never a score made up, nor a task half written
+    assert {t.id for t in res.triplets} >= {"t1", "t3"}  # the other layouts keep them
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert "Not in the MMRB2 layout: `t2i` (2 pairs, e.g. `t1`)" in card
+    assert json.loads((out / "build.json").read_text(encoding="utf-8"))["mmrb2_not_written"] == {"t2i": ["t1", "t3"]}
+    rules = tmp_path / "rules.toml"
+    rules.write_text("[export]\nresamples = 0\n", encoding="utf-8")
+    said = io.StringIO()
+    with contextlib.redirect_stdout(said):
+        assert mmrb(["build", "--db", sqlite_store.db, "--rules", str(rules), "--out", str(tmp_path / "cli")]) == 0
+    assert (
+        "warning: MMRB2 layout: t2i not written: 2 pairs (e.g. t1) with labels that have a preference"
+        in said.getvalue()
+    )

@@ -50,6 +50,8 @@ class BuildResult:
     missing_images: list[str]  # ids of triplets with an image missing from the store
     aggregated: Aggregated | None = None  # the labels as rules.aggregation made them one
     mmrb2: dict[str, int] = field(default_factory=dict)  # triplets in the MMRB2 layout, per task
+    # MMRB2 tasks not written: their pairs whose labels have no score (export.mmrb2_refused)
+    mmrb2_refused: dict[str, list[str]] = field(default_factory=dict)
 
 
 def make_triplets(
@@ -248,13 +250,13 @@ def build(store: Store, rules: Rules, out: str | Path) -> BuildResult:
     triplets, sources, missing = make_triplets(store, result.kept, inputs)
     report = _agreement(table, {d.pair.id for d in result.decisions}, rules)
     try:
-        mmrb2_counts = _write(out, store, rules, result, inputs, triplets, sources, missing, report)
+        mmrb2_counts, refused = _write(out, store, rules, result, inputs, triplets, sources, missing, report)
     except Exception as e:
         if is_disk_full(e):  # _write removed its folder: the previous build is as it was
             kept = f" (the previous build in {out} is kept)" if (out / MANIFEST).is_file() else ""
             raise DiskFullError(f"the build {out}", kept) from e
         raise
-    return BuildResult(out, result, triplets, missing, inputs.aggregated, mmrb2_counts)
+    return BuildResult(out, result, triplets, missing, inputs.aggregated, mmrb2_counts, refused)
 
 
 def _write(
@@ -267,9 +269,10 @@ def _write(
     sources: dict[str, Path],
     missing: list[str],
     report: AgreementReport,
-) -> dict[str, int]:
+) -> tuple[dict[str, int], dict[str, list[str]]]:
     """Every file of the build in a folder of its own beside ``out``, swapped in when
-    complete (removed when not); the MMRB2 layout's triplets per task."""
+    complete (removed when not); the MMRB2 layout's triplets per task, and its tasks not
+    written with their unscored pairs."""
     out.parent.mkdir(parents=True, exist_ok=True)
     remove_leftovers(out)
     tmp, hold = _held_tmp(out, "tmp")
@@ -281,7 +284,7 @@ def _write(
             chosen_side={d.pair.id: d.chosen for d in result.kept if is_side(d.chosen)},
             labels=inputs.labels,
         )
-        export.check_mmrb2(rows)  # a label MMRB2's layout cannot hold without a made-up score: refused first
+        refused = export.mmrb2_refused(rows)  # labels MMRB2's layout cannot hold without a made-up score
         export.copy_images(tmp, sources, store.images)
         # every format the build writes (curate/formats/registry.py): its layout's files
         written = {fmt.name: fmt.load("export")(tmp, rows) for fmt in EXPORTED}
@@ -295,6 +298,7 @@ def _write(
             missing_image_triplets=len(missing),
             aggregated=inputs.aggregated,
             mmrb2_counts=mmrb2_counts,
+            mmrb2_refused=refused,
             schemes=inputs.schemes,
         )
         write_card(tmp, report, text)
@@ -306,6 +310,7 @@ def _write(
             "per_category": result.kept_per_category(),
             "removed": result.removed(),
             "missing_images": missing,
+            **({"mmrb2_not_written": refused} if refused else {}),
             "aggregation": aggregation_summary(inputs.aggregated, result),
             "files": files,
         }
@@ -317,7 +322,7 @@ def _write(
         raise
     finally:
         os.close(hold)
-    return mmrb2_counts
+    return mmrb2_counts, refused
 
 
 def dry_run(store: Store, rules: Rules) -> FilterResult:

@@ -303,6 +303,20 @@ def files_lines(
     return lines + _fill(LOADING, layouts=layouts, seed=seed, split=SPLIT, example="\n".join(load_example()))
 
 
+def mmrb2_refused_lines(refused: Mapping[str, list[str]]) -> list[str]:
+    """The MMRB2 tasks left out of its layout, and why (no score is made up from a preference)."""
+    if not refused:
+        return []
+    tasks = ", ".join(f"`{task}` ({plural(len(ids), 'pair')}, e.g. `{ids[0]}`)" for task, ids in refused.items())
+    return [
+        "",
+        f"Not in the MMRB2 layout: {tasks}. Their labels have a preference but no 1-6 score or letter "
+        "grade (they were made on another annotation scheme), and MMRB2's file holds each rater's "
+        "score: none is made up. The other layouts hold them.",
+        "",
+    ]
+
+
 def images_sentence(triplets: list[Triplet]) -> str | None:
     """How many responses hold images, and how many of those images are missing; None: none do."""
     with_images = [parts for t in triplets for parts in (t.chosen_parts, t.rejected_parts) if parts]
@@ -487,12 +501,15 @@ def card_text(
     missing_image_triplets: int,
     aggregated: Aggregated | None = None,
     mmrb2_counts: Mapping[str, int] | None = None,
+    mmrb2_refused: Mapping[str, list[str]] | None = None,
     schemes: Mapping[str, Scheme] | None = None,
 ) -> str:
     """The card's Markdown. ``mmrb2_counts``: the triplets of each MMRB2 task written in
-    MMRB2's layout; ``schemes``: each considered pair's annotation scheme."""
+    MMRB2's layout, ``mmrb2_refused`` its tasks not written (their unscored pairs);
+    ``schemes``: each considered pair's annotation scheme."""
     lines = front_lines(rules)
     lines += files_lines(triplets, len(result.decisions), mmrb2_counts, rules.seed)
+    lines += mmrb2_refused_lines(mmrb2_refused or {})
     lines += counts_lines(triplets, n_annotators, missing_image_triplets)
     lines += scheme_lines(schemes or {}, result)
     lines += filtering_lines(rules, result)

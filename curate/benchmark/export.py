@@ -40,7 +40,6 @@ from ..formats import mmrb, mmrb2, triplets, vlrewardbench
 from ..images import ImageStore
 from ..model import Label, Part, Side, Triplet
 from ..seeding import hex_hash
-from ..wording import plural
 
 SPLIT = "test"  # the one split: named so in the card's YAML, its loading example and the saved dataset
 PARQUET = f"data/{SPLIT}-00000-of-00001.parquet"
@@ -177,20 +176,16 @@ def mmrb2_unscored(e: Export) -> dict[str, list[str]]:
     return out
 
 
-def check_mmrb2(e: Export) -> None:
-    """Refuse the MMRB2 layout (and with it the build: nothing is written) when a label of one
-    of its triplets has a preference but no 1-6 score or letter grade, naming the pairs."""
-    bad = mmrb2_unscored(e)
-    if not bad:
-        return
-    shown = "; ".join(f"{pid} ({', '.join(who)})" for pid, who in list(bad.items())[:10])
-    more = f" and {len(bad) - 10} more" if len(bad) > 10 else ""
-    raise MmrbError(
-        f"the MMRB2 layout writes each label's 1-6 score (t2i, edit, interleaved) or letter grades (reasoning), "
-        f"and {plural(len(bad), 'pair')} of its tasks {'has' if len(bad) == 1 else 'have'} labels with a preference "
-        f"but none: {shown}{more}. Label them on the mmrb2-pairwise or mmrb2-reasoning scheme (mmrb assign --scheme), "
-        f"or exclude them; nothing was written"
-    )
+def mmrb2_refused(e: Export) -> dict[str, list[str]]:
+    """The MMRB2 tasks whose file the build does not write, and why: task -> its pairs with a
+    label that has a preference but no 1-6 score or letter grade (made on another scheme).
+    MMRB2's file holds each rater's score; one made up from a preference is never written,
+    and a task is written whole or not at all (the build's other layouts hold every triplet)."""
+    out: dict[str, list[str]] = {}
+    category = {t.id: t.category for t in e.triplets}
+    for pid in mmrb2_unscored(e):
+        out.setdefault(category[pid], []).append(pid)
+    return out
 
 
 def mmrb2_ratings(task: str, labels: Iterable[Label], a_side: Side) -> tuple[mmrb2.Rating, ...]:
@@ -198,9 +193,9 @@ def mmrb2_ratings(task: str, labels: Iterable[Label], a_side: Side) -> tuple[mmr
     response A: at most three (the format's raters), in annotator order, those that say
     something. A score (``ratings.score``, 1-6, high = first better) or grades
     (``grade_first`` / ``grade_second``) are written as they are, turned to A's point of view.
-    A label with a preference but no score or grade is refused (``check_mmrb2``): no score is
-    made up from a preference. A label that says nothing on the scale (a tie, no answer) is
-    left out."""
+    A label with a preference but no score or grade is refused (its task is not written,
+    ``mmrb2_refused``): no score is made up from a preference. A label that says nothing on the
+    scale (a tie, no answer) is left out."""
     out: list[mmrb2.Rating] = []
     b_side = sides.other(a_side)
     for lab in sorted(labels, key=lambda lab: lab.annotator):
@@ -285,13 +280,14 @@ def write_mmrb2(out: Path, e: Export) -> dict[str, int]:
     different images are the same, whatever the ids). A response image
     missing from the store keeps a name whose file is not there, so an import records it as
     missing. ``e.chosen_side``: the stored side of each triplet's chosen response (to turn
-    labels to A and B). Returns the triplets written per task (none: no folder)."""
-    check_mmrb2(e)  # before any file: refused whole, never half written
+    labels to A and B). Returns the triplets written per task (none: no folder); a task with a
+    label that has no score is not written (``mmrb2_refused``)."""
+    refused = mmrb2_refused(e)
     rows, first, chosen_side, labels = e.triplets, e.chosen_first, e.chosen_side, e.labels
     counts: dict[str, int] = {}
     for task in mmrb2.CATEGORIES:
         group = [t for t in rows if t.category == task]
-        if not group:
+        if not group or task in refused:
             continue
         folder = out / MMRB2_DIR
         folder.mkdir(parents=True, exist_ok=True)

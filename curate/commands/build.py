@@ -85,6 +85,12 @@ def run(args: argparse.Namespace) -> int:
     if res.mmrb2:
         per_task = ", ".join(f"{task} {n}" for task, n in res.mmrb2.items())
         print(f"MMRB2 layout in {res.out / 'mmrb2'}: {plural(sum(res.mmrb2.values()), 'triplet')} ({per_task})")
+    for task, ids in res.mmrb2_refused.items():
+        print(
+            f"warning: MMRB2 layout: {task} not written: {plural(len(ids), 'pair')} (e.g. {ids[0]}) with labels "
+            "that have a preference but no 1-6 score or grade; label them on mmrb2-pairwise or mmrb2-reasoning "
+            "(mmrb assign --scheme) to have it. The other layouts hold them."
+        )
     agg = res.aggregated
     if agg is not None and agg.method != "majority":
         print("\n".join(agg.lines()))
