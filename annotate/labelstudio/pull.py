@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -101,6 +102,26 @@ def annotator_name(user: Any, user_id: int | None) -> str:
     return email or f"labelstudio-user-{user_id}"
 
 
+def _results(
+    result: list, controls: Mapping[str, Control], where: str, problems: list[str]
+) -> Iterator[tuple[str, Control, dict]]:
+    """An annotation's results that answer a control of the config, each control once; any
+    other result is a problem (added to ``problems``), named by its place and control."""
+    seen: set[str] = set()
+    for n, r in enumerate(result):
+        name, rtype = r.get("from_name"), r.get("type")
+        control = controls.get(name) if isinstance(name, str) else None
+        if control is None:
+            problems.append(f"{where}: result {n} has an unexpected from_name {name!r} (type {rtype!r})")
+        elif rtype != control.result_type:
+            problems.append(f"{where}: result {n} ({name}) has type {rtype!r}, expected {control.result_type!r}")
+        elif name in seen:
+            problems.append(f"{where}: more than one result for {name!r}")
+        else:
+            seen.add(name)
+            yield name, control, r
+
+
 def convert(annotation: dict, task: dict, annotator: str, where: str) -> tuple[Label | None, list[str]]:
     """One Label Studio annotation -> a Label in canonical terms, or the problems found.
     The task has passed ``_task_problems``: its ``left`` is first or second."""
@@ -108,18 +129,7 @@ def convert(annotation: dict, task: dict, annotator: str, where: str) -> tuple[L
     left: Side = data["left"]
     problems: list[str] = []
     values: dict[str, Any] = {}
-    for n, r in enumerate(annotation.get("result") or []):
-        name, rtype = r.get("from_name"), r.get("type")
-        control = CONTROLS.get(name)
-        if control is None:
-            problems.append(f"{where}: result {n} has an unexpected from_name {name!r} (type {rtype!r})")
-            continue
-        if rtype != control.result_type:
-            problems.append(f"{where}: result {n} ({name}) has type {rtype!r}, expected {control.result_type!r}")
-            continue
-        if name in values:
-            problems.append(f"{where}: more than one result for {name!r}")
-            continue
+    for name, control, r in _results(annotation.get("result") or [], CONTROLS, where, problems):
         value = r.get("value") or {}
         if control.result_type == "choices":
             got = value.get("choices")
@@ -217,22 +227,9 @@ def scheme_screen_values(scheme: Scheme, result: list, where: str) -> tuple[dict
     right)) and the flag's, or the problems found."""
     controls, owner = _form(scheme)
     problems: list[str] = []
-    seen: set[str] = set()
     shown: dict[str, Any] = {}
     halves: dict[str, list[Any]] = {}
-    for n, r in enumerate(result):
-        name, rtype = r.get("from_name"), r.get("type")
-        control = controls.get(name) if isinstance(name, str) else None
-        if control is None:
-            problems.append(f"{where}: result {n} has an unexpected from_name {name!r} (type {rtype!r})")
-            continue
-        if rtype != control.result_type:
-            problems.append(f"{where}: result {n} ({name}) has type {rtype!r}, expected {control.result_type!r}")
-            continue
-        if name in seen:
-            problems.append(f"{where}: more than one result for {name!r}")
-            continue
-        seen.add(control.name)
+    for _, control, r in _results(result, controls, where, problems):
         f, half = owner.get(control.name, (None, None))
         value, problem = _result_value(control, f, r, where)
         if problem is not None:

@@ -2,6 +2,8 @@
 the reference and the automatic verdict, every label); record the final decision (kept apart).
 The figures are in annotate/adjudication.py; this page renders and records."""
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from annotate import flash, keys, ui
@@ -23,7 +25,8 @@ from annotate.pair_ui import image_block, image_zoom_button, pair_responses, zoo
 from annotate.render import item_html, labels_html, pair_token, plain, reference_html
 from annotate.session_ui import require
 from annotate.widgets import key_listener
-from curate.model import CORRECTNESS, SCREEN_PREFERENCES, Adjudication, Correctness, Preference
+from curate.model import CORRECTNESS, SCREEN_PREFERENCES, Adjudication, Correctness, Pair, Preference
+from curate.schemes import Scheme
 from curate.sides import preference_from_screen
 
 
@@ -40,6 +43,51 @@ def _decide(col, x: Decision, was: str | None, tk: str) -> object:
     opts: list[str | None] = [None, *x.options]
     at = opts.index(was) if was in opts else 0
     return col.radio(x.title, opts, index=at, horizontal=True, key=f"adj_{x.key}_{tk}", format_func=title)
+
+
+Decide = Callable[[bool, str], Adjudication]  # (exclude, note) -> the decision recorded
+
+
+def _mmrb_fields(a, b, prev: Adjudication | None, tk: str, pair: Pair, admin: str) -> Decide:
+    """Multimodal RewardBench's decisions: each response's correctness, the final preference."""
+    corr: tuple[Correctness | None, ...] = (None, *CORRECTNESS)
+    # first is shown on the left: the preferences in the label form's order, A T D picking them
+    prefs: tuple[Preference, ...] = tuple(
+        p for v in SCREEN_PREFERENCES if (p := preference_from_screen(v, "first")) is not None
+    )
+    pref_keys = keys.option_keys(keys.ADJ_KEYS, "adj_pref")
+    cf = a.radio(
+        "First is",
+        corr,
+        index=corr.index(prev.correctness_first) if prev else 0,
+        horizontal=True,
+        key=f"adj_first_{tk}",
+        format_func=lambda v: v or "no decision",
+    )
+    cs = b.radio(
+        "Second is",
+        corr,
+        index=corr.index(prev.correctness_second) if prev else 0,
+        horizontal=True,
+        key=f"adj_second_{tk}",
+        format_func=lambda v: v or "no decision",
+    )
+    pref = a.radio(
+        "Final preference",
+        prefs,
+        index=prefs.index(prev.preference) if prev and prev.preference in prefs else None,
+        horizontal=True,
+        key=f"adj_pref_{tk}",
+        format_func=lambda v: f"{v}  ({pref_keys[prefs.index(v)]})",
+    )
+    return lambda excl, note: Adjudication(pair.id, admin, pref, cf, cs, exclude=excl, note=note)
+
+
+def _scheme_fields(halves, scheme: Scheme, prev: Adjudication | None, tk: str, pair: Pair, admin: str) -> Decide:
+    """A declared scheme's decisions (annotate/adjudication.py), two columns of them."""
+    before = answers(scheme, prev) if prev is not None else {}
+    chosen = {x.key: _decide(halves[i % 2], x, before.get(x.key), tk) for i, x in enumerate(decisions(scheme))}
+    return lambda excl, note: decided(scheme, pair, admin, chosen, exclude=excl, note=note)
 
 
 who = require("admin_adjudicate")
@@ -142,66 +190,13 @@ with st.container(key="mmrb-adjudicate"):
     )
 
     prev = row.adjudication
-    if scheme != MMRB:  # a declared scheme: each of its fields decided (annotate/adjudication.py)
-        tk = pair_token(pid)
-        before = answers(scheme, prev) if prev is not None else {}
-        with st.form(f"adj_form_{tk}", border=True):
-            chosen: dict[str, object] = {}
-            asked = decisions(scheme)
-            halves = st.columns(2)
-            for i, x in enumerate(asked):
-                chosen[x.key] = _decide(halves[i % 2], x, before.get(x.key), tk)
-            excl = st.checkbox(
-                "Exclude this pair from the benchmark  (X)", value=bool(prev and prev.exclude), key=f"adj_exclude_{tk}"
-            )
-            note = st.text_area(
-                "Note  (E to write, Esc to leave)", value=prev.note if prev else "", key=f"adj_note_{tk}", height=68
-            )
-            st.caption("A scale's point labels say left and right as seen with the first response on the left.")
-            if st.form_submit_button("Record decision  (Enter)", type="primary", key=f"adj_record_{tk}"):
-                s.set_adjudication(decided(scheme, d.pair, who.name, chosen, exclude=excl, note=note))
-                flash.say("success", f"Decision recorded for {plain(pid)}.")
-                nxt = next_pending(shown, pid, again=False)
-                if nxt is not None:
-                    ss["adj_goto"] = nxt
-                st.rerun()
-        st.caption(keys.ADJ_LEGEND)
-        compact_style()
-        zoom_if_asked()
-        key_listener()
-        st.stop()
-    corr: tuple[Correctness | None, ...] = (None, *CORRECTNESS)
-    # first is shown on the left: the preferences in the label form's order, A T D picking them
-    prefs: tuple[Preference, ...] = tuple(
-        p for v in SCREEN_PREFERENCES if (p := preference_from_screen(v, "first")) is not None
-    )
-    pref_keys = keys.option_keys(keys.ADJ_KEYS, "adj_pref")
     tk = pair_token(pid)
     with st.form(f"adj_form_{tk}", border=True):
         a, b = st.columns(2)
-        cf = a.radio(
-            "First is",
-            corr,
-            index=corr.index(prev.correctness_first) if prev else 0,
-            horizontal=True,
-            key=f"adj_first_{tk}",
-            format_func=lambda v: v or "no decision",
-        )
-        cs = b.radio(
-            "Second is",
-            corr,
-            index=corr.index(prev.correctness_second) if prev else 0,
-            horizontal=True,
-            key=f"adj_second_{tk}",
-            format_func=lambda v: v or "no decision",
-        )
-        pref = a.radio(
-            "Final preference",
-            prefs,
-            index=prefs.index(prev.preference) if prev and prev.preference in prefs else None,
-            horizontal=True,
-            key=f"adj_pref_{tk}",
-            format_func=lambda v: f"{v}  ({pref_keys[prefs.index(v)]})",
+        decision = (
+            _mmrb_fields(a, b, prev, tk, d.pair, who.name)
+            if scheme == MMRB
+            else _scheme_fields((a, b), scheme, prev, tk, d.pair, who.name)
         )
         excl = b.checkbox(
             "Exclude this pair from the benchmark  (X)", value=bool(prev and prev.exclude), key=f"adj_exclude_{tk}"
@@ -209,8 +204,10 @@ with st.container(key="mmrb-adjudicate"):
         note = st.text_area(
             "Note  (E to write, Esc to leave)", value=prev.note if prev else "", key=f"adj_note_{tk}", height=68
         )
+        if scheme != MMRB:
+            st.caption("A scale's point labels say left and right as seen with the first response on the left.")
         if st.form_submit_button("Record decision  (Enter)", type="primary", key=f"adj_record_{tk}"):
-            s.set_adjudication(Adjudication(pid, who.name, pref, cf, cs, exclude=excl, note=note))
+            s.set_adjudication(decision(excl, note))
             flash.say("success", f"Decision recorded for {plain(pid)}.")
             nxt = next_pending(shown, pid, again=False)  # on to the next undecided pair
             if nxt is not None:
