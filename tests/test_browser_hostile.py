@@ -344,10 +344,17 @@ def test_every_lead_page_with_hostile_data_fetches_nothing_outside(browser, serv
         w.page.wait_for_selector("[data-testid=stDataFrame]", timeout=45_000)
         w.check("annotators")
         w.page.get_by_text("Add an account").click()
-        w.page.get_by_role("textbox", name="Name").fill(short("NEW"))
-        w.page.get_by_role("textbox", name="Initial password (at least 8 characters)").fill(PASSWORD)
-        w.page.get_by_role("button", name="Add").click()
-        w.page.get_by_text("invalid annotator name").wait_for(timeout=45_000)  # markup names no account
+        for attempt in (1, 2):  # text typed while a rerun of the page is still arriving can be dropped
+            w.page.get_by_role("textbox", name="Name").fill(short("NEW"))
+            w.page.get_by_role("textbox", name="Initial password (at least 8 characters)").fill(PASSWORD)
+            w.page.get_by_role("button", name="Add").click()
+            try:  # markup names no account
+                w.page.get_by_text("invalid annotator name").wait_for(timeout=30_000 if attempt == 1 else 45_000)
+                break
+            except Exception:
+                if attempt == 2:
+                    raise
+                wait_idle(w.page)
         w.check("annotators, after adding", "invalid annotator name 'NEW![i]")
         w.open("Leaderboard")
         w.page.get_by_text("Mistakes").wait_for(timeout=45_000)
