@@ -132,3 +132,71 @@ def test_a_task_with_a_label_without_a_score_is_not_written_in_mmrb2s_layout(sql
         "warning: MMRB2 layout: t2i not written: 2 pairs (e.g. t1) with labels that have a preference"
         in said.getvalue()
     )
+
+
+def test_labels_made_on_the_label_page_export_their_real_scores_for_mmrb2s_script(tmp_path, monkeypatch):
+    """The same, the labels made through the label page itself (AppTest): each annotator picks
+    on screen, some with the first response on the right; the export holds the scores as
+    stored (mirrored where flipped) and MMRB2's compute_accuracy.py reads it."""
+    from curate.assign import assign
+    from curate.store import Store
+    from tests.support.apptest import sign_in, submit
+    from tests.support.streamlit_server import _password_hash
+    from tests.test_app_schemes import widget
+
+    db = str(tmp_path / "app.db")
+    s = Store(db, images=tmp_path / "images")
+    ids = ["t0", "t1", "t2", "t3"]
+    s.add_items([Item(id=f"i{p}", prompt=f"draw {p}", category="t2i") for p in ids])
+    s.add_candidates(
+        [Candidate(id=f"{p}/{m}", item_id=f"i{p}", model=m, text=f"{m} {p}") for p in ids for m in ("one", "two")]
+    )
+    s.add_pairs([Pair(id=p, item_id=f"i{p}", first_id=f"{p}/one", second_id=f"{p}/two", origin="t") for p in ids])
+    h = _password_hash()
+    for who in ("alice", "bob"):
+        s.add_annotator(Annotator(who, "annotator", h))
+    assign(s, k=2, annotators=["alice", "bob"], scheme=PAIRWISE, seed=3)
+    monkeypatch.setenv("MMRB_DB", db)
+    monkeypatch.setenv("MMRB_IMAGES", str(tmp_path / "images"))
+    picked = {"alice": {"t0": 6, "t1": 2, "t2": 5, "t3": 1}, "bob": {"t0": 5, "t1": 1, "t2": 3, "t3": 2}}
+    lefts = {}
+    for who, picks in picked.items():
+        at = sign_in(who)
+        for a in sorted(s.assignments(annotator=who), key=lambda a: a.seq):
+            lefts[(a.pair_id, who)] = a.left
+            widget(at, "qs-score-all-").set_value(picks[a.pair_id])
+            submit(at)
+    assert len(set(lefts.values())) == 2  # both sides were shown
+    stored = {(lab.pair_id, lab.annotator): lab.ratings["score"] for lab in s.labels() if lab.scheme_version == 1}
+    assert stored == {
+        (p, who): v if lefts[(p, who)] == "first" else 7 - v for who, picks in picked.items() for p, v in picks.items()
+    }
+    out = tmp_path / "bench"
+    res = build(s, Rules(resamples=0), out)
+    assert res.mmrb2 == {"t2i": 4} and not res.mmrb2_refused
+    data = json.loads((out / "mmrb2" / "t2i.json").read_text())
+    for p in data["pairs"]:
+        pid = p["id"]
+        a_first = p["response_a"]["model_name"] == "one"
+        scores = [stored[(pid, who)] for who in ("alice", "bob")]
+        assert p["human_annotations"] == (scores if a_first else [7 - v for v in scores])
+    # a judge preferring response A everywhere: MMRB2's script and ours agree on the figure
+    preds = {p["id"]: {"forward": [{"judgement": "A"}], "reverse": [{"judgement": "B"}]} for p in data["pairs"]}
+    (tmp_path / "preds.json").write_text(json.dumps(preds))
+    theirs = load("mmrb2/compute_accuracy.py", "mmrb2_official").compute_task_accuracy(preds, data, "image")
+    ours = _ours(
+        "--judgments",
+        str(tmp_path / "preds.json"),
+        "--format",
+        "mmrb2",
+        "--preset",
+        "mmrb2",
+        "--dataset",
+        str(out / "mmrb2" / "t2i.json"),
+    )
+    assert (ours["overall"]["correct"], ours["overall"]["n"]) == (theirs.total_correct, theirs.total_evaluated)
+    assert theirs.total_evaluated == 8 and 0 < theirs.total_correct < 8
+    from annotate import ui
+
+    ui.close_stores()
+    s.close()
