@@ -340,9 +340,10 @@ def test_label_studio_page_shows_response_images_side_by_side(sqlite_store, clie
             page.click("button[type=submit]")
             page.wait_for_url(lambda url: "/user/login" not in url)
             page.goto(f"{client.url}/projects/{r.project_id}/data?task={task['id']}")
-            # the images as found when there were two (the page may render again right after)
+            # the two images as found once both are laid out (the page may render again right after)
+            laid_out = "i.length === 2 && i.every((x) => x.width > 1)"
             shown = page.wait_for_function(
-                f"() => {{ const i = ({_SHOWN_IMAGES})(); return i.length === 2 ? i : null; }}", timeout=60_000
+                f"() => {{ const i = ({_SHOWN_IMAGES})(); return {laid_out} ? i : null; }}", timeout=60_000
             ).json_value()
             left, right = sorted(shown, key=lambda i: i["x"])
             above, below = (
