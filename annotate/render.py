@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from markdown_it import MarkdownIt
 
+from curate.model import category_title
 from curate.seeding import hex_hash
 from curate.wording import EMPTY, seconds, utc_time
 
@@ -137,20 +138,20 @@ def markdown_html(text: str) -> str:
 def item_html(image_block: str, category: str, prompt: str, *, below: str = "") -> str:
     """The prompt's image beside the prompt, both within ITEM_HEIGHT (a long prompt scrolls).
     ``below``: HTML built here (e.g. reference_html) shown under the prompt. Without an
-    image block (a pair whose responses are the images) the prompt takes the whole width."""
+    image block (a pair whose responses are the images) the prompt takes the whole width.
+    The category is shown by its title (``curate.model.category_title``), not its id."""
+    head = f'<div style="font-size:.85rem;color:#808495">Prompt · {escape_plain(category_title(category))}</div>'
     if not image_block:
         return (
             f'<div class="mmrb-item"><div class="mmrb-prompt" style="max-height:{ITEM_HEIGHT};overflow-y:auto">'
-            f'<div style="font-size:.85rem;color:#808495">Prompt · {escape_plain(category)}</div>'
-            f"{markdown_html(prompt)}{below}</div></div>"
+            f"{head}{markdown_html(prompt)}{below}</div></div>"
         )
     return (
         '<div class="mmrb-item" style="display:grid;grid-template-columns:minmax(0,auto) minmax(0,1fr);'
         'gap:1.25rem;align-items:start">'
         f'<div style="max-width:48vw">{image_block}</div>'
         f'<div class="mmrb-prompt" style="max-height:{ITEM_HEIGHT};overflow-y:auto">'
-        f'<div style="font-size:.85rem;color:#808495">Prompt · {escape_plain(category)}</div>'
-        f"{markdown_html(prompt)}{below}</div></div>"
+        f"{head}{markdown_html(prompt)}{below}</div></div>"
     )
 
 

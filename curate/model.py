@@ -85,6 +85,34 @@ MM_RLHF_CATEGORIES = ("mcq", "long", "short", "safety", "video")
 DEFAULT_CATEGORIES: tuple[str, ...] = tuple(
     dict.fromkeys(MMRB_CATEGORIES + VLRB_CATEGORIES + MMRB2_CATEGORIES + MM_RLHF_CATEGORIES)
 )
+# What a person reads for each category id (the ids stay what the benchmarks write); any other
+# category reads as its id in words ("chart_qa" -> "Chart qa"): ``category_title``.
+CATEGORY_TITLES: dict[str, str] = {
+    "open_generation/correctness_task": "Open-ended generation (correctness)",
+    "open_generation/preference_task": "Open-ended generation (preference)",
+    "knowledge": "Knowledge",
+    "reasoning": "Reasoning",
+    "safety": "Safety",
+    "vqa": "Visual question answering",
+    "general": "General",
+    "hallucination": "Hallucination",
+    "t2i": "Text to image",
+    "edit": "Image editing",
+    "interleaved": "Interleaved text and images",
+    "mcq": "Multiple choice",
+    "long": "Long answer",
+    "short": "Short answer",
+    "video": "Video",
+}
+
+
+def category_title(category: str) -> str:
+    """A category as a person reads it: from ``CATEGORY_TITLES``, else its id in words."""
+    known = CATEGORY_TITLES.get(category)
+    if known is not None:
+        return known
+    words = " ".join(category.replace("/", " ").replace("_", " ").split())
+    return words[:1].upper() + words[1:] if words else category
 
 
 @dataclass(frozen=True)

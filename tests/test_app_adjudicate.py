@@ -101,7 +101,7 @@ def test_reference_and_automatic_verdict_where_known(lead):
     at, _ = lead
     at.selectbox(key="adj_pair").set_value("p3").run()
     text = all_text(at)
-    assert "Read the <strong>chart</strong>: how many bars?" in text and "Prompt · chart" in text
+    assert "Read the <strong>chart</strong>: how many bars?" in text and "Prompt · Chart" in text
     assert "Reference answer</div><p>4 bars</p>" in text
     assert "Automatic verdict by number: first <b>correct</b> (read &ldquo;4&rdquo;)" in text
     assert "second <b>incorrect</b> (read &ldquo;5&rdquo;)" in text

@@ -521,7 +521,7 @@ def test_responses_html_marks_both_sides_with_the_pair_token():
 
 def test_item_html_escapes_the_category_and_renders_the_prompt():
     out = render.item_html('<div data-item="i1"></div>', "vqa<script>", "What is **this**?")
-    assert "vqa&lt;script&gt;" in out and "<strong>this</strong>" in out and 'data-item="i1"' in out
+    assert "Vqa&lt;script&gt;" in out and "<strong>this</strong>" in out and 'data-item="i1"' in out
 
 
 # -- store failures (annotate/outage.py) ---------------------------------------------------
@@ -568,3 +568,14 @@ def test_plain_shows_indented_text_as_text_not_as_a_code_block():
     # four leading spaces made a code block, which showed the escape backslashes ('\<b\>')
     out = _inline_tokens(render.plain("    <b>x</b>\n\tnext"))
     assert [t.content for t in out if t.type == "text"] == ["<b>x</b>", "next"]
+
+
+def test_categories_read_as_their_titles_from_one_table():
+    from annotate.render import item_html
+    from curate.model import CATEGORY_TITLES, DEFAULT_CATEGORIES, category_title
+
+    assert set(DEFAULT_CATEGORIES) <= set(CATEGORY_TITLES)  # every category the importers know
+    assert category_title("open_generation/correctness_task") == "Open-ended generation (correctness)"
+    assert category_title("chart_qa/hard") == "Chart qa hard" and category_title("") == ""
+    assert "Prompt · Visual question answering" in item_html("", "vqa", "What is it?")
+    assert "Prompt · Text to image" in item_html("<img>", "t2i", "Draw it.")
