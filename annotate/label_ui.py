@@ -117,7 +117,7 @@ def label_form(
             key=k.flag,
             format_func=lambda v: "no flag" if not v else FLAG_TITLES[v],
         )
-        why, go = st.columns([6, 1], vertical_alignment="bottom")
+        why, go = st.columns([6, 1] if mode == "new" else [4, 2], vertical_alignment="bottom")  # "Save changes" whole
         why.text_area(
             f"Rationale  (E to write, Esc to leave) · required for: {rationale_required_for(_rule(for_display=True))}",
             key=k.rationale,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from curate.model import Assignment, Label, Pair, Part, Preference, Side
+from curate.model import Assignment, Item, Label, Pair, Part, Preference, Side, category_title
 from curate.quality.qualification import gate
 from curate.schemes import BUILT_IN, DEFAULT, Scheme, proposal_of, resolve
 from curate.sides import shown_pair
@@ -186,7 +186,8 @@ def my_labels(store: Store, annotator: str) -> list[tuple[Label, Assignment]]:
 
 # My labels' columns: a FormInput field (the answers on her screen's sides) or a Label field -> header
 OWN_HEADERS: dict[str, str] = {
-    "pair": "Pair",
+    "prompt": "Prompt",
+    "category": "Category",
     "status": "Status",
     "left": "Left is",
     "right": "Right is",
@@ -198,19 +199,41 @@ OWN_HEADERS: dict[str, str] = {
 }
 
 
+SNIPPET = 80  # characters of a prompt in My labels' table
+
+
+def own_items(store: Store, pair_ids: Sequence[str]) -> dict[str, Item]:
+    """The item of each of these pairs (My labels names a label by its prompt, not its pair id)."""
+    with store.read() as conn:
+        item_of = {p.id: p.item_id for p in store.pairs(ids=pair_ids, conn=conn)}
+        items = {i.id: i for i in store.items(ids=set(item_of.values()), conn=conn)}
+    return {pid: items[iid] for pid, iid in item_of.items() if iid in items}
+
+
+def snippet(text: str, n: int = SNIPPET) -> str:
+    """A prompt on one line, cut at ``n`` characters with an ellipsis."""
+    one = " ".join(text.split())
+    return one if len(one) <= n else one[: n - 1].rstrip() + "…"
+
+
 def own_rows(
-    rows: Sequence[tuple[Label, Assignment]], schemes: Mapping[str, Scheme] | None = None
+    rows: Sequence[tuple[Label, Assignment]],
+    schemes: Mapping[str, Scheme] | None = None,
+    items: Mapping[str, Item] | None = None,
 ) -> list[dict[str, str | None]]:
     """My labels as a table of OWN_HEADERS, as the annotator answered (her screen's sides),
     when each was last saved to the minute in UTC; a missing answer is None (shown as EMPTY).
-    ``schemes``: a pair's scheme when it is not mmrb; its answers are summed up in one column."""
+    ``schemes``: a pair's scheme when it is not mmrb; its answers are summed up in one column.
+    ``items``: each pair's item, for its prompt snippet and category title (else the pair id)."""
     out = []
     for lab, a in rows:
+        item = (items or {}).get(lab.pair_id)
         shown = from_label(lab, a.left)
         scheme = (schemes or {}).get(lab.pair_id)
         declared = scheme is not None and not is_default_form(scheme)
         values = {
-            "pair": lab.pair_id,
+            "prompt": snippet(item.prompt) or lab.pair_id if item is not None else lab.pair_id,
+            "category": category_title(item.category) if item is not None else None,
             "status": lab.status,
             "left": shown.left,
             "right": shown.right,
@@ -226,6 +249,7 @@ def own_rows(
 
 __all__ = [
     "OWN_HEADERS",
+    "own_items",
     "own_rows",
     "PairView",
     "SaveResult",

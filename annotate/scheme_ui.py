@@ -88,7 +88,7 @@ def scheme_fields(view: PairView, mode: str, k: FormKeys, submit: Callable[[Pair
     )
     for f in texts[1:]:
         st.text_area(f.title, key=field_key(mode, scheme, f.name, "all"), height=68)
-    why, go = st.columns([6, 1], vertical_alignment="bottom")
+    why, go = st.columns([6, 1] if mode == "new" else [4, 2], vertical_alignment="bottom")  # "Save changes" whole
     nf = note_field(scheme)
     if texts:
         first = texts[0]

@@ -113,7 +113,8 @@ def test_edit_own_label_keeps_history(sqlite_env):
     assert not at.exception, at.exception
     table = at.dataframe[0].value  # as she answered, on her screen's sides
     assert list(table.columns) == [
-        "Pair",
+        "Prompt",
+        "Category",
         "Status",
         "Left is",
         "Right is",
@@ -124,8 +125,8 @@ def test_edit_own_label_keeps_history(sqlite_env):
         "Saved (UTC)",
     ]
     row = table.iloc[0]
-    assert (row["Pair"], row["Status"], row["Left is"], row["Right is"], row["Better"]) == (
-        "p0",
+    assert (row["Prompt"], row["Category"]) == ("Question 0: what is in the picture?", "Visual question answering")
+    assert (row["Status"], row["Left is"], row["Right is"], row["Better"]) == (
         "submitted",
         "correct",
         "incorrect",

@@ -579,3 +579,16 @@ def test_categories_read_as_their_titles_from_one_table():
     assert category_title("chart_qa/hard") == "Chart qa hard" and category_title("") == ""
     assert "Prompt · Visual question answering" in item_html("", "vqa", "What is it?")
     assert "Prompt · Text to image" in item_html("<img>", "t2i", "Draw it.")
+
+
+def test_my_labels_names_a_label_by_its_prompt_on_one_line():
+    from annotate.queue import own_rows, snippet
+    from curate.model import Assignment, Item, Label
+
+    assert snippet("Read the\n**chart**:  how many bars?") == "Read the **chart**: how many bars?"
+    assert snippet("x" * 200) == "x" * 79 + "…" and snippet("x" * 80) == "x" * 80
+    lab, a = Label("p0", "ann", preference="first"), Assignment("p0", "ann", "second", 0)
+    (row,) = own_rows([(lab, a)], items={"p0": Item("i0", "What\nis it?", "t2i")})
+    assert (row["Prompt"], row["Category"], row["Better"]) == ("What is it?", "Text to image", "right")
+    (row,) = own_rows([(lab, a)])  # the item gone: the pair id stands in
+    assert (row["Prompt"], row["Category"]) == ("p0", None)

@@ -6,7 +6,7 @@ from annotate import flash, ui
 from annotate.label_ui import answers_of, label_form, show_errors
 from annotate.page_style import compact_style
 from annotate.pair_ui import show_item, zoom_button, zoom_if_asked
-from annotate.queue import OWN_HEADERS, my_labels, own_rows, own_view
+from annotate.queue import my_labels, own_items, own_rows, own_view
 from annotate.render import plain
 from annotate.session_ui import require
 from annotate.widgets import key_listener
@@ -22,14 +22,15 @@ if not rows:
     st.info("You have not labelled anything yet.")
     st.stop()
 
-table = own_rows(rows, schemes_of(s, [lab.pair_id for lab, _ in rows]))
+ids = [lab.pair_id for lab, _ in rows]
+table = own_rows(rows, schemes_of(s, ids), own_items(s, ids))
 st.caption("Left and right are as you saw them. Pick one to reopen it.")
 picked = st.dataframe(
     table, hide_index=True, on_select="rerun", selection_mode="single-row", key="my_table", placeholder=EMPTY
 )
 sel = picked.selection.rows if picked else []
 if sel:
-    st.session_state["editing"] = table[sel[0]][OWN_HEADERS["pair"]]
+    st.session_state["editing"] = ids[sel[0]]
 pair_id = st.session_state.get("editing")
 if pair_id:
     view = own_view(s, who.name, pair_id)
