@@ -158,6 +158,7 @@ class Disagreement:
     adjudication: Adjudication | None
     fields: tuple[str, ...]  # the decisions the labels differ on, in the scheme's order
     scheme: Scheme = MMRB
+    prompt: str = ""  # the item's prompt (the picker names a pair by it)
 
     @property
     def pending(self) -> bool:
@@ -184,14 +185,14 @@ def disagreements(store: Store) -> list[Disagreement]:
         return []
     with store.read() as c:
         item_of = {p.id: p.item_id for p in store.pairs(ids=split, conn=c)}
-        category = {i.id: i.category for i in store.items(ids=set(item_of.values()), conn=c)}
+        items = {i.id: i for i in store.items(ids=set(item_of.values()), conn=c)}
         adj = store.adjudications(conn=c)
-    return [
-        Disagreement(
-            pid, category.get(item_of.get(pid, ""), ""), tuple(labs), adj.get(pid), fields, scheme_of.get(pid, MMRB)
-        )
-        for pid, (labs, fields) in sorted(split.items())
-    ]
+    out = []
+    for pid, (labs, fields) in sorted(split.items()):
+        item = items.get(item_of.get(pid, ""))
+        category, prompt = (item.category, item.prompt) if item is not None else ("", "")
+        out.append(Disagreement(pid, category, tuple(labs), adj.get(pid), fields, scheme_of.get(pid, MMRB), prompt))
+    return out
 
 
 def titles(rows: Iterable[Disagreement]) -> dict[str, str]:

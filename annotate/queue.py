@@ -16,7 +16,7 @@ from curate.quality.qualification import gate
 from curate.schemes import BUILT_IN, DEFAULT, Scheme, proposal_of, resolve
 from curate.sides import shown_pair
 from curate.store import NEW_LABEL, ConflictError, Store
-from curate.wording import utc_time
+from curate.wording import snippet, utc_time
 
 from .demo import DELIBERATE_MISSING_IMAGE
 from .form import from_label
@@ -199,21 +199,12 @@ OWN_HEADERS: dict[str, str] = {
 }
 
 
-SNIPPET = 80  # characters of a prompt in My labels' table
-
-
 def own_items(store: Store, pair_ids: Sequence[str]) -> dict[str, Item]:
     """The item of each of these pairs (My labels names a label by its prompt, not its pair id)."""
     with store.read() as conn:
         item_of = {p.id: p.item_id for p in store.pairs(ids=pair_ids, conn=conn)}
         items = {i.id: i for i in store.items(ids=set(item_of.values()), conn=conn)}
     return {pid: items[iid] for pid, iid in item_of.items() if iid in items}
-
-
-def snippet(text: str, n: int = SNIPPET) -> str:
-    """A prompt on one line, cut at ``n`` characters with an ellipsis."""
-    one = " ".join(text.split())
-    return one if len(one) <= n else one[: n - 1].rstrip() + "…"
 
 
 def own_rows(

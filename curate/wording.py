@@ -44,3 +44,10 @@ def utc_time(stamp: str | None) -> str:
         return stamp
     when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
     return when.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def snippet(text: str, n: int = 80) -> str:
+    """A text (a prompt) on one line, cut at ``n`` characters with an ellipsis: what names a
+    pair to a person where its id would (My labels, the adjudication picker)."""
+    one = " ".join(text.split())
+    return one if len(one) <= n else one[: n - 1].rstrip() + "…"

@@ -110,20 +110,22 @@ def test_reference_and_automatic_verdict_where_known(lead):
 
 def test_filters_by_category_and_by_the_field_that_disagrees(lead):
     at, _ = lead
-    assert at.selectbox(key="adj_pair").options == [
-        "p0 · vqa · differs on preference  (pending)",
-        "p2 · vqa · differs on preference  (decided)",
-        "p3 · chart · differs on correctness of first  (pending)",
-        "p5 · vqa · differs on correctness of first, correctness of second  (pending)",
+    vqa = "Visual question answering"
+    assert at.selectbox(key="adj_pair").options == [  # by the prompt, not the pair id
+        f"Question 0: what is in the picture? · {vqa} · differs on preference  (pending)",
+        f"Question 2: what is in the picture? · {vqa} · differs on preference  (decided)",
+        "Read the **chart**: how many bars? · Chart · differs on correctness of first  (pending)",
+        f"Question 5: what is in the picture? · {vqa} · differs on correctness of first, correctness of second"
+        "  (pending)",
     ]
     at.multiselect[0].set_value(["chart"]).run()
-    assert [o.split(" ")[0] for o in at.selectbox(key="adj_pair").options] == ["p3"]
+    assert [o.split(" · ")[0] for o in at.selectbox(key="adj_pair").options] == ["Read the **chart**: how many bars?"]
     assert at.selectbox(key="adj_pair").value == "p3"  # the one shown was filtered out
     at.multiselect[0].set_value([]).run()
     at.multiselect[1].set_value(["correctness_second"]).run()
-    assert [o.split(" ")[0] for o in at.selectbox(key="adj_pair").options] == ["p5"]
+    assert [o.split(":")[0] for o in at.selectbox(key="adj_pair").options] == ["Question 5"]
     at.multiselect[1].set_value(["preference", "correctness_second"]).run()
-    assert [o.split(" ")[0] for o in at.selectbox(key="adj_pair").options] == ["p0", "p2", "p5"]
+    assert [o.split(":")[0] for o in at.selectbox(key="adj_pair").options] == ["Question 0", "Question 2", "Question 5"]
     assert not at.exception
 
 

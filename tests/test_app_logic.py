@@ -582,8 +582,9 @@ def test_categories_read_as_their_titles_from_one_table():
 
 
 def test_my_labels_names_a_label_by_its_prompt_on_one_line():
-    from annotate.queue import own_rows, snippet
+    from annotate.queue import own_rows
     from curate.model import Assignment, Item, Label
+    from curate.wording import snippet
 
     assert snippet("Read the\n**chart**:  how many bars?") == "Read the **chart**: how many bars?"
     assert snippet("x" * 200) == "x" * 79 + "…" and snippet("x" * 80) == "x" * 80

@@ -344,14 +344,15 @@ def test_adjudication_shows_the_image_and_takes_the_decision_from_the_keyboard(p
     page.get_by_role("button", name="Record decision").wait_for(timeout=45_000)
     wait_idle(page)
     page.get_by_label("Category").click()  # the filters: by category, by the field that disagrees
-    page.get_by_role("option", name="vqa").click()
+    page.get_by_role("option", name="Visual question answering").click()
     page.locator("h3", has_text="Adjudication").click()  # out of the filter's text box
     wait_idle(page)
     pair = page.locator(".st-key-adj_pair input")
-    if not pair.input_value().startswith("p3 ·"):  # other tests' labels may disagree on earlier pairs
+    # the picker names a pair by its prompt; other tests' labels may disagree on earlier pairs
+    if not pair.input_value().startswith("Question 3:"):
         from playwright.sync_api import TimeoutError as PlaywrightTimeout  # here: --quick collects without it
 
-        option = page.get_by_role("option", name=re.compile(r"^p3 ·"))
+        option = page.get_by_role("option", name=re.compile(r"^Question 3:"))
         for _ in range(5):  # a rerun still settling from the filter may close the list as it opens
             pair.click()
             try:
@@ -360,11 +361,11 @@ def test_adjudication_shows_the_image_and_takes_the_decision_from_the_keyboard(p
             except PlaywrightTimeout:
                 wait_idle(page)
         option.click()
-        page.wait_for_function("() => document.querySelector('.st-key-adj_pair input').value.startsWith('p3 ·')")
+        page.wait_for_function("() => document.querySelector('.st-key-adj_pair input').value.startsWith('Question 3:')")
         page.locator("h3", has_text="Adjudication").click()
         wait_idle(page)
     press(page, "n")  # the next undecided disagreement
-    page.wait_for_function("() => document.querySelector('.st-key-adj_pair input').value.startsWith('p4 ·')")
+    page.wait_for_function("() => document.querySelector('.st-key-adj_pair input').value.startsWith('Question 4:')")
     wait_idle(page)
     page.get_by_text("hal's").wait_for()
     assert page.locator(".mmrb-labels strong", has_text="reason").count() == 1  # the rationale's Markdown

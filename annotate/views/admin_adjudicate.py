@@ -25,9 +25,18 @@ from annotate.pair_ui import image_block, image_zoom_button, pair_responses, zoo
 from annotate.render import item_html, labels_html, pair_token, plain, reference_html
 from annotate.session_ui import require
 from annotate.widgets import key_listener
-from curate.model import CORRECTNESS, SCREEN_PREFERENCES, Adjudication, Correctness, Pair, Preference
+from curate.model import (
+    CORRECTNESS,
+    SCREEN_PREFERENCES,
+    Adjudication,
+    Correctness,
+    Pair,
+    Preference,
+    category_title,
+)
 from curate.schemes import Scheme
 from curate.sides import preference_from_screen
+from curate.wording import snippet
 
 
 def _decide(col, x: Decision, was: str | None, tk: str) -> object:
@@ -102,7 +111,9 @@ pending = sum(r.pending for r in rows)
 st.caption(f"Pairs whose labels disagree: {len(rows)}, not yet decided: {pending}.")
 
 cat_col, field_col = st.columns(2)
-cats = cat_col.multiselect("Category", sorted({r.category for r in rows}), placeholder="every category")
+cats = cat_col.multiselect(
+    "Category", sorted({r.category for r in rows}), format_func=category_title, placeholder="every category"
+)
 field_titles = titles(rows)
 fields = field_col.multiselect(
     "Labels disagree on", list(field_titles), format_func=field_titles.__getitem__, placeholder="any field"
@@ -122,7 +133,9 @@ if ss.get("adj_pair") not in by_id:  # first visit, or filtered out: the first u
 def _title(pid: str) -> str:
     r = by_id[pid]
     differ = ", ".join(field_titles[f] for f in r.fields)
-    return f"{pid} · {r.category} · differs on {differ}" + ("  (pending)" if r.pending else "  (decided)")
+    name = snippet(r.prompt, 60) or pid  # a person knows a pair by its prompt; the id is in the page below
+    state = "  (pending)" if r.pending else "  (decided)"
+    return f"{name} · {category_title(r.category)} · differs on {differ}{state}"
 
 
 def _go_next() -> None:
