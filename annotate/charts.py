@@ -369,3 +369,32 @@ def annotator_reliability(frame: pd.DataFrame, kind: str, *, threshold: float, m
     )
     layers.append(_threshold_line(threshold))
     return alt.LayerChart(layer=layers, height=HEIGHT - 60, autosize=FIT_WIDTH)
+
+
+def leaderboard(rows: Sequence[dict]) -> alt.LayerChart:
+    """Each judge's accuracy overall and per category side by side (mmrb_eval.dashboard.board_frame),
+    with its 95% interval where defined and the chance line at 50%."""
+    frame = pd.DataFrame(rows, columns=["judge", "group", "accuracy", "lo", "hi", "complete"])
+    judges = list(dict.fromkeys(frame["judge"]))
+    groups = list(dict.fromkeys(frame["group"]))
+    y = alt.Y("judge:N", title=None, sort=judges, axis=alt.Axis(labelLimit=320))
+    offset = alt.YOffset("group:N", sort=groups)
+    x = alt.X("accuracy:Q", title="Accuracy (%) with 95% interval", scale=alt.Scale(domain=[0, 100]))
+    tips = [
+        alt.Tooltip("judge:N", title="Judge"),
+        alt.Tooltip("group:N", title="Of"),
+        alt.Tooltip("accuracy:Q", title="Accuracy (%)", format=".1f"),
+        alt.Tooltip("lo:Q", title="95% from", format=".1f"),
+        alt.Tooltip("hi:Q", title="95% to", format=".1f"),
+    ]
+    color = alt.Color("group:N", sort=groups, scale=_field_colors(groups), legend=_legend(None))
+    base = alt.Chart(frame).encode(y=y, yOffset=offset)
+    bars = base.mark_bar().encode(x=x, color=color, tooltip=tips)
+    whiskers = base.transform_filter("isValid(datum.lo)").mark_rule(color="black").encode(x="lo:Q", x2="hi:Q")
+    chance = (
+        alt.Chart(pd.DataFrame({"x": [50]}))
+        .mark_rule(color="grey", strokeDash=[4, 4])
+        .encode(x="x:Q", tooltip=[alt.Tooltip("x:Q", title="Chance (%)")])
+    )
+    height = max(90, 18 * len(groups) * max(len(judges), 1))
+    return alt.LayerChart(layer=[bars, whiskers, chance], height=height, autosize=FIT_WIDTH)

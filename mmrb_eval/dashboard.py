@@ -138,3 +138,31 @@ def mistakes(run: ScoredJudgments, category: str | None = None, limit: int = 20)
         if len(out) >= limit:
             break
     return out
+
+
+def board_frame(reports: Sequence[dict], include_incomplete: bool = False) -> list[dict]:
+    """What the Leaderboard page draws: for each ranked judge with an accuracy, its overall
+    accuracy and each category's (percent), side by side, with the 95% interval where one is
+    defined (``lo`` / ``hi`` None where it is not: too few pairs, or none asked for)."""
+    from .leaderboard import _name, categories_of, interval_of, plot_rows
+
+    rows, _ = plot_rows(reports, include_incomplete=include_incomplete)
+    groups = ["overall", *categories_of(reports)]
+    out = []
+    for r in rows:
+        for g in groups:
+            s = r["overall"] if g == "overall" else r["categories"].get(g)
+            if not s or s.get("accuracy") is None:
+                continue
+            ci, _why = interval_of(s)
+            out.append(
+                {
+                    "judge": _name(r),
+                    "group": g,
+                    "accuracy": 100 * s["accuracy"],
+                    "lo": 100 * ci[0] if ci else None,
+                    "hi": 100 * ci[1] if ci else None,
+                    "complete": r["complete"],
+                }
+            )
+    return out

@@ -81,10 +81,15 @@ def test_page_renders(sqlite_store, tmp_path):
     assert len(at.dataframe) == 2  # the board and the category table
     board = at.dataframe[0].value
     assert list(board["judge"]) == ["sharp", "lazy"] and list(board["correct/n"])[0] == "4/4"
+    (chart,) = at.get("vega_lite_chart")  # Altair, as the other pages: bars, intervals, chance
+    spec = json.loads(chart.proto.spec)
+    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["bar", "rule", "rule"]
+    assert any("Dashed: chance (50%)" in c.value for c in at.caption)
     at.selectbox(key="lb_judge").select(
         next(o for o in at.selectbox(key="lb_judge").options if o.startswith("lazy"))
     ).run()
     assert not at.exception and len(at.expander) >= 2  # the rules + one per mistake
+    assert all(" · " in e.label and not e.label.startswith("p") for e in at.expander[1:])  # named by prompt
     at.selectbox(key="lb_judge").select(
         next(o for o in at.selectbox(key="lb_judge").options if o.startswith("sharp"))
     ).run()
@@ -179,3 +184,26 @@ def test_page_lists_incomplete_runs_apart(sqlite_store, tmp_path):
     assert not at.exception and len(at.dataframe) == 2
     assert sorted(at.dataframe[0].value["judge"]) == ["broken (incomplete)", "lazy", "sharp"]
     assert list(at.dataframe[0].value["#"]) == [1, 2, 3]
+
+
+def test_board_frame_puts_each_category_beside_the_overall_with_its_interval():
+    from mmrb_eval.dashboard import board_frame
+
+    def figure(acc, ci=None, pairs=50):
+        return {"accuracy": acc, "pairs": pairs, **({"ci": ci} if ci else {})}
+
+    report = {
+        "judge": "j",
+        "overall": figure(0.75, [0.6, 0.9]),
+        "macro": figure(0.7),
+        "size_weighted": figure(0.75),
+        "categories": {"vqa": figure(0.5, [0.2, 0.8]), "safety": figure(1.0, [0.9, 1.0], pairs=3)},
+        "judgments": 100,
+        "pairs": 50,
+    }
+    rows = board_frame([report])
+    assert [(r["group"], r["accuracy"], r["lo"], r["hi"]) for r in rows] == [
+        ("overall", 75.0, 60.0, 90.0),
+        ("vqa", 50.0, 20.0, 80.0),
+        ("safety", 100.0, None, None),  # too few pairs for an interval: the bar without its line
+    ]

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotate import ui
+from annotate import charts, ui
 from annotate.render import plain
 from annotate.session_ui import require
 from annotate.widgets import rich
+from curate.model import category_title
 from curate.store import Store
+from curate.wording import snippet
 
 
 def _options():
@@ -34,8 +36,8 @@ def _options():
 
 
 def render(store: Store) -> None:
-    from mmrb_eval.dashboard import board_rows, category_rows, mistakes, scored_runs
-    from mmrb_eval.leaderboard import APART, categories_of, plot, plot_rows
+    from mmrb_eval.dashboard import board_frame, board_rows, category_rows, mistakes, scored_runs
+    from mmrb_eval.leaderboard import APART, categories_of
 
     st.subheader("Leaderboard")
     opts = _options()
@@ -58,13 +60,10 @@ def render(store: Store) -> None:
         st.markdown("**Incomplete runs (not ranked)**")
         st.caption(APART.replace("`--include-incomplete`", "the box above"))
         st.dataframe(apart, hide_index=True)
-    if plot_rows(reports, include_incomplete=include)[0]:  # some ranked run has an accuracy to draw
-        import tempfile
-        from pathlib import Path
-
-        with tempfile.TemporaryDirectory() as d:
-            png = plot(reports, Path(d) / "board.png", include_incomplete=include)
-            st.image(png.read_bytes())
+    drawn = board_frame(reports, include)
+    if drawn:  # some ranked run has an accuracy to draw
+        st.altair_chart(charts.leaderboard(drawn), width="stretch")
+        st.caption("Dashed: chance (50%). A bar without a line has no interval (too few pairs).")
 
     cats = categories_of(reports)
     st.markdown("**By category**")
@@ -80,7 +79,10 @@ def render(store: Store) -> None:
     if not found:
         st.success("No mistakes in this selection.")
     for m in found:
-        with st.expander(plain(f"{m.pair} · {m.category} · {m.order} · {m.mistake}")):
+        with st.expander(
+            plain(f"{snippet(m.prompt, 60) or m.pair} · {category_title(m.category)} · {m.order} · {m.mistake}")
+        ):
+            st.caption(f"Pair {plain(m.pair)}")
             st.markdown("**Prompt**")
             rich(m.prompt)
             if m.images:
