@@ -311,6 +311,16 @@ def test_the_whole_decision_fits_one_screen_and_long_responses_scroll_in_their_b
         long.evaluate("(e) => { e.scrollTop = e.scrollHeight; }")
         assert long.evaluate("(e) => e.scrollTop") > 0
         assert page.evaluate(OFF_SCREEN, CONTROLS) == {}, "scrolling the box moved the page"
+    # a refused submit says why under Submit, and pushes no control off the screen
+    page.set_viewport_size({"width": 1366, "height": 768})
+    settled(page)
+    submit_top = "() => document.querySelector('[class*=\"st-key-q_submit\"]').getBoundingClientRect().top"
+    before = page.evaluate(submit_top)
+    press(page, "Enter")
+    page.get_by_text("Not saved yet").wait_for(timeout=45_000)
+    wait_label_ready(page)
+    assert page.evaluate(OFF_SCREEN, CONTROLS) == {}, "the refusal pushed the form off the screen"
+    assert abs(page.evaluate(submit_top) - before) < 2, "the refusal moved Submit"
     # the whole label still works from the keyboard on this layout
     press(page, "1", "9", "a", "Enter")
     page.get_by_text("Question 0: what is in the picture?").wait_for(timeout=45_000)
