@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from .model import AuditEntry
 from .wording import utc_time
 
+SYSTEM = "system"  # who a change is recorded as when no person is named (the sample's build, a test)
+
 WHAT: dict[str, str] = {
     "account.add": "account added",
     "account.role": "role changed",
