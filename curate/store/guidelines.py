@@ -20,8 +20,9 @@ from .labels import _assignment, refuse_unstorable
 @dataclass(frozen=True)
 class QueueHead:
     """The annotator's next open assignment (None: none left), the guidelines' current
-    version (None: no guidelines stored) and the version the annotator's last label in the
-    app was made under (None: no such label; 0: a label made before versions were recorded)."""
+    version (None: no guidelines stored) and the version the annotator's last label was made
+    under (None: no label yet; 0: none recorded, as for a label made before versions were, or
+    imported)."""
 
     assignment: Assignment | None
     guidelines_version: int | None
@@ -84,12 +85,14 @@ class GuidelinesStore(AuditStore):
         """The next open assignment with the two guidelines versions, in one statement: the
         label page reads them on every run (each submit) without another round trip. The
         versions come from scalar subqueries on the guidelines' key and the labels'
-        (annotator, updated_at) index."""
+        (annotator, updated_at) index. No filter beside the annotator: one on ``source`` made
+        PostgreSQL's estimate one row on fresh statistics and its plan a sort of every label
+        of the annotator (7 ms at 25,000 labels, against 0.03 ms read backwards on the index)."""
         a, lab, g = S.assignments.c, S.labels.c, S.guidelines.c
         current = select(func.max(g.version)).scalar_subquery()
         last = (
             select(func.coalesce(lab.guidelines_version, 0))
-            .where(lab.annotator == annotator, lab.source == "app")
+            .where(lab.annotator == annotator)
             .order_by(lab.updated_at.desc())
             .limit(1)
             .scalar_subquery()
