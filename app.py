@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from annotate import session_ui, ui, web
+from annotate import guidelines, session_ui, ui, web
 from annotate.auth import ADMIN, ADMIN_PAGES, ANNOTATOR_PAGES, SIGNIN, Page
 from annotate.guard import guarded
 from annotate.render import plain
@@ -93,6 +93,7 @@ def main() -> None:
         )
 
     # a store that cannot answer shows a calm notice and retries, never a traceback (annotate/guard.py)
+    guarded(lambda: guidelines.seed_once(ui.store(), ui.config().guidelines))  # version 1 of a store without any
     who = guarded(session_ui.current_user)
     session_ui.flush()
     guarded(navigation(who).run)

@@ -267,3 +267,13 @@ def case(store: Store, pair_id: str) -> Case | None:
             pair.auto_first, pair.auto_second, pair.auto_method, read("extracted_first"), read("extracted_second")
         )
     return Case(pair, item, cands.get(pair.first_id), cands.get(pair.second_id), auto, left_of)
+
+
+def record_decision(store: Store, adj: Adjudication) -> None:
+    """Store the lead's decision and its audit entry (who: ``adj.admin``) in one transaction."""
+    details: dict[str, Any] = {"exclude": adj.exclude}
+    details |= {k: v for k in ("preference", "correctness_first", "correctness_second") if (v := getattr(adj, k))}
+    details |= {k: v for k, v in adj.ratings.items() if v is not None}
+    with store.transaction() as tx:
+        store.set_adjudication(adj, conn=tx)
+        store.record_audit(adj.admin, "adjudicate", adj.pair_id, details, conn=tx)

@@ -14,6 +14,9 @@ import pandas as pd
 from curate.agreement import AgreementReport, agreement_report, from_store
 from curate.agreement.stats import DEFAULT_RESAMPLES
 from curate.agreement.summary import ALL, AlphaRow, estimate_cell, field_title, row_estimate, undefined_notes
+from curate.audit import HEADERS as AUDIT_HEADERS
+from curate.audit import table as audit_rows
+from curate.model import AuditEntry
 from curate.quality.gold import ControlShare
 from curate.quality.reliability import QualityReport
 from curate.store import Store
@@ -244,3 +247,20 @@ def control_table(shares: Sequence[ControlShare]) -> Table:
         {"annotator": "Annotator", "assigned": "Assignments", "control": "Control tasks", "share": "Control share"},
         {"Control share": "%.1f%%"},
     )
+
+
+# -- the audit trail on the Annotators page ------------------------------------------------
+AUDIT_ROWS = 500  # the page's table holds the newest this many; `mmrb audit` prints every one
+AUDIT_FILTERS: dict[str, str] = {  # an action or a family of them (Store.audit's ``what``) -> its words
+    "account": "accounts, roles, sign-outs",
+    "assign": "assignment runs",
+    "annotator": "pauses and resumes",
+    "gold": "gold imports",
+    "adjudicate": "adjudications",
+    "guidelines": "guidelines",
+}
+
+
+def audit_table(entries: Sequence[AuditEntry]) -> Table:
+    """The trail as the lead reads it, newest first (curate/audit.py: ``table``)."""
+    return Table(pd.DataFrame(audit_rows(entries), columns=list(AUDIT_HEADERS)))

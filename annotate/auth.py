@@ -149,18 +149,26 @@ def account_name(store: Store, name: str) -> str:
     return norm
 
 
-def add_account(store: Store, name: str, password: str, role: str = "annotator") -> Annotator:
+SYSTEM = "system"  # who the audit trail names for a change nobody signed in made (the sample's build)
+
+
+def add_account(store: Store, name: str, password: str, role: str = "annotator", *, by: str | None = None) -> Annotator:
+    """Create an account (or give one made without a password its first), recorded in the
+    audit trail as done ``by`` in the same transaction."""
     name = account_name(store, name)
     checked = _role(role)
-    existing = store.get_annotator(name)
-    if existing is not None and existing.password_hash is None:
-        # created without a password (by `mmrb assign`, or for the organisation's sign-in): give it one
-        pw_hash = hash_password(password)
-        store.update_annotator(name, password_hash=pw_hash, role=checked, active=True)
-        sessions.end_all(store, name)
-        return replace(existing, role=checked, password_hash=pw_hash, active=True)
-    a = Annotator(name, checked, hash_password(password), True)
-    store.add_annotator(a)
+    pw_hash = hash_password(password)  # argon2 before the transaction: no lock held while it works
+    with store.transaction() as tx:
+        existing = store.get_annotator(name, conn=tx)
+        if existing is not None and existing.password_hash is None:
+            # created without a password (by `mmrb assign`, or for the organisation's sign-in): give it one
+            store.update_annotator(name, conn=tx, password_hash=pw_hash, role=checked, active=True)
+            sessions.end_all(store, name, conn=tx)
+            store.record_audit(by or SYSTEM, "account.add", name, {"role": checked, "existed": True}, conn=tx)
+            return replace(existing, role=checked, password_hash=pw_hash, active=True)
+        a = Annotator(name, checked, pw_hash, True)
+        store.add_annotator(a, conn=tx)
+        store.record_audit(by or SYSTEM, "account.add", name, {"role": checked}, conn=tx)
     return a
 
 
@@ -171,12 +179,16 @@ def _role(role: str) -> Role:
     return checked
 
 
-def reset_password(store: Store, name: str, password: str) -> int:
+def reset_password(store: Store, name: str, password: str, *, by: str | None = None) -> int:
     """Set a new password, end the account's sessions (how many ended are returned) and
     lift the throttle on its name, so the new password works at once."""
-    store.update_annotator(name, password_hash=hash_password(password))
-    store.clear_signin_attempts(f"name:{name}")
-    return sessions.end_all(store, name)
+    pw_hash = hash_password(password)
+    with store.transaction() as tx:
+        store.update_annotator(name, conn=tx, password_hash=pw_hash)
+        store.clear_signin_attempts(f"name:{name}", conn=tx)
+        n = sessions.end_all(store, name, conn=tx)
+        store.record_audit(by or SYSTEM, "account.password", name, {"sessions_ended": n}, conn=tx)
+    return n
 
 
 def set_active(store: Store, name: str, active: bool, *, by: str | None = None) -> None:
@@ -184,14 +196,37 @@ def set_active(store: Store, name: str, active: bool, *, by: str | None = None) 
     cannot disable their own account."""
     if not active and by == name:
         raise MmrbError("You cannot disable your own account.")
-    store.update_annotator(name, active=active)
-    if not active:
-        sessions.end_all(store, name)
+    with store.transaction() as tx:
+        store.update_annotator(name, conn=tx, active=active)
+        n = sessions.end_all(store, name, conn=tx) if not active else 0
+        details = {} if active else {"sessions_ended": n}
+        store.record_audit(by or SYSTEM, "account.enable" if active else "account.disable", name, details, conn=tx)
 
 
-def set_role(store: Store, name: str, role: str) -> None:
-    store.update_annotator(name, role=_role(role))
-    sessions.end_all(store, name)
+def set_role(store: Store, name: str, role: str, *, by: str | None = None) -> None:
+    """Make the account an annotator or an admin; its sessions end (its pages change). ``by``:
+    the admin doing it, who cannot take the admin role from their own account."""
+    checked = _role(role)
+    if by == name and checked != ADMIN:
+        raise MmrbError("You cannot take the admin role from your own account.")
+    with store.transaction() as tx:
+        before = store.get_annotator(name, conn=tx)
+        if before is None:
+            raise MmrbError(f"no annotator named {name!r}")
+        store.update_annotator(name, conn=tx, role=checked)
+        n = sessions.end_all(store, name, conn=tx)
+        details = {"role": checked, "was": before.role, "sessions_ended": n}
+        store.record_audit(by or SYSTEM, "account.role", name, details, conn=tx)
+
+
+def sign_out_everywhere(store: Store, name: str, *, by: str | None = None) -> int:
+    """End every session of the account now (a lost laptop); how many ended."""
+    with store.transaction() as tx:
+        if store.get_annotator(name, conn=tx) is None:
+            raise MmrbError(f"no annotator named {name!r}")
+        n = sessions.end_all(store, name, conn=tx)
+        store.record_audit(by or SYSTEM, "account.signout", name, {"sessions_ended": n}, conn=tx)
+    return n
 
 
 # -- who may open what -------------------------------------------------------------------

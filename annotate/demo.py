@@ -85,7 +85,7 @@ def build_sample(db: Path, images: Path, sample: Path | None = None) -> None:
         assign(store, k=K, annotators=annotators, seed=0)
         guidelines = sample / "guidelines.md"
         if guidelines.exists():
-            store.set_setting("guidelines_md", guidelines.read_text(encoding="utf-8"))
+            store.seed_guidelines(guidelines.read_text(encoding="utf-8"), "sample")
         store.set_setting(VERSION_KEY, sample_version(sample))
         store.checkpoint()  # the WAL into the file before it is renamed
 

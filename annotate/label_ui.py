@@ -184,7 +184,7 @@ def save_answers(view: PairView, mode: str, f: Answers, seconds: float, *, clear
             return
         if cleared:
             ss["q_cleared"] = view.pair_id
-        label = _label(view, f, who, seconds)
+        label = replace(_label(view, f, who, seconds), guidelines_version=view.guidelines_version)
         if mode == "edit":
             expected = view.label.revision if view.label is not None else None
             # an edit keeps the original labelling time; the history keeps the old answers
@@ -228,7 +228,8 @@ def skip_current() -> None:
     if view is None:
         flash.say("info", "Nothing left to skip.")
         return
-    res = save(ui.store(), skip_label(view.pair_id, who, clock.CLOCK.seconds(_clock_key(view.pair_id))))
+    skipped = skip_label(view.pair_id, who, clock.CLOCK.seconds(_clock_key(view.pair_id)))
+    res = save(ui.store(), replace(skipped, guidelines_version=view.guidelines_version))
     clock.CLOCK.stop(_clock_key(view.pair_id))
     flash.say("info" if res.ok else "warning", res.message)
 

@@ -20,6 +20,7 @@ from curate.wording import snippet, utc_time
 
 from .demo import DELIBERATE_MISSING_IMAGE
 from .form import from_label
+from .guidelines import changed_since_last_label
 from .scheme_form import answers_text, is_default_form
 
 
@@ -47,6 +48,10 @@ class PairView:
     # the repr, which the control-task test reads for a leaked gold answer)
     scheme: Scheme = field(default=BUILT_IN[DEFAULT], repr=False)
     proposal: Preference | None = None  # the judges' proposal (stored terms), for a scheme that shows it
+    # the guidelines' version when the pair was read (a label records it), and whether they
+    # changed since the annotator's last label (the page says so)
+    guidelines_version: int | None = None
+    guidelines_changed: bool = False
 
     @property
     def has_response_images(self) -> bool:
@@ -70,7 +75,15 @@ def scheme_of(store: Store, pair: Pair, conn=None) -> Scheme:
     return got
 
 
-def build_view(store: Store, assignment: Assignment, *, with_label: bool = False, conn=None) -> PairView | None:
+def build_view(
+    store: Store,
+    assignment: Assignment,
+    *,
+    with_label: bool = False,
+    guidelines_version: int | None = None,
+    guidelines_changed: bool = False,
+    conn=None,
+) -> PairView | None:
     pair = store.get_pair(assignment.pair_id, conn=conn)
     if pair is None:
         return None
@@ -101,6 +114,8 @@ def build_view(store: Store, assignment: Assignment, *, with_label: bool = False
         right_parts=right_parts,
         scheme=scheme,
         proposal=proposal_of(pair) if scheme.shows_proposal else None,
+        guidelines_version=guidelines_version,
+        guidelines_changed=guidelines_changed,
     )
 
 
@@ -109,10 +124,12 @@ def current_view(store: Store, annotator: str) -> PairView | None:
     when their queue is closed (paused, or a failed qualification: see ``closed_notice``).
     A control task comes out exactly as any other pair."""
     with store.snapshot() as conn:  # a Transaction: `gate` takes one
-        a = store.next_assignment(annotator, conn=conn)
+        head = store.queue_head(annotator, conn=conn)  # the guidelines' versions come with it
+        a = head.assignment
         if a is None or not gate(store, annotator, conn=conn).open:
             return None
-        return build_view(store, a, conn=conn)
+        changed = changed_since_last_label(head.guidelines_version, head.last_label_version)
+        return build_view(store, a, guidelines_version=head.guidelines_version, guidelines_changed=changed, conn=conn)
 
 
 def next_images(store: Store, annotator: str, after_seq: int) -> list[str]:
@@ -141,7 +158,8 @@ def own_view(store: Store, annotator: str, pair_id: str) -> PairView | None:
         a = store.get_assignment(pair_id, annotator, conn=conn)
         if a is None:
             return None
-        return build_view(store, a, with_label=True, conn=conn)
+        g = store.guidelines(conn=conn)  # an edit is made under the guidelines of today
+        return build_view(store, a, with_label=True, guidelines_version=g.version if g else None, conn=conn)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from typing import SupportsFloat
 from urllib.parse import urlsplit
 
 from curate.model import Annotator
-from curate.store import Store
+from curate.store import Store, Transaction
 
 COOKIE = "mmrb_session"
 SESSION_HOURS = 12
@@ -92,14 +92,17 @@ def end(store: Store, *, session_id: str | None = None, token: str | None = None
         store.delete_sessions(token_hash=digest(token))
 
 
-def end_all(store: Store, name: str, *, now: float | None = None) -> int:
-    """End every session of an account (and refuse older organisation identities); how many."""
-    refuse_identities_until_now(store, name, now=now)
-    return store.delete_sessions(annotator=name)
+def end_all(store: Store, name: str, *, now: float | None = None, conn: Transaction | None = None) -> int:
+    """End every session of an account (and refuse older organisation identities); how many.
+    ``conn``: the transaction of the change that ends them (a role, a password)."""
+    refuse_identities_until_now(store, name, now=now, conn=conn)
+    return store.delete_sessions(annotator=name, conn=conn)
 
 
-def refuse_identities_until_now(store: Store, name: str, *, now: float | None = None) -> None:
-    store.update_annotator(name, sessions_not_before=time.time() if now is None else now)
+def refuse_identities_until_now(
+    store: Store, name: str, *, now: float | None = None, conn: Transaction | None = None
+) -> None:
+    store.update_annotator(name, conn=conn, sessions_not_before=time.time() if now is None else now)
 
 
 def identity_may_start(store: Store, name: str, issued_at: object) -> bool:

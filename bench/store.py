@@ -241,14 +241,19 @@ def queue(url: str, images: Path, n_ann: int, calls: int) -> dict:
             store.add_labels(
                 [Label(r.pair_id, r.annotator, preference="first") for r in rows if r.state == "done"], conn=conn
             )
+            store.set_guidelines("# Guidelines", "bench", conn=conn)
         setup_s = time.perf_counter() - t0
-        nxt, sub = [], []
+        nxt, head, sub = [], [], []
         for k in range(calls):
             a = annotators[k % n_ann]
             t = time.perf_counter()
             asg = store.next_assignment(a)
             nxt.append((time.perf_counter() - t) * 1000)
             assert asg is not None, f"{a} ran out of open assignments"  # each has more than the calls ask
+            t = time.perf_counter()  # the label page's read: the same pair with the guidelines' versions
+            got = store.queue_head(a)
+            head.append((time.perf_counter() - t) * 1000)
+            assert got.assignment == asg and got.guidelines_version == 1
             label = Label(asg.pair_id, a, "correct", "incorrect", "first", rationale="bench", seconds=12.5)
             t = time.perf_counter()
             store.save_label(label)
@@ -258,6 +263,8 @@ def queue(url: str, images: Path, n_ann: int, calls: int) -> dict:
             setup_s=setup_s,
             next_median=statistics.median(nxt),
             next_p95=pct(nxt, 95),
+            head_median=statistics.median(head),
+            head_p95=pct(head, 95),
             submit_median=statistics.median(sub),
             submit_p95=pct(sub, 95),
         )
@@ -452,6 +459,11 @@ def main(argv: list[str] | None = None) -> int:
             f"submit {verdict(r['submit_median'], r['submit_p95'])}, "
             f"{ANCHOR_SUBMIT_MS / r['submit_median']:.0f}x faster than the anchor; "
             f"{r['pairs']:,} pairs, assignments+labels set-up {r['setup_s']:.1f} s"
+        )
+        print(
+            f"  {r['backend']}: queue head (the next pair with the guidelines' versions, the label page's read) "
+            f"median {r['head_median']:.2f} ms, p95 {r['head_p95']:.2f} ms: "
+            f"x{r['head_median'] / r['next_median']:.2f} of next alone, same store, same run"
         )
     for backend in backends:
         mine = [r for r in results if r["backend"] == backend]

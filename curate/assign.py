@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import IntegrityError
 
+from .audit import SYSTEM
 from .errors import MmrbError
 from .model import Assignment, Label, Pair
 from .quality.qualification import qualification_assignments
@@ -141,9 +142,11 @@ def assign(
     pair_ids: Iterable[str] | None = None,
     scheme: Scheme | None = None,
     new_version: bool = False,
+    by: str = SYSTEM,
 ) -> AssignReport:
     """``scheme``: the batch's annotation scheme, given to its regular pairs (see
-    ``give_scheme``); None leaves each pair's as it is."""
+    ``give_scheme``); None leaves each pair's as it is. ``by``: who runs it (the audit trail
+    records a run that assigned anything, in its transaction)."""
     if k < 1:
         raise MmrbError(f"k must be at least 1, got {k}")
     if max_k is None:
@@ -159,7 +162,7 @@ def assign(
     attempt = 1
     while True:
         try:
-            return _assign(store, settings, annotators, wanted)
+            return _assign(store, settings, annotators, wanted, by)
         except IntegrityError:
             # the transaction was rolled back whole: nothing of this attempt is in the store
             if attempt == ATTEMPTS:
@@ -171,7 +174,7 @@ def assign(
 
 
 def _assign(
-    store: AssignStore, settings: AssignSettings, annotators: list[str] | None, pair_ids: list[str] | None
+    store: AssignStore, settings: AssignSettings, annotators: list[str] | None, pair_ids: list[str] | None, by: str
 ) -> AssignReport:
     """The run's one transaction: read, plan (``plan_assignments``), write."""
     with store.transaction() as tx:
@@ -205,6 +208,19 @@ def _assign(
         labels = store.labels(status=None, control=False, conn=tx)
         plan = plan_assignments(names, regular, gold_pool, store.assignments(conn=tx), labels, settings)
         store.add_assignments(plan.rows, conn=tx)
+        if plan.rows or qualifying or (change is not None and change.given):
+            details: dict[str, object] = {
+                "assignments": len(plan.rows) + len(qualifying),
+                "control": plan.n_gold + len(qualifying),
+                "annotators": len(names),
+                "k": settings.k,
+                "max_k": settings.max_k,
+                "control_share": settings.control_share,
+                "seed": settings.seed,
+            }
+            if change is not None:
+                details |= {"scheme": f"{change.name} v{change.version}", "scheme_given": change.given}
+            store.record_audit(by, "assign", settings.batch, details, conn=tx)
 
     everyone = tuple(sorted(set(names) | set(plan.load)))
     return AssignReport(

@@ -32,6 +32,8 @@ STAGES = (
     "leaderboard",
     "labelstudio",
     "annotators",
+    "guidelines",
+    "audit",
     "status",
 )
 

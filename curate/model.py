@@ -440,6 +440,7 @@ class Label:
     created_at: str | None = None
     updated_at: str | None = None
     scheme_version: int | None = None  # the version of the pair's scheme it was made under
+    guidelines_version: int | None = None  # the version of the guidelines shown when it was made
 
 
 @dataclass(frozen=True)
@@ -517,3 +518,43 @@ class Triplet:
     # plain-text response, whose ``chosen`` / ``rejected`` text is the whole of it.
     chosen_parts: tuple[Part, ...] = ()
     rejected_parts: tuple[Part, ...] = ()
+
+
+@dataclass(frozen=True)
+class Guidelines:
+    """One version of the project's labelling guidelines (Markdown). Versions count from 1."""
+
+    version: int
+    text: str
+    author: str  # an account, or "cli:<user>" for `mmrb guidelines set`
+    created_at: str  # UTC, ISO 8601
+
+
+# What the audit trail records (store/audit.py), one word each.
+AuditAction = Literal[
+    "account.add",
+    "account.role",
+    "account.password",
+    "account.disable",
+    "account.enable",
+    "account.signout",
+    "assign",
+    "annotator.pause",
+    "annotator.resume",
+    "gold.import",
+    "adjudicate",
+    "guidelines.set",
+]
+AUDIT_ACTIONS: tuple[AuditAction, ...] = get_args(AuditAction)
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One change in the audit trail: who did what to which subject, when (UTC), with details."""
+
+    id: int
+    at: str  # UTC, ISO 8601
+    who: str
+    what: AuditAction
+    subject: str = ""
+    details: Mapping[str, Any] = field(default_factory=dict)

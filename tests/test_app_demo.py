@@ -40,7 +40,7 @@ def test_sample_is_built_once_with_demo_accounts(sample_db, capsys):
             if role == "annotator":
                 done, assigned = s.progress(name)
                 assert assigned > 0 and done == 0
-        assert s.get_setting("guidelines_md")
+        assert s.guidelines() is not None and s.guidelines().version == 1
         # every pair is labelled by K annotators, on seeded sides
         per_pair = {}
         for a in s.assignments():

@@ -318,7 +318,7 @@ def test_full_size_view_opens_with_zoom(sqlite_env):
 
 
 def test_guidelines_page_and_panel(sqlite_env):
-    sqlite_env.set_setting("guidelines_md", "# Our rules\n\nA tie requires a rationale.")
+    sqlite_env.set_guidelines("# Our rules\n\nA tie requires a rationale.", "lead")
     at = sign_in("alice")
     assert "A tie requires a rationale." in all_text(at)  # the panel on the label page
     at.switch_page("annotate/views/guidelines.py").run()

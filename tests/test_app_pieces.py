@@ -98,7 +98,7 @@ def test_guidelines_from_the_store_else_the_file(sqlite_store, tmp_path):
     assert guidelines_text(sqlite_store) is None and guidelines_markdown(sqlite_store, str(f)) == NONE
     f.write_text("# From the file", encoding="utf-8")
     assert guidelines_markdown(sqlite_store, str(f)) == "# From the file"
-    sqlite_store.set_setting("guidelines_md", "# From the store")
+    sqlite_store.set_guidelines("# From the store", "lead")
     assert guidelines_text(sqlite_store, str(f)) == "# From the store"
 
 

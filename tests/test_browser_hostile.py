@@ -128,7 +128,7 @@ def seed(store, tmp) -> None:
             )
         )
     store.set_adjudication(Adjudication(PAIRS[2], LEAD, "first", "correct", "incorrect", note=block("NOTE")))
-    store.set_setting("guidelines_md", block("GDL"))
+    store.set_guidelines(block("GDL"), LEAD)
     store.set_setting("rationale_required", "tie,unsure,flag," + short("RULE"))
     # an evaluation run for the leaderboard: a judge that always says "first" (so it has mistakes)
     ds = tmp / "dataset.jsonl"

@@ -1,7 +1,8 @@
 """The lead's dashboards in a real headless Chromium, on the bundled sample with labels: the
 lead lands on Progress, and Progress and Agreement draw their charts (vega-embed) without an
 error; on the sample with a careless annotator and gold (tests/support/quality_sample.py),
-the Quality page alerts, plots, pauses and resumes, and refuses a bad gold upload. A
+the Quality page alerts, plots, pauses and resumes, and refuses a bad gold upload; the lead
+changes a role and signs a user out on the Annotators page, and its audit trail lists both. A
 screenshot of each goes to $MMRB_SCREENSHOTS (default: this test's tmp dir)."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from tests.support.streamlit_server import CHROMIUM, StreamlitServer, settled, w
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 CHART = '[data-testid="stVegaLiteChart"]'
+GRID = "[data-testid=stDataFrame]"
 DRAWN = f"{CHART} canvas, {CHART} svg.marks"
 
 
@@ -28,6 +30,7 @@ def server(tmp_path_factory):
     d = tmp_path_factory.mktemp("lead")
     info = labelled_sample(d / "sample.db")
     with StreamlitServer(info.db, info.images, log=d / "streamlit.log") as srv:
+        srv.sample = info
         yield srv
 
 
@@ -178,5 +181,62 @@ def test_the_lead_sees_the_careless_annotator_on_the_quality_page_pauses_and_res
         + page.get_by_text("No qualification set", exact=False).count()
         >= 1
     )
+    assert page.locator("[data-testid=stException]").count() == 0
+    assert not page.errors, page.errors
+
+
+def trail_once_it_shows(page, words: str, lacks: str = "\x00") -> str:
+    """The audit grid's text (the accessible table the grid keeps inside its canvas) once it
+    holds ``words`` and not ``lacks``: the rerun after a change may still be arriving."""
+    page.wait_for_function(
+        "([w, x]) => { const g = document.querySelectorAll('[data-testid=stDataFrame]');"
+        " const t = g.length ? g[g.length - 1].querySelector('table')?.textContent || '' : '';"
+        " return t.includes(w) && !t.includes(x); }",
+        arg=[words, lacks],
+        timeout=30_000,
+    )
+    return page.locator(GRID).last.locator("table").text_content() or ""
+
+
+def test_the_lead_changes_a_role_and_signs_a_user_out_and_the_trail_shows_both(page, server, tmp_path):
+    from curate.store import Store
+
+    info = server.sample
+    sign_in_lead(page, server.url)
+    page.goto(server.url + "/admin_annotators")
+    page.get_by_role("heading", name="Audit trail").wait_for(timeout=45_000)
+    wait_idle(page)
+    with Store(info.db, info.images) as s:
+        target = s.annotators()[0].name  # the account the form selects first
+        assert s.get_annotator(target).role == "annotator"
+    page.get_by_text("Manage an account: role, sign-in, password").click()
+    wait_idle(page)
+    page.get_by_role("button", name="Sign out everywhere").click()
+    page.get_by_text(f"of {target} ended.").wait_for(timeout=45_000)
+    wait_idle(page)
+    if not page.get_by_role("button", name="Change role").is_visible():  # the rerun folded it
+        page.get_by_text("Manage an account: role, sign-in, password").click()
+        wait_idle(page)
+    page.get_by_role("radiogroup", name="Role").get_by_text("admin", exact=True).click()
+    page.get_by_role("button", name="Change role").click()
+    page.get_by_text(f"{target} is now admin; their sessions have ended.").wait_for(timeout=45_000)
+    wait_idle(page)
+    with Store(info.db, info.images) as s:
+        assert s.get_annotator(target).role == "admin"
+        assert [(e.who, e.what, e.subject) for e in s.audit(what="account")][:2] == [
+            ("lead", "account.role", target),
+            ("lead", "account.signout", target),
+        ]
+    page.locator(GRID).last.scroll_into_view_if_needed()
+    text = trail_once_it_shows(page, "role changed")
+    assert "role changed" in text and "signed out everywhere" in text and "role=admin" in text, text
+    whole_page(page, screenshots(tmp_path) / "lead-audit.png")
+    # filtered to the guidelines (the sample's version 1): the account changes are gone
+    what = page.locator(".st-key-audit_what input")
+    what.click()
+    what.press_sequentially("guidelines")
+    what.press("Enter")
+    text = trail_once_it_shows(page, "guidelines changed", lacks="role changed")
+    assert "guidelines changed" in text and "role changed" not in text, text
     assert page.locator("[data-testid=stException]").count() == 0
     assert not page.errors, page.errors

@@ -44,7 +44,7 @@ def test_a_store_before_schemes_is_migrated_and_its_pairs_are_mmrb(db_url, tmp_p
         c.execute(update(S.settings).where(S.settings.c.key == "schema_version").values(value="10"))
     s.close()
     with Store(db_url, images=tmp_path / "im") as s:
-        assert s.get_setting("schema_version") == str(M.SCHEMA_VERSION) == "11"
+        assert s.get_setting("schema_version") == str(M.SCHEMA_VERSION) == "12"
         assert {p.id: (p.scheme, p.scheme_version) for p in s.pairs()} == {"p0": (None, None), "p1": (None, None)}
         assert {pid: sc.name for pid, sc in schemes_of(s).items()} == {"p0": "mmrb", "p1": "mmrb"}
         (label,) = s.labels()

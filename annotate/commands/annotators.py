@@ -10,7 +10,7 @@ import getpass
 import os
 import sys
 
-from curate.commands.common import add_store_options, open_store
+from curate.commands.common import add_store_options, cli_actor, open_store
 from curate.errors import MmrbError
 from curate.wording import plural
 
@@ -59,11 +59,13 @@ def _password(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from annotate import auth, sessions
+    from annotate import auth
+
+    by = cli_actor()  # who the audit trail names
 
     with open_store(args) as store:
         if args.action == "add":
-            a = auth.add_account(store, args.name, _password(args), args.role)
+            a = auth.add_account(store, args.name, _password(args), args.role, by=by)
             print(f"added {a.role} {a.name}")
         elif args.action == "list":
             rows = store.annotators()
@@ -75,17 +77,17 @@ def run(args: argparse.Namespace) -> int:
                 pw = "" if a.password_hash else "  (no password: cannot sign in)"
                 print(f"{a.name:<24} {a.role:<10} {state:<9} {done}/{assigned} labelled{pw}")
         elif args.action in ("disable", "enable"):
-            auth.set_active(store, args.name, args.action == "enable")
+            auth.set_active(store, args.name, args.action == "enable", by=by)
             print(f"{args.action}d {args.name}" + ("; its sessions have ended" if args.action == "disable" else ""))
         elif args.action == "reset-password":
             if store.get_annotator(args.name) is None:  # before asking for a password
                 raise MmrbError(f"no annotator named {args.name!r}")
-            n = auth.reset_password(store, args.name, _password(args))
+            n = auth.reset_password(store, args.name, _password(args), by=by)
             print(f"password of {args.name} reset; {plural(n, 'session')} ended")
         elif args.action == "set-role":
-            auth.set_role(store, args.name, args.role)
+            auth.set_role(store, args.name, args.role, by=by)
             print(f"{args.name} is now {args.role}; its sessions have ended")
         elif args.action == "sign-out":
-            n = sessions.end_all(store, args.name)
+            n = auth.sign_out_everywhere(store, args.name, by=by)
             print(f"{plural(n, 'session')} of {args.name} ended")
     return 0

@@ -486,7 +486,8 @@ def push(
     client.check()
     pairs = select_pairs(store, categories=categories, batch=batch, status=status, scheme=scheme)
     the_scheme = one_scheme(pairs, schemes_of(store, [p.id for p in pairs]))
-    md = store.get_setting("guidelines_md") if guidelines is None else guidelines
+    stored = store.guidelines() if guidelines is None else None
+    md = (stored.text if stored is not None else None) if guidelines is None else guidelines
     known = known_schemes(store)
     project = existing_project(client, title, the_scheme if pairs else None, known)
     there = {t["data"].get("pair_id") for t in client.task_data(project.id)} if project is not None else set()

@@ -18,6 +18,7 @@ from annotate.adjudication import (
     disagreements,
     narrow,
     next_pending,
+    record_decision,
     titles,
 )
 from annotate.page_style import compact_style
@@ -220,7 +221,7 @@ with st.container(key="mmrb-adjudicate"):
         if scheme != MMRB:
             st.caption("A scale's point labels say left and right as seen with the first response on the left.")
         if st.form_submit_button("Record decision  (Enter)", type="primary", key=f"adj_record_{tk}"):
-            s.set_adjudication(decision(excl, note))
+            record_decision(s, decision(excl, note))  # with its audit entry, in one transaction
             flash.say("success", f"Decision recorded for {plain(pid)}.")
             nxt = next_pending(shown, pid, again=False)  # on to the next undecided pair
             if nxt is not None:

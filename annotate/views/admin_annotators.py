@@ -3,11 +3,14 @@
 import streamlit as st
 
 from annotate import admin, auth, flash, progress, ui
+from annotate.admin import AUDIT_FILTERS, AUDIT_ROWS, audit_table
 from annotate.render import plain
 from annotate.session_ui import require
 from annotate.widgets import show_table
 from curate.assign import assign
 from curate.errors import MmrbError
+from curate.model import ROLES
+from curate.wording import plural
 
 who = require("admin_annotators")
 s = ui.store()
@@ -22,7 +25,7 @@ with st.expander("Add an account"):
         role = st.radio("Role", ("annotator", "admin"), horizontal=True)
         if st.form_submit_button("Add"):
             try:
-                auth.add_account(s, name, pw, role)
+                auth.add_account(s, name, pw, role, by=who.name)
                 flash.say("success", f"Added {role} {plain(name.strip())}.")
                 st.rerun()
             except MmrbError as e:
@@ -30,22 +33,44 @@ with st.expander("Add an account"):
 
 names = [a.name for a in s.annotators()]
 if names:
-    with st.expander("Disable, enable or reset a password"):
-        target = st.selectbox("Account", names)
-        a, b = st.columns(2)
+    with st.expander("Manage an account: role, sign-in, password"):
+        target = st.selectbox("Account", names, key="acct_target")
         account = s.get_annotator(target)
         active = account is not None and account.active
-        if a.button("Disable" if active else "Enable"):
+        role_now = account.role if account is not None else "annotator"
+        a, b, c = st.columns(3)
+        if a.button("Disable" if active else "Enable", key="acct_active"):
             try:
                 auth.set_active(s, target, not active, by=who.name)
+                flash.say(
+                    "success", f"{plain(target)} {'disabled; their sessions have ended' if active else 'enabled'}."
+                )
                 st.rerun()
             except MmrbError as e:
                 st.error(plain(e))
-        with b.form("reset", clear_on_submit=True):
+        if b.button("Sign out everywhere", key="acct_signout", help="End every session of this account now"):
+            try:
+                n = auth.sign_out_everywhere(s, target, by=who.name)
+                flash.say("success", f"{plural(n, 'session')} of {plain(target)} ended.")
+                st.rerun()
+            except MmrbError as e:
+                st.error(plain(e))
+        with c.form("role", border=False):
+            new_role = st.radio("Role", ROLES, index=ROLES.index(role_now), horizontal=True, key="acct_role")
+            if st.form_submit_button("Change role"):
+                try:
+                    if new_role == role_now:
+                        raise MmrbError(f"{target} is already {role_now}.")
+                    auth.set_role(s, target, new_role, by=who.name)
+                    flash.say("success", f"{plain(target)} is now {new_role}; their sessions have ended.")
+                    st.rerun()
+                except MmrbError as e:
+                    st.error(plain(e))
+        with st.form("reset", clear_on_submit=True):
             pw2 = st.text_input("New password", type="password")
             if st.form_submit_button("Reset password"):
                 try:
-                    auth.reset_password(s, target, pw2)
+                    auth.reset_password(s, target, pw2, by=who.name)
                     st.success(f"Password of {plain(target)} reset; their sessions have ended.")
                 except MmrbError as e:
                     st.error(plain(e))
@@ -62,7 +87,40 @@ with st.form("plan"):
     )
     if st.form_submit_button("Assign"):
         try:
-            rep = assign(s, k=int(k), max_k=max(int(max_k), int(k)), control_share=float(gold), annotators=pick or None)
+            rep = assign(
+                s,
+                k=int(k),
+                max_k=max(int(max_k), int(k)),
+                control_share=float(gold),
+                annotators=pick or None,
+                by=who.name,
+            )
             st.success(plain("\n".join(rep.lines())))
         except MmrbError as e:
             st.error(plain(e))
+
+st.subheader("Audit trail")
+st.caption(
+    "Who changed what, and when (UTC): accounts, roles, assignment runs, pauses, gold, adjudication, guidelines."
+)
+f1, f2, f3 = st.columns(3)
+by_who = f1.selectbox("Who", ["everyone", *s.audit_actors()], key="audit_who")
+family = f2.selectbox(
+    "What", ["everything", *AUDIT_FILTERS], key="audit_what", format_func=lambda v: AUDIT_FILTERS.get(v, v)
+)
+since = f3.date_input("Since (UTC)", value=None, key="audit_since")
+entries = s.audit(
+    who=None if by_who == "everyone" else by_who,
+    what=None if family == "everything" else family,
+    since=since.isoformat() if since else None,
+    limit=AUDIT_ROWS + 1,
+)
+if entries:
+    show_table(audit_table(entries[:AUDIT_ROWS]), key="audit_table")
+    if len(entries) > AUDIT_ROWS:
+        st.caption(f"The newest {AUDIT_ROWS}; `mmrb audit` prints them all.")
+else:
+    st.caption(
+        "Nothing recorded"
+        + (" matches these filters." if (since or by_who != "everyone" or family != "everything") else " yet.")
+    )

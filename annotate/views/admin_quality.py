@@ -16,7 +16,7 @@ from curate.quality.qualification import qualification_pairs, resume
 from curate.quality.reliability import pause_alerted
 from curate.wording import percent, plural
 
-require("admin_quality")
+who = require("admin_quality")
 st.subheader("Quality")
 flash.show()
 s = ui.store()
@@ -74,13 +74,13 @@ for name, why in sorted(closed.items()):
     left.markdown(plain(f"{name}: {why}"))
     if right.button("Resume", key=f"resume_{name}"):
         try:
-            resume(s, name)
+            resume(s, name, by=who.name)
             flash.say("success", f"{plain(name)} is back in the queue.")
             st.rerun()
         except MmrbError as e:
             st.error(plain(e))
 if report.alerts and st.button("Pause every annotator with an alert", key="quality_pause"):
-    pause_alerted(s, report)
+    pause_alerted(s, report, by=who.name)
     flash.say("success", "Paused: their queues serve nothing until resumed.")
     st.rerun()
 
@@ -100,7 +100,7 @@ st.caption(
 upload = st.file_uploader("Gold file", type=["csv", "jsonl"], key="quality_gold_file")
 if upload is not None and st.button("Import", key="quality_gold_import"):
     try:
-        done = import_gold_upload(s, upload.name, upload.getvalue())
+        done = import_gold_upload(s, upload.name, upload.getvalue(), by=who.name)
         flash.say("success", plain("; ".join(done.lines())))
         st.rerun()
     except InputError as e:

@@ -5,6 +5,7 @@ import streamlit as st
 from annotate import flash, keys, ui
 from annotate.guard import outage_guard
 from annotate.guidelines import guidelines_markdown
+from annotate.guidelines import notice as guidelines_notice
 from annotate.images_cache import warm
 from annotate.label_ui import answers_of, label_form, show_errors, skip_current, start_clock, undo_last
 from annotate.page_style import compact_style
@@ -40,6 +41,8 @@ def label_page() -> None:
                 st.session_state["q_legend"] = legend
                 if not st.session_state.get("q_full_run"):
                     st.rerun()  # the legend is outside this fragment: once, where the scheme changes
+            if view.guidelines_changed and view.guidelines_version is not None:
+                st.info(guidelines_notice(view.guidelines_version), icon=":material/menu_book:")
             start_clock(view.pair_id)
             show_errors(view)
             show_item(view)

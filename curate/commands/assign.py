@@ -52,7 +52,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from curate.assign import assign
-    from curate.commands.common import names, open_store, read_ids
+    from curate.commands.common import cli_actor, names, open_store, read_ids
     from curate.schemes import load
 
     annotators, pair_ids = names(args.annotators), read_ids(args.pairs)
@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
             batch=args.batch,
             pair_ids=pair_ids,
             scheme=scheme,
+            by=cli_actor(),
             new_version=args.new_version,
         )
     print("\n".join(report.lines()))

@@ -104,3 +104,13 @@ def write_whole(path: str, text: str) -> None:
     tmp = Path(path + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)
+
+
+def cli_actor() -> str:
+    """Who the audit trail names for a change made from the command line: ``cli:<login>``."""
+    import getpass
+
+    try:
+        return f"cli:{getpass.getuser()}"
+    except (OSError, KeyError):  # no login name in the environment nor the password database
+        return "cli"

@@ -48,16 +48,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from curate.commands.common import names, open_store, read_ids
+    from curate.commands.common import cli_actor, names, open_store, read_ids
     from curate.quality import gold as G
     from curate.quality import qualification as Q
     from curate.wording import plural
 
     with open_store(args) as store:
         if args.what == "import":
-            print("\n".join(G.import_gold(store, args.file).lines()))
+            print("\n".join(G.import_gold(store, args.file, by=cli_actor()).lines()))
         elif args.what == "derive":
-            for rep in G.derive_gold(store, names(args.sources) or []):
+            for rep in G.derive_gold(store, names(args.sources) or [], by=cli_actor()):
                 print("\n".join(rep.lines()))
         elif args.what == "list":
             rows = G.gold_rows(store)
@@ -83,6 +83,6 @@ def run(args: argparse.Namespace) -> int:
                 "new annotators get it on the next mmrb assign"
             )
         else:
-            Q.resume(store, args.annotator)
+            Q.resume(store, args.annotator, by=cli_actor())
             print(f"{args.annotator}: back in the queue")
     return 0

@@ -42,12 +42,12 @@ def check_alert_options(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from curate.commands.common import open_store
+    from curate.commands.common import cli_actor, open_store
     from curate.quality.reliability import store_report
 
     check_alert_options(args)
     with open_store(args) as store:
-        report = store_report(store, threshold=args.threshold, min_n=args.min_n, pause=args.pause)
+        report = store_report(store, threshold=args.threshold, min_n=args.min_n, pause=args.pause, by=cli_actor())
         compare = None
         if args.aggregate:
             from curate.quality.aggregate import store_aggregate

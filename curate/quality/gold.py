@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
+from ..audit import SYSTEM
 from ..errors import InputError, InputProblem, MmrbError
 from ..formats.fields import Fields, text_problems
 from ..formats.reader import read_rows
@@ -191,16 +192,19 @@ def read_gold_file(
     return out
 
 
-def import_gold(store: GoldStageStore, path: str | Path) -> GoldReport:
+def import_gold(store: GoldStageStore, path: str | Path, *, by: str = SYSTEM, name: str | None = None) -> GoldReport:
     """Read a gold file whole, then store every row in one transaction (replacing any earlier
-    gold of those pairs)."""
+    gold of those pairs), recorded in the audit trail as done ``by`` (``name``: the file's
+    name to record, an upload's own rather than the server's temporary one)."""
     with store.transaction() as tx:
         golds = read_gold_file(path, (p.id for p in store.pairs(conn=tx)), schemes_of(store, conn=tx))
         store.set_gold(golds, conn=tx)
+        details = {"written": len(golds), "source": "import", "file": name or Path(path).name}
+        store.record_audit(by, "gold.import", "", details, conn=tx)
     return GoldReport(len(golds), "import")
 
 
-def import_gold_upload(store: GoldStageStore, name: str, data: bytes) -> GoldReport:
+def import_gold_upload(store: GoldStageStore, name: str, data: bytes, *, by: str = SYSTEM) -> GoldReport:
     """:func:`import_gold` of a file uploaded in the app: the same reader, errors and single
     transaction; the problems name the uploaded file as ``name``, and no error names the
     server's temporary file. Only the name's suffix is used on the server (a name such as
@@ -209,7 +213,7 @@ def import_gold_upload(store: GoldStageStore, name: str, data: bytes) -> GoldRep
         path = Path(d) / f"upload{Path(Path(name).name).suffix}"
         path.write_bytes(data)
         try:
-            return import_gold(store, path)
+            return import_gold(store, path, by=by, name=Path(name).name)
         except InputError as e:
             raise InputError(
                 [
@@ -268,8 +272,9 @@ def from_reference(pair) -> Gold | None:
     return Gold(pair.id, "reference", pref, first, second, note=pair.auto_method or "")
 
 
-def derive_gold(store: GoldStageStore, sources: Iterable[str] = DERIVED) -> list[GoldReport]:
-    """Gold from the store's adjudications and/or reference verdicts, one transaction."""
+def derive_gold(store: GoldStageStore, sources: Iterable[str] = DERIVED, *, by: str = SYSTEM) -> list[GoldReport]:
+    """Gold from the store's adjudications and/or reference verdicts, one transaction (each
+    source that wrote any in the audit trail as a gold import done ``by``)."""
     wanted = list(dict.fromkeys(sources))
     for s in wanted:
         if s not in DERIVED:
@@ -287,6 +292,8 @@ def derive_gold(store: GoldStageStore, sources: Iterable[str] = DERIVED) -> list
             store.set_gold(keep, conn=tx)
             existing.update({g.pair_id: g for g in keep})
             reports.append(GoldReport(len(keep), source, len(new) - len(keep), len(candidates) - len(new)))
+            if keep:
+                store.record_audit(by, "gold.import", "", {"written": len(keep), "source": source}, conn=tx)
     return reports
 
 

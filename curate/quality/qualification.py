@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from ..agreement.table import rating_value
+from ..audit import SYSTEM
 from ..errors import MmrbError
 from ..model import LABEL_FIELDS, Assignment
 from ..seeding import unit
@@ -170,10 +171,14 @@ def _failed() -> Gate:
     )
 
 
-def resume(store: QualificationStore, annotator: str) -> None:
-    """The lead lets an account back into the queue: no pause, qualification passed."""
-    person = store.get_annotator(annotator)
-    if person is None:
-        raise MmrbError(f"no annotator named {annotator!r}")
-    qualification = "passed" if person.qualification == "failed" else person.qualification
-    store.update_annotator(annotator, paused=None, qualification=qualification)
+def resume(store: QualificationStore, annotator: str, *, by: str = SYSTEM) -> None:
+    """The lead lets an account back into the queue: no pause, qualification passed; in the
+    audit trail as done ``by``."""
+    with store.transaction() as tx:
+        person = store.get_annotator(annotator, conn=tx)
+        if person is None:
+            raise MmrbError(f"no annotator named {annotator!r}")
+        qualification = "passed" if person.qualification == "failed" else person.qualification
+        store.update_annotator(annotator, paused=None, qualification=qualification, conn=tx)
+        details = {"was_paused": person.paused or "", "qualification": qualification or ""}
+        store.record_audit(by, "annotator.resume", annotator, details, conn=tx)

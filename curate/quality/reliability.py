@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..agreement.limits import MIN_BOOTSTRAP_PAIRS, TOO_FEW_PAIRS
+from ..audit import SYSTEM
 from ..model import LABEL_FIELDS
 from ..wording import percent, plural
 from .aggregate import aggregate_field
@@ -300,9 +301,10 @@ def store_figures(
     )
 
 
-def pause_alerted(store: ReliabilityStore, report: QualityReport) -> list[str]:
+def pause_alerted(store: ReliabilityStore, report: QualityReport, *, by: str = SYSTEM) -> list[str]:
     """Pause every annotator with an alert in ``report`` who is not paused yet (the queue
-    serves them nothing until the lead resumes them); returns their names."""
+    serves them nothing until the lead resumes them); returns their names. Each pause is in
+    the audit trail as done ``by``."""
     done = []
     with store.transaction() as tx:
         people = {a.name: a for a in store.annotators(conn=tx)}
@@ -310,6 +312,7 @@ def pause_alerted(store: ReliabilityStore, report: QualityReport) -> list[str]:
             if name in people and people[name].paused is None:
                 why = "; ".join(a.text() for a in report.alerts if a.annotator == name)
                 store.update_annotator(name, paused=f"automatic pause: {why}", conn=tx)
+                store.record_audit(by, "annotator.pause", name, {"reason": why}, conn=tx)
                 done.append(name)
     return done
 
@@ -330,10 +333,11 @@ def store_report(
     per_category: bool = True,
     pause: bool = False,
     seed: int = 0,
+    by: str = SYSTEM,
 ) -> QualityReport:
     """The report over the store's labels and gold, with the accounts' states; with
     ``pause``, every annotator with an alert is paused first (:func:`pause_alerted`)."""
     report = store_figures(store, threshold=threshold, min_n=min_n, per_category=per_category, seed=seed)
     if pause:
-        pause_alerted(store, report)
+        pause_alerted(store, report, by=by)
     return with_accounts(store, report)

@@ -6,7 +6,8 @@ import's transaction), ``labels`` (assignments, labels and their history, adjudi
 ``gold`` (gold answers, which labels are control tasks), ``schemes`` (annotation schemes as
 assigned: each version's table, each pair's scheme), ``people`` (annotators, sessions,
 sign-in attempts), ``judging`` (judge runs and judgments), ``counts``, ``columns`` (the
-agreement fast path), ``settings``;
+agreement fast path), ``settings``, ``guidelines`` (the labelling guidelines'
+versions), ``audit`` (who changed what);
 ``engine`` and ``migrations`` open it, and ``writer`` commits a run's results in batches.
 
 Every public method that writes more than one row runs in one transaction. Methods take an
@@ -29,6 +30,7 @@ from .columns import ColumnStore
 from .counts import CountStore
 from .engine import DEFAULT_DB, dumps, is_url, loads, now, resolve_db
 from .gold import GoldStore
+from .guidelines import GuidelinesStore, QueueHead
 from .imports import ImportConflict, ImportSession, ImportStore
 from .items import ItemStore, candidate_rows, item_rows, pair_row, params_key
 from .judging import JudgingStore
@@ -49,6 +51,7 @@ class Store(
     SettingsStore,
     GoldStore,
     SchemeStore,
+    GuidelinesStore,
 ):
     """Everything a stage reads or writes (see the modules of this package)."""
 
@@ -63,6 +66,7 @@ __all__ = [
     "item_rows",
     "pair_row",
     "NewLabel",
+    "QueueHead",
     "Store",
     "StoreError",
     "Transaction",

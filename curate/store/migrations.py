@@ -17,6 +17,7 @@ from ..errors import StoreError
 from ..lookalike import skeleton
 from ..model import RunDataset
 from . import schema as S
+from .engine import now
 from .rows import dataset_json
 
 _SCHEMA_LOCK = 0x6D6D7262  # "mmrb": the advisory lock held while a store's schema is created
@@ -126,6 +127,19 @@ class AddTable:
 
 
 @dataclass(frozen=True)
+class GuidelinesFromSetting:
+    """Stores before version 12 kept their guidelines as the setting ``guidelines_md``: it
+    becomes version 1 (author ``settings``), and the setting goes, so there is one source."""
+
+    def apply(self, conn: Connection) -> None:
+        key = S.settings.c.key == "guidelines_md"
+        text = conn.scalar(select(S.settings.c.value).where(key))
+        if text and conn.scalar(select(S.guidelines.c.version).limit(1)) is None:
+            conn.execute(insert(S.guidelines).values(version=1, text=text, author="settings", created_at=now()))
+        conn.execute(S.settings.delete().where(key))
+
+
+@dataclass(frozen=True)
 class TableOptions:
     """PostgreSQL storage options of a table (nothing to do on SQLite)."""
 
@@ -156,7 +170,7 @@ QUEUE_VACUUM = TableOptions(
 )
 ON_CREATE: list[Step] = [QUEUE_VACUUM]  # what create_all does not express
 
-Step = AddColumn | RunDatasets | TableOptions | FillSkeletons | AddIndex | DropIndex | AddTable
+Step = AddColumn | RunDatasets | TableOptions | FillSkeletons | AddIndex | DropIndex | AddTable | GuidelinesFromSetting
 
 MIGRATIONS: dict[int, list[Step]] = {
     2: [
@@ -206,6 +220,9 @@ MIGRATIONS: dict[int, list[Step]] = {
         AddColumn("adjudications", "ratings"),
         AddColumn("gold", "ratings"),
     ],
+    # guidelines with versions and the audit trail; the guidelines a store kept as its one
+    # setting become version 1, and labels made before keep NULL (no version recorded)
+    12: [AddTable("guidelines"), AddTable("audit"), AddColumn("labels", "guidelines_version"), GuidelinesFromSetting()],
 }
 
 SCHEMA_VERSION = max(MIGRATIONS, default=1)

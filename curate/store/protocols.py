@@ -9,7 +9,7 @@ pass the :class:`~curate.store.base.Transaction` as ``conn=``.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -19,6 +19,7 @@ from ..model import (
     Adjudication,
     Annotator,
     Assignment,
+    AuditAction,
     Candidate,
     Gold,
     Item,
@@ -38,6 +39,19 @@ from .items import SampleKey
 
 if TYPE_CHECKING:
     from . import Store
+
+
+class Audits(Protocol):
+    """A stage whose changes go into the audit trail, in their own transaction."""
+
+    def record_audit(
+        self,
+        who: str,
+        what: AuditAction,
+        subject: str = "",
+        details: Mapping[str, Any] | None = None,
+        conn: Transaction | None = None,
+    ) -> None: ...
 
 
 class Writes(Protocol):
@@ -195,7 +209,7 @@ class QualificationSetStore(Protocol):
     def get_setting(self, key: str, default: str | None = None, conn: Transaction | None = None) -> str | None: ...
 
 
-class QualificationStore(Writes, QualificationSetStore, ReadsGold, ReadsLabels, Protocol):
+class QualificationStore(Writes, Audits, QualificationSetStore, ReadsGold, ReadsLabels, Protocol):
     """``curate/quality/qualification.py``: the qualification set (a setting), its pairs'
     gold, and each annotator's qualification state."""
 
@@ -224,7 +238,7 @@ class AssignStore(QualificationStore, ReadsPairs, SchemeWriter, Protocol):
 
 
 class GoldStageStore(
-    Writes, Reads, QualificationSetStore, ReadsGold, ReadsItems, ReadsPairs, ReadsLabels, SchemeReader, Protocol
+    Writes, Reads, Audits, QualificationSetStore, ReadsGold, ReadsItems, ReadsPairs, ReadsLabels, SchemeReader, Protocol
 ):
     """``curate/quality/gold.py``: gold answers in and out, what they are derived from, and
     the figures of control tasks (the qualification set among them)."""
@@ -253,7 +267,7 @@ class AggregateStore(LabelFrameStore, ReadsGold, Protocol):
     """``curate/quality/aggregate.py``: the labels' frame and the gold."""
 
 
-class ReliabilityStore(Writes, AggregateStore, Protocol):
+class ReliabilityStore(Writes, Audits, AggregateStore, Protocol):
     """``curate/quality/reliability.py``: the labels' frame, the gold, the accounts (paused
     by an alert)."""
 

@@ -224,6 +224,7 @@ labels = Table(
     Column("created_at", String(32), nullable=False),
     Column("updated_at", String(32), nullable=False),
     Column("scheme_version", Integer),
+    Column("guidelines_version", Integer),  # the guidelines the label was made under; NULL: none recorded
     Index("ix_labels_annotator_updated", "annotator", "updated_at"),
 )
 
@@ -279,6 +280,32 @@ schemes = Table(
     Column("version", Integer, primary_key=True),
     Column("definition", Text, nullable=False),
     Column("created_at", String(32), nullable=False),
+)
+
+# The project's labelling guidelines, one row per version (store/guidelines.py): a change adds
+# a version, none is rewritten, so a label's ``guidelines_version`` always names the text it
+# was made under.
+guidelines = Table(
+    "guidelines",
+    metadata,
+    Column("version", Integer, primary_key=True, autoincrement=False),
+    Column("text", Text, nullable=False),
+    Column("author", String(100), nullable=False),  # an account, or "cli:<user>" for `mmrb guidelines set`
+    Column("created_at", String(32), nullable=False),  # UTC, ISO 8601
+)
+
+# What the lead's work changed, who changed it and when (store/audit.py), each row written in
+# the transaction of the change it records.
+audit = Table(
+    "audit",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", String(32), nullable=False),  # UTC, ISO 8601
+    Column("who", String(100), nullable=False),
+    Column("what", String(50), nullable=False),  # model.AUDIT_ACTIONS
+    Column("subject", Text, nullable=False, default=""),  # the account, pair or batch it was done to
+    Column("details", Text, nullable=False, default="{}"),  # canonical JSON
+    Index("ix_audit_at", "at"),
 )
 
 # Judge runs (evaluation and AI-assisted selection share them).
