@@ -10,7 +10,7 @@ from curate.model import Letter, Order
 from curate.sides import to_letter
 from curate.store import Store
 
-from .leaderboard import interval_of, table_rows
+from .leaderboard import categories_of, display_name, interval_of, plot_rows, table_rows
 from .runs import load_run
 from .scoring import ScoringOptions
 from .workflow import ScoredJudgments, score_loaded_run
@@ -144,8 +144,6 @@ def board_frame(reports: Sequence[dict], include_incomplete: bool = False) -> li
     """What the Leaderboard page draws: for each ranked judge with an accuracy, its overall
     accuracy and each category's (percent), side by side, with the 95% interval where one is
     defined (``lo`` / ``hi`` None where it is not: too few pairs, or none asked for)."""
-    from .leaderboard import _name, categories_of, interval_of, plot_rows
-
     rows, _ = plot_rows(reports, include_incomplete=include_incomplete)
     groups = ["overall", *categories_of(reports)]
     out = []
@@ -157,7 +155,7 @@ def board_frame(reports: Sequence[dict], include_incomplete: bool = False) -> li
             ci, _why = interval_of(s)
             out.append(
                 {
-                    "judge": _name(r),
+                    "judge": display_name(r),
                     "group": g,
                     "accuracy": 100 * s["accuracy"],
                     "lo": 100 * ci[0] if ci else None,

@@ -122,7 +122,8 @@ def table_rows(reports: Sequence[dict], sort: str = "overall", include_incomplet
     return rows
 
 
-def _name(row: dict) -> str:
+def display_name(row: dict) -> str:
+    """A judge as the board names it: incomplete runs say so."""
     return row["judge"] if row["complete"] else f"{row['judge']} (incomplete)"
 
 
@@ -177,7 +178,7 @@ def _header(cats: list[str]) -> list[str]:
 def _cells(row: dict, cats: list[str]) -> list[str]:
     return [
         "-" if row["rank"] is None else str(row["rank"]),
-        _name(row),
+        display_name(row),
         _pct(row["completeness"]),
         _pct(row["error_rate"]),
         _acc(row["overall"]),
@@ -330,7 +331,7 @@ def plot(reports: Sequence[dict], path: str | Path, sort: str = "overall", inclu
             bar.set_hatch("//")
             bar.set_edgecolor("white")
         ax.set_yticks(list(ys))
-        ax.set_yticklabels([_name(r) for r in rows])
+        ax.set_yticklabels([display_name(r) for r in rows])
         ax.axvline(50, color="grey", linestyle=":", linewidth=1)
         ax.set_xlim(0, 100)
         ax.set_xlabel(
