@@ -101,7 +101,18 @@ def main() -> None:
 def navigation(who):
     """The pages this account may see (only the sign-in page when nobody is signed in)."""
     if who is None:
-        return st.navigation([page(SIGNIN, default=True)], position="hidden")
+        # Signed out, every page's URL shows the sign-in page (a bookmark or a link opened in a
+        # new tab keeps its path instead of Streamlit's "Page not found"). Streamlit knows a page
+        # by the hash of its url_path, so the run after sign-in (and the handoff's reload of the
+        # same URL) opens the page itself there, subject to its own access check.
+        asked = [
+            st.Page(VIEWS / f"{SIGNIN.name}.py", title=SIGNIN.title, url_path=p.name, visibility="hidden")
+            for p in (*ANNOTATOR_PAGES.values(), *ADMIN_PAGES.values())
+        ]
+        nav = st.navigation([page(SIGNIN, default=True), *asked], position="hidden")
+        titles = {p.name: p.title for p in (*ANNOTATOR_PAGES.values(), *ADMIN_PAGES.values())}
+        st.session_state["signin_for"] = titles.get(nav.url_path)
+        return nav
     is_admin = who.role == ADMIN
     # an annotator opens on their queue (the first annotator page), the lead on the first
     # lead page, Progress (a lead's own queue is usually empty)
