@@ -230,7 +230,7 @@ def skip_current() -> None:
         return
     res = save(ui.store(), skip_label(view.pair_id, who, clock.CLOCK.seconds(_clock_key(view.pair_id))))
     clock.CLOCK.stop(_clock_key(view.pair_id))
-    flash.say("info" if res.ok else "warning", res.message)
+    flash.say("success" if res.ok else "warning", res.message)  # "Skipped.", quietly as "Saved."
 
 
 @calm("Nothing was undone")

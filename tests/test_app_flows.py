@@ -22,7 +22,7 @@ def test_sign_in_refuses_wrong_password_then_opens_the_queue(sqlite_env):
     at.text_input(key="signin_password").input(PASSWORD)
     at.button[0].click().run()
     assert "Question 0" in all_text(at)
-    assert [p.proto.text for p in at.get("progress")] == ["0 of 6 labelled"]
+    assert [p.proto.text for p in at.get("progress")] == ["0 labelled, 0 skipped of 6"]
 
 
 def test_disabled_account_cannot_sign_in(sqlite_env):
@@ -86,10 +86,16 @@ def test_skip_and_flag(sqlite_env):
     next(b for b in at.button if b.key == "act_skip").click().run()
     assert s.get_label("p0", "alice").status == "skipped"
     assert "Question 1" in all_text(at)
+    # a skip is no label: the progress line counts it apart, and says it quietly (no notice box)
+    assert [p.proto.text for p in at.get("progress")] == [":green[Skipped.] 0 labelled, 1 skipped of 6"]
+    assert not at.info and not at.success
     label(at, flag="unsafe_content", rationale="shows a weapon")
     got = s.get_label("p1", "alice")
     assert (got.flag, got.flag_note, got.status) == ("unsafe_content", "shows a weapon", "submitted")
     assert "Question 2" in all_text(at)
+    assert [p.proto.text for p in at.get("progress")] == [":green[Saved.] 1 labelled, 1 skipped of 6"]
+    next(b for b in at.button if b.key == "act_undo").click().run()  # said once: the next run has no "Saved."
+    assert [p.proto.text for p in at.get("progress")] == ["0 labelled, 1 skipped of 6"]
 
 
 def test_undo_brings_the_last_pair_back_prefilled(sqlite_env):

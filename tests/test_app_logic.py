@@ -568,3 +568,11 @@ def test_plain_shows_indented_text_as_text_not_as_a_code_block():
     # four leading spaces made a code block, which showed the escape backslashes ('\<b\>')
     out = _inline_tokens(render.plain("    <b>x</b>\n\tnext"))
     assert [t.content for t in out if t.type == "text"] == ["<b>x</b>", "next"]
+
+
+def test_progress_line_counts_skips_apart_from_labels():
+    from annotate.queue import progress_line
+    from curate.store import QueueProgress
+
+    assert progress_line(QueueProgress(done=2, skipped=1, assigned=39)) == "1 labelled, 1 skipped of 39"
+    assert progress_line(QueueProgress(0, 0, 0), "Saved.") == ":green[Saved.] 0 labelled, 0 skipped of 0"

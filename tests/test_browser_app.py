@@ -184,7 +184,7 @@ def test_refresh_mid_pair_returns_to_the_same_pair_with_submitted_labels_kept(pa
     page.reload()
     page.wait_for_selector(".st-key-mmrb-label", timeout=45_000)  # still signed in (session cookie)
     showing(page, 1)
-    assert "1 of 6 labelled" in page.locator("[data-testid=stProgress]").inner_text()
+    assert "1 labelled, 0 skipped of 6" in page.locator("[data-testid=stProgress]").inner_text()
     with store_of(server) as s:
         # "A" means the left response, whichever canonical side dave was shown there
         assert s.get_label("p0", "dave").preference == s.get_assignment("p0", "dave").left

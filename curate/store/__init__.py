@@ -32,7 +32,7 @@ from .gold import GoldStore
 from .imports import ImportConflict, ImportSession, ImportStore
 from .items import ItemStore, candidate_rows, item_rows, pair_row, params_key
 from .judging import JudgingStore
-from .labels import NEW_LABEL, LabelStore, NewLabel
+from .labels import NEW_LABEL, LabelStore, NewLabel, QueueProgress
 from .people import PeopleStore
 from .schemes import SchemeStore
 from .settings import SettingsStore
@@ -63,6 +63,7 @@ __all__ = [
     "item_rows",
     "pair_row",
     "NewLabel",
+    "QueueProgress",
     "Store",
     "StoreError",
     "Transaction",
