@@ -195,6 +195,22 @@ def test_admin_sees_progress_and_can_adjudicate(sqlite_env):
     assert not lead.exception, lead.exception
 
 
+def test_agreement_says_what_it_needs_until_two_pairs_overlap_then_draws(sqlite_env):
+    a, b = sign_in("alice"), sign_in("bob")
+    label(a, left="correct", right="incorrect", pref="left")
+    label(b, left="correct", right="incorrect", pref="right")  # p0 by both: one pair overlaps
+    lead = sign_in("lead")
+    lead.switch_page("annotate/views/admin_agreement.py").run()
+    assert not lead.exception, lead.exception
+    said = [i.value for i in lead.info]
+    assert said and "at least 2 pairs labelled by two or more annotators; so far 1 pair" in said[0], said
+    assert not lead.get("vega_lite_chart") and not lead.dataframe  # no charts of "undefined"
+    label(a, left="incorrect", right="correct", pref="right")
+    label(b, left="correct", right="incorrect", pref="right")  # p1 by both: two pairs overlap
+    lead.run()
+    assert not lead.info and lead.get("vega_lite_chart")
+
+
 # -- the lead's pages ---------------------------------------------------------------------------
 def label_everything(s, *, minutes: int = 2) -> None:
     """alice and bob label every pair, ``minutes`` apart, every label 'correct' on the first
@@ -252,10 +268,12 @@ def test_progress_has_human_tables_rates_only_over_enough_work_and_its_plots(sql
     lead = sign_in("lead")
     assert_lead_tables(lead)
     people = lead.dataframe[0].value.set_index("Annotator")
-    assert people.loc["alice", "Median seconds per label"] == 12.3  # stored 12.345 s
-    assert pd.isna(people.loc["alice", "Labels per hour"])  # 6 labels in 74 s: not enough for a rate
+    assert sorted(people.index) == ["alice", "bob"]  # the lead, with nothing assigned, is no row of zeros
+    assert people["Account"].tolist() == ["active", "active"]  # a word, not a greyed checkbox
+    assert people.loc["alice", "Median s per label"] == 12.3  # stored 12.345 s
+    assert pd.isna(people.loc["alice", "Labels per labelling hour"])  # 6 labels in 74 s: not enough for a rate
     formats = json.loads(lead.dataframe[0].proto.columns)
-    assert formats["Median seconds per label"]["type_config"]["format"] == "%.1f"
+    assert formats["Median s per label"]["type_config"]["format"] == "%.1f"
     assert "at least 10 timed labels over at least 10 minutes" in all_text(lead)
     cats = lead.dataframe[1].value
     assert cats["Share done"].tolist() == [100.0] and "%.1f%%" in lead.dataframe[1].proto.columns
