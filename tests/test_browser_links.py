@@ -50,19 +50,21 @@ def sign_in_at(page, url: str, name: str, asked: str) -> None:
 
 
 def test_a_lead_page_opened_signed_out_is_there_after_sign_in_and_in_a_new_tab(context, server):
+    # Progress is the lead's landing page: Streamlit served a default page only at the root
+    # ("Page not found" at its own path, the issue's /admin_progress), so it is asked for by name
     page = context.new_page()
-    sign_in_at(page, server.url + "/admin_agreement", "lead", "Agreement")
-    page.get_by_role("heading", name="Agreement").wait_for(timeout=45_000)  # after the handoff's reload
+    sign_in_at(page, server.url + "/admin_progress", "lead", "Progress")
+    page.get_by_role("heading", name="Progress").wait_for(timeout=45_000)  # after the handoff's reload
     wait_idle(page)
-    assert page.url == server.url + "/admin_agreement"
-    assert page.get_by_role("heading", name="Progress").count() == 0  # not the lead's landing page
+    assert page.url == server.url + "/admin_progress" and page.get_by_text(NOT_FOUND).count() == 0
 
-    tab = context.new_page()  # signed in: a bookmark in a new tab opens its page at once
-    tab.goto(server.url + "/admin_quality")
-    tab.get_by_role("heading", name="Quality").wait_for(timeout=45_000)
-    wait_idle(tab)
-    assert tab.url == server.url + "/admin_quality"
-    assert tab.get_by_text(NOT_FOUND).count() == 0 and tab.get_by_role("textbox", name="Password").count() == 0
+    for path, title in (("admin_quality", "Quality"), ("admin_progress", "Progress")):  # signed in, new tabs
+        tab = context.new_page()
+        tab.goto(f"{server.url}/{path}")
+        tab.get_by_role("heading", name=title).wait_for(timeout=45_000)
+        wait_idle(tab)
+        assert tab.url == f"{server.url}/{path}", path
+        assert tab.get_by_text(NOT_FOUND).count() == 0 and tab.get_by_role("textbox", name="Password").count() == 0
 
 
 def test_an_annotator_page_opened_signed_out_is_there_after_sign_in_and_a_lead_page_is_refused(context, server):
@@ -71,6 +73,12 @@ def test_an_annotator_page_opened_signed_out_is_there_after_sign_in_and_a_lead_p
     page.get_by_role("heading", name="My labels").wait_for(timeout=45_000)
     wait_idle(page)
     assert page.url == server.url + "/my_labels"
+
+    queue = context.new_page()  # the annotator's landing page by its own path
+    queue.goto(server.url + "/label")
+    queue.wait_for_selector(".st-key-mmrb-label", timeout=45_000)
+    wait_idle(queue)
+    assert queue.url == server.url + "/label" and queue.get_by_text(NOT_FOUND).count() == 0
 
     tab = context.new_page()
     tab.goto(server.url + "/admin_progress")
@@ -88,3 +96,5 @@ def test_the_app_root_signed_out_asks_for_no_page_and_lands_on_the_queue(context
     page.get_by_role("textbox", name="Password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_selector(".st-key-mmrb-label", timeout=45_000)
+    wait_idle(page)
+    assert page.url.rstrip("/") == server.url and page.get_by_text(NOT_FOUND).count() == 0
