@@ -70,8 +70,16 @@ async def _start(_app) -> AsyncIterator[None]:
     yield
 
 
-def page(p: Page, **kw) -> st.Page:
-    return st.Page(VIEWS / f"{p.name}.py", title=p.title, icon=p.icon, url_path=p.name, **kw)
+def page(p: Page, *, url_path: str | None = None, **kw) -> st.Page:
+    return st.Page(VIEWS / f"{p.name}.py", title=p.title, icon=p.icon, url_path=url_path or p.name, **kw)
+
+
+# The app's root URL is a page of its own, hidden, under this url_path: the sign-in page signed
+# out, the account's landing page signed in. Streamlit serves its default page only at the root
+# (a default page's own path, /admin_progress say, is "Page not found"), so no listed page is the
+# default and every one keeps its path. Both states share the name, so signing in at the root
+# runs the root page again, now the landing page.
+HOME = "home"
 
 
 def main() -> None:
@@ -101,17 +109,30 @@ def main() -> None:
 
 def navigation(who):
     """The pages this account may see (only the sign-in page when nobody is signed in)."""
+    pages = (*ANNOTATOR_PAGES.values(), *ADMIN_PAGES.values())
     if who is None:
-        return st.navigation([page(SIGNIN, default=True)], position="hidden")
+        # Signed out, every page's URL shows the sign-in page (a bookmark or a link opened in a
+        # new tab keeps its path instead of Streamlit's "Page not found"). Streamlit knows a page
+        # by the hash of its url_path, so the run after sign-in (and the handoff's reload of the
+        # same URL) opens the page itself there, subject to its own access check.
+        asked = [
+            st.Page(VIEWS / f"{SIGNIN.name}.py", title=SIGNIN.title, url_path=p.name, visibility="hidden")
+            for p in pages
+        ]
+        nav = st.navigation([page(SIGNIN, url_path=HOME, default=True), *asked], position="hidden")
+        st.session_state["signin_for"] = next((p.title for p in pages if p.name == nav.url_path), None)
+        return nav
     is_admin = who.role == ADMIN
     # an annotator opens on their queue (the first annotator page), the lead on the first
     # lead page, Progress (a lead's own queue is usually empty)
-    work = [page(p, default=not is_admin and i == 0) for i, p in enumerate(ANNOTATOR_PAGES.values())]
+    landing = next(iter(ADMIN_PAGES.values() if is_admin else ANNOTATOR_PAGES.values()))
+    home = page(landing, url_path=HOME, default=True, visibility="hidden")
+    work = [page(p) for p in ANNOTATOR_PAGES.values()]
     # Admin pages stay registered for everyone but hidden from annotators: opening one by
     # URL reaches the page's own access check, which refuses it with a message.
     vis = "visible" if is_admin else "hidden"
-    lead = [page(p, visibility=vis, default=is_admin and i == 0) for i, p in enumerate(ADMIN_PAGES.values())]
-    nav = st.navigation({"Lead": lead, "Annotate": work} if is_admin else {"Annotate": work + lead})
+    lead = [page(p, visibility=vis) for p in ADMIN_PAGES.values()]
+    nav = st.navigation({"Lead": lead, "Annotate": [*work, home]} if is_admin else {"Annotate": [*work, *lead, home]})
     with st.sidebar:
         st.caption(f"Signed in as **{plain(who.name)}** ({who.role})")
         if st.button("Sign out", key="sign_out"):

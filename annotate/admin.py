@@ -12,6 +12,7 @@ from statistics import median
 import pandas as pd
 
 from curate.agreement import AgreementReport, agreement_report, from_store
+from curate.agreement.limits import MIN_PAIRABLE_PAIRS
 from curate.agreement.stats import DEFAULT_RESAMPLES
 from curate.agreement.summary import ALL, AlphaRow, estimate_cell, field_title, row_estimate, undefined_notes
 from curate.audit import HEADERS as AUDIT_HEADERS
@@ -20,6 +21,7 @@ from curate.model import AuditEntry
 from curate.quality.gold import ControlShare
 from curate.quality.reliability import QualityReport
 from curate.store import Store
+from curate.wording import plural
 
 from .tables import Table, human
 
@@ -33,8 +35,10 @@ def _ts(s: str | None) -> datetime | None:
 RATE_MIN_LABELS = 10
 RATE_MIN_SECONDS = 600.0
 RATE_RULE = (
-    f"Labels per hour appears once an annotator has at least {RATE_MIN_LABELS} timed labels over at least "
-    f"{RATE_MIN_SECONDS / 60:g} minutes of labelling time (the seconds recorded per label, not the wall clock)."
+    "Labels in the last hour: submitted in the last 60 minutes of the clock. Labels per labelling hour: the "
+    "pace while labelling, over the seconds recorded per label (not the wall clock), so it can be high when "
+    f"nothing came in the last hour; it appears once an annotator has at least {RATE_MIN_LABELS} timed labels "
+    f"over at least {RATE_MIN_SECONDS / 60:g} minutes of labelling time."
 )
 
 
@@ -122,6 +126,21 @@ def lead_report(store: Store, *, resamples: int = DEFAULT_RESAMPLES) -> Agreemen
     """The agreement report the lead's pages draw (the figures of ``mmrb agreement --category``):
     every field overall and per category, bootstrap intervals over pairs, seed 0."""
     return agreement_report(from_store(store), per_category=True, resamples=resamples, seed=0)
+
+
+def agreement_wanting(report: AgreementReport) -> str | None:
+    """What the Agreement page still needs before any statistic is defined, or None. Below
+    MIN_PAIRABLE_PAIRS pairs labelled by two or more annotators every figure is undefined,
+    so the page says what is missing instead of drawing charts of "undefined"."""
+    pairable = max((f.n_pairable for f in report.fields.values()), default=0)
+    if pairable >= MIN_PAIRABLE_PAIRS:
+        return None
+    return (
+        f"Agreement needs at least {plural(MIN_PAIRABLE_PAIRS, 'pair')} labelled by two or more annotators; "
+        f"so far {plural(pairable, 'pair')} ({plural(report.n_labels, 'submitted label')} on "
+        f"{plural(report.n_pairs, 'pair')}). The figures appear once two or more annotators have labelled "
+        "the same pairs (pairs assigned with `mmrb assign -k 2` or more)."
+    )
 
 
 def alpha_table(rows: Sequence[AlphaRow]) -> Table:

@@ -41,6 +41,11 @@ def _field_colors(titles: Sequence[str]) -> alt.Scale:
     return alt.Scale(domain=list(titles), scheme="tableau10")
 
 
+def _count_axis() -> alt.Axis:
+    """An axis of counts: whole numbers only (Vega would tick 0.1 ... 0.9 for a count up to 1)."""
+    return alt.Axis(tickMinStep=1, format="d")
+
+
 def _legend(title: str | None) -> alt.Legend:
     return alt.Legend(title=title, orient="top", labelLimit=320)
 
@@ -65,7 +70,7 @@ def labels_over_time(frame: pd.DataFrame) -> alt.Chart:
         .mark_line(interpolate="step-after", point=len(frame) <= 200)
         .encode(
             x=alt.X("time:T", title="Time (UTC)", axis=alt.Axis(format="%H:%M")),
-            y=alt.Y("labels:Q", title="Submitted labels (cumulative)"),
+            y=alt.Y("labels:Q", title="Submitted labels (cumulative)", axis=_count_axis()),
             color=alt.Color("annotator:N", legend=_legend("Annotator")),
             tooltip=[
                 alt.Tooltip("annotator:N", title="Annotator"),
@@ -105,7 +110,7 @@ def label_distribution(frame: pd.DataFrame) -> alt.FacetChart:
     fields = list(dict.fromkeys(frame["field"]))
     base = alt.Chart().encode(
         x=alt.X("value:N", title=None, sort=None, axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("labels:Q", title="Submitted labels"),
+        y=alt.Y("labels:Q", title="Submitted labels", axis=_count_axis()),
     )
     bars = base.mark_bar().encode(
         color=alt.Color("field:N", scale=_field_colors(fields), legend=None),

@@ -20,13 +20,20 @@ def kind() -> Kind | None:
     return got[0] if got else None
 
 
-def show(*, quiet_success: bool = False) -> None:
-    """Show the waiting message and forget it. ``quiet_success``: a plain "Saved." is not
-    shown (on the label page the progress count and the next pair already say so, and a
-    toast per label cost the browser a render)."""
+def quiet() -> str | None:
+    """Take a waiting success message, to be said quietly where the page chooses (the label
+    page: in its progress line, which is sent on every submit anyway: no element added)."""
+    got = st.session_state.get(_KEY)
+    if got and got[0] == "success":
+        del st.session_state[_KEY]
+        return got[1]
+    return None
+
+
+def show() -> None:
+    """Show the waiting message and forget it (a success as a toast: no layout shift)."""
     got, message = st.session_state.pop(_KEY, (None, None))
     if got == "success":
-        if not quiet_success:
-            st.toast(message)  # no layout shift
+        st.toast(message)
     elif got:
         getattr(st, got)(message)

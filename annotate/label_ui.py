@@ -231,7 +231,7 @@ def skip_current() -> None:
     skipped = skip_label(view.pair_id, who, clock.CLOCK.seconds(_clock_key(view.pair_id)))
     res = save(ui.store(), replace(skipped, guidelines_version=view.guidelines_version))
     clock.CLOCK.stop(_clock_key(view.pair_id))
-    flash.say("info" if res.ok else "warning", res.message)
+    flash.say("success" if res.ok else "warning", res.message)  # "Skipped.", quietly as "Saved."
 
 
 @calm("Nothing was undone")

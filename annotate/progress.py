@@ -42,24 +42,33 @@ SECONDS = "%.1f"
 PERCENT = "%.1f%%"  # of a value already in percent (6.25 -> "6.2%")
 
 
+# the two rates beside each other measure different things, and their headers say which
+LAST_HOUR = "Labels in the last hour"  # submitted within the last 60 minutes of the clock
+PACE = "Labels per labelling hour"  # over the seconds recorded per label (admin.labels_per_hour)
+MEDIAN_SECONDS = "Median s per label"
+
+
 def annotator_table(people: pd.DataFrame) -> Table:
-    """admin.progress_by_annotator as the lead reads it."""
+    """admin.progress_by_annotator as the lead reads it: the people who label (a lead with
+    nothing assigned is no annotator row of zeros), each account's state in words."""
+    shown = people[(people["role"] != "admin") | (people["assigned"] > 0)] if len(people) else people
+    if len(shown):
+        shown = shown.assign(active=shown["active"].map(lambda a: "active" if a else "disabled"))
     return human(
-        people,
+        shown,
         {
             "annotator": "Annotator",
-            "role": "Role",
-            "active": "Active",
+            "active": "Account",
             "assigned": "Assigned",
             "done": "Done",
             "submitted": "Submitted",
             "skipped": "Skipped",
             "flagged": "Flagged",
-            "last_hour": "Labels in the last hour",
-            "labels_per_hour": "Labels per hour",
-            "median_seconds": "Median seconds per label",
+            "last_hour": LAST_HOUR,
+            "labels_per_hour": PACE,
+            "median_seconds": MEDIAN_SECONDS,
         },
-        {"Labels per hour": "%.1f", "Median seconds per label": SECONDS},
+        {PACE: "%.1f", MEDIAN_SECONDS: SECONDS},
     )
 
 

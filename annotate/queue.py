@@ -15,7 +15,7 @@ from curate.model import Assignment, Item, Label, Pair, Part, Preference, Side, 
 from curate.quality.qualification import gate
 from curate.schemes import BUILT_IN, DEFAULT, Scheme, proposal_of, resolve
 from curate.sides import shown_pair
-from curate.store import NEW_LABEL, ConflictError, Store
+from curate.store import NEW_LABEL, ConflictError, QueueProgress, Store
 from curate.wording import snippet, utc_time
 
 from .demo import DELIBERATE_MISSING_IMAGE
@@ -188,6 +188,13 @@ def save(store: Store, label: Label, *, expected_revision: int | None = None) ->
     return SaveResult(True, f"{verb}.", saved)
 
 
+def progress_line(progress: QueueProgress, said: str | None = None) -> str:
+    """The label page's progress line: a skip is no label, so labels and skips are counted apart.
+    ``said``: the last action's confirmation ("Saved.", "Skipped."), first, in quiet green."""
+    line = f"{progress.labelled} labelled, {progress.skipped} skipped of {progress.assigned}"
+    return f":green[{said}] {line}" if said else line
+
+
 def undo(store: Store, annotator: str) -> Label | None:
     return store.undo_last(annotator)
 
@@ -269,6 +276,7 @@ __all__ = [
     "next_images",
     "own_view",
     "save",
+    "progress_line",
     "undo",
     "my_labels",
 ]

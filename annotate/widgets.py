@@ -3,6 +3,9 @@ tables, and the label page's keyboard listener."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import streamlit as st
 
 from curate.wording import EMPTY
@@ -27,7 +30,18 @@ def key_listener() -> None:
     st.session_state["keys_injected"] = True
 
 
-def show_table(table: Table, **kw) -> None:
-    """A lead's table: its headers, its number formats, an empty cell shown as EMPTY."""
-    config = {h: st.column_config.NumberColumn(format=f) for h, f in table.formats.items()}
+def show_table(table: Table, *, short: Mapping[str, tuple[str, str]] | None = None, **kw) -> None:
+    """A lead's table: its headers, its number formats, an empty cell shown as EMPTY.
+    ``short``: header -> (shorter header, the full one as its help), for a table whose headers
+    would make it wider than the page; a header the table does not have is a bug, said at once."""
+    unknown = set(short or {}) - set(table.frame.columns)
+    if unknown:
+        raise KeyError(f"no such column to shorten: {sorted(unknown)}")
+    config: dict[str, Any] = {}
+    for h in table.frame.columns:
+        label, full = (short or {}).get(h, (None, None))
+        if h in table.formats:
+            config[h] = st.column_config.NumberColumn(label=label, help=full, format=table.formats[h])
+        elif label:
+            config[h] = st.column_config.Column(label=label, help=full)
     st.dataframe(table.frame, hide_index=True, column_config=config, placeholder=EMPTY, **kw)

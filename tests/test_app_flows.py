@@ -22,7 +22,7 @@ def test_sign_in_refuses_wrong_password_then_opens_the_queue(sqlite_env):
     at.text_input(key="signin_password").input(PASSWORD)
     at.button[0].click().run()
     assert "Question 0" in all_text(at)
-    assert [p.proto.text for p in at.get("progress")] == ["0 of 6 labelled"]
+    assert [p.proto.text for p in at.get("progress")] == ["0 labelled, 0 skipped of 6"]
 
 
 def test_disabled_account_cannot_sign_in(sqlite_env):
@@ -86,10 +86,16 @@ def test_skip_and_flag(sqlite_env):
     next(b for b in at.button if b.key == "act_skip").click().run()
     assert s.get_label("p0", "alice").status == "skipped"
     assert "Question 1" in all_text(at)
+    # a skip is no label: the progress line counts it apart, and says it quietly (no notice box)
+    assert [p.proto.text for p in at.get("progress")] == [":green[Skipped.] 0 labelled, 1 skipped of 6"]
+    assert not at.info and not at.success
     label(at, flag="unsafe_content", rationale="shows a weapon")
     got = s.get_label("p1", "alice")
     assert (got.flag, got.flag_note, got.status) == ("unsafe_content", "shows a weapon", "submitted")
     assert "Question 2" in all_text(at)
+    assert [p.proto.text for p in at.get("progress")] == [":green[Saved.] 1 labelled, 1 skipped of 6"]
+    next(b for b in at.button if b.key == "act_undo").click().run()  # said once: the next run has no "Saved."
+    assert [p.proto.text for p in at.get("progress")] == ["0 labelled, 1 skipped of 6"]
 
 
 def test_undo_brings_the_last_pair_back_prefilled(sqlite_env):
@@ -190,6 +196,22 @@ def test_admin_sees_progress_and_can_adjudicate(sqlite_env):
     assert not lead.exception, lead.exception
 
 
+def test_agreement_says_what_it_needs_until_two_pairs_overlap_then_draws(sqlite_env):
+    a, b = sign_in("alice"), sign_in("bob")
+    label(a, left="correct", right="incorrect", pref="left")
+    label(b, left="correct", right="incorrect", pref="right")  # p0 by both: one pair overlaps
+    lead = sign_in("lead")
+    lead.switch_page("annotate/views/admin_agreement.py").run()
+    assert not lead.exception, lead.exception
+    said = [i.value for i in lead.info]
+    assert said and "at least 2 pairs labelled by two or more annotators; so far 1 pair" in said[0], said
+    assert not lead.get("vega_lite_chart") and not lead.dataframe  # no charts of "undefined"
+    label(a, left="incorrect", right="correct", pref="right")
+    label(b, left="correct", right="incorrect", pref="right")  # p1 by both: two pairs overlap
+    lead.run()
+    assert not lead.info and lead.get("vega_lite_chart")
+
+
 # -- the lead's pages ---------------------------------------------------------------------------
 def label_everything(s, *, minutes: int = 2) -> None:
     """alice and bob label every pair, ``minutes`` apart, every label 'correct' on the first
@@ -247,10 +269,12 @@ def test_progress_has_human_tables_rates_only_over_enough_work_and_its_plots(sql
     lead = sign_in("lead")
     assert_lead_tables(lead)
     people = lead.dataframe[0].value.set_index("Annotator")
-    assert people.loc["alice", "Median seconds per label"] == 12.3  # stored 12.345 s
-    assert pd.isna(people.loc["alice", "Labels per hour"])  # 6 labels in 74 s: not enough for a rate
+    assert sorted(people.index) == ["alice", "bob"]  # the lead, with nothing assigned, is no row of zeros
+    assert people["Account"].tolist() == ["active", "active"]  # a word, not a greyed checkbox
+    assert people.loc["alice", "Median s per label"] == 12.3  # stored 12.345 s
+    assert pd.isna(people.loc["alice", "Labels per labelling hour"])  # 6 labels in 74 s: not enough for a rate
     formats = json.loads(lead.dataframe[0].proto.columns)
-    assert formats["Median seconds per label"]["type_config"]["format"] == "%.1f"
+    assert formats["Median s per label"]["type_config"]["format"] == "%.1f"
     assert "at least 10 timed labels over at least 10 minutes" in all_text(lead)
     cats = lead.dataframe[1].value
     assert cats["Share done"].tolist() == [100.0] and "%.1f%%" in lead.dataframe[1].proto.columns

@@ -593,3 +593,11 @@ def test_my_labels_names_a_label_by_its_prompt_on_one_line():
     assert (row["Prompt"], row["Category"], row["Better"]) == ("What is it?", "Text to image", "right")
     (row,) = own_rows([(lab, a)])  # the item gone: the pair id stands in
     assert (row["Prompt"], row["Category"]) == ("p0", None)
+
+
+def test_progress_line_counts_skips_apart_from_labels():
+    from annotate.queue import progress_line
+    from curate.store import QueueProgress
+
+    assert progress_line(QueueProgress(done=2, skipped=1, assigned=39)) == "1 labelled, 1 skipped of 39"
+    assert progress_line(QueueProgress(0, 0, 0), "Saved.") == ":green[Saved.] 0 labelled, 0 skipped of 0"

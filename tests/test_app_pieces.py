@@ -129,3 +129,12 @@ def test_why_an_organisation_identity_did_not_sign_in(sqlite_store):
     assert auth.identity_refusal(sqlite_store, "ben@example.org") == "no_account"
     auth.set_active(sqlite_store, "ann@example.org", False)
     assert auth.identity_refusal(sqlite_store, "ann@example.org") == "no_account"
+
+
+def test_a_table_refuses_to_shorten_a_header_it_does_not_have():
+    """A renamed column would otherwise lose its short header silently (the Quality table)."""
+    from annotate.tables import Table
+    from annotate.widgets import show_table
+
+    with pytest.raises(KeyError, match="Dawid-Skene reliability"):
+        show_table(Table(pd.DataFrame({"Model": [0.5]})), short={"Dawid-Skene reliability": ("DS", "Dawid-Skene")})

@@ -101,6 +101,8 @@ def test_a_whole_label_with_the_keyboard_even_after_clicking_a_radio(page, serve
     assert page.evaluate("!!document.activeElement.closest('[role=radiogroup]')")
     press(page, "2", "9", "d", "Enter")  # left incorrect, right incorrect, right better
     showing(page, 1)
+    bar = page.locator("[data-testid=stProgress]")
+    assert bar.inner_text().split() == ["Saved.", "1", "labelled,", "0", "skipped", "of", "6"]  # said quietly
     with store_of(server) as s:
         got = s.get_label("p0", "alice")
     # alice sees p0 with the first response on the left
@@ -126,6 +128,7 @@ def test_a_whole_label_with_the_keyboard_even_after_clicking_a_radio(page, serve
     showing(page, 3)
     press(page, "s")
     showing(page, 4)
+    assert "Skipped. 3 labelled, 1 skipped of 6" in bar.inner_text()  # a skip is no label
     press(page, "u")
     showing(page, 3)
     with store_of(server) as s:
@@ -184,7 +187,7 @@ def test_refresh_mid_pair_returns_to_the_same_pair_with_submitted_labels_kept(pa
     page.reload()
     page.wait_for_selector(".st-key-mmrb-label", timeout=45_000)  # still signed in (session cookie)
     showing(page, 1)
-    assert "1 of 6 labelled" in page.locator("[data-testid=stProgress]").inner_text()
+    assert "1 labelled, 0 skipped of 6" in page.locator("[data-testid=stProgress]").inner_text()
     with store_of(server) as s:
         # "A" means the left response, whichever canonical side dave was shown there
         assert s.get_label("p0", "dave").preference == s.get_assignment("p0", "dave").left

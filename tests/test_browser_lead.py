@@ -240,3 +240,40 @@ def test_the_lead_changes_a_role_and_signs_a_user_out_and_the_trail_shows_both(p
     assert "guidelines changed" in text and "role changed" not in text, text
     assert page.locator("[data-testid=stException]").count() == 0
     assert not page.errors, page.errors
+
+
+# Each table's overflow sideways (its grid's scrolling width beyond its box) and each cut text of
+# a metric's title or value, in px: 0 and none when everything fits the page.
+OVERFLOW = """() => ({
+  tables: Array.from(document.querySelectorAll('[data-testid=stDataFrame] .dvn-scroller'))
+    .map((s) => s.scrollWidth - s.clientWidth),
+  cut: Array.from(document.querySelectorAll(
+    '[data-testid=stMetric] :is(.stMarkdownEllipsis, [data-testid=stMetricValue] div)'))
+    .filter((e) => e.scrollWidth > e.clientWidth).map((e) => e.textContent),
+})"""
+
+
+def fits(page, width: int) -> dict:
+    page.set_viewport_size({"width": width, "height": 768})
+    settled(page)
+    wait_idle(page)
+    return page.evaluate(OVERFLOW)
+
+
+def test_progress_fits_1366_px_its_lead_is_no_row_and_accounts_are_words(page, server):
+    sign_in_lead(page, server.url)
+    charts_drawn(page, 3)
+    got = fits(page, 1366)
+    assert got["tables"] and not any(got["tables"]) and not got["cut"], got
+    grid = page.locator("[data-testid=stDataFrame]").first
+    assert grid.get_by_role("checkbox").count() == 0  # "Account" says active / disabled in words
+
+
+def test_the_quality_table_fits_its_container_at_1366_and_1440_px(page, quality_server):
+    sign_in_lead(page, quality_server.url)
+    page.goto(quality_server.url + "/admin_quality")
+    page.get_by_role("heading", name="Quality").wait_for(timeout=45_000)
+    charts_drawn(page, 3)
+    for width in (1366, 1440):
+        got = fits(page, width)
+        assert got["tables"] and not any(got["tables"]) and not got["cut"], (width, got)

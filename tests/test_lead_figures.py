@@ -189,6 +189,10 @@ def test_the_agreement_page_says_why_a_single_pair_gives_no_statistic():
     assert admin.alpha_notes(rows, min_pairs=rep.min_pairs) == [f"Undefined (Preference; Preference in (none)): {why}."]
     cells = summary.kappa_cells(rep)
     assert len(cells) == 6 and {(c.kappa, c.undefined) for c in cells} == {(None, why)}
+    # the page itself says what it needs instead of these charts (issue 28)
+    wanting = admin.agreement_wanting(rep)
+    assert wanting and "at least 2 pairs labelled by two or more annotators; so far 1 pair (3 submitted" in wanting
+    assert admin.agreement_wanting(tiny_report()) is None
     for chart in (
         charts.alpha_per_category(rows),
         charts.kappa_heatmap(cells),
@@ -311,8 +315,16 @@ def test_tables_have_human_headers_and_no_missing_value_but_none():
     )
     t = progress.annotator_table(people)
     assert all("_" not in h and h[0].isupper() for h in t.frame.columns)
-    assert t.frame.loc[0, "Labels per hour"] is None and t.frame.loc[0, "Median seconds per label"] is None
-    assert t.formats == {"Labels per hour": "%.1f", "Median seconds per label": "%.1f"}
+    assert t.frame.loc[0, "Labels per labelling hour"] is None and t.frame.loc[0, "Median s per label"] is None
+    assert t.formats == {"Labels per labelling hour": "%.1f", "Median s per label": "%.1f"}
+    # a lead with nothing assigned is left out; one who labels is a row; an account's state in words
+    lead = people.assign(annotator="lead", role="admin", assigned=0, done=0, submitted=0, last_hour=0)
+    off = people.assign(annotator="bob", active=False)
+    t = progress.annotator_table(pd.concat([people, lead, off], ignore_index=True))
+    assert t.frame[["Annotator", "Account"]].values.tolist() == [["alice", "active"], ["bob", "disabled"]]
+    labelling_lead = lead.assign(assigned=3)
+    assert progress.annotator_table(labelling_lead).frame["Annotator"].tolist() == ["lead"]
+    assert progress.annotator_table(people.iloc[:0]).frame.empty
     cats = progress.category_table(pd.DataFrame([dict(category="vqa", assigned=16, done=1, share_done=0.062)]))
     assert cats.frame.loc[0, "Share done"] == 6.25 and cats.formats["Share done"] == "%.1f%%"
     assert list(progress.short_table(pd.DataFrame(columns=["pair"])).frame.columns) == [
@@ -386,3 +398,32 @@ def test_the_quality_charts_draw_a_share_only_over_min_n_labels_and_label_the_th
         assert [(r["y"], r["label"]) for r in ref[0]] == [(0.8, "alert below 80%")]
         y = next(la["encoding"]["y"] for la in layers(spec) if la["mark"] in ("bar", {"type": "bar"}))
         assert y["title"].startswith(charts.RELIABILITY[kind][3].split(" (")[0])
+
+
+def _position_encodings(spec):
+    """Every x / y encoding anywhere in a Vega-Lite spec (layers, facets included)."""
+    if isinstance(spec, dict):
+        for channel in ("x", "y"):
+            enc = spec.get("encoding", {}).get(channel)
+            if isinstance(enc, dict):
+                yield enc
+        for value in spec.values():
+            yield from _position_encodings(value)
+    elif isinstance(spec, list):
+        for value in spec:
+            yield from _position_encodings(value)
+
+
+def test_count_axes_tick_whole_numbers_only():
+    """A count of one label must not be ticked 0.1 ... 0.9: every axis of label counts has
+    integer ticks (tickMinStep 1, format "d")."""
+    one = [r for r in ACTIVITY if r.status == "submitted"][:1]
+    for chart in (
+        charts.labels_over_time(progress.labels_over_time(one)),
+        charts.label_distribution(progress.label_distribution(tiny_report())),
+    ):
+        counts = [e for e in _position_encodings(chart.to_dict()) if e.get("field") == "labels"]
+        assert counts and all(
+            e.get("type") == "quantitative" and e["axis"]["tickMinStep"] == 1 and e["axis"]["format"] == "d"
+            for e in counts
+        ), counts

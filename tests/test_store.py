@@ -8,7 +8,7 @@ from sqlalchemy.exc import IntegrityError
 
 from curate.errors import StoreError
 from curate.model import Adjudication, Annotator, Assignment, Candidate, ImageRef, Item, Label, Pair
-from curate.store import ConflictError, Store
+from curate.store import ConflictError, QueueProgress, Store
 from curate.store import migrations as M
 from curate.store import schema as S
 from tests.ingest_helpers import text_pairs_file, upkeep
@@ -79,6 +79,21 @@ def test_next_assignment_and_label_lifecycle(store):
     assert undone.pair_id == "p1" and store.get_label("p1", "ann") is None
     assert store.next_assignment("ann").pair_id == "p1"
     assert [h.action for h in store.label_history("p1", "ann")] == ["undo"]
+
+
+def test_queue_progress_counts_a_skip_as_done_but_not_labelled(store):
+    _seed(store, 4)
+    store.add_annotator(Annotator("other"))
+    store.add_assignments([Assignment("p0", "other", "first", 0)])
+    assert store.queue_progress("ann") == QueueProgress(done=0, skipped=0, assigned=4)
+    store.save_label(Label("p0", "ann", preference="first"))
+    store.save_label(Label("p1", "ann", status="skipped"))
+    store.save_label(Label("p0", "other", status="skipped"))  # another annotator's skip is not hers
+    got = store.queue_progress("ann")
+    assert got == QueueProgress(done=2, skipped=1, assigned=4) and got.labelled == 1
+    assert (got.done, got.assigned) == store.progress("ann")
+    store.undo_last("ann")  # the withdrawn skip reopens its pair: neither done nor skipped
+    assert store.queue_progress("ann") == QueueProgress(done=1, skipped=0, assigned=4)
 
 
 def test_import_is_one_transaction(store):

@@ -18,6 +18,9 @@ report = figures.agreement(s)
 if not report.fields:
     st.info("No submitted labels yet: agreement appears once two annotators have labelled the same pair.")
     st.stop()
+if wanting := admin.agreement_wanting(report):  # every figure would read "undefined"
+    st.info(wanting)
+    st.stop()
 st.caption(
     f"{plural(report.n_pairs, 'pair')} with submitted labels by {plural(len(report.annotators), 'annotator')}. "
     "Krippendorff's alpha over pairs with two or more labels, 95% bootstrap intervals over pairs "

@@ -18,9 +18,14 @@ if people.empty:
 else:
     t = ProgressTotals.of(people)
     a, b, c = st.columns(3)
+    # short titles: a third of the page at 1366 px cuts a longer one; the rest is in the help
     a.metric("Assignments done", f"{t.done} / {t.assigned}")
-    b.metric("Labels in the last hour", t.last_hour)
-    c.metric("Median seconds per label (median over annotators)", seconds(t.median_seconds))
+    b.metric(progress.LAST_HOUR, t.last_hour, help="Labels submitted in the last 60 minutes, all annotators.")
+    c.metric(
+        "Median s per label",
+        seconds(t.median_seconds),
+        help="The median over annotators of each one's median seconds per submitted label.",
+    )
     show_table(progress.annotator_table(people))
     st.caption(admin.RATE_RULE + f" An empty cell ({EMPTY}) has no value yet.")
 

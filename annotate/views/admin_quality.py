@@ -16,6 +16,17 @@ from curate.quality.qualification import qualification_pairs, resume
 from curate.quality.reliability import pause_alerted
 from curate.wording import percent, plural
 
+# the table's long headers as short ones (the long one is each column's help), so that it fits
+# the page at 1366 px instead of scrolling sideways with "Dawid-Sken..." cut
+NARROW = {
+    "Gold accuracy": ("Gold", "Accuracy on gold"),
+    "Wilson interval (95%)": ("Gold 95% interval", "Wilson interval (95%) of the accuracy on gold"),
+    "Gold labels": ("Gold n", "Gold labels"),
+    "Agrees with the others' majority": ("Majority", "Agrees with the others' majority"),
+    "Labels compared": ("Majority n", "Labels compared with the others' majority"),
+    "Dawid-Skene reliability": ("Dawid-Skene", "Dawid-Skene reliability"),
+}
+
 who = require("admin_quality")
 st.subheader("Quality")
 flash.show()
@@ -55,7 +66,7 @@ else:
         st.markdown(f"**{title}**")
         chart = charts.annotator_reliability(frame, kind, threshold=float(threshold), min_n=min_n)
         st.vega_lite_chart(spec=charts.spec(chart), width="stretch")
-    show_table(admin.quality_table(frame), height="content")
+    show_table(admin.quality_table(frame), short=NARROW, height="content")
 
 closed = {**{n: "failed qualification" for n, q in report.qualification.items() if q == "failed"}, **report.paused}
 st.markdown("**Qualification and pauses**")

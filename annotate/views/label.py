@@ -10,7 +10,7 @@ from annotate.images_cache import warm
 from annotate.label_ui import answers_of, label_form, show_errors, skip_current, start_clock, undo_last
 from annotate.page_style import compact_style
 from annotate.pair_ui import open_zoom_of_current, show_item, zoom_if_asked
-from annotate.queue import closed_notice, current_view, next_images
+from annotate.queue import closed_notice, current_view, next_images, progress_line
 from annotate.scheme_form import is_default_form
 from annotate.session_ui import require
 from annotate.widgets import key_listener, rich
@@ -24,11 +24,13 @@ def label_page() -> None:
     with outage_guard():  # a fragment's rerun does not pass through app.py's guard
         who = require("label")  # again on each fragment run: a disabled account stops at once
         s = ui.store()
-        done, assigned = s.progress(who.name)
+        progress = s.queue_progress(who.name)
+        done, assigned = progress.done, progress.assigned
         view = current_view(s, who.name)
         with st.container(key="mmrb-label"):
-            st.progress(done / assigned if assigned else 1.0, text=f"{done} of {assigned} labelled")
-            flash.show(quiet_success=True)
+            # "Saved." / "Skipped." in the progress line: sent on every submit anyway, no element added
+            st.progress(done / assigned if assigned else 1.0, text=progress_line(progress, flash.quiet()))
+            flash.show()
             if view is None:
                 notice = closed_notice(s, who.name) if done < assigned else None
                 if notice:

@@ -7,6 +7,8 @@ from annotate.render import plain
 
 st.title("mmrb-studio")
 st.caption("Expert annotation of multimodal reward-model pairs")
+if asked := st.session_state.get("signin_for"):  # a page's own URL, opened signed out (app.py)
+    st.caption(f"Sign in to open {asked}.")
 if st.session_state.pop("session_ended", None):
     st.info("Your session has ended (signed out, expired, or the account was changed). Please sign in again.")
 demo = ui.config().demo_accounts

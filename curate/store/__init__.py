@@ -34,7 +34,7 @@ from .guidelines import GuidelinesStore, QueueHead
 from .imports import ImportConflict, ImportSession, ImportStore
 from .items import ItemStore, candidate_rows, item_rows, pair_row, params_key
 from .judging import JudgingStore
-from .labels import NEW_LABEL, LabelStore, NewLabel
+from .labels import NEW_LABEL, LabelStore, NewLabel, QueueProgress
 from .people import PeopleStore
 from .schemes import SchemeStore
 from .settings import SettingsStore
@@ -67,6 +67,7 @@ __all__ = [
     "pair_row",
     "NewLabel",
     "QueueHead",
+    "QueueProgress",
     "Store",
     "StoreError",
     "Transaction",

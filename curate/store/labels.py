@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, fields, replace
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Final, Literal
 
 from sqlalchemy import func, insert, select, update
@@ -19,6 +19,20 @@ from .items import shallow
 
 NewLabel = Literal["new"]
 NEW_LABEL: Final[NewLabel] = "new"  # save_label: the annotator has no label on the pair yet
+
+
+@dataclass(frozen=True)
+class QueueProgress:
+    """One annotator's queue: pairs assigned, done (labelled or skipped), and of those skipped."""
+
+    done: int
+    skipped: int
+    assigned: int
+
+    @property
+    def labelled(self) -> int:
+        """Done with a label, not a skip: a skip is no label."""
+        return self.done - self.skipped
 
 
 class LabelStore(StoreBase):
@@ -94,6 +108,18 @@ class LabelStore(StoreBase):
             ).all()
         counts: dict[str, int] = dict(rows)
         return counts.get("done", 0), sum(counts.values())
+
+    def queue_progress(self, annotator: str, conn: Conn | None = None) -> QueueProgress:
+        """``progress`` with the skips among the done pairs counted apart (one read)."""
+        a, lab = S.assignments.c, S.labels.c
+        with self._r(conn) as c:
+            done, assigned = self.progress(annotator, conn=c)
+            skipped = c.execute(
+                select(func.count())
+                .select_from(S.labels.join(S.assignments, (a.pair_id == lab.pair_id) & (a.annotator == lab.annotator)))
+                .where(lab.annotator == annotator, lab.status == "skipped", a.state == "done")
+            ).scalar_one()
+        return QueueProgress(done, int(skipped), assigned)
 
     # -- labels --------------------------------------------------------------------------
     def get_label(self, pair_id: str, annotator: str, conn: Conn | None = None) -> Label | None:
