@@ -195,3 +195,22 @@ def test_majority_reliability_equals_crowdkit(case) -> None:
         skills = MajorityVote().fit(data).skills_
     got = aggregate_field(frame, "majority").reliability
     assert got == pytest.approx({str(k): float(v) for k, v in skills.items()}, abs=1e-12)
+
+
+def test_patterns_change_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The EM over distinct label patterns equals the EM over every task (the compression
+    turned off), with gold on some pairs and a worker labelling a pair twice."""
+    import curate.quality.dawid_skene as D
+
+    rng = np.random.default_rng(7)
+    rows = [(f"p{int(t)}", f"a{int(w)}", f"v{int(v)}") for t, w, v in rng.integers(0, [60, 4, 3], size=(400, 3))]
+    frame = pd.DataFrame(rows, columns=["pair", "annotator", "value"]).astype(object)
+    gold = {"p1": "v0", "p2": "v2", "p3": "v0"}
+    assert_same(frame, gold)  # crowd-kit counts a repeated label twice, as here
+    packed, *_ = _ours(frame, gold)
+    monkeypatch.setattr(D, "DENSE_LIMIT", 0)
+    plain, *_ = _ours(frame, gold)
+    assert plain.iterations == packed.iterations
+    np.testing.assert_allclose(packed.posteriors, plain.posteriors, atol=1e-12, rtol=0)
+    np.testing.assert_allclose(packed.errors, plain.errors, atol=1e-12, rtol=0)
+    assert (packed.labels == plain.labels).all()

@@ -80,12 +80,38 @@ def _with_gold(probas: np.ndarray, gold: np.ndarray | None) -> np.ndarray:
     return probas
 
 
-def _m_step(probas, task, cell, seen, n_cells: int):
-    """(summed posteriors per (worker, observed) cell and true class, normalised errors)."""
+DENSE_LIMIT = 5_000_000  # cells of the tasks x (worker, value) count matrix the compression may hold (40 MB)
+
+
+def _patterns(task, cell, n_tasks: int, n_cells: int, gold: np.ndarray | None):
+    """Tasks with the same labels (the same count of each (worker, value)) and the same gold
+    have the same posteriors at every step: the EM runs once per distinct pattern, weighted
+    by how many tasks share it (3 million labels of 5 annotators hold a few hundred).
+    Returns (pattern of each task, tasks per pattern, the patterns' labels as (pattern,
+    cell, multiplicity)); over DENSE_LIMIT each task is its own pattern."""
+    if n_tasks * n_cells <= DENSE_LIMIT:
+        dense = np.bincount(task * (n_cells + 1) + cell, minlength=n_tasks * (n_cells + 1)).reshape(n_tasks, -1)
+        dense[:, n_cells] = 0 if gold is None else gold + 1
+        # each row as one int64 (mixed radix), ranked again before it could overflow
+        key: np.ndarray = np.zeros(n_tasks, dtype=np.int64)
+        for column in dense.T:
+            base = int(column.max(initial=0)) + 1
+            if int(key.max(initial=0)) >= (2**62) // base:
+                key = np.unique(key, return_inverse=True)[1].reshape(-1).astype(np.int64)
+            key = key * base + column
+        _, first, inverse, size = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
+        rows = dense[first, :n_cells]
+        at, c = np.nonzero(rows)
+        return inverse.reshape(-1), size, (at, c, rows[at, c].astype(float))
+    return np.arange(n_tasks), np.ones(n_tasks, dtype=np.int64), (task, cell, np.ones(len(task)))
+
+
+def _m_step(probas, weight, task, cell, seen, n_cells: int):
+    """(summed posteriors per (worker, observed) cell and true class, clipped errors)."""
     n_classes = probas.shape[1]
     sums = np.empty((n_cells, n_classes))
     for c in range(n_classes):
-        sums[:, c] = np.bincount(cell, weights=probas[task, c], minlength=n_cells)
+        sums[:, c] = np.bincount(cell, weights=weight * probas[task, c], minlength=n_cells)
     errors = np.where(seen[:, None], np.maximum(sums, EPS), 0.0)
     return sums, errors
 
@@ -111,42 +137,51 @@ def dawid_skene(
     [0, n_workers), ``value`` in [0, n_classes); every task has a label. ``gold``: per task
     the known class, -1 where none."""
     task = np.asarray(task, dtype=np.intp)
-    worker = np.asarray(worker, dtype=np.intp)
-    value = np.asarray(value, dtype=np.intp)
+    n_labels = len(task)
     n_cells = n_workers * n_classes
-    cell = worker * n_classes + value
+    cell = np.asarray(worker, dtype=np.intp) * n_classes + np.asarray(value, dtype=np.intp)
     seen = np.bincount(cell, minlength=n_cells) > 0
-    counts = vote_counts(task, value, n_tasks, n_classes)
-    probas = _with_gold(counts / counts.sum(axis=1, keepdims=True), gold)
-    priors = np.maximum(probas.mean(axis=0), EPS)  # crowd-kit clips them in place before any use
-    _, flat = _m_step(probas, task, cell, seen, n_cells)
+    of_task, size, (ptask, pcell, mult) = _patterns(task, cell, n_tasks, n_cells, gold)
+    n_pat = len(size)
+    pgold = None
+    if gold is not None:
+        pgold = np.full(n_pat, -1, dtype=np.intp)
+        pgold[of_task] = gold
+    share = size / n_tasks
+    weight = mult * size[ptask]  # a pattern's label stands for this many labels
+    counts = np.zeros((n_pat, n_classes))
+    np.add.at(counts, (ptask, pcell % n_classes), mult)
+    probas = _with_gold(counts / counts.sum(axis=1, keepdims=True), pgold)
+    priors = np.maximum(share @ probas, EPS)  # crowd-kit clips them in place before any use
+    _, flat = _m_step(probas, weight, ptask, pcell, seen, n_cells)
     errors = _normalise(flat, n_workers, n_classes)
     loss = -np.inf
     done = 0
     for step in range(1, n_iter + 1):
         done = step
         log_err = np.log2(errors, where=errors > 0, out=np.zeros_like(errors)).reshape(n_cells, n_classes)
-        log_lik = np.empty((n_tasks, n_classes))
-        per_label = log_err[cell]
+        log_lik = np.empty((n_pat, n_classes))
+        per_label = log_err[pcell]
         for c in range(n_classes):
-            log_lik[:, c] = np.bincount(task, weights=per_label[:, c], minlength=n_tasks)
+            log_lik[:, c] = np.bincount(ptask, weights=mult * per_label[:, c], minlength=n_pat)
         log_lik += np.log2(priors)
         scaled = np.exp2(log_lik - log_lik.max(axis=1, keepdims=True))
-        probas = _with_gold(scaled / scaled.sum(axis=1, keepdims=True), gold)
-        priors = np.maximum(probas.mean(axis=0), EPS)
-        sums, flat = _m_step(probas, task, cell, seen, n_cells)
+        probas = _with_gold(scaled / scaled.sum(axis=1, keepdims=True), pgold)
+        priors = np.maximum(share @ probas, EPS)
+        sums, flat = _m_step(probas, weight, ptask, pcell, seen, n_cells)
         errors = _normalise(flat, n_workers, n_classes)
         # the evidence lower bound from the M-step's sums: sum over labels and classes of
         # P(c) (ln e[w, l, c] + ln prior c), plus the posteriors' entropy
         ln_err = np.log(errors, where=errors > 0, out=np.zeros_like(errors)).reshape(n_cells, n_classes)
         joint = float((sums * ln_err).sum() + sums.sum(axis=0) @ np.log(priors))
         probas = np.maximum(probas, EPS)
-        entropy = -float((probas * np.log(probas)).sum())
-        new_loss = (joint + entropy) / len(task)
+        entropy = -float(size @ (probas * np.log(probas)).sum(axis=1))
+        new_loss = (joint + entropy) / n_labels
         if new_loss - loss < tol:
             break
         loss = new_loss
-    return DawidSkeneFit(probas, priors, errors, probas.argmax(axis=1), done)
+    posteriors = probas[of_task]
+    return DawidSkeneFit(posteriors, priors, errors, posteriors.argmax(axis=1), done)
 
 
 __all__ = ["EPS", "DawidSkeneFit", "dawid_skene", "majority_skills", "unique_majority", "vote_counts"]
