@@ -214,3 +214,22 @@ def test_patterns_change_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     np.testing.assert_allclose(packed.posteriors, plain.posteriors, atol=1e-12, rtol=0)
     np.testing.assert_allclose(packed.errors, plain.errors, atol=1e-12, rtol=0)
     assert (packed.labels == plain.labels).all()
+
+
+def test_bench_quick_runs() -> None:
+    """bench/quality.py --quick: both methods run in their children and the figures print."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench.quality", "--quick", "--repeat", "1"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "ratio dawid-skene / majority: wall" in proc.stdout
+    assert "30,000 labels" in proc.stdout
