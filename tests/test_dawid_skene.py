@@ -233,3 +233,60 @@ def test_bench_quick_runs() -> None:
     assert proc.returncode == 0, proc.stderr
     assert "ratio dawid-skene / majority: wall" in proc.stdout
     assert "30,000 labels" in proc.stdout
+
+
+def test_each_bootstrap_resample_is_the_fit_of_its_resampled_pairs() -> None:
+    """The batched EM over resamples gives, for each, the reliability of a fit to that
+    resample written out (a pair drawn k times as k pairs), gold kept on its pairs."""
+    from curate.quality.dawid_skene import bootstrap_reliability
+
+    rng = np.random.default_rng(3)
+    n_tasks, n_workers, n_classes = 30, 4, 3
+    task = np.repeat(np.arange(n_tasks), n_workers)
+    worker = np.tile(np.arange(n_workers), n_tasks)
+    keep = rng.random(len(task)) < 0.7
+    keep[::n_workers] = True  # every pair keeps a label
+    task, worker = task[keep], worker[keep]
+    value = rng.integers(0, n_classes, len(task))
+    gold = np.full(n_tasks, -1)
+    gold[[2, 9]] = [1, 0]
+    shape = dict(n_tasks=n_tasks, n_workers=n_workers, n_classes=n_classes)
+    draws = bootstrap_reliability(task, worker, value, **shape, gold=gold, resamples=5, seed=11)
+    drawn = np.random.default_rng(11).multinomial(n_tasks, np.full(n_tasks, 1 / n_tasks), size=5)
+    for r in range(5):
+        copies = np.repeat(np.arange(n_tasks), drawn[r])  # the new pairs, each an old one
+        at = [np.flatnonzero(task == t) for t in copies]
+        new_task = np.concatenate([np.full(len(i), n) for n, i in enumerate(at)])
+        rows = np.concatenate(at)
+        present = np.unique(worker[rows])
+        w_code = np.searchsorted(present, worker[rows])
+        fit = dawid_skene(
+            new_task,
+            w_code,
+            value[rows],
+            n_tasks=len(copies),
+            n_workers=len(present),
+            n_classes=n_classes,
+            gold=gold[copies],
+        )
+        expected = np.full(n_workers, np.nan)
+        expected[present] = fit.reliability()
+        np.testing.assert_allclose(draws[r], expected, atol=1e-9, rtol=0)
+
+
+def test_reliability_intervals_are_seeded_and_undefined_on_too_few_pairs() -> None:
+    rng = np.random.default_rng(5)
+    rows = [(f"p{p:02d}", a, f"v{int(rng.integers(0, 2))}") for p in range(40) for a in ("ann", "bea")]
+    rows += [(f"p{p:02d}", "cy", "v0") for p in range(5)]  # five pairs: below the floor
+    frame = pd.DataFrame(rows, columns=["pair", "annotator", "value"]).astype(object)
+    got = aggregate_field(frame, "dawid-skene", field_name="preference", intervals=True)
+    again = aggregate_field(frame, "dawid-skene", field_name="preference", intervals=True)
+    assert got.intervals == again.intervals
+    assert got.intervals["cy"].low is None and got.intervals["cy"].undefined == "too few pairs"
+    for a in ("ann", "bea"):
+        span = got.intervals[a]
+        assert span.low is not None and span.high is not None
+        assert 0.0 <= span.low <= span.high <= 1.0
+    assert aggregate_field(frame, "dawid-skene").intervals == {}  # only when asked
+    other = aggregate_field(frame, "dawid-skene", field_name="correctness_first", intervals=True)
+    assert other.intervals["ann"] != got.intervals["ann"]  # each field its own draws

@@ -31,11 +31,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..agreement.limits import MIN_BOOTSTRAP_PAIRS, TOO_FEW_PAIRS
 from ..errors import MmrbError
 from ..model import AGGREGATIONS, LABEL_FIELDS, Aggregation
 from ..seeding import stable_hash
 from ..wording import plural
-from .dawid_skene import dawid_skene, majority_skills, unique_majority, vote_counts
+from .dawid_skene import bootstrap_reliability, dawid_skene, majority_skills, unique_majority, vote_counts
 from .frames import gold_by_field, store_frame
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
@@ -43,6 +44,21 @@ if TYPE_CHECKING:  # the store is imported by whoever opens it
 
 DS_ITERATIONS = 100
 DS_TOLERANCE = 1e-5
+DS_RESAMPLES = 200  # bootstrap resamples of a Dawid-Skene reliability's interval: one batched EM
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A 95% percentile bootstrap interval over pairs, or why there is none."""
+
+    low: float | None
+    high: float | None
+    undefined: str | None = None
+
+    def text(self) -> str:
+        if self.low is None or self.high is None:
+            return f"[undefined ({self.undefined})]"
+        return f"[{self.low:.3f}, {self.high:.3f}]"
 
 
 @dataclass(frozen=True)
@@ -53,6 +69,7 @@ class FieldAggregate:
     majority: dict[str, str]  # pair -> unique modal value (pairs with a tie are absent)
     reliability: dict[str, float] = field(default_factory=dict)  # annotator -> estimate
     from_gold: int = 0  # final values taken from gold
+    intervals: dict[str, Interval] = field(default_factory=dict)  # annotator -> reliability's (Dawid-Skene, asked)
 
     @property
     def differ(self) -> int:
@@ -173,8 +190,10 @@ def aggregate_field(
     field_name: str = "",
     gold: Mapping[str, str] | None = None,
     seed: int = 0,
+    intervals: bool = False,
 ) -> FieldAggregate:
-    """One field's labels (frame: pair, annotator, value) aggregated by ``method``."""
+    """One field's labels (frame: pair, annotator, value) aggregated by ``method``; with
+    ``intervals``, Dawid-Skene's reliabilities get bootstrap intervals (:func:`reliability_intervals`)."""
     m = check_method(method)
     gold = dict(gold or {})
     if frame.empty:
@@ -184,6 +203,7 @@ def aggregate_field(
     maj = coded.unique_majority(counts)
     names = [str(a) for a in coded.annotators]
     reliability: dict[str, float]
+    spans: dict[str, Interval] = {}
     if m == "majority":
         skills = majority_skills(coded.pair, coded.annotator, coded.value, counts, len(names))
         final = dict(maj)
@@ -202,6 +222,8 @@ def aggregate_field(
         )
         final = dict(zip(coded.pairs.tolist(), coded.values[fit.labels].tolist(), strict=True))
         reliability = {a: float(r) for a, r in zip(names, fit.reliability(), strict=True)}
+        if intervals:
+            spans = reliability_intervals(coded, seed=stable_hash("dawid-skene bootstrap", seed, field_name, nbytes=8))
     else:
         # deferred: crowd-kit takes over 1 s to import, and only MACE needs it
         from crowdkit.aggregation import MACE
@@ -226,7 +248,40 @@ def aggregate_field(
         if p in final or p in maj:
             final[p] = v
             n_gold += 1
-    return FieldAggregate(field_name, m, final, maj, dict(sorted(reliability.items())), n_gold)
+    return FieldAggregate(field_name, m, final, maj, dict(sorted(reliability.items())), n_gold, spans)
+
+
+def reliability_intervals(coded: _Coded, *, seed: int, resamples: int = DS_RESAMPLES) -> dict[str, Interval]:
+    """Per annotator: the 2.5th and 97.5th percentiles of Dawid-Skene's reliability over
+    ``resamples`` resamples of the pairs with replacement (drawn from ``seed``, a stable hash
+    of the field; the pairs in sorted order), gold kept on its pairs. Undefined ("too few
+    pairs") for an annotator with fewer than MIN_BOOTSTRAP_PAIRS labelled pairs, the floor of
+    every interval in the project."""
+    n_pairs = np.bincount(coded.annotator, minlength=len(coded.annotators))
+    names = [str(a) for a in coded.annotators]
+    out = {
+        a: Interval(None, None, TOO_FEW_PAIRS) for a, n in zip(names, n_pairs, strict=True) if n < MIN_BOOTSTRAP_PAIRS
+    }
+    if len(out) == len(names):
+        return out
+    draws = bootstrap_reliability(
+        coded.pair,
+        coded.annotator,
+        coded.value,
+        n_tasks=len(coded.pairs),
+        n_workers=len(names),
+        n_classes=len(coded.values),
+        gold=coded.gold if (coded.gold >= 0).any() else None,
+        resamples=resamples,
+        seed=seed,
+        n_iter=DS_ITERATIONS,
+        tol=DS_TOLERANCE,
+    )
+    for w, a in enumerate(names):
+        if a not in out:
+            low, high = np.nanpercentile(draws[:, w], [2.5, 97.5])
+            out[a] = Interval(float(low), float(high))
+    return dict(sorted(out.items()))
 
 
 def aggregate(
@@ -251,8 +306,10 @@ def store_aggregate(store: AggregateStore, method: str, *, pair_ids=None, seed: 
 __all__ = [
     "Aggregated",
     "FieldAggregate",
+    "Interval",
     "aggregate",
     "aggregate_field",
     "majority",
+    "reliability_intervals",
     "store_aggregate",
 ]
