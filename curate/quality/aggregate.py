@@ -163,6 +163,20 @@ class _Coded:
         code[has] = pd.Index(values).get_indexer(known)
         return cls(pair, annotator, value, code, np.asarray(pairs, dtype=object), np.asarray(annotators), values)
 
+    def model_args(self) -> dict:
+        """The arguments of a Dawid-Skene fit (curate/quality/dawid_skene.py) to these labels."""
+        return {
+            "task": self.pair,
+            "worker": self.annotator,
+            "value": self.value,
+            "n_tasks": len(self.pairs),
+            "n_workers": len(self.annotators),
+            "n_classes": len(self.values),
+            "gold": self.gold if (self.gold >= 0).any() else None,
+            "n_iter": DS_ITERATIONS,
+            "tol": DS_TOLERANCE,
+        }
+
     def counts(self) -> np.ndarray:
         return vote_counts(self.pair, self.value, len(self.pairs), len(self.values))
 
@@ -209,17 +223,7 @@ def aggregate_field(
         final = dict(maj)
         reliability = {a: float(r) for a, r in zip(names, skills, strict=True)}
     elif m == "dawid-skene":
-        fit = dawid_skene(
-            coded.pair,
-            coded.annotator,
-            coded.value,
-            n_tasks=len(coded.pairs),
-            n_workers=len(names),
-            n_classes=len(coded.values),
-            gold=coded.gold if (coded.gold >= 0).any() else None,
-            n_iter=DS_ITERATIONS,
-            tol=DS_TOLERANCE,
-        )
+        fit = dawid_skene(**coded.model_args())
         final = dict(zip(coded.pairs.tolist(), coded.values[fit.labels].tolist(), strict=True))
         reliability = {a: float(r) for a, r in zip(names, fit.reliability(), strict=True)}
         if intervals:
@@ -264,19 +268,7 @@ def reliability_intervals(coded: _Coded, *, seed: int, resamples: int = DS_RESAM
     }
     if len(out) == len(names):
         return out
-    draws = bootstrap_reliability(
-        coded.pair,
-        coded.annotator,
-        coded.value,
-        n_tasks=len(coded.pairs),
-        n_workers=len(names),
-        n_classes=len(coded.values),
-        gold=coded.gold if (coded.gold >= 0).any() else None,
-        resamples=resamples,
-        seed=seed,
-        n_iter=DS_ITERATIONS,
-        tol=DS_TOLERANCE,
-    )
+    draws = bootstrap_reliability(**coded.model_args(), resamples=resamples, seed=seed)
     for w, a in enumerate(names):
         if a not in out:
             low, high = np.nanpercentile(draws[:, w], [2.5, 97.5])
