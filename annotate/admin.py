@@ -206,29 +206,42 @@ def quality_frame(report: QualityReport, category: str | None = None) -> pd.Data
                     "majority_high": r.majority.high,
                     "majority_n": r.majority.n,
                     "model": r.model,
+                    "model_low": None if r.model_interval is None else r.model_interval.low,
+                    "model_high": None if r.model_interval is None else r.model_interval.high,
                     "model_n": r.model_n,
+                    "model_interval_undefined": None if r.model_interval is None else r.model_interval.undefined,
                     "alert": any(
                         a.annotator == who and a.field == name and a.category == category for a in report.alerts
                     ),
                 }
             )
     columns = ["field", "annotator", "gold", "gold_low", "gold_high", "gold_n", "gold_interval_undefined"]
-    columns += ["majority", "majority_low", "majority_high", "majority_n", "model", "model_n", "alert"]
+    columns += ["majority", "majority_low", "majority_high", "majority_n"]
+    columns += ["model", "model_low", "model_high", "model_n", "model_interval_undefined", "alert"]
     return pd.DataFrame(rows, columns=columns)
 
 
-def quality_table(frame: pd.DataFrame) -> Table:
-    """:func:`quality_frame` as the lead reads it: percentages, the Wilson interval in words
-    ("undefined (too few pairs)" below MIN_BOOTSTRAP_PAIRS gold labels)."""
-    out = frame.copy()
-    for col in ("gold", "majority", "model"):
-        out[col] = out[col].map(lambda v: None if v is None or pd.isna(v) else round(100 * v, 1))
-    out["interval"] = [
+def _interval_words(frame: pd.DataFrame, kind: str) -> list[str | None]:
+    """A figure's interval as the lead reads it, or "undefined (why)"."""
+    return [
         (f"undefined ({why})" if isinstance(why, str) else None)
         if lo is None or pd.isna(lo)
         else f"[{100 * lo:.1f}%, {100 * hi:.1f}%]"
-        for lo, hi, why in zip(frame["gold_low"], frame["gold_high"], frame["gold_interval_undefined"], strict=True)
+        for lo, hi, why in zip(
+            frame[f"{kind}_low"], frame[f"{kind}_high"], frame[f"{kind}_interval_undefined"], strict=True
+        )
     ]
+
+
+def quality_table(frame: pd.DataFrame) -> Table:
+    """:func:`quality_frame` as the lead reads it: percentages, the Wilson interval of gold
+    accuracy and Dawid-Skene's bootstrap interval in words ("undefined (too few pairs)" below
+    MIN_BOOTSTRAP_PAIRS labels)."""
+    out = frame.copy()
+    for col in ("gold", "majority", "model"):
+        out[col] = out[col].map(lambda v: None if v is None or pd.isna(v) else round(100 * v, 1))
+    out["interval"] = _interval_words(frame, "gold")
+    out["model_interval"] = _interval_words(frame, "model")
     out["alert"] = out["alert"].map(lambda a: "alert" if a else "")
     return human(
         out,
@@ -241,6 +254,7 @@ def quality_table(frame: pd.DataFrame) -> Table:
             "majority": "Agrees with the others' majority",
             "majority_n": "Labels compared",
             "model": "Dawid-Skene reliability",
+            "model_interval": "Bootstrap interval (95%)",
             "alert": "Alert",
         },
         {"Gold accuracy": "%.1f%%", "Agrees with the others' majority": "%.1f%%", "Dawid-Skene reliability": "%.1f%%"},

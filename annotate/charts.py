@@ -308,7 +308,13 @@ RELIABILITY = {
         "Agreement with the others' majority (95% Wilson interval)",
         "Labels compared",
     ),
-    "model": ("model", None, "model_n", "Dawid-Skene reliability (no interval)", "Labels in the model"),
+    "model": (
+        "model",
+        ("model_low", "model_high"),
+        "model_n",
+        "Dawid-Skene reliability (95% bootstrap interval)",
+        "Labels in the model",
+    ),
 }
 
 

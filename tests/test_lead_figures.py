@@ -389,7 +389,7 @@ def test_the_quality_charts_draw_a_share_only_over_min_n_labels_and_label_the_th
     for kind in ("gold", "majority", "model"):
         spec = charts.annotator_reliability(frame, kind, threshold=0.8, min_n=10).to_dict()
         marks = [(la["mark"]["type"] if isinstance(la["mark"], dict) else la["mark"]) for la in layers(spec)]
-        assert marks.count("bar") == 1 and marks.count("rule") == (1 if kind == "model" else 2), kind
+        assert marks.count("bar") == 1 and marks.count("rule") == 2, kind  # the interval, the threshold
         data = [d for d in spec["datasets"].values() if d and "annotator" in d[0]][0]
         drawn = {r["annotator"]: r["shown"] for r in data}
         assert drawn == {"ann": True, "bea": True, "cat": True, "dan": True, "eve": False}, kind

@@ -1,5 +1,6 @@
 """Several annotators' labels of a field made one: the majority rule, or a model of the
-annotators (Dawid-Skene, MACE) from the crowd-kit library, with gold where present.
+annotators, with gold where present: Dawid-Skene (curate/quality/dawid_skene.py: crowd-kit's
+model on integer codes, measured faster, see there) or MACE from the crowd-kit library.
 
 Input is a long frame of regular labels (control tasks left out by the caller), columns
 ``pair``, ``annotator``, ``field``, ``value``. Per field the result gives each pair's final
@@ -7,14 +8,16 @@ value, its majority (a unique modal value, else none: a tie between values decid
 as in the build's rules), each annotator's estimated reliability, and how many final values
 differ from the majority.
 
-Gold: Dawid-Skene takes the gold values as known true labels while it fits (crowd-kit's
+Gold: Dawid-Skene takes the gold values as known true labels while it fits (as crowd-kit's
 ``true_labels``); with every method a pair that has gold gets the gold value. Reliability:
 Dawid-Skene's is the annotator's chance of giving the true value, averaged over the
 estimated class priors (the diagonal of their confusion matrix weighted by the priors);
 MACE's is the posterior probability that the annotator is not spamming; the majority rule's
-is crowd-kit's agreement with the majority (their own label included).
+is crowd-kit's agreement with the majority (their own label included; a tie goes to the
+first value in sorted order, as crowd-kit's MajorityVote). The majority and Dawid-Skene work
+on integer codes of pairs, annotators and values (``np.bincount``), not on frames of labels.
 
-crowd-kit is imported when a model is fitted, not with this module.
+crowd-kit is imported when MACE is fitted, not with this module.
 """
 
 from __future__ import annotations
@@ -28,10 +31,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..agreement.limits import MIN_BOOTSTRAP_PAIRS, TOO_FEW_PAIRS
 from ..errors import MmrbError
 from ..model import AGGREGATIONS, LABEL_FIELDS, Aggregation
 from ..seeding import stable_hash
 from ..wording import plural
+from .dawid_skene import bootstrap_reliability, dawid_skene, majority_skills, unique_majority, vote_counts
 from .frames import gold_by_field, store_frame
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
@@ -39,6 +44,21 @@ if TYPE_CHECKING:  # the store is imported by whoever opens it
 
 DS_ITERATIONS = 100
 DS_TOLERANCE = 1e-5
+DS_RESAMPLES = 200  # bootstrap resamples of a Dawid-Skene reliability's interval: one batched EM
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A 95% percentile bootstrap interval over pairs, or why there is none."""
+
+    low: float | None
+    high: float | None
+    undefined: str | None = None
+
+    def text(self) -> str:
+        if self.low is None or self.high is None:
+            return f"[undefined ({self.undefined})]"
+        return f"[{self.low:.3f}, {self.high:.3f}]"
 
 
 @dataclass(frozen=True)
@@ -49,6 +69,7 @@ class FieldAggregate:
     majority: dict[str, str]  # pair -> unique modal value (pairs with a tie are absent)
     reliability: dict[str, float] = field(default_factory=dict)  # annotator -> estimate
     from_gold: int = 0  # final values taken from gold
+    intervals: dict[str, Interval] = field(default_factory=dict)  # annotator -> reliability's (Dawid-Skene, asked)
 
     @property
     def differ(self) -> int:
@@ -112,16 +133,68 @@ def check_method(method: str) -> Aggregation:
     raise MmrbError(f"unknown aggregation {method!r}: use {', '.join(AGGREGATIONS)}")
 
 
+@dataclass(frozen=True)
+class _Coded:
+    """One field's labels as integer codes (pairs, annotators and values each sorted), with
+    the gold class of each pair (-1: none)."""
+
+    pair: np.ndarray
+    annotator: np.ndarray
+    value: np.ndarray
+    gold: np.ndarray
+    pairs: np.ndarray
+    annotators: np.ndarray
+    values: np.ndarray
+
+    @classmethod
+    def of(cls, frame: pd.DataFrame, gold: Mapping[str, str]) -> _Coded:
+        """A gold value no label holds is a class too (Dawid-Skene may give it)."""
+        pair, pairs = pd.factorize(frame["pair"], sort=True)
+        annotator, annotators = pd.factorize(frame["annotator"], sort=True)
+        value, observed = pd.factorize(frame["value"], sort=True)
+        at = pd.Index(list(gold)).get_indexer(pairs) if gold else np.full(len(pairs), -1)
+        has = at >= 0
+        known = np.asarray(list(gold.values()), dtype=object)[at[has]] if gold else np.array([], dtype=object)
+        values = np.asarray(observed, dtype=object)
+        if len(known) and not np.isin(known, values).all():
+            values = np.asarray(sorted({*values.tolist(), *known.tolist()}), dtype=object)
+            value = pd.Index(values).get_indexer(observed)[value]
+        code = np.full(len(pairs), -1, dtype=np.intp)
+        code[has] = pd.Index(values).get_indexer(known)
+        return cls(pair, annotator, value, code, np.asarray(pairs, dtype=object), np.asarray(annotators), values)
+
+    def model_args(self) -> dict:
+        """The arguments of a Dawid-Skene fit (curate/quality/dawid_skene.py) to these labels."""
+        return {
+            "task": self.pair,
+            "worker": self.annotator,
+            "value": self.value,
+            "n_tasks": len(self.pairs),
+            "n_workers": len(self.annotators),
+            "n_classes": len(self.values),
+            "gold": self.gold if (self.gold >= 0).any() else None,
+            "n_iter": DS_ITERATIONS,
+            "tol": DS_TOLERANCE,
+        }
+
+    def counts(self) -> np.ndarray:
+        return vote_counts(self.pair, self.value, len(self.pairs), len(self.values))
+
+    def unique_majority(self, counts: np.ndarray) -> dict[str, str]:
+        won = unique_majority(counts)
+        at = np.flatnonzero(won >= 0)
+        return dict(zip(self.pairs[at].tolist(), self.values[won[at]].tolist(), strict=True))
+
+
 def majority(frame: pd.DataFrame) -> dict[str, str]:
     """pair -> the unique modal value of its labels (frame: pair, value)."""
     if frame.empty:
         return {}
-    counts = frame.groupby(["pair", "value"], sort=True).size().rename("n").reset_index()
-    top = counts.groupby("pair")["n"].transform("max")
-    modal = counts[counts["n"] == top]
-    unique = modal.groupby("pair")["value"].transform("size") == 1
-    won = modal[unique.to_numpy()]
-    return dict(zip(won["pair"].to_numpy(), won["value"].to_numpy(), strict=True))
+    pair, pairs = pd.factorize(frame["pair"], sort=True)
+    value, values = pd.factorize(frame["value"], sort=True)
+    won = unique_majority(vote_counts(pair, value, len(pairs), len(values)))
+    at = np.flatnonzero(won >= 0)
+    return dict(zip(np.asarray(pairs, dtype=object)[at].tolist(), np.asarray(values)[won[at]].tolist(), strict=True))
 
 
 def aggregate_field(
@@ -131,47 +204,41 @@ def aggregate_field(
     field_name: str = "",
     gold: Mapping[str, str] | None = None,
     seed: int = 0,
+    intervals: bool = False,
 ) -> FieldAggregate:
-    """One field's labels (frame: pair, annotator, value) aggregated by ``method``."""
+    """One field's labels (frame: pair, annotator, value) aggregated by ``method``; with
+    ``intervals``, Dawid-Skene's reliabilities get bootstrap intervals (:func:`reliability_intervals`)."""
     m = check_method(method)
     gold = dict(gold or {})
-    maj = majority(frame)
     if frame.empty:
         return FieldAggregate(field_name, m, {}, {}, {}, 0)
-    data = pd.DataFrame(
-        {
-            "task": frame["pair"].to_numpy(),
-            "worker": frame["annotator"].to_numpy(),
-            "label": frame["value"].to_numpy(),
-        }
-    )
+    coded = _Coded.of(frame, gold if m == "dawid-skene" else {})
+    counts = coded.counts()
+    maj = coded.unique_majority(counts)
+    names = [str(a) for a in coded.annotators]
     reliability: dict[str, float]
+    spans: dict[str, Interval] = {}
     if m == "majority":
-        # deferred: crowd-kit takes over 1 s to import, and only fitting needs it
-        from crowdkit.aggregation import MajorityVote
-
-        with _quiet():
-            mv = MajorityVote().fit(data)
-        if mv.skills_ is None:
-            raise MmrbError(f"the majority vote fitted nothing on {field_name}")
+        skills = majority_skills(coded.pair, coded.annotator, coded.value, counts, len(names))
         final = dict(maj)
-        reliability = {str(k): float(v) for k, v in mv.skills_.items()}
+        reliability = {a: float(r) for a, r in zip(names, skills, strict=True)}
     elif m == "dawid-skene":
-        # deferred, as MajorityVote above
-        from crowdkit.aggregation import DawidSkene
-
-        tasks = set(data["task"])
-        known = pd.Series({p: v for p, v in gold.items() if p in tasks}, dtype=object)
-        with _quiet():
-            ds = DawidSkene(n_iter=DS_ITERATIONS, tol=DS_TOLERANCE).fit(data, true_labels=known if len(known) else None)
-        if ds.labels_ is None or ds.errors_ is None or ds.priors_ is None:
-            raise MmrbError(f"Dawid-Skene fitted nothing on {field_name}")
-        final = {str(k): str(v) for k, v in ds.labels_.items()}
-        reliability = _ds_reliability(ds.errors_, ds.priors_)
+        fit = dawid_skene(**coded.model_args())
+        final = dict(zip(coded.pairs.tolist(), coded.values[fit.labels].tolist(), strict=True))
+        reliability = {a: float(r) for a, r in zip(names, fit.reliability(), strict=True)}
+        if intervals:
+            spans = reliability_intervals(coded, seed=stable_hash("dawid-skene bootstrap", seed, field_name, nbytes=8))
     else:
-        # deferred, as MajorityVote above
+        # deferred: crowd-kit takes over 1 s to import, and only MACE needs it
         from crowdkit.aggregation import MACE
 
+        data = pd.DataFrame(
+            {
+                "task": frame["pair"].to_numpy(),
+                "worker": frame["annotator"].to_numpy(),
+                "label": frame["value"].to_numpy(),
+            }
+        )
         with _quiet():
             mace = MACE(n_restarts=5, n_iter=50, random_state=stable_hash("mace", seed, field_name, nbytes=4))
             mace.fit(data)
@@ -185,27 +252,28 @@ def aggregate_field(
         if p in final or p in maj:
             final[p] = v
             n_gold += 1
-    return FieldAggregate(field_name, m, final, maj, dict(sorted(reliability.items())), n_gold)
+    return FieldAggregate(field_name, m, final, maj, dict(sorted(reliability.items())), n_gold, spans)
 
 
-def _ds_reliability(errors: pd.DataFrame, priors: pd.Series) -> dict[str, float]:
-    """Per annotator: sum over true values k of prior(k) * P(label k | true k)."""
-    if errors is None or errors.empty:
-        return {}
-    columns = [str(c) for c in errors.columns]
-    prior = priors.rename(index=str).reindex(columns).fillna(0.0).to_numpy(dtype=float)
-    matrix = errors.to_numpy(dtype=float)
-    workers = errors.index.get_level_values(0).astype(str)
-    observed = errors.index.get_level_values(1).astype(str)
-    col = pd.Index(columns).get_indexer(observed)
-    hit = col >= 0
-    # each row (worker, observed k) holds P(k | true j) for every j: the diagonal is j == k
-    contribution = pd.Series(0.0, index=range(len(workers)))
-    rows = np.flatnonzero(hit)
-    contribution.iloc[rows] = matrix[rows, col[hit]] * prior[col[hit]]
-    sums = contribution.groupby(np.asarray(workers)).sum()
-    out: dict[str, float] = {str(w): float(v) for w, v in sums.items()}
-    return out
+def reliability_intervals(coded: _Coded, *, seed: int, resamples: int = DS_RESAMPLES) -> dict[str, Interval]:
+    """Per annotator: the 2.5th and 97.5th percentiles of Dawid-Skene's reliability over
+    ``resamples`` resamples of the pairs with replacement (drawn from ``seed``, a stable hash
+    of the field; the pairs in sorted order), gold kept on its pairs. Undefined ("too few
+    pairs") for an annotator with fewer than MIN_BOOTSTRAP_PAIRS labelled pairs, the floor of
+    every interval in the project."""
+    n_pairs = np.bincount(coded.annotator, minlength=len(coded.annotators))
+    names = [str(a) for a in coded.annotators]
+    out = {
+        a: Interval(None, None, TOO_FEW_PAIRS) for a, n in zip(names, n_pairs, strict=True) if n < MIN_BOOTSTRAP_PAIRS
+    }
+    if len(out) == len(names):
+        return out
+    draws = bootstrap_reliability(**coded.model_args(), resamples=resamples, seed=seed)
+    for w, a in enumerate(names):
+        if a not in out:
+            low, high = np.nanpercentile(draws[:, w], [2.5, 97.5])
+            out[a] = Interval(float(low), float(high))
+    return dict(sorted(out.items()))
 
 
 def aggregate(
@@ -230,8 +298,10 @@ def store_aggregate(store: AggregateStore, method: str, *, pair_ids=None, seed: 
 __all__ = [
     "Aggregated",
     "FieldAggregate",
+    "Interval",
     "aggregate",
     "aggregate_field",
     "majority",
+    "reliability_intervals",
     "store_aggregate",
 ]

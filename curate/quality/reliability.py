@@ -31,7 +31,7 @@ from ..agreement.limits import MIN_BOOTSTRAP_PAIRS, TOO_FEW_PAIRS
 from ..audit import SYSTEM
 from ..model import LABEL_FIELDS
 from ..wording import percent, plural
-from .aggregate import aggregate_field
+from .aggregate import Interval, aggregate_field
 from .frames import COLUMNS, gold_by_field, labels_frame
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
@@ -81,6 +81,7 @@ class Reliability:
     majority: Share  # agreement with the others' majority
     model: float | None  # Dawid-Skene's estimated reliability
     model_n: int  # the annotator's labels in the model
+    model_interval: Interval | None = None  # its bootstrap interval over pairs (or why undefined)
 
 
 BASIS_TITLES: dict[str, str] = {"gold": "gold", "dawid-skene": "Dawid-Skene"}
@@ -163,7 +164,8 @@ class QualityReport:
 
 
 def _row(r: Reliability) -> str:
-    model = "–" if r.model is None else f"{r.model:.3f} (n={r.model_n})"
+    span = "" if r.model_interval is None else f" {r.model_interval.text()}"
+    model = "–" if r.model is None else f"{r.model:.3f}{span} (n={r.model_n})"
     return f"gold {r.gold.text()}; majority {r.majority.text()}; dawid-skene {model}"
 
 
@@ -202,15 +204,16 @@ def _figures(frame: pd.DataFrame, gold: Mapping[str, str], seed: int) -> dict[st
     m = _majority_counts(regular)
     model: dict[str, float] = {}
     model_n: dict[str, int] = {}
+    spans: dict[str, Interval] = {}
     if not regular.empty:
-        fa = aggregate_field(regular, "dawid-skene", gold=gold, seed=seed)
-        model = fa.reliability
+        fa = aggregate_field(regular, "dawid-skene", gold=gold, seed=seed, intervals=True)
+        model, spans = fa.reliability, fa.intervals
         model_n = {str(a): int(n) for a, n in regular.groupby("annotator").size().items()}
     out = {}
     for a in sorted(set(frame["annotator"].astype(str))):
         gn, gk = g.get(a, (0, 0))
         mn, mk = m.get(a, (0, 0))
-        out[a] = Reliability(wilson(gk, gn), wilson(mk, mn), model.get(a), model_n.get(a, 0))
+        out[a] = Reliability(wilson(gk, gn), wilson(mk, mn), model.get(a), model_n.get(a, 0), spans.get(a))
     return out
 
 
