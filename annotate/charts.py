@@ -307,6 +307,9 @@ RELIABILITY = {
 }
 
 
+GREYED = "#bdbdbd"  # a share on fewer labels than the page's minimum
+
+
 def _threshold_line(threshold: float) -> alt.LayerChart:
     """The alert threshold, labelled to the right of the plot."""
     ref = pd.DataFrame({"y": [threshold], "label": [f"alert below {threshold:.0%}"]})
@@ -321,13 +324,18 @@ def _threshold_line(threshold: float) -> alt.LayerChart:
 def annotator_reliability(frame: pd.DataFrame, kind: str, *, threshold: float, min_n: int) -> alt.LayerChart:
     """One of the per-annotator figures (``kind``: gold, majority or model) per field, its
     interval as an error bar where it has one, the alert threshold as a labelled line. A
-    share resting on fewer than ``min_n`` labels is not drawn: "n=K" is written where its
-    bar would be (or "none" without any label), never a bar of 0."""
+    share resting on fewer than ``min_n`` labels is drawn greyed, with its interval and "n=K"
+    (issue 28: a few labels still say something, and a gold alert may rest on them); a field
+    without any label reads "none", never a bar of 0."""
     value, interval, n, title, n_title = RELIABILITY[kind]
     data = frame.assign(field=frame["field"].astype(str))
-    data["shown"] = [bool(k >= min_n and pd.notna(v)) for k, v in zip(frame[n], frame[value], strict=True)]
+    data["shown"] = [bool(pd.notna(v)) for v in frame[value]]
+    data["greyed"] = [bool(shown and k < min_n) for shown, k in zip(data["shown"], frame[n], strict=True)]
     data["note"] = pd.Series(
-        [None if shown else ("none" if not k else f"n={k}") for shown, k in zip(data["shown"], frame[n], strict=True)],
+        [
+            "none" if not shown else (f"n={k}" if greyed else None)
+            for shown, greyed, k in zip(data["shown"], data["greyed"], frame[n], strict=True)
+        ],
         index=frame.index,
         dtype=object,
     )
@@ -346,26 +354,31 @@ def annotator_reliability(frame: pd.DataFrame, kind: str, *, threshold: float, m
         ),
         alt.Tooltip(f"{n}:Q", title=n_title),
     ]
+    colour = alt.Color("field:N", scale=_field_colors(fields), sort=fields, legend=_legend(None))
     base = alt.Chart(data).encode(
         x=alt.X("annotator:N", title=None, axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset("field:N", sort=fields),
-        color=alt.Color("field:N", scale=_field_colors(fields), sort=fields, legend=_legend(None)),
+        color=colour,
         tooltip=tips,
     )
     scale = alt.Scale(domain=[0, 1])
     shown = base.transform_filter("datum.shown")
-    layers: list = [shown.mark_bar().encode(y=alt.Y(f"{value}:Q", title=title, axis=alt.Axis(format="%"), scale=scale))]
+    layers: list = [
+        shown.mark_bar().encode(
+            y=alt.Y(f"{value}:Q", title=title, axis=alt.Axis(format="%"), scale=scale),
+            color=alt.condition("datum.greyed", alt.value(GREYED), colour),
+        )
+    ]
     if interval:
         layers.append(
-            # no rule where the interval is undefined (fewer than MIN_BOOTSTRAP_PAIRS labels)
             shown.transform_filter(f"isValid(datum.{interval[0]})")
             .mark_rule(strokeWidth=1.5)
             .encode(y=alt.Y(f"{interval[0]}:Q", scale=scale), y2=f"{interval[1]}:Q", color=alt.value("black"))
         )
     layers.append(
-        base.transform_filter("!datum.shown")
+        base.transform_filter("isValid(datum.note)")
         .mark_text(angle=270, align="left", dx=-4, fontSize=11)
-        .encode(y=alt.datum(0), text="note:N")
+        .encode(y=alt.datum(0), text="note:N", color=alt.value("black"))
     )
     layers.append(_threshold_line(threshold))
     return alt.LayerChart(layer=layers, height=HEIGHT - 60, autosize=FIT_WIDTH)

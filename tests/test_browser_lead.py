@@ -137,8 +137,10 @@ def test_the_lead_sees_the_careless_annotator_on_the_quality_page_pauses_and_res
     page.get_by_role("heading", name="Quality").wait_for(timeout=45_000)
     wait_idle(page)
     set_number(page, "Alert below", "0.50")
-    set_number(page, "Alert only with at least this many labels", "15")
-    alert = page.get_by_text(f"{CARELESS}: gold 23.5% below 50.0% on correctness of the second response (17 labels)")
+    set_number(page, "Labels a share needs (fewer: greyed)", "15")
+    alert = page.get_by_text(
+        f"{CARELESS}: gold 23.5% [9.6%, 47.3%] below 50.0% on correctness of the second response (17 labels)"
+    )
     alert.wait_for(timeout=45_000)
     assert page.get_by_text("alice: ").count() == 0 and page.get_by_text("carol: ").count() == 0  # no alert
     # gold accuracy, agreement with the others' majority, Dawid-Skene; each with its threshold

@@ -187,12 +187,12 @@ def test_the_quality_page_with_a_careless_annotator_is_saved(browser, shots, tmp
             page.goto(server.url + "/admin_quality")
             page.get_by_role("heading", name="Quality").wait_for(timeout=45_000)
             wait_idle(page)
-            for label, value in (("Alert below", "0.50"), ("Alert only with at least this many labels", "15")):
+            for label, value in (("Alert below", "0.50"), ("Labels a share needs (fewer: greyed)", "15")):
                 box = page.get_by_role("spinbutton", name=label, exact=True)
                 box.fill(value)
                 box.press("Enter")
                 wait_idle(page)
-            page.get_by_text("bob: gold 23.5% below 50.0%", exact=False).wait_for(timeout=45_000)
+            page.get_by_text("bob: gold 23.5% [9.6%, 47.3%] below 50.0%", exact=False).wait_for(timeout=45_000)
             page.evaluate("() => document.activeElement && document.activeElement.blur()")
             page.wait_for_function(
                 "() => document.querySelectorAll('[data-testid=stVegaLiteChart] svg.marks, "

@@ -9,7 +9,6 @@ from annotate import admin, charts, figures, flash, ui
 from annotate.render import plain
 from annotate.session_ui import require
 from annotate.widgets import show_table
-from curate.agreement.limits import MIN_BOOTSTRAP_PAIRS
 from curate.errors import InputError, MmrbError
 from curate.quality.gold import control_shares, gold_stats, import_gold_upload
 from curate.quality.qualification import qualification_pairs, resume
@@ -22,7 +21,7 @@ flash.show()
 s = ui.store()
 c1, c2 = st.columns(2)
 threshold = c1.number_input("Alert below", 0.0, 1.0, 0.7, step=0.05, key="quality_threshold")
-min_n = int(c2.number_input("Alert only with at least this many labels", 1, 10_000, 20, key="quality_min_n"))
+min_n = int(c2.number_input("Labels a share needs (fewer: greyed)", 1, 10_000, 20, key="quality_min_n"))
 stats = gold_stats(s)
 st.caption(
     f"{plural(stats.pairs, 'pair')} with gold; {plural(stats.control_tasks, 'control task')} in queues, "
@@ -41,11 +40,11 @@ else:
         for a in shown:
             st.warning(plain(a.text()))
     else:
-        st.success(f"No alerts here: nobody is below {percent(report.threshold)} on {plural(min_n, 'label')} or more.")
+        st.success(f"No alerts here: no interval on gold lies below {percent(report.threshold)}.")
     st.caption(
-        f"A share is drawn once it rests on at least {plural(min_n, 'label')} (the alerts' minimum); "
-        "below that its bar is replaced by its number of labels (n=…). Its interval needs "
-        f"{plural(MIN_BOOTSTRAP_PAIRS, 'label')} (one a pair): with fewer it is undefined (too few pairs)."
+        f"Gold accuracy alerts when its whole 95% Wilson interval lies below {percent(report.threshold)}, "
+        f"however few its labels; Dawid-Skene (no interval) below it with at least {plural(min_n, 'label')}. "
+        f"A share on fewer than {plural(min_n, 'label')} is drawn greyed, with its interval and its n."
     )
     for kind, title in (
         ("gold", "Accuracy on gold"),

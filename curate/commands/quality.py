@@ -9,7 +9,8 @@ HELP = "annotator reliability: gold accuracy (Wilson CI), agreement with the maj
 DESCRIPTION = (
     "Per annotator and field (and category): accuracy on gold with a 95% Wilson interval (control tasks "
     "included), agreement with the others' majority and Dawid-Skene's estimated reliability (regular labels "
-    "only). An alert needs a figure below --threshold on at least --min-n labels; --pause closes the queue "
+    "only). Gold accuracy alerts when its whole Wilson interval lies below --threshold, however few its "
+    "labels; Dawid-Skene (no interval) below --threshold on at least --min-n labels. --pause closes the queue "
     "of every annotator with an alert (mmrb gold resume NAME opens it again)."
 )
 
@@ -19,7 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     add_store_options(p)
     p.add_argument("--threshold", type=float, default=0.7, help="alert below this share (default 0.7)")
-    p.add_argument("--min-n", type=int, default=20, help="labels an alert needs at least (default 20)")
+    p.add_argument("--min-n", type=int, default=20, help="labels a Dawid-Skene alert needs at least (default 20)")
     p.add_argument("--category", action="store_true", help="also print every category")
     p.add_argument("--pause", action="store_true", help="pause the queue of every annotator with an alert")
     p.add_argument(
