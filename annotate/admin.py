@@ -14,6 +14,7 @@ import pandas as pd
 from curate.agreement import AgreementReport, agreement_report, from_store
 from curate.agreement.stats import DEFAULT_RESAMPLES
 from curate.agreement.summary import ALL, AlphaRow, estimate_cell, field_title, row_estimate, undefined_notes
+from curate.quality.bias import DIAGNOSTICS, TITLES, BiasReport
 from curate.quality.gold import ControlShare
 from curate.quality.reliability import QualityReport
 from curate.store import Store
@@ -222,6 +223,57 @@ def quality_table(frame: pd.DataFrame) -> Table:
             "alert": "Alert",
         },
         {"Gold accuracy": "%.1f%%", "Agrees with the others' majority": "%.1f%%", "Dawid-Skene reliability": "%.1f%%"},
+    )
+
+
+def bias_frame(report: BiasReport) -> pd.DataFrame:
+    """One row per annotator and diagnostic of curate/quality/bias.py: the share in [0, 1]
+    (None where nothing was counted), its Wilson interval, its n, whether it alerts."""
+    alerted = {(a.annotator, a.diagnostic) for a in report.alerts}
+    rows = [
+        {
+            "annotator": who,
+            "diagnostic": TITLES[d],
+            "share": b.share(d).share,
+            "low": b.share(d).low,
+            "high": b.share(d).high,
+            "n": b.share(d).n,
+            "note": b.fast_undefined if d == "fast" and b.fast_undefined else None,
+            "alert": (who, d) in alerted,
+        }
+        for who, b in report.annotators.items()
+        for d in DIAGNOSTICS
+    ]
+    return pd.DataFrame(rows, columns=["annotator", "diagnostic", "share", "low", "high", "n", "note", "alert"])
+
+
+def bias_table(report: BiasReport) -> Table:
+    """Per annotator, each diagnostic as "share [low, high] (n)" (or why it is undefined), its
+    labels, median seconds and alerts: one row each."""
+    alerted = {(a.annotator, a.diagnostic) for a in report.alerts}
+    rows = []
+    for who, b in report.annotators.items():
+        row: dict[str, object] = {"annotator": who, "labels": b.labels, "median": b.median_seconds}
+        for d in DIAGNOSTICS:
+            s = b.share(d)
+            row[d] = (
+                f"undefined ({b.fast_undefined})"
+                if d == "fast" and b.fast_undefined
+                else (None if s.share is None else s.text())
+            )
+        row["alert"] = ", ".join(TITLES[d] for d in DIAGNOSTICS if (who, d) in alerted)
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=["annotator", "labels", "median", *DIAGNOSTICS, "alert"])
+    return human(
+        frame,
+        {
+            "annotator": "Annotator",
+            "labels": "Labels",
+            **{d: TITLES[d][0].upper() + TITLES[d][1:] for d in DIAGNOSTICS},
+            "median": "Median seconds",
+            "alert": "Alert",
+        },
+        {"Median seconds": "%.1f"},
     )
 
 

@@ -21,6 +21,7 @@ from curate.agreement.summary import (
     field_title,
     ordered_fields,
 )
+from curate.quality.bias import DIAGNOSTICS, TITLES
 
 HEIGHT = 320  # of the plot: the axes and legends come on top (FIT_WIDTH)
 # Streamlit would fit the whole chart, axes and legends included, into its height
@@ -382,3 +383,50 @@ def annotator_reliability(frame: pd.DataFrame, kind: str, *, threshold: float, m
     )
     layers.append(_threshold_line(threshold))
     return alt.LayerChart(layer=layers, height=HEIGHT - 60, autosize=FIT_WIDTH)
+
+
+def annotator_bias(frame: pd.DataFrame) -> alt.LayerChart:
+    """The bias diagnostics of curate/quality/bias.py (``admin.bias_frame``): per annotator,
+    each share as a bar with its Wilson interval, a share that alerts outlined in firebrick,
+    50% as a dashed line (a side or the longer response picked at random). An empty share
+    reads "none" (or why it is undefined), never a bar of 0."""
+    data = frame.assign(shown=[pd.notna(v) for v in frame["share"]])
+    data["label"] = [
+        None if shown else (note if isinstance(note, str) else "none")
+        for shown, note in zip(data["shown"], frame["note"], strict=True)
+    ]
+    order = [TITLES[d] for d in DIAGNOSTICS]
+    tips = [
+        alt.Tooltip("annotator:N", title="Annotator"),
+        alt.Tooltip("diagnostic:N", title="Diagnostic"),
+        alt.Tooltip("share:Q", title="Share", format=".1%"),
+        alt.Tooltip("low:Q", title="Interval from", format=".1%"),
+        alt.Tooltip("high:Q", title="Interval to", format=".1%"),
+        alt.Tooltip("n:Q", title="Labels counted"),
+    ]
+    base = alt.Chart(data).encode(
+        x=alt.X("annotator:N", title=None, axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset("diagnostic:N", sort=order),
+        color=alt.Color("diagnostic:N", scale=_field_colors(order), sort=order, legend=_legend(None)),
+        tooltip=tips,
+    )
+    scale = alt.Scale(domain=[0, 1])
+    shown = base.transform_filter("datum.shown")
+    bars = shown.mark_bar().encode(
+        y=alt.Y("share:Q", title="Share (95% Wilson interval)", axis=alt.Axis(format="%"), scale=scale),
+        stroke=alt.condition("datum.alert", alt.value("firebrick"), alt.value(None)),
+        strokeWidth=alt.condition("datum.alert", alt.value(2.5), alt.value(0)),
+    )
+    rules = (
+        shown.transform_filter("isValid(datum.low)")
+        .mark_rule(strokeWidth=1.5)
+        .encode(y=alt.Y("low:Q", scale=scale), y2="high:Q", color=alt.value("black"))
+    )
+    notes = (
+        base.transform_filter("!datum.shown")
+        .mark_text(angle=270, align="left", dx=-4, fontSize=11)
+        .encode(y=alt.datum(0), text="label:N", color=alt.value("black"))
+    )
+    half = pd.DataFrame({"y": [0.5], "label": ["50%"]})
+    line = alt.Chart(half).mark_rule(color="grey", strokeDash=[5, 3]).encode(y="y:Q")
+    return alt.LayerChart(layer=[bars, rules, notes, line], height=HEIGHT - 60, autosize=FIT_WIDTH)

@@ -394,7 +394,8 @@ def test_the_quality_page_shows_gold_accuracy_alerts_and_resumes_a_paused_accoun
     lead.switch_page("annotate/views/admin_quality.py").run()
     assert not lead.exception, lead.exception
     assert [h.value for h in lead.subheader] == ["Quality"]
-    assert len(charts(lead)) == 3  # accuracy on gold, agreement with the majority, Dawid-Skene
+    assert len(charts(lead)) == 4  # accuracy on gold, agreement with the majority, Dawid-Skene, bias
+    assert "Annotator bias" in all_text(lead)
     assert_lead_tables(lead)
     table = lead.dataframe[0].value
     pref = table[table["Field"] == "Preference"].set_index("Annotator")

@@ -645,6 +645,7 @@ def test_mmrb_quality_and_mmrb_agreement_agree_on_every_figure(sqlite_store, cap
     quality = json.loads(capsys.readouterr().out)
     assert main(["agreement", "--json", "--reliability", "--resamples", "20", *opts, *db]) == 0
     agreement = json.loads(capsys.readouterr().out)
+    assert quality.pop("bias")["annotators"].keys() == {"ann", "bea", "cat", "dan"}  # mmrb quality's own section
     assert agreement["reliability"] == quality
     assert {(a["annotator"], a["basis"]) for a in quality["alerts"] if a["category"] is None} == {
         ("dan", "gold"),
@@ -661,7 +662,8 @@ def test_mmrb_quality_and_mmrb_agreement_agree_on_every_figure(sqlite_store, cap
             )
     # the text: every line of mmrb quality --category is in mmrb agreement --category
     assert main(["quality", "--category", *opts, *db]) == 0
-    q_text = capsys.readouterr().out
+    q_text, bias_text = capsys.readouterr().out.split("\nAnnotator bias", 1)
+    assert "Bias alerts:" in bias_text
     assert main(["agreement", "--category", "--reliability", "--resamples", "20", *opts, *db]) == 0
     a_text = capsys.readouterr().out
     assert q_text.strip() and q_text.strip() in a_text

@@ -1,6 +1,6 @@
 """Lead: annotator quality: accuracy on gold (control tasks) with Wilson intervals, agreement
-with the others' majority, Dawid-Skene's reliability, alerts, qualification and pauses
-(curate/quality/; the figures of `mmrb quality`); the qualification set and the control
+with the others' majority, Dawid-Skene's reliability, alerts, annotator bias, qualification
+and pauses (curate/quality/; the figures of `mmrb quality`); the qualification set and the control
 share in effect; importing a gold file (`mmrb gold import`)."""
 
 import streamlit as st
@@ -10,6 +10,7 @@ from annotate.render import plain
 from annotate.session_ui import require
 from annotate.widgets import show_table
 from curate.errors import InputError, MmrbError
+from curate.quality.bias import MIN_TIMED
 from curate.quality.gold import control_shares, gold_stats, import_gold_upload
 from curate.quality.qualification import qualification_pairs, resume
 from curate.quality.reliability import pause_alerted
@@ -55,6 +56,26 @@ else:
         chart = charts.annotator_reliability(frame, kind, threshold=float(threshold), min_n=min_n)
         st.vega_lite_chart(spec=charts.spec(chart), width="stretch")
     show_table(admin.quality_table(frame), height="content")
+
+st.markdown("**Annotator bias**")
+bias = figures.bias(s)
+if not bias.annotators:
+    st.info("No submitted labels yet: bias diagnostics appear once annotators have labelled.")
+else:
+    lim = bias.limits
+    for b in bias.alerts:
+        st.warning(plain(b.text()))
+    st.caption(
+        "Per annotator, over every submitted label: the share of left picks among preferences that pick a side "
+        '(the screen side of each assignment), of ties, of labels with an "unsure" answer, how often the chosen '
+        f"response is the longer one, and of labels faster than {lim.fast_fraction:.2g} of the annotator's own median "
+        f"seconds (from {MIN_TIMED} timed labels on). An alert when the 95% Wilson interval lies wholly outside "
+        f"{percent(0.5 - lim.left_margin)}-{percent(0.5 + lim.left_margin)} (left picks), "
+        f"{percent(0.5 - lim.longer_margin)}-{percent(0.5 + lim.longer_margin)} (longer chosen), or above "
+        f"{percent(lim.tie_max)} (ties, unsure) and {percent(lim.fast_max)} (fast labels); bias alerts pause no one."
+    )
+    st.vega_lite_chart(spec=charts.spec(charts.annotator_bias(admin.bias_frame(bias))), width="stretch")
+    show_table(admin.bias_table(bias), height="content")
 
 closed = {**{n: "failed qualification" for n, q in report.qualification.items() if q == "failed"}, **report.paused}
 st.markdown("**Qualification and pauses**")

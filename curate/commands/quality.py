@@ -11,7 +11,10 @@ DESCRIPTION = (
     "included), agreement with the others' majority and Dawid-Skene's estimated reliability (regular labels "
     "only). Gold accuracy alerts when its whole Wilson interval lies below --threshold, however few its "
     "labels; Dawid-Skene (no interval) below --threshold on at least --min-n labels. --pause closes the queue "
-    "of every annotator with an alert (mmrb gold resume NAME opens it again)."
+    "of every annotator with an alert (mmrb gold resume NAME opens it again). Then each annotator's bias: "
+    "left picks (screen side), ties, unsure answers, the longer response chosen, labels under a third of their "
+    "median seconds, each with its Wilson interval and an alert when the interval lies wholly beyond its bound "
+    "(bias alerts pause no one)."
 )
 
 
@@ -44,11 +47,13 @@ def check_alert_options(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from curate.commands.common import open_store
+    from curate.quality.bias import bias_report
     from curate.quality.reliability import store_report
 
     check_alert_options(args)
     with open_store(args) as store:
         report = store_report(store, threshold=args.threshold, min_n=args.min_n, pause=args.pause)
+        bias = bias_report(store.label_facts())
         compare = None
         if args.aggregate:
             from curate.quality.aggregate import store_aggregate
@@ -56,11 +61,12 @@ def run(args: argparse.Namespace) -> int:
             compare = store_aggregate(store, args.aggregate)
     if args.json:
         out = report.as_dict()
+        out["bias"] = bias.as_dict()
         if compare is not None:
             out["aggregation"] = compare.as_dict()
         print(json.dumps(out, indent=1, sort_keys=True))
     else:
-        print("\n".join(report.lines(per_category=args.category)))
+        print("\n".join([*report.lines(per_category=args.category), "", *bias.lines()]))
         if compare is not None:
             print("\n".join(["", *compare.lines()]))
     return 0
