@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -99,8 +100,11 @@ def test_the_left_share_counts_exactly_the_screen_left_picks(picks):
     assert any(a.diagnostic == "left" for a in report.alerts) == (s.low > 0.6 or s.high < 0.4)
 
 
-def test_the_store_gives_the_facts_and_mmrb_quality_reports_them(sqlite_store, capsys):
+@pytest.mark.both_backends
+def test_the_store_gives_the_facts_and_mmrb_quality_reports_them(store, capsys):
     from curate.cli import main
+
+    sqlite_store = store
 
     ids = seed(sqlite_store, 6)
     sqlite_store.add_annotator(Annotator("ann"))
