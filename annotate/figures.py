@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from curate.agreement import AgreementReport, summary
-from curate.quality.bias import BiasReport, bias_report
+from curate.quality.bias import BiasReport, bias_report, store_facts
 from curate.quality.reliability import QualityReport, store_figures, with_accounts
 from curate.store import Store
 
@@ -87,7 +87,7 @@ def quality(store: Store, *, threshold: float, min_n: int) -> QualityReport:
 
 @st.cache_data(max_entries=8, show_spinner="Computing annotator bias...")
 def _bias(_store: Store, key: Key) -> BiasReport:
-    return bias_report(_store.label_facts())
+    return bias_report(store_facts(_store.label_fact_rows()))
 
 
 def bias(store: Store) -> BiasReport:

@@ -11,15 +11,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from curate.model import Annotator, Assignment, Label
-from curate.quality.bias import FEWER_TIMED, BiasLimits, bias_report
+from curate.quality.bias import FEWER_TIMED, BiasLimits, LabelFacts, facts_frame, store_facts
+from curate.quality.bias import bias_report as report_of_frame
 from curate.quality.reliability import wilson
 from curate.sides import from_screen
-from curate.store.counts import LabelFacts
 from tests.support.pairs import seed
 
 
 def fact(who="ann", pref="first", left="first", secs=10.0, unsure=False, lengths=(10, 10), pair="p") -> LabelFacts:
-    return LabelFacts(who, pair, pref, left, secs, unsure, *lengths)
+    del pair  # a fixture's pair, for reading only
+    return LabelFacts(who, pref, left, secs, unsure, *lengths)
+
+
+def bias_report(facts, limits=None):
+    return report_of_frame(facts_frame(facts), limits)
 
 
 def test_left_picks_are_read_through_the_assignments_left_side():
@@ -115,13 +120,13 @@ def test_the_store_gives_the_facts_and_mmrb_quality_reports_them(store, capsys):
     for i, (p, left) in enumerate(zip(ids, lefts, strict=True)):  # always the screen's left, once unsure
         unsure = "unsure" if i == 0 else None
         sqlite_store.save_label(Label(p, "ann", unsure, preference=from_screen("left", left), seconds=20.0))
-    facts = sqlite_store.label_facts()
-    assert [(f.pair_id, f.left) for f in facts] == list(zip(ids, lefts, strict=True))
-    assert facts[0].unsure and not any(f.unsure for f in facts[1:])
+    rows = sqlite_store.label_fact_rows()
+    facts = store_facts(rows).assign(pair=[r[1] for r in rows.labels]).set_index("pair").loc[ids]
+    assert facts["left"].tolist() == lefts and facts["unsure"].tolist() == [True] + [False] * 5
     pairs = {p.id: p for p in sqlite_store.pairs()}
     texts = {c.id: c.text for c in sqlite_store.candidates()}
-    assert [(f.length_first, f.length_second) for f in facts] == [
-        (len(texts[pairs[f.pair_id].first_id]), len(texts[pairs[f.pair_id].second_id])) for f in facts
+    assert [(a, b) for a, b in zip(facts["length_first"], facts["length_second"], strict=True)] == [
+        (len(texts[pairs[p].first_id]), len(texts[pairs[p].second_id])) for p in ids
     ]
     assert main(["quality", "--json", "--db", sqlite_store.db]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -175,8 +180,9 @@ def test_labels_on_declared_schemes_give_their_stored_preference_and_unsure_answ
         stored = scale_from_screen(shown, 1, 6, "second")
         sqlite_store.save_label(schemes.to_label(pairwise, p, "ann", {"score": stored}))
     sqlite_store.save_label(schemes.to_label(verify, ids[2], "ann", {"verdict": "unsure"}, proposal="first"))
-    facts = {f.pair_id: f for f in sqlite_store.label_facts()}
-    assert [facts[p].preference for p in ids[:2]] == ["second", "first"]
-    assert [facts[p].unsure for p in ids] == [False, False, True]
-    b = bias_report(facts.values()).annotators["ann"]
+    rows = sqlite_store.label_fact_rows()
+    facts = store_facts(rows).assign(pair=[r[1] for r in rows.labels]).set_index("pair").loc[ids]
+    assert facts["preference"].tolist()[:2] == ["second", "first"]
+    assert facts["unsure"].tolist() == [False, False, True]
+    b = report_of_frame(facts).annotators["ann"]
     assert (b.left.k, b.left.n) == (1, 2) and (b.unsure.k, b.unsure.n) == (1, 3)

@@ -47,13 +47,13 @@ def check_alert_options(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from curate.commands.common import open_store
-    from curate.quality.bias import bias_report
+    from curate.quality.bias import bias_report, store_facts
     from curate.quality.reliability import store_report
 
     check_alert_options(args)
     with open_store(args) as store:
         report = store_report(store, threshold=args.threshold, min_n=args.min_n, pause=args.pause)
-        bias = bias_report(store.label_facts())
+        bias = bias_report(store_facts(store.label_fact_rows()))
         compare = None
         if args.aggregate:
             from curate.quality.aggregate import store_aggregate

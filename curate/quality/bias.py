@@ -22,18 +22,19 @@ is the same rule as gold accuracy's: the whole interval beyond a bound, whatever
 
 from __future__ import annotations
 
-import statistics
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from ..sides import is_side, preference_to_screen
+import numpy as np
+import pandas as pd
+
+from ..sides import side_index
 from ..wording import percent, plural, seconds
 from .reliability import Share, wilson
 
 if TYPE_CHECKING:
-    from ..store.counts import LabelFacts
+    from ..store.columns import LabelFactRows
 
 Diagnostic = Literal["left", "tie", "unsure", "longer", "fast"]
 MIN_TIMED = 5  # timed labels below which an annotator's median (and so "fast") is undefined
@@ -47,6 +48,46 @@ TITLES: dict[str, str] = {
     "longer": "longer response chosen",
     "fast": "fast labels",
 }
+
+
+FACT_COLUMNS = ("annotator", "preference", "left", "seconds", "unsure", "length_first", "length_second")
+
+
+@dataclass(frozen=True)
+class LabelFacts:
+    """One submitted label as the diagnostics read it: its stored preference, the stored side
+    its assignment showed on the left (None without an assignment), its seconds, whether any
+    answer is "unsure", and the characters of each response's text."""
+
+    annotator: str
+    preference: str | None
+    left: str | None
+    seconds: float | None
+    unsure: bool
+    length_first: int
+    length_second: int
+
+
+def facts_frame(facts: Iterable[LabelFacts]) -> pd.DataFrame:
+    """Label facts as the frame :func:`bias_report` reads (one row a label, ``FACT_COLUMNS``)."""
+    return pd.DataFrame([tuple(asdict(f).values()) for f in facts], columns=list(FACT_COLUMNS))
+
+
+def store_facts(rows: LabelFactRows) -> pd.DataFrame:
+    """The store's scans (``Store.label_fact_rows``) as the facts frame: each label with its
+    pair's lengths, found by position (each distinct pair looked up once, no merge on strings)."""
+    names = ["annotator", "pair", "preference", "seconds", "unsure", "left"]
+    frame = pd.DataFrame.from_records(rows.labels, columns=names, coerce_float=True)
+    codes, distinct = pd.factorize(frame["pair"])
+    pairs = pd.Index([r[0] for r in rows.lengths], dtype=object)
+    at = pairs.get_indexer(distinct)[codes] if len(pairs) else np.full(len(frame), -1)
+    lengths = np.array([(r[1] or 0, r[2] or 0) for r in rows.lengths] or [(0, 0)], dtype=np.int64)
+    found = at >= 0
+    frame["length_first"] = np.where(found, lengths[at, 0], 0)
+    frame["length_second"] = np.where(found, lengths[at, 1], 0)
+    frame["unsure"] = frame["unsure"].astype(bool)
+    frame["seconds"] = pd.to_numeric(frame["seconds"])
+    return frame.reindex(columns=list(FACT_COLUMNS))
 
 
 @dataclass(frozen=True)
@@ -148,42 +189,58 @@ class BiasReport:
         return out
 
 
-def _annotator(facts: list[LabelFacts], limits: BiasLimits) -> AnnotatorBias:
-    left = picks = ties = prefs = unsure = longer = compared = unseen = 0
-    for f in facts:
-        unsure += f.unsure
-        if f.preference is None:
-            continue
-        prefs += 1
-        if f.preference == "tie":
-            ties += 1
-            continue
-        if not is_side(f.preference):
-            continue
-        if is_side(f.left):
-            picks += 1
-            left += preference_to_screen(f.preference, f.left) == "left"
-        else:
-            unseen += 1
-        if f.length_first != f.length_second:
-            compared += 1
-            longer += (f.preference == "first") == (f.length_first > f.length_second)
-    timed = [f.seconds for f in facts if f.seconds is not None and f.seconds > 0]
-    median = statistics.median(timed) if len(timed) >= MIN_TIMED else None
-    if median is None:
-        fast, why = Share(0, 0, None, None, None), FEWER_TIMED
-    else:
-        fast, why = wilson(sum(s < limits.fast_fraction * median for s in timed), len(timed)), None
+def _counts(frame: pd.DataFrame, limits: BiasLimits) -> pd.DataFrame:
+    """Per annotator, each diagnostic's (k, n) as columns ``<name>_k`` / ``<name>_n``."""
+    pref = frame["preference"].to_numpy(dtype=object)
+    left = frame["left"].to_numpy(dtype=object)
+    picked = (pref == "first") | (pref == "second")
+    shown = picked & ((left == "first") | (left == "second"))
+    # the screen position (0 left) of the stored side picked, when stored ``lead`` was on the left
+    position = side_index((left == "second").astype(np.int64), (pref == "second").astype(np.int64))
+    n1 = pd.to_numeric(frame["length_first"]).fillna(0).to_numpy()
+    n2 = pd.to_numeric(frame["length_second"]).fillna(0).to_numpy()
+    compared = picked & (n1 != n2)
+    secs = pd.to_numeric(frame["seconds"]).to_numpy(dtype=float)
+    timed = np.nan_to_num(secs, nan=0.0) > 0
+    who = frame["annotator"].astype(str).to_numpy()
+    median = pd.Series(np.where(timed, secs, np.nan)).groupby(who).transform("median").to_numpy()
+    table = pd.DataFrame(
+        {
+            "annotator": who,
+            "labels": 1,
+            "left_k": shown & (position == 0),
+            "left_n": shown,
+            "unseen": picked & ~shown,
+            "tie_k": pref == "tie",
+            "tie_n": pd.notna(frame["preference"]).to_numpy(),
+            "unsure_k": frame["unsure"].to_numpy(dtype=bool),
+            "unsure_n": True,
+            "longer_k": compared & ((pref == "first") == (n1 > n2)),
+            "longer_n": compared,
+            "fast_k": timed & (secs < limits.fast_fraction * median),
+            "fast_n": timed,
+        }
+    )
+    sums = table.groupby("annotator", sort=True).sum()
+    medians = pd.Series(median).groupby(who).first()
+    return sums.assign(median=medians.reindex(sums.index))
+
+
+def _annotator(row: pd.Series) -> AnnotatorBias:
+    def share(d: str) -> Share:
+        return wilson(int(row[f"{d}_k"]), int(row[f"{d}_n"]))
+
+    enough = int(row["fast_n"]) >= MIN_TIMED
     return AnnotatorBias(
-        labels=len(facts),
-        left=wilson(left, picks),
-        tie=wilson(ties, prefs),
-        unsure=wilson(unsure, len(facts)),
-        longer=wilson(longer, compared),
-        fast=fast,
-        median_seconds=median,
-        fast_undefined=why,
-        unseen=unseen,
+        labels=int(row["labels"]),
+        left=share("left"),
+        tie=share("tie"),
+        unsure=share("unsure"),
+        longer=share("longer"),
+        fast=share("fast") if enough else Share(0, 0, None, None, None),
+        median_seconds=float(row["median"]) if enough else None,
+        fast_undefined=None if enough else FEWER_TIMED,
+        unseen=int(row["unseen"]),
     )
 
 
@@ -199,12 +256,12 @@ def _alerts(name: str, b: AnnotatorBias, limits: BiasLimits) -> list[BiasAlert]:
     return out
 
 
-def bias_report(facts: Iterable[LabelFacts], limits: BiasLimits | None = None) -> BiasReport:
-    """The diagnostics of every annotator with a submitted label, in name order, and their alerts."""
+def bias_report(frame: pd.DataFrame, limits: BiasLimits | None = None) -> BiasReport:
+    """The diagnostics of every annotator in ``frame`` (``FACT_COLUMNS``, one row a submitted
+    label: :func:`facts_frame`, :func:`store_facts`), in name order, and their alerts."""
     limits = limits or BiasLimits()
-    by: dict[str, list[LabelFacts]] = defaultdict(list)
-    for f in facts:
-        by[f.annotator].append(f)
-    annotators = {a: _annotator(by[a], limits) for a in sorted(by)}
+    if frame.empty:
+        return BiasReport({}, [], limits)
+    annotators = {str(a): _annotator(row) for a, row in _counts(frame, limits).iterrows()}
     alerts = [x for a, b in annotators.items() for x in _alerts(a, b, limits)]
     return BiasReport(annotators, alerts, limits)

@@ -94,23 +94,6 @@ class LabelActivity:
 
 
 @dataclass(frozen=True)
-class LabelFacts:
-    """One submitted label, as much of it as the annotator bias diagnostics need
-    (curate/quality/bias.py): its stored preference, the side its assignment showed on the
-    left (None without an assignment: an imported label), its seconds, whether any answer is
-    "unsure", and the characters of each response's text (images as their markers)."""
-
-    annotator: str
-    pair_id: str
-    preference: str | None
-    left: str | None
-    seconds: float | None
-    unsure: bool
-    length_first: int
-    length_second: int
-
-
-@dataclass(frozen=True)
 class CategoryProgress:
     category: str
     state: str
@@ -255,41 +238,6 @@ class CountStore(StoreBase):
             return [
                 LabelActivity(*row)
                 for row in c.execute(select(lc.annotator, lc.status, lc.flag, lc.seconds, lc.updated_at, lc.created_at))
-            ]
-
-    def label_facts(self, conn: Conn | None = None) -> list[LabelFacts]:
-        """Every submitted label as :class:`LabelFacts`, in (annotator, pair) order: one query,
-        its response lengths counted by the database."""
-        lc, ac, pc = S.labels.c, S.assignments.c, S.pairs.c
-        first, second = S.candidates.alias("first"), S.candidates.alias("second")
-        # "unsure" in a ratings field is a JSON string value; the text test keeps it in SQL
-        unsure = (
-            (lc.correctness_first == "unsure") | (lc.correctness_second == "unsure") | lc.ratings.contains('"unsure"')
-        )
-        q = (
-            select(
-                lc.annotator,
-                lc.pair_id,
-                lc.preference,
-                ac.left,
-                lc.seconds,
-                case((unsure, 1), else_=0),
-                func.length(first.c.text),
-                func.length(second.c.text),
-            )
-            .select_from(
-                S.labels.join(S.pairs, pc.id == lc.pair_id)
-                .join(first, first.c.id == pc.first_id)
-                .join(second, second.c.id == pc.second_id)
-                .outerjoin(S.assignments, (ac.pair_id == lc.pair_id) & (ac.annotator == lc.annotator))
-            )
-            .where(lc.status == "submitted")
-            .order_by(lc.annotator, lc.pair_id)
-        )
-        with self._r(conn) as c:
-            return [
-                LabelFacts(a, p, pref, left, secs, bool(u), int(n1 or 0), int(n2 or 0))
-                for a, p, pref, left, secs, u, n1, n2 in c.execute(q)
             ]
 
     def progress_by_category(self, conn: Conn | None = None) -> list[CategoryProgress]:
