@@ -16,7 +16,7 @@ from curate.agreement.stats import DEFAULT_RESAMPLES
 from curate.agreement.summary import ALL, AlphaRow, estimate_cell, field_title, row_estimate, undefined_notes
 from curate.quality.bias import DIAGNOSTICS, TITLES, BiasReport
 from curate.quality.gold import ControlShare
-from curate.quality.reliability import QualityReport
+from curate.quality.reliability import QualityReport, Share
 from curate.store import Store
 
 from .tables import Table, human
@@ -247,8 +247,15 @@ def bias_frame(report: BiasReport) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["annotator", "diagnostic", "share", "low", "high", "n", "note", "alert"])
 
 
+def _compact(s: Share) -> str:
+    """``57% [39-73] n=30``: a share, its interval and n in whole percent (a table cell of
+    five such columns fits the page)."""
+    interval = "" if s.low is None or s.high is None else f" [{100 * s.low:.0f}-{100 * s.high:.0f}]"
+    return f"{100 * (s.share or 0):.0f}%{interval} n={s.n}"
+
+
 def bias_table(report: BiasReport) -> Table:
-    """Per annotator, each diagnostic as "share [low, high] (n)" (or why it is undefined), its
+    """Per annotator, each diagnostic as "57% [39-73] n=30" (or why it is undefined), its
     labels, median seconds and alerts: one row each."""
     alerted = {(a.annotator, a.diagnostic) for a in report.alerts}
     rows = []
@@ -259,7 +266,7 @@ def bias_table(report: BiasReport) -> Table:
             row[d] = (
                 f"undefined ({b.fast_undefined})"
                 if d == "fast" and b.fast_undefined
-                else (None if s.share is None else s.text())
+                else (None if s.share is None else _compact(s))
             )
         row["alert"] = ", ".join(TITLES[d] for d in DIAGNOSTICS if (who, d) in alerted)
         rows.append(row)

@@ -152,7 +152,7 @@ def test_the_lead_reads_the_bias_as_a_table_and_a_chart():
     bea_fast = frame[(frame["annotator"] == "bea") & (frame["diagnostic"] == "fast labels")].iloc[0]
     assert pd.isna(bea_fast["share"]) and bea_fast["note"] == FEWER_TIMED
     table = admin.bias_table(report).frame.set_index("Annotator")
-    assert table.loc["ann", "Left picks"] == "100.0% [75.8%, 100.0%] (n=12)"
+    assert table.loc["ann", "Left picks"] == "100% [76-100] n=12"
     assert table.loc["ann", "Alert"] == "left picks" and table.loc["bea", "Alert"] == ""
     assert table.loc["bea", "Fast labels"] == f"undefined ({FEWER_TIMED})" and table.loc["bea", "Left picks"] is None
     spec = charts.annotator_bias(frame).to_dict()

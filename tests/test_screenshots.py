@@ -179,7 +179,8 @@ def test_every_lead_page_is_shown_and_saved(browser, server, shots):
 def test_the_quality_page_with_a_careless_annotator_is_saved(browser, shots, tmp_path_factory):
     """The Quality page on the sample with a careless annotator and gold, alerts below 50% on
     15 labels or more (the sample's annotators have fewer than the default 20 gold labels
-    each): the alerts, the three plots and the table (docs/screenshots/quality.png)."""
+    each): the alerts, the three plots and the table, the bias chart and table
+    (docs/screenshots/quality.png)."""
     d = tmp_path_factory.mktemp("quality")
     info = quality_sample(d / "sample.db")
     with StreamlitServer(info.db, info.images, log=d / "streamlit.log") as server:
@@ -196,7 +197,7 @@ def test_the_quality_page_with_a_careless_annotator_is_saved(browser, shots, tmp
             page.evaluate("() => document.activeElement && document.activeElement.blur()")
             page.wait_for_function(
                 "() => document.querySelectorAll('[data-testid=stVegaLiteChart] svg.marks, "
-                "[data-testid=stVegaLiteChart] canvas').length >= 3",
+                "[data-testid=stVegaLiteChart] canvas').length >= 4",
                 timeout=45_000,
             )
             settle(page)
