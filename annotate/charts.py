@@ -46,6 +46,21 @@ def _legend(title: str | None) -> alt.Legend:
     return alt.Legend(title=title, orient="top", labelLimit=320)
 
 
+def _per_annotator(data: pd.DataFrame, group: str, order: Sequence[str], tips: list) -> alt.Chart:
+    """Bars per annotator, side by side by ``group`` (a field, a diagnostic) in ``order``, one
+    colour each, the legend on top."""
+    return alt.Chart(data).encode(
+        x=alt.X("annotator:N", title=None, axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset(f"{group}:N", sort=list(order)),
+        color=_group_colour(group, order),
+        tooltip=tips,
+    )
+
+
+def _group_colour(group: str, order: Sequence[str]) -> alt.Color:
+    return alt.Color(f"{group}:N", scale=_field_colors(order), sort=list(order), legend=_legend(None))
+
+
 def _reference_lines() -> alt.LayerChart:
     """Krippendorff's reliable and tentative thresholds, each line labelled to the right of
     the plot, where no bar can hide the label."""
@@ -266,12 +281,7 @@ def majority_agreement(rows: Sequence[MajorityRow]) -> alt.LayerChart:
         alt.Tooltip("compared:Q", title="Labels compared"),
         alt.Tooltip("labels:Q", title="Labels"),
     ]
-    base = alt.Chart(frame).encode(
-        x=alt.X("annotator:N", title=None, axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("field:N", sort=fields),
-        color=alt.Color("field:N", scale=_field_colors(fields), sort=fields, legend=_legend(None)),
-        tooltip=tips,
-    )
+    base = _per_annotator(frame, "field", fields, tips)
     bars = (
         base.transform_filter("isValid(datum.agreement)")
         .mark_bar()
@@ -355,19 +365,13 @@ def annotator_reliability(frame: pd.DataFrame, kind: str, *, threshold: float, m
         ),
         alt.Tooltip(f"{n}:Q", title=n_title),
     ]
-    colour = alt.Color("field:N", scale=_field_colors(fields), sort=fields, legend=_legend(None))
-    base = alt.Chart(data).encode(
-        x=alt.X("annotator:N", title=None, axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("field:N", sort=fields),
-        color=colour,
-        tooltip=tips,
-    )
+    base = _per_annotator(data, "field", fields, tips)
     scale = alt.Scale(domain=[0, 1])
     shown = base.transform_filter("datum.shown")
     layers: list = [
         shown.mark_bar().encode(
             y=alt.Y(f"{value}:Q", title=title, axis=alt.Axis(format="%"), scale=scale),
-            color=alt.condition("datum.greyed", alt.value(GREYED), colour),
+            color=alt.condition("datum.greyed", alt.value(GREYED), _group_colour("field", fields)),
         )
     ]
     if interval:
@@ -404,12 +408,7 @@ def annotator_bias(frame: pd.DataFrame) -> alt.LayerChart:
         alt.Tooltip("high:Q", title="Interval to", format=".1%"),
         alt.Tooltip("n:Q", title="Labels counted"),
     ]
-    base = alt.Chart(data).encode(
-        x=alt.X("annotator:N", title=None, axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("diagnostic:N", sort=order),
-        color=alt.Color("diagnostic:N", scale=_field_colors(order), sort=order, legend=_legend(None)),
-        tooltip=tips,
-    )
+    base = _per_annotator(data, "diagnostic", order, tips)
     scale = alt.Scale(domain=[0, 1])
     shown = base.transform_filter("datum.shown")
     bars = shown.mark_bar().encode(
