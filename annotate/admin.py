@@ -18,8 +18,9 @@ from curate.agreement.summary import ALL, AlphaRow, estimate_cell, field_title, 
 from curate.audit import HEADERS as AUDIT_HEADERS
 from curate.audit import table as audit_rows
 from curate.model import AuditEntry
+from curate.quality.bias import DIAGNOSTICS, TITLES, BiasReport
 from curate.quality.gold import ControlShare
-from curate.quality.reliability import QualityReport
+from curate.quality.reliability import QualityReport, Share
 from curate.store import Store
 from curate.wording import plural
 
@@ -258,6 +259,64 @@ def quality_table(frame: pd.DataFrame) -> Table:
             "alert": "Alert",
         },
         {"Gold accuracy": "%.1f%%", "Agrees with the others' majority": "%.1f%%", "Dawid-Skene reliability": "%.1f%%"},
+    )
+
+
+def bias_frame(report: BiasReport) -> pd.DataFrame:
+    """One row per annotator and diagnostic of curate/quality/bias.py: the share in [0, 1]
+    (None where nothing was counted), its Wilson interval, its n, whether it alerts."""
+    alerted = {(a.annotator, a.diagnostic) for a in report.alerts}
+    rows = [
+        {
+            "annotator": who,
+            "diagnostic": TITLES[d],
+            "share": b.share(d).share,
+            "low": b.share(d).low,
+            "high": b.share(d).high,
+            "n": b.share(d).n,
+            "note": b.fast_undefined if d == "fast" and b.fast_undefined else None,
+            "alert": (who, d) in alerted,
+        }
+        for who, b in report.annotators.items()
+        for d in DIAGNOSTICS
+    ]
+    return pd.DataFrame(rows, columns=["annotator", "diagnostic", "share", "low", "high", "n", "note", "alert"])
+
+
+def _compact(s: Share) -> str:
+    """``57% [39-73] n=30``: a share, its interval and n in whole percent (a table cell of
+    five such columns fits the page)."""
+    interval = "" if s.low is None or s.high is None else f" [{100 * s.low:.0f}-{100 * s.high:.0f}]"
+    return f"{100 * (s.share or 0):.0f}%{interval} n={s.n}"
+
+
+def bias_table(report: BiasReport) -> Table:
+    """Per annotator, each diagnostic as "57% [39-73] n=30" (or why it is undefined), its
+    labels, median seconds and alerts: one row each."""
+    alerted = {(a.annotator, a.diagnostic) for a in report.alerts}
+    rows = []
+    for who, b in report.annotators.items():
+        row: dict[str, object] = {"annotator": who, "labels": b.labels, "median": b.median_seconds}
+        for d in DIAGNOSTICS:
+            s = b.share(d)
+            row[d] = (
+                f"undefined ({b.fast_undefined})"
+                if d == "fast" and b.fast_undefined
+                else (None if s.share is None else _compact(s))
+            )
+        row["alert"] = ", ".join(TITLES[d] for d in DIAGNOSTICS if (who, d) in alerted)
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=["annotator", "labels", "median", *DIAGNOSTICS, "alert"])
+    return human(
+        frame,
+        {
+            "annotator": "Annotator",
+            "labels": "Labels",
+            **{d: TITLES[d][0].upper() + TITLES[d][1:] for d in DIAGNOSTICS},
+            "median": "Median seconds",
+            "alert": "Alert",
+        },
+        {"Median seconds": "%.1f"},
     )
 
 

@@ -21,6 +21,7 @@ from curate.agreement.summary import (
     field_title,
     ordered_fields,
 )
+from curate.quality.bias import DIAGNOSTICS, TITLES
 
 HEIGHT = 320  # of the plot: the axes and legends come on top (FIT_WIDTH)
 # Streamlit would fit the whole chart, axes and legends included, into its height
@@ -48,6 +49,21 @@ def _count_axis() -> alt.Axis:
 
 def _legend(title: str | None) -> alt.Legend:
     return alt.Legend(title=title, orient="top", labelLimit=320)
+
+
+def _per_annotator(data: pd.DataFrame, group: str, order: Sequence[str], tips: list) -> alt.Chart:
+    """Bars per annotator, side by side by ``group`` (a field, a diagnostic) in ``order``, one
+    colour each, the legend on top."""
+    return alt.Chart(data).encode(
+        x=alt.X("annotator:N", title=None, axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset(f"{group}:N", sort=list(order)),
+        color=_group_colour(group, order),
+        tooltip=tips,
+    )
+
+
+def _group_colour(group: str, order: Sequence[str]) -> alt.Color:
+    return alt.Color(f"{group}:N", scale=_field_colors(order), sort=list(order), legend=_legend(None))
 
 
 def _reference_lines() -> alt.LayerChart:
@@ -270,12 +286,7 @@ def majority_agreement(rows: Sequence[MajorityRow]) -> alt.LayerChart:
         alt.Tooltip("compared:Q", title="Labels compared"),
         alt.Tooltip("labels:Q", title="Labels"),
     ]
-    base = alt.Chart(frame).encode(
-        x=alt.X("annotator:N", title=None, axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("field:N", sort=fields),
-        color=alt.Color("field:N", scale=_field_colors(fields), sort=fields, legend=_legend(None)),
-        tooltip=tips,
-    )
+    base = _per_annotator(frame, "field", fields, tips)
     bars = (
         base.transform_filter("isValid(datum.agreement)")
         .mark_bar()
@@ -318,6 +329,9 @@ RELIABILITY = {
 }
 
 
+GREYED = "#bdbdbd"  # a share on fewer labels than the page's minimum
+
+
 def _threshold_line(threshold: float) -> alt.LayerChart:
     """The alert threshold, labelled to the right of the plot."""
     ref = pd.DataFrame({"y": [threshold], "label": [f"alert below {threshold:.0%}"]})
@@ -332,13 +346,18 @@ def _threshold_line(threshold: float) -> alt.LayerChart:
 def annotator_reliability(frame: pd.DataFrame, kind: str, *, threshold: float, min_n: int) -> alt.LayerChart:
     """One of the per-annotator figures (``kind``: gold, majority or model) per field, its
     interval as an error bar where it has one, the alert threshold as a labelled line. A
-    share resting on fewer than ``min_n`` labels is not drawn: "n=K" is written where its
-    bar would be (or "none" without any label), never a bar of 0."""
+    share resting on fewer than ``min_n`` labels is drawn greyed, with its interval and "n=K"
+    (issue 28: a few labels still say something, and a gold alert may rest on them); a field
+    without any label reads "none", never a bar of 0."""
     value, interval, n, title, n_title = RELIABILITY[kind]
     data = frame.assign(field=frame["field"].astype(str))
-    data["shown"] = [bool(k >= min_n and pd.notna(v)) for k, v in zip(frame[n], frame[value], strict=True)]
+    data["shown"] = [bool(pd.notna(v)) for v in frame[value]]
+    data["greyed"] = [bool(shown and k < min_n) for shown, k in zip(data["shown"], frame[n], strict=True)]
     data["note"] = pd.Series(
-        [None if shown else ("none" if not k else f"n={k}") for shown, k in zip(data["shown"], frame[n], strict=True)],
+        [
+            "none" if not shown else (f"n={k}" if greyed else None)
+            for shown, greyed, k in zip(data["shown"], data["greyed"], frame[n], strict=True)
+        ],
         index=frame.index,
         dtype=object,
     )
@@ -357,26 +376,25 @@ def annotator_reliability(frame: pd.DataFrame, kind: str, *, threshold: float, m
         ),
         alt.Tooltip(f"{n}:Q", title=n_title),
     ]
-    base = alt.Chart(data).encode(
-        x=alt.X("annotator:N", title=None, axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("field:N", sort=fields),
-        color=alt.Color("field:N", scale=_field_colors(fields), sort=fields, legend=_legend(None)),
-        tooltip=tips,
-    )
+    base = _per_annotator(data, "field", fields, tips)
     scale = alt.Scale(domain=[0, 1])
     shown = base.transform_filter("datum.shown")
-    layers: list = [shown.mark_bar().encode(y=alt.Y(f"{value}:Q", title=title, axis=alt.Axis(format="%"), scale=scale))]
+    layers: list = [
+        shown.mark_bar().encode(
+            y=alt.Y(f"{value}:Q", title=title, axis=alt.Axis(format="%"), scale=scale),
+            color=alt.condition("datum.greyed", alt.value(GREYED), _group_colour("field", fields)),
+        )
+    ]
     if interval:
         layers.append(
-            # no rule where the interval is undefined (fewer than MIN_BOOTSTRAP_PAIRS labels)
             shown.transform_filter(f"isValid(datum.{interval[0]})")
             .mark_rule(strokeWidth=1.5)
             .encode(y=alt.Y(f"{interval[0]}:Q", scale=scale), y2=f"{interval[1]}:Q", color=alt.value("black"))
         )
     layers.append(
-        base.transform_filter("!datum.shown")
+        base.transform_filter("isValid(datum.note)")
         .mark_text(angle=270, align="left", dx=-4, fontSize=11)
-        .encode(y=alt.datum(0), text="note:N")
+        .encode(y=alt.datum(0), text="note:N", color=alt.value("black"))
     )
     layers.append(_threshold_line(threshold))
     return alt.LayerChart(layer=layers, height=HEIGHT - 60, autosize=FIT_WIDTH)
@@ -409,3 +427,45 @@ def leaderboard(rows: Sequence[dict]) -> alt.LayerChart:
     )
     height = max(90, 18 * len(groups) * max(len(judges), 1))
     return alt.LayerChart(layer=[bars, whiskers, chance], height=height, autosize=FIT_WIDTH)
+
+
+def annotator_bias(frame: pd.DataFrame) -> alt.LayerChart:
+    """The bias diagnostics of curate/quality/bias.py (``admin.bias_frame``): per annotator,
+    each share as a bar with its Wilson interval, a share that alerts outlined in firebrick,
+    50% as a dashed line (a side or the longer response picked at random). An empty share
+    reads "none" (or why it is undefined), never a bar of 0."""
+    data = frame.assign(shown=[pd.notna(v) for v in frame["share"]])
+    data["label"] = [
+        None if shown else (note if isinstance(note, str) else "none")
+        for shown, note in zip(data["shown"], frame["note"], strict=True)
+    ]
+    order = [TITLES[d] for d in DIAGNOSTICS]
+    tips = [
+        alt.Tooltip("annotator:N", title="Annotator"),
+        alt.Tooltip("diagnostic:N", title="Diagnostic"),
+        alt.Tooltip("share:Q", title="Share", format=".1%"),
+        alt.Tooltip("low:Q", title="Interval from", format=".1%"),
+        alt.Tooltip("high:Q", title="Interval to", format=".1%"),
+        alt.Tooltip("n:Q", title="Labels counted"),
+    ]
+    base = _per_annotator(data, "diagnostic", order, tips)
+    scale = alt.Scale(domain=[0, 1])
+    shown = base.transform_filter("datum.shown")
+    bars = shown.mark_bar().encode(
+        y=alt.Y("share:Q", title="Share (95% Wilson interval)", axis=alt.Axis(format="%"), scale=scale),
+        stroke=alt.condition("datum.alert", alt.value("firebrick"), alt.value(None)),
+        strokeWidth=alt.condition("datum.alert", alt.value(2.5), alt.value(0)),
+    )
+    rules = (
+        shown.transform_filter("isValid(datum.low)")
+        .mark_rule(strokeWidth=1.5)
+        .encode(y=alt.Y("low:Q", scale=scale), y2="high:Q", color=alt.value("black"))
+    )
+    notes = (
+        base.transform_filter("!datum.shown")
+        .mark_text(angle=270, align="left", dx=-4, fontSize=11)
+        .encode(y=alt.datum(0), text="label:N", color=alt.value("black"))
+    )
+    half = pd.DataFrame({"y": [0.5], "label": ["50%"]})
+    line = alt.Chart(half).mark_rule(color="grey", strokeDash=[5, 3]).encode(y="y:Q")
+    return alt.LayerChart(layer=[bars, rules, notes, line], height=HEIGHT - 60, autosize=FIT_WIDTH)

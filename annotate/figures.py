@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from curate.agreement import AgreementReport, summary
+from curate.quality.bias import BiasReport, bias_report, store_facts
 from curate.quality.reliability import QualityReport, store_figures, with_accounts
 from curate.store import Store
 
@@ -82,3 +83,14 @@ def quality(store: Store, *, threshold: float, min_n: int) -> QualityReport:
         sorted((g.pair_id, g.preference, g.correctness_first, g.correctness_second) for g in store.gold().values())
     )
     return with_accounts(store, _quality(store, (_key(store), gold), threshold, min_n))
+
+
+@st.cache_data(max_entries=8, show_spinner="Computing annotator bias...")
+def _bias(_store: Store, key: Key) -> BiasReport:
+    return bias_report(store_facts(_store.label_fact_rows()))
+
+
+def bias(store: Store) -> BiasReport:
+    """The bias diagnostics of ``mmrb quality`` (curate.quality.bias), cached per (store
+    location, change stamp): they read only the labels, their assignments and the pairs."""
+    return _bias(store, _key(store))

@@ -715,12 +715,12 @@ def test_a_label_file_gets_the_reliability_section_with_its_gold_rows(tmp_path, 
         "p1,a,preference,first\np1,b,preference,second\np1,@gold,preference,first\n"
         "p2,a,preference,second\np2,b,preference,second\np2,@gold,preference,first\n"
     )
-    argv = ["agreement", "--labels", str(f), "--resamples", "10", "--min-n", "2", "--threshold", "0.6"]
+    argv = ["agreement", "--labels", str(f), "--resamples", "10", "--min-n", "2", "--threshold", "0.7"]
     assert main([*argv, "--reliability"]) == 0
     out = capsys.readouterr().out
-    # two gold pairs: the shares, no Wilson interval (issue 24: below MIN_BOOTSTRAP_PAIRS it is undefined)
-    assert "  a: gold 50.0% [undefined (too few pairs)] (n=2); majority 50.0% [undefined (too few pairs)] (n=2)" in out
-    assert "ALERT b: gold 0.0% below 60.0% on preference (2 labels)" in out
+    # two gold pairs: the shares with their Wilson intervals, wide (issue 28: defined from one label on)
+    assert "  a: gold 50.0% [9.5%, 90.5%] (n=2); majority 50.0% [9.5%, 90.5%] (n=2)" in out
+    assert "ALERT b: gold 0.0% [0.0%, 65.8%] below 70.0% on preference (2 labels)" in out
     assert main(argv) == 0  # without --reliability: no Dawid-Skene fits, only a pointer to them
     out = capsys.readouterr().out
     assert "gold 50.0%" not in out and "ALERT" not in out and "--reliability or mmrb quality" in out

@@ -419,7 +419,8 @@ def test_the_quality_page_shows_gold_accuracy_alerts_and_resumes_a_paused_accoun
     lead.switch_page("annotate/views/admin_quality.py").run()
     assert not lead.exception, lead.exception
     assert [h.value for h in lead.subheader] == ["Quality"]
-    assert len(charts(lead)) == 3  # accuracy on gold, agreement with the majority, Dawid-Skene
+    assert len(charts(lead)) == 4  # accuracy on gold, agreement with the majority, Dawid-Skene, bias
+    assert "Annotator bias" in all_text(lead)
     assert_lead_tables(lead)
     table = lead.dataframe[0].value
     pref = table[table["Field"] == "Preference"].set_index("Annotator")
@@ -427,7 +428,9 @@ def test_the_quality_page_shows_gold_accuracy_alerts_and_resumes_a_paused_accoun
     assert pref.loc["bob", "Gold labels"] == 3
     lead.number_input(key="quality_min_n").set_value(3).run()
     lead.number_input(key="quality_threshold").set_value(0.8).run()
-    assert "bob: gold 66.7% below 80.0% on preference (3 labels)" in all_text(lead)
+    assert "bob: gold" not in all_text(lead)  # 2 of 3 is [20.8%, 93.9%]: 80% lies inside
+    lead.number_input(key="quality_threshold").set_value(0.95).run()
+    assert "bob: gold 66.7% [20.8%, 93.9%] below 95.0% on preference (3 labels)" in all_text(lead)
     assert "bob: automatic pause: test" in all_text(lead)
     assert "No qualification set" in all_text(lead)
     lead.selectbox(key="quality_category").set_value("vqa").run()

@@ -140,15 +140,19 @@ def test_the_lead_sees_the_careless_annotator_on_the_quality_page_pauses_and_res
     page.get_by_role("heading", name="Quality").wait_for(timeout=45_000)
     wait_idle(page)
     set_number(page, "Alert below", "0.50")
-    set_number(page, "Alert only with at least this many labels", "15")
-    alert = page.get_by_text(f"{CARELESS}: gold 23.5% below 50.0% on correctness of the second response (17 labels)")
+    set_number(page, "Labels a share needs (fewer: greyed)", "15")
+    alert = page.get_by_text(
+        f"{CARELESS}: gold 23.5% [9.6%, 47.3%] below 50.0% on correctness of the second response (17 labels)"
+    )
     alert.wait_for(timeout=45_000)
     assert page.get_by_text("alice: ").count() == 0 and page.get_by_text("carol: ").count() == 0  # no alert
-    # gold accuracy, agreement with the others' majority, Dawid-Skene; each with its threshold
-    assert charts_drawn(page, 3) == 3
+    # gold accuracy, agreement with the others' majority, Dawid-Skene, each with its threshold; then the bias
+    assert charts_drawn(page, 4) == 4
     for n in range(3):
         assert page.locator(CHART).nth(n).get_by_text("alert below 50%").count() == 1, n
-    for title in ("Accuracy on gold", "Agreement with the others' majority", "Dawid-Skene reliability"):
+    assert page.locator(CHART).nth(3).get_by_text("left picks").count() >= 1  # the bias chart's legend
+    titles = ("Accuracy on gold", "Agreement with the others' majority", "Dawid-Skene reliability", "Annotator bias")
+    for title in titles:
         assert page.locator("[data-testid=stMarkdownContainer] strong").get_by_text(title, exact=True).count() == 1, (
             title
         )

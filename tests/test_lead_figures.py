@@ -372,7 +372,7 @@ def test_the_other_charts_build_from_their_figures():
         assert any(d for d in spec["datasets"].values())
 
 
-def test_the_quality_charts_draw_a_share_only_over_min_n_labels_and_label_the_threshold():
+def test_the_quality_charts_grey_a_share_under_min_n_labels_with_its_interval_and_label_the_threshold():
     from annotate import admin
     from curate.quality.frames import as_frame
     from curate.quality.reliability import reliability_report
@@ -382,7 +382,8 @@ def test_the_quality_charts_draw_a_share_only_over_min_n_labels_and_label_the_th
         for i in range(12)
         for who in ("ann", "bea", "cat", "dan")
     ]
-    rows += [("p99", "eve", "preference", "first")]  # one label: no share drawn
+    rows += [("p99", "eve", "preference", "first")]  # one label: no gold, no majority
+    rows += [(f"p{i}", "fay", "preference", "first") for i in range(3)]  # 3 gold labels: greyed
     gold = {"preference": {f"p{i}": "first" for i in range(12)}}
     labels = as_frame(rows).assign(control=False, category="vqa")
     frame = admin.quality_frame(reliability_report(labels, gold, threshold=0.8, min_n=10))
@@ -391,9 +392,16 @@ def test_the_quality_charts_draw_a_share_only_over_min_n_labels_and_label_the_th
         marks = [(la["mark"]["type"] if isinstance(la["mark"], dict) else la["mark"]) for la in layers(spec)]
         assert marks.count("bar") == 1 and marks.count("rule") == 2, kind  # the interval, the threshold
         data = [d for d in spec["datasets"].values() if d and "annotator" in d[0]][0]
-        drawn = {r["annotator"]: r["shown"] for r in data}
-        assert drawn == {"ann": True, "bea": True, "cat": True, "dan": True, "eve": False}, kind
+        drawn = {r["annotator"]: (r["shown"], r["greyed"]) for r in data}
+        full = {a: (True, False) for a in ("ann", "bea", "cat", "dan")}
+        assert drawn == {**full, "eve": (kind == "model", kind == "model"), "fay": (True, True)}, kind
         assert [r["note"] for r in data if r["annotator"] == "eve"] == ["none" if kind != "model" else "n=1"], kind
+        assert [r["note"] for r in data if r["annotator"] == "fay"] == ["n=3"], kind
+        if kind == "gold":  # the greyed bar keeps its interval
+            (fay,) = [r for r in data if r["annotator"] == "fay"]
+            assert fay["gold_low"] == pytest.approx(0.4385, abs=1e-4) and fay["gold_high"] == 1.0
+        bar = next(la for la in layers(spec) if la["mark"] in ("bar", {"type": "bar"}))
+        assert bar["encoding"]["color"]["condition"] == {"test": "datum.greyed", "value": charts.GREYED}, kind
         ref = [d for d in spec["datasets"].values() if d and "label" in d[0]]
         assert [(r["y"], r["label"]) for r in ref[0]] == [(0.8, "alert below 80%")]
         y = next(la["encoding"]["y"] for la in layers(spec) if la["mark"] in ("bar", {"type": "bar"}))

@@ -272,12 +272,12 @@ def planted(n_pairs: int = 40, careless: str = "dan"):
 
 def test_a_careless_annotator_is_caught_by_gold_accuracy_and_by_dawid_skene():
     frame, gold, _ = planted()
-    report = reliability_report(frame, gold, threshold=0.7, min_n=10)
+    report = reliability_report(frame, gold, threshold=0.8, min_n=10)
     figs = report.fields["preference"]
     assert figs["dan"].gold.n == 10 and figs["dan"].gold.share == 0.5
     assert figs["dan"].gold.high < 0.8  # the Wilson interval of 5 of 10 stays below
     assert all(figs[n].gold.share >= 0.9 for n in ("ann", "bea", "cat"))
-    assert figs["dan"].model < 0.7 < min(figs[n].model for n in ("ann", "bea", "cat"))
+    assert figs["dan"].model < 0.7 and 0.8 < min(figs[n].model for n in ("ann", "bea", "cat"))
     assert {(a.annotator, a.basis) for a in report.alerts if a.category is None} == {
         ("dan", "gold"),
         ("dan", "dawid-skene"),
@@ -286,10 +286,12 @@ def test_a_careless_annotator_is_caught_by_gold_accuracy_and_by_dawid_skene():
     assert figs["ann"].majority.n == 30 and figs["dan"].majority.share == pytest.approx(15 / 30, abs=0.04)
 
 
-def test_no_alert_without_enough_evidence():
+def test_the_minimum_gates_only_dawid_skene_and_gold_needs_its_interval_below():
     frame, gold, _ = planted()
-    report = reliability_report(frame, gold, threshold=0.7, min_n=50)
-    assert report.alerts == []
+    # 5 of 10 on gold is [23.7%, 76.3%]: below 80% it alerts even under min_n=50, at 70% never
+    report = reliability_report(frame, gold, threshold=0.8, min_n=50)
+    assert {(a.annotator, a.basis) for a in report.alerts if a.category is None} == {("dan", "gold")}
+    assert reliability_report(frame, gold, threshold=0.7, min_n=50).alerts == []
 
 
 def test_wilson_interval():
@@ -472,7 +474,7 @@ def test_gold_and_quality_commands(sqlite_store, tmp_path, capsys):
     assert "4 pairs with gold" in capsys.readouterr().out
     assert main(["quality", "--min-n", "4", "--threshold", "0.5", "--aggregate", "dawid-skene", *db]) == 0
     out = capsys.readouterr().out
-    assert "ALERT c: gold 0.0% below 50.0% on preference (4 labels)" in out
+    assert "ALERT c: gold 0.0% [0.0%, 49.0%] below 50.0% on preference (4 labels)" in out
     assert "Aggregation: dawid-skene" in out
     assert main(["quality", "--min-n", "4", "--threshold", "0.5", "--pause", "--json", *db]) == 0
     report = json.loads(capsys.readouterr().out)
@@ -643,6 +645,7 @@ def test_mmrb_quality_and_mmrb_agreement_agree_on_every_figure(sqlite_store, cap
     quality = json.loads(capsys.readouterr().out)
     assert main(["agreement", "--json", "--reliability", "--resamples", "20", *opts, *db]) == 0
     agreement = json.loads(capsys.readouterr().out)
+    assert quality.pop("bias")["annotators"].keys() == {"ann", "bea", "cat", "dan"}  # mmrb quality's own section
     assert agreement["reliability"] == quality
     assert {(a["annotator"], a["basis"]) for a in quality["alerts"] if a["category"] is None} == {
         ("dan", "gold"),
@@ -659,11 +662,12 @@ def test_mmrb_quality_and_mmrb_agreement_agree_on_every_figure(sqlite_store, cap
             )
     # the text: every line of mmrb quality --category is in mmrb agreement --category
     assert main(["quality", "--category", *opts, *db]) == 0
-    q_text = capsys.readouterr().out
+    q_text, bias_text = capsys.readouterr().out.split("\nAnnotator bias", 1)
+    assert "Bias alerts:" in bias_text
     assert main(["agreement", "--category", "--reliability", "--resamples", "20", *opts, *db]) == 0
     a_text = capsys.readouterr().out
     assert q_text.strip() and q_text.strip() in a_text
-    assert "ALERT dan: gold 0.0% below 80.0% on preference (8 labels)" in a_text
+    assert "ALERT dan: gold 0.0% [0.0%, 32.4%] below 80.0% on preference (8 labels)" in a_text
     assert main(["agreement", "--resamples", "20", *opts, *db]) == 0
     skipped = capsys.readouterr().out
     assert "ALERT" not in skipped and "--reliability or mmrb quality" in skipped
@@ -723,41 +727,78 @@ def test_an_alert_reads_as_a_sentence_without_snake_case():
     assert b.text() == "c: gold 0.0% below 50.0% on preference, category vqa (1 label)"
 
 
-# -- too few pairs for an interval (issue 24) ------------------------------------------------------
-def test_gold_accuracy_below_the_minimum_has_no_wilson_interval():
-    """The agreement's floor and words: over fewer than MIN_BOOTSTRAP_PAIRS gold labels (one a
-    pair) the share stands alone, its interval "undefined (too few pairs)", in the text, the
-    JSON and the Quality page's table."""
+# -- gold accuracy: an interval from one label on, alerts on it (issue 28) ---------------------------
+def test_gold_accuracy_has_a_wilson_interval_from_one_label_on():
+    """A Wilson interval is computed, not resampled: on few labels it is wide, never the
+    bootstrap's [1, 1]; in the text, the JSON and the Quality page's table."""
     from annotate import admin
-    from curate.agreement.limits import MIN_BOOTSTRAP_PAIRS
 
     one = wilson(1, 1)
-    assert (one.share, one.low, one.high, one.interval_undefined) == (1.0, None, None, "too few pairs")
-    assert one.text() == "100.0% [undefined (too few pairs)] (n=1)"
-    at = wilson(MIN_BOOTSTRAP_PAIRS, MIN_BOOTSTRAP_PAIRS)
-    assert at.low is not None and at.interval_undefined is None and "undefined" not in at.text()
+    assert (one.share, one.interval_undefined) == (1.0, None)
+    assert one.low == pytest.approx(0.2065, abs=1e-4) and one.high == 1.0
+    assert one.text() == "100.0% [20.7%, 100.0%] (n=1)"
     rows = [(f"p{i}", who, "preference", "first") for i in range(12) for who in ("ann", "bea")]
     rows += [("p0", "cat", "preference", "first")]  # cat: one gold label
     labels = as_frame(rows).assign(control=False, category="vqa")
     report = reliability_report(labels, {"preference": {f"p{i}": "first" for i in range(12)}})
     figs = report.fields["preference"]
-    assert figs["cat"].gold.n == 1 and figs["cat"].gold.interval_undefined == "too few pairs"
-    assert figs["ann"].gold.n == 12 and figs["ann"].gold.low is not None
-    assert report.as_dict()["fields"]["preference"]["cat"]["gold"]["interval_undefined"] == "too few pairs"
-    assert "  cat: gold 100.0% [undefined (too few pairs)] (n=1);" in "\n".join(report.lines())
+    assert figs["cat"].gold.n == 1 and figs["cat"].gold.low == one.low
+    assert report.as_dict()["fields"]["preference"]["cat"]["gold"]["high"] == 1.0
+    assert "  cat: gold 100.0% [20.7%, 100.0%] (n=1);" in "\n".join(report.lines())
     table = admin.quality_table(admin.quality_frame(report)).frame.set_index("Annotator")
-    assert table.loc["cat", "Wilson interval (95%)"] == "undefined (too few pairs)"
-    assert table.loc["ann", "Wilson interval (95%)"].startswith("[")
+    assert table.loc["cat", "Wilson interval (95%)"] == "[20.7%, 100.0%]"
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(1, 30).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n))))
-def test_a_share_has_an_interval_exactly_from_the_minimum_on(nk):
-    from curate.agreement.limits import MIN_BOOTSTRAP_PAIRS
-
+@given(st.integers(1, 40).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n))))
+def test_a_wilson_interval_holds_its_share_whatever_n(nk):
     n, k = nk
     s = wilson(k, n)
-    enough = n >= MIN_BOOTSTRAP_PAIRS
-    assert (s.low is not None) == (s.high is not None) == enough
-    assert s.interval_undefined == (None if enough else "too few pairs")
-    assert ("[undefined (too few pairs)]" in s.text()) == (not enough)
+    assert s.low is not None and s.high is not None and s.interval_undefined is None
+    assert 0.0 <= s.low <= s.share <= s.high <= 1.0
+    assert (s.low == 0.0) == (k == 0) and (s.high == 1.0) == (k == n)
+
+
+def gold_case(right: dict[str, tuple[int, int]], field: str = "correctness_second"):
+    """Each annotator's (right, of) gold labels on ``field``, one pair each: a tiny literal
+    fixture, no other labels."""
+    rows, gold = [], {}
+    for who, (k, n) in right.items():
+        for i in range(n):
+            p = f"{who}{i}"
+            gold[p] = "correct"
+            rows.append((p, who, field, "correct" if i < k else "incorrect", True, "vqa"))
+    frame = pd.DataFrame(rows, columns=["pair", "annotator", "field", "value", "control", "category"])
+    return frame, {field: gold}
+
+
+def test_bob_below_the_threshold_on_17_gold_labels_is_alerted_whatever_the_minimum():
+    # the issue's case: bob 4 of 17 (23.5% [9.6, 47.3]) raised no alert under min_n=20
+    frame, gold = gold_case({"bob": (4, 17), "alice": (16, 17), "carol": (3, 4)})
+    report = reliability_report(frame, gold, threshold=0.7, min_n=20)
+    gold_alerts = [a for a in report.alerts if a.basis == "gold" and a.category is None]
+    assert [(a.annotator, a.n) for a in gold_alerts] == [("bob", 17)]
+    (bob,) = gold_alerts
+    assert (round(bob.low, 3), round(bob.high, 3)) == (0.096, 0.473)
+    assert bob.text() == "bob: gold 23.5% [9.6%, 47.3%] below 70.0% on correctness of the second response (17 labels)"
+    assert report.as_dict()["alerts"][0]["high"] == pytest.approx(0.473, abs=1e-3)
+    # carol's 3 of 4 reaches [30.1%, 95.4%]: the threshold lies inside, no alert
+    assert "carol" not in {a.annotator for a in report.alerts}
+    # below the threshold on one label, yet the interval reaches above it: no alert
+    frame, gold = gold_case({"dan": (0, 1), "eve": (0, 3)})
+    alerted = {a.annotator for a in reliability_report(frame, gold, threshold=0.7).alerts if a.basis == "gold"}
+    assert alerted == {"eve"}  # 0 of 3 is [0, 56.1%]; 0 of 1 is [0, 79.3%]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 25).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n))),
+    st.floats(0.05, 0.95),
+    st.integers(1, 50),
+)
+def test_a_gold_alert_is_exactly_an_interval_below_the_threshold(nk, threshold, min_n):
+    k, n = nk[1], nk[0]
+    frame, gold = gold_case({"ann": (k, n)})
+    report = reliability_report(frame, gold, threshold=threshold, min_n=min_n, per_category=False)
+    alerted = any(a.basis == "gold" for a in report.alerts)
+    assert alerted == (wilson(k, n).high < threshold)

@@ -179,7 +179,8 @@ def test_every_lead_page_is_shown_and_saved(browser, server, shots):
 def test_the_quality_page_with_a_careless_annotator_is_saved(browser, shots, tmp_path_factory):
     """The Quality page on the sample with a careless annotator and gold, alerts below 50% on
     15 labels or more (the sample's annotators have fewer than the default 20 gold labels
-    each): the alerts, the three plots and the table (docs/screenshots/quality.png)."""
+    each): the alerts, the three plots and the table, the bias chart and table
+    (docs/screenshots/quality.png)."""
     d = tmp_path_factory.mktemp("quality")
     info = quality_sample(d / "sample.db")
     with StreamlitServer(info.db, info.images, log=d / "streamlit.log") as server:
@@ -187,16 +188,16 @@ def test_the_quality_page_with_a_careless_annotator_is_saved(browser, shots, tmp
             page.goto(server.url + "/admin_quality")
             page.get_by_role("heading", name="Quality").wait_for(timeout=45_000)
             wait_idle(page)
-            for label, value in (("Alert below", "0.50"), ("Alert only with at least this many labels", "15")):
+            for label, value in (("Alert below", "0.50"), ("Labels a share needs (fewer: greyed)", "15")):
                 box = page.get_by_role("spinbutton", name=label, exact=True)
                 box.fill(value)
                 box.press("Enter")
                 wait_idle(page)
-            page.get_by_text("bob: gold 23.5% below 50.0%", exact=False).wait_for(timeout=45_000)
+            page.get_by_text("bob: gold 23.5% [9.6%, 47.3%] below 50.0%", exact=False).wait_for(timeout=45_000)
             page.evaluate("() => document.activeElement && document.activeElement.blur()")
             page.wait_for_function(
                 "() => document.querySelectorAll('[data-testid=stVegaLiteChart] svg.marks, "
-                "[data-testid=stVegaLiteChart] canvas').length >= 3",
+                "[data-testid=stVegaLiteChart] canvas').length >= 4",
                 timeout=45_000,
             )
             settle(page)

@@ -1,6 +1,6 @@
 """Lead: annotator quality: accuracy on gold (control tasks) with Wilson intervals, agreement
-with the others' majority, Dawid-Skene's reliability, alerts, qualification and pauses
-(curate/quality/; the figures of `mmrb quality`); the qualification set and the control
+with the others' majority, Dawid-Skene's reliability, alerts, annotator bias, qualification
+and pauses (curate/quality/; the figures of `mmrb quality`); the qualification set and the control
 share in effect; importing a gold file (`mmrb gold import`)."""
 
 import streamlit as st
@@ -9,8 +9,8 @@ from annotate import admin, charts, figures, flash, ui
 from annotate.render import plain
 from annotate.session_ui import require
 from annotate.widgets import show_table
-from curate.agreement.limits import MIN_BOOTSTRAP_PAIRS
 from curate.errors import InputError, MmrbError
+from curate.quality.bias import MIN_TIMED
 from curate.quality.gold import control_shares, gold_stats, import_gold_upload
 from curate.quality.qualification import qualification_pairs, resume
 from curate.quality.reliability import pause_alerted
@@ -33,7 +33,7 @@ flash.show()
 s = ui.store()
 c1, c2 = st.columns(2)
 threshold = c1.number_input("Alert below", 0.0, 1.0, 0.7, step=0.05, key="quality_threshold")
-min_n = int(c2.number_input("Alert only with at least this many labels", 1, 10_000, 20, key="quality_min_n"))
+min_n = int(c2.number_input("Labels a share needs (fewer: greyed)", 1, 10_000, 20, key="quality_min_n"))
 stats = gold_stats(s)
 st.caption(
     f"{plural(stats.pairs, 'pair')} with gold; {plural(stats.control_tasks, 'control task')} in queues, "
@@ -52,11 +52,11 @@ else:
         for a in shown:
             st.warning(plain(a.text()))
     else:
-        st.success(f"No alerts here: nobody is below {percent(report.threshold)} on {plural(min_n, 'label')} or more.")
+        st.success(f"No alerts here: no interval on gold lies below {percent(report.threshold)}.")
     st.caption(
-        f"A share is drawn once it rests on at least {plural(min_n, 'label')} (the alerts' minimum); "
-        "below that its bar is replaced by its number of labels (n=…). Its interval needs "
-        f"{plural(MIN_BOOTSTRAP_PAIRS, 'label')} (one a pair): with fewer it is undefined (too few pairs)."
+        f"Gold accuracy alerts when its whole 95% Wilson interval lies below {percent(report.threshold)}, "
+        f"however few its labels; Dawid-Skene (no interval) below it with at least {plural(min_n, 'label')}. "
+        f"A share on fewer than {plural(min_n, 'label')} is drawn greyed, with its interval and its n."
     )
     for kind, title in (
         ("gold", "Accuracy on gold"),
@@ -67,6 +67,26 @@ else:
         chart = charts.annotator_reliability(frame, kind, threshold=float(threshold), min_n=min_n)
         st.vega_lite_chart(spec=charts.spec(chart), width="stretch")
     show_table(admin.quality_table(frame), short=NARROW, height="content")
+
+st.markdown("**Annotator bias**")
+bias = figures.bias(s)
+if not bias.annotators:
+    st.info("No submitted labels yet: bias diagnostics appear once annotators have labelled.")
+else:
+    lim = bias.limits
+    for b in bias.alerts:
+        st.warning(plain(b.text()))
+    st.caption(
+        "Per annotator, over every submitted label: the share of left picks among preferences that pick a side "
+        '(the screen side of each assignment), of ties, of labels with an "unsure" answer, how often the chosen '
+        f"response is the longer one, and of labels faster than {lim.fast_fraction:.2g} of the annotator's own median "
+        f"seconds (from {MIN_TIMED} timed labels on). An alert when the 95% Wilson interval lies wholly outside "
+        f"{percent(0.5 - lim.left_margin)}-{percent(0.5 + lim.left_margin)} (left picks), "
+        f"{percent(0.5 - lim.longer_margin)}-{percent(0.5 + lim.longer_margin)} (longer chosen), or above "
+        f"{percent(lim.tie_max)} (ties, unsure) and {percent(lim.fast_max)} (fast labels); bias alerts pause no one."
+    )
+    st.vega_lite_chart(spec=charts.spec(charts.annotator_bias(admin.bias_frame(bias))), width="stretch")
+    show_table(admin.bias_table(bias), height="content")
 
 closed = {**{n: "failed qualification" for n, q in report.qualification.items() if q == "failed"}, **report.paused}
 st.markdown("**Qualification and pauses**")

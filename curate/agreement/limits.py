@@ -8,12 +8,12 @@ leaderboard and the quality figures take their interval floor from here)."""
 # covers what those pairs did not show).
 MIN_BOOTSTRAP_PAIRS = 10
 
-# MIN_BOOTSTRAP_PAIRS is also the floor of every accuracy interval, with these words as the
-# reason: a judge's accuracy in `mmrb score`, the leaderboard and the Leaderboard page (the
-# bootstrap resamples scored pairs), and an annotator's accuracy on gold and agreement with
-# the others' majority in `mmrb quality` and on the Quality page (Wilson intervals over pairs,
-# one label of the annotator's each). One minimum and one wording everywhere, so that no reader
-# has to ask which floor a figure used.
+# MIN_BOOTSTRAP_PAIRS is also the floor of every bootstrap accuracy interval, with these words
+# as the reason: a judge's accuracy in `mmrb score`, the leaderboard and the Leaderboard page
+# (the bootstrap resamples scored pairs). An annotator's accuracy on gold and agreement with the
+# others' majority (`mmrb quality`, the Quality page) have Wilson intervals, which are computed,
+# not resampled: wide on few labels, never collapsed, so they are defined from one label on and
+# a gold alert rests on them whatever n (issue 28).
 TOO_FEW_PAIRS = "too few pairs"
 
 # Pairs with two or more labels of a field below which the agreement statistics themselves

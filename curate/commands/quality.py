@@ -9,8 +9,12 @@ HELP = "annotator reliability: gold accuracy (Wilson CI), agreement with the maj
 DESCRIPTION = (
     "Per annotator and field (and category): accuracy on gold with a 95% Wilson interval (control tasks "
     "included), agreement with the others' majority and Dawid-Skene's estimated reliability (regular labels "
-    "only). An alert needs a figure below --threshold on at least --min-n labels; --pause closes the queue "
-    "of every annotator with an alert (mmrb gold resume NAME opens it again)."
+    "only). Gold accuracy alerts when its whole Wilson interval lies below --threshold, however few its "
+    "labels; Dawid-Skene (no interval) below --threshold on at least --min-n labels. --pause closes the queue "
+    "of every annotator with an alert (mmrb gold resume NAME opens it again). Then each annotator's bias: "
+    "left picks (screen side), ties, unsure answers, the longer response chosen, labels under a third of their "
+    "median seconds, each with its Wilson interval and an alert when the interval lies wholly beyond its bound "
+    "(bias alerts pause no one)."
 )
 
 
@@ -19,7 +23,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     add_store_options(p)
     p.add_argument("--threshold", type=float, default=0.7, help="alert below this share (default 0.7)")
-    p.add_argument("--min-n", type=int, default=20, help="labels an alert needs at least (default 20)")
+    p.add_argument("--min-n", type=int, default=20, help="labels a Dawid-Skene alert needs at least (default 20)")
     p.add_argument("--category", action="store_true", help="also print every category")
     p.add_argument("--pause", action="store_true", help="pause the queue of every annotator with an alert")
     p.add_argument(
@@ -43,11 +47,13 @@ def check_alert_options(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from curate.commands.common import cli_actor, open_store
+    from curate.quality.bias import bias_report, store_facts
     from curate.quality.reliability import store_report
 
     check_alert_options(args)
     with open_store(args) as store:
         report = store_report(store, threshold=args.threshold, min_n=args.min_n, pause=args.pause, by=cli_actor())
+        bias = bias_report(store_facts(store.label_fact_rows()))
         compare = None
         if args.aggregate:
             from curate.quality.aggregate import store_aggregate
@@ -55,11 +61,12 @@ def run(args: argparse.Namespace) -> int:
             compare = store_aggregate(store, args.aggregate)
     if args.json:
         out = report.as_dict()
+        out["bias"] = bias.as_dict()
         if compare is not None:
             out["aggregation"] = compare.as_dict()
         print(json.dumps(out, indent=1, sort_keys=True))
     else:
-        print("\n".join(report.lines(per_category=args.category)))
+        print("\n".join([*report.lines(per_category=args.category), "", *bias.lines()]))
         if compare is not None:
             print("\n".join(["", *compare.lines()]))
     return 0

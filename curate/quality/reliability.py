@@ -1,9 +1,7 @@
 """Per-annotator reliability: accuracy on gold and agreement with the others' majority with
-Wilson intervals (undefined, "too few pairs", over fewer than ``MIN_BOOTSTRAP_PAIRS`` labels: the
-floor and the words of every interval in the project), and Dawid-Skene's estimated
-reliability; per field and per category; alerts when an annotator falls below a threshold
-with enough evidence, and an optional automatic pause (the queue then serves that account
-nothing).
+95% Wilson intervals (from one label on: see :func:`wilson`), and Dawid-Skene's estimated
+reliability; per field and per category; alerts when the evidence puts an annotator below a
+threshold, and an optional automatic pause (the queue then serves that account nothing).
 
 The input is a long frame with columns ``pair``, ``annotator``, ``field``, ``value``,
 ``control`` (the label is a control task's) and ``category``. Accuracy on gold counts every
@@ -13,9 +11,13 @@ toward no pair's agreement. The others' majority of a label is the unique modal 
 the other annotators' labels on that pair (one other label is its own majority: with two
 labels a pair, this is agreement with the other annotator), as in ``mmrb agreement``.
 
-Alerts: an annotator is flagged on a field when a figure lies below ``threshold`` and rests
-on at least ``min_n`` labels (gold accuracy: labels on gold; Dawid-Skene: labels in the
-model). Fewer labels never raise an alert, however low the figure.
+Alerts: an annotator is flagged on a field when the whole Wilson interval of their gold
+accuracy lies below ``threshold`` (its upper bound is below it), whatever the number of gold
+labels: 4 right of 17 ([9.6%, 47.3%]) alerts at 70%, 1 of 1 ([20.7%, 100%]) does not, the
+interval says how much the labels show. Dawid-Skene's reliability has no interval here (a
+bootstrap over pairs would refit the model per resample), so it alerts below ``threshold``
+on at least ``min_n`` labels in the model, as before. ``min_n`` is also where the Quality page
+stops greying a share's bar.
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import pandas as pd
 
-from ..agreement.limits import MIN_BOOTSTRAP_PAIRS, TOO_FEW_PAIRS
 from ..audit import SYSTEM
 from ..model import LABEL_FIELDS
 from ..wording import percent, plural
@@ -43,8 +44,9 @@ Basis = Literal["gold", "dawid-skene"]
 
 @dataclass(frozen=True)
 class Share:
-    """k of n, with its 95% Wilson interval (None when n is 0; None with the reason
-    ``interval_undefined`` when n is below ``MIN_BOOTSTRAP_PAIRS``)."""
+    """k of n, with its 95% Wilson interval (None when n is 0). ``interval_undefined`` is kept
+    in the JSON for its readers; a Wilson interval is defined from one label on, so it is
+    always None."""
 
     n: int
     k: int
@@ -62,17 +64,20 @@ class Share:
 
 
 def wilson(k: int, n: int) -> Share:
-    """k of n with its 95% Wilson interval; over fewer than ``MIN_BOOTSTRAP_PAIRS`` labels (one
-    per pair) the share alone, its interval "too few pairs" as everywhere else."""
+    """k of n with its 95% Wilson interval, for any n from 1 (issue 28: an alert rests on the
+    interval whatever n). The floor of the project's bootstrap intervals
+    (``MIN_BOOTSTRAP_PAIRS``) is not applied: it exists because resampling a handful of pairs
+    gives an interval far too narrow (1 of 1 -> [1, 1]), while Wilson's score interval is
+    computed, not resampled, and is honestly wide on few labels (1 of 1 -> [20.7%, 100%])."""
     if n == 0:
         return Share(0, 0, None, None, None)
-    if n < MIN_BOOTSTRAP_PAIRS:
-        return Share(n, k, k / n, None, None, TOO_FEW_PAIRS)
     # deferred: statsmodels takes about 1 s to import
     from statsmodels.stats.proportion import proportion_confint
 
     low, high = proportion_confint(k, n, alpha=0.05, method="wilson")
-    return Share(n, k, k / n, float(low), float(high))
+    share = k / n
+    # rounding leaves 2.8e-17 for 0 of n: the bounds hold the share exactly
+    return Share(n, k, share, min(max(float(low), 0.0), share), max(min(float(high), 1.0), share))
 
 
 @dataclass(frozen=True)
@@ -101,14 +106,18 @@ class Alert:
     value: float
     n: int
     threshold: float
+    low: float | None = None  # the interval the alert rests on (gold: Wilson's)
+    high: float | None = None
 
     def text(self) -> str:
-        """As people read it: ``bob: Dawid-Skene 59.8% below 70.0% on correctness of the
-        first response (32 labels)``, no snake_case."""
+        """As people read it: ``bob: gold 23.5% [9.6%, 47.3%] below 70.0% on preference (17
+        labels)`` or ``bob: Dawid-Skene 59.8% below 70.0% on correctness of the first response
+        (32 labels)``, no snake_case."""
         where = FIELD_PHRASES.get(self.field, self.field) + (f", category {self.category}" if self.category else "")
+        interval = "" if self.high is None else f" [{percent(self.low)}, {percent(self.high)}]"
         return (
-            f"{self.annotator}: {BASIS_TITLES[self.basis]} {percent(self.value)} below {percent(self.threshold)} "
-            f"on {where} ({plural(self.n, 'label')})"
+            f"{self.annotator}: {BASIS_TITLES[self.basis]} {percent(self.value)}{interval} below "
+            f"{percent(self.threshold)} on {where} ({plural(self.n, 'label')})"
         )
 
 
@@ -139,7 +148,8 @@ class QualityReport:
 
     def lines(self, *, per_category: bool = False) -> list[str]:
         out = [
-            f"Annotator reliability ({plural(len(self.annotators), 'annotator')}; alerts below "
+            f"Annotator reliability ({plural(len(self.annotators), 'annotator')}; alerts: gold accuracy whose "
+            f"Wilson interval lies below {percent(self.threshold)}, whatever its labels; Dawid-Skene below "
             f"{percent(self.threshold)} with at least {plural(self.min_n, 'label')})"
         ]
         for name, per_ann in self.fields.items():
@@ -222,8 +232,9 @@ def _alerts(
 ) -> list[Alert]:
     out = []
     for a, r in figures.items():
-        if r.gold.n >= min_n and r.gold.share is not None and r.gold.share < threshold:
-            out.append(Alert(a, field_name, category, "gold", r.gold.share, r.gold.n, threshold))
+        g = r.gold
+        if g.share is not None and g.high is not None and g.high < threshold:  # the whole interval below
+            out.append(Alert(a, field_name, category, "gold", g.share, g.n, threshold, g.low, g.high))
         if r.model is not None and r.model_n >= min_n and r.model < threshold:
             out.append(Alert(a, field_name, category, "dawid-skene", r.model, r.model_n, threshold))
     return out

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import ColumnElement, FromClause, func, select
+from sqlalchemy import ColumnElement, FromClause, case, func, select
 from sqlalchemy.sql import Select
 
 from . import schema as S
@@ -48,7 +48,35 @@ class LabelColumns:
     ratings: CodedColumn  # the ratings JSON text
 
 
+@dataclass(frozen=True)
+class LabelFactRows:
+    """What the annotator bias diagnostics read (curate/quality/bias.py), in two scans rather
+    than one join of both responses per label (600,000 labels: about 2 s against 5 s): every
+    submitted label's (annotator, pair, preference, seconds, any answer "unsure" as 0/1, the
+    stored side its assignment showed on the left or None), every pair's (pair, characters of
+    its first response's text, of its second's; images as their markers)."""
+
+    labels: list[tuple[Any, ...]]
+    lengths: list[tuple[Any, ...]]
+
+
 class ColumnStore(StoreBase):
+    def label_fact_rows(self) -> LabelFactRows:
+        L, A, P = S.labels.c, S.assignments.c, S.pairs.c
+        first, second = S.candidates.alias("first"), S.candidates.alias("second")
+        # "unsure" in a ratings field is a JSON string value ("unsure" inside a free text is
+        # escaped as \"unsure\"), so the text test keeps it in SQL
+        unsure = (L.correctness_first == "unsure") | (L.correctness_second == "unsure") | L.ratings.contains('"unsure"')
+        labels = (
+            select(L.annotator, L.pair_id, L.preference, L.seconds, case((unsure, 1), else_=0), A.left)
+            .select_from(S.labels.outerjoin(S.assignments, (A.pair_id == L.pair_id) & (A.annotator == L.annotator)))
+            .where(L.status == "submitted")
+        )
+        lengths = select(P.id, func.length(first.c.text), func.length(second.c.text)).select_from(
+            S.pairs.join(first, first.c.id == P.first_id).join(second, second.c.id == P.second_id)
+        )
+        return LabelFactRows(self._fetch(labels)[1], self._fetch(lengths)[1])
+
     def label_columns(self) -> LabelColumns:
         L = S.labels
         pair, ann, *fields, ratings = self._columns(
