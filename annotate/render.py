@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 _PUNCT = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
 # GFM turns "http://", "www." and "a@b.c" in plain text into links after parsing, escapes or
 # not: an invisible word joiner (U+2060) breaks the pattern.
-_AUTOLINK = re.compile(r"(?i)(https?:(?=/)|www(?=\.)|@(?=\w))")
+_AUTOLINK = re.compile(r"(?i)(https?:(?=/)|www(?=\.)|@(?=[-\w]))")  # GFM takes "_@-.a" as an e-mail address too
 
 
 # The pair fits one screen from 1366x768 up (see annotate/page_style.py): the image and the
