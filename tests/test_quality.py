@@ -802,3 +802,16 @@ def test_a_gold_alert_is_exactly_an_interval_below_the_threshold(nk, threshold, 
     report = reliability_report(frame, gold, threshold=threshold, min_n=min_n, per_category=False)
     alerted = any(a.basis == "gold" for a in report.alerts)
     assert alerted == (wilson(k, n).high < threshold)
+
+
+def test_the_wilson_interval_is_statsmodels_own():
+    from statsmodels.stats.proportion import proportion_confint
+
+    from curate.quality.reliability import wilson
+
+    for n in (1, 2, 3, 7, 17, 20, 100, 1001):
+        for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+            got = wilson(k, n)
+            low, high = proportion_confint(k, n, alpha=0.05, method="wilson")
+            assert abs(got.low - max(low, 0.0)) < 1e-12 and abs(got.high - min(high, 1.0)) < 1e-12, (k, n)
+    assert (round(wilson(4, 17).low, 3), round(wilson(4, 17).high, 3)) == (0.096, 0.473)  # bob's
