@@ -223,11 +223,10 @@ def quality_frame(report: QualityReport, category: str | None = None) -> pd.Data
 
 
 def _interval_words(frame: pd.DataFrame, kind: str) -> list[str | None]:
-    """A figure's interval as the lead reads it, or "undefined (why)"."""
+    """A figure's interval as the lead reads it, or why it has none ("too few pairs": its
+    column says what it is, and the table fits the page at 1366 px)."""
     return [
-        (f"undefined ({why})" if isinstance(why, str) else None)
-        if lo is None or pd.isna(lo)
-        else f"[{100 * lo:.1f}%, {100 * hi:.1f}%]"
+        (why if isinstance(why, str) else None) if lo is None or pd.isna(lo) else f"[{100 * lo:.1f}%, {100 * hi:.1f}%]"
         for lo, hi, why in zip(
             frame[f"{kind}_low"], frame[f"{kind}_high"], frame[f"{kind}_interval_undefined"], strict=True
         )

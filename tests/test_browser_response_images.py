@@ -198,7 +198,7 @@ def test_adjudication_shows_the_response_images_and_the_full_size_view(page, ser
     page.goto(server.url + "/admin_adjudicate")
     page.get_by_role("button", name="Record decision").wait_for(timeout=45_000)
     wait_idle(page)
-    assert page.locator(".st-key-adj_pair input").input_value().startswith("pr1 ·")
+    assert page.locator(".st-key-adj_pair input").input_value().startswith("Edit 1:")  # named by its prompt
     tk = pair_token("pr1")
     wait_loaded(page, f'.mmrb-response-left[data-pair="{tk}"] img[data-image]')  # the first response's
     assert "Image missing" in page.locator(f'.mmrb-response-right[data-pair="{tk}"] .mmrb-missing').inner_text()

@@ -319,5 +319,5 @@ def test_the_report_the_table_and_the_json_carry_the_interval() -> None:
     assert f"dawid-skene {figs['ann'].model:.3f} [{span.low:.3f}, {span.high:.3f}] (n=14)" in text
     assert f"dawid-skene {figs['cat'].model:.3f} [undefined (too few pairs)] (n=1)" in text
     table = admin.quality_table(admin.quality_frame(report)).frame.set_index("Annotator")
-    assert table.loc["cat", "Bootstrap interval (95%)"] == "undefined (too few pairs)"
+    assert table.loc["cat", "Bootstrap interval (95%)"] == "too few pairs"
     assert table.loc["ann", "Bootstrap interval (95%)"] == f"[{100 * span.low:.1f}%, {100 * span.high:.1f}%]"

@@ -20,11 +20,12 @@ from curate.wording import percent, plural
 # the page at 1366 px instead of scrolling sideways with "Dawid-Sken..." cut
 NARROW = {
     "Gold accuracy": ("Gold", "Accuracy on gold"),
-    "Wilson interval (95%)": ("Gold 95% interval", "Wilson interval (95%) of the accuracy on gold"),
+    "Wilson interval (95%)": ("Gold interval", "Wilson interval (95%) of the accuracy on gold"),
     "Gold labels": ("Gold n", "Gold labels"),
     "Agrees with the others' majority": ("Majority", "Agrees with the others' majority"),
     "Labels compared": ("Majority n", "Labels compared with the others' majority"),
     "Dawid-Skene reliability": ("Dawid-Skene", "Dawid-Skene reliability"),
+    "Bootstrap interval (95%)": ("DS interval", "Bootstrap interval (95%) of the Dawid-Skene reliability, over pairs"),
 }
 
 who = require("admin_quality")

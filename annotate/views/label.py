@@ -46,10 +46,10 @@ def label_page() -> None:
             if view.guidelines_changed and view.guidelines_version is not None:
                 st.info(guidelines_notice(view.guidelines_version), icon=":material/menu_book:")
             start_clock(view.pair_id)
-            show_errors(view)
             show_item(view)
             prefill = st.session_state.get("prefill", {}).pop(view.pair_id, None)
             label_form(view, mode="new", prefill=answers_of(view, prefill) if prefill else None)
+            show_errors(view)  # under Submit: a refused submit does not push the form down
             if view.has_response_images:  # the next pair's thumbnails, made while this one is read
                 name, seq = who.name, view.seq
                 warm(s, lambda: next_images(s, name, seq))

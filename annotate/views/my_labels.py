@@ -41,9 +41,9 @@ if pair_id:
     st.divider()
     st.markdown(f"**Editing pair {plain(view.pair_id)}** (revision {view.label.revision})")
     with st.container(key="mmrb-edit"):
-        show_errors(view)
         show_item(view)
         label_form(view, mode="edit", prefill=answers_of(view, view.label))
+        show_errors(view)  # under "Save changes", which stays where it was
     zoom_button(view)
     zoom_if_asked()
     key_listener()
