@@ -30,6 +30,7 @@ Rules, in the order they are applied (each run is one transaction):
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -49,9 +50,11 @@ from .wording import plural
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
     from .store import Transaction
-    from .store.protocols import AssignStore
+    from .store.protocols import AssignStore, QualificationSetStore
 
 ATTEMPTS = 3  # tries of a run that keeps losing races before it gives up
+LAST_PLAN = "assign.last_plan"  # the setting holding the last run's k, max k and control share
+DEFAULT_PLAN: dict[str, float] = {"k": 3, "max_k": 3, "control_share": 0.0}
 
 
 @dataclass(frozen=True)
@@ -183,6 +186,7 @@ def _assign(
         # assignments this one committed. (The very first run may race on inserting the row:
         # an IntegrityError, retried by assign.)
         store.set_setting("assign.last_started", now(), conn=tx)
+        store.set_setting(LAST_PLAN, json.dumps(plan_numbers(settings), sort_keys=True), conn=tx)
         if annotators is None:
             names = [a.name for a in store.annotators(conn=tx) if a.active and a.role == "annotator"]
         else:
@@ -295,6 +299,28 @@ def give_scheme(
         store.set_pair_scheme(plain, *key, conn=tx)
     moved = store.set_pair_scheme(relabel, *key, relabel=True, conn=tx) if relabel else 0
     return SchemeChange(target.name, version, len(plain) + len(relabel), moved, fresh and bool(plain or relabel))
+
+
+def plan_numbers(settings: AssignSettings) -> dict[str, float]:
+    """The numbers of a run a later one starts from (the Annotators page's form)."""
+    return {"k": settings.k, "max_k": settings.max_k, "control_share": settings.control_share}
+
+
+def last_plan(store: QualificationSetStore) -> dict[str, float]:
+    """The last run's k, max k and control share, so that the next run does not change the
+    overlap by accident (a form defaulting to k=3 on a store assigned with k=2 would add a
+    third label to every pair); before any run, k=3. A setting that cannot be read is ignored."""
+    raw = store.get_setting(LAST_PLAN)
+    try:
+        got = json.loads(raw) if raw else {}
+    except ValueError:
+        got = {}
+    if not isinstance(got, dict):
+        got = {}
+    return {
+        k: v if isinstance(v := got.get(k), int | float) and not isinstance(v, bool) else d
+        for k, d in DEFAULT_PLAN.items()
+    }
 
 
 def regular_pairs(pairs: list[Pair], pair_ids: list[str] | None, seed: int) -> list[Pair]:

@@ -496,3 +496,24 @@ def test_the_quality_page_follows_new_gold_and_a_changed_gold_answer(sqlite_env)
     s.set_gold([Gold("p2", "import", "second")])  # replaced: as many gold pairs as before
     lead.run()
     assert alice()[0] == before[0] + 1 and alice()[1] < 100.0
+
+
+def test_the_assignment_form_starts_from_the_last_runs_numbers(sqlite_env):
+    from curate.assign import DEFAULT_PLAN, LAST_PLAN, assign, last_plan
+
+    s = sqlite_env
+    assert last_plan(s) == DEFAULT_PLAN  # before any run: k=3
+    assign(s, k=2, max_k=4, control_share=0.1, annotators=["alice", "bob"])
+    assert last_plan(s) == {"k": 2, "max_k": 4, "control_share": 0.1}
+    lead = sign_in("lead")
+    lead.switch_page("annotate/views/admin_annotators.py").run()
+    assert not lead.exception, lead.exception
+    values = {n.label: n.value for n in lead.number_input}
+    assert (values["k (labels per pair)"], values["max k (adaptive overlap)"], values["control share"]) == (
+        2,
+        4,
+        0.1,
+    )
+    for garbage in ("not json", "[1, 2]", '{"k": "two", "max_k": true}'):  # a setting not ours: the defaults
+        s.set_setting(LAST_PLAN, garbage)
+        assert last_plan(s) == DEFAULT_PLAN

@@ -7,7 +7,7 @@ from annotate.admin import AUDIT_FILTERS, AUDIT_ROWS, audit_table
 from annotate.render import plain
 from annotate.session_ui import require
 from annotate.widgets import show_table
-from curate.assign import assign
+from curate.assign import assign, last_plan
 from curate.errors import MmrbError
 from curate.model import ROLES
 from curate.wording import plural
@@ -77,11 +77,12 @@ if names:
 
 st.subheader("Assignment plan")
 st.caption("Each pair gets k distinct annotators; sides are seeded per (pair, annotator); re-runs only add.")
+last = last_plan(s)  # the last run's numbers: a rerun adds work, it does not change the overlap
 with st.form("plan"):
     c1, c2, c3 = st.columns(3)
-    k = c1.number_input("k (labels per pair)", 1, 10, 3)
-    max_k = c2.number_input("max k (adaptive overlap)", 1, 15, 3)
-    gold = c3.number_input("control share", 0.0, 0.9, 0.0, step=0.05)
+    k = c1.number_input("k (labels per pair)", 1, 10, min(max(int(last["k"]), 1), 10))
+    max_k = c2.number_input("max k (adaptive overlap)", 1, 15, min(max(int(last["max_k"]), 1), 15))
+    gold = c3.number_input("control share", 0.0, 0.9, min(max(float(last["control_share"]), 0.0), 0.9), step=0.05)
     pick = st.multiselect(
         "Annotators (empty: every active annotator)", [a.name for a in s.annotators() if a.role == "annotator"]
     )
