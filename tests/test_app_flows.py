@@ -257,7 +257,8 @@ def test_the_label_page_of_someone_with_nothing_assigned_says_so_without_idle_co
     lead.switch_page("annotate/views/label.py").run()
     assert not lead.exception, lead.exception
     assert [h.value for h in lead.subheader] == ["Label"]
-    assert "No pairs are assigned to you yet. Assign some on the Annotators page" in all_text(lead)
+    assert "No pairs are assigned to you yet. The Annotators page assigns pairs to annotators" in all_text(lead)
+    assert "mmrb assign --annotators lead" in all_text(lead)  # what gives a lead pairs
     assert not lead.get("progress") and not form_keys(lead)  # no bar, no form
     assert [b.key for b in lead.button] == ["sign_out"]  # no Skip, Undo or zoom that would do nothing
     alice = sign_in("alice")  # one with a queue sees the bar, the form and the buttons

@@ -61,7 +61,9 @@ if not ui.store().progress(who.name)[1]:  # nothing assigned (the lead, usually)
     st.info(
         "No pairs are assigned to you yet."
         + (
-            " Assign some on the Annotators page or with `mmrb assign`."
+            # the Annotators page's form assigns to annotators only: say what gives a lead pairs
+            " The Annotators page assigns pairs to annotators; to label yourself, give yourself"
+            f" pairs with `mmrb assign --annotators {who.name}`."
             if who.role == "admin"
             else " They appear here as soon as the lead assigns them."
         )
