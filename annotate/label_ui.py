@@ -9,12 +9,11 @@ from dataclasses import replace
 
 import streamlit as st
 
-from curate.model import CORRECTNESS, FLAG_REASONS, SCREEN_PREFERENCES, Label
+from curate.model import CORRECTNESS, SCREEN_PREFERENCES, Label
 
 from . import clock, flash, keys, outage, scheme_form, ui
 from .form import (
     DEFAULT_RATIONALE_RULE,
-    FLAG_TITLES,
     FormInput,
     from_label,
     problems,
@@ -28,13 +27,12 @@ from .outage_ui import calm, log_failure
 from .pair_ui import responses_block
 from .queue import PairView, current_view, save, undo
 from .scheme_form import SchemeInput, is_default_form
-from .scheme_ui import scheme_fields
+from .scheme_ui import flag_radio, scheme_fields, submit_button
 from .session_ui import acting_user
 
 Answers = FormInput | SchemeInput  # mmrb's form, or any other scheme's
 
 PENDING = "pending_save"  # session key: an outage.PendingSave (see annotate/guard.py)
-FLAG_OPTS = ("",) + FLAG_REASONS
 _RULES: dict[str | None, frozenset[str]] = {}
 
 
@@ -109,14 +107,7 @@ def label_form(
             key=k.preference,
             format_func=_with_key(SCREEN_PREFERENCES, "q_pref"),
         )
-        flag.radio(
-            "Flag  (F)",
-            FLAG_OPTS,
-            index=0,
-            horizontal=True,
-            key=k.flag,
-            format_func=lambda v: "no flag" if not v else FLAG_TITLES[v],
-        )
+        flag_radio(flag, k)
         why, go = st.columns([6, 1] if mode == "new" else [4, 2], vertical_alignment="bottom")  # "Save changes" whole
         why.text_area(
             f"Rationale  (E to write, Esc to leave) · required for: {rationale_required_for(_rule(for_display=True))}",
@@ -124,14 +115,7 @@ def label_form(
             height=68,
             placeholder="Why? Required for ties and 'unsure'; a short note for a flag.",
         )
-        go.form_submit_button(
-            "Save changes  (Enter)" if mode == "edit" else "Submit  (Enter)",
-            type="primary",
-            key=k.submit,
-            on_click=on_submit or _submit,
-            args=(view, mode),
-            width="stretch",
-        )
+        submit_button(go, view, mode, k, on_submit or _submit)
 
 
 def _submit(view: PairView, mode: str) -> None:

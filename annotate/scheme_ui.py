@@ -50,6 +50,32 @@ def _radio(where: Any, f: SchemeField, label: str, key: str, keys_: tuple[str, .
     where.radio(label, options, index=None, horizontal=True, key=key, format_func=_titled(f, key_of))
 
 
+def flag_radio(where: Any, k: FormKeys) -> None:
+    """The flag, on every form (mmrb's and each scheme's): no flag, or one of its reasons."""
+    where.radio(
+        "Flag  (F)",
+        FLAG_OPTS,
+        index=0,
+        horizontal=True,
+        key=k.flag,
+        format_func=lambda v: "no flag" if not v else FLAG_TITLES[v],
+    )
+
+
+def submit_button(
+    where: Any, view: PairView, mode: str, k: FormKeys, on_click: Callable[[PairView, str], None]
+) -> None:
+    """The form's submit, or an edit's "Save changes" (Enter)."""
+    where.form_submit_button(
+        "Save changes  (Enter)" if mode == "edit" else "Submit  (Enter)",
+        type="primary",
+        key=k.submit,
+        on_click=on_click,
+        args=(view, mode),
+        width="stretch",
+    )
+
+
 def scheme_fields(view: PairView, mode: str, k: FormKeys, submit: Callable[[PairView, str], None]) -> None:
     """The body of the label form for ``view.scheme`` (called inside the st.form): the
     responses, the proposal of a verify scheme, each field, the flag, the text boxes, submit."""
@@ -78,14 +104,7 @@ def scheme_fields(view: PairView, mode: str, k: FormKeys, submit: Callable[[Pair
         _radio(here, last, last.title, field_key(mode, scheme, last.name, "all"), last.keys)
     else:
         flag = st.container()
-    flag.radio(
-        "Flag  (F)",
-        FLAG_OPTS,
-        index=0,
-        horizontal=True,
-        key=k.flag,
-        format_func=lambda v: "no flag" if not v else FLAG_TITLES[v],
-    )
+    flag_radio(flag, k)
     for f in texts[1:]:
         st.text_area(f.title, key=field_key(mode, scheme, f.name, "all"), height=68)
     why, go = st.columns([6, 1] if mode == "new" else [4, 2], vertical_alignment="bottom")  # "Save changes" whole
@@ -103,11 +122,4 @@ def scheme_fields(view: PairView, mode: str, k: FormKeys, submit: Callable[[Pair
         )
     else:
         why.text_area("Note for a flag  (E to write, Esc to leave)", key=note_key(mode), height=68)
-    go.form_submit_button(
-        "Save changes  (Enter)" if mode == "edit" else "Submit  (Enter)",
-        type="primary",
-        key=k.submit,
-        on_click=submit,
-        args=(view, mode),
-        width="stretch",
-    )
+    submit_button(go, view, mode, k, submit)

@@ -965,6 +965,7 @@ CONFIG_ENTRIES = {  # (the command with the file, whether it reads YAML too)
     "build --rules": (lambda f, tmp: ["build", "--rules", str(f), "--out", str(tmp / "out"), *_db(tmp)], True),
     "scheme": (lambda f, tmp: ["scheme", str(f)], False),
     "labelstudio config --scheme": (lambda f, tmp: ["labelstudio", "config", "--scheme", str(f)], False),
+    "assign --scheme": (lambda f, tmp: ["assign", "--scheme", str(f), "--annotators", "a", *_db(tmp)], False),
     "judge template": (
         lambda f, tmp: ["evaluate", "--dataset", str(_triplets(tmp)), "--judge", str(_with_template(tmp, f))],
         False,
