@@ -161,12 +161,27 @@ def flush() -> None:
         )
 
 
+RETURN_KEY = "mmrb-return"
+
+
+def remember_page_html() -> str:
+    """Shown by the sign-in page: keeps, for this tab, the path the sign-in page was opened at.
+    The organisation's provider (st.login) sends the browser back to the app's root, so the
+    handoff after it goes to this path instead of staying there."""
+    return f"<script>sessionStorage.setItem({json.dumps(RETURN_KEY)}, location.pathname + location.search);</script>"
+
+
 def _handoff_html(code: str) -> str:
     return (
         '<p id="mmrb-signin-status">Signing in...</p><script>'
         f"fetch({json.dumps(web.session_path())}, {{method: 'POST', body: {json.dumps(code)}, "
         "credentials: 'same-origin', headers: {'Content-Type': 'text/plain'}})"
-        ".then(r => { if (r.ok) { location.reload(); return; } throw new Error('HTTP ' + r.status); })"
+        # back to the page the sign-in page was opened at (remember_page_html): the same URL after a
+        # password sign-in, the app's root after the organisation's provider sent the browser there
+        f".then(r => {{ if (!r.ok) throw new Error('HTTP ' + r.status); const k = {json.dumps(RETURN_KEY)};"
+        " const back = sessionStorage.getItem(k); sessionStorage.removeItem(k);"
+        " if (back && back.startsWith('/') && !back.startsWith('//') && back !== location.pathname + location.search)"
+        " location.replace(back); else location.reload(); })"
         ".catch(e => { document.getElementById('mmrb-signin-status').textContent = "
         "'Signing in failed (' + e.message + '): reload the page and sign in again.'; });"
         "</script>"

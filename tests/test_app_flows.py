@@ -359,8 +359,8 @@ def test_sign_out_returns_to_the_sign_in_page(sqlite_env):
 
 
 # -- OIDC sign-in (Streamlit's st.login) ------------------------------------------------------
-# A real identity provider cannot run here; what is ours is tested: the button appears only
-# when the deployment configures [auth], and an identity maps to an active account only.
+# Here: the button appears only when the deployment configures [auth], and an identity maps to
+# an active account only. The whole flow, through a loopback provider: tests/test_browser_oidc.py.
 OIDC_SECRETS = {
     "redirect_uri": "http://127.0.0.1:8501/oauth2callback",
     "cookie_secret": "x" * 32,

@@ -24,6 +24,7 @@ if ok:
         session_ui.sign_in(got.who)
         st.rerun()
 if session_ui.oidc_configured():
+    st.html(session_ui.remember_page_html(), unsafe_allow_javascript=True)
     st.divider()
     if st.button("Sign in with your organisation"):
         st.login()

@@ -202,8 +202,9 @@ class StreamlitServer:
         log: Path | None = None,
         launcher: Sequence[str] = (sys.executable, "-m", "streamlit", "run", str(APP)),
         cwd: Path = ROOT,
+        port: int | None = None,
     ):
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         cmd = [
             *launcher,
