@@ -930,3 +930,37 @@ def test_verify_push_annotate_pull_keeps_the_proposal_shown(sqlite_store, client
     assert (got["q1"].ratings["proposal"], got["q1"].rationale) == ("second", "see A")
     assert (got["q2"].preference, got["q2"].ratings["proposal"]) == (None, "tie")
     assert (got["q3"].preference, dict(got["q3"].ratings)) == (None, {"verdict": "agree"})
+
+
+def test_pulled_labels_record_the_guidelines_version_the_project_showed(sqlite_store, client):
+    """Each push records the version of the store's guidelines the project shows from then on;
+    an annotation gets the one shown when it was made, none once the instructions were edited
+    in Label Studio by hand (unknown, not guessed)."""
+    store = sqlite_store
+    seed(store)
+    store.set_guidelines("# Guidelines\n\nPrefer the correct answer.", "lead")
+    title = _title("guide")
+    project_id = push(store, client, title).project_id
+    tasks = tasks_by_pair(client, project_id)
+    alice = ls_user(client, "alice@example.com")
+
+    def annotate(pair_id: str) -> None:
+        t = tasks[pair_id]
+        client.sdk.annotations.create(
+            id=t["id"], result=result_as_seen(t["data"]["left"], "correct", "incorrect", "first"), completed_by=alice
+        )
+
+    annotate("p0")
+    store.set_guidelines("# Guidelines\n\nPrefer the correct answer; then the shorter one.", "lead")
+    push(store, client, title)  # no new pair: the project's instructions move to version 2
+    assert "shorter" in client.get_project(project_id).expert_instruction
+    annotate("p1")
+    assert pull(store, client, title).new == 2
+    assert store.get_label("p0", "alice@example.com").guidelines_version == 1
+    assert store.get_label("p1", "alice@example.com").guidelines_version == 2
+
+    client.update_project(project_id, expert_instruction="<p>Edited in Label Studio.</p>")
+    annotate("p2")
+    assert pull(store, client, title).new == 1
+    assert store.get_label("p2", "alice@example.com").guidelines_version is None
+    assert store.get_label("p1", "alice@example.com").guidelines_version == 2  # unchanged labels keep theirs

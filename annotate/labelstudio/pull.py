@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -46,7 +46,8 @@ from .config import (
     config_problems,
     scheme_controls,
 )
-from .push import config_changed_message, config_scheme, known_schemes, scheme_name
+from .push import config_changed_message, config_scheme, instructions_html, known_schemes, scheme_name
+from .shown_guidelines import version_at
 
 SOURCE = "labelstudio"
 _COMPARED = (
@@ -364,6 +365,7 @@ def pull(store: Store, client: Client, title: str) -> PullResult:
     schemes = schemes_of(store, list(pairs))
     _check_config(project, title, tasks, schemes, store)
 
+    shown_version = version_at(store, client, project.id, project.expert_instruction or "", instructions_html)
     problems = []
     latest: dict[tuple[str, str], tuple[str, Label]] = {}
     for task in tasks:
@@ -392,6 +394,7 @@ def pull(store: Store, client: Client, title: str) -> PullResult:
             if label is None:
                 problems += ps
                 continue
+            label = replace(label, guidelines_version=shown_version(label.created_at))
             key = (label.pair_id, name)
             stamp = label.updated_at or ""
             if key in latest:

@@ -56,6 +56,7 @@ from curate.wording import plural
 
 from .client import Client, LabelStudioError
 from .config import IMAGE_FIELDS, PREFERENCE_CHOICES, config_problems, has_response_images, scheme_config
+from .shown_guidelines import record_push
 
 ImageMode = Literal["upload", "local-files"]
 IMAGES_CONFIG = '<View><Image name="image" value="$image"/></View>'
@@ -503,6 +504,10 @@ def push(
         project=project,
         scheme=the_scheme if pairs or project is None else config_scheme(project.label_config or "", known),
     )
+    if guidelines is not None:  # a file's text: no version of the store's guidelines
+        record_push(store, client, project_id, None)
+    elif stored is not None:
+        record_push(store, client, project_id, stored.version)
     result = PushResult(project_id, created, len(pairs), len(pairs) - len(todo), 0, warnings=warnings)
     if not todo:
         return result
