@@ -39,9 +39,10 @@ def show_table(table: Table, *, short: Mapping[str, tuple[str, str]] | None = No
         raise KeyError(f"no such column to shorten: {sorted(unknown)}")
     config: dict[str, Any] = {}
     for h in table.frame.columns:
-        label, full = (short or {}).get(h, (None, None))
+        label, full = (short or {}).get(h, (None, table.helps.get(h)))
+        width = table.widths.get(h)
         if h in table.formats:
-            config[h] = st.column_config.NumberColumn(label=label, help=full, format=table.formats[h])
-        elif label:
-            config[h] = st.column_config.Column(label=label, help=full)
+            config[h] = st.column_config.NumberColumn(label=label, help=full, format=table.formats[h], width=width)
+        elif label or full or width:
+            config[h] = st.column_config.Column(label=label, help=full, width=width)
     st.dataframe(table.frame, hide_index=True, column_config=config, placeholder=EMPTY, **kw)

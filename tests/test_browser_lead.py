@@ -111,6 +111,38 @@ def test_lead_lands_on_progress_and_both_dashboards_draw_their_charts(page, serv
     assert not page.errors, page.errors
 
 
+MATRIX_COLUMN = """() => Array.from(document.querySelector('[data-testid=stDataFrame] table')
+  .querySelectorAll('tbody tr')).map((r) => r.children[r.children.length - 1].textContent)"""
+
+
+def test_the_agreement_matrix_holds_numbers_and_sorts_them_as_numbers(page, server):
+    """Issue 28: alpha was text, so the table sorted "-0.3" after "-0.5". The matrix's cells
+    are numbers (the grid's accessible table holds them unformatted), an undefined one empty;
+    sorted by a field from its column menu, they come in numeric order."""
+    sign_in_lead(page, server.url)
+    page.goto(server.url + "/admin_agreement")
+    page.get_by_role("heading", name="Agreement").wait_for(timeout=45_000)
+    charts_drawn(page, 3)
+    page.wait_for_selector(f"{GRID} table tbody tr", state="attached", timeout=45_000)
+    grid = page.locator(GRID).first
+    heads = grid.locator("thead th").all_text_contents()
+    assert heads[0] == "Category" and "Preference" in heads, heads
+    names = grid.locator("tbody tr td:first-child").all_text_contents()
+    assert "All categories" in names and not any("/" in n or "_" in n for n in names), names  # human names
+    before = page.evaluate(MATRIX_COLUMN)
+    values = [float(v) for v in before if v != ""]  # every cell a number or empty: never "undefined" nor "0.000 [..."
+    assert len(set(values)) >= 2, before
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] - 16, box["y"] + 17)  # the last column's menu
+    page.get_by_text("Sort ascending").click()
+    page.wait_for_function(f"(b) => JSON.stringify(({MATRIX_COLUMN})()) != JSON.stringify(b)", arg=before)
+    after = [float(v) for v in page.evaluate(MATRIX_COLUMN) if v != ""]
+    assert after == sorted(values), after
+    assert not page.errors, page.errors
+
+
 def sign_in_lead(page, url: str) -> None:
     page.goto(url)
     wait_idle(page)
