@@ -214,19 +214,26 @@ def alpha_table(rows: Sequence[AlphaRow]) -> Table:
             "pairs": "Pairs with 2+ labels",
             "labels": "Labels",
             "alpha": "Alpha",
-            "low": "95% from",
-            "high": "95% to",
+            "low": "Interval from",
+            "high": "Interval to",
             "percent": "Percent agreement",
         },
-        {"Alpha": ALPHA_FORMAT, "95% from": ALPHA_FORMAT, "95% to": ALPHA_FORMAT, "Percent agreement": "%.1f%%"},
+        {
+            "Alpha": ALPHA_FORMAT,
+            "Interval from": ALPHA_FORMAT,
+            "Interval to": ALPHA_FORMAT,
+            "Percent agreement": "%.1f%%",
+        },
     )
-    table = numbers(table, ["Pairs with 2+ labels", "Labels", "Alpha", "95% from", "95% to", "Percent agreement"])
+    table = numbers(
+        table, ["Pairs with 2+ labels", "Labels", "Alpha", "Interval from", "Interval to", "Percent agreement"]
+    )
     return Table(
         table.frame,
         table.formats,
         {
             "Alpha": "Krippendorff's alpha; empty: undefined (why: below the tables)",
-            "95% from": "95% bootstrap interval over pairs; empty: no interval (why: below the tables)",
+            "Interval from": "95% bootstrap interval over pairs; empty: no interval (why: below the tables)",
         },
     )
 
