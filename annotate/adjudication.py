@@ -47,6 +47,8 @@ MMRB_DECISIONS = (
     Decision("preference", "preference", PREFERENCES),
 )
 FIELDS = tuple(d.key for d in MMRB_DECISIONS)
+# The adjudication page shows the pair in its stored order, the first response on the left
+SHOWN: dict[str, str] = {"first": "left", "second": "right"}
 FIELD_TITLES = {d.key: d.title for d in MMRB_DECISIONS}
 MMRB = schemes.BUILT_IN[schemes.DEFAULT]
 
@@ -61,7 +63,7 @@ def decisions(scheme: Scheme) -> tuple[Decision, ...]:
             continue
         names = f.points or f.values
         if f.per_response:
-            out += [Decision(f"{f.name}_{s}", f"{f.title} of {s}", f.options, names) for s in SIDES]
+            out += [Decision(f"{f.name}_{s}", f"{f.title} of {s} ({SHOWN[s]})", f.options, names) for s in SIDES]
         else:
             out.append(Decision(f.name, f.title, f.options, names, multi=f.kind == "multi"))
     return tuple(out)

@@ -80,7 +80,7 @@ def test_the_first_undecided_pair_with_every_piece_of_evidence(lead):
     text = all_text(at)
     # the image (embedded without a server), the prompt, both responses with their models
     assert 'data-item="i0"' in text and "<img" in text and "Question 0: what is in the picture?" in text
-    assert "First response · model model-alpha" in text and "Second response · model model-beta" in text
+    assert "Left: first response · model model-alpha" in text and "Right: second response · model model-beta" in text
     assert "No reference answer." in text and "No automatic correctness verdict." in text
     # every label with its rationale, seconds and when; the field they differ on marked
     assert "alice on p0: <strong>first</strong> is right" in text and "bob on p0" in text
@@ -226,3 +226,21 @@ def test_per_response_aspects_differ_field_by_field():
     assert adjudication.differing([Label("p", "a", preference="first"), Label("p", "b", preference="tie")]) == (
         "preference",
     )
+
+
+@pytest.mark.parametrize(
+    ("answer", "left", "shown"),
+    [
+        ("first", "first", "first (their left)"),
+        ("first", "second", "first (their right)"),  # saw it flipped: their rationale calls it the right one
+        ("second", "second", "second (their left)"),
+        ("tie", "second", "tie"),
+        ("correct", "second", "correct"),
+        ("first", None, "first"),  # no assignment: the side they saw is unknown
+        (None, "first", "–"),
+    ],
+)
+def test_a_side_in_the_labels_table_is_also_said_as_its_annotator_saw_it(answer, left, shown):
+    from annotate.render import as_seen
+
+    assert as_seen(answer, left) == shown

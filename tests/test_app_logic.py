@@ -241,8 +241,10 @@ def test_save_turns_a_lost_race_into_a_message(store):
 def test_a_label_turns_into_screen_terms_in_one_place():
     """form.from_label is the one way from a saved Label to left/right (the label page's
     prefill, My labels' table and its edits), annotate/scheme_form.py's for a scheme's label
-    (through curate.schemes.shown_values); the one other thing shown in screen terms is a
-    verify scheme's proposal: nothing else in annotate calls preference_to_screen."""
+    (through curate.schemes.shown_values); the other things shown in screen terms are a
+    verify scheme's proposal and, on the adjudication page, a label's side as its annotator
+    saw it (render.as_seen: "first (their right)", beside the stored word): nothing else in
+    annotate calls preference_to_screen."""
     import ast
     from pathlib import Path
 
@@ -259,7 +261,11 @@ def test_a_label_turns_into_screen_terms_in_one_place():
             for node in ast.walk(tree)
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "preference_to_screen"
         }
-    assert callers == {"annotate/form.py:from_label", "annotate/scheme_form.py:proposal_words"}
+    assert callers == {
+        "annotate/form.py:from_label",
+        "annotate/scheme_form.py:proposal_words",
+        "annotate/render.py:as_seen",
+    }
 
 
 def test_missing_image_view(sqlite_store):
@@ -437,8 +443,8 @@ def test_alpha_table_says_undefined_and_explains_each_reason_once(store):
         "Pairs with 2+ labels",
         "Labels",
         "Alpha",
-        "95% from",
-        "95% to",
+        "Interval from",
+        "Interval to",
         "Percent agreement",
     ]
     by = {(r["Field"], r["Category"]): r for r in t.frame.to_dict("records")}
@@ -446,14 +452,14 @@ def test_alpha_table_says_undefined_and_explains_each_reason_once(store):
     # undefined: an empty number (its reason in the notes), never 0 nor the word in a number column
     assert pd.isna(first["Alpha"]) and first["Percent agreement"] == 100.0
     vqa = by[("Preference", "Visual question answering")]  # the category by its name
-    assert isinstance(vqa["Alpha"], float) and pd.isna(vqa["95% from"])  # a value, no interval
+    assert isinstance(vqa["Alpha"], float) and pd.isna(vqa["Interval from"])  # a value, no interval
     notes = admin.alpha_notes(rows, min_pairs=rep.min_pairs)
     assert notes == [
         "Undefined (Correctness, first response; Correctness, first response in Visual question answering): every "
         "pairable label is 'correct': no variation, alpha is undefined.",
         "[undefined] interval: fewer than 10 pairs with two or more labels, too few for a bootstrap interval.",
     ]
-    numeric = ["Pairs with 2+ labels", "Labels", "Alpha", "95% from", "95% to", "Percent agreement"]
+    numeric = ["Pairs with 2+ labels", "Labels", "Alpha", "Interval from", "Interval to", "Percent agreement"]
     assert all(pd.api.types.is_float_dtype(t.frame[c]) for c in numeric), t.frame.dtypes
 
 

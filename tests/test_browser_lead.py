@@ -8,6 +8,7 @@ screenshot of each goes to $MMRB_SCREENSHOTS (default: this test's tmp dir)."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -151,6 +152,62 @@ def sign_in_lead(page, url: str) -> None:
     page.get_by_role("button", name="Sign in").click()
     page.get_by_role("heading", name="Progress").wait_for(timeout=45_000)
     wait_cookie(page)
+
+
+def test_the_adjudication_decision_is_on_the_first_screen_at_768_px_and_names_both_sides(page, server):
+    """Issue 28: at 1366x768 the decision form was a screen and a half down. Once a pair is
+    picked, "Record decision" is within the first screen without scrolling, and stays there while
+    the evidence scrolls (docked); the rationales say left and right, the table first and
+    second: the page says both (the responses' titles, the form, each side in the table as the
+    annotator saw it)."""
+    from annotate.adjudication import MMRB, disagreements
+    from curate.sides import preference_to_screen
+    from curate.store import Store
+    from curate.wording import snippet
+
+    info = server.sample
+    with Store(info.db, info.images) as s:
+        rows = disagreements(s)
+        left_of = {(a.pair_id, a.annotator): a.left for a in s.assignments()}
+    starts = [snippet(r.prompt, 60)[:40] for r in rows]
+    # a pair of the mmrb form, named alone by its prompt, with a side picked by one who saw it flipped
+    row, lab = next(
+        (r, lab)
+        for r, start in zip(rows, starts, strict=True)
+        if r.scheme == MMRB and starts.count(start) == 1 and r is not rows[0]
+        for lab in r.labels
+        if left_of[r.pair_id, lab.annotator] == "second" and lab.preference in ("first", "second")
+    )
+    page.set_viewport_size({"width": 1366, "height": 768})
+    sign_in_lead(page, server.url)
+    page.goto(server.url + "/admin_adjudicate")
+    page.get_by_role("button", name="Record decision").wait_for(timeout=45_000)
+    wait_idle(page)
+    start = snippet(row.prompt, 60)[:40]
+    picker = page.locator(".st-key-adj_pair input")
+    picker.click()
+    picker.press_sequentially(start)
+    page.get_by_role("option", name=re.compile("^" + re.escape(start))).click()
+    page.wait_for_function("(s) => document.querySelector('.st-key-adj_pair input').value.startsWith(s)", arg=start)
+    wait_idle(page)
+    page.get_by_role("button", name="Record decision").wait_for(timeout=45_000)
+    settled(page)
+    record = page.get_by_role("button", name="Record decision")
+    box = record.bounding_box()
+    assert page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTop") == 0
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 768, box
+    # both words for each side: the responses' titles, the form, and a label's side as its annotator saw it
+    assert page.get_by_text("Left: first response", exact=False).count() == 1
+    assert page.get_by_text("Right: second response", exact=False).count() == 1
+    assert page.get_by_text("First (left) is").count() == 1 and page.get_by_text("Second (right) is").count() == 1
+    seen = f"{lab.preference} (their {preference_to_screen(lab.preference, 'second')})"
+    assert seen in page.locator(".mmrb-labels").inner_text(), seen
+    # scrolled to the labels, the decision is still on the screen
+    page.locator(".mmrb-labels").scroll_into_view_if_needed()
+    settled(page)
+    box = record.bounding_box()
+    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 768, box
+    assert not page.errors, page.errors
 
 
 def set_number(page, label: str, value: str) -> None:
