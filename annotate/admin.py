@@ -23,13 +23,14 @@ from curate.agreement.summary import (
     undefined_notes,
 )
 from curate.audit import HEADERS as AUDIT_HEADERS
+from curate.audit import WHAT as AUDIT_WHAT
 from curate.audit import table as audit_rows
 from curate.model import AuditEntry, category_title
 from curate.quality.bias import DIAGNOSTICS, TITLES, BiasReport
 from curate.quality.gold import ControlShare
 from curate.quality.reliability import QualityReport, Share
 from curate.store import Store
-from curate.wording import plural
+from curate.wording import EMPTY, plural
 
 from .tables import Table, human, numbers
 
@@ -416,6 +417,28 @@ AUDIT_FILTERS: dict[str, str] = {  # an action or a family of them (Store.audit'
 }
 
 
+# The trail's columns in px (the grid widens them to fill the page): the whole table fits the page
+# at 1366 px and up, no sideways scrolling; a long detail is cut, and audit_details gives it whole
+AUDIT_WIDTHS = {"When (UTC)": 150, "Who": 90, "What": 150, "Subject": 130, "Details": 330}
+
+
 def audit_table(entries: Sequence[AuditEntry]) -> Table:
     """The trail as the lead reads it, newest first (curate/audit.py: ``table``)."""
-    return Table(pd.DataFrame(audit_rows(entries), columns=list(AUDIT_HEADERS)))
+    return Table(
+        pd.DataFrame(audit_rows(entries), columns=list(AUDIT_HEADERS)),
+        helps={"Details": "Select a row (its box on the left) to read its details in full below the table"},
+        widths=AUDIT_WIDTHS,
+    )
+
+
+def audit_details(entry: AuditEntry) -> pd.DataFrame:
+    """One entry of the trail in full, a row per detail (the table's Details column is cut where
+    it is long): who, what, subject and when first, then each detail by its name."""
+    rows = [
+        ("When (UTC)", entry.at[:19].replace("T", " ")),  # as in the table
+        ("Who", entry.who),
+        ("What", f"{AUDIT_WHAT.get(entry.what, entry.what)} ({entry.what})"),
+        ("Subject", entry.subject or EMPTY),
+        *((k, str(v)) for k, v in sorted(entry.details.items())),
+    ]
+    return pd.DataFrame([v for _, v in rows], index=[k for k, _ in rows], columns=["In full"])

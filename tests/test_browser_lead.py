@@ -335,6 +335,36 @@ def test_the_lead_changes_a_role_and_signs_a_user_out_and_the_trail_shows_both(p
     assert not page.errors, page.errors
 
 
+def test_an_audit_entry_with_long_details_reads_in_full_at_1440_px(page, server):
+    """Issue 28: the trail's details were cut at 1440 px. The table fits the page (no sideways
+    scrolling) and a selected entry's details show in full below it, each on its own row."""
+    from curate.store import Store
+
+    info = server.sample
+    with Store(info.db, info.images) as s:
+        run = next(e for e in s.audit(what="assign"))  # an assignment run: the longest details
+    sign_in_lead(page, server.url)
+    page.goto(server.url + "/admin_annotators")
+    page.get_by_role("heading", name="Audit trail").wait_for(timeout=45_000)
+    wait_idle(page)
+    grid = page.locator(GRID).last
+    grid.scroll_into_view_if_needed()
+    settled(page)
+    assert page.evaluate(OVERFLOW)["tables"][-1] == 0  # every column within the page
+    trail_once_it_shows(page, "assignment run")
+    rows = grid.locator("table tbody tr").all_text_contents()
+    row = next(n for n, t in enumerate(rows) if "assignment run" in t)
+    box = grid.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + 16, box["y"] + 35 * (row + 1) + 17)  # the row's selection box
+    full = page.locator("[data-testid=stTable]")
+    full.wait_for(timeout=45_000)
+    text = full.inner_text()
+    for key, value in run.details.items():
+        assert key in text and str(value) in text, (key, value, text)
+    assert not page.errors, page.errors
+
+
 # Each table's overflow sideways (its grid's scrolling width beyond its box) and each cut text of
 # a metric's title or value, in px: 0 and none when everything fits the page.
 OVERFLOW = """() => ({
