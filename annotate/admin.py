@@ -212,29 +212,26 @@ def alpha_table(rows: Sequence[AlphaRow]) -> Table:
         {
             "field": "Field",
             "category": "Category",
-            "pairs": "Pairs with 2+ labels",
+            "pairs": "Pairs",
             "labels": "Labels",
             "alpha": "Alpha",
-            "low": "Interval from",
-            "high": "Interval to",
-            "percent": "Percent agreement",
+            "low": "From",
+            "high": "To",
+            "percent": "Agree",
         },
-        {
-            "Alpha": ALPHA_FORMAT,
-            "Interval from": ALPHA_FORMAT,
-            "Interval to": ALPHA_FORMAT,
-            "Percent agreement": "%.1f%%",
-        },
+        {"Alpha": ALPHA_FORMAT, "From": ALPHA_FORMAT, "To": ALPHA_FORMAT, "Agree": "%.1f%%"},
     )
-    table = numbers(
-        table, ["Pairs with 2+ labels", "Labels", "Alpha", "Interval from", "Interval to", "Percent agreement"]
-    )
+    table = numbers(table, ["Pairs", "Labels", "Alpha", "From", "To", "Agree"])
     return Table(
         table.frame,
         table.formats,
-        {
+        widths={"Category": MATRIX_CATEGORY_PX},  # a category's whole name (the grid fits the first rows')
+        helps={  # short headers, so that the table fits the page at 1366 px; the words are here
+            "Pairs": "Pairs with two or more labels of the field",
             "Alpha": "Krippendorff's alpha; empty: undefined (why: below the tables)",
-            "Interval from": "95% bootstrap interval over pairs; empty: no interval (why: below the tables)",
+            "From": "95% bootstrap interval over pairs, from; empty: no interval (why: below the tables)",
+            "To": "95% bootstrap interval over pairs, to",
+            "Agree": "Percent agreement",
         },
     )
 

@@ -244,3 +244,20 @@ def test_a_side_in_the_labels_table_is_also_said_as_its_annotator_saw_it(answer,
     from annotate.render import as_seen
 
     assert as_seen(answer, left) == shown
+
+
+def test_a_scale_point_is_named_and_said_as_its_annotator_picked_it_when_they_saw_the_pair_flipped():
+    from annotate.adjudication import seen_answers
+    from curate import schemes
+    from curate.model import Label
+
+    scale = schemes.BUILT_IN["mmrb2-pairwise"]
+    lab = schemes.to_label(scale, "p", "alice", {"score": 4})  # stored: first slightly better
+    assert seen_answers(scale, lab, {"alice": "first"}) == {"score": "4 · left slightly better"}
+    # alice saw the second response on the left: she picked 3, "right slightly better", as her rationale says
+    assert seen_answers(scale, lab, {"alice": "second"}) == {
+        "score": "4 · left slightly better; they picked 3 · right slightly better"
+    }
+    assert seen_answers(scale, lab, {}) == {"score": "4 · left slightly better"}  # no assignment: as stored
+    mmrb = schemes.BUILT_IN[schemes.DEFAULT]  # its sides are said by render.as_seen
+    assert seen_answers(mmrb, Label("p", "bob", "correct", None, "first"), {"bob": "second"})["preference"] == "first"

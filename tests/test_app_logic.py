@@ -440,26 +440,26 @@ def test_alpha_table_says_undefined_and_explains_each_reason_once(store):
     assert list(t.frame.columns) == [
         "Field",
         "Category",
-        "Pairs with 2+ labels",
+        "Pairs",
         "Labels",
         "Alpha",
-        "Interval from",
-        "Interval to",
-        "Percent agreement",
+        "From",
+        "To",
+        "Agree",
     ]
     by = {(r["Field"], r["Category"]): r for r in t.frame.to_dict("records")}
     first = by[("Correctness, first response", summary.ALL)]
     # undefined: an empty number (its reason in the notes), never 0 nor the word in a number column
-    assert pd.isna(first["Alpha"]) and first["Percent agreement"] == 100.0
+    assert pd.isna(first["Alpha"]) and first["Agree"] == 100.0
     vqa = by[("Preference", "Visual question answering")]  # the category by its name
-    assert isinstance(vqa["Alpha"], float) and pd.isna(vqa["Interval from"])  # a value, no interval
+    assert isinstance(vqa["Alpha"], float) and pd.isna(vqa["From"])  # a value, no interval
     notes = admin.alpha_notes(rows, min_pairs=rep.min_pairs)
     assert notes == [
         "Undefined (Correctness, first response; Correctness, first response in Visual question answering): every "
         "pairable label is 'correct': no variation, alpha is undefined.",
         "[undefined] interval: fewer than 10 pairs with two or more labels, too few for a bootstrap interval.",
     ]
-    numeric = ["Pairs with 2+ labels", "Labels", "Alpha", "Interval from", "Interval to", "Percent agreement"]
+    numeric = ["Pairs", "Labels", "Alpha", "From", "To", "Agree"]
     assert all(pd.api.types.is_float_dtype(t.frame[c]) for c in numeric), t.frame.dtypes
 
 

@@ -141,6 +141,10 @@ def test_the_agreement_matrix_holds_numbers_and_sorts_them_as_numbers(page, serv
     page.wait_for_function(f"(b) => JSON.stringify(({MATRIX_COLUMN})()) != JSON.stringify(b)", arg=before)
     after = [float(v) for v in page.evaluate(MATRIX_COLUMN) if v != ""]
     assert after == sorted(values), after
+    page.get_by_text("Every figure: pairs, labels").click()  # the detailed table too
+    wait_idle(page)
+    got = fits(page, 1366)
+    assert len(got["tables"]) == 2 and not any(got["tables"]), got  # no category name cut, no sideways scroll
     assert not page.errors, page.errors
 
 

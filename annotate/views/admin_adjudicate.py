@@ -3,6 +3,7 @@ the reference and the automatic verdict, every label); record the final decision
 The figures are in annotate/adjudication.py; this page renders and records."""
 
 from collections.abc import Callable, Sequence
+from functools import partial
 
 import streamlit as st
 
@@ -20,6 +21,7 @@ from annotate.adjudication import (
     narrow,
     next_pending,
     record_decision,
+    seen_answers,
     titles,
 )
 from annotate.page_style import compact_style
@@ -204,7 +206,7 @@ with st.container(key="mmrb-adjudicate"):
     else:
         st.caption(f"Scheme: {plain(scheme.title)}")
         cols = [(x.key, x.title) for x in decisions(scheme)]
-        st.html(labels_html(row.labels, row.fields, d.left_of, cols, lambda lab: answers(scheme, lab)))
+        st.html(labels_html(row.labels, row.fields, d.left_of, cols, partial(seen_answers, scheme, left_of=d.left_of)))
     st.caption(
         "Here the first response is on the left. Each annotator's rationale says left and right as they saw them: "
         'a side in the table says which it was for them, e.g. "first (their right)".'
