@@ -47,6 +47,8 @@ MMRB_DECISIONS = (
     Decision("preference", "preference", PREFERENCES),
 )
 FIELDS = tuple(d.key for d in MMRB_DECISIONS)
+# The adjudication page shows the pair in its stored order, the first response on the left
+SHOWN: dict[str, str] = {"first": "left", "second": "right"}
 FIELD_TITLES = {d.key: d.title for d in MMRB_DECISIONS}
 MMRB = schemes.BUILT_IN[schemes.DEFAULT]
 
@@ -61,7 +63,7 @@ def decisions(scheme: Scheme) -> tuple[Decision, ...]:
             continue
         names = f.points or f.values
         if f.per_response:
-            out += [Decision(f"{f.name}_{s}", f"{f.title} of {s}", f.options, names) for s in SIDES]
+            out += [Decision(f"{f.name}_{s}", f"{f.title} of {s} ({SHOWN[s]})", f.options, names) for s in SIDES]
         else:
             out.append(Decision(f.name, f.title, f.options, names, multi=f.kind == "multi"))
     return tuple(out)
@@ -96,6 +98,29 @@ def answers(scheme: Scheme, label: Label | Adjudication) -> dict[str, str | None
             out[f.name] = ", ".join(sorted(v)) if v else None
         else:
             out[f.name] = None if v is None else str(v)
+    return out
+
+
+def seen_answers(scheme: Scheme, label: Label, left_of: Mapping[str, Side]) -> dict[str, str | None]:
+    """A label's answers (:func:`answers`) as the labels table shows them: a scale point with its
+    label, in this page's terms (the first response on the left); for a side-naming scale its
+    annotator saw flipped, also the point they picked as they saw it, which their rationale
+    speaks of ("4 · left slightly better; they picked 3 · right slightly better"). ``left_of``:
+    annotator -> the response they saw on the left."""
+    out = answers(scheme, label)
+    left = left_of.get(label.annotator)
+    if scheme == MMRB:
+        return out
+    stored = schemes.label_values(scheme, label)
+    for f in scheme.fields:
+        v = stored.get(f.name)
+        if f.kind != "scale" or not f.points or not isinstance(v, int) or not f.low <= v <= f.high:
+            continue
+        text = f"{v} · {f.points[v - f.low]}"
+        if f.sides and left is not None and left != "first":
+            theirs = schemes.shown_values(scheme, {f.name: v}, left)[f.name]
+            text += f"; they picked {theirs} · {f.points[theirs - f.low]}"
+        out[f.name] = text
     return out
 
 

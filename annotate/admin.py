@@ -14,17 +14,25 @@ import pandas as pd
 from curate.agreement import AgreementReport, agreement_report, from_store
 from curate.agreement.limits import MIN_PAIRABLE_PAIRS
 from curate.agreement.stats import DEFAULT_RESAMPLES
-from curate.agreement.summary import ALL, AlphaRow, estimate_cell, field_title, row_estimate, undefined_notes
+from curate.agreement.summary import (
+    ALL,
+    AlphaRow,
+    field_title,
+    ordered_fields,
+    row_estimate,
+    undefined_notes,
+)
 from curate.audit import HEADERS as AUDIT_HEADERS
+from curate.audit import WHAT as AUDIT_WHAT
 from curate.audit import table as audit_rows
-from curate.model import AuditEntry
+from curate.model import AuditEntry, category_title
 from curate.quality.bias import DIAGNOSTICS, TITLES, BiasReport
 from curate.quality.gold import ControlShare
 from curate.quality.reliability import QualityReport, Share
 from curate.store import Store
-from curate.wording import plural
+from curate.wording import EMPTY, plural
 
-from .tables import Table, human
+from .tables import Table, human, numbers
 
 
 def _ts(s: str | None) -> datetime | None:
@@ -144,33 +152,87 @@ def agreement_wanting(report: AgreementReport) -> str | None:
     )
 
 
+def _category(name: str) -> str:
+    return name if name == ALL else category_title(name)
+
+
+ALPHA_FORMAT = "%.3f"
+MATRIX_CATEGORY_PX = 260
+
+
+def alpha_matrix(rows: Sequence[AlphaRow]) -> Table:
+    """Krippendorff's alpha as a category x field matrix of numbers (issue 28: it sorted as
+    text): one row per category (every category first), one column per field. A cell is
+    empty where alpha is undefined (:func:`alpha_notes` says why, once per reason) or where
+    no pair of the category has the field; never 0."""
+    fields = ordered_fields({r.field for r in rows})
+    titles = [field_title(f) for f in fields]
+    by_cat: dict[str, dict[str, AlphaRow]] = {}
+    for r in rows:
+        by_cat.setdefault(r.category, {})[r.field] = r
+    records = []
+    for cat, got in by_cat.items():
+        rec: dict[str, object] = {"Category": _category(cat)}
+        for f, t in zip(fields, titles, strict=True):
+            rec[t] = got[f].alpha if f in got else None
+        records.append(rec)
+    frame = pd.DataFrame(records, columns=["Category", *titles])
+    frame = frame.astype(object).where(frame.notna(), None)
+    helps = dict.fromkeys(
+        titles,
+        "Krippendorff's alpha of this field in the category; empty: undefined (why: below the table) "
+        "or no pair of the category has this field",
+    )
+    # wide enough for a category's whole name (the grid would fit it to the first rows' names)
+    widths = {"Category": MATRIX_CATEGORY_PX}
+    return numbers(Table(frame, dict.fromkeys(titles, ALPHA_FORMAT), helps, widths), titles)
+
+
 def alpha_table(rows: Sequence[AlphaRow]) -> Table:
-    """Alpha per field and category as the lead reads it: "undefined" in a cell, the reasons
-    once below it (:func:`alpha_notes`)."""
+    """Alpha per field and category with its interval and percent agreement, each a number
+    (so the table sorts), empty where undefined (:func:`alpha_notes` says why)."""
     frame = pd.DataFrame(
         [
             {
                 "field": field_title(r.field),
-                "category": r.category,
+                "category": _category(r.category),
                 "pairs": r.pairs,
                 "labels": r.labels,
-                "alpha": estimate_cell(row_estimate(r)),
+                "alpha": r.alpha,
+                "low": r.low,
+                "high": r.high,
                 "percent": None if r.percent is None else 100 * r.percent,
             }
             for r in rows
-        ]
+        ],
+        columns=["field", "category", "pairs", "labels", "alpha", "low", "high", "percent"],
     )
-    return human(
+    table = human(
         frame,
         {
             "field": "Field",
             "category": "Category",
-            "pairs": "Pairs with 2+ labels",
+            "pairs": "Pairs",
             "labels": "Labels",
-            "alpha": "Alpha [95% interval]",
-            "percent": "Percent agreement",
+            "alpha": "Alpha",
+            "low": "From",
+            "high": "To",
+            "percent": "Agree",
         },
-        {"Percent agreement": "%.1f%%"},
+        {"Alpha": ALPHA_FORMAT, "From": ALPHA_FORMAT, "To": ALPHA_FORMAT, "Agree": "%.1f%%"},
+    )
+    table = numbers(table, ["Pairs", "Labels", "Alpha", "From", "To", "Agree"])
+    return Table(
+        table.frame,
+        table.formats,
+        widths={"Category": MATRIX_CATEGORY_PX},  # a category's whole name (the grid fits the first rows')
+        helps={  # short headers, so that the table fits the page at 1366 px; the words are here
+            "Pairs": "Pairs with two or more labels of the field",
+            "Alpha": "Krippendorff's alpha; empty: undefined (why: below the tables)",
+            "From": "95% bootstrap interval over pairs, from; empty: no interval (why: below the tables)",
+            "To": "95% bootstrap interval over pairs, to",
+            "Agree": "Percent agreement",
+        },
     )
 
 
@@ -178,7 +240,7 @@ def alpha_notes(rows: Sequence[AlphaRow], *, min_pairs: int) -> list[str]:
     """Why a cell of :func:`alpha_table` is undefined, once per reason."""
 
     def where(r: AlphaRow) -> str:
-        return field_title(r.field) if r.category == ALL else f"{field_title(r.field)} in {r.category}"
+        return field_title(r.field) if r.category == ALL else f"{field_title(r.field)} in {_category(r.category)}"
 
     notes = undefined_notes(((where(r), row_estimate(r)) for r in rows), min_pairs=min_pairs)
     return [n[0].upper() + n[1:] for n in notes]
@@ -352,6 +414,28 @@ AUDIT_FILTERS: dict[str, str] = {  # an action or a family of them (Store.audit'
 }
 
 
+# The trail's columns in px (the grid widens them to fill the page): the whole table fits the page
+# at 1366 px and up, no sideways scrolling; a long detail is cut, and audit_details gives it whole
+AUDIT_WIDTHS = {"When (UTC)": 150, "Who": 90, "What": 150, "Subject": 130, "Details": 330}
+
+
 def audit_table(entries: Sequence[AuditEntry]) -> Table:
     """The trail as the lead reads it, newest first (curate/audit.py: ``table``)."""
-    return Table(pd.DataFrame(audit_rows(entries), columns=list(AUDIT_HEADERS)))
+    return Table(
+        pd.DataFrame(audit_rows(entries), columns=list(AUDIT_HEADERS)),
+        helps={"Details": "Select a row (its box on the left) to read its details in full below the table"},
+        widths=AUDIT_WIDTHS,
+    )
+
+
+def audit_details(entry: AuditEntry) -> pd.DataFrame:
+    """One entry of the trail in full, a row per detail (the table's Details column is cut where
+    it is long): who, what, subject and when first, then each detail by its name."""
+    rows = [
+        ("When (UTC)", entry.at[:19].replace("T", " ")),  # as in the table
+        ("Who", entry.who),
+        ("What", f"{AUDIT_WHAT.get(entry.what, entry.what)} ({entry.what})"),
+        ("Subject", entry.subject or EMPTY),
+        *((k, str(v)) for k, v in sorted(entry.details.items())),
+    ]
+    return pd.DataFrame([v for _, v in rows], index=[k for k, _ in rows], columns=["In full"])

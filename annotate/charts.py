@@ -8,11 +8,13 @@ An undefined value is written "undefined" where its bar would be, never drawn as
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 import altair as alt
 import pandas as pd
 
 from curate.agreement.summary import (
+    ALL,
     THRESHOLDS,
     UNDEFINED,
     AlphaRow,
@@ -21,8 +23,10 @@ from curate.agreement.summary import (
     field_title,
     ordered_fields,
 )
+from curate.model import category_title
 from curate.quality.bias import DIAGNOSTICS, TITLES
 
+SHORT_BAR = 0.02  # an alpha this close to 0 draws a bar of about a pixel: its value is written beside it
 HEIGHT = 320  # of the plot: the axes and legends come on top (FIT_WIDTH)
 # Streamlit would fit the whole chart, axes and legends included, into its height
 FIT_WIDTH = alt.AutoSizeParams(type="fit-x", contains="padding")
@@ -151,7 +155,7 @@ def _alpha_frame(rows: Sequence[AlphaRow]) -> pd.DataFrame:
         [
             {
                 "field": field_title(r.field),
-                "category": r.category,
+                "category": r.category if r.category == ALL else category_title(r.category),
                 "pairs": r.pairs,
                 "alpha": r.alpha,
                 "low": r.low,
@@ -172,9 +176,9 @@ def alpha_per_category(rows: Sequence[AlphaRow]) -> alt.LayerChart:
     frame = _alpha_frame(rows)
     fields = [field_title(f) for f in ordered_fields({r.field for r in rows})]
     categories = list(dict.fromkeys(frame["category"]))
-    x = alt.X(
-        "category:N", title=None, sort=categories, axis=alt.Axis(labelAngle=-20, labelLimit=260, labelOverlap=False)
-    )
+    # a category's whole name: no label limit (Vega cuts at 180 px by default)
+    axis = alt.Axis(labelAngle=-20, labelLimit=0, labelOverlap=False)
+    x = alt.X("category:N", title=None, sort=categories, axis=axis)
     offset = alt.XOffset("field:N", sort=fields)
     tips = [
         alt.Tooltip("category:N", title="Category"),
@@ -188,19 +192,32 @@ def alpha_per_category(rows: Sequence[AlphaRow]) -> alt.LayerChart:
     base = alt.Chart(frame).encode(x=x, xOffset=offset)
     bars = (
         base.transform_filter("isValid(datum.alpha)")
-        .mark_bar()
+        .mark_bar(strokeWidth=2)
         .encode(
             y=alt.Y("alpha:Q", title="Krippendorff's alpha (95% CI)", scale=alt.Scale(domainMax=1)),
             color=alt.Color("field:N", scale=_field_colors(fields), sort=fields, legend=_legend(None)),
+            stroke=alt.Stroke("field:N", scale=_field_colors(fields), legend=None),
             opacity=alt.Opacity(
                 "interval:N",
                 scale=alt.Scale(domain=["95% interval", "no interval (too few pairs)"], range=[1.0, 0.4]),
-                legend=_legend(None),
+                # below the plot: beside the fields' on top it runs past the right edge at 1366 px
+                legend=alt.Legend(title=None, orient="bottom", labelLimit=320),
             ),
             tooltip=tips,
         )
     )
     errors = base.transform_filter("isValid(datum.low)").mark_rule(strokeWidth=1.5).encode(y="low:Q", y2="high:Q")
+    # a bar of (nearly) 0 has no height: its outline (the bars') still draws a line there, and its value is written
+    short = (
+        base.transform_filter(f"isValid(datum.alpha) && abs(datum.alpha) < {SHORT_BAR}")
+        .mark_text(angle=270, align="left", dx=4, fontSize=11)
+        .encode(
+            y="alpha:Q",
+            text=alt.Text("alpha:Q", format=".3f"),
+            color=alt.Color("field:N", scale=_field_colors(fields)),
+            tooltip=tips,
+        )
+    )
     undefined = (
         base.transform_filter("!isValid(datum.alpha)")
         .mark_text(angle=270, align="left", dx=-4, fontSize=11)
@@ -208,11 +225,18 @@ def alpha_per_category(rows: Sequence[AlphaRow]) -> alt.LayerChart:
             y=alt.datum(0), text="undefined:N", color=alt.Color("field:N", scale=_field_colors(fields)), tooltip=tips
         )
     )
-    return alt.LayerChart(layer=[bars, errors, undefined, _reference_lines()], height=HEIGHT, autosize=FIT_WIDTH)
+    return alt.LayerChart(layer=[bars, errors, short, undefined, _reference_lines()], height=HEIGHT, autosize=FIT_WIDTH)
+
+
+# Cohen's kappa from -1 to 1 on a diverging scheme safe for colour blindness (blue below chance,
+# white at 0, orange above); its darkest ends take white text
+KAPPA_SCHEME: Final = "blueorange"
+DARK_KAPPA = 0.6
 
 
 def kappa_heatmap(cells: Sequence[KappaCell]) -> alt.FacetChart:
-    """Cohen's kappa of each pair of annotators, one panel per field; an undefined cell grey."""
+    """Cohen's kappa of each pair of annotators, one panel per field, each cell with its kappa
+    and the number of pairs both labelled (n); an undefined cell grey, saying so."""
     frame = pd.DataFrame(
         [
             {
@@ -222,11 +246,12 @@ def kappa_heatmap(cells: Sequence[KappaCell]) -> alt.FacetChart:
                 "shared": c.shared,
                 "kappa": c.kappa,
                 "text": UNDEFINED if c.kappa is None else f"{c.kappa:.2f}",
+                "n": f"n={c.shared}",
                 "why": c.undefined or "",
             }
             for c in cells
         ],
-        columns=["field", "a", "b", "shared", "kappa", "text", "why"],
+        columns=["field", "a", "b", "shared", "kappa", "text", "n", "why"],
     )
     fields = [field_title(f) for f in ordered_fields({c.field for c in cells})]
     people = sorted(set(frame["a"]))
@@ -248,15 +273,21 @@ def kappa_heatmap(cells: Sequence[KappaCell]) -> alt.FacetChart:
             color=alt.Color(
                 "kappa:Q",
                 title="Cohen's kappa",
-                scale=alt.Scale(scheme="redyellowgreen", domain=[0, 1], clamp=True),
+                scale=alt.Scale(scheme=KAPPA_SCHEME, domain=[-1, 1], domainMid=0),
+                # below the panels: beside them it would be cut off at 1366 px with four fields
+                legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=240),
             )
         )
     )
     undefined = base.transform_filter("!isValid(datum.kappa)").mark_rect(color="#e6e6e6")
-    text = base.mark_text(fontSize=11).encode(text="text:N")
-    side = max(150, 48 * len(people))
+    ink = alt.condition(
+        f"isValid(datum.kappa) && abs(datum.kappa) >= {DARK_KAPPA}", alt.value("white"), alt.value("black")
+    )
+    text = base.mark_text(fontSize=11, dy=-7).encode(text="text:N", color=ink)
+    n = base.mark_text(fontSize=10, dy=8).encode(text="n:N", color=ink)
+    side = max(150, 56 * len(people))
     return (
-        alt.layer(defined, undefined, text, data=frame, width=side, height=side)
+        alt.layer(defined, undefined, text, n, data=frame, width=side, height=side)
         .facet(column=alt.Column("field:N", title=None, sort=fields))
         .resolve_scale(x="independent", y="independent")
     )

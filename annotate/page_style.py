@@ -28,7 +28,7 @@ _SHORTER = "\n".join(
 LABEL_CSS = f"""
 <style>
 /* less blank page around the form: the header is 3.75rem tall */
-[data-testid=stMainBlockContainer]:has(.st-key-mmrb-label) {{
+[data-testid=stMainBlockContainer]:has(.st-key-mmrb-label, .st-key-mmrb-adjudicate) {{
   padding: 3.9rem 2rem 2rem 2rem;
 }}
 :is({_FORM}) {{ gap: .45rem; }}
@@ -46,6 +46,14 @@ LABEL_CSS = f"""
 :is({_FORM}) [data-testid=stTextArea] [data-testid=stWidgetLabel] {{ min-height: 0; margin-bottom: .1rem; }}
 :is({_FORM}) [data-testid=stProgress] p {{ font-size: .85rem; }}
 .mmrb-response p, .mmrb-prompt p {{ margin-bottom: .5rem; }}
+/* the adjudication's decision docked to the bottom of the screen until its place scrolls into view:
+   within the first screen at 1366x768 whatever the pair's length; a tall scheme's form scrolls inside.
+   Streamlit wraps the container in a box of its own size: that wrapper is what sticks. */
+[data-testid=stLayoutWrapper]:has(> .st-key-mmrb-adj-decide) {{
+  position: sticky; bottom: 0; z-index: 3; background: #fff; box-shadow: 0 -8px 10px -8px rgba(0, 0, 0, .25);
+}}
+.st-key-mmrb-adj-decide {{ max-height: 45vh; overflow-y: auto; }}
+.st-key-mmrb-adj-decide [data-testid=stForm] {{ padding: .5rem .9rem; background: #fff; }}
 {_SHORTER}
 </style>
 """

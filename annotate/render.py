@@ -27,6 +27,7 @@ from markdown_it import MarkdownIt
 
 from curate.model import category_title
 from curate.seeding import hex_hash
+from curate.sides import is_side, preference_to_screen
 from curate.wording import EMPTY, seconds, utc_time
 
 if TYPE_CHECKING:
@@ -357,6 +358,16 @@ def reference_html(reference: str | None, auto: AutoCheck | None) -> str:
     )
 
 
+def as_seen(answer: str | None, left: str | None) -> str:
+    """A label's answer as stored; a side ("first", "second") also as the annotator saw it
+    ("first (their right)"), which is how their rationale names it."""
+    if not answer:
+        return "–"
+    if left is not None and is_side(answer) and is_side(left):
+        return f"{answer} (their {preference_to_screen(answer, left)})"
+    return answer
+
+
 def labels_html(
     labels: Sequence[Label],
     differ: Sequence[str] = (),
@@ -406,7 +417,7 @@ def labels_html(
             + cell(f"<b>{escape_plain(lab.annotator)}</b>")
             + cell(escape_plain(left_of.get(lab.annotator) or EMPTY))
             + "".join(
-                cell(escape_plain(got.get(name) or "–"), mark if name in differ else "")
+                cell(escape_plain(as_seen(got.get(name), left_of.get(lab.annotator))), mark if name in differ else "")
                 for got in (answer_of(lab),)
                 for name, _ in cols
             )

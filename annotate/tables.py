@@ -4,7 +4,7 @@ so the table still sorts, a printf format per number column, and an empty cell l
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -14,6 +14,8 @@ import pandas as pd
 class Table:
     frame: pd.DataFrame
     formats: Mapping[str, str] = field(default_factory=dict)  # header -> printf format (sprintf-js)
+    helps: Mapping[str, str] = field(default_factory=dict)  # header -> what its column holds (its tooltip)
+    widths: Mapping[str, int] = field(default_factory=dict)  # header -> its width in px (else fitted to its cells)
 
 
 def human(frame: pd.DataFrame, headers: Mapping[str, str], formats: Mapping[str, str] | None = None) -> Table:
@@ -21,3 +23,12 @@ def human(frame: pd.DataFrame, headers: Mapping[str, str], formats: Mapping[str,
     out = frame.reindex(columns=list(headers)).rename(columns=dict(headers))
     out = out.astype(object).where(out.notna(), None) if len(out) else out
     return Table(out.reset_index(drop=True), dict(formats or {}))
+
+
+def numbers(table: Table, columns: Sequence[str]) -> Table:
+    """``table`` with ``columns`` as nullable floats: they sort as numbers, and a missing value
+    stays missing (pd.NA, shown empty), never 0 (human() leaves every column as objects)."""
+    out = table.frame.copy()
+    for c in columns:
+        out[c] = pd.array([None if v is None else float(v) for v in out[c]], dtype="Float64")
+    return Table(out, table.formats, table.helps, table.widths)

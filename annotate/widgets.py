@@ -30,18 +30,20 @@ def key_listener() -> None:
     st.session_state["keys_injected"] = True
 
 
-def show_table(table: Table, *, short: Mapping[str, tuple[str, str]] | None = None, **kw) -> None:
+def show_table(table: Table, *, short: Mapping[str, tuple[str, str]] | None = None, **kw) -> Any:
     """A lead's table: its headers, its number formats, an empty cell shown as EMPTY.
     ``short``: header -> (shorter header, the full one as its help), for a table whose headers
-    would make it wider than the page; a header the table does not have is a bug, said at once."""
+    would make it wider than the page; a header the table does not have is a bug, said at once.
+    Returns st.dataframe's answer (its selection, with ``on_select``)."""
     unknown = set(short or {}) - set(table.frame.columns)
     if unknown:
         raise KeyError(f"no such column to shorten: {sorted(unknown)}")
     config: dict[str, Any] = {}
     for h in table.frame.columns:
-        label, full = (short or {}).get(h, (None, None))
+        label, full = (short or {}).get(h, (None, table.helps.get(h)))
+        width = table.widths.get(h)
         if h in table.formats:
-            config[h] = st.column_config.NumberColumn(label=label, help=full, format=table.formats[h])
-        elif label:
-            config[h] = st.column_config.Column(label=label, help=full)
-    st.dataframe(table.frame, hide_index=True, column_config=config, placeholder=EMPTY, **kw)
+            config[h] = st.column_config.NumberColumn(label=label, help=full, format=table.formats[h], width=width)
+        elif label or full or width:
+            config[h] = st.column_config.Column(label=label, help=full, width=width)
+    return st.dataframe(table.frame, hide_index=True, column_config=config, placeholder=EMPTY, **kw)

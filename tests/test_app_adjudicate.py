@@ -80,7 +80,7 @@ def test_the_first_undecided_pair_with_every_piece_of_evidence(lead):
     text = all_text(at)
     # the image (embedded without a server), the prompt, both responses with their models
     assert 'data-item="i0"' in text and "<img" in text and "Question 0: what is in the picture?" in text
-    assert "First response · model model-alpha" in text and "Second response · model model-beta" in text
+    assert "Left: first response · model model-alpha" in text and "Right: second response · model model-beta" in text
     assert "No reference answer." in text and "No automatic correctness verdict." in text
     # every label with its rationale, seconds and when; the field they differ on marked
     assert "alice on p0: <strong>first</strong> is right" in text and "bob on p0" in text
@@ -226,3 +226,38 @@ def test_per_response_aspects_differ_field_by_field():
     assert adjudication.differing([Label("p", "a", preference="first"), Label("p", "b", preference="tie")]) == (
         "preference",
     )
+
+
+@pytest.mark.parametrize(
+    ("answer", "left", "shown"),
+    [
+        ("first", "first", "first (their left)"),
+        ("first", "second", "first (their right)"),  # saw it flipped: their rationale calls it the right one
+        ("second", "second", "second (their left)"),
+        ("tie", "second", "tie"),
+        ("correct", "second", "correct"),
+        ("first", None, "first"),  # no assignment: the side they saw is unknown
+        (None, "first", "–"),
+    ],
+)
+def test_a_side_in_the_labels_table_is_also_said_as_its_annotator_saw_it(answer, left, shown):
+    from annotate.render import as_seen
+
+    assert as_seen(answer, left) == shown
+
+
+def test_a_scale_point_is_named_and_said_as_its_annotator_picked_it_when_they_saw_the_pair_flipped():
+    from annotate.adjudication import seen_answers
+    from curate import schemes
+    from curate.model import Label
+
+    scale = schemes.BUILT_IN["mmrb2-pairwise"]
+    lab = schemes.to_label(scale, "p", "alice", {"score": 4})  # stored: first slightly better
+    assert seen_answers(scale, lab, {"alice": "first"}) == {"score": "4 · left slightly better"}
+    # alice saw the second response on the left: she picked 3, "right slightly better", as her rationale says
+    assert seen_answers(scale, lab, {"alice": "second"}) == {
+        "score": "4 · left slightly better; they picked 3 · right slightly better"
+    }
+    assert seen_answers(scale, lab, {}) == {"score": "4 · left slightly better"}  # no assignment: as stored
+    mmrb = schemes.BUILT_IN[schemes.DEFAULT]  # its sides are said by render.as_seen
+    assert seen_answers(mmrb, Label("p", "bob", "correct", None, "first"), {"bob": "second"})["preference"] == "first"

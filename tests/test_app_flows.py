@@ -292,9 +292,13 @@ def test_agreement_page_plots_intervals_kappas_and_majority_and_explains_undefin
     assert [h.value for h in lead.subheader] == ["Agreement"]
     assert len(charts(lead)) == 3  # alpha per category, kappa heatmap, agreement with the majority
     assert_lead_tables(lead)
-    table = lead.dataframe[0].value
-    first = table[table["Field"] == "Correctness, first response"]["Alpha [95% interval]"].tolist()
-    assert first == ["undefined", "undefined"]  # every category, and vqa: never 0
+    matrix = lead.dataframe[0].value  # category x field, numbers
+    assert matrix["Category"].tolist() == ["All categories", "Visual question answering"]
+    assert matrix["Correctness, first response"].isna().all()  # every category, and vqa: empty, never 0
+    assert matrix["Preference"].notna().all() and str(matrix["Preference"].dtype) == "Float64"
+    table = lead.dataframe[1].value  # every figure, in the expander
+    first = table[table["Field"] == "Correctness, first response"]["Alpha"]
+    assert len(first) == 2 and first.isna().all()
     text = all_text(lead)
     assert text.count("every pairable label is 'correct'") == 1
     sent = b"".join(d.data.data for c in charts(lead) for d in c.proto.datasets)  # the charts' data (Arrow)

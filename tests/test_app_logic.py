@@ -241,8 +241,10 @@ def test_save_turns_a_lost_race_into_a_message(store):
 def test_a_label_turns_into_screen_terms_in_one_place():
     """form.from_label is the one way from a saved Label to left/right (the label page's
     prefill, My labels' table and its edits), annotate/scheme_form.py's for a scheme's label
-    (through curate.schemes.shown_values); the one other thing shown in screen terms is a
-    verify scheme's proposal: nothing else in annotate calls preference_to_screen."""
+    (through curate.schemes.shown_values); the other things shown in screen terms are a
+    verify scheme's proposal and, on the adjudication page, a label's side as its annotator
+    saw it (render.as_seen: "first (their right)", beside the stored word): nothing else in
+    annotate calls preference_to_screen."""
     import ast
     from pathlib import Path
 
@@ -259,7 +261,11 @@ def test_a_label_turns_into_screen_terms_in_one_place():
             for node in ast.walk(tree)
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "preference_to_screen"
         }
-    assert callers == {"annotate/form.py:from_label", "annotate/scheme_form.py:proposal_words"}
+    assert callers == {
+        "annotate/form.py:from_label",
+        "annotate/scheme_form.py:proposal_words",
+        "annotate/render.py:as_seen",
+    }
 
 
 def test_missing_image_view(sqlite_store):
@@ -434,21 +440,49 @@ def test_alpha_table_says_undefined_and_explains_each_reason_once(store):
     assert list(t.frame.columns) == [
         "Field",
         "Category",
-        "Pairs with 2+ labels",
+        "Pairs",
         "Labels",
-        "Alpha [95% interval]",
-        "Percent agreement",
+        "Alpha",
+        "From",
+        "To",
+        "Agree",
     ]
     by = {(r["Field"], r["Category"]): r for r in t.frame.to_dict("records")}
     first = by[("Correctness, first response", summary.ALL)]
-    assert first["Alpha [95% interval]"] == "undefined" and first["Percent agreement"] == 100.0
-    assert by[("Preference", "vqa")]["Alpha [95% interval]"].endswith("[undefined]")  # a value, no interval
+    # undefined: an empty number (its reason in the notes), never 0 nor the word in a number column
+    assert pd.isna(first["Alpha"]) and first["Agree"] == 100.0
+    vqa = by[("Preference", "Visual question answering")]  # the category by its name
+    assert isinstance(vqa["Alpha"], float) and pd.isna(vqa["From"])  # a value, no interval
     notes = admin.alpha_notes(rows, min_pairs=rep.min_pairs)
     assert notes == [
-        "Undefined (Correctness, first response; Correctness, first response in vqa): every pairable label "
-        "is 'correct': no variation, alpha is undefined.",
+        "Undefined (Correctness, first response; Correctness, first response in Visual question answering): every "
+        "pairable label is 'correct': no variation, alpha is undefined.",
         "[undefined] interval: fewer than 10 pairs with two or more labels, too few for a bootstrap interval.",
     ]
+    numeric = ["Pairs", "Labels", "Alpha", "From", "To", "Agree"]
+    assert all(pd.api.types.is_float_dtype(t.frame[c]) for c in numeric), t.frame.dtypes
+
+
+def test_alpha_matrix_is_numbers_per_category_and_field_empty_where_undefined(store):
+    seed_store(store, n_pairs=3, annotators=("alice", "bob"))
+    for p in ("p0", "p1"):
+        store.save_label(Label(p, "alice", "correct", "incorrect", "first"))
+        store.save_label(Label(p, "bob", "correct", "correct", "first" if p == "p0" else "second"))
+    rows = summary.alpha_rows(admin.lead_report(store, resamples=50))
+    t = admin.alpha_matrix(rows)
+    fields = ["Preference", "Correctness, first response", "Correctness, second response"]
+    assert list(t.frame.columns) == ["Category", *fields]
+    assert t.frame["Category"].tolist() == [summary.ALL, "Visual question answering"]
+    assert all(pd.api.types.is_float_dtype(t.frame[f]) for f in fields) and t.formats == dict.fromkeys(fields, "%.3f")
+    alpha = {(r.category, summary.field_title(r.field)): r.alpha for r in rows}
+    for rec in t.frame.to_dict("records"):
+        cat = summary.ALL if rec["Category"] == summary.ALL else "vqa"
+        for f in fields:
+            want = alpha[cat, f]
+            assert pd.isna(rec[f]) if want is None else rec[f] == want  # undefined stays empty, never 0
+    assert "undefined" in t.helps["Preference"]
+    # sorted by a field, the rows follow its numbers, the undefined last
+    assert t.frame.sort_values("Preference")["Preference"].dropna().is_monotonic_increasing
 
 
 # -- the pair as HTML (render.markdown_html, item_html, responses_html) -----------------------

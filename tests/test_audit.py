@@ -15,7 +15,7 @@ from annotate.adjudication import record_decision
 from curate.assign import assign
 from curate.cli import main
 from curate.errors import MmrbError
-from curate.model import AUDIT_ACTIONS, Adjudication, Annotator, Assignment, Label
+from curate.model import AUDIT_ACTIONS, Adjudication, Annotator, Assignment, AuditEntry, Label
 from curate.quality import gold as G
 from curate.quality import qualification as Q
 from curate.quality.reliability import store_report
@@ -179,3 +179,23 @@ def test_the_lead_changes_a_role_signs_a_user_out_and_reads_the_trail(sqlite_env
     assert table.iloc[1][["Who", "What", "Subject"]].tolist() == ["lead", "signed out everywhere", "bob"]
     lead.selectbox(key="audit_what").set_value("guidelines").run()
     assert "Nothing recorded matches these filters." in all_text(lead)
+
+
+def test_an_entry_of_the_trail_reads_in_full_whatever_its_details_length():
+    """Issue 28: the trail's Details column is cut at the page's width; the selected entry is
+    shown whole (audit_details), each detail on its own row, and the table's columns fit the
+    page at 1366 px (their widths; the grid widens them to fill a wider one)."""
+    from annotate.admin import AUDIT_WIDTHS, audit_details, audit_table
+
+    long = {"annotators": 3, "scheme": "mmrb2-pairwise", "note": "a decision note " * 12, "k": 2}
+    e = AuditEntry(7, "2026-11-28T09:12:05.123456+00:00", "lead", "assign", "", long)
+    got = audit_details(e)
+    assert got.index.tolist() == ["When (UTC)", "Who", "What", "Subject", "annotators", "k", "note", "scheme"]
+    assert got.loc["note", "In full"] == "a decision note " * 12  # whole, never cut
+    assert got.loc["When (UTC)", "In full"] == "2026-11-28 09:12:05" and got.loc["Subject", "In full"] == "–"
+    assert got.loc["What", "In full"] == "assignment run (assign)"
+    table = audit_table([e])
+    assert table.widths == AUDIT_WIDTHS and set(AUDIT_WIDTHS) == set(table.frame.columns)
+    # the grid's columns and its row-selection box fit the main column at 1366 px (906 px wide)
+    assert sum(AUDIT_WIDTHS.values()) + 40 <= 906
+    assert "in full" in table.helps["Details"]

@@ -8,6 +8,7 @@ screenshot of each goes to $MMRB_SCREENSHOTS (default: this test's tmp dir)."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -111,6 +112,42 @@ def test_lead_lands_on_progress_and_both_dashboards_draw_their_charts(page, serv
     assert not page.errors, page.errors
 
 
+MATRIX_COLUMN = """() => Array.from(document.querySelector('[data-testid=stDataFrame] table')
+  .querySelectorAll('tbody tr')).map((r) => r.children[r.children.length - 1].textContent)"""
+
+
+def test_the_agreement_matrix_holds_numbers_and_sorts_them_as_numbers(page, server):
+    """Issue 28: alpha was text, so the table sorted "-0.3" after "-0.5". The matrix's cells
+    are numbers (the grid's accessible table holds them unformatted), an undefined one empty;
+    sorted by a field from its column menu, they come in numeric order."""
+    sign_in_lead(page, server.url)
+    page.goto(server.url + "/admin_agreement")
+    page.get_by_role("heading", name="Agreement").wait_for(timeout=45_000)
+    charts_drawn(page, 3)
+    page.wait_for_selector(f"{GRID} table tbody tr", state="attached", timeout=45_000)
+    grid = page.locator(GRID).first
+    heads = grid.locator("thead th").all_text_contents()
+    assert heads[0] == "Category" and "Preference" in heads, heads
+    names = grid.locator("tbody tr td:first-child").all_text_contents()
+    assert "All categories" in names and not any("/" in n or "_" in n for n in names), names  # human names
+    before = page.evaluate(MATRIX_COLUMN)
+    values = [float(v) for v in before if v != ""]  # every cell a number or empty: never "undefined" nor "0.000 [..."
+    assert len(set(values)) >= 2, before
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] - 16, box["y"] + 17)  # the last column's menu
+    page.get_by_text("Sort ascending").click()
+    page.wait_for_function(f"(b) => JSON.stringify(({MATRIX_COLUMN})()) != JSON.stringify(b)", arg=before)
+    after = [float(v) for v in page.evaluate(MATRIX_COLUMN) if v != ""]
+    assert after == sorted(values), after
+    page.get_by_text("Every figure: pairs, labels").click()  # the detailed table too
+    wait_idle(page)
+    got = fits(page, 1366)
+    assert len(got["tables"]) == 2 and not any(got["tables"]), got  # no category name cut, no sideways scroll
+    assert not page.errors, page.errors
+
+
 def sign_in_lead(page, url: str) -> None:
     page.goto(url)
     wait_idle(page)
@@ -119,6 +156,62 @@ def sign_in_lead(page, url: str) -> None:
     page.get_by_role("button", name="Sign in").click()
     page.get_by_role("heading", name="Progress").wait_for(timeout=45_000)
     wait_cookie(page)
+
+
+def test_the_adjudication_decision_is_on_the_first_screen_at_768_px_and_names_both_sides(page, server):
+    """Issue 28: at 1366x768 the decision form was a screen and a half down. Once a pair is
+    picked, "Record decision" is within the first screen without scrolling, and stays there while
+    the evidence scrolls (docked); the rationales say left and right, the table first and
+    second: the page says both (the responses' titles, the form, each side in the table as the
+    annotator saw it)."""
+    from annotate.adjudication import MMRB, disagreements
+    from curate.sides import preference_to_screen
+    from curate.store import Store
+    from curate.wording import snippet
+
+    info = server.sample
+    with Store(info.db, info.images) as s:
+        rows = disagreements(s)
+        left_of = {(a.pair_id, a.annotator): a.left for a in s.assignments()}
+    starts = [snippet(r.prompt, 60)[:40] for r in rows]
+    # a pair of the mmrb form, named alone by its prompt, with a side picked by one who saw it flipped
+    row, lab = next(
+        (r, lab)
+        for r, start in zip(rows, starts, strict=True)
+        if r.scheme == MMRB and starts.count(start) == 1 and r is not rows[0]
+        for lab in r.labels
+        if left_of[r.pair_id, lab.annotator] == "second" and lab.preference in ("first", "second")
+    )
+    page.set_viewport_size({"width": 1366, "height": 768})
+    sign_in_lead(page, server.url)
+    page.goto(server.url + "/admin_adjudicate")
+    page.get_by_role("button", name="Record decision").wait_for(timeout=45_000)
+    wait_idle(page)
+    start = snippet(row.prompt, 60)[:40]
+    picker = page.locator(".st-key-adj_pair input")
+    picker.click()
+    picker.press_sequentially(start)
+    page.get_by_role("option", name=re.compile("^" + re.escape(start))).click()
+    page.wait_for_function("(s) => document.querySelector('.st-key-adj_pair input').value.startsWith(s)", arg=start)
+    wait_idle(page)
+    page.get_by_role("button", name="Record decision").wait_for(timeout=45_000)
+    settled(page)
+    record = page.get_by_role("button", name="Record decision")
+    box = record.bounding_box()
+    assert page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTop") == 0
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 768, box
+    # both words for each side: the responses' titles, the form, and a label's side as its annotator saw it
+    assert page.get_by_text("Left: first response", exact=False).count() == 1
+    assert page.get_by_text("Right: second response", exact=False).count() == 1
+    assert page.get_by_text("First (left) is").count() == 1 and page.get_by_text("Second (right) is").count() == 1
+    seen = f"{lab.preference} (their {preference_to_screen(lab.preference, 'second')})"
+    assert seen in page.locator(".mmrb-labels").inner_text(), seen
+    # scrolled to the labels, the decision is still on the screen
+    page.locator(".mmrb-labels").scroll_into_view_if_needed()
+    settled(page)
+    box = record.bounding_box()
+    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 768, box
+    assert not page.errors, page.errors
 
 
 def set_number(page, label: str, value: str) -> None:
@@ -243,6 +336,36 @@ def test_the_lead_changes_a_role_and_signs_a_user_out_and_the_trail_shows_both(p
     text = trail_once_it_shows(page, "guidelines changed", lacks="role changed")
     assert "guidelines changed" in text and "role changed" not in text, text
     assert page.locator("[data-testid=stException]").count() == 0
+    assert not page.errors, page.errors
+
+
+def test_an_audit_entry_with_long_details_reads_in_full_at_1440_px(page, server):
+    """Issue 28: the trail's details were cut at 1440 px. The table fits the page (no sideways
+    scrolling) and a selected entry's details show in full below it, each on its own row."""
+    from curate.store import Store
+
+    info = server.sample
+    with Store(info.db, info.images) as s:
+        run = next(e for e in s.audit(what="assign"))  # an assignment run: the longest details
+    sign_in_lead(page, server.url)
+    page.goto(server.url + "/admin_annotators")
+    page.get_by_role("heading", name="Audit trail").wait_for(timeout=45_000)
+    wait_idle(page)
+    grid = page.locator(GRID).last
+    grid.scroll_into_view_if_needed()
+    settled(page)
+    assert page.evaluate(OVERFLOW)["tables"][-1] == 0  # every column within the page
+    trail_once_it_shows(page, "assignment run")
+    rows = grid.locator("table tbody tr").all_text_contents()
+    row = next(n for n, t in enumerate(rows) if "assignment run" in t)
+    box = grid.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + 16, box["y"] + 35 * (row + 1) + 17)  # the row's selection box
+    full = page.locator("[data-testid=stTable]")
+    full.wait_for(timeout=45_000)
+    text = full.inner_text()
+    for key, value in run.details.items():
+        assert key in text and str(value) in text, (key, value, text)
     assert not page.errors, page.errors
 
 

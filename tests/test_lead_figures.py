@@ -185,7 +185,9 @@ def test_the_agreement_page_says_why_a_single_pair_gives_no_statistic():
     why = "only 1 pair with two or more labels (at least 2 needed)"
     assert [(r.alpha, r.percent, r.undefined) for r in rows] == [(None, None, why)] * 2
     table = admin.alpha_table(rows).frame
-    assert list(table["Alpha [95% interval]"]) == ["undefined"] * 2
+    assert table["Alpha"].isna().all()  # empty, its reason in the notes below
+    matrix = admin.alpha_matrix(rows).frame
+    assert matrix["Preference"].isna().all()
     assert admin.alpha_notes(rows, min_pairs=rep.min_pairs) == [f"Undefined (Preference; Preference in (none)): {why}."]
     cells = summary.kappa_cells(rep)
     assert len(cells) == 6 and {(c.kappa, c.undefined) for c in cells} == {(None, why)}
@@ -349,13 +351,60 @@ def layers(spec: dict) -> list[dict]:
 def test_alpha_chart_has_error_bars_labelled_reference_lines_and_writes_undefined():
     spec = charts.alpha_per_category(summary.alpha_rows(tiny_report())).to_dict()
     marks = [(layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]) for layer in layers(spec)]
-    assert marks.count("bar") == 1 and marks.count("rule") == 2 and marks.count("text") == 2
+    # bars, error bars, short bars' values, "undefined", the reference lines and their labels
+    assert marks.count("bar") == 1 and marks.count("rule") == 2
+    assert marks.count("text") == 3
     datasets = spec["datasets"].values()
     ref = next(d for d in datasets if d and "label" in d[0])
     assert [(r["y"], r["label"]) for r in ref] == [(0.8, "0.8: reliable"), (0.667, "0.667: tentative")]
     rows = next(d for d in datasets if d and "alpha" in d[0])
     undefined = [r for r in rows if r["alpha"] is None]
     assert undefined and all(r["undefined"] == "undefined" for r in undefined)  # written, not a 0 bar
+
+
+def mark_type(layer: dict) -> str:
+    return layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
+
+
+def _alpha_row(category: str, field: str, alpha: float | None) -> summary.AlphaRow:
+    return summary.AlphaRow(field, category, 12, 24, alpha, None, None, None, None if alpha is not None else "x", None)
+
+
+def test_an_alpha_of_zero_is_a_visible_tick_with_its_value_and_categories_by_their_whole_names():
+    rows = [
+        _alpha_row(summary.ALL, "preference", 0.4),
+        _alpha_row("edit", "preference", 0.0),
+        _alpha_row("open_generation/correctness_task", "preference", -0.01),
+    ]
+    spec = charts.alpha_per_category(rows).to_dict()
+    # a bar is outlined in its colour: at 0 it has no height, but its outline is a line there
+    bar = next(m for m in layers(spec) if mark_type(m) == "bar")
+    assert bar["mark"]["strokeWidth"] >= 1.5 and bar["encoding"]["stroke"]["field"] == "field"
+    # the value written beside a bar too short to see
+    short = next(m for m in layers(spec) if m["encoding"].get("text", {}).get("field") == "alpha")
+    expr = short["transform"][0]["filter"]
+    assert f"abs(datum.alpha) < {charts.SHORT_BAR}" in expr and short["encoding"]["text"]["format"] == ".3f"
+    data = next(d for d in spec["datasets"].values() if d and "alpha" in d[0])
+    near_zero = [r for r in data if r["alpha"] is not None and abs(r["alpha"]) < charts.SHORT_BAR]
+    assert [r["category"] for r in near_zero] == ["Image editing", "Open-ended generation (correctness)"]
+    axes = [m["encoding"]["x"]["axis"] for m in layers(spec) if "axis" in m.get("encoding", {}).get("x", {})]
+    assert axes and all(a["labelLimit"] == 0 for a in axes)  # no category name cut
+
+
+def test_the_kappa_heatmap_is_colour_blind_safe_and_writes_kappa_and_n_in_each_cell():
+    cells = summary.kappa_cells(tiny_report())
+    spec = charts.kappa_heatmap(cells).to_dict()
+    inner = layers(spec)
+    rect = next(m for m in inner if "color" in m.get("encoding", {}) and m["encoding"]["color"].get("field") == "kappa")
+    scale = rect["encoding"]["color"]["scale"]
+    # blue-orange, viridis and cividis read apart in every common colour blindness (red-green does not)
+    assert scale["scheme"] in {"blueorange", "viridis", "cividis"} and scale["domain"] == [-1, 1]
+    texts = [m["encoding"]["text"]["field"] for m in inner if mark_type(m) == "text"]
+    assert sorted(texts) == ["n", "text"]
+    data = next(iter(spec["datasets"].values()))
+    assert {r["n"] for r in data} == {f"n={c.shared}" for c in cells}
+    undefined = [r for r in data if r["kappa"] is None]
+    assert undefined and all(r["text"] == "undefined" for r in undefined)  # never coloured as a 0
 
 
 def test_the_other_charts_build_from_their_figures():

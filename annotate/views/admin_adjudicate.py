@@ -2,13 +2,15 @@
 the reference and the automatic verdict, every label); record the final decision (kept apart).
 The figures are in annotate/adjudication.py; this page renders and records."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import partial
 
 import streamlit as st
 
 from annotate import flash, keys, ui
 from annotate.adjudication import (
     MMRB,
+    SHOWN,
     Decision,
     Disagreement,
     answers,
@@ -19,6 +21,7 @@ from annotate.adjudication import (
     narrow,
     next_pending,
     record_decision,
+    seen_answers,
     titles,
 )
 from annotate.page_style import compact_style
@@ -67,7 +70,7 @@ def _mmrb_fields(a, b, prev: Adjudication | None, tk: str, pair: Pair, admin: st
     )
     pref_keys = keys.option_keys(keys.ADJ_KEYS, "adj_pref")
     cf = a.radio(
-        "First is",
+        f"First ({SHOWN['first']}) is",
         corr,
         index=corr.index(prev.correctness_first) if prev else 0,
         horizontal=True,
@@ -75,7 +78,7 @@ def _mmrb_fields(a, b, prev: Adjudication | None, tk: str, pair: Pair, admin: st
         format_func=lambda v: v or "no decision",
     )
     cs = b.radio(
-        "Second is",
+        f"Second ({SHOWN['second']}) is",
         corr,
         index=corr.index(prev.correctness_second) if prev else 0,
         horizontal=True,
@@ -88,15 +91,20 @@ def _mmrb_fields(a, b, prev: Adjudication | None, tk: str, pair: Pair, admin: st
         index=prefs.index(prev.preference) if prev and prev.preference in prefs else None,
         horizontal=True,
         key=f"adj_pref_{tk}",
-        format_func=lambda v: f"{v}  ({pref_keys[prefs.index(v)]})",
+        format_func=lambda v: f"{v}{f' ({SHOWN[v]})' if v in SHOWN else ''}  ({pref_keys[prefs.index(v)]})",
     )
     return lambda excl, note: Adjudication(pair.id, admin, pref, cf, cs, exclude=excl, note=note)
 
 
-def _scheme_fields(halves, scheme: Scheme, prev: Adjudication | None, tk: str, pair: Pair, admin: str) -> Decide:
-    """A declared scheme's decisions (annotate/adjudication.py), two columns of them."""
+def _scheme_fields(
+    halves: Sequence, scheme: Scheme, prev: Adjudication | None, tk: str, pair: Pair, admin: str
+) -> Decide:
+    """A declared scheme's decisions (annotate/adjudication.py) in ``halves`` (one column when
+    there is a single decision: a scale's points then take fewer lines of the docked form)."""
     before = answers(scheme, prev) if prev is not None else {}
-    chosen = {x.key: _decide(halves[i % 2], x, before.get(x.key), tk) for i, x in enumerate(decisions(scheme))}
+    chosen = {
+        x.key: _decide(halves[i % len(halves)], x, before.get(x.key), tk) for i, x in enumerate(decisions(scheme))
+    }
     return lambda excl, note: decided(scheme, pair, admin, chosen, exclude=excl, note=note)
 
 
@@ -183,9 +191,9 @@ with st.container(key="mmrb-adjudicate"):
             second_parts,
             first.text if first else "(this response is no longer in the store)",
             second.text if second else "(this response is no longer in the store)",
-            titles=(
-                f"First response · model {first.model if first else '?'}",
-                f"Second response · model {second.model if second else '?'}",
+            titles=(  # the rationales say left and right, the decisions first and second: both named
+                f"Left: first response · model {first.model if first else '?'}",
+                f"Right: second response · model {second.model if second else '?'}",
             ),
         )
     )
@@ -198,29 +206,37 @@ with st.container(key="mmrb-adjudicate"):
     else:
         st.caption(f"Scheme: {plain(scheme.title)}")
         cols = [(x.key, x.title) for x in decisions(scheme)]
-        st.html(labels_html(row.labels, row.fields, d.left_of, cols, lambda lab: answers(scheme, lab)))
+        st.html(labels_html(row.labels, row.fields, d.left_of, cols, partial(seen_answers, scheme, left_of=d.left_of)))
     st.caption(
-        "First and second are the pair's stored order; each annotator's rationale says left and right as they saw them."
+        "Here the first response is on the left. Each annotator's rationale says left and right as they saw them: "
+        'a side in the table says which it was for them, e.g. "first (their right)".'
     )
+
+    if scheme != MMRB:
+        st.caption("A scale's point labels say left and right as seen here, the first response on the left.")
 
     prev = row.adjudication
     tk = pair_token(pid)
-    with st.form(f"adj_form_{tk}", border=True):
-        a, b = st.columns(2)
-        decision = (
-            _mmrb_fields(a, b, prev, tk, d.pair, who.name)
-            if scheme == MMRB
-            else _scheme_fields((a, b), scheme, prev, tk, d.pair, who.name)
-        )
-        excl = b.checkbox(
-            "Exclude this pair from the benchmark  (X)", value=bool(prev and prev.exclude), key=f"adj_exclude_{tk}"
-        )
-        note = st.text_area(
+    # docked to the bottom of the screen while the evidence above scrolls (page_style.py): the
+    # decision is within the first screen at 1366x768, beside whatever part of the pair is read
+    with st.container(key="mmrb-adj-decide"), st.form(f"adj_form_{tk}", border=True):
+        if scheme == MMRB:
+            a, b = st.columns(2)
+            decision = _mmrb_fields(a, b, prev, tk, d.pair, who.name)
+        else:
+            decision = _scheme_fields(
+                st.columns(2) if len(decisions(scheme)) > 1 else (st.container(),), scheme, prev, tk, d.pair, who.name
+            )
+        note_col, act_col = st.columns([3, 1], vertical_alignment="bottom")
+        note = note_col.text_area(
             "Note  (E to write, Esc to leave)", value=prev.note if prev else "", key=f"adj_note_{tk}", height=68
         )
-        if scheme != MMRB:
-            st.caption("A scale's point labels say left and right as seen with the first response on the left.")
-        if st.form_submit_button("Record decision  (Enter)", type="primary", key=f"adj_record_{tk}"):
+        excl = act_col.checkbox(
+            "Exclude from the benchmark  (X)", value=bool(prev and prev.exclude), key=f"adj_exclude_{tk}"
+        )
+        if act_col.form_submit_button(
+            "Record decision  (Enter)", type="primary", key=f"adj_record_{tk}", width="stretch"
+        ):
             record_decision(s, decision(excl, note))  # with its audit entry, in one transaction
             flash.say("success", f"Decision recorded for {plain(pid)}.")
             nxt = next_pending(shown, pid, again=False)  # on to the next undecided pair

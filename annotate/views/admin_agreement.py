@@ -36,7 +36,11 @@ st.caption(
     "Krippendorff's thresholds: rely on alpha of 0.8 or more; 0.667 to 0.8 only for tentative conclusions. "
     f"Pale bars have no interval: fewer than {plural(report.min_pairs, 'pair')} with two or more labels."
 )
-show_table(admin.alpha_table(rows), height="content")
+st.markdown("**Alpha per category and field**")
+st.caption("Click a header to sort by it. An empty cell is undefined (why: below) or has no pair of that field.")
+show_table(admin.alpha_matrix(rows), height="content", key="alpha_matrix")
+with st.expander("Every figure: pairs, labels, 95% interval, percent agreement"):
+    show_table(admin.alpha_table(rows), height="content", key="alpha_table")
 for note in admin.alpha_notes(rows, min_pairs=report.min_pairs):
     st.caption(plain(note))
 

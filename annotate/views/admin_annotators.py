@@ -3,7 +3,7 @@
 import streamlit as st
 
 from annotate import admin, auth, flash, progress, ui
-from annotate.admin import AUDIT_FILTERS, AUDIT_ROWS, audit_table
+from annotate.admin import AUDIT_FILTERS, AUDIT_ROWS, audit_details, audit_table
 from annotate.render import plain
 from annotate.session_ui import require
 from annotate.widgets import show_table
@@ -117,9 +117,16 @@ entries = s.audit(
     limit=AUDIT_ROWS + 1,
 )
 if entries:
-    show_table(audit_table(entries[:AUDIT_ROWS]), key="audit_table")
+    shown = entries[:AUDIT_ROWS]
+    picked = show_table(audit_table(shown), key="audit_table", on_select="rerun", selection_mode="single-row")
     if len(entries) > AUDIT_ROWS:
         st.caption(f"The newest {AUDIT_ROWS}; `mmrb audit` prints them all.")
+    rows = picked.selection.rows if picked is not None else []
+    if rows and rows[0] < len(shown):
+        # a long detail is cut in the table: the selected entry in full, its text wrapped
+        st.table(audit_details(shown[rows[0]]), border="horizontal")
+    else:
+        st.caption("Select a row (its box on the left) to read its details in full here.")
 else:
     st.caption(
         "Nothing recorded"

@@ -301,7 +301,8 @@ OFF_SCREEN = """(sels) => {
 
 DRAWN = """() => Array.from(document.images).every((i) => i.complete)
   && Array.from(document.querySelectorAll('[data-testid=stVegaLiteChart]')).every((c) => c.querySelector('canvas, svg'))
-  && Array.from(document.querySelectorAll('[data-testid=stDataFrame]')).every((d) => d.querySelector('canvas'))"""
+  && Array.from(document.querySelectorAll('[data-testid=stDataFrame]'))
+    .every((d) => d.querySelector('canvas') || d.closest('details:not([open])'))"""  # a folded expander's: not drawn
 
 
 def settled(page, timeout: float = 45_000) -> None:
