@@ -29,7 +29,7 @@ def _report(_store: Store, key: Key) -> AgreementReport:
 
 @st.cache_data(max_entries=8, show_spinner="Drawing progress...")
 def _progress_charts(_store: Store, key: Key) -> dict[str, dict]:
-    activity = _store.label_activity()
+    activity = progress.Submitted.read(_store)
     over_time = progress.labels_over_time(activity)
     if over_time.empty:
         return {}

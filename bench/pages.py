@@ -218,7 +218,9 @@ def progress_steps(s: Any) -> list[tuple[str, Callable[[], Any]]]:
         progress.annotator_table(people)
 
     def over_time() -> None:
-        activity = s.label_activity()
+        # as annotate/figures.py reads it: the submitted labels' columns (before them, every label's row)
+        read = getattr(progress, "Submitted", None)
+        activity = read.read(s) if read else s.label_activity()
         charts.spec(charts.labels_over_time(progress.labels_over_time(activity)))
         charts.spec(charts.seconds_per_label(progress.seconds_per_label(activity)))
 
