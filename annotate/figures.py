@@ -71,18 +71,22 @@ def agreement_charts(store: Store) -> dict[str, dict]:
 
 
 @st.cache_data(max_entries=8, show_spinner="Computing annotator reliability...")
-def _quality(_store: Store, key: tuple, threshold: float, min_n: int) -> QualityReport:
-    return store_figures(_store, threshold=threshold, min_n=min_n)
+def _quality(_store: Store, key: tuple, threshold: float, min_n: int, category: str | None) -> QualityReport:
+    return store_figures(
+        _store, threshold=threshold, min_n=min_n, interval_categories=() if category is None else (category,)
+    )
 
 
-def quality(store: Store, *, threshold: float, min_n: int) -> QualityReport:
+def quality(store: Store, *, threshold: float, min_n: int, category: str | None = None) -> QualityReport:
     """The figures of ``mmrb quality`` (curate.quality.reliability.store_figures), cached per
-    (store location, change stamp, gold answers, threshold, minimum), with the accounts'
-    qualification and pauses read as they are now."""
+    (store location, change stamp, gold answers, threshold, minimum, category), with the
+    accounts' qualification and pauses read as they are now. Dawid-Skene's bootstrap
+    intervals are those of every category together and of ``category`` only: the page shows
+    one at a time, and each category's bootstrap is most of the report's time."""
     gold = tuple(
         sorted((g.pair_id, g.preference, g.correctness_first, g.correctness_second) for g in store.gold().values())
     )
-    return with_accounts(store, _quality(store, (_key(store), gold), threshold, min_n))
+    return with_accounts(store, _quality(store, (_key(store), gold), threshold, min_n, category))
 
 
 @st.cache_data(max_entries=8, show_spinner="Computing annotator bias...")

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import inspect
 import json
 import os
 import random
@@ -281,7 +282,12 @@ def quality_steps(s: Any) -> list[tuple[str, Callable[[], Any]]]:
         tuple(sorted((g.pair_id, g.preference, g.correctness_first, g.correctness_second) for g in s.gold().values()))
 
     def reliability() -> None:
-        got["report"] = with_accounts(s, store_figures(s, threshold=0.7, min_n=20))
+        # as annotate/figures.py computes it: the intervals of every category together (and,
+        # once the lead picks a category, of that one); before, every category's at once
+        lazy = "interval_categories" in inspect.signature(store_figures).parameters
+        extra: dict[str, Any] = {"interval_categories": ()} if lazy else {}
+        figures = store_figures(s, threshold=0.7, min_n=20, **extra)
+        got["report"] = with_accounts(s, figures)
 
     def drawn() -> None:
         frame = admin.quality_frame(got["report"], None)

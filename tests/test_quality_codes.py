@@ -165,3 +165,48 @@ def test_store_figures_on_the_labelled_sample(tmp_path) -> None:
         frame = labels_frame(store)
         assert _decoded(store_codes(store)) == _decoded(LongCodes.of_frame(frame))
         assert store_figures(store) == reference_report(frame, gold_by_field(store.gold().values()))
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_gold_stats_categories_are_the_records(tmp_path, seed) -> None:
+    """gold_stats reads the gold pairs' categories as columns; before, every pair and item as records."""
+    from collections import Counter
+
+    from bench.pages import build_store
+    from curate.quality.gold import gold_stats
+    from curate.store import Store
+
+    db = tmp_path / "store.db"
+    build_store(db, 400 + 100 * seed, seed=seed)
+    with Store(str(db), tmp_path / "images") as store:
+        pairs = {p.id: p for p in store.pairs()}
+        cats = {i.id: i.category for i in store.items()}
+        want = Counter(cats.get(pairs[g].item_id, "") for g in store.gold() if g in pairs)
+        stats = gold_stats(store)
+        assert stats.by_category == dict(want) and len(want) > 1
+        assert stats.control_labels == len(store.labels(control=True)) > 0
+
+
+def test_intervals_of_one_category_are_those_of_the_full_report(tmp_path) -> None:
+    """The Quality page asks for the intervals of every category together, then of the one
+    picked: the same figures as the full report there, no interval elsewhere, the same alerts."""
+    from bench.pages import build_store
+    from curate.store import Store
+
+    db = tmp_path / "store.db"
+    build_store(db, 300, seed=5)
+    with Store(str(db), tmp_path / "images") as store:
+        full = store_figures(store)
+        picked = sorted(full.categories)[1]
+        some = store_figures(store, interval_categories=(picked,))
+        none = store_figures(store, interval_categories=())
+    assert some.fields == full.fields == none.fields and some.alerts == full.alerts == none.alerts
+    assert some.categories[picked] == full.categories[picked]
+    for cat, per_field in some.categories.items():
+        for name, per_ann in per_field.items():
+            for a, r in per_ann.items():
+                assert r.model == full.categories[cat][name][a].model
+                assert (r.model_interval is None) == (cat != picked) or full.categories[cat][name][
+                    a
+                ].model_interval is None
+                assert none.categories[cat][name][a].model_interval is None

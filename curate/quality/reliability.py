@@ -23,7 +23,7 @@ stops greying a share's bar.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import asdict, dataclass, field
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Literal
@@ -197,9 +197,18 @@ def _per_annotator(annotator: np.ndarray, hits: np.ndarray, n_annotators: int) -
     )
 
 
+def _dense(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(codes, return_inverse=True)`` of non-negative codes, by counting rather than
+    sorting (linear: the report takes it of 600,000 labels per field and category)."""
+    seen = np.zeros(int(codes.max(initial=-1)) + 1, dtype=bool)
+    seen[codes] = True
+    rank = np.cumsum(seen) - 1
+    return np.flatnonzero(seen), rank[codes]
+
+
 def _majority_flags(pair: np.ndarray, value: np.ndarray, n_values: int) -> tuple[np.ndarray, np.ndarray]:
     """Per label: whether its others have a unique majority, and whether it equals it."""
-    distinct, task = np.unique(pair, return_inverse=True)
+    distinct, task = _dense(pair)
     tab = np.bincount(task * n_values + value, minlength=len(distinct) * n_values).reshape(len(distinct), n_values)
     others = tab[task]  # each label's pair, then less one for the label itself
     others[np.arange(len(others)), value] -= 1
@@ -222,14 +231,14 @@ def _majority_counts(frame: pd.DataFrame) -> dict[str, tuple[int, int]]:
 
 
 def _model(
-    codes: LongCodes, rows: np.ndarray, gold: np.ndarray, values: np.ndarray, seed: int
+    codes: LongCodes, rows: np.ndarray, gold: np.ndarray, values: np.ndarray, seed: int, intervals: bool
 ) -> tuple[dict[str, float], dict[str, Interval], dict[str, int]]:
     """Dawid-Skene's reliability of each annotator over the regular labels ``rows`` (values
     as codes into ``values``, ``gold`` each pair's gold code or -1), its bootstrap interval
     and the annotator's labels in the model: the pairs, annotators and values of those labels
     each in sorted order, a gold value no label holds a class too (curate.quality.aggregate)."""
-    pairs, task = np.unique(codes.pair[rows], return_inverse=True)
-    workers, worker = np.unique(codes.annotator[rows], return_inverse=True)
+    pairs, task = _dense(codes.pair[rows])
+    workers, worker = _dense(codes.annotator[rows])
     known = gold[pairs]
     classes = np.unique(np.concatenate([codes.value[rows], known[known >= 0]]))
     coded = CodedField(
@@ -244,13 +253,15 @@ def _model(
     fit = dawid_skene(**coded.model_args())
     names = [str(a) for a in coded.annotators]
     reliability = {a: float(r) for a, r in zip(names, fit.reliability(), strict=True)}
-    spans = reliability_intervals(coded, seed=stable_hash("dawid-skene bootstrap", seed, "", nbytes=8))
+    spans = (
+        reliability_intervals(coded, seed=stable_hash("dawid-skene bootstrap", seed, "", nbytes=8)) if intervals else {}
+    )
     n = np.bincount(coded.annotator, minlength=len(names))
     return reliability, spans, {a: int(k) for a, k in zip(names, n, strict=True)}
 
 
 def _figures(
-    codes: LongCodes, rows: np.ndarray, gold: np.ndarray, values: np.ndarray, seed: int
+    codes: LongCodes, rows: np.ndarray, gold: np.ndarray, values: np.ndarray, seed: int, intervals: bool = True
 ) -> dict[str, Reliability]:
     """The figures of every annotator over the labels ``rows`` of one field (and category):
     ``gold`` is each pair's gold value as a code into ``values`` (the field's values and its
@@ -267,7 +278,7 @@ def _figures(
     model_n: dict[str, int] = {}
     spans: dict[str, Interval] = {}
     if regular.any():
-        model, spans, model_n = _model(codes, rows[regular], gold, values, seed)
+        model, spans, model_n = _model(codes, rows[regular], gold, values, seed, intervals)
     out = {}
     for w in np.unique(annotator):
         a = str(codes.annotators[w])
@@ -318,8 +329,12 @@ def codes_report(
     min_n: int = 20,
     per_category: bool = True,
     seed: int = 0,
+    interval_categories: Collection[str] | None = None,
 ) -> QualityReport:
-    """:func:`reliability_report` over labels as codes."""
+    """:func:`reliability_report` over labels as codes. ``interval_categories``: the categories
+    whose Dawid-Skene reliabilities get their bootstrap intervals (None: every one; the
+    fields over every category always do). A bootstrap is most of the report's time, and
+    the Quality page shows one category at a time."""
     fields: dict[str, dict[str, Reliability]] = {}
     categories: dict[str, dict[str, dict[str, Reliability]]] = {}
     alerts: list[Alert] = []
@@ -343,9 +358,11 @@ def codes_report(
         if per_category:
             for cat in np.unique(codes.category[rows]):
                 sub = rows[codes.category[rows] == cat]
-                figs = _figures(labelled, sub, gold_code, values, seed)
-                categories.setdefault(str(codes.categories[cat]), {})[name] = figs
-                alerts += _alerts(figs, name, str(codes.categories[cat]), threshold, min_n)
+                label = str(codes.categories[cat])
+                spans = interval_categories is None or label in interval_categories
+                figs = _figures(labelled, sub, gold_code, values, seed, spans)
+                categories.setdefault(label, {})[name] = figs
+                alerts += _alerts(figs, name, label, threshold, min_n)
     annotators = tuple(str(a) for a in codes.annotators[np.unique(codes.annotator)])
     return QualityReport(annotators, fields, categories, alerts, threshold, min_n)
 
@@ -380,10 +397,17 @@ def table_report(
 
 
 def store_figures(
-    store: ReliabilityStore, *, threshold: float = 0.7, min_n: int = 20, per_category: bool = True, seed: int = 0
+    store: ReliabilityStore,
+    *,
+    threshold: float = 0.7,
+    min_n: int = 20,
+    per_category: bool = True,
+    seed: int = 0,
+    interval_categories: Collection[str] | None = None,
 ) -> QualityReport:
     """The figures and alerts over the store's labels and gold (no accounts' states: see
-    :func:`with_accounts`). They change only with the labels and the gold."""
+    :func:`with_accounts`). They change only with the labels and the gold.
+    ``interval_categories``: as :func:`codes_report`."""
     return codes_report(
         store_codes(store),
         gold_by_field(store.gold().values()),
@@ -391,6 +415,7 @@ def store_figures(
         min_n=min_n,
         per_category=per_category,
         seed=seed,
+        interval_categories=interval_categories,
     )
 
 
