@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from curate.agreement import AgreementReport, summary
+from curate.agreement import AgreementReport, from_store, summary
 from curate.quality.bias import BiasReport, bias_report, store_facts
 from curate.quality.reliability import QualityReport, store_figures, with_accounts
 from curate.store import Store
@@ -37,7 +37,8 @@ def _progress_charts(_store: Store, key: Key) -> dict[str, dict]:
     timed = progress.seconds_per_label(activity)
     if len(timed):
         out["seconds_per_label"] = charts.spec(charts.seconds_per_label(timed))
-    dist = progress.label_distribution(_report(_store, key))
+    # of the label table, not the agreement report: its statistics are the Agreement page's
+    dist = progress.label_distribution(from_store(_store))
     out["label_distribution"] = charts.spec(charts.label_distribution(dist))
     return out
 

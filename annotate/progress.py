@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 
 from curate.agreement.report import AgreementReport
-from curate.agreement.summary import field_title, ordered_fields, value_counts
+from curate.agreement.summary import field_title, ordered_fields, table_value_counts, value_counts
+from curate.agreement.table import LabelTable
 from curate.store import Store
 from curate.store.columns import CodedColumn, sorted_codes
 from curate.store.counts import LabelActivity
@@ -201,10 +202,11 @@ def seconds_per_label(activity: Iterable[LabelActivity] | Submitted) -> pd.DataF
     return pd.DataFrame(rows, columns=["annotator", "labels", *QUANTILES])
 
 
-def label_distribution(report: AgreementReport) -> pd.DataFrame:
+def label_distribution(labels: AgreementReport | LabelTable) -> pd.DataFrame:
     """Submitted labels per value of each field (columns field, value, labels, share), the
-    fields in reading order (preference first) and each field's values in its scale order."""
-    rows = value_counts(report)
+    fields in reading order (preference first) and each field's values in its scale order:
+    of the agreement report, or of the label table it is made from (no statistics)."""
+    rows = value_counts(labels) if isinstance(labels, AgreementReport) else table_value_counts(labels)
     order = ordered_fields({r.field for r in rows})
     frame = pd.DataFrame(
         [

@@ -212,6 +212,7 @@ def progress_steps(s: Any) -> list[tuple[str, Callable[[], Any]]]:
     """annotate/views/admin_progress.py, with figures.progress_charts uncached."""
     from annotate import admin, charts, progress
     from annotate.progress import ProgressTotals
+    from curate.agreement import from_store, summary
 
     def annotators() -> None:
         people = admin.progress_by_annotator(s)
@@ -226,8 +227,10 @@ def progress_steps(s: Any) -> list[tuple[str, Callable[[], Any]]]:
         charts.spec(charts.seconds_per_label(progress.seconds_per_label(activity)))
 
     def distribution() -> None:
-        report = admin.lead_report(s)
-        charts.spec(charts.label_distribution(progress.label_distribution(report)))
+        # as annotate/figures.py: of the label table (before: of the whole agreement report)
+        table = hasattr(summary, "table_value_counts")
+        labels = from_store(s) if table else admin.lead_report(s)
+        charts.spec(charts.label_distribution(progress.label_distribution(labels)))
 
     def short() -> None:
         progress.short_table(admin.short_of_overlap(s).head(500))

@@ -114,6 +114,12 @@ def _check(store, now) -> None:
     pd.testing.assert_frame_equal(progress.labels_over_time(submitted), old_labels_over_time(activity))
     pd.testing.assert_frame_equal(progress.seconds_per_label(submitted), old_seconds_per_label(activity))
     pd.testing.assert_frame_equal(progress.labels_over_time(activity), old_labels_over_time(activity))
+    from curate.agreement import from_store  # the distribution of the table, as of the report
+
+    pd.testing.assert_frame_equal(
+        progress.label_distribution(from_store(store)),
+        progress.label_distribution(admin.lead_report(store, resamples=5)),
+    )
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ..wording import plural
 from .report import DEFAULT_MIN_SHARED, AgreementReport, FieldReport
 from .stats import TOO_FEW_PAIRS, Estimate
+from .table import LabelTable
 
 # Krippendorff (2004, p. 241): rely on alpha >= .800; .667 to .800 for tentative conclusions only.
 RELIABLE = 0.8
@@ -134,6 +135,19 @@ def majority_rows(report: AgreementReport) -> list[MajorityRow]:
 def value_counts(report: AgreementReport) -> list[ValueCount]:
     """Submitted labels per value of each field, in the field's scale order (unused values as 0)."""
     return [ValueCount(name, v, n) for name, f in report.fields.items() for v, n in f.value_counts.items()]
+
+
+def table_value_counts(table: LabelTable) -> list[ValueCount]:
+    """:func:`value_counts` straight from the label table, without the report's statistics
+    (the Progress page's label distribution): the fields with a label, in name order."""
+    import numpy as np
+
+    return [
+        ValueCount(name, v, int(n))
+        for name, fl in sorted(table.fields.items())
+        if len(fl.code)
+        for v, n in zip(fl.spec.values, np.bincount(fl.code, minlength=len(fl.spec.values)), strict=True)
+    ]
 
 
 # -- undefined values, said once ------------------------------------------------------------------

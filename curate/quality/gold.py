@@ -327,7 +327,7 @@ def gold_stats(store: GoldStageStore) -> GoldStats:
     with store.snapshot() as tx:
         gold = store.gold(conn=tx)
         control = store.control_keys(conn=tx)
-        labelled = {(lab.pair_id, lab.annotator) for lab in store.labels(control=True, conn=tx)}
+        labelled = store.control_labels(conn=tx)
         qual = qualification_pairs(store, conn=tx)
     # every pair's category as columns of codes: 200,000 pairs and items read as records took 4.5 s
     import numpy as np  # deferred: the other gold commands need neither
@@ -351,7 +351,7 @@ def gold_stats(store: GoldStageStore) -> GoldStats:
         by_field=dict(by_field),
         by_category=dict(by_cat),
         control_tasks=len(control),
-        control_labels=len(control & labelled),
+        control_labels=labelled,
         qualification_pairs=len(qual[0]) if qual else 0,
         per_field_values={k: dict(v) for k, v in values.items()},
     )

@@ -253,6 +253,8 @@ class GoldStageStore(
 
     def pair_category_columns(self) -> tuple[CodedColumn, CodedColumn]: ...
 
+    def control_labels(self, conn: Transaction | None = None) -> int: ...
+
 
 class LabelFrameStore(SchemeReader, Protocol):
     """``curate/quality/frames.py``: the labels as columns of codes, which are control tasks,
