@@ -27,9 +27,21 @@ def _report(_store: Store, key: Key) -> AgreementReport:
     return admin.lead_report(_store)
 
 
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _submitted(_store: Store, key: Key) -> progress.Submitted:
+    # a resource, not data: shared as it is (read only), not copied on every read
+    return progress.Submitted.read(_store)
+
+
+def submitted(store: Store) -> progress.Submitted:
+    """The submitted labels' columns (progress.Submitted) of the served store, read once per
+    (store location, change stamp): the Progress page's table and its plots both use them."""
+    return _submitted(store, _key(store))
+
+
 @st.cache_data(max_entries=8, show_spinner="Drawing progress...")
 def _progress_charts(_store: Store, key: Key) -> dict[str, dict]:
-    activity = progress.Submitted.read(_store)
+    activity = _submitted(_store, key)
     over_time = progress.labels_over_time(activity)
     if over_time.empty:
         return {}

@@ -214,15 +214,23 @@ def progress_steps(s: Any) -> list[tuple[str, Callable[[], Any]]]:
     from annotate.progress import ProgressTotals
     from curate.agreement import from_store, summary
 
+    got: dict[str, Any] = {}
+    shared = "submitted" in inspect.signature(admin.progress_by_annotator).parameters
+
     def annotators() -> None:
-        people = admin.progress_by_annotator(s)
+        # as the page: the submitted labels' columns read once (figures.submitted), shared with the plots
+        if shared:
+            got["submitted"] = progress.Submitted.read(s)
+            people = admin.progress_by_annotator(s, submitted=got["submitted"])
+        else:
+            people = admin.progress_by_annotator(s)
         ProgressTotals.of(people)
         progress.annotator_table(people)
 
     def over_time() -> None:
         # as annotate/figures.py reads it: the submitted labels' columns (before them, every label's row)
         read = getattr(progress, "Submitted", None)
-        activity = read.read(s) if read else s.label_activity()
+        activity = got["submitted"] if shared else read.read(s) if read else s.label_activity()
         charts.spec(charts.labels_over_time(progress.labels_over_time(activity)))
         charts.spec(charts.seconds_per_label(progress.seconds_per_label(activity)))
 

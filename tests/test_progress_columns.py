@@ -107,10 +107,12 @@ def old_seconds_per_label(activity) -> pd.DataFrame:
 
 
 def _check(store, now) -> None:
-    pd.testing.assert_frame_equal(admin.progress_by_annotator(store, now=now), old_progress_by_annotator(store, now))
+    old = old_progress_by_annotator(store, now)
+    pd.testing.assert_frame_equal(admin.progress_by_annotator(store, now=now), old)
+    submitted = progress.Submitted.read(store)  # as the Progress page: the plots' columns shared
+    pd.testing.assert_frame_equal(admin.progress_by_annotator(store, now=now, submitted=submitted), old)
     pd.testing.assert_frame_equal(admin.short_of_overlap(store), old_short_of_overlap(store))
     activity = store.label_activity()
-    submitted = progress.Submitted.read(store)
     pd.testing.assert_frame_equal(progress.labels_over_time(submitted), old_labels_over_time(activity))
     pd.testing.assert_frame_equal(progress.seconds_per_label(submitted), old_seconds_per_label(activity))
     pd.testing.assert_frame_equal(progress.labels_over_time(activity), old_labels_over_time(activity))

@@ -250,11 +250,16 @@ class CountStore(StoreBase):
                 for row in c.execute(select(lc.annotator, lc.status, lc.flag, lc.seconds, lc.updated_at, lc.created_at))
             ]
 
-    def label_tallies(self, conn: Conn | None = None) -> list[LabelTally]:
-        """Labels per annotator and status, counted in the database (not a row per label)."""
+    def label_tallies(self, conn: Conn | None = None, *, plain_submitted: bool = True) -> list[LabelTally]:
+        """Labels per annotator and status, counted in the database (not a row per label).
+        Without ``plain_submitted``, submitted labels without a flag are left out (whoever
+        has counted the submitted labels already: the grouping of the rest is cheap)."""
         lc = S.labels.c
-        flagged = func.sum(case(((lc.flag.is_not(None)) & (lc.flag != ""), 1), else_=0))
+        is_flagged = (lc.flag.is_not(None)) & (lc.flag != "")
+        flagged = func.sum(case((is_flagged, 1), else_=0))
         q = select(lc.annotator, lc.status, func.count(), flagged).group_by(lc.annotator, lc.status)
+        if not plain_submitted:
+            q = q.where((lc.status != "submitted") | is_flagged)
         with self._r(conn) as c:
             return [LabelTally(a, st, int(n), int(f or 0)) for a, st, n, f in c.execute(q)]
 
