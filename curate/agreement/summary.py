@@ -1,7 +1,8 @@
 """An agreement report as tidy rows for plots and tables (the lead's Agreement page, the
 dataset card): alpha per field and category with its interval, Cohen's kappa per pair of
-annotators, each annotator's agreement with the others' majority, label counts; and the
-wording of an undefined value, said once per reason instead of in every cell.
+annotators, each annotator's agreement with the others' majority, label counts (the report's,
+or the same counted from its label table); and the wording of an undefined value, said once
+per reason instead of in every cell.
 
 Nothing is computed here that the report does not hold: an undefined statistic stays
 undefined (None, with the report's reason), never 0.
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+import numpy as np
 
 from ..wording import plural
 from .report import DEFAULT_MIN_SHARED, AgreementReport, FieldReport
@@ -140,8 +143,6 @@ def value_counts(report: AgreementReport) -> list[ValueCount]:
 def table_value_counts(table: LabelTable) -> list[ValueCount]:
     """:func:`value_counts` straight from the label table, without the report's statistics
     (the Progress page's label distribution): the fields with a label, in name order."""
-    import numpy as np
-
     return [
         ValueCount(name, v, int(n))
         for name, fl in sorted(table.fields.items())

@@ -96,7 +96,7 @@ class ColumnStore(StoreBase):
     def submitted_seconds(self) -> tuple[CodedColumn, np.ndarray]:
         """(annotator, seconds) of every timed submitted label: the seconds as the database's
         floats (as text they would lose digits), on the raw cursor."""
-        import numpy as np
+        import numpy as np  # deferred: every command opens the store, and only the column reads need numpy
 
         L = S.labels.c
         _, rows = self._fetch(select(L.annotator, L.seconds).where(L.status == "submitted", L.seconds.is_not(None)))
