@@ -376,3 +376,23 @@ def test_drawing_patterns_gives_the_intervals_of_drawing_pairs() -> None:
         width = hi_old - lo_old
         assert abs(lo_new - lo_old) < 0.25 * width and abs(hi_new - hi_old) < 0.25 * width, (w, lo_new, lo_old)
         assert 0.75 < (hi_new - lo_new) / width < 1.33
+
+
+def test_a_replicate_of_the_batched_em_is_its_own_fit_bit_for_bit() -> None:
+    """The batched EM computes only the replicates still running; each one's figures are
+    those of an EM of it alone, to the bit, whether its batch mates stop before or after it."""
+    from curate.quality.dawid_skene import _em, _patterns_matrix
+
+    rng = np.random.default_rng(4)
+    n_tasks, n_workers, n_classes = 400, 4, 3
+    task = np.repeat(np.arange(n_tasks), 3)
+    worker = rng.integers(0, n_workers, len(task))
+    value = rng.integers(0, n_classes, len(task))  # noise: replicates stop at very different steps
+    _, size, A, _ = _patterns_matrix(task, worker * n_classes + value, n_tasks, n_workers * n_classes, None)
+    sizes = rng.multinomial(n_tasks, size / n_tasks, size=12).astype(float)
+    batch = _em(A, sizes, None, n_workers, n_classes, DS_ITERATIONS, DS_TOLERANCE)
+    assert len(set(batch[3].tolist())) > 1  # they did stop at different steps
+    for r in range(len(sizes)):
+        alone = _em(A, sizes[r : r + 1], None, n_workers, n_classes, DS_ITERATIONS, DS_TOLERANCE)
+        for got, want in zip(batch, alone, strict=True):
+            assert np.array_equal(got[r], want[0])

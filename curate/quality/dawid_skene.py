@@ -160,45 +160,50 @@ def _em(A, size: np.ndarray, gold: np.ndarray | None, n_workers: int, n_classes:
         first = _with_gold(first, gold)
     probas = np.broadcast_to(first, (n_rep, n_pat, n_classes)).copy()
 
-    def priors_of(pr: np.ndarray) -> np.ndarray:  # crowd-kit clips them in place before any use
+    def priors_of(pr: np.ndarray, size: np.ndarray) -> np.ndarray:  # crowd-kit clips them in place before any use
         return np.maximum(np.einsum("rp,rpc->rc", size, pr) / size.sum(axis=1, keepdims=True), EPS)
 
-    def m_step(pr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def m_step(pr: np.ndarray, size: np.ndarray, seen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         weighted = (size[:, :, None] * pr).transpose(1, 0, 2).reshape(n_pat, -1)
-        sums = np.asarray(A.T @ weighted).reshape(n_cells, n_rep, n_classes).transpose(1, 0, 2)
+        sums = np.asarray(A.T @ weighted).reshape(n_cells, len(size), n_classes).transpose(1, 0, 2)
         return sums, _normalise(sums, seen, n_workers, n_classes)
 
-    priors = priors_of(probas)
-    _, errors = m_step(probas)
+    priors = priors_of(probas, size)
+    _, errors = m_step(probas, size, seen)
     loss = np.full(n_rep, -np.inf)
     steps = np.zeros(n_rep, dtype=int)
-    active = np.ones(n_rep, dtype=bool)
+    # the replicates still running: each step computes only theirs (every operation is row by
+    # row, so a replicate's numbers are those of its own fit); one slow replicate no longer
+    # keeps two hundred finished ones computing until the step limit
+    run = np.arange(n_rep)
     for step in range(1, n_iter + 1):
-        flat = errors.reshape(n_rep, n_cells, n_classes)
+        k, sz = len(run), size[run]
+        flat = errors[run].reshape(k, n_cells, n_classes)
         log_err = np.log2(flat, where=flat > 0, out=np.zeros_like(flat)).transpose(1, 0, 2).reshape(n_cells, -1)
-        log_lik = np.asarray(A @ log_err).reshape(n_pat, n_rep, n_classes).transpose(1, 0, 2)
-        log_lik = log_lik + np.log2(priors)[:, None, :]
+        log_lik = np.asarray(A @ log_err).reshape(n_pat, k, n_classes).transpose(1, 0, 2)
+        log_lik = log_lik + np.log2(priors[run])[:, None, :]
         scaled = np.exp2(log_lik - _last_max(log_lik))
         new = scaled / _last_sum(scaled)
         if gold is not None:
             known = gold >= 0
             new[:, known] = 0.0
             new[:, known, gold[known]] = 1.0
-        new_priors = priors_of(new)
-        sums, new_errors = m_step(new)
+        new_priors = priors_of(new, sz)
+        sums, new_errors = m_step(new, sz, seen[run])
         # the evidence lower bound from the M-step's sums: sum over labels and classes of
         # P(c) (ln e[w, l, c] + ln prior c), plus the posteriors' entropy
-        flat = new_errors.reshape(n_rep, n_cells, n_classes)
+        flat = new_errors.reshape(k, n_cells, n_classes)
         ln_err = np.log(flat, where=flat > 0, out=np.zeros_like(flat))
         joint = (sums * ln_err).sum(axis=(1, 2)) + np.einsum("rc,rc->r", sums.sum(axis=1), np.log(new_priors))
         new = np.maximum(new, EPS)
-        entropy = -np.einsum("rp,rp->r", size, _last_sum(new * np.log(new))[..., 0])
-        new_loss = (joint + entropy) / n_labels
-        probas[active], priors[active], errors[active] = new[active], new_priors[active], new_errors[active]
-        steps[active] = step
-        active &= ~(new_loss - loss < tol)
-        loss = new_loss
-        if not active.any():
+        entropy = -np.einsum("rp,rp->r", sz, _last_sum(new * np.log(new))[..., 0])
+        new_loss = (joint + entropy) / n_labels[run]
+        probas[run], priors[run], errors[run] = new, new_priors, new_errors
+        steps[run] = step
+        going = ~(new_loss - loss[run] < tol)
+        loss[run] = new_loss
+        run = run[going]
+        if not len(run):
             break
     return probas, priors, errors, steps
 
