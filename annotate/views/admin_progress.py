@@ -12,7 +12,7 @@ from curate.wording import EMPTY, plural, seconds
 require("admin_progress")
 s = ui.store()
 st.subheader("Progress")
-people = admin.progress_by_annotator(s)
+people = admin.progress_by_annotator(s, submitted=figures.submitted(s))
 if people.empty:
     st.info("No annotators yet: add them on the Annotators page or with `mmrb annotators add`.")
 else:

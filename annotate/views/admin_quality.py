@@ -44,6 +44,8 @@ st.caption(
 report = figures.quality(s, threshold=float(threshold), min_n=min_n)
 every = "every category"
 category = st.selectbox("Category", [every, *report.categories], key="quality_category")
+if category != every:  # with that category's Dawid-Skene intervals
+    report = figures.quality(s, threshold=float(threshold), min_n=min_n, category=category)
 frame = admin.quality_frame(report, None if category == every else category)
 if frame.empty:
     st.info("No submitted labels yet: reliability appears once annotators have labelled.")

@@ -1,7 +1,8 @@
 """An agreement report as tidy rows for plots and tables (the lead's Agreement page, the
 dataset card): alpha per field and category with its interval, Cohen's kappa per pair of
-annotators, each annotator's agreement with the others' majority, label counts; and the
-wording of an undefined value, said once per reason instead of in every cell.
+annotators, each annotator's agreement with the others' majority, label counts (the report's,
+or the same counted from its label table); and the wording of an undefined value, said once
+per reason instead of in every cell.
 
 Nothing is computed here that the report does not hold: an undefined statistic stays
 undefined (None, with the report's reason), never 0.
@@ -12,9 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..wording import plural
 from .report import DEFAULT_MIN_SHARED, AgreementReport, FieldReport
 from .stats import TOO_FEW_PAIRS, Estimate
+from .table import LabelTable
 
 # Krippendorff (2004, p. 241): rely on alpha >= .800; .667 to .800 for tentative conclusions only.
 RELIABLE = 0.8
@@ -134,6 +138,17 @@ def majority_rows(report: AgreementReport) -> list[MajorityRow]:
 def value_counts(report: AgreementReport) -> list[ValueCount]:
     """Submitted labels per value of each field, in the field's scale order (unused values as 0)."""
     return [ValueCount(name, v, n) for name, f in report.fields.items() for v, n in f.value_counts.items()]
+
+
+def table_value_counts(table: LabelTable) -> list[ValueCount]:
+    """:func:`value_counts` straight from the label table, without the report's statistics
+    (the Progress page's label distribution): the fields with a label, in name order."""
+    return [
+        ValueCount(name, v, int(n))
+        for name, fl in sorted(table.fields.items())
+        if len(fl.code)
+        for v, n in zip(fl.spec.values, np.bincount(fl.code, minlength=len(fl.spec.values)), strict=True)
+    ]
 
 
 # -- undefined values, said once ------------------------------------------------------------------

@@ -134,7 +134,7 @@ def check_method(method: str) -> Aggregation:
 
 
 @dataclass(frozen=True)
-class _Coded:
+class CodedField:
     """One field's labels as integer codes (pairs, annotators and values each sorted), with
     the gold class of each pair (-1: none)."""
 
@@ -147,7 +147,7 @@ class _Coded:
     values: np.ndarray
 
     @classmethod
-    def of(cls, frame: pd.DataFrame, gold: Mapping[str, str]) -> _Coded:
+    def of(cls, frame: pd.DataFrame, gold: Mapping[str, str]) -> CodedField:
         """A gold value no label holds is a class too (Dawid-Skene may give it)."""
         pair, pairs = pd.factorize(frame["pair"], sort=True)
         annotator, annotators = pd.factorize(frame["annotator"], sort=True)
@@ -212,7 +212,7 @@ def aggregate_field(
     gold = dict(gold or {})
     if frame.empty:
         return FieldAggregate(field_name, m, {}, {}, {}, 0)
-    coded = _Coded.of(frame, gold if m == "dawid-skene" else {})
+    coded = CodedField.of(frame, gold if m == "dawid-skene" else {})
     counts = coded.counts()
     maj = coded.unique_majority(counts)
     names = [str(a) for a in coded.annotators]
@@ -255,7 +255,7 @@ def aggregate_field(
     return FieldAggregate(field_name, m, final, maj, dict(sorted(reliability.items())), n_gold, spans)
 
 
-def reliability_intervals(coded: _Coded, *, seed: int, resamples: int = DS_RESAMPLES) -> dict[str, Interval]:
+def reliability_intervals(coded: CodedField, *, seed: int, resamples: int = DS_RESAMPLES) -> dict[str, Interval]:
     """Per annotator: the 2.5th and 97.5th percentiles of Dawid-Skene's reliability over
     ``resamples`` resamples of the pairs with replacement (drawn from ``seed``, a stable hash
     of the field; the pairs in sorted order), gold kept on its pairs. Undefined ("too few

@@ -23,7 +23,7 @@ stops greying a share's bar.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import asdict, dataclass, field
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Literal
@@ -33,9 +33,11 @@ import pandas as pd
 
 from ..audit import SYSTEM
 from ..model import LABEL_FIELDS
+from ..seeding import stable_hash
 from ..wording import percent, plural
-from .aggregate import Interval, aggregate_field
-from .frames import COLUMNS, gold_by_field, labels_frame
+from .aggregate import CodedField, Interval, reliability_intervals
+from .dawid_skene import dawid_skene
+from .frames import COLUMNS, LongCodes, gold_by_field, store_codes
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
     from ..agreement.table import LabelTable
@@ -187,51 +189,106 @@ def _row(r: Reliability) -> str:
     return f"gold {r.gold.text()}; majority {r.majority.text()}; dawid-skene {model}"
 
 
-def _gold_counts(frame: pd.DataFrame, gold: Mapping[str, str]) -> dict[str, tuple[int, int]]:
-    g = frame["pair"].map(gold)
-    on_gold = frame[g.notna().to_numpy()]
-    if on_gold.empty:
-        return {}
-    right = on_gold["value"].to_numpy() == g[g.notna()].to_numpy()
-    tally = pd.DataFrame({"annotator": on_gold["annotator"].to_numpy(), "right": right})
-    grouped = tally.groupby("annotator")["right"].agg(["size", "sum"])
-    return {str(a): (int(r["size"]), int(r["sum"])) for a, r in grouped.iterrows()}
+def _per_annotator(annotator: np.ndarray, hits: np.ndarray, n_annotators: int) -> tuple[np.ndarray, np.ndarray]:
+    """(labels, of which hits) per annotator code."""
+    return (
+        np.bincount(annotator, minlength=n_annotators),
+        np.bincount(annotator, weights=hits.astype(np.float64), minlength=n_annotators).astype(np.int64),
+    )
+
+
+def _dense(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(codes, return_inverse=True)`` of non-negative codes, by counting rather than
+    sorting (linear: the report takes it of 600,000 labels per field and category)."""
+    seen = np.zeros(int(codes.max(initial=-1)) + 1, dtype=bool)
+    seen[codes] = True
+    rank = np.cumsum(seen) - 1
+    return np.flatnonzero(seen), rank[codes]
+
+
+def _majority_flags(pair: np.ndarray, value: np.ndarray, n_values: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per label: whether its others have a unique majority, and whether it equals it."""
+    distinct, task = _dense(pair)
+    tab = np.bincount(task * n_values + value, minlength=len(distinct) * n_values).reshape(len(distinct), n_values)
+    others = tab[task]  # each label's pair, then less one for the label itself
+    others[np.arange(len(others)), value] -= 1
+    top = others.max(axis=1)
+    counted = (others.sum(axis=1) >= 1) & ((others == top[:, None]).sum(axis=1) == 1)
+    return counted, counted & (others.argmax(axis=1) == value)
 
 
 def _majority_counts(frame: pd.DataFrame) -> dict[str, tuple[int, int]]:
-    """Per annotator: (labels whose others have a unique majority, of which equal to it)."""
+    """Per annotator of a long frame: (labels whose others have a unique majority, of which
+    equal to it); the annotators with none left out."""
     if frame.empty:
         return {}
-    pair_code, _ = pd.factorize(frame["pair"])
-    value_code, values = pd.factorize(frame["value"])
-    tab = np.zeros((int(pair_code.max()) + 1, len(values)), dtype=np.int64)
-    np.add.at(tab, (pair_code, value_code), 1)
-    others = tab[pair_code]  # each label's pair, then less one for the label itself
-    others[np.arange(len(others)), value_code] -= 1
-    top = others.max(axis=1)
-    counted = (others.sum(axis=1) >= 1) & ((others == top[:, None]).sum(axis=1) == 1)
-    agree = counted & (others.argmax(axis=1) == value_code)
-    tally = pd.DataFrame({"annotator": frame["annotator"].astype(str).to_numpy(), "n": counted, "k": agree})
-    sums = tally.groupby("annotator")[["n", "k"]].sum()
-    return {str(a): (int(r["n"]), int(r["k"])) for a, r in sums.iterrows() if r["n"]}
+    pair, _ = pd.factorize(frame["pair"])
+    value, values = pd.factorize(frame["value"])
+    annotator, names = pd.factorize(frame["annotator"].astype(str), sort=True)
+    counted, agree = _majority_flags(pair, value, len(values))
+    n, k = _per_annotator(annotator[counted], agree[counted], len(names))
+    return {str(a): (int(n[w]), int(k[w])) for w, a in enumerate(names) if n[w]}
 
 
-def _figures(frame: pd.DataFrame, gold: Mapping[str, str], seed: int) -> dict[str, Reliability]:
-    regular = frame[~frame["control"].to_numpy(dtype=bool)]
-    g = _gold_counts(frame, gold)
-    m = _majority_counts(regular)
+def _model(
+    codes: LongCodes, rows: np.ndarray, gold: np.ndarray, values: np.ndarray, seed: int, intervals: bool
+) -> tuple[dict[str, float], dict[str, Interval], dict[str, int]]:
+    """Dawid-Skene's reliability of each annotator over the regular labels ``rows`` (values
+    as codes into ``values``, ``gold`` each pair's gold code or -1), its bootstrap interval
+    and the annotator's labels in the model: the pairs, annotators and values of those labels
+    each in sorted order, a gold value no label holds a class too (curate.quality.aggregate)."""
+    pairs, task = _dense(codes.pair[rows])
+    workers, worker = _dense(codes.annotator[rows])
+    known = gold[pairs]
+    classes = np.unique(np.concatenate([codes.value[rows], known[known >= 0]]))
+    coded = CodedField(
+        task.reshape(-1),
+        worker.reshape(-1),
+        np.searchsorted(classes, codes.value[rows]),
+        np.where(known >= 0, np.searchsorted(classes, known), -1),
+        codes.pairs[pairs],
+        codes.annotators[workers],
+        values[classes],
+    )
+    fit = dawid_skene(**coded.model_args())
+    names = [str(a) for a in coded.annotators]
+    reliability = {a: float(r) for a, r in zip(names, fit.reliability(), strict=True)}
+    spans = (
+        reliability_intervals(coded, seed=stable_hash("dawid-skene bootstrap", seed, "", nbytes=8)) if intervals else {}
+    )
+    n = np.bincount(coded.annotator, minlength=len(names))
+    return reliability, spans, {a: int(k) for a, k in zip(names, n, strict=True)}
+
+
+def _figures(
+    codes: LongCodes, rows: np.ndarray, gold: np.ndarray, values: np.ndarray, seed: int, intervals: bool = True
+) -> dict[str, Reliability]:
+    """The figures of every annotator over the labels ``rows`` of one field (and category):
+    ``gold`` is each pair's gold value as a code into ``values`` (the field's values and its
+    gold's, sorted), -1 where it has none."""
+    n_ann = len(codes.annotators)
+    annotator, pair, value = codes.annotator[rows], codes.pair[rows], codes.value[rows]
+    g = gold[pair]
+    on = g >= 0
+    gold_n, gold_k = _per_annotator(annotator[on], value[on] == g[on], n_ann)
+    regular = ~codes.control[rows]
+    counted, agree = _majority_flags(pair[regular], value[regular], len(values))
+    maj_n, maj_k = _per_annotator(annotator[regular][counted], agree[counted], n_ann)
     model: dict[str, float] = {}
     model_n: dict[str, int] = {}
     spans: dict[str, Interval] = {}
-    if not regular.empty:
-        fa = aggregate_field(regular, "dawid-skene", gold=gold, seed=seed, intervals=True)
-        model, spans = fa.reliability, fa.intervals
-        model_n = {str(a): int(n) for a, n in regular.groupby("annotator").size().items()}
+    if regular.any():
+        model, spans, model_n = _model(codes, rows[regular], gold, values, seed, intervals)
     out = {}
-    for a in sorted(set(frame["annotator"].astype(str))):
-        gn, gk = g.get(a, (0, 0))
-        mn, mk = m.get(a, (0, 0))
-        out[a] = Reliability(wilson(gk, gn), wilson(mk, mn), model.get(a), model_n.get(a, 0), spans.get(a))
+    for w in np.unique(annotator):
+        a = str(codes.annotators[w])
+        out[a] = Reliability(
+            wilson(int(gold_k[w]), int(gold_n[w])),
+            wilson(int(maj_k[w]), int(maj_n[w])),
+            model.get(a),
+            model_n.get(a, 0),
+            spans.get(a),
+        )
     return out
 
 
@@ -257,25 +314,56 @@ def reliability_report(
     per_category: bool = True,
     seed: int = 0,
 ) -> QualityReport:
-    """The figures of every annotator on every field (and category) of ``labels``.
-    ``gold``: field -> pair -> value."""
+    """The figures of every annotator on every field (and category) of ``labels`` (a long
+    frame: ``COLUMNS``). ``gold``: field -> pair -> value."""
+    return codes_report(
+        LongCodes.of_frame(labels), gold, threshold=threshold, min_n=min_n, per_category=per_category, seed=seed
+    )
+
+
+def codes_report(
+    codes: LongCodes,
+    gold: Mapping[str, Mapping[str, str]],
+    *,
+    threshold: float = 0.7,
+    min_n: int = 20,
+    per_category: bool = True,
+    seed: int = 0,
+    interval_categories: Collection[str] | None = None,
+) -> QualityReport:
+    """:func:`reliability_report` over labels as codes. ``interval_categories``: the categories
+    whose Dawid-Skene reliabilities get their bootstrap intervals (None: every one; the
+    fields over every category always do). A bootstrap is most of the report's time, and
+    the Quality page shows one category at a time."""
     fields: dict[str, dict[str, Reliability]] = {}
     categories: dict[str, dict[str, dict[str, Reliability]]] = {}
     alerts: list[Alert] = []
     order = {f: i for i, f in enumerate(LABEL_FIELDS)}
-    names = sorted(set(labels["field"].astype(str)), key=lambda f: (order.get(f, len(order)), f)) if len(labels) else []
-    for name in names:
-        part = labels[labels["field"].to_numpy() == name]
+    present = {str(codes.fields[f]): int(f) for f in np.unique(codes.field)}
+    pair_index = pd.Index(codes.pairs)
+    for name in sorted(present, key=lambda f: (order.get(f, len(order)), f)):
+        rows = np.flatnonzero(codes.field == present[name])
         g = gold.get(name, {})
-        figs = _figures(part, g, seed)
+        # the field's values and its gold's as one sorted code space; each pair's gold code
+        values = np.asarray(sorted({*codes.values[np.unique(codes.value[rows])].tolist(), *g.values()}), dtype=object)
+        index = pd.Index(values)
+        labelled = codes.with_values(index.get_indexer(codes.values), values)
+        gold_code = np.full(len(codes.pairs), -1, dtype=np.int64)
+        if g:
+            at = pair_index.get_indexer(list(g))
+            gold_code[at[at >= 0]] = index.get_indexer(list(g.values()))[at >= 0]
+        figs = _figures(labelled, rows, gold_code, values, seed)
         fields[name] = figs
         alerts += _alerts(figs, name, None, threshold, min_n)
         if per_category:
-            for cat, sub in part.groupby("category", sort=True):
-                figs = _figures(sub, g, seed)
-                categories.setdefault(str(cat), {})[name] = figs
-                alerts += _alerts(figs, name, str(cat), threshold, min_n)
-    annotators = tuple(sorted(set(labels["annotator"].astype(str)))) if len(labels) else ()
+            for cat in np.unique(codes.category[rows]):
+                sub = rows[codes.category[rows] == cat]
+                label = str(codes.categories[cat])
+                spans = interval_categories is None or label in interval_categories
+                figs = _figures(labelled, sub, gold_code, values, seed, spans)
+                categories.setdefault(label, {})[name] = figs
+                alerts += _alerts(figs, name, label, threshold, min_n)
+    annotators = tuple(str(a) for a in codes.annotators[np.unique(codes.annotator)])
     return QualityReport(annotators, fields, categories, alerts, threshold, min_n)
 
 
@@ -309,17 +397,25 @@ def table_report(
 
 
 def store_figures(
-    store: ReliabilityStore, *, threshold: float = 0.7, min_n: int = 20, per_category: bool = True, seed: int = 0
+    store: ReliabilityStore,
+    *,
+    threshold: float = 0.7,
+    min_n: int = 20,
+    per_category: bool = True,
+    seed: int = 0,
+    interval_categories: Collection[str] | None = None,
 ) -> QualityReport:
     """The figures and alerts over the store's labels and gold (no accounts' states: see
-    :func:`with_accounts`). They change only with the labels and the gold."""
-    return reliability_report(
-        labels_frame(store),
+    :func:`with_accounts`). They change only with the labels and the gold.
+    ``interval_categories``: as :func:`codes_report`."""
+    return codes_report(
+        store_codes(store),
         gold_by_field(store.gold().values()),
         threshold=threshold,
         min_n=min_n,
         per_category=per_category,
         seed=seed,
+        interval_categories=interval_categories,
     )
 
 

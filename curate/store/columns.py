@@ -86,6 +86,23 @@ class ColumnStore(StoreBase):
         )
         return LabelColumns(pair, ann, dict(zip(LABEL_FIELDS, fields, strict=True)), ratings)
 
+    def submitted_times(self) -> tuple[CodedColumn, CodedColumn]:
+        """(annotator, created_at) of every submitted label, in the same row order: the
+        progress plot's labels over time, sorted by the codes (codepoint order of the text)."""
+        L = S.labels
+        who, created = self._columns([L.c.annotator, L.c.created_at], L, L.c.status == "submitted")
+        return who, created
+
+    def submitted_seconds(self) -> tuple[CodedColumn, np.ndarray]:
+        """(annotator, seconds) of every timed submitted label: the seconds as the database's
+        floats (as text they would lose digits), on the raw cursor."""
+        import numpy as np  # deferred: every command opens the store, and only the column reads need numpy
+
+        L = S.labels.c
+        _, rows = self._fetch(select(L.annotator, L.seconds).where(L.status == "submitted", L.seconds.is_not(None)))
+        who = sorted_codes(np.array([r[0] for r in rows], dtype=object))
+        return who, np.array([r[1] for r in rows], dtype=np.float64)
+
     def pair_category_columns(self) -> tuple[CodedColumn, CodedColumn]:
         """(pair id, its item's category) of every pair, in the same row order."""
         P, It = S.pairs, S.items

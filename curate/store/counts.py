@@ -94,6 +94,16 @@ class LabelActivity:
 
 
 @dataclass(frozen=True)
+class LabelTally:
+    """An annotator's labels of one status, and how many of them are flagged."""
+
+    annotator: str
+    status: str
+    labels: int
+    flagged: int
+
+
+@dataclass(frozen=True)
 class CategoryProgress:
     category: str
     state: str
@@ -240,6 +250,27 @@ class CountStore(StoreBase):
                 for row in c.execute(select(lc.annotator, lc.status, lc.flag, lc.seconds, lc.updated_at, lc.created_at))
             ]
 
+    def label_tallies(self, conn: Conn | None = None, *, plain_submitted: bool = True) -> list[LabelTally]:
+        """Labels per annotator and status, counted in the database (not a row per label).
+        Without ``plain_submitted``, submitted labels without a flag are left out (whoever
+        has counted the submitted labels already: the grouping of the rest is cheap)."""
+        lc = S.labels.c
+        is_flagged = (lc.flag.is_not(None)) & (lc.flag != "")
+        flagged = func.sum(case((is_flagged, 1), else_=0))
+        q = select(lc.annotator, lc.status, func.count(), flagged).group_by(lc.annotator, lc.status)
+        if not plain_submitted:
+            q = q.where((lc.status != "submitted") | is_flagged)
+        with self._r(conn) as c:
+            return [LabelTally(a, st, int(n), int(f or 0)) for a, st, n, f in c.execute(q)]
+
+    def submitted_since(self, since: str, conn: Conn | None = None) -> list[tuple[str, str]]:
+        """(annotator, updated_at) of the submitted labels whose ``updated_at`` text sorts at or
+        after ``since`` (a date, ``YYYY-MM-DD``: every ISO time of that day or later does)."""
+        lc = S.labels.c
+        q = select(lc.annotator, lc.updated_at).where(lc.status == "submitted", lc.updated_at >= since)
+        with self._r(conn) as c:
+            return [(a, t) for a, t in c.execute(q)]
+
     def progress_by_category(self, conn: Conn | None = None) -> list[CategoryProgress]:
         q = (
             select(S.items.c.category, S.assignments.c.state, func.count())
@@ -274,6 +305,39 @@ class CountStore(StoreBase):
             for pid, who in c.execute(select(a.pair_id, a.annotator).where(a.state == "open", regular)):
                 waiting.setdefault(pid, []).append(who)
         return [PairOverlap(pid, n, submitted.get(pid, 0), tuple(sorted(waiting.get(pid, ())))) for pid, n in assigned]
+
+    def short_pairs(self, k: int | None = None, conn: Conn | None = None) -> list[PairOverlap]:
+        """The assigned pairs with fewer submitted labels than ``k`` (else than annotators
+        assigned), in pair id order, counted as :meth:`pair_overlap` counts them: the
+        comparison in the database, so a store of 200,000 pairs, all but a few complete,
+        sends a few rows rather than a row per pair."""
+        a, lc = S.assignments.c, S.labels.c
+        regular = a.is_gold.is_(False)
+        control_label = (
+            select(a.pair_id).where(a.pair_id == lc.pair_id, a.annotator == lc.annotator, a.is_gold.is_(True)).exists()
+        )
+        assigned = select(a.pair_id, func.count().label("n")).where(regular).group_by(a.pair_id).subquery()
+        submitted = (
+            select(lc.pair_id, func.count().label("n"))
+            .where(lc.status == "submitted", ~control_label)
+            .group_by(lc.pair_id)
+            .subquery()
+        )
+        done = func.coalesce(submitted.c.n, 0)
+        q = (
+            select(assigned.c.pair_id, assigned.c.n, done)
+            .select_from(assigned.outerjoin(submitted, submitted.c.pair_id == assigned.c.pair_id))
+            .where(done < (assigned.c.n if k is None else k))
+            .order_by(assigned.c.pair_id)
+        )
+        with self._r(conn) as c:
+            short = c.execute(q).all()
+            wanted = {pid for pid, _, _ in short}
+            waiting: dict[str, list[str]] = {}
+            for pid, who in c.execute(select(a.pair_id, a.annotator).where(a.state == "open", regular)):
+                if pid in wanted:
+                    waiting.setdefault(pid, []).append(who)
+        return [PairOverlap(pid, n, done, tuple(sorted(waiting.get(pid, ())))) for pid, n, done in short]
 
 
 def _grouped(conn: Connection, table: Table, col: Column) -> dict[str, int]:

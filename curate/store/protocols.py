@@ -251,6 +251,10 @@ class GoldStageStore(
 
     def adjudications(self, conn: Transaction | None = None) -> dict[str, Adjudication]: ...
 
+    def pair_category_columns(self) -> tuple[CodedColumn, CodedColumn]: ...
+
+    def control_labels(self, conn: Transaction | None = None) -> int: ...
+
 
 class LabelFrameStore(SchemeReader, Protocol):
     """``curate/quality/frames.py``: the labels as columns of codes, which are control tasks,

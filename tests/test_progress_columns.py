@@ -1,0 +1,169 @@
+"""The Progress page's figures read as columns and counted in the database (admin.progress_by_annotator,
+admin.short_of_overlap, progress.labels_over_time / seconds_per_label over progress.Submitted)
+against the row-by-row computations they replaced, kept here as the reference: equal on
+random stores (skips, flags, recent labels, control tasks, pairs short of overlap) and on
+the labelled sample."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+from statistics import median
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from annotate import admin, progress
+from curate.model import Label
+
+
+# -- the reference: as computed before, one row object per label -------------------------------
+def old_progress_by_annotator(store, now) -> pd.DataFrame:
+    with store.read() as c:
+        work = {w.annotator: w for w in store.annotator_work(conn=c)}
+        activity = store.label_activity(conn=c)
+        people = store.annotators(conn=c)
+    by: dict[str, list] = {}
+    for r in activity:
+        by.setdefault(r.annotator, []).append(r)
+    out = []
+    for a in people:
+        labs = by.get(a.name, [])
+        sub = [r for r in labs if r.status == "submitted"]
+        secs = [r.seconds for r in sub if r.seconds is not None]
+        recent = sum(
+            1 for r in sub if r.updated_at and datetime.fromisoformat(r.updated_at) >= now - timedelta(hours=1)
+        )
+        w = work.get(a.name)
+        out.append(
+            dict(
+                annotator=a.name,
+                role=a.role,
+                active=a.active,
+                assigned=w.assigned if w else 0,
+                done=w.done if w else 0,
+                submitted=len(sub),
+                skipped=sum(1 for r in labs if r.status == "skipped"),
+                flagged=sum(1 for r in sub if r.flag),
+                last_hour=recent,
+                labels_per_hour=admin.labels_per_hour(secs),
+                median_seconds=round(median(secs), 1) if secs else None,
+            )
+        )
+    return pd.DataFrame(out)
+
+
+def old_short_of_overlap(store) -> pd.DataFrame:
+    out = []
+    for r in sorted(store.pair_overlap(), key=lambda r: r.pair_id):
+        if r.submitted < r.assigned:
+            out.append(
+                dict(
+                    pair=r.pair_id,
+                    wanted=r.assigned,
+                    assigned=r.assigned,
+                    labelled=r.submitted,
+                    waiting_on=", ".join(r.waiting_on),
+                )
+            )
+    return pd.DataFrame(out, columns=["pair", "wanted", "assigned", "labelled", "waiting_on"])
+
+
+def old_labels_over_time(activity) -> pd.DataFrame:
+    times: dict[str, list[str]] = {}
+    for r in activity:
+        if r.status == "submitted":
+            times.setdefault(r.annotator, []).append(r.created_at)
+    parts = []
+    for who, ts in sorted(times.items()):
+        ts.sort()
+        keep = progress._thin(len(ts))
+        parts.append(
+            pd.DataFrame({"annotator": who, "time": [datetime.fromisoformat(ts[i]) for i in keep], "labels": keep + 1})
+        )
+    if not parts:
+        return pd.DataFrame({"annotator": [], "time": pd.to_datetime([], utc=True), "labels": []})
+    return pd.concat(parts, ignore_index=True)
+
+
+def old_seconds_per_label(activity) -> pd.DataFrame:
+    secs: dict[str, list[float]] = {}
+    for r in activity:
+        if r.status == "submitted" and r.seconds is not None:
+            secs.setdefault(r.annotator, []).append(r.seconds)
+    rows = [
+        {
+            "annotator": who,
+            "labels": len(xs),
+            **{
+                k: float(v)
+                for k, v in zip(progress.QUANTILES, np.quantile(xs, list(progress.QUANTILES.values())), strict=True)
+            },
+        }
+        for who, xs in sorted(secs.items())
+    ]
+    return pd.DataFrame(rows, columns=["annotator", "labels", *progress.QUANTILES])
+
+
+def _check(store, now) -> None:
+    old = old_progress_by_annotator(store, now)
+    pd.testing.assert_frame_equal(admin.progress_by_annotator(store, now=now), old)
+    submitted = progress.Submitted.read(store)  # as the Progress page: the plots' columns shared
+    pd.testing.assert_frame_equal(admin.progress_by_annotator(store, now=now, submitted=submitted), old)
+    pd.testing.assert_frame_equal(admin.short_of_overlap(store), old_short_of_overlap(store))
+    activity = store.label_activity()
+    pd.testing.assert_frame_equal(progress.labels_over_time(submitted), old_labels_over_time(activity))
+    pd.testing.assert_frame_equal(progress.seconds_per_label(submitted), old_seconds_per_label(activity))
+    pd.testing.assert_frame_equal(progress.labels_over_time(activity), old_labels_over_time(activity))
+    from curate.agreement import from_store  # the distribution of the table, as of the report
+
+    pd.testing.assert_frame_equal(
+        progress.label_distribution(from_store(store)),
+        progress.label_distribution(admin.lead_report(store, resamples=5)),
+    )
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_progress_figures_on_random_stores(tmp_path, seed) -> None:
+    from bench.pages import build_store
+    from curate.store import Store
+
+    db = tmp_path / "store.db"
+    build_store(db, 120 + 50 * seed, seed=seed)
+    rng = random.Random(seed)
+    with Store(str(db), tmp_path / "images") as store:
+        # some labels skipped, some edited just now (so within the last hour), some untimed
+        now = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+        for lab in rng.sample(store.labels(), 30):
+            status = rng.choice(["submitted", "skipped"])
+            store.save_label(
+                Label(
+                    lab.pair_id,
+                    lab.annotator,
+                    preference=lab.preference,
+                    status=status,
+                    seconds=rng.choice([None, 3.0, 41.25, 0.1 + 0.2]),
+                ),
+                expected_revision=lab.revision,
+            )
+        _check(store, datetime.now(UTC))
+        _check(store, now)
+
+
+def test_progress_figures_on_the_labelled_sample(tmp_path) -> None:
+    from curate.store import Store
+    from tests.support.labelled_sample import END, labelled_sample
+
+    info = labelled_sample(tmp_path / "sample.db")
+    with Store(info.db, info.images) as store:
+        for minutes in (10, 90, 200):
+            _check(store, END - timedelta(minutes=minutes) + timedelta(hours=1))
+        _check(store, datetime.now(UTC))
+
+
+def test_nothing_labelled(tmp_path) -> None:
+    from curate.store import Store
+
+    with Store(str(tmp_path / "s.db"), tmp_path / "images") as store:
+        _check(store, datetime.now(UTC))
