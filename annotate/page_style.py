@@ -18,7 +18,7 @@ _FORM = ".st-key-mmrb-label, .st-key-mmrb-edit, .st-key-mmrb-adjudicate"
 # keymap element's data-rows): the prompt and the responses give up room for them, so that the
 # decision still fits one screen (over the boxes' own inline heights, hence !important).
 _SHORTER = "\n".join(
-    f":is({_FORM}):has(.mmrb-keymap[data-rows='{n}']) .mmrb-response "
+    f":is({_FORM}):has(.mmrb-keymap[data-rows='{n}']) .mmrb-response:not(.mmrb-whole) "
     f"{{ max-height: calc(30vh - {28 * n}px) !important; }}\n"
     f":is({_FORM}):has(.mmrb-keymap[data-rows='{n}']) :is(.mmrb-prompt, .mmrb-item img, .mmrb-rimage) "
     f"{{ max-height: calc(26vh - {18 * n}px) !important; }}"

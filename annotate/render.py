@@ -51,6 +51,11 @@ RESPONSE_IMAGE_HEIGHT = "26vh"
 # A pair whose responses have images and whose prompt has none (text to image) gives the
 # prompt image's room to the responses.
 TALL_RESPONSE_HEIGHT, TALL_IMAGE_HEIGHT = "52vh", "46vh"
+# A response with images is shown whole, never in a scroll box (a later part could go unseen):
+# its images share the room of one, less a line for each text part, down to MIN_IMAGE_HEIGHT;
+# below that the page scrolls instead of the pictures shrinking further.
+TEXT_PART_ROOM = "2.2rem"
+MIN_IMAGE_HEIGHT = "18vh"
 
 
 def plain(value: object) -> str:
@@ -212,6 +217,19 @@ def _response_body(shown: Shown, side: str, image_height: str) -> str:
     )
 
 
+def response_image_height(left: Shown, right: Shown, *, tall: bool = False) -> str:
+    """The height of every image box of a pair (the same on both sides): one image's room
+    (RESPONSE_IMAGE_HEIGHT, or TALL_IMAGE_HEIGHT) less TEXT_PART_ROOM per text part, shared
+    by the images of the side with the most, never under MIN_IMAGE_HEIGHT."""
+    sides = [s for s in (left, right) if not isinstance(s, str)]
+    images = max((sum(isinstance(b, ShownImage) for b in s) for s in sides), default=0)
+    texts = max((sum(isinstance(b, str) and bool(b.strip()) for b in s) for s in sides), default=0)
+    room = TALL_IMAGE_HEIGHT if tall else RESPONSE_IMAGE_HEIGHT
+    if images <= 1 and not texts:
+        return room
+    return f"max({MIN_IMAGE_HEIGHT}, calc(({room} - {texts} * {TEXT_PART_ROOM}) / {max(images, 1)}))"
+
+
 def responses_html(
     token: str,
     left: Shown,
@@ -220,22 +238,25 @@ def responses_html(
     titles: tuple[str, str] = ("Left response", "Right response"),
     tall: bool = False,
 ) -> str:
-    """Both responses side by side, marked with the pair's token. Each box is as tall as the
-    longer response, up to RESPONSE_HEIGHT, and scrolls beyond it: short answers take
-    little room and the controls under them stay on screen. ``titles`` are shown as text.
-    A response with images is given as its parts: text and images in order, each image in a
-    box of the same size on both sides (response_image_html); ``tall``: the prompt has no
+    """Both responses side by side, marked with the pair's token. ``titles`` are shown as text.
+    Plain text: each box is as tall as the longer response, up to RESPONSE_HEIGHT, and
+    scrolls beyond it: short answers take little room and the controls under them stay on
+    screen. A response with images is given as its parts: text and images in order, each
+    image in a box of the same size on both sides (response_image_html, response_image_height).
+    Such a pair is shown whole (class ``mmrb-whole``, no scroll box: an interleaved response's
+    later parts are on the page, if need be below the fold); ``tall``: the prompt has no
     image, the responses take its room."""
-    height, image_height = (
-        (TALL_RESPONSE_HEIGHT, TALL_IMAGE_HEIGHT) if tall else (RESPONSE_HEIGHT, RESPONSE_IMAGE_HEIGHT)
-    )
+    whole = not (isinstance(left, str) and isinstance(right, str))
+    image_height = response_image_height(left, right, tall=tall)
+    height = TALL_RESPONSE_HEIGHT if tall else RESPONSE_HEIGHT
+    fit = "" if whole else f"max-height:{height};overflow-y:auto;"
 
     def box(side: str, title: str, shown: Shown) -> str:
         return (
             '<div style="display:flex;flex-direction:column">'
             f'<div style="font-weight:600;font-size:.9rem;margin-bottom:.2rem">{escape_plain(title)}</div>'
-            f'<div class="mmrb-response mmrb-response-{side}" data-pair="{escape_plain(token)}" '
-            f'style="flex:1;max-height:{height};overflow-y:auto;border:1px solid rgba(49,51,63,.2);'
+            f'<div class="mmrb-response mmrb-response-{side}{" mmrb-whole" if whole else ""}" '
+            f'data-pair="{escape_plain(token)}" style="flex:1;{fit}border:1px solid rgba(49,51,63,.2);'
             f'border-radius:.5rem;padding:.4rem .9rem .1rem;font-size:.95rem">'
             f"{_response_body(shown, side, image_height)}</div></div>"
         )

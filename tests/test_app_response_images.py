@@ -33,7 +33,7 @@ def test_text_and_images_render_in_order_in_boxes_of_one_size_on_both_sides():
     assert 'data-image="bb"' in right and 'data-image="aa"' not in right
     boxes = re.findall(r'class="mmrb-rimage"[^>]*style="([^"]*)"', out)
     assert len(boxes) == 2 and {b.split(";background")[0] for b in boxes} == {
-        f"height:{render.RESPONSE_IMAGE_HEIGHT};width:100%;margin:.3rem 0;border-radius:6px"
+        f"height:{render.response_image_height(['a', IMG_L, 'b'], [])};width:100%;margin:.3rem 0;border-radius:6px"
     }
     for img in tags(out, "img"):
         assert "object-fit:contain" in img and "width:100%;height:100%" in img
@@ -48,8 +48,23 @@ def test_a_plain_text_pair_renders_as_before_and_only_image_pairs_grow_tall():
     texts = (Part.of_text("left **text**"),)  # parts without an image are plain text too
     assert pair_responses("tk", texts, (), "left **text**", "right") == plain
     assert f"max-height:{render.RESPONSE_HEIGHT}" in plain and "mmrb-rimage" not in plain
+    assert "mmrb-whole" not in plain  # long text scrolls in its box
     tall = render.responses_html("tk", [IMG_L], [IMG_R], tall=True)
-    assert f"max-height:{render.TALL_RESPONSE_HEIGHT}" in tall and f"height:{render.TALL_IMAGE_HEIGHT}" in tall
+    assert f"height:{render.TALL_IMAGE_HEIGHT};" in tall
+
+
+def test_a_pair_with_images_is_shown_whole_and_its_images_share_one_images_room():
+    out = render.responses_html("tk", ["Step 1:", IMG_L, "Step 2:", IMG_R], "I cannot draw.", tall=True)
+    assert out.count("mmrb-whole") == 2 and "max-height" not in out and "overflow" not in out  # no scroll box
+    h = render.response_image_height(["Step 1:", IMG_L, "Step 2:", IMG_R], "I cannot draw.", tall=True)
+    assert h == f"max({render.MIN_IMAGE_HEIGHT}, calc(({render.TALL_IMAGE_HEIGHT} - 2 * {render.TEXT_PART_ROOM}) / 2))"
+    assert out.count(f"height:{h};width:100%") == 2
+    # both sides' boxes the same: the side with the most images and texts sets it
+    assert render.response_image_height([IMG_L], ["a", IMG_R, IMG_L]) == render.response_image_height(
+        ["a", IMG_R, IMG_L], [IMG_L]
+    )
+    assert render.response_image_height([IMG_L], [GONE]) == render.RESPONSE_IMAGE_HEIGHT  # one image, no text
+    assert render.response_image_height(["  ", IMG_L], [IMG_R]) == render.RESPONSE_IMAGE_HEIGHT  # blank is no text
 
 
 def test_a_missing_response_image_is_a_placeholder_of_the_same_size_with_its_reason():
@@ -57,7 +72,7 @@ def test_a_missing_response_image_is_a_placeholder_of_the_same_size_with_its_rea
     right = out.split("mmrb-response-right")[1]
     assert "Image missing" in right and "The image file was not found." in right and "<img" not in right
     assert "&lt;b&gt;it&lt;/b&gt;" in right  # a text part's HTML shows as text
-    assert f"height:{render.RESPONSE_IMAGE_HEIGHT};width:100%" in right
+    assert f"height:{render.response_image_height([IMG_L], ['Before', GONE])};width:100%" in right
 
 
 def test_image_fields_are_escaped():
