@@ -53,3 +53,27 @@ LABEL_CSS = f"""
 
 def compact_style() -> None:
     st.html(LABEL_CSS)
+
+
+# The full-size view's dialog (annotate/pair_ui.py, its content in a container keyed mmrb-zoom):
+# the whole viewport but a margin, a small title, little padding, so that the images at "fit"
+# get the room render.ZOOM_FIT_HEIGHT counts on. Streamlit's dialog: a box of a fixed width
+# holding the section (the close button, the title's h2, the content's div).
+_ZOOM = "[role=dialog]:has(.st-key-mmrb-zoom)"
+ZOOM_CSS = f"""
+<style>
+[data-testid=stDialog]:has(.st-key-mmrb-zoom) {{ padding: .5rem 0; }}
+[data-testid=stDialog]:has(.st-key-mmrb-zoom) > div {{ width: calc(100vw - 1rem); max-width: none; margin: 0 .5rem; }}
+{_ZOOM} {{ width: 100%; max-width: none; }}
+{_ZOOM} > h2 {{ padding: .4rem 3rem 0 1rem; }}
+{_ZOOM} > h2 p {{ font-size: 1.15rem; margin: 0; }}
+{_ZOOM} > div:last-child {{ padding: .3rem 1rem .6rem; }}
+{_ZOOM} > button {{ top: .4rem; }}
+.st-key-mmrb-zoom {{ gap: .3rem; }}
+.st-key-mmrb-zoom [data-testid=stHorizontalBlock] {{ gap: .75rem; }}
+</style>
+"""
+
+
+def zoom_style() -> None:
+    st.html(ZOOM_CSS)

@@ -267,13 +267,20 @@ def responses_html(
     )
 
 
-# -- the full-size view of two response images: side by side, or flipped in one place ---------
-ZOOM_HEIGHT = "62vh"  # the scrolling stage of the full-size view
+# -- the full-size view: the prompt's image, or two response images side by side or flipped ----
+# At "fit" (zoom None, the default) each image fills the room the dialog leaves it: the viewport's
+# height less the dialog's one line of controls and its title (annotate/page_style.py's ZOOM_CSS
+# keeps those small), and its frame's width; the picture scaled to fit, never scrolled. Inline the
+# same picture stands in RESPONSE_IMAGE_HEIGHT or TALL_IMAGE_HEIGHT: fit is larger.
+ZOOM_FIT_HEIGHT = "calc(100vh - 9rem)"  # also the most a frame shows at a zoom: beyond, it scrolls
 
 
-def _zoom_img(img: ShownImage | None, side: str, w: int, h: int, extra: str = "") -> str:
-    """An image in a box of w x h CSS pixels (the picture scaled to fit it), or the placeholder."""
-    box = f"width:{w}px;height:{h}px"
+def _fit_box(zoom: float | None, w: int, h: int) -> str:
+    return f"width:100%;height:{ZOOM_FIT_HEIGHT}" if zoom is None else f"width:{w}px;height:{h}px"
+
+
+def _zoom_img(img: ShownImage | None, side: str, box: str, extra: str = "") -> str:
+    """An image in a box (``box``: its CSS size; the picture scaled to fit it), or the placeholder."""
     if img is None:  # not a missing file: this response has fewer images than the other
         return _missing_box(
             ShownImage(None, "", "This response has no image at this place."),
@@ -290,6 +297,14 @@ def _zoom_img(img: ShownImage | None, side: str, w: int, h: int, extra: str = ""
     )
 
 
+def _frame(inner: str) -> str:
+    """A zoomed image's scrolling frame (at fit the image is the frame's size and nothing scrolls)."""
+    return (
+        f'<div class="mmrb-zoom-frame" style="overflow:auto;max-height:{ZOOM_FIT_HEIGHT};'
+        f'border:1px solid rgba(49,51,63,.2);border-radius:.4rem">{inner}</div>'
+    )
+
+
 def zoom_box(left: ShownImage | None, right: ShownImage | None, zoom: float) -> tuple[int, int]:
     """The box both images are shown in at ``zoom``: the larger of their sizes, so that both
     stand at the same size and place."""
@@ -298,17 +313,25 @@ def zoom_box(left: ShownImage | None, right: ShownImage | None, zoom: float) -> 
     return max(1, round(max(ws, default=512) * zoom)), max(1, round(max(hs, default=512) * zoom))
 
 
+def one_image_html(img: ShownImage, zoom: float | None) -> str:
+    """The prompt's image alone at ``zoom`` (None: fit), in its frame."""
+    w, h = zoom_box(img, None, zoom or 1.0)
+    return _frame(_zoom_img(img, "prompt", _fit_box(zoom, w, h)))
+
+
 def side_by_side_html(
-    left: ShownImage | None, right: ShownImage | None, zoom: float, titles: tuple[str, str] = ("Left", "Right")
+    left: ShownImage | None,
+    right: ShownImage | None,
+    zoom: float | None,
+    titles: tuple[str, str] = ("Left", "Right"),
 ) -> str:
-    """The two images next to each other at ``zoom``, each in its own scrolling frame."""
-    w, h = zoom_box(left, right, zoom)
+    """The two images next to each other at ``zoom`` (None: fit), each in its own frame."""
+    w, h = zoom_box(left, right, zoom or 1.0)
 
     def col(side: str, title: str, img: ShownImage | None) -> str:
         return (
             f'<div><div style="{_MUTED};font-weight:600">{escape_plain(title)}</div>'
-            f'<div class="mmrb-zoom-frame" style="overflow:auto;max-height:{ZOOM_HEIGHT};'
-            f'border:1px solid rgba(49,51,63,.2);border-radius:.4rem">{_zoom_img(img, side, w, h)}</div></div>'
+            f"{_frame(_zoom_img(img, side, _fit_box(zoom, w, h)))}</div>"
         )
 
     return (
@@ -321,13 +344,14 @@ def flip_html(
     token: str,
     left: ShownImage | None,
     right: ShownImage | None,
-    zoom: float,
+    zoom: float | None,
     titles: tuple[str, str] = ("Left", "Right"),
 ) -> str:
-    """The two images in one place at ``zoom``, one shown at a time: the checkbox (its label,
-    or the key that clicks it) flips between them in the browser, with no rerun, so the
-    scroll position stays and a small difference shows as a change in place."""
-    w, h = zoom_box(left, right, zoom)
+    """The two images in one place at ``zoom`` (None: fit), one shown at a time: the checkbox
+    (its label, or the key that clicks it) flips between them in the browser, with no rerun,
+    so the scroll position stays and a small difference shows as a change in place."""
+    w, h = zoom_box(left, right, zoom or 1.0)
+    box = _fit_box(zoom, w, h)
     tk = escape_plain(token)
     on = ".mmrb-flip:has(.mmrb-flip-toggle:checked)"  # flipped: the right one shows
     return (
@@ -338,19 +362,19 @@ def flip_html(
         ".mmrb-flip .mmrb-flip-to-left, .mmrb-flip .mmrb-flip-to-right{grid-area:1/1}"
         "</style>"
         f'<div class="mmrb-flip" data-pair="{tk}">'
-        '<label style="display:inline-flex;align-items:center;gap:.5rem;cursor:pointer;font-size:.95rem;'
-        'margin-bottom:.3rem">'
+        '<label style="display:inline-flex;align-items:center;gap:.5rem;cursor:pointer;font-size:.9rem;'
+        'margin-bottom:.2rem">'
         f'<input type="checkbox" class="mmrb-flip-toggle" data-pair="{tk}">'
         '<span style="display:grid">'
         f'<span class="mmrb-flip-to-right">Showing <b>{escape_plain(titles[0])}</b> · flip to '
         f"{escape_plain(titles[1])} (V)</span>"
         f'<span class="mmrb-flip-to-left">Showing <b>{escape_plain(titles[1])}</b> · flip to '
         f"{escape_plain(titles[0])} (V)</span></span></label>"
-        f'<div class="mmrb-zoom-frame" style="overflow:auto;max-height:{ZOOM_HEIGHT};'
-        'border:1px solid rgba(49,51,63,.2);border-radius:.4rem">'
-        f'<div style="display:grid;width:{w}px;height:{h}px">'
-        f"{_zoom_img(left, 'left', w, h, 'grid-area:1/1')}{_zoom_img(right, 'right', w, h, 'grid-area:1/1')}"
-        "</div></div></div>"
+        + _frame(
+            f'<div style="display:grid;{box}">'
+            f"{_zoom_img(left, 'left', box, 'grid-area:1/1')}{_zoom_img(right, 'right', box, 'grid-area:1/1')}</div>"
+        )
+        + "</div>"
     )
 
 

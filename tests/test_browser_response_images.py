@@ -160,6 +160,26 @@ RECT = "(e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.w
 SHOWN = "(e) => getComputedStyle(e).visibility === 'visible'"
 
 
+# The picture as drawn: an image fitted into its box (object-fit: contain) is drawn at the box's
+# limiting side, its natural shape kept.
+PICTURE = """(i) => { const r = i.getBoundingClientRect();
+  const s = Math.min(r.width / i.naturalWidth, r.height / i.naturalHeight);
+  return [i.naturalWidth * s, i.naturalHeight * s].map(Math.round); }"""
+
+
+def assert_fills_the_screen(page, sel: str, inline: list[int]) -> None:
+    """The full-size view's image ``sel`` at fit: drawn at least as large as inline, its box
+    most of the viewport's height, and the dialog all on screen (nothing to scroll to)."""
+    drawn, box = page.locator(sel).evaluate(PICTURE), page.locator(sel).evaluate(RECT)
+    height = page.evaluate("innerHeight")
+    assert drawn[0] >= inline[0] and drawn[1] >= inline[1], (drawn, inline)
+    assert box[3] >= 0.7 * height and box[1] + box[3] <= height, (box, height)
+    assert page.evaluate(
+        "() => { const d = document.querySelector('[data-testid=stDialog]');"
+        " return d.scrollHeight <= d.clientHeight + 1; }"
+    )
+
+
 def wait_loaded(page, sel: str) -> None:
     page.wait_for_function(LOADED, arg=sel, timeout=45_000)
 
@@ -204,14 +224,28 @@ def test_two_image_responses_same_size_zoom_flip_and_a_keyboard_label(page, serv
     assert page.evaluate(OFF_SCREEN, CONTROLS) == {}
     page.set_viewport_size({"width": 1400, "height": 1000})
 
-    # Z: the full-size view of both responses' images, side by side
+    # Z: the full-size view of both responses' images, side by side, as large as the screen allows
+    settled(page)
+    inline = page.locator(left).evaluate(PICTURE)
     page.keyboard.press("z")
     dialog = page.get_by_role("dialog")
     dialog.get_by_text("Left response 640 x 480 pixels").wait_for(timeout=45_000)
     wait_loaded(page, "[role=dialog] .mmrb-side-by-side .mmrb-zoom-left")
     wait_loaded(page, "[role=dialog] .mmrb-side-by-side .mmrb-zoom-right")
-    assert page.locator("[role=dialog] .mmrb-zoom-left").evaluate(RECT)[2:] == [640, 480]  # 100 %
-    # scrolling one image scrolls the other alike (at 100 % the 640 px images overflow their frames)
+    settled(page)
+    assert_fills_the_screen(page, "[role=dialog] .mmrb-side-by-side .mmrb-zoom-left", inline)
+    # the controls on one line above the images
+    controls = page.locator("[role=dialog] .st-key-mmrb-zoom [data-testid=stHorizontalBlock]").first.evaluate(RECT)
+    assert controls[3] <= 50, controls
+    # at 200 % the original's pixels, twice over; scrolling one image scrolls the other alike
+    dialog.locator(".st-key-zoom_level").click()
+    page.get_by_role("option", name="Zoom: 200%").click()
+    page.wait_for_function(
+        "() => { const i = document.querySelector('[role=dialog] .mmrb-zoom-left');"
+        " return i && i.getBoundingClientRect().width === 1280; }",
+        timeout=45_000,
+    )
+    assert page.locator("[role=dialog] .mmrb-zoom-left").evaluate(RECT)[2:] == [1280, 960]
     frames = page.locator("[role=dialog] .mmrb-side-by-side .mmrb-zoom-frame")
     frames.nth(0).evaluate("(f) => { f.scrollLeft = 60; }")
     page.wait_for_function(
@@ -244,6 +278,26 @@ def test_two_image_responses_same_size_zoom_flip_and_a_keyboard_label(page, serv
     assert before != after  # the edit (a small square) shows as a change in the same place
     page.keyboard.press("v")
     assert zl.evaluate(SHOWN) and not zr.evaluate(SHOWN)
+    page.keyboard.press("Escape")
+    dialog.wait_for(state="detached", timeout=45_000)
+
+    # V on the page itself: the flip at once, fit to the screen (Z opens side by side again), V flips on
+    wait_label_ready(page)
+    page.keyboard.press("v")
+    page.locator("[role=dialog] .mmrb-flip").wait_for(timeout=45_000)
+    wait_idle(page)
+    wait_loaded(page, "[role=dialog] .mmrb-flip .mmrb-zoom-left")
+    settled(page)
+    assert zl.evaluate(SHOWN) and not zr.evaluate(SHOWN)
+    assert_fills_the_screen(page, "[role=dialog] .mmrb-flip .mmrb-zoom-left", inline)
+    page.keyboard.press("v")
+    page.wait_for_function(
+        "() => getComputedStyle(document.querySelector('[role=dialog] .mmrb-zoom-right')).visibility === 'visible'"
+    )
+    page.keyboard.press("Escape")
+    dialog.wait_for(state="detached", timeout=45_000)
+    page.keyboard.press("z")
+    page.locator("[role=dialog] .mmrb-side-by-side").wait_for(timeout=45_000)
     page.keyboard.press("Escape")
     dialog.wait_for(state="detached", timeout=45_000)
 
