@@ -47,6 +47,22 @@ LABEL_CSS = f"""
 :is({_FORM}) [data-testid=stProgress] p {{ font-size: .85rem; }}
 .mmrb-response p, .mmrb-prompt p {{ margin-bottom: .5rem; }}
 {_SHORTER}
+/* Buttons whole at any width: Submit's (or Save changes') column and the page's buttons' are
+   no narrower than their text (a sixth of 470 px cut Submit to "S..."). */
+:is({_FORM}) [data-testid=stColumn]:has([data-testid=stFormSubmitButton]),
+[data-testid=stColumn]:has(> [data-testid=stVerticalBlock] > [class*="st-key-act_"]) {{ min-width: max-content; }}
+:is({_FORM}) [data-testid=stHorizontalBlock]:has([data-testid=stFormSubmitButton]) {{ flex-wrap: nowrap; }}
+:is({_FORM}) [data-testid=stFormSubmitButton] button {{ white-space: nowrap; }}
+/* Narrow (from 800 px wide with the sidebar open): the form's own width decides. The prompt goes
+   under its image, not beside it one word a line; the page's margins shrink. */
+:is({_FORM}) {{ container-type: inline-size; }}
+@container (max-width: 720px) {{
+  .mmrb-item {{ grid-template-columns: minmax(0, 1fr) !important; gap: .4rem !important; }}
+  .mmrb-item > div {{ max-width: none !important; }}
+}}
+@media (max-width: 1100px) {{
+  [data-testid=stMainBlockContainer]:has(:is({_FORM})) {{ padding-left: 1rem; padding-right: 1rem; }}
+}}
 </style>
 """
 
