@@ -93,3 +93,19 @@ ZOOM_CSS = f"""
 
 def zoom_style() -> None:
     st.html(ZOOM_CSS)
+
+
+# The sign-in page (found by its name box): one narrow card in the middle, not inputs as wide as
+# the page. The page's own block is narrowed, so its notices and errors stand as wide as the card.
+_SIGNIN = "[data-testid=stMainBlockContainer]:has(.st-key-signin_name)"
+SIGNIN_CSS = f"""
+<style>
+{_SIGNIN} {{ max-width: 28rem; margin: 0 auto; padding: 12vh 1rem 2rem; }}
+{_SIGNIN} h1 {{ font-size: 2rem; text-align: center; padding-bottom: 0; }}
+{_SIGNIN} [data-testid=stCaptionContainer] {{ text-align: center; }}
+</style>
+"""
+
+
+def signin_style() -> None:
+    st.html(SIGNIN_CSS)
