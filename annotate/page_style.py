@@ -86,7 +86,12 @@ ZOOM_CSS = f"""
 {_ZOOM} > div:last-child {{ padding: .3rem 1rem .6rem; }}
 {_ZOOM} > button {{ top: .4rem; }}
 .st-key-mmrb-zoom {{ gap: .3rem; }}
-.st-key-mmrb-zoom [data-testid=stHorizontalBlock] {{ gap: .75rem; }}
+/* the controls' one line, down to 800 px: choices whole, the original sizes in small print */
+.st-key-mmrb-zoom [data-testid=stHorizontalBlock] {{ gap: .75rem; flex-wrap: nowrap; }}
+.st-key-mmrb-zoom [data-testid=stColumn]:has([data-testid=stRadio], [data-testid=stSelectbox]) {{
+  min-width: max-content; }}
+.st-key-mmrb-zoom [data-testid=stRadioGroup] {{ flex-wrap: nowrap; }}
+.st-key-mmrb-zoom [data-testid=stCaptionContainer] {{ font-size: .8rem; line-height: 1.25; }}
 </style>
 """
 

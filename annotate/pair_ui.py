@@ -210,9 +210,9 @@ def open_zoom_of_current(flip: bool = False) -> None:
     _open_zoom(what, flip)
 
 
-# The zoom's choices: first "fit", the images as large as the dialog's room allows (never smaller
+# The zoom's choices: first "fit" (to the screen), the images as large as the dialog's room allows (never smaller
 # than inline), then shares of the original size, scrolled in their frames.
-FIT = "fit the screen"
+FIT = "fit"
 ZOOMS: dict[str, float | None] = {FIT: None} | {f"{int(z * 100)}%": z for z in (0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4)}
 
 

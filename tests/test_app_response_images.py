@@ -188,7 +188,7 @@ def test_the_label_page_shows_both_responses_images_and_zoom_opens_them(image_en
     assert not at.exception, at.exception
     view = at.radio(key="zoom_view")
     assert list(view.options) == ["side by side", "flip  (V)"] and view.value == "side by side"
-    assert at.selectbox(key="zoom_level").value == "fit the screen"  # as large as the screen allows, first
+    assert at.selectbox(key="zoom_level").value == "fit"  # as large as the screen allows, first
     text = all_text(at)
     assert "Original size: Left response 640 x 480 pixels · Right response 640 x 480 pixels" in text
     assert "mmrb-side-by-side" in text and f'data-image="{a}"' in text.split("mmrb-side-by-side")[1]

@@ -290,6 +290,11 @@ def test_two_image_responses_same_size_zoom_flip_and_a_keyboard_label(page, serv
     settled(page)
     assert zl.evaluate(SHOWN) and not zr.evaluate(SHOWN)
     assert_fills_the_screen(page, "[role=dialog] .mmrb-flip .mmrb-zoom-left", inline)
+    page.set_viewport_size({"width": 800, "height": 768})  # narrow: the controls still one line, the image fits
+    settled(page)
+    assert_fills_the_screen(page, "[role=dialog] .mmrb-flip .mmrb-zoom-left", inline)
+    assert page.locator("[role=dialog] .st-key-mmrb-zoom [data-testid=stHorizontalBlock]").first.evaluate(RECT)[3] <= 50
+    page.set_viewport_size({"width": 1400, "height": 1000})
     page.keyboard.press("v")
     page.wait_for_function(
         "() => getComputedStyle(document.querySelector('[role=dialog] .mmrb-zoom-right')).visibility === 'visible'"
