@@ -33,19 +33,21 @@ KEYS: dict[str, tuple[str, int | None]] = {
     "s": ("act_skip", None),
     "u": ("act_undo", None),
     "z": ("act_zoom", None),
+    "v": ("act_flip", None),  # the full-size view opened on the flip; inside it, DIALOG_KEYS
 }
 CYCLE = {"f": "q_flag"}  # moves to the next option, wrapping
 FOCUS = {"e": "q_rationale"}
 # Keys of the full-size view (a dialog, where the page's keys are off): V flips between the
 # two responses' images in one place (the view's checkbox), or switches the view to the flip.
+# On the label page V opens the view on the flip (KEYS), so V, V, V... flips from the page.
 FLIP = "v"
 DIALOG_KEYS = {FLIP: (".mmrb-flip-toggle", "zoom_view", 1)}
 
 LEGEND = (
     "`1` `2` `3` left correct / incorrect / unsure · `8` `9` `0` right correct / incorrect / unsure · "
     "`A` left better · `T` tie · `D` right better · `E` write rationale (`Esc` leaves it) · `F` flag · "
-    "`Enter` submit (`Ctrl+Enter` from the rationale) · `S` skip · `U` undo last · `Z` full-size image "
-    "(responses' images: `V` flips left / right in place, `Esc` closes)"
+    "`Enter` submit (`Ctrl+Enter` from the rationale) · `S` skip · `U` undo last · `Z` full-size image · "
+    "`V` flips the responses' images left / right in one place, full size (`Esc` closes)"
 )
 
 ADJ_KEYS: dict[str, tuple[str, int | None]] = {
@@ -76,8 +78,8 @@ ADJ_LEGEND = (
 # on each key over the page's static map (a field name holds no "-", so no prefix is another's).
 KEYMAP_CLASS = "mmrb-keymap"
 PAGE_KEYS_LEGEND = (
-    "`F` flag · `Enter` submit (`Ctrl+Enter` from a text box) · `S` skip · `U` undo last · `Z` full-size image "
-    "(responses' images: `V` flips left / right in place, `Esc` closes)"
+    "`F` flag · `Enter` submit (`Ctrl+Enter` from a text box) · `S` skip · `U` undo last · `Z` full-size image · "
+    "`V` flips the responses' images left / right in one place, full size (`Esc` closes)"
 )
 
 
@@ -161,7 +163,8 @@ _SCRIPT = """
     const dialog = document.querySelector('[role="dialog"]');
     if (dialog && ev.key !== 'Escape') {
       const d = DIALOG[ev.key.length === 1 ? ev.key.toLowerCase() : ev.key];
-      if (!d || typing || ev.ctrlKey) return;
+      // the zoom's select keeps focus after a choice: its filter is not a text box to type V in
+      if (!d || (typing && t.getAttribute('role') !== 'combobox') || ev.ctrlKey) return;
       // the flip's checkbox when the view shows it, else the view's option that shows it
       const box = dialog.querySelector(d[0]);
       const opt = box || options(find(dialog, d[1]))[d[2]];

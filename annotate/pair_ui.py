@@ -6,16 +6,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import streamlit as st
 
 from curate.images import ImageProblem
 from curate.model import ImageRef, Part
 
-from . import ui
+from . import flash, ui
 from .demo import DELIBERATE_MISSING_NOTE
 from .images_cache import image_bytes, image_src, original, slot_src
 from .outage_ui import calm
+from .page_style import zoom_style
 from .queue import PairView, current_view
 from .render import (
     Shown,
@@ -23,6 +25,7 @@ from .render import (
     flip_html,
     image_html,
     item_html,
+    one_image_html,
     pair_token,
     responses_html,
     side_by_side_html,
@@ -181,43 +184,64 @@ def image_zoom_button(what: Zoom | None, *, key: str) -> None:
     st.button("Full size image  `Z`", key=key, on_click=_open_zoom, args=(what,), disabled=not what)
 
 
-def _open_zoom(what: Zoom | None) -> None:
+def _open_zoom(what: Zoom | None, flip: bool = False) -> None:
+    """Ask for the full-size view, opened as the key says whatever it showed last: Z side by
+    side, V (``flip``) the flip, the first image, fit to the screen."""
     if what:
+        if isinstance(what, PairZoom):
+            st.session_state["zoom_view"] = VIEWS[1] if flip else VIEWS[0]
+            st.session_state["zoom_index"] = 0
+        st.session_state["zoom_level"] = FIT
         st.session_state["zoom"] = what
 
 
 @calm("The full-size image could not be opened")
-def open_zoom_of_current() -> None:
-    """The Z button of the label page sits outside its fragment, so it looks the pair up."""
+def open_zoom_of_current(flip: bool = False) -> None:
+    """The Z button of the label page sits outside its fragment, so it looks the pair up.
+    ``flip`` (the V button): the responses' images flipped in one place, if they have any."""
     who = acting_user()
     view = current_view(ui.store(), who) if who else None
-    if view is not None:
-        _open_zoom(view_zoom(view))
+    if view is None:
+        return
+    what = view_zoom(view)
+    if flip and not isinstance(what, PairZoom):
+        flash.say("info", "This pair's responses have no images to flip.")
+        return
+    _open_zoom(what, flip)
 
 
-ZOOMS = [0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0]
+# The zoom's choices: first "fit" (to the screen), the images as large as the dialog's room allows (never smaller
+# than inline), then shares of the original size, scrolled in their frames.
+FIT = "fit"
+ZOOMS: dict[str, float | None] = {FIT: None} | {f"{int(z * 100)}%": z for z in (0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4)}
 
 
-def _zoom_slider(key: str | None = None) -> float:
-    return st.select_slider("Zoom", options=ZOOMS, value=1.0, format_func=lambda v: f"{int(v * 100)}%", key=key)
+def _zoom_select(where: Any, key: str | None = None) -> float | None:
+    got = where.selectbox(
+        "Zoom", tuple(ZOOMS), index=0, key=key, format_func=lambda v: f"Zoom: {v}", label_visibility="collapsed"
+    )
+    return ZOOMS.get(got)
 
 
 @st.dialog("Full-size image", width="large")
 def zoom_dialog(sha: str) -> None:
-    _prompt_full(sha)
+    zoom_style()
+    with st.container(key="mmrb-zoom"):
+        _prompt_full(sha, None, st.columns([2, 5], vertical_alignment="center"))
 
 
-def _prompt_full(sha: str, slider_key: str | None = None) -> None:
-    """The prompt's image at the chosen zoom, or the placeholder with why it cannot be shown
-    (as the label page shows it)."""
+def _prompt_full(sha: str, zoom_key: str | None, where: Sequence[Any]) -> None:
+    """The prompt's image at the chosen zoom (``where``: the columns of the zoom and of the
+    caption), or the placeholder with why it cannot be shown (as the label page shows it)."""
     got = original(ui.store(), sha)
     if isinstance(got, ImageProblem):
         st.html(image_html(None, item_id=sha, alt="the prompt's image", missing_reason=unavailable(got)))
         return
-    z = _zoom_slider(slider_key)
-    st.caption(f"Original size {got.width} x {got.height} pixels")
-    with st.container(height=620, border=False):
-        st.image(got.data, width=max(1, int(got.width * z)))
+    z = _zoom_select(where[0], zoom_key)
+    where[1].caption(f"Original size {got.width} x {got.height} pixels")
+    src = slot_src(got.data, "zoom-prompt", got.mime)
+    shown = ShownImage(src, "the prompt's image, full size", key=sha, width=got.width, height=got.height)
+    st.html(one_image_html(shown, z))
 
 
 VIEWS = ("side by side", "flip  (V)", "prompt image")
@@ -225,26 +249,39 @@ VIEWS = ("side by side", "flip  (V)", "prompt image")
 
 @st.dialog("Full-size images", width="large")
 def pair_zoom_dialog(z: PairZoom) -> None:
-    """Both responses' images at the chosen zoom, side by side or in one place flipped with
-    V (or a click), and the prompt's image."""
-    view = st.radio(
-        "Show", VIEWS if z.prompt else VIEWS[:2], horizontal=True, key="zoom_view", label_visibility="collapsed"
-    )
-    if view == VIEWS[2] and z.prompt:
-        _prompt_full(z.prompt, "zoom_level")
-        return
-    n = max(len(z.left), len(z.right))
-    i = 0
-    if n > 1:
-        i = st.radio("Image", range(n), horizontal=True, key="zoom_index", format_func=lambda k: f"{k + 1} of {n}")
-    zoom = _zoom_slider("zoom_level")
-    left = _full(z.left[i] if i < len(z.left) else None, "left", z.titles[0])
-    right = _full(z.right[i] if i < len(z.right) else None, "right", z.titles[1])
-    st.caption("Original size: " + " · ".join(_size(t, im) for t, im in zip(z.titles, (left, right), strict=True)))
-    if view == VIEWS[0]:
-        st.html(side_by_side_html(left, right, zoom, z.titles))
-    else:
-        st.html(flip_html(z.token, left, right, zoom, z.titles))
+    """Both responses' images at the chosen zoom (fit the screen first), side by side or in
+    one place flipped with V (or a click), and the prompt's image; the controls on one line."""
+    zoom_style()
+    with st.container(key="mmrb-zoom"):
+        n = max(len(z.left), len(z.right))
+        cols = st.columns([3, 2, 2, 4] if n > 1 else [3, 2, 4], vertical_alignment="center")
+        show, scale, size = cols[0], cols[-2], cols[-1]
+        view = show.radio(
+            "Show", VIEWS if z.prompt else VIEWS[:2], horizontal=True, key="zoom_view", label_visibility="collapsed"
+        )
+        if view == VIEWS[2] and z.prompt:
+            _prompt_full(z.prompt, "zoom_level", (scale, size))
+            return
+        i = 0
+        if n > 1:
+            i = cols[1].radio(
+                "Image",
+                range(n),
+                horizontal=True,
+                key="zoom_index",
+                format_func=lambda k: f"{k + 1} of {n}",
+                label_visibility="collapsed",
+            )
+        zoom = _zoom_select(scale, "zoom_level")
+        left = _full(z.left[i] if i < len(z.left) else None, "left", z.titles[0])
+        right = _full(z.right[i] if i < len(z.right) else None, "right", z.titles[1])
+        size.caption(
+            "Original size: " + " · ".join(_size(t, im) for t, im in zip(z.titles, (left, right), strict=True))
+        )
+        if view == VIEWS[0]:
+            st.html(side_by_side_html(left, right, zoom, z.titles))
+        else:
+            st.html(flip_html(z.token, left, right, zoom, z.titles))
 
 
 def _size(title: str, im: ShownImage | None) -> str:

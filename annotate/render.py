@@ -52,6 +52,11 @@ RESPONSE_IMAGE_HEIGHT = "26vh"
 # A pair whose responses have images and whose prompt has none (text to image) gives the
 # prompt image's room to the responses.
 TALL_RESPONSE_HEIGHT, TALL_IMAGE_HEIGHT = "52vh", "46vh"
+# A response with images is shown whole, never in a scroll box (a later part could go unseen):
+# its images share the room of one, less a line for each text part, down to MIN_IMAGE_HEIGHT;
+# below that the page scrolls instead of the pictures shrinking further.
+TEXT_PART_ROOM = "2.2rem"
+MIN_IMAGE_HEIGHT = "18vh"
 
 
 def plain(value: object) -> str:
@@ -213,6 +218,19 @@ def _response_body(shown: Shown, side: str, image_height: str) -> str:
     )
 
 
+def response_image_height(left: Shown, right: Shown, *, tall: bool = False) -> str:
+    """The height of every image box of a pair (the same on both sides): one image's room
+    (RESPONSE_IMAGE_HEIGHT, or TALL_IMAGE_HEIGHT) less TEXT_PART_ROOM per text part, shared
+    by the images of the side with the most, never under MIN_IMAGE_HEIGHT."""
+    sides = [s for s in (left, right) if not isinstance(s, str)]
+    images = max((sum(isinstance(b, ShownImage) for b in s) for s in sides), default=0)
+    texts = max((sum(isinstance(b, str) and bool(b.strip()) for b in s) for s in sides), default=0)
+    room = TALL_IMAGE_HEIGHT if tall else RESPONSE_IMAGE_HEIGHT
+    if images <= 1 and not texts:
+        return room
+    return f"max({MIN_IMAGE_HEIGHT}, calc(({room} - {texts} * {TEXT_PART_ROOM}) / {max(images, 1)}))"
+
+
 def responses_html(
     token: str,
     left: Shown,
@@ -221,22 +239,25 @@ def responses_html(
     titles: tuple[str, str] = ("Left response", "Right response"),
     tall: bool = False,
 ) -> str:
-    """Both responses side by side, marked with the pair's token. Each box is as tall as the
-    longer response, up to RESPONSE_HEIGHT, and scrolls beyond it: short answers take
-    little room and the controls under them stay on screen. ``titles`` are shown as text.
-    A response with images is given as its parts: text and images in order, each image in a
-    box of the same size on both sides (response_image_html); ``tall``: the prompt has no
+    """Both responses side by side, marked with the pair's token. ``titles`` are shown as text.
+    Plain text: each box is as tall as the longer response, up to RESPONSE_HEIGHT, and
+    scrolls beyond it: short answers take little room and the controls under them stay on
+    screen. A response with images is given as its parts: text and images in order, each
+    image in a box of the same size on both sides (response_image_html, response_image_height).
+    Such a pair is shown whole (class ``mmrb-whole``, no scroll box: an interleaved response's
+    later parts are on the page, if need be below the fold); ``tall``: the prompt has no
     image, the responses take its room."""
-    height, image_height = (
-        (TALL_RESPONSE_HEIGHT, TALL_IMAGE_HEIGHT) if tall else (RESPONSE_HEIGHT, RESPONSE_IMAGE_HEIGHT)
-    )
+    whole = not (isinstance(left, str) and isinstance(right, str))
+    image_height = response_image_height(left, right, tall=tall)
+    height = TALL_RESPONSE_HEIGHT if tall else RESPONSE_HEIGHT
+    fit = "" if whole else f"max-height:{height};overflow-y:auto;"
 
     def box(side: str, title: str, shown: Shown) -> str:
         return (
             '<div style="display:flex;flex-direction:column">'
             f'<div style="font-weight:600;font-size:.9rem;margin-bottom:.2rem">{escape_plain(title)}</div>'
-            f'<div class="mmrb-response mmrb-response-{side}" data-pair="{escape_plain(token)}" '
-            f'style="flex:1;max-height:{height};overflow-y:auto;border:1px solid rgba(49,51,63,.2);'
+            f'<div class="mmrb-response mmrb-response-{side}{" mmrb-whole" if whole else ""}" '
+            f'data-pair="{escape_plain(token)}" style="flex:1;{fit}border:1px solid rgba(49,51,63,.2);'
             f'border-radius:.5rem;padding:.4rem .9rem .1rem;font-size:.95rem">'
             f"{_response_body(shown, side, image_height)}</div></div>"
         )
@@ -247,13 +268,20 @@ def responses_html(
     )
 
 
-# -- the full-size view of two response images: side by side, or flipped in one place ---------
-ZOOM_HEIGHT = "62vh"  # the scrolling stage of the full-size view
+# -- the full-size view: the prompt's image, or two response images side by side or flipped ----
+# At "fit" (zoom None, the default) each image fills the room the dialog leaves it: the viewport's
+# height less the dialog's one line of controls and its title (annotate/page_style.py's ZOOM_CSS
+# keeps those small), and its frame's width; the picture scaled to fit, never scrolled. Inline the
+# same picture stands in RESPONSE_IMAGE_HEIGHT or TALL_IMAGE_HEIGHT: fit is larger.
+ZOOM_FIT_HEIGHT = "calc(100vh - 9rem)"  # also the most a frame shows at a zoom: beyond, it scrolls
 
 
-def _zoom_img(img: ShownImage | None, side: str, w: int, h: int, extra: str = "") -> str:
-    """An image in a box of w x h CSS pixels (the picture scaled to fit it), or the placeholder."""
-    box = f"width:{w}px;height:{h}px"
+def _fit_box(zoom: float | None, w: int, h: int) -> str:
+    return f"width:100%;height:{ZOOM_FIT_HEIGHT}" if zoom is None else f"width:{w}px;height:{h}px"
+
+
+def _zoom_img(img: ShownImage | None, side: str, box: str, extra: str = "") -> str:
+    """An image in a box (``box``: its CSS size; the picture scaled to fit it), or the placeholder."""
     if img is None:  # not a missing file: this response has fewer images than the other
         return _missing_box(
             ShownImage(None, "", "This response has no image at this place."),
@@ -270,6 +298,14 @@ def _zoom_img(img: ShownImage | None, side: str, w: int, h: int, extra: str = ""
     )
 
 
+def _frame(inner: str) -> str:
+    """A zoomed image's scrolling frame (at fit the image is the frame's size and nothing scrolls)."""
+    return (
+        f'<div class="mmrb-zoom-frame" style="overflow:auto;max-height:{ZOOM_FIT_HEIGHT};'
+        f'border:1px solid rgba(49,51,63,.2);border-radius:.4rem">{inner}</div>'
+    )
+
+
 def zoom_box(left: ShownImage | None, right: ShownImage | None, zoom: float) -> tuple[int, int]:
     """The box both images are shown in at ``zoom``: the larger of their sizes, so that both
     stand at the same size and place."""
@@ -278,17 +314,25 @@ def zoom_box(left: ShownImage | None, right: ShownImage | None, zoom: float) -> 
     return max(1, round(max(ws, default=512) * zoom)), max(1, round(max(hs, default=512) * zoom))
 
 
+def one_image_html(img: ShownImage, zoom: float | None) -> str:
+    """The prompt's image alone at ``zoom`` (None: fit), in its frame."""
+    w, h = zoom_box(img, None, zoom or 1.0)
+    return _frame(_zoom_img(img, "prompt", _fit_box(zoom, w, h)))
+
+
 def side_by_side_html(
-    left: ShownImage | None, right: ShownImage | None, zoom: float, titles: tuple[str, str] = ("Left", "Right")
+    left: ShownImage | None,
+    right: ShownImage | None,
+    zoom: float | None,
+    titles: tuple[str, str] = ("Left", "Right"),
 ) -> str:
-    """The two images next to each other at ``zoom``, each in its own scrolling frame."""
-    w, h = zoom_box(left, right, zoom)
+    """The two images next to each other at ``zoom`` (None: fit), each in its own frame."""
+    w, h = zoom_box(left, right, zoom or 1.0)
 
     def col(side: str, title: str, img: ShownImage | None) -> str:
         return (
             f'<div><div style="{_MUTED};font-weight:600">{escape_plain(title)}</div>'
-            f'<div class="mmrb-zoom-frame" style="overflow:auto;max-height:{ZOOM_HEIGHT};'
-            f'border:1px solid rgba(49,51,63,.2);border-radius:.4rem">{_zoom_img(img, side, w, h)}</div></div>'
+            f"{_frame(_zoom_img(img, side, _fit_box(zoom, w, h)))}</div>"
         )
 
     return (
@@ -301,13 +345,14 @@ def flip_html(
     token: str,
     left: ShownImage | None,
     right: ShownImage | None,
-    zoom: float,
+    zoom: float | None,
     titles: tuple[str, str] = ("Left", "Right"),
 ) -> str:
-    """The two images in one place at ``zoom``, one shown at a time: the checkbox (its label,
-    or the key that clicks it) flips between them in the browser, with no rerun, so the
-    scroll position stays and a small difference shows as a change in place."""
-    w, h = zoom_box(left, right, zoom)
+    """The two images in one place at ``zoom`` (None: fit), one shown at a time: the checkbox
+    (its label, or the key that clicks it) flips between them in the browser, with no rerun,
+    so the scroll position stays and a small difference shows as a change in place."""
+    w, h = zoom_box(left, right, zoom or 1.0)
+    box = _fit_box(zoom, w, h)
     tk = escape_plain(token)
     on = ".mmrb-flip:has(.mmrb-flip-toggle:checked)"  # flipped: the right one shows
     return (
@@ -318,19 +363,19 @@ def flip_html(
         ".mmrb-flip .mmrb-flip-to-left, .mmrb-flip .mmrb-flip-to-right{grid-area:1/1}"
         "</style>"
         f'<div class="mmrb-flip" data-pair="{tk}">'
-        '<label style="display:inline-flex;align-items:center;gap:.5rem;cursor:pointer;font-size:.95rem;'
-        'margin-bottom:.3rem">'
+        '<label style="display:inline-flex;align-items:center;gap:.5rem;cursor:pointer;font-size:.9rem;'
+        'margin-bottom:.2rem">'
         f'<input type="checkbox" class="mmrb-flip-toggle" data-pair="{tk}">'
         '<span style="display:grid">'
         f'<span class="mmrb-flip-to-right">Showing <b>{escape_plain(titles[0])}</b> · flip to '
         f"{escape_plain(titles[1])} (V)</span>"
         f'<span class="mmrb-flip-to-left">Showing <b>{escape_plain(titles[1])}</b> · flip to '
         f"{escape_plain(titles[0])} (V)</span></span></label>"
-        f'<div class="mmrb-zoom-frame" style="overflow:auto;max-height:{ZOOM_HEIGHT};'
-        'border:1px solid rgba(49,51,63,.2);border-radius:.4rem">'
-        f'<div style="display:grid;width:{w}px;height:{h}px">'
-        f"{_zoom_img(left, 'left', w, h, 'grid-area:1/1')}{_zoom_img(right, 'right', w, h, 'grid-area:1/1')}"
-        "</div></div></div>"
+        + _frame(
+            f'<div style="display:grid;{box}">'
+            f"{_zoom_img(left, 'left', box, 'grid-area:1/1')}{_zoom_img(right, 'right', box, 'grid-area:1/1')}</div>"
+        )
+        + "</div>"
     )
 
 

@@ -342,7 +342,7 @@ def test_full_size_view_opens_with_zoom(sqlite_env):
     at = sign_in("alice")
     next(b for b in at.button if b.key == "act_zoom").click().run()
     assert not at.exception, at.exception
-    assert at.select_slider and at.select_slider[0].label == "Zoom"
+    assert at.selectbox and at.selectbox[0].label == "Zoom" and at.selectbox[0].value == "fit"
     assert "Original size 800 x 600 pixels" in all_text(at)
 
 

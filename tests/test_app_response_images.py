@@ -33,7 +33,7 @@ def test_text_and_images_render_in_order_in_boxes_of_one_size_on_both_sides():
     assert 'data-image="bb"' in right and 'data-image="aa"' not in right
     boxes = re.findall(r'class="mmrb-rimage"[^>]*style="([^"]*)"', out)
     assert len(boxes) == 2 and {b.split(";background")[0] for b in boxes} == {
-        f"height:{render.RESPONSE_IMAGE_HEIGHT};width:100%;margin:.3rem 0;border-radius:6px"
+        f"height:{render.response_image_height(['a', IMG_L, 'b'], [])};width:100%;margin:.3rem 0;border-radius:6px"
     }
     for img in tags(out, "img"):
         assert "object-fit:contain" in img and "width:100%;height:100%" in img
@@ -48,8 +48,23 @@ def test_a_plain_text_pair_renders_as_before_and_only_image_pairs_grow_tall():
     texts = (Part.of_text("left **text**"),)  # parts without an image are plain text too
     assert pair_responses("tk", texts, (), "left **text**", "right") == plain
     assert f"max-height:{render.RESPONSE_HEIGHT}" in plain and "mmrb-rimage" not in plain
+    assert "mmrb-whole" not in plain  # long text scrolls in its box
     tall = render.responses_html("tk", [IMG_L], [IMG_R], tall=True)
-    assert f"max-height:{render.TALL_RESPONSE_HEIGHT}" in tall and f"height:{render.TALL_IMAGE_HEIGHT}" in tall
+    assert f"height:{render.TALL_IMAGE_HEIGHT};" in tall
+
+
+def test_a_pair_with_images_is_shown_whole_and_its_images_share_one_images_room():
+    out = render.responses_html("tk", ["Step 1:", IMG_L, "Step 2:", IMG_R], "I cannot draw.", tall=True)
+    assert out.count("mmrb-whole") == 2 and "max-height" not in out and "overflow" not in out  # no scroll box
+    h = render.response_image_height(["Step 1:", IMG_L, "Step 2:", IMG_R], "I cannot draw.", tall=True)
+    assert h == f"max({render.MIN_IMAGE_HEIGHT}, calc(({render.TALL_IMAGE_HEIGHT} - 2 * {render.TEXT_PART_ROOM}) / 2))"
+    assert out.count(f"height:{h};width:100%") == 2
+    # both sides' boxes the same: the side with the most images and texts sets it
+    assert render.response_image_height([IMG_L], ["a", IMG_R, IMG_L]) == render.response_image_height(
+        ["a", IMG_R, IMG_L], [IMG_L]
+    )
+    assert render.response_image_height([IMG_L], [GONE]) == render.RESPONSE_IMAGE_HEIGHT  # one image, no text
+    assert render.response_image_height(["  ", IMG_L], [IMG_R]) == render.RESPONSE_IMAGE_HEIGHT  # blank is no text
 
 
 def test_a_missing_response_image_is_a_placeholder_of_the_same_size_with_its_reason():
@@ -57,7 +72,7 @@ def test_a_missing_response_image_is_a_placeholder_of_the_same_size_with_its_rea
     right = out.split("mmrb-response-right")[1]
     assert "Image missing" in right and "The image file was not found." in right and "<img" not in right
     assert "&lt;b&gt;it&lt;/b&gt;" in right  # a text part's HTML shows as text
-    assert f"height:{render.RESPONSE_IMAGE_HEIGHT};width:100%" in right
+    assert f"height:{render.response_image_height([IMG_L], ['Before', GONE])};width:100%" in right
 
 
 def test_image_fields_are_escaped():
@@ -95,6 +110,10 @@ def test_the_full_size_views_show_both_images_in_one_box_of_the_larger_size():
     assert render.zoom_box(IMG_L, None, 2.0) == (1280, 960)
     sbs = render.side_by_side_html(IMG_L, IMG_R, 1.0, ("Left", "Right <i>"))
     assert sbs.count("width:640px;height:600px") == 2 and "Right &lt;i&gt;" in sbs
+    fit = render.side_by_side_html(IMG_L, IMG_R, None)  # fit: each image fills its frame, whatever its size
+    assert fit.count(f"width:100%;height:{render.ZOOM_FIT_HEIGHT}") == 2 and "640px" not in fit
+    assert f"width:100%;height:{render.ZOOM_FIT_HEIGHT}" in render.one_image_html(IMG_R, None)
+    assert "width:160px;height:300px" in render.one_image_html(IMG_R, 0.5)
     flip = render.flip_html("tk", IMG_L, GONE, 1.0, ("Left", "Right"))
     assert len(tags(flip, "img")) == 1 and "Image missing" in flip
     assert flip.count("width:640px;height:480px") == 3  # the stage and both images at its size
@@ -104,9 +123,9 @@ def test_the_full_size_views_show_both_images_in_one_box_of_the_larger_size():
     assert "No image" in nothing and "Image missing" not in nothing  # fewer images is not a lost file
 
 
-def test_v_flips_only_inside_the_full_size_view_and_is_in_both_legends():
-    assert keys.FLIP == "v" and keys.FLIP not in keys.KEYS and keys.FLIP not in keys.ADJ_KEYS
-    assert "`V` flips" in keys.LEGEND and "`V` flips" in keys.ADJ_LEGEND
+def test_v_flips_in_the_full_size_view_opens_it_flipped_from_the_label_page_and_is_in_the_legends():
+    assert keys.FLIP == "v" and keys.KEYS[keys.FLIP] == ("act_flip", None) and keys.FLIP not in keys.ADJ_KEYS
+    assert "`V` flips" in keys.LEGEND and "`V` flips" in keys.ADJ_LEGEND and "`V` flips" in keys.PAGE_KEYS_LEGEND
     assert ".mmrb-flip-toggle" in keys.script() and "zoom_view" in keys.script()
 
 
@@ -168,11 +187,29 @@ def test_the_label_page_shows_both_responses_images_and_zoom_opens_them(image_en
     next(x for x in at.button if x.key == "act_zoom").click().run()
     assert not at.exception, at.exception
     view = at.radio(key="zoom_view")
-    assert list(view.options) == ["side by side", "flip  (V)"] and at.select_slider[0].label == "Zoom"
+    assert list(view.options) == ["side by side", "flip  (V)"] and view.value == "side by side"
+    assert at.selectbox(key="zoom_level").value == "fit"  # as large as the screen allows, first
     text = all_text(at)
     assert "Original size: Left response 640 x 480 pixels · Right response 640 x 480 pixels" in text
     assert "mmrb-side-by-side" in text and f'data-image="{a}"' in text.split("mmrb-side-by-side")[1]
+    assert f"height:{render.ZOOM_FIT_HEIGHT}" in text
     # (a widget inside the dialog reruns only the dialog, which AppTest does not: the flip is in the browser test)
+    at.button(key="act_flip").click().run()  # V on the page: the view opened on the flip
+    assert not at.exception, at.exception
+    assert at.radio(key="zoom_view").value == "flip  (V)" and "mmrb-flip-toggle" in all_text(at)
+    at.button(key="act_zoom").click().run()  # Z: side by side again
+    assert at.radio(key="zoom_view").value == "side by side"
+
+
+def test_v_on_a_pair_without_response_images_says_so_and_opens_nothing(image_env):
+    for pid in ("pr0", "pr1"):
+        image_env.save_label(Label(pid, "alice", "correct", "correct", "first"))
+    at = sign_in("alice")
+    assert "mmrb-rimage" not in responses(at)  # a text pair now
+    at.button(key="act_flip").click().run()
+    assert not at.exception, at.exception
+    assert "This pair's responses have no images to flip." in all_text(at)
+    assert "zoom_view" not in at.session_state and "Original size" not in all_text(at)
 
 
 def test_a_missing_response_image_shows_its_reason_and_the_full_size_view_offers_the_prompts_image(image_env):

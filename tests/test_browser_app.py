@@ -25,6 +25,7 @@ from tests.support.streamlit_server import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+RECT = "(e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.width, r.height].map(Math.round); }"
 PEOPLE = ("alice", "bob", "carol", "dave", "erin", "frank", "gina", "hal", "ivy")
 
 
@@ -334,6 +335,40 @@ def test_the_whole_decision_fits_one_screen_and_long_responses_scroll_in_their_b
     with store_of(server) as s:
         got = s.get_label("pv1", "gina")
     assert (got.correctness_first, got.correctness_second, got.preference) == ("correct", "incorrect", "first")
+    assert not page.errors, page.errors
+
+
+# A button whose text is cut (an ellipsis, or text beyond its box), by its text.
+CUT_BUTTONS = """(sel) => Array.from(document.querySelectorAll(sel)).filter((b) =>
+  [b, ...b.querySelectorAll('*')].some((e) => e.scrollWidth > e.clientWidth + 1)).map((b) => b.innerText)"""
+
+
+def test_the_label_page_works_from_800_px_wide(page, server):
+    """At 800x768 (the sidebar open): the prompt under its image on lines of many words, not
+    beside it one word a line; Submit and the page's buttons whole; nothing wider than the page."""
+    sign_in(page, server, "hal")  # looks only: hal's labels are the adjudication test's
+    page.set_viewport_size({"width": 800, "height": 768})
+    showing(page, 0)
+    settled(page)
+    prompt = page.locator(".mmrb-prompt")
+    assert prompt.evaluate("(e) => e.getBoundingClientRect().width") > 400
+    line = prompt.locator("p").evaluate("(p) => parseFloat(getComputedStyle(p).lineHeight)")
+    assert prompt.locator("p").evaluate("(p) => p.getBoundingClientRect().height") < 1.5 * line  # 7 words, one line
+    image, text = (page.locator(s).evaluate(RECT) for s in ('img[data-item="i0"]', ".mmrb-prompt"))
+    assert image[1] + image[3] <= text[1] + 1, (image, text)  # the image above the prompt
+    submit = page.locator('[class*="st-key-q_submit"] button')
+    assert submit.inner_text().startswith("Submit") and submit.evaluate("(b) => b.scrollWidth <= b.clientWidth")
+    assert page.evaluate(CUT_BUTTONS, '[class*="st-key-q_submit"] button, [class*="st-key-act_"] button') == []
+    main = "() => { const m = document.querySelector('[data-testid=stMain]'); return m.scrollWidth <= m.clientWidth; }"
+    assert page.evaluate(main)
+    page.screenshot(path=str(ARTIFACTS / "label-800.png"))
+    for w, h in ((1366, 768), (1440, 900)):  # wide again: the image beside the prompt, the decision on one screen
+        page.set_viewport_size({"width": w, "height": h})
+        settled(page)
+        image, text = (page.locator(s).evaluate(RECT) for s in ('img[data-item="i0"]', ".mmrb-prompt"))
+        assert image[0] + image[2] <= text[0] and abs(image[1] - text[1]) < 30, (image, text)
+        assert page.evaluate(OFF_SCREEN, CONTROLS) == {}, (w, h)
+        assert page.evaluate(CUT_BUTTONS, '[class*="st-key-q_submit"] button, [class*="st-key-act_"] button') == []
     assert not page.errors, page.errors
 
 

@@ -10,7 +10,15 @@ import os
 import pytest
 
 from tests.support.services import unavailable
-from tests.support.streamlit_server import CHROMIUM, PASSWORD, StreamlitServer, seed_store, wait_cookie, wait_idle
+from tests.support.streamlit_server import (
+    CHROMIUM,
+    PASSWORD,
+    StreamlitServer,
+    seed_store,
+    settled,
+    wait_cookie,
+    wait_idle,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 NOT_FOUND = "Page not found"
@@ -98,3 +106,25 @@ def test_the_app_root_signed_out_asks_for_no_page_and_lands_on_the_queue(context
     page.wait_for_selector(".st-key-mmrb-label", timeout=45_000)
     wait_idle(page)
     assert page.url.rstrip("/") == server.url and page.get_by_text(NOT_FOUND).count() == 0
+
+
+def test_the_sign_in_page_is_a_narrow_card_in_the_middle(context, server):
+    """The name and password boxes of a narrow card centred on the page (not as wide as the
+    page), at a laptop's width and at 800 px; the sign-in button as wide as the card."""
+    page = context.new_page()
+    page.goto(server.url)
+    wait_idle(page)
+    name = page.get_by_role("textbox", name="Name")
+    name.wait_for(timeout=45_000)
+    for width in (1366, 800):
+        page.set_viewport_size({"width": width, "height": 768})
+        settled(page)
+        box, button = name.bounding_box(), page.get_by_role("button", name="Sign in").bounding_box()
+        assert box is not None and button is not None
+        assert 200 <= box["width"] <= 480, (width, box)
+        assert abs(box["x"] + box["width"] / 2 - width / 2) <= 0.02 * width, (width, box)  # centred
+        assert abs(button["width"] - box["width"]) < 6 and button["y"] > box["y"]  # the input is inside its frame
+        password = page.get_by_role("textbox", name="Password").bounding_box()
+        assert password is not None and abs(password["x"] - box["x"]) < 2  # one above the other
+    page.get_by_text("mmrb-studio").first.wait_for()
+    assert not page.get_by_text(NOT_FOUND).count()

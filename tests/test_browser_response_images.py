@@ -40,9 +40,101 @@ def server(tmp_path_factory):
     with Store(db, images=images) as s:
         seed_store(s, n_pairs=2, annotators=("alice", "bob", "carol"))
         seed_image_pairs(s, ("alice", "bob", "carol"), missing_at=1)
+        seed_interleaved(s, "dave")
     with StreamlitServer(db, str(images), log=d / "streamlit.log") as srv:
         srv.db, srv.images = db, images
         yield srv
+
+
+def seed_interleaved(store, who: str) -> None:
+    """An account ``who`` whose only pair, il0, has two interleaved responses (text, image,
+    text, image, text; then three images with text between them) of tall pictures, as an
+    MMRB2 image response has: the later parts are below the first image."""
+    from curate.model import Annotator, Assignment, Candidate, ImageRef, Item, Pair, Part, render_parts
+    from tests.support.streamlit_server import _password_hash, png
+
+    stored = [store.images.put(png(40 + n, (400, 600))) for n in range(5)]
+    refs = [ImageRef(f"il/{n}.png", x.sha256, "ok", x.width, x.height) for n, x in enumerate(stored)]
+    text = Part.of_text
+    a = (text("Step one:"), Part.of_image(refs[0]), text("Step two:"), Part.of_image(refs[1]), text("Done A."))
+    b = (Part.of_image(refs[2]), text("Then:"), Part.of_image(refs[3]), text("And:"), Part.of_image(refs[4]))
+    b += (text("Done B."),)
+    with store.write() as c:
+        store.add_images(stored, conn=c)
+        store.add_items([Item(id="il0", prompt="Draw it in steps.", category="interleaved")], conn=c)
+        store.add_candidates(
+            [
+                Candidate("il0/a", "il0", "omni-a", render_parts(a), content=a),
+                Candidate("il0/b", "il0", "omni-b", render_parts(b), content=b),
+            ],
+            conn=c,
+        )
+        store.add_pairs([Pair("il0", "il0", "il0/a", "il0/b", "test")], conn=c)
+    store.add_annotator(Annotator(who, "annotator", _password_hash()))
+    store.add_assignments([Assignment("il0", who, "first", 0)])
+
+
+# Every part of a response on the page: no box between it and the page's own scrolling hides
+# anything (each scrolls no further than it shows, or lets its overflow show), and each part,
+# scrolled to, is in the viewport.
+HIDDEN_PARTS = """(box) => {
+  const out = [];
+  const main = document.querySelector('[data-testid=stMain]');
+  for (let e = box; e && e !== main && e !== document.body; e = e.parentElement) {
+    const cs = getComputedStyle(e);
+    const clips = (v) => v !== 'visible';
+    if ((clips(cs.overflowY) && e.scrollHeight > e.clientHeight + 1)
+        || (clips(cs.overflowX) && e.scrollWidth > e.clientWidth + 1))
+      out.push('clipped by ' + e.className + ' ' + [e.scrollHeight, e.clientHeight, e.scrollWidth, e.clientWidth]);
+  }
+  const b = box.getBoundingClientRect();
+  for (const part of box.children) {
+    const r = part.getBoundingClientRect();
+    if (!r.height || r.top < b.top - 1 || r.bottom > b.bottom + 1 || r.left < b.left - 1 || r.right > b.right + 1)
+      out.push('outside its box: ' + part.outerHTML.slice(0, 80));
+    part.scrollIntoView({block: 'nearest'});
+    const v = part.getBoundingClientRect();
+    if (v.top < 0 || v.bottom > innerHeight + 1) out.push('not in view: ' + part.outerHTML.slice(0, 80));
+  }
+  return out;
+}"""
+
+
+def test_an_interleaved_response_shows_every_part_with_no_scroll_box(page, server):
+    sign_in(page, server, "dave")
+    tk = pair_token("il0")
+    page.set_viewport_size({"width": 1366, "height": 768})
+    for side, n in (("left", 2), ("right", 3)):
+        sel = f'.mmrb-response-{side}[data-pair="{tk}"] img[data-image]'
+        page.wait_for_function(
+            "([sel, n]) => { const i = document.querySelectorAll(sel); return i.length === n"
+            " && Array.from(i).every((x) => x.complete && x.naturalWidth > 0); }",
+            arg=[sel, n],
+            timeout=45_000,
+        )
+    wait_label_ready(page)
+    settled(page)
+    boxes = page.locator(f'.mmrb-response[data-pair="{tk}"]')
+    texts = [boxes.nth(i).inner_text() for i in range(2)]
+    assert "Done A." in texts[0] and "Done B." in texts[1]
+    kinds = [
+        boxes.nth(i).locator("> *").evaluate_all("(es) => es.map((e) => e.className || e.tagName)") for i in range(2)
+    ]
+    assert kinds == [
+        ["P", "mmrb-rimage", "P", "mmrb-rimage", "P"],
+        ["mmrb-rimage", "P", "mmrb-rimage", "P", "mmrb-rimage", "P"],
+    ]
+    for i in range(2):
+        assert boxes.nth(i).evaluate(HIDDEN_PARTS) == [], i
+    # the images the same size on both sides, wide enough to read: not shrunk to a sliver
+    sizes = {
+        tuple(r[2:])
+        for r in page.locator(f'.mmrb-response[data-pair="{tk}"] .mmrb-rimage').evaluate_all(f"(es) => es.map({RECT})")
+    }
+    assert len(sizes) == 1 and min(next(iter(sizes))) >= 0.17 * 768, sizes
+    page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
+    page.screenshot(path=str(ARTIFACTS / "annotate-interleaved.png"))
+    assert not page.errors, page.errors
 
 
 def store_of(server):
@@ -66,6 +158,26 @@ LOADED = """(sel) => { const i = document.querySelector(sel);
   return !!i && i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().height > 0; }"""
 RECT = "(e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.width, r.height].map(Math.round); }"
 SHOWN = "(e) => getComputedStyle(e).visibility === 'visible'"
+
+
+# The picture as drawn: an image fitted into its box (object-fit: contain) is drawn at the box's
+# limiting side, its natural shape kept.
+PICTURE = """(i) => { const r = i.getBoundingClientRect();
+  const s = Math.min(r.width / i.naturalWidth, r.height / i.naturalHeight);
+  return [i.naturalWidth * s, i.naturalHeight * s].map(Math.round); }"""
+
+
+def assert_fills_the_screen(page, sel: str, inline: list[int]) -> None:
+    """The full-size view's image ``sel`` at fit: drawn at least as large as inline, its box
+    most of the viewport's height, and the dialog all on screen (nothing to scroll to)."""
+    drawn, box = page.locator(sel).evaluate(PICTURE), page.locator(sel).evaluate(RECT)
+    height = page.evaluate("innerHeight")
+    assert drawn[0] >= inline[0] and drawn[1] >= inline[1], (drawn, inline)
+    assert box[3] >= 0.7 * height and box[1] + box[3] <= height, (box, height)
+    assert page.evaluate(
+        "() => { const d = document.querySelector('[data-testid=stDialog]');"
+        " return d.scrollHeight <= d.clientHeight + 1; }"
+    )
 
 
 def wait_loaded(page, sel: str) -> None:
@@ -112,14 +224,28 @@ def test_two_image_responses_same_size_zoom_flip_and_a_keyboard_label(page, serv
     assert page.evaluate(OFF_SCREEN, CONTROLS) == {}
     page.set_viewport_size({"width": 1400, "height": 1000})
 
-    # Z: the full-size view of both responses' images, side by side
+    # Z: the full-size view of both responses' images, side by side, as large as the screen allows
+    settled(page)
+    inline = page.locator(left).evaluate(PICTURE)
     page.keyboard.press("z")
     dialog = page.get_by_role("dialog")
     dialog.get_by_text("Left response 640 x 480 pixels").wait_for(timeout=45_000)
     wait_loaded(page, "[role=dialog] .mmrb-side-by-side .mmrb-zoom-left")
     wait_loaded(page, "[role=dialog] .mmrb-side-by-side .mmrb-zoom-right")
-    assert page.locator("[role=dialog] .mmrb-zoom-left").evaluate(RECT)[2:] == [640, 480]  # 100 %
-    # scrolling one image scrolls the other alike (at 100 % the 640 px images overflow their frames)
+    settled(page)
+    assert_fills_the_screen(page, "[role=dialog] .mmrb-side-by-side .mmrb-zoom-left", inline)
+    # the controls on one line above the images
+    controls = page.locator("[role=dialog] .st-key-mmrb-zoom [data-testid=stHorizontalBlock]").first.evaluate(RECT)
+    assert controls[3] <= 50, controls
+    # at 200 % the original's pixels, twice over; scrolling one image scrolls the other alike
+    dialog.locator(".st-key-zoom_level").click()
+    page.get_by_role("option", name="Zoom: 200%").click()
+    page.wait_for_function(
+        "() => { const i = document.querySelector('[role=dialog] .mmrb-zoom-left');"
+        " return i && i.getBoundingClientRect().width === 1280; }",
+        timeout=45_000,
+    )
+    assert page.locator("[role=dialog] .mmrb-zoom-left").evaluate(RECT)[2:] == [1280, 960]
     frames = page.locator("[role=dialog] .mmrb-side-by-side .mmrb-zoom-frame")
     frames.nth(0).evaluate("(f) => { f.scrollLeft = 60; }")
     page.wait_for_function(
@@ -152,6 +278,31 @@ def test_two_image_responses_same_size_zoom_flip_and_a_keyboard_label(page, serv
     assert before != after  # the edit (a small square) shows as a change in the same place
     page.keyboard.press("v")
     assert zl.evaluate(SHOWN) and not zr.evaluate(SHOWN)
+    page.keyboard.press("Escape")
+    dialog.wait_for(state="detached", timeout=45_000)
+
+    # V on the page itself: the flip at once, fit to the screen (Z opens side by side again), V flips on
+    wait_label_ready(page)
+    page.keyboard.press("v")
+    page.locator("[role=dialog] .mmrb-flip").wait_for(timeout=45_000)
+    wait_idle(page)
+    wait_loaded(page, "[role=dialog] .mmrb-flip .mmrb-zoom-left")
+    settled(page)
+    assert zl.evaluate(SHOWN) and not zr.evaluate(SHOWN)
+    assert_fills_the_screen(page, "[role=dialog] .mmrb-flip .mmrb-zoom-left", inline)
+    page.set_viewport_size({"width": 800, "height": 768})  # narrow: the controls still one line, the image fits
+    settled(page)
+    assert_fills_the_screen(page, "[role=dialog] .mmrb-flip .mmrb-zoom-left", inline)
+    assert page.locator("[role=dialog] .st-key-mmrb-zoom [data-testid=stHorizontalBlock]").first.evaluate(RECT)[3] <= 50
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.keyboard.press("v")
+    page.wait_for_function(
+        "() => getComputedStyle(document.querySelector('[role=dialog] .mmrb-zoom-right')).visibility === 'visible'"
+    )
+    page.keyboard.press("Escape")
+    dialog.wait_for(state="detached", timeout=45_000)
+    page.keyboard.press("z")
+    page.locator("[role=dialog] .mmrb-side-by-side").wait_for(timeout=45_000)
     page.keyboard.press("Escape")
     dialog.wait_for(state="detached", timeout=45_000)
 

@@ -75,10 +75,11 @@ try:
     label_page()
 finally:
     st.session_state["q_full_run"] = False
-skip, undo, zoom = st.columns(3)
+skip, undo, zoom, flip = st.columns(4)
 skip.button("Skip this pair  `S`", key="act_skip", on_click=skip_current)
 undo.button("Undo last  `U`", key="act_undo", on_click=undo_last)
 zoom.button("Full size image  `Z`", key="act_zoom", on_click=open_zoom_of_current)
+flip.button("Flip images  `V`", key="act_flip", on_click=open_zoom_of_current, args=(True,))
 st.caption(st.session_state.get("q_legend", keys.LEGEND))
 with st.expander("Guidelines"):
     rich(guidelines_markdown(ui.store(), ui.config().guidelines))

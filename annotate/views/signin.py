@@ -3,9 +3,11 @@
 import streamlit as st
 
 from annotate import auth, session_ui, ui
+from annotate.page_style import signin_style
 from annotate.render import plain
 
-st.title("mmrb-studio")
+signin_style()  # a narrow card in the middle of the page
+st.title("mmrb-studio", anchor=False)
 st.caption("Expert annotation of multimodal reward-model pairs")
 if asked := st.session_state.get("signin_for"):  # a page's own URL, opened signed out (app.py)
     st.caption(f"Sign in to open {asked}.")
@@ -15,7 +17,7 @@ demo = ui.config().demo_accounts
 with st.form("signin", border=True):
     name = st.text_input("Name", key="signin_name")
     password = st.text_input("Password", type="password", key="signin_password")
-    ok = st.form_submit_button("Sign in", type="primary")
+    ok = st.form_submit_button("Sign in", type="primary", width="stretch")
 if ok:
     got = auth.sign_in(ui.store(), name or "", password or "", client=session_ui.client_address())
     if got.who is None:
