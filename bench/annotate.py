@@ -6,6 +6,7 @@
     python -m bench.annotate --cold-thumbnails  # the app makes the response images' thumbnails
     python -m bench.annotate --schemes mmrb,mmrb2-pairwise,aspects  # each scheme's form (default: all three)
     python -m bench.annotate --baseline-tree /tmp/base  # mmrb also on another tree's app, same run
+    python -m bench.annotate --baseline-tree /tmp/base --rounds 6  # six turns each: a machine whose load drifts
 
 Timed in the page: from the keydown of Enter (a window capture listener, so before the app's
 own handler) until the next pair is fully shown: its image decoded, both responses rendered,
@@ -606,7 +607,16 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         help="also measure mmrb on this tree's app (e.g. a worktree of the commit before), in the same run",
     )
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=2,
+        help="with --baseline-tree: rounds of each tree in turn, --labels shared among them "
+        "(more rounds even out a machine whose load drifts)",
+    )
     a = ap.parse_args(argv)
+    if a.rounds < 1:
+        ap.error("--rounds: at least 1")
     measured = [x for x in dict.fromkeys(a.schemes.split(",")) if x and x != "mmrb"]
     unknown = [x for x in measured if x not in SCHEME_KEYS]
     if unknown:
@@ -630,16 +640,17 @@ def main(argv: list[str] | None = None) -> int:
         times: list[float] = []
         if a.baseline_tree is None:
             times = run_app(db, images, names[0], n_labels, warmup=5, tmp=tmp)
-        else:  # two rounds in turn (baseline first, then this tree first): neither gains by going second
+        else:  # rounds in turn (baseline first, then this tree first, ...): neither gains by going second
             # the baseline's own store of the same shape, made by its own code (its schema)
             other = a.baseline_tree.resolve()
             other_db, other_images = str(tmp / "baseline.db"), tmp / "baseline-images"
             t = time.perf_counter()
             in_tree(other, _BUILD, other_db, other_images, n_pairs, n_ann, k, n_images)
             print(f"built the same store with {other}'s code in {time.perf_counter() - t:.1f} s")
-            for tree in (other, ROOT, ROOT, other):
+            turns = [other, ROOT, ROOT, other] * (a.rounds // 2) + [other, ROOT] * (a.rounds % 2)
+            for tree in turns:
                 where = (db, images) if tree == ROOT else (other_db, other_images)
-                ran = run_app(*where, names[0], max(1, n_labels // 2), warmup=5, tmp=tmp, tree=tree)
+                ran = run_app(*where, names[0], max(1, n_labels // a.rounds), warmup=5, tmp=tmp, tree=tree)
                 (times if tree == ROOT else base).extend(ran)
         med, p95 = statistics.median(times), pct(times, 95)
         print(
