@@ -376,9 +376,10 @@ def run_app(
     idle: list[float] = []
     log = tmp / f"streamlit-{annotator}-{tree.name}.log"
     launcher = (sys.executable, "-m", "streamlit", "run", str(tree / "app.py"))
+    own_code = None if tree == ROOT else {"PYTHONPATH": str(tree)}  # its own packages, not this tree's
     radios, n_radios = FORM_RADIOS[scheme]
     with (
-        StreamlitServer(db, str(images), log=log, launcher=launcher, cwd=tree) as srv,
+        StreamlitServer(db, str(images), log=log, launcher=launcher, cwd=tree, extra_env=own_code) as srv,
         sync_playwright() as p,
     ):
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
