@@ -102,7 +102,7 @@ def main() -> None:
 
     # a store that cannot answer shows a calm notice and retries, never a traceback (annotate/guard.py)
     guarded(lambda: guidelines.seed_once(ui.store(), ui.config().guidelines))  # version 1 of a store without any
-    who = guarded(session_ui.current_user)
+    who = guarded(lambda: session_ui.current_user(hand_over=True))  # the page's require() takes it
     session_ui.flush()
     guarded(navigation(who).run)
 

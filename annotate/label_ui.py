@@ -28,20 +28,28 @@ from .pair_ui import responses_block
 from .queue import PairView, current_view, save, undo
 from .scheme_form import SchemeInput, is_default_form
 from .scheme_ui import flag_radio, scheme_fields, submit_button
-from .session_ui import acting_user
+from .session_ui import RUN_SECONDS, acting_user
 
 Answers = FormInput | SchemeInput  # mmrb's form, or any other scheme's
 
 PENDING = "pending_save"  # session key: an outage.PendingSave (see annotate/guard.py)
 _RULES: dict[str | None, frozenset[str]] = {}
+_RULE_READ = "q_rule_read"  # (rule, when): read by this run's submit, shown by the form that follows
 
 
 def _rule(*, for_display: bool = False) -> frozenset[str]:
     """The project's rationale rule. While the store cannot answer: the last one read, or
-    for the form's label only, the default (saving checks again with the project's)."""
+    for the form's label only, the default (saving checks again with the project's).
+    For the form's label, the one a submit of this run has just read to check the answers
+    (no second read of the settings in the run that shows the next pair)."""
     db = ui.config().db
+    read = st.session_state.pop(_RULE_READ, None)
+    if for_display and read is not None and time.monotonic() - read[1] < RUN_SECONDS:
+        return read[0]
     try:
         r = _RULES[db] = rationale_rule(ui.store())
+        if not for_display:
+            st.session_state[_RULE_READ] = (r, time.monotonic())
         return r
     except Exception as e:
         if not outage.is_store_failure(e):

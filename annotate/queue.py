@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from curate.model import Assignment, Item, Label, Pair, Part, Preference, Side, category_title
+from curate.model import Annotator, Assignment, Item, Label, Pair, Part, Preference, Side, category_title
 from curate.quality.qualification import gate
 from curate.schemes import BUILT_IN, DEFAULT, Scheme, proposal_of, resolve
 from curate.sides import shown_pair
-from curate.store import NEW_LABEL, ConflictError, QueueProgress, Store
+from curate.store import NEW_LABEL, ConflictError, QueueProgress, Store, Transaction
 from curate.wording import snippet, utc_time
 
 from .demo import DELIBERATE_MISSING_IMAGE
@@ -119,17 +119,29 @@ def build_view(
     )
 
 
-def current_view(store: Store, annotator: str) -> PairView | None:
+def current_view(store: Store, annotator: str, *, account: Annotator | None = None) -> PairView | None:
     """The annotator's next open pair (the same one after a refresh), or None when done or
     when their queue is closed (paused, or a failed qualification: see ``closed_notice``).
-    A control task comes out exactly as any other pair."""
+    A control task comes out exactly as any other pair. ``account``: the annotator's row as
+    the caller has just read it (the page's session check), for the queue's gate."""
     with store.snapshot() as conn:  # a Transaction: `gate` takes one
-        head = store.queue_head(annotator, conn=conn)  # the guidelines' versions come with it
-        a = head.assignment
-        if a is None or not gate(store, annotator, conn=conn).open:
-            return None
-        changed = changed_since_last_label(head.guidelines_version, head.last_label_version)
-        return build_view(store, a, guidelines_version=head.guidelines_version, guidelines_changed=changed, conn=conn)
+        return _current_view(store, annotator, account, conn)
+
+
+def _current_view(store: Store, annotator: str, account: Annotator | None, conn: Transaction) -> PairView | None:
+    head = store.queue_head(annotator, conn=conn)  # the guidelines' versions come with it
+    a = head.assignment
+    if a is None or not gate(store, annotator, conn=conn, account=account).open:
+        return None
+    changed = changed_since_last_label(head.guidelines_version, head.last_label_version)
+    return build_view(store, a, guidelines_version=head.guidelines_version, guidelines_changed=changed, conn=conn)
+
+
+def queue_page(store: Store, account: Annotator) -> tuple[QueueProgress, PairView | None]:
+    """What the label page shows of the signed-in ``account``'s queue, in one read transaction:
+    the progress and the next pair (``current_view``)."""
+    with store.snapshot() as conn:
+        return store.queue_progress(account.name, conn=conn), _current_view(store, account.name, account, conn)
 
 
 def next_images(store: Store, annotator: str, after_seq: int) -> list[str]:
@@ -273,6 +285,7 @@ __all__ = [
     "scheme_of",
     "closed_notice",
     "current_view",
+    "queue_page",
     "next_images",
     "own_view",
     "save",

@@ -1,15 +1,17 @@
 """Who is signed in, for the page scripts and their widget callbacks.
 
 The Streamlit session keeps only the id of a server-side session (annotate/sessions.py), and
-every run re-reads that session from the store: a session ended anywhere (sign-out in another
-tab, a password reset, a disabled account, another app process) stops this tab at its next
-run, callbacks included (they run before the page's own check, so they ask ``acting_user``).
+every run re-reads that session from the store, once: a session ended anywhere (sign-out in
+another tab, a password reset, a disabled account, another app process) stops this tab at its
+next run, callbacks included (they run before the page's own check, so they ask ``acting_user``,
+whose answer the page's check of the same run takes).
 A new browser connection (refresh, new tab) finds its session by the httpOnly cookie.
 """
 
 from __future__ import annotations
 
 import json
+import time
 
 import streamlit as st
 
@@ -51,8 +53,34 @@ def _forget() -> None:
     st.session_state["session_ended"] = True
 
 
-def current_user() -> Annotator | None:
-    """The signed-in, still active account, checked against the store on every call."""
+# One read of the session per run: a widget callback's check (it runs first) and app.py's
+# (before the page) are handed to the next check of the same run, the page's, which takes it.
+# Only this young, in case a run ended between the two (an error in a later callback).
+_CHECKED = "session_checked"  # (session id, account, when)
+RUN_SECONDS = 1.0
+
+
+def current_user(*, hand_over: bool = False) -> Annotator | None:
+    """The signed-in, still active account, checked against the store once per run.
+    ``hand_over``: the account found is the answer of the run's next check too (a callback's
+    check, app.py's before the page's own)."""
+    ss = st.session_state
+    checked = ss.pop(_CHECKED, None)
+    if (
+        checked is not None
+        and checked[0] == ss.get("session")
+        and time.monotonic() - checked[2] < RUN_SECONDS
+        and not ss.get("session_ended")
+    ):
+        who: Annotator | None = checked[1]
+    else:
+        who = _check()
+    if who is not None and hand_over:
+        ss[_CHECKED] = (ss.get("session"), who, time.monotonic())
+    return who
+
+
+def _check() -> Annotator | None:
     s = ui.store()
     ss = st.session_state
     sid = ss.get("session")
@@ -76,7 +104,7 @@ def current_user() -> Annotator | None:
 def acting_user() -> str | None:
     """For widget callbacks: the signed-in account's name, or None when its session has ended
     (then the callback does nothing and the run that follows shows the sign-in page)."""
-    who = current_user()
+    who = current_user(hand_over=True)
     return who.name if who is not None else None
 
 

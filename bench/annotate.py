@@ -5,7 +5,8 @@
     python -m bench.annotate --no-images  # without the run whose responses are images
     python -m bench.annotate --cold-thumbnails  # the app makes the response images' thumbnails
     python -m bench.annotate --schemes mmrb,mmrb2-pairwise,aspects  # each scheme's form (default: all three)
-    python -m bench.annotate --baseline-tree /tmp/base  # mmrb also on another tree's app, same store, same run
+    python -m bench.annotate --baseline-tree /tmp/base  # mmrb also on another tree's app, same run
+    python -m bench.annotate --baseline-tree /tmp/base --rounds 6  # six turns each: a machine whose load drifts
 
 Timed in the page: from the keydown of Enter (a window capture listener, so before the app's
 own handler) until the next pair is fully shown: its image decoded, both responses rendered,
@@ -23,7 +24,8 @@ Schemes: the text run is on mmrb (today's form, keys 1 8 A); each other scheme o
 has an annotator of its own labelling pairs of the same shape on that scheme (mmrb2-pairwise:
 the key 6; aspects: the six scores, the preference and a typed rationale), printed with its
 ratio to mmrb. --baseline-tree runs the mmrb figure also on that tree's app (e.g. a git
-worktree of the commit before), over the next pairs of the same queue in the same store.
+worktree of an older commit), in turns with this tree's, on a store of the same shape made by
+that tree's own code (its schema: an older app cannot open a store of this tree's schema).
 """
 
 from __future__ import annotations
@@ -32,11 +34,13 @@ import argparse
 import hashlib
 import io
 import json
+import os
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from annotate.render import pair_token
 from tests.support.streamlit_server import (
@@ -360,16 +364,22 @@ def run_app(
 
     from curate.store import Store
 
-    with Store(db, images=images) as s:
-        queue = [a for a in s.assignments(annotator=annotator) if a.state == "open"][: n_labels + warmup + 1]
-        items = {p.id: p.item_id for p in s.pairs(ids=[a.pair_id for a in queue])}
+    if tree == ROOT:
+        with Store(db, images=images) as s:
+            mine = s.assignments(annotator=annotator)
+            queue = [a.pair_id for a in mine if a.state == "open"][: n_labels + warmup + 1]
+            items = {p.id: p.item_id for p in s.pairs(ids=queue)}
+        tokens = {p: pair_token(p) for p in queue}
+    else:  # another tree's store is read with that tree's code (this tree's Store would migrate it), its page keys too
+        queue, items, tokens = in_tree(tree, _QUEUE, db, str(images), annotator, n_labels + warmup + 1)
     times: list[float] = []
     idle: list[float] = []
     log = tmp / f"streamlit-{annotator}-{tree.name}.log"
     launcher = (sys.executable, "-m", "streamlit", "run", str(tree / "app.py"))
+    own_code = None if tree == ROOT else {"PYTHONPATH": str(tree)}  # its own packages, not this tree's
     radios, n_radios = FORM_RADIOS[scheme]
     with (
-        StreamlitServer(db, str(images), log=log, launcher=launcher, cwd=tree) as srv,
+        StreamlitServer(db, str(images), log=log, launcher=launcher, cwd=tree, extra_env=own_code) as srv,
         sync_playwright() as p,
     ):
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -379,18 +389,18 @@ def run_app(
         page.get_by_role("textbox", name="Name").fill(annotator)
         page.get_by_role("textbox", name="Password").fill(PASSWORD)
         page.get_by_role("button", name="Sign in").click()
-        page.wait_for_selector(f'.mmrb-response-left[data-pair="{pair_token(queue[0].pair_id)}"]', timeout=60_000)
+        page.wait_for_selector(f'.mmrb-response-left[data-pair="{tokens[queue[0]]}"]', timeout=60_000)
         ready = "([sel, n]) => window.__mmrbKeys && document.querySelectorAll(sel).length >= n"
         page.wait_for_function(ready, arg=[radios, n_radios], timeout=45_000)
         wait_idle(page)
         for n in range(n_labels + warmup):
-            nxt = queue[n + 1].pair_id
+            nxt = queue[n + 1]
             for key in SCHEME_KEYS[scheme]:
                 if key.startswith("type:"):
                     page.keyboard.type(key.removeprefix("type:"))
                 else:
                     page.keyboard.press(key)
-            page.evaluate(WATCH, [pair_token(nxt), items[nxt], radios, n_radios, response_images])
+            page.evaluate(WATCH, [tokens[nxt], items[nxt], radios, n_radios, response_images])
             page.keyboard.press("Enter")
             ms = page.evaluate(RACE)
             if n >= warmup:
@@ -405,6 +415,52 @@ def run_app(
             "the browser rendering and decoding)"
         )
     return times
+
+
+# Run in another tree's own interpreter and code (``in_tree``): its store is made and read by
+# its own schema, whatever this tree's is (a store of this tree's schema cannot be opened by an
+# older app, nor an older one by this tree's Store without migrating it).
+_BUILD = """
+import json, sys
+from pathlib import Path
+import bench.annotate as b
+b.SHARED = Path(sys.argv[1])  # this tree's response texts: the same pairs on both sides
+db, images, n_pairs, n_ann, k, n_images = sys.argv[2:8]
+print(json.dumps(b.build(db, Path(images), int(n_pairs), int(n_ann), int(k), int(n_images))))
+"""
+_QUEUE = """
+import json, sys
+from curate.store import Store
+try:
+    from annotate.render import pair_token
+except ImportError:  # a tree before render.pair_token
+    from annotate.ui import token as pair_token
+db, images, who, n = sys.argv[2:6]
+with Store(db, images=images) as s:
+    queue = [a.pair_id for a in s.assignments(annotator=who) if a.state == "open"][: int(n)]
+    items = {p.id: p.item_id for p in s.pairs(ids=queue)}
+print(json.dumps([queue, items, {p: pair_token(p) for p in queue}]))
+"""
+
+
+def in_tree(tree: Path, script: str, *args: object) -> Any:
+    """Run ``script`` with ``tree``'s code (its .venv when it has one) and return the JSON it
+    prints last; its first argument is this tree's response texts (``SHARED``)."""
+    import subprocess
+
+    venv = tree / ".venv" / "bin" / "python"
+    python = str(venv) if venv.exists() else sys.executable
+    out = subprocess.run(
+        [python, "-c", script, str(SHARED), *map(str, args)],
+        cwd=tree,
+        env={**os.environ, "PYTHONPATH": str(tree)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if out.returncode != 0:
+        raise SystemExit(f"{tree}: {out.stderr.strip()[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def run_bare(minimal: bool, n_labels: int, warmup: int = 5) -> list[float]:
@@ -552,7 +608,16 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         help="also measure mmrb on this tree's app (e.g. a worktree of the commit before), in the same run",
     )
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=2,
+        help="with --baseline-tree: rounds of each tree in turn, --labels shared among them "
+        "(more rounds even out a machine whose load drifts)",
+    )
     a = ap.parse_args(argv)
+    if a.rounds < 1:
+        ap.error("--rounds: at least 1")
     measured = [x for x in dict.fromkeys(a.schemes.split(",")) if x and x != "mmrb"]
     unknown = [x for x in measured if x not in SCHEME_KEYS]
     if unknown:
@@ -576,10 +641,17 @@ def main(argv: list[str] | None = None) -> int:
         times: list[float] = []
         if a.baseline_tree is None:
             times = run_app(db, images, names[0], n_labels, warmup=5, tmp=tmp)
-        else:  # two rounds in turn (baseline first, then this tree first): neither gains by going second
+        else:  # rounds in turn (baseline first, then this tree first, ...): neither gains by going second
+            # the baseline's own store of the same shape, made by its own code (its schema)
             other = a.baseline_tree.resolve()
-            for tree in (other, ROOT, ROOT, other):
-                ran = run_app(db, images, names[0], max(1, n_labels // 2), warmup=5, tmp=tmp, tree=tree)
+            other_db, other_images = str(tmp / "baseline.db"), tmp / "baseline-images"
+            t = time.perf_counter()
+            in_tree(other, _BUILD, other_db, other_images, n_pairs, n_ann, k, n_images)
+            print(f"built the same store with {other}'s code in {time.perf_counter() - t:.1f} s")
+            turns = [other, ROOT, ROOT, other] * (a.rounds // 2) + [other, ROOT] * (a.rounds % 2)
+            for tree in turns:
+                where = (db, images) if tree == ROOT else (other_db, other_images)
+                ran = run_app(*where, names[0], max(1, n_labels // a.rounds), warmup=5, tmp=tmp, tree=tree)
                 (times if tree == ROOT else base).extend(ran)
         med, p95 = statistics.median(times), pct(times, 95)
         print(

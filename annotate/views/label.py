@@ -10,7 +10,7 @@ from annotate.images_cache import warm
 from annotate.label_ui import answers_of, label_form, show_errors, skip_current, start_clock, undo_last
 from annotate.page_style import compact_style
 from annotate.pair_ui import open_zoom_of_current, show_item, zoom_if_asked
-from annotate.queue import closed_notice, current_view, next_images, progress_line
+from annotate.queue import closed_notice, next_images, progress_line, queue_page
 from annotate.scheme_form import is_default_form
 from annotate.session_ui import require
 from annotate.widgets import key_listener, rich
@@ -22,11 +22,12 @@ from annotate.widgets import key_listener, rich
 @st.fragment
 def label_page() -> None:
     with outage_guard():  # a fragment's rerun does not pass through app.py's guard
-        who = require("label")  # again on each fragment run: a disabled account stops at once
+        # the account a full run has just checked (below), else checked again on each fragment
+        # run: a disabled account stops at once
+        who = st.session_state.get("q_full_run") or require("label")
         s = ui.store()
-        progress = s.queue_progress(who.name)
+        progress, view = queue_page(s, who)
         done, assigned = progress.done, progress.assigned
-        view = current_view(s, who.name)
         with st.container(key="mmrb-label"):
             # "Saved." / "Skipped." in the progress line: sent on every submit anyway, no element added
             st.progress(done / assigned if assigned else 1.0, text=progress_line(progress, flash.quiet()))
@@ -70,7 +71,7 @@ if not ui.store().progress(who.name)[1]:  # nothing assigned (the lead, usually)
     )
     st.stop()
 compact_style()
-st.session_state["q_full_run"] = True
+st.session_state["q_full_run"] = who  # the account this full run found (a fragment's own run checks again)
 try:
     label_page()
 finally:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Literal
 from ..agreement.table import rating_value
 from ..audit import SYSTEM
 from ..errors import MmrbError
-from ..model import LABEL_FIELDS, Assignment
+from ..model import LABEL_FIELDS, Annotator, Assignment
 from ..seeding import unit
 from ..sides import annotator_left
 from ..wording import plural
@@ -140,11 +140,15 @@ def score(store: QualificationStore, annotator: str, conn: Transaction | None = 
     return right, asked
 
 
-def gate(store: QualificationStore, annotator: str, conn: Transaction | None = None) -> Gate:
+def gate(
+    store: QualificationStore, annotator: str, conn: Transaction | None = None, *, account: Annotator | None = None
+) -> Gate:
     """Whether the queue may serve the annotator work other than their qualification pairs.
     Scores a finished qualification once and records the result on the account (in its own
-    write transaction). ``conn``: a read transaction the caller holds, for the reads."""
-    person = store.get_annotator(annotator, conn=conn)
+    write transaction). ``conn``: a read transaction the caller holds, for the reads.
+    ``account``: the annotator's row as the caller has just read it (the label page, with its
+    session), not read again."""
+    person = account if account is not None and account.name == annotator else store.get_annotator(annotator, conn=conn)
     if person is None:
         return OPEN
     if person.paused:
