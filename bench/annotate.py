@@ -26,6 +26,8 @@ the key 6; aspects: the six scores, the preference and a typed rationale), print
 ratio to mmrb. --baseline-tree runs the mmrb figure also on that tree's app (e.g. a git
 worktree of an older commit), in turns with this tree's, on a store of the same shape made by
 that tree's own code (its schema: an older app cannot open a store of this tree's schema).
+The bare page of the same shape (bench/apps/bare_page.py, Streamlit's own floor) runs in the
+same turns; the minimal page once after.
 """
 
 from __future__ import annotations
@@ -612,8 +614,8 @@ def main(argv: list[str] | None = None) -> int:
         "--rounds",
         type=int,
         default=2,
-        help="with --baseline-tree: rounds of each tree in turn, --labels shared among them "
-        "(more rounds even out a machine whose load drifts)",
+        help="rounds of mmrb, the bare page of its shape (and --baseline-tree) in turn, --labels shared among "
+        "them (more rounds even out a machine whose load drifts)",
     )
     a = ap.parse_args(argv)
     if a.rounds < 1:
@@ -637,22 +639,29 @@ def main(argv: list[str] | None = None) -> int:
             else build_image_pairs(db, images, n_labels + 6, n_images, thumbnails=not a.cold_thumbnails)
         )
         by_scheme = {x: build_scheme_pairs(db, images, n_labels + 6, n_images, x) for x in measured}
+        # mmrb, the bare page of the same shape and the baseline tree in turns, each round in
+        # another order (a rotation), so none gains by its place on a machine whose load drifts
         base: list[float] = []
         times: list[float] = []
-        if a.baseline_tree is None:
-            times = run_app(db, images, names[0], n_labels, warmup=5, tmp=tmp)
-        else:  # rounds in turn (baseline first, then this tree first, ...): neither gains by going second
-            # the baseline's own store of the same shape, made by its own code (its schema)
-            other = a.baseline_tree.resolve()
-            other_db, other_images = str(tmp / "baseline.db"), tmp / "baseline-images"
+        bare: list[float] = []
+        other = a.baseline_tree.resolve() if a.baseline_tree is not None else None
+        other_db, other_images = str(tmp / "baseline.db"), tmp / "baseline-images"
+        if other is not None:  # the baseline's own store of the same shape, made by its own code (its schema)
             t = time.perf_counter()
             in_tree(other, _BUILD, other_db, other_images, n_pairs, n_ann, k, n_images)
             print(f"built the same store with {other}'s code in {time.perf_counter() - t:.1f} s")
-            turns = [other, ROOT, ROOT, other] * (a.rounds // 2) + [other, ROOT] * (a.rounds % 2)
-            for tree in turns:
-                where = (db, images) if tree == ROOT else (other_db, other_images)
-                ran = run_app(*where, names[0], max(1, n_labels // a.rounds), warmup=5, tmp=tmp, tree=tree)
-                (times if tree == ROOT else base).extend(ran)
+        turn: list[Path | None] = [ROOT, None, *([other] if other is not None else [])]  # None: the bare page
+        for r in range(a.rounds):
+            share = n_labels // a.rounds + (r < n_labels % a.rounds)  # --labels in all, over the rounds
+            if not share:
+                continue
+            for tree in turn[r % len(turn) :] + turn[: r % len(turn)]:
+                if tree is None:
+                    bare.extend(run_bare(False, share))
+                elif tree == ROOT:
+                    times.extend(run_app(db, images, names[0], share, warmup=5, tmp=tmp))
+                else:
+                    base.extend(run_app(other_db, other_images, names[0], share, warmup=5, tmp=tmp, tree=tree))
         med, p95 = statistics.median(times), pct(times, 95)
         print(
             f"mmrb app   submit key -> next pair shown over {len(times)} labels: "
@@ -681,11 +690,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"median {i_med:.0f} ms, p95 {i_p95:.0f} ms; against text only: median {i_med / med:.2f}, "
                 f"p95 {i_p95 / p95:.2f} (text only here: median {med:.0f} ms, p95 {p95:.0f} ms)"
             )
-        for minimal, what in ((False, "bare page of this shape"), (True, "minimal page (4 elements)")):
-            bt = run_bare(minimal, n_labels)
+        for bt, what in ((bare, "bare page of this shape"), (run_bare(True, n_labels), "minimal page (4 elements)")):
             print(
                 f"reference  {what:<27} median {statistics.median(bt):.0f} ms, p95 {pct(bt, 95):.0f} ms: "
-                f"Streamlit's own rerun here; mmrb / it: median {med / statistics.median(bt):.2f}"
+                f"Streamlit's own rerun here; mmrb / it: median {med / statistics.median(bt):.2f}, "
+                f"p95 {p95 / pct(bt, 95):.2f}" + (" (in turns with mmrb)" if bt is bare else "")
             )
         if a.no_anchor:
             return 0
