@@ -57,8 +57,15 @@ DEFAULT_RESAMPLES = 1000
 DEFAULT_CONFIDENCE = 0.95
 
 # (item id, response shown as A, response shown as B) -> which shown response is better, or
-# None when the judgment failed. A stored run answers it from its judgments of pairs.
+# None when the judgment failed. A stored run answers it from its judgments of pairs, and
+# raises Pending for one not asked yet.
 MatchFn = Callable[[str, str, str], LetterVerdict | None]
+
+
+class Pending(Exception):
+    """A match function's judgment is not there yet. A tournament plays every other match it
+    can play now (the rest of a knockout round, the whole round robin) and then raises it, so
+    that a stored run asks for a round's matches together and picks again once they are in."""
 
 
 # -- items -----------------------------------------------------------------------------------
@@ -179,18 +186,24 @@ def bracket(item: BonItem, *, seed: int = 0) -> tuple[str, ...]:
 def knockout(item: BonItem, judge: MatchFn, *, seed: int = 0, both_orders: bool = True) -> Pick:
     """A single-elimination tournament over the seeded bracket: neighbours meet, the winner
     goes on, an odd one out has a bye. N - 1 matches. A failed match stops the item: the rest
-    of its bracket depends on it."""
+    of its bracket depends on it. A pending match stops it at the end of its round."""
     alive, asked, split = list(bracket(item, seed=seed)), 0, 0
     while len(alive) > 1:
-        nxt = []
+        nxt, waiting = [], False
         for a, b in zip(alive[0::2], alive[1::2], strict=False):
-            m = play(item.id, a, b, judge, both_orders=both_orders, seed=seed)
+            try:
+                m = play(item.id, a, b, judge, both_orders=both_orders, seed=seed)
+            except Pending:
+                waiting = True
+                continue
             asked += m.judgments
             if m.winner is None:
                 why = f"the match {a} vs {b} failed"
                 return Pick(item.id, "knockout", None, None, asked, split_matches=split, failed=why)
             split += m.split
             nxt.append(m.winner)
+        if waiting:
+            raise Pending(item.id)
         if len(alive) % 2:
             nxt.append(alive[-1])
         alive = nxt
@@ -201,9 +214,13 @@ def round_robin(item: BonItem, judge: MatchFn, *, seed: int = 0, both_orders: bo
     """Every response meets every other (in id order: the lower id shown as A first); a won
     match is a win, a split one half a win each; most wins take the item. N(N-1)/2 matches."""
     wins = dict.fromkeys(item.ids, 0.0)
-    asked, split, failed = 0, 0, []
+    asked, split, failed, waiting = 0, 0, [], False
     for a, b in combinations(sorted(item.ids), 2):
-        m = play(item.id, a, b, judge, both_orders=both_orders, seed=seed)
+        try:
+            m = play(item.id, a, b, judge, both_orders=both_orders, seed=seed)
+        except Pending:
+            waiting = True
+            continue
         asked += m.judgments
         if m.winner is None:
             failed.append(f"{a} vs {b}")
@@ -213,6 +230,8 @@ def round_robin(item: BonItem, judge: MatchFn, *, seed: int = 0, both_orders: bo
             wins[b] += 0.5
         else:
             wins[m.winner] += 1
+    if waiting:
+        raise Pending(item.id)
     if failed:
         why = f"{plural(len(failed), 'match', 'matches')} failed ({', '.join(failed)})"
         return Pick(item.id, "round-robin", None, None, asked, split_matches=split, failed=why)

@@ -175,6 +175,40 @@ def test_failed_match_makes_the_pick_incomplete():
     assert rr.outcome == "incomplete" and rr.judgments == 12 and "1 match failed" in (rr.failed or "")
 
 
+@pytest.mark.parametrize(
+    ("method", "n", "passes"),
+    [("knockout", 2, 1), ("knockout", 4, 2), ("knockout", 5, 3), ("knockout", 8, 3), ("knockout", 9, 4),
+     ("round-robin", 2, 1), ("round-robin", 9, 1)],
+)  # fmt: skip
+def test_pending_matches_are_asked_a_round_at_a_time(method, n, passes):
+    """A stored run's loop: a match function that raises Pending for what is not judged yet;
+    each pass asks for everything the tournament reached. A knockout needs one pass per
+    round (ceil(log2 N)), a round robin one, and the picks equal those of the judge itself."""
+    it = item(f"n{n}", *[k % 3 == 1 for k in range(n)])
+    judge = right_with(0.7, {it.id: it})
+    stored: dict[tuple[str, str], LetterVerdict | None] = {}
+    needed: set[tuple[str, str]] = set()
+
+    def from_store(iid: str, a: str, b: str) -> LetterVerdict | None:
+        if (a, b) not in stored:
+            needed.update({(a, b), (b, a)})
+            raise bon.Pending(iid)
+        return stored[(a, b)]
+
+    play = bon.knockout if method == "knockout" else bon.round_robin
+    rounds = 0
+    while True:
+        needed.clear()
+        try:
+            pick = play(it, from_store)
+            break
+        except bon.Pending:
+            rounds += 1
+            stored.update({k: judge(it.id, *k) for k in needed})
+    assert rounds == passes and pick == play(it, judge)
+    assert len(stored) == pick.judgments == bon.judgments_per_item(method, n)
+
+
 def test_report_counts_incomplete_items_apart():
     items = [item("a", True, False), item("b", False, True), item("c", False, False)]
     judge = perfect({it.id: it for it in items})
