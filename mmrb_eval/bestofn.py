@@ -183,30 +183,35 @@ def bracket(item: BonItem, *, seed: int = 0) -> tuple[str, ...]:
     return tuple(sorted(item.ids, key=lambda c: (stable_hash(seed, "bestofn bracket", item.id, c), c)))
 
 
+def _play_all(
+    item: str, matches: Iterable[tuple[str, str]], judge: MatchFn, both_orders: bool, seed: int
+) -> list[tuple[str, str, Match]]:
+    """Every match that can be played now, in order; Pending after them when one cannot."""
+    played, waiting = [], False
+    for a, b in matches:
+        try:
+            played.append((a, b, play(item, a, b, judge, both_orders=both_orders, seed=seed)))
+        except Pending:
+            waiting = True
+    if waiting:
+        raise Pending(item)
+    return played
+
+
 def knockout(item: BonItem, judge: MatchFn, *, seed: int = 0, both_orders: bool = True) -> Pick:
     """A single-elimination tournament over the seeded bracket: neighbours meet, the winner
-    goes on, an odd one out has a bye. N - 1 matches. A failed match stops the item: the rest
-    of its bracket depends on it. A pending match stops it at the end of its round."""
+    goes on, an odd one out has a bye. N - 1 matches. A failed match stops the item after its
+    round: the rest of its bracket depends on it. So does a pending one (Pending is raised)."""
     alive, asked, split = list(bracket(item, seed=seed)), 0, 0
     while len(alive) > 1:
-        nxt, waiting = [], False
-        for a, b in zip(alive[0::2], alive[1::2], strict=False):
-            try:
-                m = play(item.id, a, b, judge, both_orders=both_orders, seed=seed)
-            except Pending:
-                waiting = True
-                continue
-            asked += m.judgments
-            if m.winner is None:
-                why = f"the match {a} vs {b} failed"
-                return Pick(item.id, "knockout", None, None, asked, split_matches=split, failed=why)
-            split += m.split
-            nxt.append(m.winner)
-        if waiting:
-            raise Pending(item.id)
-        if len(alive) % 2:
-            nxt.append(alive[-1])
-        alive = nxt
+        played = _play_all(item.id, zip(alive[0::2], alive[1::2], strict=False), judge, both_orders, seed)
+        asked += sum(m.judgments for _, _, m in played)
+        split += sum(m.split for _, _, m in played)
+        failed = [f"{a} vs {b}" for a, b, m in played if m.winner is None]
+        if failed:
+            why = f"the match {failed[0]} failed"
+            return Pick(item.id, "knockout", None, None, asked, split_matches=split, failed=why)
+        alive = [m.winner for _, _, m in played if m.winner is not None] + alive[len(alive) - len(alive) % 2 :]
     return Pick(item.id, "knockout", alive[0], item.is_correct(alive[0]), asked, split_matches=split)
 
 
@@ -214,24 +219,16 @@ def round_robin(item: BonItem, judge: MatchFn, *, seed: int = 0, both_orders: bo
     """Every response meets every other (in id order: the lower id shown as A first); a won
     match is a win, a split one half a win each; most wins take the item. N(N-1)/2 matches."""
     wins = dict.fromkeys(item.ids, 0.0)
-    asked, split, failed, waiting = 0, 0, [], False
-    for a, b in combinations(sorted(item.ids), 2):
-        try:
-            m = play(item.id, a, b, judge, both_orders=both_orders, seed=seed)
-        except Pending:
-            waiting = True
-            continue
-        asked += m.judgments
-        if m.winner is None:
-            failed.append(f"{a} vs {b}")
-        elif m.split:
-            split += 1
+    played = _play_all(item.id, combinations(sorted(item.ids), 2), judge, both_orders, seed)
+    asked = sum(m.judgments for _, _, m in played)
+    split = sum(m.split for _, _, m in played)
+    failed = [f"{a} vs {b}" for a, b, m in played if m.winner is None]
+    for a, b, m in played:
+        if m.split:
             wins[a] += 0.5
             wins[b] += 0.5
-        else:
+        elif m.winner is not None:
             wins[m.winner] += 1
-    if waiting:
-        raise Pending(item.id)
     if failed:
         why = f"{plural(len(failed), 'match', 'matches')} failed ({', '.join(failed)})"
         return Pick(item.id, "round-robin", None, None, asked, split_matches=split, failed=why)
@@ -554,3 +551,63 @@ def validity_by_category(
     """``validity`` for each group (OVERALL first, then categories sorted)."""
     order = sorted(points, key=lambda g: (g != OVERALL, g))
     return tuple(validity(points[g], group=g, seed=seed, resamples=resamples, confidence=confidence) for g in order)
+
+
+# -- reports ---------------------------------------------------------------------------------
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 6)
+
+
+def estimate_json(e: Estimate) -> dict[str, object]:
+    out: dict[str, object] = {"value": _round(e.value), "ci": None}
+    if e.low is not None and e.high is not None:
+        out["ci"] = [_round(e.low), _round(e.high)]
+    if e.undefined:
+        out["undefined"] = e.undefined
+    return out
+
+
+def group_json(g: GroupReport) -> dict[str, object]:
+    return {
+        "group": g.group,
+        "items": g.complete,
+        "incomplete": g.incomplete,
+        "accuracy": estimate_json(g.accuracy),
+        "gain_over_random": estimate_json(g.gain),
+        "baselines": {b: estimate_json(e) for b, e in g.baselines.items()},
+        "tied_picks": g.tied_picks,
+        "split_matches": g.split_matches,
+        "incomplete_reasons": list(g.incomplete_reasons),
+    }
+
+
+def report_json(r: BestOfNReport) -> dict[str, object]:
+    return {"overall": group_json(r.overall), "categories": [group_json(g) for g in r.categories]}
+
+
+def estimate_text(e: Estimate, signed: bool = False) -> str:
+    """``0.625 [0.500, 0.750]``; ``–`` with the reason when undefined."""
+    if e.value is None:
+        return f"– ({e.undefined})" if e.undefined else "–"
+    v = f"{e.value:+.3f}" if signed else f"{e.value:.3f}"
+    if e.low is not None and e.high is not None:
+        return f"{v} [{e.low:.3f}, {e.high:.3f}]"
+    return f"{v} [{e.undefined}]" if e.undefined else v
+
+
+def report_lines(r: BestOfNReport) -> list[str]:
+    """The report as text: one block per group (overall first)."""
+    out = []
+    for g in (r.overall, *r.categories):
+        head = f"{g.group}: {plural(g.complete, 'item')}"
+        if g.incomplete:
+            head += f", {g.incomplete} incomplete (not counted)"
+        out.append(head)
+        out.append(f"  Best-of-N accuracy  {estimate_text(g.accuracy)}")
+        out.append(f"  gain over random    {estimate_text(g.gain, signed=True)}")
+        for b, e in g.baselines.items():
+            out.append(f"  {b:<19} {estimate_text(e)}")
+        if g.tied_picks or g.split_matches:
+            split = plural(g.split_matches, "split match", "split matches")
+            out.append(f"  seeded: {plural(g.tied_picks, 'tie')} at the top, {split}")
+    return out
