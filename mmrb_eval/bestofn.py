@@ -611,3 +611,15 @@ def report_lines(r: BestOfNReport) -> list[str]:
             split = plural(g.split_matches, "split match", "split matches")
             out.append(f"  seeded: {plural(g.tied_picks, 'tie')} at the top, {split}")
     return out
+
+
+def curve_lines(curve: Sequence[tuple[int, BestOfNReport]]) -> list[str]:
+    """Accuracy against N, overall: one line per N beside the random pick and the oracle."""
+    out = ["accuracy against N (overall):"]
+    for n, r in curve:
+        o = r.overall
+        out.append(
+            f"  N={n:<3} {estimate_text(o.accuracy)}  random {estimate_text(o.baselines['random'])}  "
+            f"oracle {estimate_text(o.baselines['oracle'])}  ({plural(o.complete, 'item')})"
+        )
+    return out

@@ -123,6 +123,7 @@ class BestOfNRun:
     over_budget: int = 0  # items --max-judgments left unjudged
     passes: int = 0
     left_out: Mapping[str, int] = field(default_factory=dict)
+    curve: tuple[tuple[int, BestOfNReport], ...] = ()  # accuracy against N (nested seeded subsamples)
 
     @property
     def complete(self) -> bool:
@@ -167,8 +168,9 @@ class _Pass:
         task: Callable[[str, str, str], JudgeTask],
         retry: Callable[[JudgmentKey, Judgment], bool],
         visited: set[JudgmentKey],
+        whole: Mapping[str, BonItem],
     ):
-        self.stored, self.task, self.retry, self.visited = stored, task, retry, visited
+        self.stored, self.task, self.retry, self.visited, self.whole = stored, task, retry, visited, whole
         self.needed: dict[str, JudgeTask] = {}
 
     def final(self, item: str, a: str, b: str, order: Order) -> Judgment:
@@ -191,8 +193,9 @@ class _Pass:
         return "tie" if winner is None else "A" if winner == a else "B"
 
     def scores(self, item: BonItem) -> dict[str, float | None]:
+        """Its responses' scores, from the requests of the whole item (a subsample's too)."""
         out: dict[str, float | None] = {}
-        for a, b in score_pairs(item):
+        for a, b in score_pairs(self.whole[item.id]):
             j = self.final(item.id, a, b, "forward")
             out[a], out[b] = (j.score_first, j.score_second) if j.outcome != "error" else (None, None)
         return out
@@ -222,9 +225,12 @@ def run_bestofn(
     resamples: int = bon.DEFAULT_RESAMPLES,
     progress: Callable[[int, int], None] | None = None,
     client_factory: Callable[[Endpoint], LLMClient] = LLMClient,
+    curve: bool = False,
 ) -> BestOfNRun:
     """Pick one response per item with ``judge`` (resuming the run), and report the picks'
-    accuracy beside the baselines."""
+    accuracy beside the baselines. ``curve``: also at N = 2, 4, 8, ... on nested seeded
+    subsamples of each item's responses (a round robin's and a reward model's come from the
+    whole item's judgments; a knockout of a subsample plays matches of its own)."""
     check_method(judge, method)
     identity = {**judge.identity(), "bestofn": "scores" if method == "reward" else "matches"}
     if items.has_response_images:
@@ -246,6 +252,9 @@ def run_bestofn(
     judge.check([task(it.id, a, a) for it in items.items for a in it.ids])
     ensure_run(store, rid, purpose="bestofn", judge=judge.name, identity=identity, dataset=DATASET)
     judged, unjudged = bon.within_budget(items.items, method, max_judgments)
+    whole = {it.id: it for it in judged}
+    sizes = bon.subsample_sizes(max((it.n for it in judged), default=0)) if curve else ()
+    subsets = [(n, sub) for n in sizes for it in judged if it.n > n and (sub := bon.subsample(it, n, seed=seed))]
     plan: list[tuple[Order, int]] = [("forward", 0)] if method == "reward" else [(o, 0) for o in BOTH]
     total = RunSummary(rid, judge=judge.name)
     sent_now: set[JudgmentKey] = set()  # asked in this command: a failure among them is final
@@ -257,8 +266,9 @@ def run_bestofn(
 
     while True:
         stored = {j.key: j for j in store.judgments(rid) if j.sample_index == 0}
-        this = _Pass(stored, task, retry, visited)
+        this = _Pass(stored, task, retry, visited, whole)
         picks = {it.id: this.pick(it, method, seed) for it in judged}
+        sub_picks = [(n, sub, this.pick(sub, method, seed)) for n, sub in subsets]
         if not this.needed:
             break
         passes += 1
@@ -278,6 +288,11 @@ def run_bestofn(
     why = f"not judged: over --max-judgments {max_judgments}"
     made = [p for p in picks.values() if p is not None]  # the last pass needed nothing: every item has one
     every = made + [Pick(it.id, method, None, None, 0, failed=why) for it in unjudged]
+    points = []
+    for n in sizes:
+        at_n = [(sub, p) for m, sub, p in sub_picks if m == n and p is not None]
+        at_n += [(it, p) for it in judged if it.n == n and (p := picks[it.id]) is not None]
+        points.append((n, bon.best_of_n([s for s, _ in at_n], [p for _, p in at_n], seed=seed, resamples=resamples)))
     return BestOfNRun(
         rid,
         judge.name,
@@ -289,6 +304,7 @@ def run_bestofn(
         len(unjudged),
         passes,
         items.left_out,
+        tuple(points),
     )
 
 
@@ -311,9 +327,11 @@ def _ask(
     )
 
 
-def cost_lines(items: Sequence[BonItem], method: Method, max_judgments: int | None) -> list[str]:
+def cost_lines(
+    items: Sequence[BonItem], method: Method, max_judgments: int | None, *, curve: bool = False
+) -> list[str]:
     """What a run will cost, printed before it starts: judgments per item for each N, the total,
-    and what the cap keeps."""
+    what the cap keeps, and at most how many more a knockout's curve against N asks."""
     by_n = Counter(it.n for it in items)
     each = ", ".join(
         f"{plural(k, 'item')} of N={n}: {bon.judgments_per_item(method, n)} each" for n, k in sorted(by_n.items())
@@ -326,6 +344,11 @@ def cost_lines(items: Sequence[BonItem], method: Method, max_judgments: int | No
             f"--max-judgments {max_judgments}: the first {plural(len(kept), 'item')} "
             f"({bon.run_cost(kept, method)} judgments)"
         )
+        items = kept
+    if curve and method == "knockout":
+        top = max((it.n for it in items), default=0)
+        extra = sum(bon.judgments_per_item(method, n) for it in items for n in bon.subsample_sizes(top) if n < it.n)
+        out.append(f"curve against N: at most {plural(extra, 'judgment')} more (a subsample's own matches)")
     return out
 
 

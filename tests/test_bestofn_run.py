@@ -71,6 +71,16 @@ def vlm(tmp_path, url: str, name: str = "vlm"):
     return load_judge(judge_file(tmp_path, url, name), order="both", samples=1)
 
 
+def rm_judge(tmp_path, url: str):
+    """The loopback reward model (tests/support/fake_reward_model.py) as a judge file reads it."""
+    f = tmp_path / "rm.toml"
+    f.write_text(
+        f'kind = "reward_model"\nname = "rm"\nurl = "{url}"\nresponse_field = "out.rewards.0"\n'
+        '[request]\ninput = {text = "{response}"}\n'
+    )
+    return load_judge(str(f))
+
+
 def oracle(truth: dict[str, bool], n_items: int, n: int = 4) -> float:
     return sum(any(truth[f"i{k}-c{j}"] for j in range(n)) for k in range(n_items)) / n_items
 
@@ -153,12 +163,7 @@ def test_reward_model_scores_each_response_once_and_picks_the_top(store, tmp_pat
     truth = fill(store, 7, n=5)
     rm = RM(field="out")
     try:
-        f = tmp_path / "rm.toml"
-        f.write_text(
-            f'kind = "reward_model"\nname = "rm"\nurl = "{rm.url}"\nresponse_field = "out.rewards.0"\n'
-            '[request]\ninput = {text = "{response}"}\n'
-        )
-        judge = load_judge(str(f))
+        judge = rm_judge(tmp_path, rm.url)
         with pytest.raises(MmrbError, match="is a reward model: use --method reward"):
             run_bestofn(store, pool(store), judge, method="knockout")
         run = run_bestofn(store, pool(store), judge, method="reward", resamples=0)
@@ -201,12 +206,13 @@ def test_command_prints_the_cost_first_and_the_report(store, db_url, tmp_path, c
         out, err = capsys.readouterr()
         assert rc == 0 and "vlm, knockout, seed 0" in out and "Best-of-N accuracy" in out and "oracle" in out
         assert err.startswith("knockout: 72 judgments for 12 items (12 items of N=4: 6 each)\n")
-        rc, out = command("bestofn", [*argv, "--json", "--method", "round-robin"], capsys)
+        rc, out = command("bestofn", [*argv, "--json", "--method", "round-robin", "--curve"], capsys)
     rep = json.loads(out)
     assert rc == 0 and rep["method"] == "round-robin" and rep["complete"]
     assert rep["overall"]["items"] == 12 and [g["group"] for g in rep["categories"]] == ["count", "math"]
     assert rep["overall"]["accuracy"]["value"] == pytest.approx(oracle(truth, 12))
     assert rep["overall"]["accuracy"]["ci"] is not None and rep["run_info"]["already_stored"] == 72
+    assert [c["n"] for c in rep["curve"]] == [2, 4] and rep["curve"][1]["overall"] == rep["overall"]
 
 
 def test_command_states_the_cost_before_it_starts_and_exits_1_when_incomplete(store, db_url, tmp_path, capsys):
@@ -230,3 +236,50 @@ def test_failure_is_never_a_decision_in_the_report(store, tmp_path):
     assert o.complete == 0 and o.incomplete == 4 and o.accuracy.value is None
     assert all(p.outcome == "incomplete" for p in run.picks) and bon.OVERALL == o.group
     assert truth  # the items existed: nothing was decided from the failures
+
+
+@pytest.mark.parametrize("method", ["round-robin", "knockout"])
+def test_curve_against_n_with_a_perfect_judge_follows_the_oracle(store, tmp_path, method):
+    truth = fill(store, 10, n=8, share=0.2)
+    with FakeOpenAI(p_judge(truth, 1.0)) as srv:
+        plain = run_bestofn(store, pool(store), vlm(tmp_path, srv.url, "plain"), method=method, resamples=0)
+        alone = srv.count()
+        run = run_bestofn(store, pool(store), vlm(tmp_path, srv.url), method=method, resamples=0, curve=True)
+        extra = srv.count() - 2 * alone
+    assert [n for n, _ in run.curve] == [2, 4, 8] and run.complete
+    oracles = [r.overall.baselines["oracle"].value for _, r in run.curve]
+    assert oracles == sorted(oracles)  # nested subsets: an item's oracle only turns correct as N grows
+    for _, r in run.curve:
+        assert r.overall.complete == 10 and r.overall.accuracy.value == r.overall.baselines["oracle"].value
+    assert run.curve[-1][1].overall == plain.report.overall == run.report.overall
+    if method == "round-robin":
+        assert extra == 0  # a subsample's matches are among the whole item's
+    else:
+        bound = 10 * (bon.judgments_per_item("knockout", 2) + bon.judgments_per_item("knockout", 4))
+        assert 0 < extra <= bound
+
+
+def test_reward_model_curve_asks_nothing_more(store, tmp_path):
+    truth = fill(store, 6, n=5)
+    rm = RM(field="out")
+    try:
+        run = run_bestofn(store, pool(store), rm_judge(tmp_path, rm.url), method="reward", resamples=0, curve=True)
+        assert len(rm.bodies) == 6 * 6 and [n for n, _ in run.curve] == [2, 4, 5]
+        for _, r in run.curve:
+            assert r.overall.accuracy.value == r.overall.baselines["oracle"].value
+    finally:
+        rm.close()
+    assert truth
+
+
+def test_unreadable_answers_split_matches_and_decide_nothing_by_themselves(store, tmp_path):
+    fill(store, 4)
+    with FakeOpenAI(lambda req: "I cannot tell.") as srv:
+        run = run_bestofn(store, pool(store), vlm(tmp_path, srv.url), method="knockout", resamples=0)
+    # an answer without a verdict is an answer (the run is complete), and every match is split:
+    # each pick is the seeded coin's, as with a judge that always says tie
+    assert run.complete and all(p.split_matches == 3 for p in run.picks)
+    items = {it.id: it for it in pool(store).items}
+    assert [p.chosen for p in run.picks] == [
+        bon.knockout(items[p.item], lambda i, a, b: "tie").chosen for p in run.picks
+    ]

@@ -36,6 +36,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the bracket, ties, coins and bootstrap (default 0)")
     p.add_argument("--category", help="only the items of this category")
     p.add_argument("--max-judgments", type=int, metavar="N", help="judge only the first items whose cost fits in N")
+    p.add_argument(
+        "--curve",
+        action="store_true",
+        help="also accuracy against N = 2, 4, 8, ... (nested seeded subsamples of each item's candidates)",
+    )
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (0: no intervals)")
     p.add_argument("--concurrency", type=int, help="requests in flight (overrides the judge file)")
     p.add_argument("--run", help="run id (default: judge name + a hash of its configuration)")
@@ -52,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     from curate.errors import MmrbError
     from curate.judging.config import load_judge
 
-    from ..bestofn import report_json, report_lines
+    from ..bestofn import curve_lines, report_json, report_lines
     from ..bestofn_run import cost_lines, default_method, pool, run_bestofn
 
     if args.max_judgments is not None and args.max_judgments < 1:
@@ -79,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             left = ", ".join(f"{n} {why}" for why, n in items.left_out.items()) or "no items"
             raise MmrbError(f"no item has a reference and 2 or more candidates with known correctness ({left})")
         if not args.quiet:
-            for line in cost_lines(items.items, method, args.max_judgments):
+            for line in cost_lines(items.items, method, args.max_judgments, curve=args.curve):
                 print(line, file=sys.stderr)
         result = run_bestofn(
             store,
@@ -92,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
             retry_errors=not args.no_retry_errors,
             resamples=args.resamples,
             progress=progress,
+            curve=args.curve,
         )
     s = result.summary
     if args.json:
@@ -112,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
             },
             **report_json(result.report),
         }
+        if args.curve:
+            out["curve"] = [{"n": n, **report_json(r)} for n, r in result.curve]
         print(json.dumps(out, indent=2, ensure_ascii=False))
     else:
         print(
@@ -123,6 +131,8 @@ def run(args: argparse.Namespace) -> int:
         if result.left_out:
             print("left out: " + ", ".join(f"{n} {why}" for why, n in result.left_out.items()))
         print("\n".join(report_lines(result.report)))
+        if args.curve:
+            print("\n".join(curve_lines(result.curve)))
     for line in result.lines():
         print(line, file=sys.stderr)
     return 0 if result.complete else 1
