@@ -273,6 +273,9 @@ def run_bestofn(
             break
         passes += 1
         todo = [(t, o, i) for t in this.needed.values() for o, i in plan]
+        lost = [key for t, o, i in todo if (key := (t.pair_id, o, i)) in sent_now and key not in stored]
+        if lost:  # asked in an earlier pass and not stored: asking again would never end
+            raise MmrbError(f"run {rid}: {plural(len(lost), 'judgment')} sent in this run were not stored")
         outcomes = {k: j.outcome for k, j in stored.items() if k[0] in this.needed}
         done = _ask(store, judge, rid, todo, outcomes, client_factory, progress)
         sent_now.update((t.pair_id, o, i) for t, o, i in todo)

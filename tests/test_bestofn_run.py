@@ -283,3 +283,12 @@ def test_unreadable_answers_split_matches_and_decide_nothing_by_themselves(store
     assert [p.chosen for p in run.picks] == [
         bon.knockout(items[p.item], lambda i, a, b: "tie").chosen for p in run.picks
     ]
+
+
+def test_judgments_that_are_not_stored_stop_the_run_instead_of_asking_forever(store, tmp_path, monkeypatch):
+    truth = fill(store, 2)
+    monkeypatch.setattr(store, "add_judgments", lambda run_id, judgments, **kw: 0)  # a store that keeps nothing
+    with FakeOpenAI(p_judge(truth, 1.0)) as srv:
+        with pytest.raises(MmrbError, match="8 judgments sent in this run were not stored"):
+            run_bestofn(store, pool(store), vlm(tmp_path, srv.url), method="knockout", resamples=0)
+        assert srv.count() == 8  # the first round once
