@@ -30,6 +30,7 @@ STAGES = (
     "evaluate",
     "score",
     "leaderboard",
+    "bestofn",
     "labelstudio",
     "annotators",
     "guidelines",

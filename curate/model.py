@@ -297,7 +297,7 @@ def count_failures(failures: Iterable[Failure]) -> str:
 # -- judge runs ------------------------------------------------------------------------------
 Outcome = Literal["parsed", "unparsed", "both", "error"]  # of a judgment: a failed request is an error
 OUTCOMES: tuple[str, ...] = get_args(Outcome)
-RunPurpose = Literal["evaluate", "select"]
+RunPurpose = Literal["evaluate", "select", "bestofn"]  # bestofn: mmrb_eval/bestofn_run.py
 # After each pass: "complete" (every planned judgment has an answer), else "incomplete"
 RunStatus = Literal["complete", "incomplete"]
 JudgmentKey = tuple[str, str, int]  # (pair, order, sample index)

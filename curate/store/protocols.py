@@ -182,6 +182,12 @@ class SelectionStore(Writes, JudgeRunStore, DedupStore, ReadsCandidates, ReadsPa
     def update_pair(self, pair_id: str, conn: Transaction | None = None, **values: Any) -> None: ...
 
 
+class BestOfNStore(JudgeRunStore, ReadsItems, ReadsCandidates, ReadsImageFiles, Protocol):
+    """``mmrb_eval/bestofn_run.py``: items and their candidates in, a judge run's matches or scores."""
+
+    def judgments(self, run_id: str, conn: Transaction | None = None) -> list[Judgment]: ...
+
+
 class SamplingStore(ReadsItems, ReadsImageFiles, Protocol):
     """``curate/sampling.py``: items in, candidates (with their images) and failures out."""
 
@@ -295,13 +301,15 @@ def _store_satisfies_every_protocol(store: Store) -> None:
         LabelFrameStore,
         AggregateStore,
         ReliabilityStore,
-    ] = (store, store, store, store, store, store, store, store, store, store, store, store)
+        BestOfNStore,
+    ] = (store, store, store, store, store, store, store, store, store, store, store, store, store)
     del needs
 
 
 __all__ = [
     "AggregateStore",
     "AssignStore",
+    "BestOfNStore",
     "DedupStore",
     "GoldStageStore",
     "JudgeRunStore",

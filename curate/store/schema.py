@@ -313,7 +313,7 @@ judge_runs = Table(
     "judge_runs",
     metadata,
     Column("id", String(100), primary_key=True),
-    Column("purpose", String(16), nullable=False),  # "evaluate" or "select"
+    Column("purpose", String(16), nullable=False),  # "evaluate", "select" or "bestofn"
     Column("judge", String(200), nullable=False),
     Column("config", Text, nullable=False),
     Column("dataset", Text, nullable=False, default=""),  # JSON {"paths", "limit", "name"} (RunDataset)

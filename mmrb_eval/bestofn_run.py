@@ -1,0 +1,369 @@
+"""Best-of-N on the store's items, stored and resumable: ``mmrb bestofn``'s workflow.
+
+The responses. Each item with a reference and at least two candidates (``mmrb ingest``,
+``mmrb sample``) is an item of N responses, each response's correctness decided against the
+reference as ``mmrb pair`` decides it (``curate.pairing.decide_all``) and its normalised answer
+(what was read from it) kept for the majority baseline. An item without a reference, or with
+a response whose correctness is unsure, is left out and counted by reason.
+
+The judgments. Every score and match a judge is asked for is stored in a judge run (purpose
+``bestofn``) through the judge runner's own pieces (curate/judging/runner.py), so that a rerun
+sends only what is not stored, and the failed requests again. A match between responses x and
+y of an item is one pair, ``match_id``, whose stored order is the ids' sorted order: its
+``forward`` judgment shows the lower id as A, its ``reverse`` the other (curate/sides.py). The
+pair depends on neither the method nor the seed, so a knockout, a round robin and a knockout
+under another seed share the matches they have in common. A reward model scores the responses
+two at a time (the sorted ids paired off, the odd one out with itself), one stored judgment
+holding both scores.
+
+A knockout is asked round by round: each pass picks again from what is stored
+(mmrb_eval/bestofn.py, whose tournaments raise ``Pending`` for a match not stored yet), asks
+every match the items' current rounds need, together, and stops when no item waits. A failed
+request makes its item's pick incomplete (never a win or a loss) and the run incomplete;
+``--max-judgments`` judges a prefix of the items whose cost fits and leaves the rest unjudged.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from curate.errors import MmrbError
+from curate.judging.judge import Judge
+from curate.judging.records import JudgeTask, Judgment, JudgmentKey, RunDataset, task_parts
+from curate.judging.runner import RunSummary, default_run_id, ensure_run, execute, finish_run, judge_all
+from curate.llm import Endpoint, LLMClient
+from curate.model import Candidate, Item, LetterVerdict, Order
+from curate.seeding import hex_hash
+from curate.wording import plural
+
+from . import bestofn as bon
+from .bestofn import BestOfNReport, BonItem, Method, Pick, Response
+
+if TYPE_CHECKING:  # the store is opened by the command
+    from curate.store.protocols import BestOfNStore
+
+DATASET = RunDataset(name="bestofn")  # the store's own items: the pairs are the matches' ids
+BOTH: tuple[Order, Order] = ("forward", "reverse")
+
+
+@dataclass(frozen=True)
+class Pool:
+    """The items a Best-of-N run can judge, what a judge is shown of them, and what was left out."""
+
+    items: tuple[BonItem, ...]
+    prompts: Mapping[str, Item]
+    candidates: Mapping[str, Candidate]
+    left_out: Mapping[str, int] = field(default_factory=dict)  # reason -> items
+
+    @property
+    def has_response_images(self) -> bool:
+        return any(c.content and c.images for c in self.candidates.values())
+
+
+def pool(store: BestOfNStore, *, category: str | None = None) -> Pool:
+    """The store's items with N >= 2 candidates whose correctness the reference decides."""
+    # the reference grader: deferred, not for `mmrb bestofn --help`
+    from curate.correctness import normalise
+    from curate.pairing import decide_all
+
+    items = {it.id: it for it in store.items(category=category)}
+    by_item: dict[str, list[Candidate]] = {}
+    for c in store.candidates():
+        if c.item_id in items:
+            by_item.setdefault(c.item_id, []).append(c)
+    kept, left, cands = [], Counter[str](), {}
+    for iid, item in items.items():
+        cs = by_item.get(iid, [])
+        if len(cs) < 2:
+            left["fewer than 2 candidates"] += 1
+            continue
+        if not (item.reference or "").strip():
+            left["no reference answer"] += 1
+            continue
+        verdicts = decide_all(item, cs)
+        if any(verdicts[c.id].verdict == "unsure" for c in cs):
+            left["a candidate whose correctness is unsure"] += 1
+            continue
+        responses = []
+        for c in cs:
+            v = verdicts[c.id]
+            answer = normalise(v.extracted) if v.extracted else None
+            responses.append(Response(c.id, v.verdict == "correct", answer or None))
+            cands[c.id] = c
+        kept.append(BonItem(iid, item.category, tuple(responses)))
+    return Pool(tuple(kept), {it.id: items[it.id] for it in kept}, cands, dict(left))
+
+
+def match_id(item: str, a: str, b: str) -> str:
+    """The stored pair of a match (or of a reward model's two scores): the same whichever of
+    the two is named first."""
+    lo, hi = sorted((a, b))
+    return "bon-" + hex_hash("bestofn", item, lo, hi, n=24)
+
+
+def score_pairs(item: BonItem) -> list[tuple[str, str]]:
+    """A reward model's requests for an item: its sorted ids two at a time, the odd one out
+    with itself (each stored judgment holds two scores)."""
+    ids = sorted(item.ids)
+    return [(ids[k], ids[min(k + 1, len(ids) - 1)]) for k in range(0, len(ids), 2)]
+
+
+@dataclass
+class BestOfNRun:
+    run_id: str
+    judge: str
+    method: Method
+    picks: tuple[Pick, ...]
+    report: BestOfNReport
+    summary: RunSummary  # over every pass: planned, already stored, sent, seconds, failed
+    cost: int  # judgments the judged items cost with this method
+    over_budget: int = 0  # items --max-judgments left unjudged
+    passes: int = 0
+    left_out: Mapping[str, int] = field(default_factory=dict)
+    curve: tuple[tuple[int, BestOfNReport], ...] = ()  # accuracy against N (nested seeded subsamples)
+
+    @property
+    def complete(self) -> bool:
+        return self.summary.complete and not self.over_budget
+
+    def lines(self) -> list[str]:
+        """What the command prints after the figures when something is missing."""
+        out = []
+        if not self.summary.complete:
+            out.append(self.summary.failure_line())
+        if self.over_budget:
+            out.append(
+                f"{plural(self.over_budget, 'item')} not judged (over --max-judgments); rerun with a larger cap "
+                "to judge them"
+            )
+        return out
+
+
+def default_method(judge: Judge) -> Method:
+    """A reward model's scores, else a knockout (the cheaper tournament: 2(N-1) judgments)."""
+    return "reward" if judge.identity().get("kind") == "reward_model" else "knockout"
+
+
+def check_method(judge: Judge, method: Method) -> None:
+    """A reward model picks by its scores; a pairwise judge must judge each pair in both orders."""
+    is_rm = judge.identity().get("kind") == "reward_model"
+    if method == "reward" and not is_rm:
+        raise MmrbError(f"judge {judge.name!r} is not a reward model: use --method knockout or round-robin")
+    if method != "reward":
+        if is_rm:
+            raise MmrbError(f"judge {judge.name!r} is a reward model: use --method reward")
+        if not {("forward", 0), ("reverse", 0)} <= set(judge.plan("bestofn")):
+            raise MmrbError(f"judge {judge.name!r} does not judge each pair in both orders, which matches need")
+
+
+class _Pass:
+    """One pass over the items: picks from what is stored, noting each task still to ask."""
+
+    def __init__(
+        self,
+        stored: Mapping[JudgmentKey, Judgment],
+        task: Callable[[str, str, str], JudgeTask],
+        retry: Callable[[JudgmentKey, Judgment], bool],
+        visited: set[JudgmentKey],
+        whole: Mapping[str, BonItem],
+    ):
+        self.stored, self.task, self.retry, self.visited, self.whole = stored, task, retry, visited, whole
+        self.needed: dict[str, JudgeTask] = {}
+
+    def final(self, item: str, a: str, b: str, order: Order) -> Judgment:
+        """The stored judgment, or Pending (after noting its task) when it is still to ask."""
+        key: JudgmentKey = (match_id(item, a, b), order, 0)
+        j = self.stored.get(key)
+        if j is None or (j.outcome == "error" and self.retry(key, j)):
+            self.needed.setdefault(key[0], self.task(item, a, b))
+            raise bon.Pending(item)
+        self.visited.add(key)
+        return j
+
+    def match(self, item: str, a: str, b: str) -> LetterVerdict | None:
+        lo, hi = sorted((a, b))
+        j = self.final(item, a, b, "forward" if a == lo else "reverse")
+        if j.outcome == "error":
+            return None
+        # an answer the parser could not read shows no preference: like "tie", it splits the match
+        winner = {"first": lo, "second": hi}.get(j.verdict or "")
+        return "tie" if winner is None else "A" if winner == a else "B"
+
+    def scores(self, item: BonItem) -> dict[str, float | None]:
+        """Its responses' scores, from the requests of the whole item (a subsample's too)."""
+        out: dict[str, float | None] = {}
+        for a, b in score_pairs(self.whole[item.id]):
+            j = self.final(item.id, a, b, "forward")
+            out[a], out[b] = (j.score_first, j.score_second) if j.outcome != "error" else (None, None)
+        return out
+
+    def pick(self, item: BonItem, method: Method, seed: int) -> Pick | None:
+        """The item's pick, or None while a judgment it needs is still to ask."""
+        try:
+            if method == "reward":
+                return bon.reward_pick(item, self.scores(item), seed=seed)
+            if method == "knockout":
+                return bon.knockout(item, self.match, seed=seed)
+            return bon.round_robin(item, self.match, seed=seed)
+        except bon.Pending:
+            return None
+
+
+def run_bestofn(
+    store: BestOfNStore,
+    items: Pool,
+    judge: Judge,
+    *,
+    method: Method,
+    seed: int = 0,
+    max_judgments: int | None = None,
+    run_id: str | None = None,
+    retry_errors: bool = True,
+    resamples: int = bon.DEFAULT_RESAMPLES,
+    progress: Callable[[int, int], None] | None = None,
+    client_factory: Callable[[Endpoint], LLMClient] = LLMClient,
+    curve: bool = False,
+) -> BestOfNRun:
+    """Pick one response per item with ``judge`` (resuming the run), and report the picks'
+    accuracy beside the baselines. ``curve``: also at N = 2, 4, 8, ... on nested seeded
+    subsamples of each item's responses (a round robin's and a reward model's come from the
+    whole item's judgments; a knockout of a subsample plays matches of its own)."""
+    check_method(judge, method)
+    identity = {**judge.identity(), "bestofn": "scores" if method == "reward" else "matches"}
+    if items.has_response_images:
+        identity["response_images"] = "shown"  # as the runner marks a run whose responses' images are shown
+    rid = run_id or default_run_id(judge.name, identity, DATASET)
+    paths = store.image_paths(
+        [r.sha256 for it in items.prompts.values() for r in it.images if r.sha256]
+        + [r.sha256 for c in items.candidates.values() for r in c.images if r.sha256]
+    )
+
+    def task(item: str, a: str, b: str) -> JudgeTask:
+        lo, hi = sorted((a, b))
+        it, first, second = items.prompts[item], items.candidates[lo], items.candidates[hi]
+        shown = tuple(str(paths[r.sha256]) if r.sha256 in paths else r.source for r in it.images)
+        parts = task_parts(first.content, paths), task_parts(second.content, paths)
+        return JudgeTask(match_id(item, lo, hi), it.prompt, first.text, second.text, shown, *parts, it.category)
+
+    # refused before anything is sent (images it cannot show): every response, each once
+    judge.check([task(it.id, a, a) for it in items.items for a in it.ids])
+    ensure_run(store, rid, purpose="bestofn", judge=judge.name, identity=identity, dataset=DATASET)
+    judged, unjudged = bon.within_budget(items.items, method, max_judgments)
+    whole = {it.id: it for it in judged}
+    sizes = bon.subsample_sizes(max((it.n for it in judged), default=0)) if curve else ()
+    subsets = [(n, sub) for n in sizes for it in judged if it.n > n and (sub := bon.subsample(it, n, seed=seed))]
+    plan: list[tuple[Order, int]] = [("forward", 0)] if method == "reward" else [(o, 0) for o in BOTH]
+    total = RunSummary(rid, judge=judge.name)
+    sent_now: set[JudgmentKey] = set()  # asked in this command: a failure among them is final
+    visited: set[JudgmentKey] = set()
+    passes = 0
+
+    def retry(key: JudgmentKey, j: Judgment) -> bool:
+        return retry_errors and key not in sent_now
+
+    while True:
+        stored = {j.key: j for j in store.judgments(rid) if j.sample_index == 0}
+        this = _Pass(stored, task, retry, visited, whole)
+        picks = {it.id: this.pick(it, method, seed) for it in judged}
+        sub_picks = [(n, sub, this.pick(sub, method, seed)) for n, sub in subsets]
+        if not this.needed:
+            break
+        passes += 1
+        todo = [(t, o, i) for t in this.needed.values() for o, i in plan]
+        lost = [key for t, o, i in todo if (key := (t.pair_id, o, i)) in sent_now and key not in stored]
+        if lost:  # asked in an earlier pass and not stored: asking again would never end
+            raise MmrbError(f"run {rid}: {plural(len(lost), 'judgment')} sent in this run were not stored")
+        outcomes = {k: j.outcome for k, j in stored.items() if k[0] in this.needed}
+        done = _ask(store, judge, rid, todo, outcomes, client_factory, progress)
+        sent_now.update((t.pair_id, o, i) for t, o, i in todo)
+        total.sent += done.sent
+        total.seconds += done.seconds
+        for k, n in done.outcomes.items():
+            total.outcomes[k] = total.outcomes.get(k, 0) + n
+    total.planned = len(visited)
+    total.already_stored = len(visited - sent_now)
+    finish_run(store, total, sorted(visited))
+    if unjudged:
+        store.set_judge_run_status(rid, "incomplete")
+    why = f"not judged: over --max-judgments {max_judgments}"
+    made = [p for p in picks.values() if p is not None]  # the last pass needed nothing: every item has one
+    every = made + [Pick(it.id, method, None, None, 0, failed=why) for it in unjudged]
+    points = []
+    for n in sizes:
+        at_n = [(sub, p) for m, sub, p in sub_picks if m == n and p is not None]
+        at_n += [(it, p) for it in judged if it.n == n and (p := picks[it.id]) is not None]
+        points.append((n, bon.best_of_n([s for s, _ in at_n], [p for _, p in at_n], seed=seed, resamples=resamples)))
+    return BestOfNRun(
+        rid,
+        judge.name,
+        method,
+        tuple(every),
+        bon.best_of_n(items.items, every, seed=seed, resamples=resamples),
+        total,
+        bon.run_cost(judged, method),
+        len(unjudged),
+        passes,
+        items.left_out,
+        tuple(points),
+    )
+
+
+def _ask(
+    store: BestOfNStore,
+    judge: Judge,
+    run_id: str,
+    todo: Sequence[tuple[JudgeTask, Order, int]],
+    stored: Mapping[JudgmentKey, str],
+    client_factory: Callable[[Endpoint], LLMClient],
+    progress: Callable[[int, int], None] | None,
+) -> RunSummary:
+    """One pass's judgments sent and stored as they come (the runner's ``execute``)."""
+
+    async def work(client: LLMClient, sink: Callable[[Judgment], None]) -> dict[str, int]:
+        return await judge_all(client, judge, todo, sink, run_id=run_id, progress=progress)
+
+    return execute(
+        store, RunSummary(run_id, judge=judge.name), stored, len(todo), lambda: client_factory(judge.endpoint), work
+    )
+
+
+def cost_lines(
+    items: Sequence[BonItem], method: Method, max_judgments: int | None, *, curve: bool = False
+) -> list[str]:
+    """What a run will cost, printed before it starts: judgments per item for each N, the total,
+    what the cap keeps, and at most how many more a knockout's curve against N asks."""
+    by_n = Counter(it.n for it in items)
+    each = ", ".join(
+        f"{plural(k, 'item')} of N={n}: {bon.judgments_per_item(method, n)} each" for n, k in sorted(by_n.items())
+    )
+    total = bon.run_cost(items, method)
+    out = [f"{method}: {plural(total, 'judgment')} for {plural(len(items), 'item')} ({each})"]
+    if max_judgments is not None and total > max_judgments:
+        kept, _ = bon.within_budget(items, method, max_judgments)
+        out.append(
+            f"--max-judgments {max_judgments}: the first {plural(len(kept), 'item')} "
+            f"({bon.run_cost(kept, method)} judgments)"
+        )
+        items = kept
+    if curve and method == "knockout":
+        top = max((it.n for it in items), default=0)
+        extra = sum(bon.judgments_per_item(method, n) for it in items for n in bon.subsample_sizes(top) if n < it.n)
+        out.append(f"curve against N: at most {plural(extra, 'judgment')} more (a subsample's own matches)")
+    return out
+
+
+__all__ = [
+    "DATASET",
+    "BestOfNRun",
+    "Pool",
+    "check_method",
+    "cost_lines",
+    "default_method",
+    "match_id",
+    "pool",
+    "run_bestofn",
+    "score_pairs",
+]
