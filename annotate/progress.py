@@ -13,6 +13,7 @@ import pandas as pd
 from curate.agreement.report import AgreementReport
 from curate.agreement.summary import field_title, ordered_fields, table_value_counts, value_counts
 from curate.agreement.table import LabelTable
+from curate.model import category_title
 from curate.store import Store
 from curate.store.columns import CodedColumn, sorted_codes
 from curate.store.counts import LabelActivity
@@ -83,8 +84,12 @@ def accounts_table(people: pd.DataFrame) -> Table:
 
 
 def category_table(cats: pd.DataFrame) -> Table:
-    """admin.progress_by_category, the share done in percent."""
-    frame = cats.assign(percent_done=100 * cats["done"] / cats["assigned"]) if len(cats) else cats
+    """admin.progress_by_category, the share done in percent, categories by their titles."""
+    frame = (
+        cats.assign(percent_done=100 * cats["done"] / cats["assigned"], category=cats["category"].map(category_title))
+        if len(cats)
+        else cats
+    )
     return human(
         frame,
         {"category": "Category", "assigned": "Assigned", "done": "Done", "percent_done": "Share done"},

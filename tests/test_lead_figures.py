@@ -329,6 +329,7 @@ def test_tables_have_human_headers_and_no_missing_value_but_none():
     assert progress.annotator_table(people.iloc[:0]).frame.empty
     cats = progress.category_table(pd.DataFrame([dict(category="vqa", assigned=16, done=1, share_done=0.062)]))
     assert cats.frame.loc[0, "Share done"] == 6.25 and cats.formats["Share done"] == "%.1f%%"
+    assert cats.frame.loc[0, "Category"] == "Visual question answering"  # the title, not the id
     assert list(progress.short_table(pd.DataFrame(columns=["pair"])).frame.columns) == [
         "Pair",
         "Labels wanted",
