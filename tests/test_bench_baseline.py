@@ -9,6 +9,9 @@ from annotate.render import pair_token
 from bench.annotate import _BUILD, _QUEUE, ROOT, in_tree
 from curate.store import Store
 
+# the bench of the browser (tests/test_suite.py: a module using it is not in --quick); subprocesses
+pytestmark = pytest.mark.slow
+
 
 def test_a_tree_builds_and_reads_its_own_store(tmp_path):
     db, images = str(tmp_path / "b.db"), tmp_path / "images"
