@@ -5,6 +5,7 @@ Altair chart and validating it costs far more than drawing the page around it.""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from curate.agreement import AgreementReport, from_store, summary
@@ -53,6 +54,18 @@ def _progress_charts(_store: Store, key: Key) -> dict[str, dict]:
     dist = progress.label_distribution(from_store(_store))
     out["label_distribution"] = charts.spec(charts.label_distribution(dist))
     return out
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _overlap_tables(_store: Store, key: Key) -> tuple[pd.DataFrame, pd.DataFrame]:
+    return admin.progress_by_category(_store), admin.short_of_overlap(_store)
+
+
+def overlap_tables(store: Store) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(admin.progress_by_category, admin.short_of_overlap) of the served store, cached per
+    (store location, change stamp): a new assignment or label changes the stamp, the clock
+    does not enter them (200,000 pairs: 1.2 s of the Progress page's view)."""
+    return _overlap_tables(store, _key(store))
 
 
 @st.cache_data(max_entries=8, show_spinner="Drawing agreement...")

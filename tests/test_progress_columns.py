@@ -167,3 +167,30 @@ def test_nothing_labelled(tmp_path) -> None:
 
     with Store(str(tmp_path / "s.db"), tmp_path / "images") as store:
         _check(store, datetime.now(UTC))
+
+
+@pytest.mark.both_backends
+def test_submitted_columns_read_every_float_back_exactly(store) -> None:
+    """The seconds travel as text: each must read back as the very float stored (SQLite's
+    own cast keeps 15 digits: 0.1 + 0.2 would read as 0.3), NaN where untimed, skipped left out."""
+    from curate.model import Annotator, Candidate, Item, Pair
+
+    secs = [0.1 + 0.2, 1 / 3, 1e-7, 123456.789012345, 3.0, None, 2.5]
+    with store.write() as c:
+        store.add_items([Item(id="i", prompt="q", category="vqa", source="t")], conn=c)
+        store.add_candidates([Candidate(id=f"i/{m}", item_id="i", model=m, text="x") for m in "ab"], conn=c)
+        pairs = [Pair(id=f"p{n}", item_id="i", first_id="i/a", second_id="i/b", origin="t") for n in range(8)]
+        store.add_pairs(pairs, conn=c)
+        for name in ("x", "y"):
+            store.add_annotator(Annotator(name), conn=c)
+    for n, s in enumerate(secs):
+        store.save_label(Label(f"p{n}", "xy"[n % 2], preference="first", seconds=s))
+    store.save_label(Label("p7", "x", preference="first", status="skipped", seconds=9.0))
+    who, created, seconds = store.submitted_columns()
+    got = sorted(zip(who.values[who.codes], seconds.tolist(), strict=True), key=lambda t: str(t[1]))
+    want = sorted(((("xy"[n % 2]), np.nan if s is None else s) for n, s in enumerate(secs)), key=lambda t: str(t[1]))
+    assert [w for w, _ in got] == [w for w, _ in want] and len(created.codes) == len(secs)
+    assert all((a == b) or (np.isnan(a) and np.isnan(b)) for (_, a), (_, b) in zip(got, want, strict=True))
+    sub = progress.Submitted.read(store)
+    assert sorted(sub.seconds.tolist()) == sorted(s for s in secs if s is not None)
+    assert list(sub.timed_who.values) == ["x", "y"]

@@ -50,10 +50,10 @@ if drawn:
 else:
     st.caption("Plots of labels over time, seconds per label and label distributions appear with the first label.")
 
+by_category, short = figures.overlap_tables(s)
 st.markdown("**By category**")
-show_table(progress.category_table(admin.progress_by_category(s)))
+show_table(progress.category_table(by_category))
 st.markdown("**Pairs still short of their overlap**")
-short = admin.short_of_overlap(s)
 st.caption(
     f"{plural(len(short), 'pair')} with fewer submitted labels than annotators assigned"
     + (" (the first 500 shown)." if len(short) > 500 else ".")
