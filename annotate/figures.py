@@ -117,7 +117,7 @@ def quality(store: Store, *, threshold: float, min_n: int, category: str | None 
 
 @st.cache_data(max_entries=8, show_spinner="Computing annotator bias...")
 def _bias(_store: Store, key: Key) -> BiasReport:
-    return bias_report(store_facts(_store.label_fact_rows()))
+    return bias_report(store_facts(_store.label_fact_columns()))
 
 
 def bias(store: Store) -> BiasReport:

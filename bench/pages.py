@@ -307,7 +307,7 @@ def quality_steps(s: Any) -> list[tuple[str, Callable[[], Any]]]:
         admin.quality_table(frame)
 
     def bias() -> None:
-        got["bias"] = bias_report(store_facts(s.label_fact_rows()))
+        got["bias"] = bias_report(store_facts(s.label_fact_columns()))
 
     def bias_drawn() -> None:
         charts.spec(charts.annotator_bias(admin.bias_frame(got["bias"])))
