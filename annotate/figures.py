@@ -5,11 +5,16 @@ Altair chart and validating it costs far more than drawing the page around it.""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 import streamlit as st
 
 from curate.agreement import AgreementReport, from_store, summary
 from curate.quality.bias import BiasReport, bias_report, store_facts
+from curate.quality.gold import GoldStats
+from curate.quality.gold import gold_stats as gold_stats_of
+from curate.quality.qualification import qualification_pairs
 from curate.quality.reliability import QualityReport, store_figures, with_accounts
 from curate.store import Store
 
@@ -96,6 +101,16 @@ def agreement_charts(store: Store) -> dict[str, dict]:
     return _agreement_charts(store, _key(store))
 
 
+def quality_key(store: Store) -> tuple:
+    """The cache key of the Quality page's figures: (store location, change stamp) and the
+    gold answers (re-imported gold changes them, not the stamp). Read once per run and
+    passed to :func:`quality`, :func:`quality_drawn` and :func:`gold_stats`."""
+    gold = tuple(
+        sorted((g.pair_id, g.preference, g.correctness_first, g.correctness_second) for g in store.gold().values())
+    )
+    return _key(store), gold
+
+
 @st.cache_data(max_entries=8, show_spinner="Computing annotator reliability...")
 def _quality(_store: Store, key: tuple, threshold: float, min_n: int, category: str | None) -> QualityReport:
     return store_figures(
@@ -103,16 +118,51 @@ def _quality(_store: Store, key: tuple, threshold: float, min_n: int, category: 
     )
 
 
-def quality(store: Store, *, threshold: float, min_n: int, category: str | None = None) -> QualityReport:
+def quality(
+    store: Store, *, threshold: float, min_n: int, category: str | None = None, key: tuple | None = None
+) -> QualityReport:
     """The figures of ``mmrb quality`` (curate.quality.reliability.store_figures), cached per
     (store location, change stamp, gold answers, threshold, minimum, category), with the
     accounts' qualification and pauses read as they are now. Dawid-Skene's bootstrap
     intervals are those of every category together and of ``category`` only: the page shows
-    one at a time, and each category's bootstrap is most of the report's time."""
-    gold = tuple(
-        sorted((g.pair_id, g.preference, g.correctness_first, g.correctness_second) for g in store.gold().values())
-    )
-    return with_accounts(store, _quality(store, (_key(store), gold), threshold, min_n, category))
+    one at a time, and each category's bootstrap is most of the report's time. ``key``:
+    :func:`quality_key`, when the caller has read it."""
+    return with_accounts(store, _quality(store, key or quality_key(store), threshold, min_n, category))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _quality_drawn(
+    _store: Store, key: tuple, threshold: float, min_n: int, category: str | None
+) -> tuple[pd.DataFrame, dict[str, dict]]:
+    frame = admin.quality_frame(_quality(_store, key, threshold, min_n, category), category)
+    if frame.empty:
+        return frame, {}
+    return frame, {
+        kind: charts.spec(charts.annotator_reliability(frame, kind, threshold=threshold, min_n=min_n))
+        for kind in ("gold", "majority", "model")
+    }
+
+
+def quality_drawn(
+    store: Store, *, threshold: float, min_n: int, category: str | None = None, key: tuple | None = None
+) -> tuple[pd.DataFrame, dict[str, dict]]:
+    """The Quality page's table frame (admin.quality_frame) over every category or in
+    ``category``, and its charts by kind (gold, majority, model; none when the frame is
+    empty), cached as :func:`quality` is: drawn on every run they cost 0.2 s."""
+    return _quality_drawn(store, key or quality_key(store), threshold, min_n, category)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _gold_stats(_store: Store, key: tuple) -> GoldStats:
+    return gold_stats_of(_store)
+
+
+def gold_stats(store: Store, *, key: tuple | None = None) -> GoldStats:
+    """curate.quality.gold.gold_stats, cached as :func:`quality` is (gold pairs, control
+    tasks and their labels change the key); the qualification set, a setting, read now."""
+    qual = qualification_pairs(store)
+    stats = _gold_stats(store, key or quality_key(store))
+    return replace(stats, qualification_pairs=len(qual[0]) if qual else 0)
 
 
 @st.cache_data(max_entries=8, show_spinner="Computing annotator bias...")
@@ -124,3 +174,13 @@ def bias(store: Store) -> BiasReport:
     """The bias diagnostics of ``mmrb quality`` (curate.quality.bias), cached per (store
     location, change stamp): they read only the labels, their assignments and the pairs."""
     return _bias(store, _key(store))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _bias_chart(_store: Store, key: Key) -> dict:
+    return charts.spec(charts.annotator_bias(admin.bias_frame(_bias(_store, key))))
+
+
+def bias_chart(store: Store) -> dict:
+    """The Quality page's bias chart (of :func:`bias`), cached as it is."""
+    return _bias_chart(store, _key(store))
