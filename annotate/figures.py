@@ -12,7 +12,8 @@ import streamlit as st
 
 from curate.agreement import AgreementReport, from_store, summary
 from curate.quality.bias import BiasReport, bias_report, store_facts
-from curate.quality.gold import GoldStats
+from curate.quality.gold import ControlShare, GoldStats
+from curate.quality.gold import control_shares as control_shares_of
 from curate.quality.gold import gold_stats as gold_stats_of
 from curate.quality.qualification import qualification_pairs
 from curate.quality.reliability import QualityReport, store_figures, with_accounts
@@ -21,6 +22,13 @@ from curate.store import Store
 from . import admin, charts, progress, ui
 
 Key = tuple[tuple[str | None, str | None], tuple]
+
+
+def page_key(store: Store) -> Key:
+    """The cache key of the figures of the served store: (store location, change stamp). The
+    stamp counts every stage's rows (0.04 s at 600,000 labels): a page reads it once per run
+    and passes it as ``key=`` to each figure it draws."""
+    return _key(store)
 
 
 def _key(store: Store) -> Key:
@@ -39,10 +47,21 @@ def _submitted(_store: Store, key: Key) -> progress.Submitted:
     return progress.Submitted.read(_store)
 
 
-def submitted(store: Store) -> progress.Submitted:
+def submitted(store: Store, *, key: Key | None = None) -> progress.Submitted:
     """The submitted labels' columns (progress.Submitted) of the served store, read once per
     (store location, change stamp): the Progress page's table and its plots both use them."""
-    return _submitted(store, _key(store))
+    return _submitted(store, key or _key(store))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _annotator_counts(_store: Store, key: Key) -> dict[str, admin.AnnotatorCounts]:
+    return admin.annotator_counts(_store, submitted=_submitted(_store, key))
+
+
+def annotator_counts(store: Store, *, key: Key | None = None) -> dict[str, admin.AnnotatorCounts]:
+    """admin.annotator_counts of the served store, cached per (store location, change stamp)
+    (the accounts and the last hour's labels are read by the page on every run)."""
+    return _annotator_counts(store, key or _key(store))
 
 
 @st.cache_data(max_entries=8, show_spinner="Drawing progress...")
@@ -66,11 +85,11 @@ def _overlap_tables(_store: Store, key: Key) -> tuple[pd.DataFrame, pd.DataFrame
     return admin.progress_by_category(_store), admin.short_of_overlap(_store)
 
 
-def overlap_tables(store: Store) -> tuple[pd.DataFrame, pd.DataFrame]:
+def overlap_tables(store: Store, *, key: Key | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(admin.progress_by_category, admin.short_of_overlap) of the served store, cached per
     (store location, change stamp): a new assignment or label changes the stamp, the clock
     does not enter them (200,000 pairs: 1.2 s of the Progress page's view)."""
-    return _overlap_tables(store, _key(store))
+    return _overlap_tables(store, key or _key(store))
 
 
 @st.cache_data(max_entries=8, show_spinner="Drawing agreement...")
@@ -91,9 +110,9 @@ def agreement(store: Store) -> AgreementReport:
     return _report(store, _key(store))
 
 
-def progress_charts(store: Store) -> dict[str, dict]:
+def progress_charts(store: Store, *, key: Key | None = None) -> dict[str, dict]:
     """The Progress page's charts by name (none before the first label)."""
-    return _progress_charts(store, _key(store))
+    return _progress_charts(store, key or _key(store))
 
 
 def agreement_charts(store: Store) -> dict[str, dict]:
@@ -170,10 +189,10 @@ def _bias(_store: Store, key: Key) -> BiasReport:
     return bias_report(store_facts(_store.label_fact_columns()))
 
 
-def bias(store: Store) -> BiasReport:
+def bias(store: Store, *, key: Key | None = None) -> BiasReport:
     """The bias diagnostics of ``mmrb quality`` (curate.quality.bias), cached per (store
     location, change stamp): they read only the labels, their assignments and the pairs."""
-    return _bias(store, _key(store))
+    return _bias(store, key or _key(store))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -181,6 +200,17 @@ def _bias_chart(_store: Store, key: Key) -> dict:
     return charts.spec(charts.annotator_bias(admin.bias_frame(_bias(_store, key))))
 
 
-def bias_chart(store: Store) -> dict:
+def bias_chart(store: Store, *, key: Key | None = None) -> dict:
     """The Quality page's bias chart (of :func:`bias`), cached as it is."""
-    return _bias_chart(store, _key(store))
+    return _bias_chart(store, key or _key(store))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _control_shares(_store: Store, key: Key) -> list[ControlShare]:
+    return control_shares_of(_store)
+
+
+def control_shares(store: Store, *, key: Key | None = None) -> list[ControlShare]:
+    """curate.quality.gold.control_shares, cached per (store location, change stamp): the
+    assignments and their states change the stamp."""
+    return _control_shares(store, key or _key(store))

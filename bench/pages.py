@@ -343,13 +343,18 @@ def progress_view(s: Any) -> None:
     from annotate import admin, figures, progress
     from annotate.progress import ProgressTotals
 
-    people = admin.progress_by_annotator(s, submitted=figures.submitted(s))
-    ProgressTotals.of(people)
-    progress.annotator_table(people)
-    figures.progress_charts(s)
-    if hasattr(figures, "overlap_tables"):
-        by_category, short = figures.overlap_tables(s)
-    else:  # before: computed on every run
+    if hasattr(figures, "page_key"):  # the key read once per run
+        key = figures.page_key(s)
+        people = admin.progress_by_annotator(s, counts=figures.annotator_counts(s, key=key))
+        ProgressTotals.of(people)
+        progress.annotator_table(people)
+        figures.progress_charts(s, key=key)
+        by_category, short = figures.overlap_tables(s, key=key)
+    else:  # before: the tables computed on every run
+        people = admin.progress_by_annotator(s, submitted=figures.submitted(s))
+        ProgressTotals.of(people)
+        progress.annotator_table(people)
+        figures.progress_charts(s)
         by_category, short = admin.progress_by_category(s), admin.short_of_overlap(s)
     progress.category_table(by_category)
     progress.short_table(short.head(500))
@@ -377,23 +382,28 @@ def quality_view(s: Any) -> None:
     from curate.quality.gold import control_shares, gold_stats
     from curate.quality.qualification import qualification_pairs
 
-    getattr(figures, "gold_stats", gold_stats)(s)
-    report = figures.quality(s, threshold=0.7, min_n=20)
-    frame = admin.quality_frame(report, None)
-    if hasattr(figures, "quality_charts"):
-        figures.quality_charts(s, threshold=0.7, min_n=20)
+    if hasattr(figures, "quality_drawn"):  # the key read once, the frame and charts cached
+        key = figures.quality_key(s)
+        figures.gold_stats(s, key=key)
+        figures.quality(s, threshold=0.7, min_n=20, key=key)
+        frame, _ = figures.quality_drawn(s, threshold=0.7, min_n=20, key=key)
     else:  # before: drawn on every run
+        gold_stats(s)
+        frame = admin.quality_frame(figures.quality(s, threshold=0.7, min_n=20), None)
         for kind in ("gold", "majority", "model"):
             charts.spec(charts.annotator_reliability(frame, kind, threshold=0.7, min_n=20))
     admin.quality_table(frame)
-    bias = figures.bias(s)
-    if hasattr(figures, "bias_chart"):
-        figures.bias_chart(s)
+    if hasattr(figures, "page_key"):  # cached by the key read once
+        bias = figures.bias(s, key=key[0])
+        figures.bias_chart(s, key=key[0])
+        shares = figures.control_shares(s, key=key[0])
     else:
+        bias = figures.bias(s)
         charts.spec(charts.annotator_bias(admin.bias_frame(bias)))
+        shares = control_shares(s)
     admin.bias_table(bias)
     qualification_pairs(s)
-    admin.control_table(control_shares(s))
+    admin.control_table(shares)
 
 
 VIEWS = {"progress": progress_view, "agreement": agreement_view, "quality": quality_view}

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pandas as pd
+
 from tests.support.apptest import sign_in
 from tests.test_app_flows import label_everything
 
@@ -60,6 +62,7 @@ def test_a_revisit_recomputes_no_figure_of_the_quality_and_progress_pages(sqlite
         (charts, "annotator_bias"),
         (admin, "progress_by_category"),
         (admin, "short_of_overlap"),
+        (admin, "annotator_counts"),
     ):
         counted(module, name)
     label_everything(sqlite_env)
@@ -69,7 +72,8 @@ def test_a_revisit_recomputes_no_figure_of_the_quality_and_progress_pages(sqlite
         assert not lead.exception, lead.exception
     first = sorted(calls)
     assert first == sorted(
-        ["gold_stats_of", "annotator_bias", "progress_by_category", "short_of_overlap"] + ["annotator_reliability"] * 3
+        ["gold_stats_of", "annotator_bias", "progress_by_category", "short_of_overlap", "annotator_counts"]
+        + ["annotator_reliability"] * 3
     )
     for page in (QUALITY, "annotate/views/admin_progress.py"):
         lead.switch_page(page).run()
@@ -100,3 +104,25 @@ def test_gold_figures_follow_regold_and_the_qualification_set(sqlite_env) -> Non
     assert sqlite_env.change_stamp() == stamp
     after = figures.gold_stats(sqlite_env)
     assert after.per_field_values["preference"] == {"second": 1} and after.qualification_pairs == 1
+
+
+def test_the_progress_table_reads_accounts_and_the_last_hour_live(sqlite_env) -> None:
+    """The per-annotator counts are cached by the change stamp; an account's role and whether
+    it is active are not in the stamp, nor is the clock: both are read on every run."""
+    from datetime import UTC, datetime
+
+    from annotate import admin, figures
+
+    label_everything(sqlite_env)
+    sign_in("lead").switch_page("annotate/views/admin_progress.py").run()
+    counts = figures.annotator_counts(sqlite_env)
+    stamp = sqlite_env.change_stamp()
+    sqlite_env.update_annotator("bob", active=False)
+    assert sqlite_env.change_stamp() == stamp
+    people = admin.progress_by_annotator(sqlite_env, counts=figures.annotator_counts(sqlite_env)).set_index("annotator")
+    assert not people.loc["bob", "active"] and people.loc["bob", "submitted"] == counts["bob"].submitted > 0
+    later = datetime(2025, 1, 1, 9, 30, tzinfo=UTC)  # label_everything's labels start at 9:00
+    fresh = admin.progress_by_annotator(sqlite_env, now=later)
+    cached = admin.progress_by_annotator(sqlite_env, now=later, counts=figures.annotator_counts(sqlite_env))
+    pd.testing.assert_frame_equal(cached, fresh)
+    assert cached["last_hour"].sum() > 0

@@ -11,7 +11,7 @@ from annotate.session_ui import require
 from annotate.widgets import show_table
 from curate.errors import InputError, MmrbError
 from curate.quality.bias import MIN_TIMED
-from curate.quality.gold import control_shares, import_gold_upload
+from curate.quality.gold import import_gold_upload
 from curate.quality.qualification import qualification_pairs, resume
 from curate.quality.reliability import pause_alerted
 from curate.wording import percent, plural
@@ -73,7 +73,7 @@ else:
     show_table(admin.quality_table(frame), short=NARROW, height="content")
 
 st.markdown("**Annotator bias**")
-bias = figures.bias(s)
+bias = figures.bias(s, key=key[0])
 if not bias.annotators:
     st.info("No submitted labels yet: bias diagnostics appear once annotators have labelled.")
 else:
@@ -89,7 +89,7 @@ else:
         f"{percent(0.5 - lim.longer_margin)}-{percent(0.5 + lim.longer_margin)} (longer chosen), or above "
         f"{percent(lim.tie_max)} (ties, unsure) and {percent(lim.fast_max)} (fast labels); bias alerts pause no one."
     )
-    st.vega_lite_chart(spec=figures.bias_chart(s), width="stretch")
+    st.vega_lite_chart(spec=figures.bias_chart(s, key=key[0]), width="stretch")
     show_table(admin.bias_table(bias), height="content")
 
 closed = {**{n: "failed qualification" for n, q in report.qualification.items() if q == "failed"}, **report.paused}
@@ -120,7 +120,7 @@ if report.alerts and st.button("Pause every annotator with an alert", key="quali
     st.rerun()
 
 st.markdown("**Control tasks in effect**")
-shares = control_shares(s)
+shares = figures.control_shares(s, key=key[0])
 if any(c.control for c in shares):
     show_table(admin.control_table(shares), height="content")
 else:
