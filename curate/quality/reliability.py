@@ -250,12 +250,12 @@ def _model(
         codes.annotators[workers],
         values[classes],
     )
-    fit = dawid_skene(**coded.model_args())
+    patterns = coded.patterns()  # the fit's and its bootstrap's
+    fit = dawid_skene(**coded.model_args(), patterns=patterns)
     names = [str(a) for a in coded.annotators]
     reliability = {a: float(r) for a, r in zip(names, fit.reliability(), strict=True)}
-    spans = (
-        reliability_intervals(coded, seed=stable_hash("dawid-skene bootstrap", seed, "", nbytes=8)) if intervals else {}
-    )
+    bootstrap_seed = stable_hash("dawid-skene bootstrap", seed, "", nbytes=8)
+    spans = reliability_intervals(coded, seed=bootstrap_seed, patterns=patterns) if intervals else {}
     n = np.bincount(coded.annotator, minlength=len(names))
     return reliability, spans, {a: int(k) for a, k in zip(names, n, strict=True)}
 
