@@ -194,3 +194,42 @@ def test_submitted_columns_read_every_float_back_exactly(store) -> None:
     sub = progress.Submitted.read(store)
     assert sorted(sub.seconds.tolist()) == sorted(s for s in secs if s is not None)
     assert list(sub.timed_who.values) == ["x", "y"]
+
+
+@pytest.mark.both_backends
+def test_the_counts_in_the_database_on_both_backends(store) -> None:
+    """The counts the lead's pages leave to the database (pairs short of overlap, control
+    labels, gold pairs per category) equal the records' on SQLite and PostgreSQL alike."""
+    from collections import Counter
+
+    from curate.model import Annotator, Assignment, Gold
+    from curate.quality.gold import gold_stats
+    from tests.support.build_store import seed_store
+
+    seed_store(store)
+    pairs = [p.id for p in store.pairs()]
+    names = [a.name for a in store.annotators()]
+    for name in ("x", "y", "z"):
+        if name not in names:
+            store.add_annotator(Annotator(name))
+    rng = random.Random(4)
+    assignments, labels = [], []
+    for n, pid in enumerate(pairs):
+        for k, who in enumerate(rng.sample(["x", "y", "z"], rng.randint(1, 3))):
+            control = n % 4 == 0 and k == 0
+            assignments.append(Assignment(pid, who, "first", n, is_gold=control))
+            if rng.random() < 0.7:
+                labels.append(Label(pid, who, preference="first", status=rng.choice(["submitted", "skipped"])))
+    labels.append(Label(pairs[1], "lead", preference="second"))  # a label without an assignment
+    store.add_assignments(assignments)
+    for lab in labels:
+        if lab.annotator == "lead" and "lead" not in names:
+            store.add_annotator(Annotator("lead", role="admin"))
+        store.save_label(lab)
+    store.set_gold([Gold(p, "import", preference="first") for p in pairs[::3]])
+    pd.testing.assert_frame_equal(admin.short_of_overlap(store), old_short_of_overlap(store))
+    stats = gold_stats(store)
+    items = {p.id: p.item_id for p in store.pairs()}
+    cats = {i.id: i.category or "" for i in store.items()}
+    assert stats.by_category == dict(Counter(cats[items[g]] for g in store.gold()))
+    assert stats.control_labels == len(store.labels(control=True)) > 0
