@@ -6,6 +6,7 @@ Admin pages are unblinded: they may show model names, gold answers and every lab
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from statistics import median
 
@@ -61,23 +62,28 @@ def labels_per_hour(seconds: list[float]) -> float | None:
     return round(3600 * len(seconds) / total, 1)
 
 
-def progress_by_annotator(
-    store: Store, *, now: datetime | None = None, submitted: Submitted | None = None
-) -> pd.DataFrame:
-    """Per annotator: assigned, done, submitted, skipped, flagged, labels in the last hour,
-    labels per hour of work (once there is enough: :func:`labels_per_hour`) and the median
-    seconds per label. Counted in the database, the seconds read as one column: no row
-    object per label (600,000 labels: 1 s against 3.9 s). ``submitted``: the submitted
-    labels' columns when the caller holds them already (the Progress page's plots read them)."""
-    now = now or datetime.now(UTC)
-    hour_ago = now - timedelta(hours=1)
-    # every ISO time within the hour starts with a date no earlier than this one, whatever its offset
-    since = (hour_ago - timedelta(days=2)).date().isoformat()
+@dataclass(frozen=True)
+class AnnotatorCounts:
+    """An annotator's figures that change only with the store's rows (Store.change_stamp):
+    cacheable, unlike the accounts and the last hour's labels."""
+
+    assigned: int
+    done: int
+    submitted: int
+    skipped: int
+    flagged: int
+    labels_per_hour: float | None
+    median_seconds: float | None
+
+
+def annotator_counts(store: Store, *, submitted: Submitted | None = None) -> dict[str, AnnotatorCounts]:
+    """Per annotator with assignments or labels: :class:`AnnotatorCounts`, counted in the
+    database, the seconds read as one column: no row object per label (600,000 labels: 1 s
+    against 3.9 s). ``submitted``: the submitted labels' columns when the caller holds them
+    already (the Progress page's plots read them)."""
     with store.read() as c:
         work = {w.annotator: w for w in store.annotator_work(conn=c)}
         tallies = {(t.annotator, t.status): t for t in store.label_tallies(conn=c, plain_submitted=submitted is None)}
-        recent = store.submitted_since(since, conn=c)
-        people = store.annotators(conn=c)
     if submitted is None:
         (codes, names), seconds = store.submitted_seconds()
         counted: dict[str, int] = {a: t.labels for (a, status), t in tallies.items() if status == "submitted"}
@@ -88,29 +94,66 @@ def progress_by_annotator(
     order = np.argsort(codes, kind="stable")  # each annotator's seconds in the order they were read
     bounds = np.searchsorted(codes[order], np.arange(len(names) + 1))
     secs_of = {str(n): seconds[order[bounds[i] : bounds[i + 1]]].tolist() for i, n in enumerate(names)}
+    out = {}
+    for name in sorted({*work, *(a for a, _ in tallies), *counted, *secs_of}):
+        sub, skipped, w = tallies.get((name, "submitted")), tallies.get((name, "skipped")), work.get(name)
+        secs = secs_of.get(name, [])
+        out[name] = AnnotatorCounts(
+            assigned=w.assigned if w else 0,
+            done=w.done if w else 0,
+            submitted=counted.get(name, 0),
+            skipped=skipped.labels if skipped else 0,
+            flagged=sub.flagged if sub else 0,
+            labels_per_hour=labels_per_hour(secs),
+            median_seconds=round(median(secs), 1) if secs else None,
+        )
+    return out
+
+
+NONE_YET = AnnotatorCounts(0, 0, 0, 0, 0, None, None)
+
+
+def progress_by_annotator(
+    store: Store,
+    *,
+    now: datetime | None = None,
+    submitted: Submitted | None = None,
+    counts: dict[str, AnnotatorCounts] | None = None,
+) -> pd.DataFrame:
+    """Per account: assigned, done, submitted, skipped, flagged, labels in the last hour,
+    labels per hour of work (once there is enough: :func:`labels_per_hour`) and the median
+    seconds per label. ``counts``: :func:`annotator_counts` when the caller holds them (the
+    Progress page caches them by the change stamp), else counted here (with ``submitted``,
+    as there); the accounts and the last hour are read now."""
+    now = now or datetime.now(UTC)
+    hour_ago = now - timedelta(hours=1)
+    # every ISO time within the hour starts with a date no earlier than this one, whatever its offset
+    since = (hour_ago - timedelta(days=2)).date().isoformat()
+    if counts is None:
+        counts = annotator_counts(store, submitted=submitted)
+    with store.read() as c:
+        recent = store.submitted_since(since, conn=c)
+        people = store.annotators(conn=c)
     last_hour: dict[str, int] = {}
     for who, updated in recent:
         if (t := _ts(updated)) and t >= hour_ago:
             last_hour[who] = last_hour.get(who, 0) + 1
     out = []
     for a in people:
-        sub = tallies.get((a.name, "submitted"))
-        skipped = tallies.get((a.name, "skipped"))
-        secs = secs_of.get(a.name, [])
-        w = work.get(a.name)
+        k = counts.get(a.name, NONE_YET)
         out.append(
             dict(
                 annotator=a.name,
                 role=a.role,
                 active=a.active,
-                assigned=w.assigned if w else 0,
-                done=w.done if w else 0,
-                submitted=counted.get(a.name, 0),
-                skipped=skipped.labels if skipped else 0,
-                flagged=sub.flagged if sub else 0,
+                assigned=k.assigned,
+                done=k.done,
+                submitted=k.submitted,
+                skipped=k.skipped,
+                flagged=k.flagged,
                 last_hour=last_hour.get(a.name, 0),
-                labels_per_hour=labels_per_hour(secs),
-                median_seconds=round(median(secs), 1) if secs else None,
+                labels_per_hour=k.labels_per_hour,
+                median_seconds=k.median_seconds,
             )
         )
     return pd.DataFrame(out)

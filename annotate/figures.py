@@ -5,16 +5,30 @@ Altair chart and validating it costs far more than drawing the page around it.""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pandas as pd
 import streamlit as st
 
 from curate.agreement import AgreementReport, from_store, summary
 from curate.quality.bias import BiasReport, bias_report, store_facts
+from curate.quality.gold import ControlShare, GoldStats
+from curate.quality.gold import control_shares as control_shares_of
+from curate.quality.gold import gold_stats as gold_stats_of
+from curate.quality.qualification import qualification_pairs
 from curate.quality.reliability import QualityReport, store_figures, with_accounts
 from curate.store import Store
 
 from . import admin, charts, progress, ui
 
 Key = tuple[tuple[str | None, str | None], tuple]
+
+
+def page_key(store: Store) -> Key:
+    """The cache key of the figures of the served store: (store location, change stamp). The
+    stamp counts every stage's rows (0.04 s at 600,000 labels): a page reads it once per run
+    and passes it as ``key=`` to each figure it draws."""
+    return _key(store)
 
 
 def _key(store: Store) -> Key:
@@ -33,10 +47,21 @@ def _submitted(_store: Store, key: Key) -> progress.Submitted:
     return progress.Submitted.read(_store)
 
 
-def submitted(store: Store) -> progress.Submitted:
+def submitted(store: Store, *, key: Key | None = None) -> progress.Submitted:
     """The submitted labels' columns (progress.Submitted) of the served store, read once per
     (store location, change stamp): the Progress page's table and its plots both use them."""
-    return _submitted(store, _key(store))
+    return _submitted(store, key or _key(store))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _annotator_counts(_store: Store, key: Key) -> dict[str, admin.AnnotatorCounts]:
+    return admin.annotator_counts(_store, submitted=_submitted(_store, key))
+
+
+def annotator_counts(store: Store, *, key: Key | None = None) -> dict[str, admin.AnnotatorCounts]:
+    """admin.annotator_counts of the served store, cached per (store location, change stamp)
+    (the accounts and the last hour's labels are read by the page on every run)."""
+    return _annotator_counts(store, key or _key(store))
 
 
 @st.cache_data(max_entries=8, show_spinner="Drawing progress...")
@@ -53,6 +78,18 @@ def _progress_charts(_store: Store, key: Key) -> dict[str, dict]:
     dist = progress.label_distribution(from_store(_store))
     out["label_distribution"] = charts.spec(charts.label_distribution(dist))
     return out
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _overlap_tables(_store: Store, key: Key) -> tuple[pd.DataFrame, pd.DataFrame]:
+    return admin.progress_by_category(_store), admin.short_of_overlap(_store)
+
+
+def overlap_tables(store: Store, *, key: Key | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(admin.progress_by_category, admin.short_of_overlap) of the served store, cached per
+    (store location, change stamp): a new assignment or label changes the stamp, the clock
+    does not enter them (200,000 pairs: 1.2 s of the Progress page's view)."""
+    return _overlap_tables(store, key or _key(store))
 
 
 @st.cache_data(max_entries=8, show_spinner="Drawing agreement...")
@@ -73,14 +110,24 @@ def agreement(store: Store) -> AgreementReport:
     return _report(store, _key(store))
 
 
-def progress_charts(store: Store) -> dict[str, dict]:
+def progress_charts(store: Store, *, key: Key | None = None) -> dict[str, dict]:
     """The Progress page's charts by name (none before the first label)."""
-    return _progress_charts(store, _key(store))
+    return _progress_charts(store, key or _key(store))
 
 
 def agreement_charts(store: Store) -> dict[str, dict]:
     """The Agreement page's charts by name ("kappa" only once two annotators share a pair)."""
     return _agreement_charts(store, _key(store))
+
+
+def quality_key(store: Store) -> tuple:
+    """The cache key of the Quality page's figures: (store location, change stamp) and the
+    gold answers (re-imported gold changes them, not the stamp). Read once per run and
+    passed to :func:`quality`, :func:`quality_drawn` and :func:`gold_stats`."""
+    gold = tuple(
+        sorted((g.pair_id, g.preference, g.correctness_first, g.correctness_second) for g in store.gold().values())
+    )
+    return _key(store), gold
 
 
 @st.cache_data(max_entries=8, show_spinner="Computing annotator reliability...")
@@ -90,24 +137,80 @@ def _quality(_store: Store, key: tuple, threshold: float, min_n: int, category: 
     )
 
 
-def quality(store: Store, *, threshold: float, min_n: int, category: str | None = None) -> QualityReport:
+def quality(
+    store: Store, *, threshold: float, min_n: int, category: str | None = None, key: tuple | None = None
+) -> QualityReport:
     """The figures of ``mmrb quality`` (curate.quality.reliability.store_figures), cached per
     (store location, change stamp, gold answers, threshold, minimum, category), with the
     accounts' qualification and pauses read as they are now. Dawid-Skene's bootstrap
     intervals are those of every category together and of ``category`` only: the page shows
-    one at a time, and each category's bootstrap is most of the report's time."""
-    gold = tuple(
-        sorted((g.pair_id, g.preference, g.correctness_first, g.correctness_second) for g in store.gold().values())
-    )
-    return with_accounts(store, _quality(store, (_key(store), gold), threshold, min_n, category))
+    one at a time, and each category's bootstrap is most of the report's time. ``key``:
+    :func:`quality_key`, when the caller has read it."""
+    return with_accounts(store, _quality(store, key or quality_key(store), threshold, min_n, category))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _quality_drawn(
+    _store: Store, key: tuple, threshold: float, min_n: int, category: str | None
+) -> tuple[pd.DataFrame, dict[str, dict]]:
+    frame = admin.quality_frame(_quality(_store, key, threshold, min_n, category), category)
+    if frame.empty:
+        return frame, {}
+    return frame, {
+        kind: charts.spec(charts.annotator_reliability(frame, kind, threshold=threshold, min_n=min_n))
+        for kind in ("gold", "majority", "model")
+    }
+
+
+def quality_drawn(
+    store: Store, *, threshold: float, min_n: int, category: str | None = None, key: tuple | None = None
+) -> tuple[pd.DataFrame, dict[str, dict]]:
+    """The Quality page's table frame (admin.quality_frame) over every category or in
+    ``category``, and its charts by kind (gold, majority, model; none when the frame is
+    empty), cached as :func:`quality` is: drawn on every run they cost 0.2 s."""
+    return _quality_drawn(store, key or quality_key(store), threshold, min_n, category)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _gold_stats(_store: Store, key: tuple) -> GoldStats:
+    return gold_stats_of(_store)
+
+
+def gold_stats(store: Store, *, key: tuple | None = None) -> GoldStats:
+    """curate.quality.gold.gold_stats, cached as :func:`quality` is (gold pairs, control
+    tasks and their labels change the key); the qualification set, a setting, read now."""
+    qual = qualification_pairs(store)
+    stats = _gold_stats(store, key or quality_key(store))
+    return replace(stats, qualification_pairs=len(qual[0]) if qual else 0)
 
 
 @st.cache_data(max_entries=8, show_spinner="Computing annotator bias...")
 def _bias(_store: Store, key: Key) -> BiasReport:
-    return bias_report(store_facts(_store.label_fact_rows()))
+    return bias_report(store_facts(_store.label_fact_columns()))
 
 
-def bias(store: Store) -> BiasReport:
+def bias(store: Store, *, key: Key | None = None) -> BiasReport:
     """The bias diagnostics of ``mmrb quality`` (curate.quality.bias), cached per (store
     location, change stamp): they read only the labels, their assignments and the pairs."""
-    return _bias(store, _key(store))
+    return _bias(store, key or _key(store))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _bias_chart(_store: Store, key: Key) -> dict:
+    return charts.spec(charts.annotator_bias(admin.bias_frame(_bias(_store, key))))
+
+
+def bias_chart(store: Store, *, key: Key | None = None) -> dict:
+    """The Quality page's bias chart (of :func:`bias`), cached as it is."""
+    return _bias_chart(store, key or _key(store))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _control_shares(_store: Store, key: Key) -> list[ControlShare]:
+    return control_shares_of(_store)
+
+
+def control_shares(store: Store, *, key: Key | None = None) -> list[ControlShare]:
+    """curate.quality.gold.control_shares, cached per (store location, change stamp): the
+    assignments and their states change the stamp."""
+    return _control_shares(store, key or _key(store))

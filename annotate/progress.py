@@ -143,11 +143,13 @@ class Submitted:
 
     @classmethod
     def read(cls, store: Store) -> Submitted:
-        """From the store's columns (Store.submitted_times, Store.submitted_seconds): no row
-        object per label."""
-        who, created = store.submitted_times()
-        timed_who, seconds = store.submitted_seconds()
-        return cls(who, created, timed_who, seconds)
+        """From the store's columns (Store.submitted_columns, one scan): no row object per
+        label."""
+        who, created, seconds = store.submitted_columns()
+        timed = ~np.isnan(seconds)
+        # the timed labels' annotators coded among themselves, as Submitted.of codes them
+        present, codes = np.unique(who.codes[timed], return_inverse=True)
+        return cls(who, created, CodedColumn(codes.astype(np.int64), who.values[present]), seconds[timed])
 
 
 def _groups(codes: np.ndarray, n: int, *keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

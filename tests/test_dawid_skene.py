@@ -396,3 +396,28 @@ def test_a_replicate_of_the_batched_em_is_its_own_fit_bit_for_bit() -> None:
         alone = _em(A, sizes[r : r + 1], None, n_workers, n_classes, DS_ITERATIONS, DS_TOLERANCE)
         for got, want in zip(batch, alone, strict=True):
             assert np.array_equal(got[r], want[0])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_fit_and_its_bootstrap_on_shared_patterns_are_those_made_alone(seed) -> None:
+    """The Quality page makes a field's label patterns once for its fit and its bootstrap:
+    the same numbers to the bit as each making its own."""
+    from curate.quality.dawid_skene import bootstrap_reliability, label_patterns
+
+    rng = np.random.default_rng(seed)
+    n_tasks, n_workers, n_classes = 60, 5, 3
+    task = np.repeat(np.arange(n_tasks), 3)
+    worker = np.concatenate([rng.choice(n_workers, 3, replace=False) for _ in range(n_tasks)])
+    value = rng.integers(0, n_classes, len(task))
+    gold = np.where(rng.random(n_tasks) < 0.2, rng.integers(0, n_classes, n_tasks), -1)
+    shape = dict(n_tasks=n_tasks, n_workers=n_workers, n_classes=n_classes)
+    shared = label_patterns(task, worker, value, **shape, gold=gold)
+    alone, with_shared = (dawid_skene(task, worker, value, **shape, gold=gold, patterns=p) for p in (None, shared))
+    for name in ("posteriors", "priors", "errors", "labels"):
+        assert np.array_equal(getattr(alone, name), getattr(with_shared, name))
+    assert alone.iterations == with_shared.iterations
+    draws = [
+        bootstrap_reliability(task, worker, value, **shape, gold=gold, resamples=20, seed=seed, patterns=p)
+        for p in (None, shared)
+    ]
+    assert np.array_equal(draws[0], draws[1], equal_nan=True)

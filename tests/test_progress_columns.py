@@ -167,3 +167,69 @@ def test_nothing_labelled(tmp_path) -> None:
 
     with Store(str(tmp_path / "s.db"), tmp_path / "images") as store:
         _check(store, datetime.now(UTC))
+
+
+@pytest.mark.both_backends
+def test_submitted_columns_read_every_float_back_exactly(store) -> None:
+    """The seconds travel as text: each must read back as the very float stored (SQLite's
+    own cast keeps 15 digits: 0.1 + 0.2 would read as 0.3), NaN where untimed, skipped left out."""
+    from curate.model import Annotator, Candidate, Item, Pair
+
+    secs = [0.1 + 0.2, 1 / 3, 1e-7, 123456.789012345, 3.0, None, 2.5]
+    with store.write() as c:
+        store.add_items([Item(id="i", prompt="q", category="vqa", source="t")], conn=c)
+        store.add_candidates([Candidate(id=f"i/{m}", item_id="i", model=m, text="x") for m in "ab"], conn=c)
+        pairs = [Pair(id=f"p{n}", item_id="i", first_id="i/a", second_id="i/b", origin="t") for n in range(8)]
+        store.add_pairs(pairs, conn=c)
+        for name in ("x", "y"):
+            store.add_annotator(Annotator(name), conn=c)
+    for n, s in enumerate(secs):
+        store.save_label(Label(f"p{n}", "xy"[n % 2], preference="first", seconds=s))
+    store.save_label(Label("p7", "x", preference="first", status="skipped", seconds=9.0))
+    who, created, seconds = store.submitted_columns()
+    got = sorted(zip(who.values[who.codes], seconds.tolist(), strict=True), key=lambda t: str(t[1]))
+    want = sorted(((("xy"[n % 2]), np.nan if s is None else s) for n, s in enumerate(secs)), key=lambda t: str(t[1]))
+    assert [w for w, _ in got] == [w for w, _ in want] and len(created.codes) == len(secs)
+    assert all((a == b) or (np.isnan(a) and np.isnan(b)) for (_, a), (_, b) in zip(got, want, strict=True))
+    sub = progress.Submitted.read(store)
+    assert sorted(sub.seconds.tolist()) == sorted(s for s in secs if s is not None)
+    assert list(sub.timed_who.values) == ["x", "y"]
+
+
+@pytest.mark.both_backends
+def test_the_counts_in_the_database_on_both_backends(store) -> None:
+    """The counts the lead's pages leave to the database (pairs short of overlap, control
+    labels, gold pairs per category) equal the records' on SQLite and PostgreSQL alike."""
+    from collections import Counter
+
+    from curate.model import Annotator, Assignment, Gold
+    from curate.quality.gold import gold_stats
+    from tests.support.build_store import seed_store
+
+    seed_store(store)
+    pairs = [p.id for p in store.pairs()]
+    names = [a.name for a in store.annotators()]
+    for name in ("x", "y", "z"):
+        if name not in names:
+            store.add_annotator(Annotator(name))
+    rng = random.Random(4)
+    assignments, labels = [], []
+    for n, pid in enumerate(pairs):
+        for k, who in enumerate(rng.sample(["x", "y", "z"], rng.randint(1, 3))):
+            control = n % 4 == 0 and k == 0
+            assignments.append(Assignment(pid, who, "first", n, is_gold=control))
+            if rng.random() < 0.7:
+                labels.append(Label(pid, who, preference="first", status=rng.choice(["submitted", "skipped"])))
+    labels.append(Label(pairs[1], "lead", preference="second"))  # a label without an assignment
+    store.add_assignments(assignments)
+    for lab in labels:
+        if lab.annotator == "lead" and "lead" not in names:
+            store.add_annotator(Annotator("lead", role="admin"))
+        store.save_label(lab)
+    store.set_gold([Gold(p, "import", preference="first") for p in pairs[::3]])
+    pd.testing.assert_frame_equal(admin.short_of_overlap(store), old_short_of_overlap(store))
+    stats = gold_stats(store)
+    items = {p.id: p.item_id for p in store.pairs()}
+    cats = {i.id: i.category or "" for i in store.items()}
+    assert stats.by_category == dict(Counter(cats[items[g]] for g in store.gold()))
+    assert stats.control_labels == len(store.labels(control=True)) > 0

@@ -120,8 +120,8 @@ def test_the_store_gives_the_facts_and_mmrb_quality_reports_them(store, capsys):
     for i, (p, left) in enumerate(zip(ids, lefts, strict=True)):  # always the screen's left, once unsure
         unsure = "unsure" if i == 0 else None
         sqlite_store.save_label(Label(p, "ann", unsure, preference=from_screen("left", left), seconds=20.0))
-    rows = sqlite_store.label_fact_rows()
-    facts = store_facts(rows).assign(pair=[r[1] for r in rows.labels]).set_index("pair").loc[ids]
+    cols = sqlite_store.label_fact_columns()
+    facts = store_facts(cols).assign(pair=cols.pair.values[cols.pair.codes]).set_index("pair").loc[ids]
     assert facts["left"].tolist() == lefts and facts["unsure"].tolist() == [True] + [False] * 5
     pairs = {p.id: p for p in sqlite_store.pairs()}
     texts = {c.id: c.text for c in sqlite_store.candidates()}
@@ -180,8 +180,8 @@ def test_labels_on_declared_schemes_give_their_stored_preference_and_unsure_answ
         stored = scale_from_screen(shown, 1, 6, "second")
         sqlite_store.save_label(schemes.to_label(pairwise, p, "ann", {"score": stored}))
     sqlite_store.save_label(schemes.to_label(verify, ids[2], "ann", {"verdict": "unsure"}, proposal="first"))
-    rows = sqlite_store.label_fact_rows()
-    facts = store_facts(rows).assign(pair=[r[1] for r in rows.labels]).set_index("pair").loc[ids]
+    cols = sqlite_store.label_fact_columns()
+    facts = store_facts(cols).assign(pair=cols.pair.values[cols.pair.codes]).set_index("pair").loc[ids]
     assert facts["preference"].tolist()[:2] == ["second", "first"]
     assert facts["unsure"].tolist() == [False, False, True]
     b = report_of_frame(facts).annotators["ann"]

@@ -84,7 +84,20 @@ def test_bias_on_random_stores_is_the_frame_computation(tmp_path, seed, monkeypa
         store.add_annotator(Annotator("importer"))
         store.add_labels([Label(f"p{n:07d}", "importer", preference="first", seconds=3.5) for n in range(20)])
         rows = store.label_fact_rows()
-        new = B.bias_report(B.store_facts(rows))
+        cols = store.label_fact_columns()
+        # the facts themselves, label by label, read as columns and as rows
+        by_label = ["pair", "annotator"]
+        got = B.store_facts(cols).assign(pair=cols.pair.values[cols.pair.codes])
+        want = old_store_facts(rows).assign(pair=[r[1] for r in rows.labels])
+        for frame in (got, want):
+            for name in ("annotator", "preference", "left"):
+                frame[name] = frame[name].astype(object).where(frame[name].notna(), None)
+        pd.testing.assert_frame_equal(
+            got.sort_values(by_label).reset_index(drop=True),
+            want.sort_values(by_label).reset_index(drop=True),
+            check_dtype=False,
+        )
+        new = B.bias_report(B.store_facts(cols))
         monkeypatch.setattr(B, "_counts", old_counts)
         old = B.bias_report(old_store_facts(rows))
     assert new == old and new.annotators["importer"].unseen == 20

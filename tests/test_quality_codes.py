@@ -98,12 +98,14 @@ VALUES = {"preference": ["first", "second", "tie"], "correctness_first": ["corre
 
 
 @st.composite
-def frames(draw):
+def frames(draw, category_per_label: bool = False):
     rows = []
     pairs = [f"p{n}" for n in range(draw(st.integers(1, 12)))]
     for p in pairs:
         category = draw(st.sampled_from(["", "vqa", "safety"]))
         for a in draw(st.lists(st.sampled_from(["ann", "bea", "cy", "dee"]), min_size=1, max_size=4, unique=True)):
+            if category_per_label:  # a frame may give one pair's labels other categories
+                category = draw(st.sampled_from(["", "vqa", "safety"]))
             control = draw(st.booleans()) and draw(st.booleans())
             for f in draw(st.lists(st.sampled_from(sorted(VALUES)), min_size=1, max_size=3, unique=True)):
                 rows.append((p, a, f, draw(st.sampled_from(VALUES[f])), control, category))
@@ -117,6 +119,15 @@ def frames(draw):
 @given(frames())
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_the_report_on_codes_is_the_frame_report(case) -> None:
+    frame, gold = case
+    assert reliability_report(frame, gold) == reference_report(frame, gold)
+
+
+@given(frames(category_per_label=True))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_a_pair_in_two_categories_gets_each_categorys_own_majority(case) -> None:
+    """The report slices the field's majority flags per category only where each pair lies in
+    one category; elsewhere each category's are its own labels'."""
     frame, gold = case
     assert reliability_report(frame, gold) == reference_report(frame, gold)
 

@@ -11,8 +11,9 @@ from curate.wording import EMPTY, plural, seconds
 
 require("admin_progress")
 s = ui.store()
+key = figures.page_key(s)  # read once per run: every figure below is cached by it
 st.subheader("Progress")
-people = admin.progress_by_annotator(s, submitted=figures.submitted(s))
+people = admin.progress_by_annotator(s, counts=figures.annotator_counts(s, key=key))
 if people.empty:
     st.info("No annotators yet: add them on the Annotators page or with `mmrb annotators add`.")
 else:
@@ -29,7 +30,7 @@ else:
     show_table(progress.annotator_table(people))
     st.caption(admin.RATE_RULE + f" An empty cell ({EMPTY}) has no value yet.")
 
-drawn = figures.progress_charts(s)
+drawn = figures.progress_charts(s, key=key)
 if drawn:
     left, right = st.columns(2)
     with left:
@@ -50,10 +51,10 @@ if drawn:
 else:
     st.caption("Plots of labels over time, seconds per label and label distributions appear with the first label.")
 
+by_category, short = figures.overlap_tables(s, key=key)
 st.markdown("**By category**")
-show_table(progress.category_table(admin.progress_by_category(s)))
+show_table(progress.category_table(by_category))
 st.markdown("**Pairs still short of their overlap**")
-short = admin.short_of_overlap(s)
 st.caption(
     f"{plural(len(short), 'pair')} with fewer submitted labels than annotators assigned"
     + (" (the first 500 shown)." if len(short) > 500 else ".")

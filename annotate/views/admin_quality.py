@@ -5,13 +5,13 @@ share in effect; importing a gold file (`mmrb gold import`)."""
 
 import streamlit as st
 
-from annotate import admin, charts, figures, flash, ui
+from annotate import admin, figures, flash, ui
 from annotate.render import plain
 from annotate.session_ui import require
 from annotate.widgets import show_table
 from curate.errors import InputError, MmrbError
 from curate.quality.bias import MIN_TIMED
-from curate.quality.gold import control_shares, gold_stats, import_gold_upload
+from curate.quality.gold import import_gold_upload
 from curate.quality.qualification import qualification_pairs, resume
 from curate.quality.reliability import pause_alerted
 from curate.wording import percent, plural
@@ -35,22 +35,24 @@ s = ui.store()
 c1, c2 = st.columns(2)
 threshold = c1.number_input("Alert below", 0.0, 1.0, 0.7, step=0.05, key="quality_threshold")
 min_n = int(c2.number_input("Labels a share needs (fewer: greyed)", 1, 10_000, 20, key="quality_min_n"))
-stats = gold_stats(s)
+key = figures.quality_key(s)  # read once per run: every figure below is cached by it
+stats = figures.gold_stats(s, key=key)
 st.caption(
     f"{plural(stats.pairs, 'pair')} with gold; {plural(stats.control_tasks, 'control task')} in queues, "
     f"{stats.control_labels} labelled. Gold accuracy counts control tasks and any other label on a pair with gold; "
     "agreement with the others' majority and Dawid-Skene count regular labels only."
 )
-report = figures.quality(s, threshold=float(threshold), min_n=min_n)
+report = figures.quality(s, threshold=float(threshold), min_n=min_n, key=key)
 every = "every category"
 category = st.selectbox("Category", [every, *report.categories], key="quality_category")
-if category != every:  # with that category's Dawid-Skene intervals
-    report = figures.quality(s, threshold=float(threshold), min_n=min_n, category=category)
-frame = admin.quality_frame(report, None if category == every else category)
+picked = None if category == every else category
+if picked is not None:  # with that category's Dawid-Skene intervals
+    report = figures.quality(s, threshold=float(threshold), min_n=min_n, category=picked, key=key)
+frame, drawn = figures.quality_drawn(s, threshold=float(threshold), min_n=min_n, category=picked, key=key)
 if frame.empty:
     st.info("No submitted labels yet: reliability appears once annotators have labelled.")
 else:
-    shown = [a for a in report.alerts if a.category == (None if category == every else category)]
+    shown = [a for a in report.alerts if a.category == picked]
     if shown:
         for a in shown:
             st.warning(plain(a.text()))
@@ -67,12 +69,11 @@ else:
         ("model", "Dawid-Skene reliability"),
     ):
         st.markdown(f"**{title}**")
-        chart = charts.annotator_reliability(frame, kind, threshold=float(threshold), min_n=min_n)
-        st.vega_lite_chart(spec=charts.spec(chart), width="stretch")
+        st.vega_lite_chart(spec=drawn[kind], width="stretch")
     show_table(admin.quality_table(frame), short=NARROW, height="content")
 
 st.markdown("**Annotator bias**")
-bias = figures.bias(s)
+bias = figures.bias(s, key=key[0])
 if not bias.annotators:
     st.info("No submitted labels yet: bias diagnostics appear once annotators have labelled.")
 else:
@@ -88,7 +89,7 @@ else:
         f"{percent(0.5 - lim.longer_margin)}-{percent(0.5 + lim.longer_margin)} (longer chosen), or above "
         f"{percent(lim.tie_max)} (ties, unsure) and {percent(lim.fast_max)} (fast labels); bias alerts pause no one."
     )
-    st.vega_lite_chart(spec=charts.spec(charts.annotator_bias(admin.bias_frame(bias))), width="stretch")
+    st.vega_lite_chart(spec=figures.bias_chart(s, key=key[0]), width="stretch")
     show_table(admin.bias_table(bias), height="content")
 
 closed = {**{n: "failed qualification" for n, q in report.qualification.items() if q == "failed"}, **report.paused}
@@ -119,7 +120,7 @@ if report.alerts and st.button("Pause every annotator with an alert", key="quali
     st.rerun()
 
 st.markdown("**Control tasks in effect**")
-shares = control_shares(s)
+shares = figures.control_shares(s, key=key[0])
 if any(c.control for c in shares):
     show_table(admin.control_table(shares), height="content")
 else:

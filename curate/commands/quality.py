@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     check_alert_options(args)
     with open_store(args) as store:
         report = store_report(store, threshold=args.threshold, min_n=args.min_n, pause=args.pause, by=cli_actor())
-        bias = bias_report(store_facts(store.label_fact_rows()))
+        bias = bias_report(store_facts(store.label_fact_columns()))
         compare = None
         if args.aggregate:
             from curate.quality.aggregate import store_aggregate

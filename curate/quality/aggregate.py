@@ -36,7 +36,15 @@ from ..errors import MmrbError
 from ..model import AGGREGATIONS, LABEL_FIELDS, Aggregation
 from ..seeding import stable_hash
 from ..wording import plural
-from .dawid_skene import bootstrap_reliability, dawid_skene, majority_skills, unique_majority, vote_counts
+from .dawid_skene import (
+    LabelPatterns,
+    bootstrap_reliability,
+    dawid_skene,
+    label_patterns,
+    majority_skills,
+    unique_majority,
+    vote_counts,
+)
 from .frames import gold_by_field, store_frame
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
@@ -177,6 +185,19 @@ class CodedField:
             "tol": DS_TOLERANCE,
         }
 
+    def patterns(self) -> LabelPatterns:
+        """The label patterns of these labels, shared by a fit and its bootstrap."""
+        args = self.model_args()
+        return label_patterns(
+            args["task"],
+            args["worker"],
+            args["value"],
+            n_tasks=args["n_tasks"],
+            n_workers=args["n_workers"],
+            n_classes=args["n_classes"],
+            gold=args["gold"],
+        )
+
     def counts(self) -> np.ndarray:
         return vote_counts(self.pair, self.value, len(self.pairs), len(self.values))
 
@@ -223,11 +244,13 @@ def aggregate_field(
         final = dict(maj)
         reliability = {a: float(r) for a, r in zip(names, skills, strict=True)}
     elif m == "dawid-skene":
-        fit = dawid_skene(**coded.model_args())
+        patterns = coded.patterns()
+        fit = dawid_skene(**coded.model_args(), patterns=patterns)
         final = dict(zip(coded.pairs.tolist(), coded.values[fit.labels].tolist(), strict=True))
         reliability = {a: float(r) for a, r in zip(names, fit.reliability(), strict=True)}
         if intervals:
-            spans = reliability_intervals(coded, seed=stable_hash("dawid-skene bootstrap", seed, field_name, nbytes=8))
+            bootstrap_seed = stable_hash("dawid-skene bootstrap", seed, field_name, nbytes=8)
+            spans = reliability_intervals(coded, seed=bootstrap_seed, patterns=patterns)
     else:
         # deferred: crowd-kit takes over 1 s to import, and only MACE needs it
         from crowdkit.aggregation import MACE
@@ -255,7 +278,9 @@ def aggregate_field(
     return FieldAggregate(field_name, m, final, maj, dict(sorted(reliability.items())), n_gold, spans)
 
 
-def reliability_intervals(coded: CodedField, *, seed: int, resamples: int = DS_RESAMPLES) -> dict[str, Interval]:
+def reliability_intervals(
+    coded: CodedField, *, seed: int, resamples: int = DS_RESAMPLES, patterns: LabelPatterns | None = None
+) -> dict[str, Interval]:
     """Per annotator: the 2.5th and 97.5th percentiles of Dawid-Skene's reliability over
     ``resamples`` resamples of the pairs with replacement (drawn from ``seed``, a stable hash
     of the field; the pairs in sorted order), gold kept on its pairs. Undefined ("too few
@@ -268,7 +293,7 @@ def reliability_intervals(coded: CodedField, *, seed: int, resamples: int = DS_R
     }
     if len(out) == len(names):
         return out
-    draws = bootstrap_reliability(**coded.model_args(), resamples=resamples, seed=seed)
+    draws = bootstrap_reliability(**coded.model_args(), resamples=resamples, seed=seed, patterns=patterns)
     for w, a in enumerate(names):
         if a not in out:
             low, high = np.nanpercentile(draws[:, w], [2.5, 97.5])

@@ -34,7 +34,7 @@ from ..wording import percent, plural, seconds
 from .reliability import Share, wilson
 
 if TYPE_CHECKING:
-    from ..store.columns import LabelFactRows
+    from ..store.columns import LabelFactColumns
 
 Diagnostic = Literal["left", "tie", "unsure", "longer", "fast"]
 MIN_TIMED = 5  # timed labels below which an annotator's median (and so "fast") is undefined
@@ -73,38 +73,39 @@ def facts_frame(facts: Iterable[LabelFacts]) -> pd.DataFrame:
     return pd.DataFrame([tuple(asdict(f).values()) for f in facts], columns=list(FACT_COLUMNS))
 
 
-def _categories(values: np.ndarray) -> pd.Categorical:
-    """A text column of few distinct values as categories (None missing)."""
-    codes, distinct = pd.factorize(values, sort=True)
-    return pd.Categorical.from_codes(codes, categories=pd.Index(distinct, dtype=object))
-
-
-def store_facts(rows: LabelFactRows) -> pd.DataFrame:
-    """The store's scans (``Store.label_fact_rows``) as the facts frame: each label with its
+def store_facts(cols: LabelFactColumns) -> pd.DataFrame:
+    """The store's scans (``Store.label_fact_columns``) as the facts frame: each label with its
     pair's lengths, found by position (each distinct pair looked up once, no merge on strings);
-    the text columns as categories (a few values each: 600,000 labels as pandas strings cost
-    0.3 s to make and as much to read back)."""
-    if not rows.labels:
+    the text columns as categories straight from their codes (a few values each: 600,000
+    labels as pandas strings cost 0.3 s to make and as much to read back)."""
+    if not len(cols.annotator.codes):
         return facts_frame(())
-    # one object grid, sliced per column (zip(*rows) of 600,000 rows took 0.6 s)
-    annotator, pair, preference, secs, unsure, left = np.array(rows.labels, dtype=object).reshape(-1, 6).T
-    codes, distinct = pd.factorize(pair)
-    pairs = pd.Index([r[0] for r in rows.lengths], dtype=object)
-    at = pairs.get_indexer(distinct)[codes] if len(pairs) else np.full(len(codes), -1)
-    lengths = np.array([(r[1] or 0, r[2] or 0) for r in rows.lengths] or [(0, 0)], dtype=np.int64)
+    pairs = pd.Index(cols.pair_ids.values[cols.pair_ids.codes], dtype=object)
+    at = pairs.get_indexer(cols.pair.values)[cols.pair.codes] if len(pairs) else np.full(len(cols.pair.codes), -1)
     found = at >= 0
     frame = pd.DataFrame(
         {
-            "annotator": _categories(annotator),
-            "preference": _categories(preference),
-            "left": _categories(left),
-            "seconds": pd.to_numeric(secs).astype(np.float64),  # None -> NaN
-            "unsure": unsure.astype(bool),
-            "length_first": np.where(found, lengths[at, 0], 0),
-            "length_second": np.where(found, lengths[at, 1], 0),
+            "annotator": _coded(cols.annotator.codes, cols.annotator.values),
+            "preference": _coded(*_blank_missing(cols.preference.codes, cols.preference.values)),
+            "left": _coded(*_blank_missing(cols.left.codes, cols.left.values)),
+            "seconds": cols.seconds,
+            "unsure": cols.unsure,
+            "length_first": np.where(found, cols.length_first[at], 0) if len(pairs) else 0,
+            "length_second": np.where(found, cols.length_second[at], 0) if len(pairs) else 0,
         }
     )
     return frame.reindex(columns=list(FACT_COLUMNS))
+
+
+def _coded(codes: np.ndarray, values: np.ndarray) -> pd.Categorical:
+    return pd.Categorical.from_codes(codes, categories=pd.Index(values, dtype=object))
+
+
+def _blank_missing(codes: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A column read with NULL as "" (the first value, codepoint order) with it as missing."""
+    if len(values) and values[0] == "":
+        return codes - 1, values[1:]
+    return codes, values
 
 
 @dataclass(frozen=True)

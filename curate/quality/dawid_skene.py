@@ -31,6 +31,7 @@ bundled sample: see the note of issue 28.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -221,6 +222,33 @@ def _patterns_matrix(task, cell, n_tasks: int, n_cells: int, gold: np.ndarray | 
     return of_task, size, A, pgold
 
 
+@dataclass(frozen=True)
+class LabelPatterns:
+    """Labels as their distinct patterns (:func:`_patterns_matrix`): made once, a fit and
+    the bootstrap of its labels share them (a field of 200,000 pairs: 0.04 s each time)."""
+
+    of_task: np.ndarray  # pattern of each task
+    size: np.ndarray  # tasks per pattern
+    matrix: Any  # scipy.sparse csr (patterns, worker x value cells) of multiplicities
+    gold: np.ndarray | None  # gold class per pattern, -1 where none
+
+
+def label_patterns(
+    task: np.ndarray,
+    worker: np.ndarray,
+    value: np.ndarray,
+    *,
+    n_tasks: int,
+    n_workers: int,
+    n_classes: int,
+    gold: np.ndarray | None = None,
+) -> LabelPatterns:
+    """The patterns of labels given as :func:`dawid_skene` takes them."""
+    task = np.asarray(task, dtype=np.intp)
+    cell = np.asarray(worker, dtype=np.intp) * n_classes + np.asarray(value, dtype=np.intp)
+    return LabelPatterns(*_patterns_matrix(task, cell, n_tasks, n_workers * n_classes, gold))
+
+
 def dawid_skene(
     task: np.ndarray,
     worker: np.ndarray,
@@ -232,15 +260,18 @@ def dawid_skene(
     gold: np.ndarray | None = None,
     n_iter: int = 100,
     tol: float = 1e-5,
+    patterns: LabelPatterns | None = None,
 ) -> DawidSkeneFit:
     """Fit the model to labels given as codes: ``task`` in [0, n_tasks), ``worker`` in
     [0, n_workers), ``value`` in [0, n_classes); every task has a label. ``gold``: per task
-    the known class, -1 where none."""
-    task = np.asarray(task, dtype=np.intp)
-    cell = np.asarray(worker, dtype=np.intp) * n_classes + np.asarray(value, dtype=np.intp)
-    of_task, size, A, pgold = _patterns_matrix(task, cell, n_tasks, n_workers * n_classes, gold)
-    probas, priors, errors, steps = _em(A, size[None, :].astype(float), pgold, n_workers, n_classes, n_iter, tol)
-    posteriors = probas[0][of_task]
+    the known class, -1 where none. ``patterns``: :func:`label_patterns` of these labels,
+    when the caller has made them."""
+    shape = {"n_tasks": n_tasks, "n_workers": n_workers, "n_classes": n_classes}
+    p = patterns or label_patterns(task, worker, value, **shape, gold=gold)
+    probas, priors, errors, steps = _em(
+        p.matrix, p.size[None, :].astype(float), p.gold, n_workers, n_classes, n_iter, tol
+    )
+    posteriors = probas[0][p.of_task]
     return DawidSkeneFit(posteriors, priors[0], errors[0], posteriors.argmax(axis=1), int(steps[0]))
 
 
@@ -257,14 +288,15 @@ def bootstrap_reliability(
     seed: int = 0,
     n_iter: int = 100,
     tol: float = 1e-5,
+    patterns: LabelPatterns | None = None,
 ) -> np.ndarray:
     """(resamples, workers) reliabilities of fits to the tasks resampled with replacement
     (the bootstrap over pairs: a task drawn k times counts k times), NaN where a worker has
     no label in a resample. All resamples run as one batched EM over the label patterns, and
     each draws its patterns' counts, not its tasks."""
-    task = np.asarray(task, dtype=np.intp)
-    cell = np.asarray(worker, dtype=np.intp) * n_classes + np.asarray(value, dtype=np.intp)
-    _, size, A, pgold = _patterns_matrix(task, cell, n_tasks, n_workers * n_classes, gold)
+    shape = {"n_tasks": n_tasks, "n_workers": n_workers, "n_classes": n_classes}
+    p = patterns or label_patterns(task, worker, value, **shape, gold=gold)
+    size, A, pgold = p.size, p.matrix, p.gold
     # A resample draws n_tasks tasks with replacement; the fit sees only how many of each
     # pattern it holds, and those counts are multinomial over the patterns with each one's
     # share of the tasks. Drawn so, a resample costs a draw per pattern, not per task (200
@@ -281,8 +313,10 @@ def bootstrap_reliability(
 __all__ = [
     "EPS",
     "DawidSkeneFit",
+    "LabelPatterns",
     "bootstrap_reliability",
     "dawid_skene",
+    "label_patterns",
     "majority_skills",
     "unique_majority",
     "vote_counts",

@@ -329,13 +329,7 @@ def gold_stats(store: GoldStageStore) -> GoldStats:
         control = store.control_keys(conn=tx)
         labelled = store.control_labels(conn=tx)
         qual = qualification_pairs(store, conn=tx)
-    # every pair's category as columns of codes: 200,000 pairs and items read as records took 4.5 s
-    import numpy as np  # deferred: the other gold commands need neither
-    import pandas as pd
-
-    (id_codes, ids), (cat_codes, categories) = store.pair_category_columns()
-    at = pd.Index(ids[id_codes]).get_indexer(list(gold)) if len(id_codes) else np.full(len(gold), -1)
-    of_gold = categories[cat_codes[at[at >= 0]]] if len(id_codes) else []
+        by_cat = store.gold_categories(conn=tx)
     by_field: Counter[str] = Counter()
     values: dict[str, Counter[str]] = {name: Counter() for name in LABEL_FIELDS}
     for g in gold.values():
@@ -344,12 +338,11 @@ def gold_stats(store: GoldStageStore) -> GoldStats:
             if v:
                 by_field[name] += 1
                 values[name][v] += 1
-    by_cat = Counter(str(c) for c in of_gold)
     return GoldStats(
         pairs=len(gold),
         by_source=dict(Counter(g.source for g in gold.values())),
         by_field=dict(by_field),
-        by_category=dict(by_cat),
+        by_category=by_cat,
         control_tasks=len(control),
         control_labels=labelled,
         qualification_pairs=len(qual[0]) if qual else 0,

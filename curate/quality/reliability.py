@@ -250,30 +250,46 @@ def _model(
         codes.annotators[workers],
         values[classes],
     )
-    fit = dawid_skene(**coded.model_args())
+    patterns = coded.patterns()  # the fit's and its bootstrap's
+    fit = dawid_skene(**coded.model_args(), patterns=patterns)
     names = [str(a) for a in coded.annotators]
     reliability = {a: float(r) for a, r in zip(names, fit.reliability(), strict=True)}
-    spans = (
-        reliability_intervals(coded, seed=stable_hash("dawid-skene bootstrap", seed, "", nbytes=8)) if intervals else {}
-    )
+    bootstrap_seed = stable_hash("dawid-skene bootstrap", seed, "", nbytes=8)
+    spans = reliability_intervals(coded, seed=bootstrap_seed, patterns=patterns) if intervals else {}
     n = np.bincount(coded.annotator, minlength=len(names))
     return reliability, spans, {a: int(k) for a, k in zip(names, n, strict=True)}
 
 
+def _row_majority_flags(codes: LongCodes, rows: np.ndarray, n_values: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_majority_flags` of the regular labels ``rows``, one per row (False for a
+    control task's label)."""
+    regular = ~codes.control[rows]
+    counted, agree = np.zeros(len(rows), dtype=bool), np.zeros(len(rows), dtype=bool)
+    counted[regular], agree[regular] = _majority_flags(codes.pair[rows][regular], codes.value[rows][regular], n_values)
+    return counted, agree
+
+
 def _figures(
-    codes: LongCodes, rows: np.ndarray, gold: np.ndarray, values: np.ndarray, seed: int, intervals: bool = True
+    codes: LongCodes,
+    rows: np.ndarray,
+    gold: np.ndarray,
+    values: np.ndarray,
+    seed: int,
+    intervals: bool = True,
+    majority: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> dict[str, Reliability]:
     """The figures of every annotator over the labels ``rows`` of one field (and category):
     ``gold`` is each pair's gold value as a code into ``values`` (the field's values and its
-    gold's, sorted), -1 where it has none."""
+    gold's, sorted), -1 where it has none. ``majority``: :func:`_row_majority_flags` of
+    ``rows`` when the caller has them."""
     n_ann = len(codes.annotators)
     annotator, pair, value = codes.annotator[rows], codes.pair[rows], codes.value[rows]
     g = gold[pair]
     on = g >= 0
     gold_n, gold_k = _per_annotator(annotator[on], value[on] == g[on], n_ann)
     regular = ~codes.control[rows]
-    counted, agree = _majority_flags(pair[regular], value[regular], len(values))
-    maj_n, maj_k = _per_annotator(annotator[regular][counted], agree[counted], n_ann)
+    counted, agree = majority if majority is not None else _row_majority_flags(codes, rows, len(values))
+    maj_n, maj_k = _per_annotator(annotator[counted], agree[counted], n_ann)
     model: dict[str, float] = {}
     model_n: dict[str, int] = {}
     spans: dict[str, Interval] = {}
@@ -352,15 +368,23 @@ def codes_report(
         if g:
             at = pair_index.get_indexer(list(g))
             gold_code[at[at >= 0]] = index.get_indexer(list(g.values()))[at >= 0]
-        figs = _figures(labelled, rows, gold_code, values, seed)
+        majority = _row_majority_flags(labelled, rows, len(values))
+        figs = _figures(labelled, rows, gold_code, values, seed, majority=majority)
         fields[name] = figs
         alerts += _alerts(figs, name, None, threshold, min_n)
         if per_category:
+            # a label's majority flags depend on its pair's labels alone: where each pair lies
+            # in one category, a category's flags are the field's, sliced (not computed again)
+            of_pair = np.zeros(len(codes.pairs), dtype=np.int64)
+            of_pair[codes.pair[rows]] = codes.category[rows]
+            whole = bool((of_pair[codes.pair[rows]] == codes.category[rows]).all())
             for cat in np.unique(codes.category[rows]):
-                sub = rows[codes.category[rows] == cat]
+                within = codes.category[rows] == cat
+                sub = rows[within]
                 label = str(codes.categories[cat])
                 spans = interval_categories is None or label in interval_categories
-                figs = _figures(labelled, sub, gold_code, values, seed, spans)
+                flags = (majority[0][within], majority[1][within]) if whole else None
+                figs = _figures(labelled, sub, gold_code, values, seed, spans, majority=flags)
                 categories.setdefault(label, {})[name] = figs
                 alerts += _alerts(figs, name, label, threshold, min_n)
     annotators = tuple(str(a) for a in codes.annotators[np.unique(codes.annotator)])

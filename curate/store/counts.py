@@ -313,20 +313,30 @@ class CountStore(StoreBase):
         sends a few rows rather than a row per pair."""
         a, lc = S.assignments.c, S.labels.c
         regular = a.is_gold.is_(False)
-        control_label = (
-            select(a.pair_id).where(a.pair_id == lc.pair_id, a.annotator == lc.annotator, a.is_gold.is_(True)).exists()
-        )
         assigned = select(a.pair_id, func.count().label("n")).where(regular).group_by(a.pair_id).subquery()
+        # every submitted label less those of control tasks, the latter counted from the few
+        # control assignments by key (a test per label of whether its assignment is a control
+        # task cost 0.12 s more at 600,000 labels)
         submitted = (
-            select(lc.pair_id, func.count().label("n"))
-            .where(lc.status == "submitted", ~control_label)
-            .group_by(lc.pair_id)
+            select(lc.pair_id, func.count().label("n")).where(lc.status == "submitted").group_by(lc.pair_id).subquery()
+        )
+        label_of = select(lc.pair_id).where(
+            lc.pair_id == a.pair_id, lc.annotator == a.annotator, lc.status == "submitted"
+        )
+        control = (
+            select(a.pair_id, func.count().label("n"))
+            .where(a.is_gold.is_(True), label_of.exists())
+            .group_by(a.pair_id)
             .subquery()
         )
-        done = func.coalesce(submitted.c.n, 0)
+        done = func.coalesce(submitted.c.n, 0) - func.coalesce(control.c.n, 0)
         q = (
             select(assigned.c.pair_id, assigned.c.n, done)
-            .select_from(assigned.outerjoin(submitted, submitted.c.pair_id == assigned.c.pair_id))
+            .select_from(
+                assigned.outerjoin(submitted, submitted.c.pair_id == assigned.c.pair_id).outerjoin(
+                    control, control.c.pair_id == assigned.c.pair_id
+                )
+            )
             .where(done < (assigned.c.n if k is None else k))
             .order_by(assigned.c.pair_id)
         )

@@ -77,16 +77,28 @@ class GoldStore(StoreBase):
             return {(p, n) for p, n in c.execute(select(a.pair_id, a.annotator).where(a.is_gold.is_(True)))}
 
     def control_labels(self, conn: Conn | None = None) -> int:
-        """Submitted labels of control tasks, counted from the control assignments (the
-        labels' own scan with a test per label took 0.4 s at 600,000 labels)."""
+        """Submitted labels of control tasks, counted from the control assignments, each one's
+        label looked up by its key (as a join, SQLite scanned the 600,000 labels and looked up
+        each one's assignment: 0.19 s against 0.03 s)."""
         a, lc = S.assignments.c, S.labels.c
-        q = (
-            select(func.count())
-            .select_from(S.assignments.join(S.labels, (lc.pair_id == a.pair_id) & (lc.annotator == a.annotator)))
-            .where(a.is_gold.is_(True), lc.status == "submitted")
+        submitted = select(lc.pair_id).where(
+            lc.pair_id == a.pair_id, lc.annotator == a.annotator, lc.status == "submitted"
         )
+        q = select(func.count()).select_from(S.assignments).where(a.is_gold.is_(True), submitted.exists())
         with self._r(conn) as c:
             return int(c.execute(q).scalar_one())
+
+    def gold_categories(self, conn: Conn | None = None) -> dict[str, int]:
+        """Pairs with gold per category of their item (``""``: none), counted in the database
+        (every pair's category read as columns took 0.25 s at 200,000 pairs)."""
+        cat = func.coalesce(S.items.c.category, "")
+        q = (
+            select(cat, func.count())
+            .select_from(S.gold.join(S.pairs, S.pairs.c.id == S.gold.c.pair_id).join(S.items))
+            .group_by(cat)
+        )
+        with self._r(conn) as c:
+            return {str(k): int(n) for k, n in c.execute(q).all()}
 
 
 def _gold(r: Mapping) -> Gold:
