@@ -43,14 +43,9 @@ def _report(_store: Store, key: Key) -> AgreementReport:
 
 @st.cache_resource(max_entries=2, show_spinner=False)
 def _submitted(_store: Store, key: Key) -> progress.Submitted:
-    # a resource, not data: shared as it is (read only), not copied on every read
+    # The submitted labels' columns, read once per (store location, change stamp) for the
+    # per-annotator counts and the plots; a resource, not data: shared as it is (read only)
     return progress.Submitted.read(_store)
-
-
-def submitted(store: Store, *, key: Key | None = None) -> progress.Submitted:
-    """The submitted labels' columns (progress.Submitted) of the served store, read once per
-    (store location, change stamp): the Progress page's table and its plots both use them."""
-    return _submitted(store, key or _key(store))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

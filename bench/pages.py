@@ -350,8 +350,9 @@ def progress_view(s: Any) -> None:
         progress.annotator_table(people)
         figures.progress_charts(s, key=key)
         by_category, short = figures.overlap_tables(s, key=key)
-    else:  # before: the tables computed on every run
-        people = admin.progress_by_annotator(s, submitted=figures.submitted(s))
+    else:  # before (an older tree's figures module): the tables computed on every run
+        older: Any = figures  # an older tree's module, with its figures.submitted
+        people = admin.progress_by_annotator(s, submitted=older.submitted(s))
         ProgressTotals.of(people)
         progress.annotator_table(people)
         figures.progress_charts(s)
