@@ -960,6 +960,7 @@ CONFIG_CASES = {
 }
 CONFIG_ENTRIES = {  # (the command with the file, whether it reads YAML too)
     "evaluate --judge": (lambda f, tmp: ["evaluate", "--dataset", str(_triplets(tmp)), "--judge", str(f)], False),
+    "bestofn --judge": (lambda f, tmp: ["bestofn", "--judge", str(f), *_db(tmp)], False),
     "select --judges": (lambda f, tmp: ["select", "--judges", str(f), *_db(tmp)], False),
     "sample --models": (lambda f, tmp: ["sample", "--models", str(f), *_db(tmp)], True),
     "build --rules": (lambda f, tmp: ["build", "--rules", str(f), "--out", str(tmp / "out"), *_db(tmp)], True),
