@@ -340,22 +340,30 @@ def test_label_studio_page_shows_response_images_side_by_side(sqlite_store, clie
             page.click("button[type=submit]")
             page.wait_for_url(lambda url: "/user/login" not in url)
             page.goto(f"{client.url}/projects/{r.project_id}/data?task={task['id']}")
-            # the two images as found once both are laid out (the page may render again right after)
-            laid_out = "i.length === 2 && i.every((x) => x.width > 1)"
+            # the two images and B's two text lines, read together once all four are laid out (the page
+            # renders in steps and may render again right after: reading them apart could catch a gap)
+            lines = """[...document.querySelectorAll('.lsf-richtext__line')]
+             .filter(l => ['Here it is:', 'Sorted by size.'].includes(l.textContent.trim()))
+             .map(l => {
+               const r = l.getBoundingClientRect();
+               return {text: l.textContent.trim(), y: r.y, h: r.height};
+             })"""
             shown = page.wait_for_function(
-                f"() => {{ const i = ({_SHOWN_IMAGES})(); return {laid_out} ? i : null; }}", timeout=60_000
+                f"""() => {{
+                  const i = ({_SHOWN_IMAGES})(), t = {lines};
+                  const ready = i.length === 2 && i.every((x) => x.width > 1)
+                    && t.length === 2 && t.every((x) => x.h > 0);
+                  return ready ? {{images: i, lines: t}} : null;
+                }}""",
+                timeout=60_000,
             ).json_value()
-            left, right = sorted(shown, key=lambda i: i["x"])
-            above, below = (
-                page.locator(".lsf-richtext__line", has_text=t).bounding_box()
-                for t in ("Here it is:", "Sorted by size.")
-            )
+            left, right = sorted(shown["images"], key=lambda i: i["x"])
+            line_y = {t["text"]: t["y"] for t in shown["lines"]}
         finally:
             browser.close()
     assert left["rgb"] == [128, 0, 128] and right["rgb"] == [255, 165, 0]  # purple on the left
     assert left["x"] + left["width"] <= right["x"] and abs(left["width"] - right["width"]) < 1  # same size
-    assert above is not None and below is not None
-    assert above["y"] < right["y"] < below["y"]  # B reads text, image, text in order
+    assert line_y["Here it is:"] < right["y"] < line_y["Sorted by size."]  # B reads text, image, text in order
 
 
 def test_interrupted_push_is_completed_by_running_it_again(sqlite_store, client, monkeypatch):
