@@ -8,6 +8,9 @@ Registered by app.py as the "leaderboard" page; ``render(store)`` draws it for a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from annotate import charts, ui
@@ -17,6 +20,9 @@ from annotate.widgets import rich
 from curate.model import category_title
 from curate.store import Store
 from curate.wording import snippet
+
+if TYPE_CHECKING:
+    from mmrb_eval.workflow import ScoredJudgments
 
 
 def _options():
@@ -33,6 +39,18 @@ def _options():
         return None if v.startswith("(") else v
 
     return preset_options(pick(preset), parse_failure=pick(failure), ties=pick(ties), bootstrap=int(boots))
+
+
+def _scaling(runs: Sequence[ScoredJudgments], include: bool) -> None:
+    """Inference-time scaling: shown only when some run has K > 1 samples to draw."""
+    from mmrb_eval.dashboard import SCALING_CAPTION, scaling_frame
+
+    rows = scaling_frame(runs, include)
+    if not rows:
+        return
+    st.markdown("**Inference-time scaling**")
+    st.altair_chart(charts.scaling(rows), width="stretch")
+    st.caption(SCALING_CAPTION)
 
 
 def render(store: Store) -> None:
@@ -64,6 +82,7 @@ def render(store: Store) -> None:
     if drawn:  # some ranked run has an accuracy to draw
         st.altair_chart(charts.leaderboard(drawn), width="stretch")
         st.caption("Dashed: chance (50%). A bar without a line has no interval (too few pairs).")
+    _scaling(runs, include)
 
     cats = categories_of(reports)
     st.markdown("**By category**")
