@@ -222,3 +222,35 @@ def test_mmrb_score_reports_the_curve_of_a_run_of_several_samples(sqlite_store, 
     assert "accuracy against samples" in text and "k=3" in text and f"({firsts}/6)" in text
     assert main(["score", "--run", "one", *db]) == 0
     assert "accuracy against samples" not in capsys.readouterr().out
+
+
+def test_mmrb_evaluate_with_samples_through_the_loopback_server(tmp_path, capsys):
+    """End to end: `mmrb evaluate --samples 5` against the loopback OpenAI-compatible server, a
+    judge right with probability 0.75 on each request (a coin seeded on the request's id:
+    run, pair, order, sample), prints and reports a curve that rises with k."""
+    from curate.cli import main
+    from tests.support.fake_openai import FakeOpenAI
+
+    rows = [{"id": f"t{i}", "prompt": "p", "chosen": f"good {i}", "rejected": f"bad {i}"} for i in range(80)]
+    ds = tmp_path / "d.jsonl"
+    ds.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    def judge(req) -> str:
+        a_good = req.prompt_text.split("[The Start of Assistant A's Answer]\n", 1)[1].startswith("good")
+        right = unit("loopback judge", req.key) < 0.75
+        return "[[A]]" if a_good == right else "[[B]]"
+
+    with FakeOpenAI(judge) as srv:
+        cfg = tmp_path / "judge.toml"
+        cfg.write_text(f'name = "p75"\nbase_url = "{srv.url}"\nmodel = "m"\ntemplate = "mmrb"\nconcurrency = 8\n')
+        argv = ["evaluate", "--dataset", str(ds), "--judge", str(cfg), "--order", "random", "--samples", "5"]
+        argv += ["--db", str(tmp_path / "s.db"), "--images", str(tmp_path / "img"), "--quiet", "--bootstrap", "200"]
+        assert main([*argv, "--json"]) == 0
+        curve = json.loads(capsys.readouterr().out)["scaling"]
+        assert len(srv.requests) == 400
+        assert main(argv) == 0  # resumed: nothing sent, the same curve printed
+        text = capsys.readouterr().out
+    assert [p["k"] for p in curve] == [1, 3, 5] and all(p["short_pairs"] == 0 for p in curve)
+    accs = [p["accuracy"] for p in curve]
+    assert 0.6 < accs[0] < 0.9 and accs[2] > accs[0] + 0.05, accs
+    assert "accuracy against samples" in text and f"k=5   {accs[2]:.4f}" in text
