@@ -49,6 +49,17 @@ def seed(store, tmp_path) -> Path:
     return ds
 
 
+def page_script(store, tmp_path) -> Path:
+    """A script that draws the page over ``store`` (for AppTest)."""
+    script = tmp_path / "page.py"
+    script.write_text(
+        "from curate.store import Store\n"
+        "from annotate.views.leaderboard import render\n"
+        f"render(Store({store.db!r}, {str(tmp_path / 'images')!r}))\n"
+    )
+    return script
+
+
 def test_dashboard_functions(store, tmp_path):
     seed(store, tmp_path)
     runs, problems = scored_runs(store, ScoringOptions(bootstrap=0))
@@ -69,12 +80,7 @@ def test_dashboard_functions(store, tmp_path):
 @pytest.mark.slow
 def test_page_renders(sqlite_store, tmp_path):
     seed(sqlite_store, tmp_path)
-    script = tmp_path / "page.py"
-    script.write_text(
-        "from curate.store import Store\n"
-        "from annotate.views.leaderboard import render\n"
-        f"render(Store({sqlite_store.db!r}, {str(tmp_path / 'images')!r}))\n"
-    )
+    script = page_script(sqlite_store, tmp_path)
     at = app_test(str(script), timeout=60).run()
     assert not at.exception
     assert any("orphan" in w.value for w in at.warning)
@@ -99,12 +105,7 @@ def test_page_renders(sqlite_store, tmp_path):
 
 
 def test_page_without_runs(sqlite_store, tmp_path):
-    script = tmp_path / "page.py"
-    script.write_text(
-        "from curate.store import Store\n"
-        "from annotate.views.leaderboard import render\n"
-        f"render(Store({sqlite_store.db!r}, {str(tmp_path / 'images')!r}))\n"
-    )
+    script = page_script(sqlite_store, tmp_path)
     at = app_test(str(script), timeout=60).run()
     assert not at.exception and "No evaluation runs yet" in at.info[0].value
 
@@ -166,12 +167,7 @@ def test_incomplete_runs_apart_on_the_board(store, tmp_path):
 def test_page_lists_incomplete_runs_apart(sqlite_store, tmp_path):
     ds = seed(sqlite_store, tmp_path)
     seed_broken(sqlite_store, ds)
-    script = tmp_path / "page.py"
-    script.write_text(
-        "from curate.store import Store\n"
-        "from annotate.views.leaderboard import render\n"
-        f"render(Store({sqlite_store.db!r}, {str(tmp_path / 'images')!r}))\n"
-    )
+    script = page_script(sqlite_store, tmp_path)
     at = app_test(str(script), timeout=60).run()
     assert not at.exception
     assert len(at.dataframe) == 3  # the board, the incomplete runs apart, the category table
@@ -244,12 +240,7 @@ def test_scaling_frame_draws_runs_of_several_samples_only(store, tmp_path):
 @pytest.mark.slow
 def test_page_shows_the_scaling_section_for_a_run_of_several_samples(sqlite_store, tmp_path):
     ds = seed(sqlite_store, tmp_path)
-    script = tmp_path / "page.py"
-    script.write_text(
-        "from curate.store import Store\n"
-        "from annotate.views.leaderboard import render\n"
-        f"render(Store({sqlite_store.db!r}, {str(tmp_path / 'images')!r}))\n"
-    )
+    script = page_script(sqlite_store, tmp_path)
     at = app_test(str(script), timeout=60).run()
     assert not at.exception and not any("Inference-time scaling" in m.value for m in at.markdown)
     seed_samples(sqlite_store, ds)
