@@ -1,10 +1,13 @@
 """Best-of-N on the store's items, stored and resumable: ``mmrb bestofn``'s workflow.
 
-The responses. Each item with a reference and at least two candidates (``mmrb ingest``,
-``mmrb sample``) is an item of N responses, each response's correctness decided against the
-reference as ``mmrb pair`` decides it (``curate.pairing.decide_all``) and its normalised answer
-(what was read from it) kept for the majority baseline. An item without a reference, or with
-a response whose correctness is unsure, is left out and counted by reason.
+The responses. Each item with at least two candidates (``mmrb ingest``, ``mmrb sample``) whose
+correctness is known is an item of N responses. Correctness comes from the item's reference,
+decided as ``mmrb pair`` decides it (``curate.pairing.decide_all``, the normalised answer read
+from each response kept for the majority baseline), or from the expert labels of the pairs each
+candidate appears in (``label_correctness``: an adjudication first, else the majority of the
+annotators' votes; such a response has no normalised answer). ``Correctness``: ``reference``,
+``labels``, or ``auto`` (the reference where the item has one, else the labels). An item whose
+correctness is not known for every response is left out and counted by reason.
 
 The judgments. Every score and match a judge is asked for is stored in a judge run (purpose
 ``bestofn``) through the judge runner's own pieces (curate/judging/runner.py), so that a rerun
@@ -25,17 +28,17 @@ request makes its item's pick incomplete (never a win or a loss) and the run inc
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, get_args
 
 from curate.errors import MmrbError
 from curate.judging.judge import Judge
 from curate.judging.records import JudgeTask, Judgment, JudgmentKey, RunDataset, task_parts
 from curate.judging.runner import RunSummary, default_run_id, ensure_run, execute, finish_run, judge_all
 from curate.llm import Endpoint, LLMClient
-from curate.model import Candidate, Item, LetterVerdict, Order
+from curate.model import Adjudication, Candidate, Item, Label, LetterVerdict, Order, Pair
 from curate.seeding import hex_hash
 from curate.wording import plural
 
@@ -49,6 +52,93 @@ DATASET = RunDataset(name="bestofn")  # the store's own items: the pairs are the
 BOTH: tuple[Order, Order] = ("forward", "reverse")
 
 
+Correctness = Literal["auto", "reference", "labels"]
+CORRECTNESS: tuple[Correctness, ...] = get_args(Correctness)
+
+# why a candidate's correctness is not known from the labels, in the order an item's reason is
+# taken from its candidates' (the first that applies names the item)
+NO_LABEL = "without expert labels"
+ADJ_DISAGREE = "whose adjudications disagree"
+ADJ_UNSURE = "adjudicated unsure"
+VOTES_TIE = "whose expert labels tie"
+ALL_UNSURE = "whose expert labels are all unsure"
+UNKNOWN_ORDER = (NO_LABEL, ADJ_DISAGREE, ADJ_UNSURE, VOTES_TIE, ALL_UNSURE)
+
+
+@dataclass(frozen=True)
+class LabelVerdict:
+    """A candidate's correctness from the expert labels, or why it is unknown."""
+
+    correct: bool | None
+    unknown: str | None = None  # one of UNKNOWN_ORDER when ``correct`` is None
+    adjudicated: bool = False
+    votes: int = 0  # annotators' correct / incorrect votes counted (an adjudicated one: none needed)
+
+
+def label_correctness(
+    pairs: Iterable[Pair], labels: Iterable[Label], adjudications: Mapping[str, Adjudication]
+) -> dict[str, LabelVerdict]:
+    """Each labelled candidate's correctness from the pairs it appears in (candidates of no
+    labelled pair are absent: unknown, NO_LABEL). A label's ``correctness_first`` and
+    ``correctness_second`` are of the pair's stored first and second responses, so they map to
+    ``Pair.first_id`` and ``second_id`` directly (the screen's sides were undone when it was
+    saved, curate/sides.py).
+
+    An adjudicated correctness wins over votes, as in the build (curate/benchmark/filter.py):
+    the lead's decisions on the candidate across its pairs, when they agree ("unsure" among
+    them leaves it unknown). Otherwise each submitted label is a vote, counted by the project's
+    majority rule (``curate.quality.aggregate.majority``: a unique modal value, a tie decides
+    nothing); "unsure" is an abstention, not a vote, so a candidate whose votes tie or are all
+    "unsure" is unknown. A pair the lead excluded counts for nothing, as in the build. The
+    caller passes regular labels only (no control task)."""
+    import pandas as pd  # deferred: pandas loads in a while, and only the labels' correctness needs it
+
+    from curate.quality.aggregate import majority  # deferred with pandas, which it loads
+
+    by_pair = {p.id: p for p in pairs}
+    adjudged: dict[str, set[str]] = defaultdict(set)
+    votes: list[tuple[str, str]] = []
+    unsure: set[str] = set()  # candidates with at least one label (every vote may be "unsure")
+    for pid, a in adjudications.items():
+        pair = by_pair.get(pid)
+        if pair is None or a.exclude:
+            continue
+        for cid, value in ((pair.first_id, a.correctness_first), (pair.second_id, a.correctness_second)):
+            if value is not None:
+                adjudged[cid].add(value)
+    for lab in labels:
+        pair = by_pair.get(lab.pair_id)
+        if pair is None or (lab.pair_id in adjudications and adjudications[lab.pair_id].exclude):
+            continue
+        for cid, value in ((pair.first_id, lab.correctness_first), (pair.second_id, lab.correctness_second)):
+            if value is None:
+                continue
+            if value == "unsure":
+                unsure.add(cid)
+            else:
+                votes.append((cid, value))
+    frame = pd.DataFrame(votes, columns=["pair", "value"])  # the majority's key column is named "pair"
+    won = majority(frame)
+    counted = Counter(cid for cid, _ in votes)
+    out: dict[str, LabelVerdict] = {}
+    for cid in sorted(set(counted) | unsure | set(adjudged)):
+        decided = adjudged.get(cid)
+        if decided:
+            if len(decided) > 1:
+                out[cid] = LabelVerdict(None, ADJ_DISAGREE, adjudicated=True)
+            else:
+                (verdict,) = decided
+                ok = None if verdict == "unsure" else verdict == "correct"
+                out[cid] = LabelVerdict(ok, ADJ_UNSURE if ok is None else None, adjudicated=True)
+        elif not counted[cid]:
+            out[cid] = LabelVerdict(None, ALL_UNSURE)
+        elif cid not in won:
+            out[cid] = LabelVerdict(None, VOTES_TIE, votes=counted[cid])
+        else:
+            out[cid] = LabelVerdict(won[cid] == "correct", votes=counted[cid])
+    return out
+
+
 @dataclass(frozen=True)
 class Pool:
     """The items a Best-of-N run can judge, what a judge is shown of them, and what was left out."""
@@ -57,44 +147,67 @@ class Pool:
     prompts: Mapping[str, Item]
     candidates: Mapping[str, Candidate]
     left_out: Mapping[str, int] = field(default_factory=dict)  # reason -> items
+    decided_by: Mapping[str, int] = field(default_factory=dict)  # "reference" / "labels" -> items kept
 
     @property
     def has_response_images(self) -> bool:
         return any(c.content and c.images for c in self.candidates.values())
 
 
-def pool(store: BestOfNStore, *, category: str | None = None) -> Pool:
-    """The store's items with N >= 2 candidates whose correctness the reference decides."""
+def pool(store: BestOfNStore, *, category: str | None = None, correctness: Correctness = "auto") -> Pool:
+    """The store's items with N >= 2 candidates whose correctness is known (``correctness``:
+    from the reference, the expert labels, or ``auto``: the reference where the item has one)."""
     # the reference grader: deferred, not for `mmrb bestofn --help`
     from curate.correctness import normalise
     from curate.pairing import decide_all
 
+    if correctness not in CORRECTNESS:
+        raise MmrbError(f"correctness must be one of {', '.join(CORRECTNESS)}, got {correctness!r}")
     items = {it.id: it for it in store.items(category=category)}
     by_item: dict[str, list[Candidate]] = {}
     for c in store.candidates():
         if c.item_id in items:
             by_item.setdefault(c.item_id, []).append(c)
-    kept, left, cands = [], Counter[str](), {}
+    from_labels: dict[str, LabelVerdict] = {}
+    if correctness != "reference":
+        from_labels = label_correctness(
+            store.pairs(), store.labels(status="submitted", control=False), store.adjudications()
+        )
+    kept, left, decided_by = [], Counter[str](), Counter[str]()
+    cands: dict[str, Candidate] = {}
     for iid, item in items.items():
         cs = by_item.get(iid, [])
         if len(cs) < 2:
             left["fewer than 2 candidates"] += 1
             continue
-        if not (item.reference or "").strip():
+        has_reference = bool((item.reference or "").strip())
+        if correctness == "labels" or (correctness == "auto" and not has_reference):
+            known = [from_labels.get(c.id, LabelVerdict(None, NO_LABEL)) for c in cs]
+            unknown = {v.unknown for v in known if v.correct is None}
+            if unknown:
+                why = "a candidate " + next(u for u in UNKNOWN_ORDER if u in unknown)
+                left[why if correctness == "labels" else f"no reference answer and {why}"] += 1
+                continue
+            responses = [Response(c.id, bool(v.correct)) for c, v in zip(cs, known, strict=True)]
+            decided_by["labels"] += 1
+        elif not has_reference:
             left["no reference answer"] += 1
             continue
-        verdicts = decide_all(item, cs)
-        if any(verdicts[c.id].verdict == "unsure" for c in cs):
-            left["a candidate whose correctness is unsure"] += 1
-            continue
-        responses = []
-        for c in cs:
-            v = verdicts[c.id]
-            answer = normalise(v.extracted) if v.extracted else None
-            responses.append(Response(c.id, v.verdict == "correct", answer or None))
-            cands[c.id] = c
+        else:
+            verdicts = decide_all(item, cs)
+            if any(verdicts[c.id].verdict == "unsure" for c in cs):
+                left["a candidate whose correctness is unsure"] += 1
+                continue
+            responses = []
+            for c in cs:
+                v = verdicts[c.id]
+                answer = normalise(v.extracted) if v.extracted else None
+                responses.append(Response(c.id, v.verdict == "correct", answer or None))
+            decided_by["reference"] += 1
+        cands.update((c.id, c) for c in cs)
         kept.append(BonItem(iid, item.category, tuple(responses)))
-    return Pool(tuple(kept), {it.id: items[it.id] for it in kept}, cands, dict(left))
+    prompts = {it.id: items[it.id] for it in kept}
+    return Pool(tuple(kept), prompts, cands, dict(left), dict(decided_by))
 
 
 def match_id(item: str, a: str, b: str) -> str:
@@ -356,12 +469,16 @@ def cost_lines(
 
 
 __all__ = [
+    "CORRECTNESS",
     "DATASET",
     "BestOfNRun",
+    "Correctness",
+    "LabelVerdict",
     "Pool",
     "check_method",
     "cost_lines",
     "default_method",
+    "label_correctness",
     "match_id",
     "pool",
     "run_bestofn",

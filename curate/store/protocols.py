@@ -182,10 +182,13 @@ class SelectionStore(Writes, JudgeRunStore, DedupStore, ReadsCandidates, ReadsPa
     def update_pair(self, pair_id: str, conn: Transaction | None = None, **values: Any) -> None: ...
 
 
-class BestOfNStore(JudgeRunStore, ReadsItems, ReadsCandidates, ReadsImageFiles, Protocol):
-    """``mmrb_eval/bestofn_run.py``: items and their candidates in, a judge run's matches or scores."""
+class BestOfNStore(JudgeRunStore, ReadsItems, ReadsCandidates, ReadsPairs, ReadsLabels, ReadsImageFiles, Protocol):
+    """``mmrb_eval/bestofn_run.py``: items and their candidates in (their correctness from the
+    reference or the pairs' labels and adjudications), a judge run's matches or scores."""
 
     def judgments(self, run_id: str, conn: Transaction | None = None) -> list[Judgment]: ...
+
+    def adjudications(self, conn: Transaction | None = None) -> dict[str, Adjudication]: ...
 
 
 class SamplingStore(ReadsItems, ReadsImageFiles, Protocol):

@@ -12,9 +12,10 @@ if TYPE_CHECKING:  # --help imports none of the stage
 
 HELP = "Best-of-N: a judge picks one of each item's N candidates (resumable); accuracy beside baselines"
 DESCRIPTION = (
-    "On the store's items with a reference and at least 2 candidates (their correctness decided against the "
-    "reference, as mmrb pair does), a judge picks one candidate per item: a reward model by its top score "
-    "(--method reward), a VLM judge by a seeded knockout (N-1 matches) or round robin (N(N-1)/2 matches), each "
+    "On the store's items with at least 2 candidates whose correctness is known (--correctness: decided against "
+    "the item's reference as mmrb pair does, or the expert labels of the pairs each candidate appears in: an "
+    "adjudication, else the annotators' majority), a judge picks one candidate per item: a reward model by its top "
+    "score (--method reward), a VLM judge by a seeded knockout (N-1 matches) or round robin (N(N-1)/2 matches), each "
     "match judged in both orders. The judgments it costs are printed before it starts; --max-judgments caps them. "
     "Best-of-N accuracy is the share of items whose pick is correct, with bootstrap intervals over items, beside "
     "the random pick (expected), the first candidate, the majority answer and the oracle, overall and per category. "
@@ -35,6 +36,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the bracket, ties, coins and bootstrap (default 0)")
     p.add_argument("--category", help="only the items of this category")
+    p.add_argument(
+        "--correctness",
+        choices=["auto", "reference", "labels"],
+        default="auto",
+        help="where each candidate's correctness comes from: its item's reference, the expert labels of its pairs "
+        "(an adjudication, else the annotators' majority; a tie or only 'unsure' leaves it unknown), or auto "
+        "(default: the reference where the item has one, else the labels)",
+    )
     p.add_argument("--max-judgments", type=int, metavar="N", help="judge only the first items whose cost fits in N")
     p.add_argument(
         "--curve",
@@ -56,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from curate.commands.common import open_store, response_limit
     from curate.errors import MmrbError
     from curate.judging.config import load_judge
+    from curate.wording import plural
 
     from ..bestofn import curve_lines, report_json, report_lines
     from ..bestofn_run import cost_lines, default_method, pool, run_bestofn
@@ -79,10 +89,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"\r  {done}/{total} judgments", end="" if done < total else "\n", file=sys.stderr, flush=True)
 
     with open_store(args) as store:
-        items = pool(store, category=args.category)
+        items = pool(store, category=args.category, correctness=args.correctness)
         if not items.items:
             left = ", ".join(f"{n} {why}" for why, n in items.left_out.items()) or "no items"
-            raise MmrbError(f"no item has a reference and 2 or more candidates with known correctness ({left})")
+            raise MmrbError(f"no item has 2 or more candidates with known correctness ({left})")
         if not args.quiet:
             for line in cost_lines(items.items, method, args.max_judgments, curve=args.curve):
                 print(line, file=sys.stderr)
@@ -107,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
             "method": method,
             "seed": args.seed,
             "complete": result.complete,
+            "correctness": {"source": args.correctness, "items": dict(items.decided_by)},
             "left_out": dict(result.left_out),
             "run_info": {
                 "planned": s.planned,
@@ -128,6 +139,10 @@ def run(args: argparse.Namespace) -> int:
         )
         title = f"{result.judge}, {method}, seed {args.seed}"
         print(title if result.complete else f"INCOMPLETE: incomplete items are not counted\n{title}")
+        print(
+            f"correctness ({args.correctness}): "
+            + ", ".join(f"{plural(n, 'item')} by {src}" for src, n in sorted(items.decided_by.items()))
+        )
         if result.left_out:
             print("left out: " + ", ".join(f"{n} {why}" for why, n in result.left_out.items()))
         print("\n".join(report_lines(result.report)))
