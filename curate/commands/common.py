@@ -99,10 +99,14 @@ def load_models(path: str, args: argparse.Namespace) -> list[ModelSpec]:
     return [replace(s, endpoint=replace(s.endpoint, max_response_chars=limit)) for s in specs]
 
 
-def write_whole(path: str, text: str) -> None:
-    """Write ``path`` through a temporary file beside it: a reader never sees half of it."""
+def write_whole(path: str, text: str | bytes) -> None:
+    """Write ``path`` (text, or bytes as a PNG's) through a temporary file beside it: a reader
+    never sees half of it."""
     tmp = Path(path + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
+    if isinstance(text, bytes):
+        tmp.write_bytes(text)
+    else:
+        tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)
 
 

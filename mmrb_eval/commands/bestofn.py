@@ -50,6 +50,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also accuracy against N = 2, 4, 8, ... (nested seeded subsamples of each item's candidates)",
     )
+    p.add_argument(
+        "--plot",
+        metavar="PNG",
+        help="also draw Best-of-N accuracy beside the baselines, overall and per category (with --curve, against N)",
+    )
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (0: no intervals)")
     p.add_argument("--concurrency", type=int, help="requests in flight (overrides the judge file)")
     p.add_argument("--run", help="run id (default: judge name + a hash of its configuration)")
@@ -62,7 +67,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from curate.commands.common import open_store, response_limit
+    from curate.commands.common import open_store, response_limit, write_whole
     from curate.errors import MmrbError
     from curate.judging.config import load_judge
     from curate.wording import plural
@@ -74,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
         raise MmrbError(f"--max-judgments must be at least 1, got {args.max_judgments}")
     if args.resamples < 0:
         raise MmrbError(f"--resamples must be 0 or more, got {args.resamples}")
+    if args.plot:
+        check_output(args.plot, "--plot")  # before any judgment is asked
     judge = load_judge(
         args.judge,
         order="both",  # a match is judged in both orders; a reward model ignores it
@@ -148,6 +155,32 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(report_lines(result.report)))
         if args.curve:
             print("\n".join(curve_lines(result.curve)))
+    if args.plot:
+        from ..bestofn_plot import plot_data, plot_png
+
+        title = f"{result.judge}, {method}, seed {args.seed}, correctness: {args.correctness}"
+        if not result.complete:
+            title += f"; INCOMPLETE: {plural(result.report.overall.incomplete, 'item')} not counted"
+        png = plot_png(plot_data(result.report, result.curve, title=title))
+        try:
+            write_whole(args.plot, png)
+        except OSError as e:
+            raise MmrbError(f"cannot write --plot {args.plot}: {e.strerror or e}") from None
+        if not args.quiet:
+            print(f"plot: {args.plot}", file=sys.stderr)
     for line in result.lines():
         print(line, file=sys.stderr)
     return 0 if result.complete else 1
+
+
+def check_output(path: str, option: str) -> None:
+    """An output file the command can write: its folder exists, and it is no folder itself."""
+    from pathlib import Path
+
+    from curate.errors import MmrbError
+
+    p = Path(path)
+    if p.is_dir():
+        raise MmrbError(f"{option} {path} is a folder, not a file")
+    if not p.parent.is_dir():
+        raise MmrbError(f"{option} {path}: no folder {p.parent}")
