@@ -11,7 +11,7 @@ mmrb_eval/leaderboard.py does) and returns the PNG's bytes, which the command wr
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from curate.wording import plural
@@ -35,6 +35,7 @@ class PlotData:
     title: str
     groups: tuple[GroupBars, ...]  # overall first, then the categories
     curve: tuple[tuple[str, tuple[tuple[int, Estimate], ...]], ...] = ()  # series -> (N, estimate), overall
+    curve_items: tuple[tuple[int, int], ...] = ()  # (N, complete items at N): an item counts at each N it reaches
 
 
 def _bars(g: GroupReport) -> GroupBars:
@@ -47,7 +48,8 @@ def plot_data(
     """What the figure draws, read from the report (and the curve's reports, overall)."""
     # one line per series, each point the overall figure at that N
     lines = tuple((s, tuple((n, dict(_bars(r.overall).bars)[s]) for n, r in curve)) for s in SERIES) if curve else ()
-    return PlotData(title, tuple(_bars(g) for g in (report.overall, *report.categories)), lines)
+    counts = tuple((n, r.overall.complete) for n, r in curve)
+    return PlotData(title, tuple(_bars(g) for g in (report.overall, *report.categories)), lines, counts)
 
 
 def plot_png(data: PlotData) -> bytes:
@@ -65,7 +67,7 @@ def plot_png(data: PlotData) -> bytes:
     try:
         _draw_bars(axes[0][0], data.groups)
         if data.curve:
-            _draw_curve(axes[0][1], data.curve)
+            _draw_curve(axes[0][1], data.curve, dict(data.curve_items))
         fig.suptitle(data.title, fontsize=10)
         fig.tight_layout()
         buf = io.BytesIO()
@@ -112,7 +114,7 @@ def _patch(color: str, label: str):
     return Patch(color=color, label=label)
 
 
-def _draw_curve(ax, curve: Sequence[tuple[str, Sequence[tuple[int, Estimate]]]]) -> None:
+def _draw_curve(ax, curve: Sequence[tuple[str, Sequence[tuple[int, Estimate]]]], items: Mapping[int, int]) -> None:
     ns: list[int] = []
     for name, points in curve:
         shown = [(n, e) for n, e in points if e.value is not None]
@@ -130,7 +132,7 @@ def _draw_curve(ax, curve: Sequence[tuple[str, Sequence[tuple[int, Estimate]]]])
     if ns:
         ax.set_xscale("log", base=2)
         ax.set_xticks(ns)
-        ax.set_xticklabels([str(n) for n in ns])
+        ax.set_xticklabels([f"{n}\n{plural(items.get(n, 0), 'item')}" for n in ns], fontsize=8)
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("N (candidates per item)", fontsize=8)
     ax.set_title("overall, against N (band: Best-of-N's 95% interval)", fontsize=8, loc="left")

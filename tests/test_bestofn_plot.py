@@ -40,6 +40,7 @@ def test_every_bar_and_point_is_the_reports_own_figure():
     assert overall["Best-of-N"].value == 0.5 and overall["oracle"].value == 1.0  # q3 incomplete: not counted
     assert dict(data.groups[2].bars)["Best-of-N"].undefined == "no complete item"
     assert [s for s, _ in data.curve] == list(SERIES)
+    assert data.curve_items == tuple((n, r.overall.complete) for n, r in curve)
     for s, points in data.curve:
         assert [n for n, _ in points] == [n for n, _ in curve]
         assert [e for _, e in points] == [dict(plot_data(r).groups[0].bars)[s] for _, r in curve]
