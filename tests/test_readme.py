@@ -182,7 +182,7 @@ def _label_like_annotators(db: Path) -> int:
 @pytest.mark.slow
 def test_walkthrough_runs_as_written(tmp_path):
     blocks = _walkthrough_blocks()
-    assert len(blocks) == 5, "the walkthrough has five command blocks"
+    assert len(blocks) == 6, "the walkthrough has six command blocks"
     shutil.copytree(ROOT / "data", tmp_path / "data")
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}", MMRB_DB="walkthrough.db")
     env.pop("MMRB_IMAGES", None)
@@ -200,6 +200,7 @@ def test_walkthrough_runs_as_written(tmp_path):
     assert triplets, out
     assert (built / "README.md").exists() and (built / "multimodal_rewardbench.jsonl").exists()
     assert (tmp_path / "walkthrough-leaderboard.png").stat().st_size > 0
+    assert (tmp_path / "walkthrough-bestofn.png").stat().st_size > 0 and "Best-of-N accuracy" in out
     assert "sample-judge" in out or "qwen2-vl-7b-judge" in out
 
 
@@ -207,6 +208,7 @@ def test_the_walkthrough_outputs_are_git_ignored(tmp_path):
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("not a git checkout")
     outputs = ["walkthrough.db", "walkthrough-benchmark/triplets.jsonl", "walkthrough-leaderboard.png"]
+    outputs.append("walkthrough-bestofn.png")
     for name in outputs:  # each is written by a walkthrough block, in the repository root
         assert name.split("/")[0] in README, name
     proc = subprocess.run(["git", "check-ignore", "--no-index", *outputs], cwd=ROOT, capture_output=True, text=True)
