@@ -4,7 +4,9 @@ refusing a path it cannot write before asking any judgment."""
 
 from __future__ import annotations
 
+import errno
 import io
+from pathlib import Path
 
 from PIL import Image
 
@@ -67,3 +69,22 @@ def test_the_command_writes_the_plot_whole(store, db_url, tmp_path, capsys):
         rc = run_command("bestofn", [*argv, "--curve", "--plot", str(png)], package="mmrb_eval.commands")
     assert rc == 0 and f"plot: {png}" in capsys.readouterr().err
     assert Image.open(png).format == "PNG" and [p.name for p in tmp_path.glob("bon.png*")] == ["bon.png"]
+
+
+def test_a_plot_the_disk_cannot_take_leaves_the_previous_one_whole(store, db_url, tmp_path, capsys, monkeypatch):
+    truth = fill(store, 3)
+    png = tmp_path / "bon.png"
+    png.write_bytes(b"the previous plot")
+    real = Path.write_bytes
+
+    def half_then_full(self: Path, data: bytes) -> int:
+        real(self, data[: len(data) // 2])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_bytes", half_then_full)
+    with FakeOpenAI(p_judge(truth, 1.0)) as srv:
+        argv = ["--judge", judge_file(tmp_path, srv.url), "--db", db_url, "--images", str(tmp_path / "images")]
+        rc = run_command("bestofn", [*argv, "--resamples", "0", "--plot", str(png)], package="mmrb_eval.commands")
+    err = capsys.readouterr().err
+    assert rc == 1 and f"cannot write --plot {png}: No space left on device" in err
+    assert png.read_bytes() == b"the previous plot" and [p.name for p in tmp_path.glob("bon.png*")] == ["bon.png"]

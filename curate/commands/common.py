@@ -103,11 +103,15 @@ def write_whole(path: str, text: str | bytes) -> None:
     """Write ``path`` (text, or bytes as a PNG's) through a temporary file beside it: a reader
     never sees half of it."""
     tmp = Path(path + ".tmp")
-    if isinstance(text, bytes):
-        tmp.write_bytes(text)
-    else:
-        tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    try:
+        if isinstance(text, bytes):
+            tmp.write_bytes(text)
+        else:
+            tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except BaseException:  # a full disk, an interrupt: no half-written file is left beside it
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def cli_actor() -> str:
