@@ -89,6 +89,8 @@ def test_the_sample_runs_bestofn_on_the_items_its_references_decide(sample, tmp_
     excerpt = re.search(r"```text\n(loopback-p0\.8, knockout.*?)```", readme, re.S)
     assert excerpt, "the README shows this run's output"
     assert excerpt.group(1) in text.out
+    cost = re.search(r"\(`(knockout: [^`]+)` on the\s+sample as step 1 ingests it\)", readme)
+    assert cost and re.sub(r"\s+", " ", cost.group(1)) in text.err
 
 
 def test_expert_labels_are_asked_for_where_the_fresh_sample_has_none(sample, capsys):
