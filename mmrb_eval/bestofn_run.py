@@ -25,6 +25,7 @@ request makes its item's pick incomplete (never a win or a loss) and the run inc
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from curate.judging.judge import Judge
 from curate.judging.records import JudgeTask, Judgment, JudgmentKey, RunDataset, task_parts
 from curate.judging.runner import RunSummary, default_run_id, ensure_run, execute, finish_run, judge_all
 from curate.llm import Endpoint, LLMClient
-from curate.model import Candidate, Item, LetterVerdict, Order
+from curate.model import Candidate, Item, JudgeRun, LetterVerdict, Order
 from curate.seeding import hex_hash
 from curate.wording import plural
 
@@ -57,6 +58,7 @@ class Pool:
     prompts: Mapping[str, Item]
     candidates: Mapping[str, Candidate]
     left_out: Mapping[str, int] = field(default_factory=dict)  # reason -> items
+    category: str | None = None  # the one category asked for (None: every category)
 
     @property
     def has_response_images(self) -> bool:
@@ -94,7 +96,7 @@ def pool(store: BestOfNStore, *, category: str | None = None) -> Pool:
             responses.append(Response(c.id, v.verdict == "correct", answer or None))
             cands[c.id] = c
         kept.append(BonItem(iid, item.category, tuple(responses)))
-    return Pool(tuple(kept), {it.id: items[it.id] for it in kept}, cands, dict(left))
+    return Pool(tuple(kept), {it.id: items[it.id] for it in kept}, cands, dict(left), category)
 
 
 def match_id(item: str, a: str, b: str) -> str:
@@ -160,25 +162,30 @@ def check_method(judge: Judge, method: Method) -> None:
 
 
 class _Pass:
-    """One pass over the items: picks from what is stored, noting each task still to ask."""
+    """One pass over the items: picks from what is stored, noting each task still to ask
+    (``task`` None: read back offline, where nothing will be asked and a judgment not stored
+    is only noted in ``missing``)."""
 
     def __init__(
         self,
         stored: Mapping[JudgmentKey, Judgment],
-        task: Callable[[str, str, str], JudgeTask],
+        task: Callable[[str, str, str], JudgeTask] | None,
         retry: Callable[[JudgmentKey, Judgment], bool],
         visited: set[JudgmentKey],
         whole: Mapping[str, BonItem],
     ):
         self.stored, self.task, self.retry, self.visited, self.whole = stored, task, retry, visited, whole
         self.needed: dict[str, JudgeTask] = {}
+        self.missing: set[JudgmentKey] = set()
 
     def final(self, item: str, a: str, b: str, order: Order) -> Judgment:
         """The stored judgment, or Pending (after noting its task) when it is still to ask."""
         key: JudgmentKey = (match_id(item, a, b), order, 0)
         j = self.stored.get(key)
         if j is None or (j.outcome == "error" and self.retry(key, j)):
-            self.needed.setdefault(key[0], self.task(item, a, b))
+            self.missing.add(key)
+            if self.task is not None:
+                self.needed.setdefault(key[0], self.task(item, a, b))
             raise bon.Pending(item)
         self.visited.add(key)
         return j
@@ -251,6 +258,7 @@ def run_bestofn(
     # refused before anything is sent (images it cannot show): every response, each once
     judge.check([task(it.id, a, a) for it in items.items for a in it.ids])
     ensure_run(store, rid, purpose="bestofn", judge=judge.name, identity=identity, dataset=DATASET)
+    record_recipe(store, rid, Recipe(method, seed, items.category))
     judged, unjudged = bon.within_budget(items.items, method, max_judgments)
     whole = {it.id: it for it in judged}
     sizes = bon.subsample_sizes(max((it.n for it in judged), default=0)) if curve else ()
@@ -311,6 +319,95 @@ def run_bestofn(
     )
 
 
+# -- read back offline ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Recipe:
+    """How a run was last made: what reading it back picks with, so that it needs no flag. A
+    setting beside the run, not its identity: the identity names the run (its default id) and
+    is the same for every method and seed, which share their matches."""
+
+    method: Method
+    seed: int = 0
+    category: str | None = None
+
+
+def _recipe_key(run_id: str) -> str:
+    # settings keys are at most 100 characters, as run ids are: a hash of the id
+    return "bestofn recipe " + hex_hash("bestofn recipe", run_id, n=24)
+
+
+def record_recipe(store: BestOfNStore, run_id: str, recipe: Recipe) -> None:
+    value = {"run": run_id, "method": recipe.method, "seed": recipe.seed, "category": recipe.category}
+    store.set_setting(_recipe_key(run_id), json.dumps(value, sort_keys=True))
+
+
+def recipe(store: BestOfNStore, run: JudgeRun) -> Recipe:
+    """The method, seed and category ``run`` was last made with; for a run stored before they
+    were recorded: a reward model's scores, else a knockout, seed 0, every category."""
+    raw = store.get_setting(_recipe_key(run.id))
+    by_kind: Method = "reward" if run.config.get("bestofn") == "scores" else "knockout"
+    if raw is None:
+        return Recipe(by_kind)
+    got = json.loads(raw)
+    method = got.get("method")
+    return Recipe(
+        method if method in ("reward", "knockout", "round-robin") else by_kind,
+        int(got.get("seed") or 0),
+        got.get("category"),
+    )
+
+
+def bestofn_runs(store: BestOfNStore) -> list[JudgeRun]:
+    """The store's Best-of-N runs, oldest first."""
+    return store.judge_runs("bestofn")
+
+
+def stored_bestofn(
+    store: BestOfNStore,
+    run_id: str,
+    *,
+    method: Method | None = None,
+    seed: int | None = None,
+    resamples: int = bon.DEFAULT_RESAMPLES,
+) -> BestOfNRun:
+    """A stored run's picks and report, from its judgments alone: nothing is sent. A judgment
+    not stored, or stored as a failure, makes its item's pick incomplete (never a win or a
+    loss) and the result incomplete. ``method`` and ``seed`` default to those the run was last
+    made with (``recipe``)."""
+    run = store.judge_run(run_id)
+    if run is None or run.purpose != "bestofn":
+        known = ", ".join(r.id for r in bestofn_runs(store)) or "none"
+        raise MmrbError(f"no Best-of-N run {run_id!r} in the store (its Best-of-N runs: {known})")
+    made = recipe(store, run)
+    how: Method = method or made.method
+    scores = run.config.get("bestofn") == "scores"
+    if scores != (how == "reward"):
+        what = "a reward model's scores" if scores else "matches"
+        raise MmrbError(f"run {run_id} holds {what}: it cannot be read back as {how}")
+    seed = made.seed if seed is None else seed
+    items = pool(store, category=made.category)
+    stored = {j.key: j for j in store.judgments(run_id) if j.sample_index == 0}
+    visited: set[JudgmentKey] = set()
+    whole = {it.id: it for it in items.items}
+    this = _Pass(stored, None, lambda key, j: False, visited, whole)
+    why = "not judged: its judgments are not stored"
+    picks = [this.pick(it, how, seed) or Pick(it.id, how, None, None, 0, failed=why) for it in items.items]
+    failed = sorted(k for k in visited if stored[k].outcome == "error")
+    summary = RunSummary(
+        run_id,
+        planned=len(visited | this.missing),
+        already_stored=len(visited),
+        judge=run.judge,
+        failed=len(failed),
+        missing=len(this.missing),
+        errors=[stored[k].error or "unknown error" for k in failed],
+    )
+    report = bon.best_of_n(items.items, picks, seed=seed, resamples=resamples)
+    return BestOfNRun(
+        run_id, run.judge, how, tuple(picks), report, summary, bon.run_cost(items.items, how), 0, 0, items.left_out
+    )
+
+
 def _ask(
     store: BestOfNStore,
     judge: Judge,
@@ -359,11 +456,16 @@ __all__ = [
     "DATASET",
     "BestOfNRun",
     "Pool",
+    "Recipe",
+    "bestofn_runs",
     "check_method",
     "cost_lines",
     "default_method",
     "match_id",
     "pool",
+    "recipe",
+    "record_recipe",
     "run_bestofn",
     "score_pairs",
+    "stored_bestofn",
 ]

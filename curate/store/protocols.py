@@ -183,9 +183,18 @@ class SelectionStore(Writes, JudgeRunStore, DedupStore, ReadsCandidates, ReadsPa
 
 
 class BestOfNStore(JudgeRunStore, ReadsItems, ReadsCandidates, ReadsImageFiles, Protocol):
-    """``mmrb_eval/bestofn_run.py``: items and their candidates in, a judge run's matches or scores."""
+    """``mmrb_eval/bestofn_run.py``: items and their candidates in, a judge run's matches or
+    scores; the method and seed each run was last made with, a setting (read back offline)."""
 
     def judgments(self, run_id: str, conn: Transaction | None = None) -> list[Judgment]: ...
+
+    def judge_run(self, run_id: str, conn: Transaction | None = None) -> JudgeRun | None: ...
+
+    def judge_runs(self, purpose: str | None = None, conn: Transaction | None = None) -> list[JudgeRun]: ...
+
+    def get_setting(self, key: str, default: str | None = None, conn: Transaction | None = None) -> str | None: ...
+
+    def set_setting(self, key: str, value: str, conn: Transaction | None = None) -> None: ...
 
 
 class SamplingStore(ReadsItems, ReadsImageFiles, Protocol):
