@@ -512,3 +512,33 @@ def test_below_the_minimum_no_interval_is_printed_and_at_it_there_is_one(data):
     check(r.overall, line_of["overall (micro)"], sum(sizes) >= MIN_BOOTSTRAP_PAIRS)
     for name, label in (("macro", "macro"), ("size_weighted", "size-weighted")):
         check(getattr(r, name), line_of[label], min(sizes) >= MIN_BOOTSTRAP_PAIRS)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 6), OUTCOME, st.sampled_from(["forward", "reverse"]), st.integers(0, 2)), max_size=30
+    ),
+    st.lists(st.sampled_from(["first", "second"]), min_size=7, max_size=7),
+)
+def test_pair_credits_add_up_to_the_overall_and_each_categorys_accuracy(rows, labels):
+    from mmrb_eval.scoring import pair_credits
+
+    pairs = [P(f"RLHF-{i}" if i % 3 else f"mmmu_{i}", labels[i], "XY"[i % 2], group=f"g{i // 2}") for i in range(7)]
+    js = []
+    for i, v, order, k in rows:
+        pid = pairs[i].id
+        if v == "error":
+            js.append(F(pid, order, k))
+        elif v == "both":
+            js.append(Judgment(pid, order, k, None, "both", raw="[[A]] or [[B]]"))
+        else:
+            js.append(Judgment(pid, order, k, v, "parsed" if v else "unparsed", raw=f"[[{'AB'[k % 2]}]]"))
+    for opts in ALL_OPTIONS:
+        got = pair_credits(pairs, js, opts)
+        report = score(pairs, js, opts)
+        assert sum(n for _, _, n in got.values()) == report.overall["n"]
+        assert sum(c for _, c, _ in got.values()) == pytest.approx(report.overall["correct"])
+        for cat, fig in report.categories.items():
+            mine = [(c, n) for g, c, n in got.values() if g == cat]
+            assert sum(n for _, n in mine) == fig.n and sum(c for c, _ in mine) == pytest.approx(fig.correct)
