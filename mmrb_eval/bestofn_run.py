@@ -126,6 +126,8 @@ class BestOfNRun:
     passes: int = 0
     left_out: Mapping[str, int] = field(default_factory=dict)
     curve: tuple[tuple[int, BestOfNReport], ...] = ()  # accuracy against N (nested seeded subsamples)
+    items: tuple[BonItem, ...] = ()  # read back (stored_bestofn): the items picked from, and their prompts
+    prompts: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -404,7 +406,16 @@ def stored_bestofn(
     )
     report = bon.best_of_n(items.items, picks, seed=seed, resamples=resamples)
     return BestOfNRun(
-        run_id, run.judge, how, tuple(picks), report, summary, bon.run_cost(items.items, how), 0, 0, items.left_out
+        run_id,
+        run.judge,
+        how,
+        tuple(picks),
+        report,
+        summary,
+        bon.run_cost(items.items, how),
+        left_out=items.left_out,
+        items=items.items,
+        prompts={i: it.prompt for i, it in items.prompts.items()},
     )
 
 
