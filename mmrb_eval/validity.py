@@ -25,6 +25,7 @@ from curate.wording import plural
 from . import bestofn as bon
 from .bestofn import Estimate, JudgePoint, Method, Validity
 from .bestofn_run import BestOfNRun, stored_bestofn
+from .leaderboard import saved_plot
 from .scoring import ScoringOptions, pair_credits
 from .workflow import ScoredJudgments, score_run
 
@@ -298,22 +299,22 @@ def report_lines(r: ValidityReport) -> list[str]:
 def plot(r: ValidityReport, path: str | Path) -> Path:
     """A scatter of the judges used: benchmark accuracy (x) against Best-of-N gain over random
     (y), each point labelled with its judge, error bars from the intervals, Pearson's r in
-    the title (matplotlib, Agg)."""
-    # deferred: matplotlib takes 0.6 s to import, and only the plot needs it
-    import matplotlib
-
-    matplotlib.use("Agg")
-    # deferred, as matplotlib above
-    import matplotlib.pyplot as plt
-
+    the title (matplotlib, as the leaderboard's plot)."""
     used = [row for row in r.rows if row.used and row.benchmark.value is not None and row.gain.value is not None]
-    fig, ax = plt.subplots(figsize=(6.5, 5))
-    try:
+
+    def draw(ax: Any) -> None:
         for row in used:
             x, y = 100 * (row.benchmark.value or 0), 100 * (row.gain.value or 0)
-            xe = _bar(row.benchmark)
-            ye = _bar(row.gain)
-            ax.errorbar(x, y, xerr=xe, yerr=ye, fmt="o", color="#4c72b0", ecolor="#888888", capsize=3)
+            ax.errorbar(
+                x,
+                y,
+                xerr=_bar(row.benchmark),
+                yerr=_bar(row.gain),
+                fmt="o",
+                color="#4c72b0",
+                ecolor="#888888",
+                capsize=3,
+            )
             ax.annotate(row.judge, (x, y), textcoords="offset points", xytext=(5, 5), fontsize=8)
         ax.axhline(0, color="grey", linestyle=":", linewidth=1)
         ax.set_xlabel("benchmark accuracy (%) with 95% interval")
@@ -324,12 +325,8 @@ def plot(r: ValidityReport, path: str | Path) -> Path:
         if not used:
             ax.text(0.5, 0.5, "no judge with complete runs", ha="center", va="center", color="grey")
             ax.set_axis_off()
-        fig.tight_layout()
-        out = Path(path)
-        fig.savefig(out, dpi=120)
-    finally:
-        plt.close(fig)
-    return out
+
+    return saved_plot(path, (6.5, 5), draw)
 
 
 def _bar(e: Estimate) -> list[list[float]] | None:
