@@ -162,7 +162,10 @@ def validity_report(
     bon_prompts: dict[str, str] = {}
     for jr in chosen:
         scored = score_run(store, jr.evaluation, options)
-        run = stored_bestofn(store, jr.bestofn, method=method, resamples=resamples)
+        stored = store.judge_run(jr.bestofn)
+        scores = stored is not None and stored.config.get("bestofn") == "scores"
+        # a reward model's run holds scores, not matches: it is always read as "reward"
+        run = stored_bestofn(store, jr.bestofn, method=None if scores else method, resamples=resamples)
         why = _incomplete(scored, run)
         o = run.report.overall
         bench = _estimate(scored.figures.overall)

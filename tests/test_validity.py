@@ -116,7 +116,7 @@ def judged(tmp_path, db_url, truth, bench: Path, judges: dict[str, object], best
         with FakeOpenAI(answer) as srv:
             f = judge_file(tmp_path, srv.url, name)
             argv = ["--dataset", str(bench), "--judge", f, "--order", "both", "--bootstrap", "50", "--quiet", *store]
-            assert run_command("evaluate", argv, package="mmrb_eval.commands") == 0
+            run_command("evaluate", argv, package="mmrb_eval.commands")  # complete or not: validity says
             argv = ["--judge", f, "--resamples", "0", "--quiet", *store, *bestofn_argv]
             run_command("bestofn", argv, package="mmrb_eval.commands")
 
@@ -185,6 +185,17 @@ def test_shared_prompts_incomplete_runs_and_too_few_judges(store, db_url, tmp_pa
     assert rep["validity"][0]["judges"] == 2 and any("judge broken not used" in c for c in rep["caveats"])
     rc, rep = validity(tmp_path, db_url, capsys, "--judge", "p1.0", "--judge", "p0.7")
     assert [j["judge"] for j in rep["judges"]] == ["p1.0", "p0.7"]
+    # a judge whose benchmark judgments failed: not used either, whatever its Best-of-N
+    judged(
+        tmp_path, db_url, truth, bench, {"mute": lambda req: Fault("500") if "-good]" in req.prompt_text else good(req)}
+    )
+    rc, rep = validity(tmp_path, db_url, capsys, "--judge", "mute", "--judge", "p1.0", "--judge", "p0.7")
+    (mute,) = [j for j in rep["judges"] if j["judge"] == "mute"]
+    assert rc == 1 and not mute["used"] and mute["not_used"].startswith("its evaluation run mute-")
+    assert mute["bestofn_accuracy"]["value"] is not None and rep["validity"][0]["judges"] == 2
+    # --method re-picks the matches: a knockout's run read as a round robin lacks matches it never played
+    rc, rep = validity(tmp_path, db_url, capsys, "--judge", "p1.0", "--method", "round-robin")
+    assert rc == 1 and rep["judges"][0]["method"] == "round-robin" and "never sent" in rep["judges"][0]["not_used"]
 
 
 def test_nothing_to_correlate_is_an_error_not_a_table(store, db_url, tmp_path, capsys):

@@ -33,7 +33,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--method",
         choices=["knockout", "round-robin"],
-        help="re-pick matches this way (default: the method each Best-of-N run was made with)",
+        help="re-pick matches this way (default: the method each Best-of-N run was made with; a reward model's "
+        "run is always read by its scores)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the validity bootstrap (default 0)")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (0: no intervals, no verdict)")
@@ -65,14 +66,8 @@ def run(args: argparse.Namespace) -> int:
                 "nothing to correlate: no judge has both an evaluation run and a Best-of-N run"
                 + (f" ({'; '.join(notes)})" if notes else "")
             )
-        methods = {r.id: r.config.get("bestofn") for r in bestofn_runs(store)}
-        method = None
-        if args.method:  # a reward model's run holds scores, not matches: its own method stays
-            method = args.method if all(methods.get(c.bestofn) != "scores" for c in chosen) else None
-            if method is None:
-                raise MmrbError("--method re-picks matches, and a Best-of-N run chosen holds a reward model's scores")
         report = validity_report(
-            store, chosen, opts, method=method, seed=args.seed, resamples=args.resamples, notes=notes
+            store, chosen, opts, method=args.method, seed=args.seed, resamples=args.resamples, notes=notes
         )
     text = json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n" if args.json else ""
     text = text or "\n".join(report_lines(report)) + "\n"
