@@ -49,6 +49,17 @@ def seed(store, tmp_path) -> Path:
     return ds
 
 
+def page(store, tmp_path):
+    """The page rendered for ``store`` (Streamlit's AppTest)."""
+    script = tmp_path / "page.py"
+    script.write_text(
+        "from curate.store import Store\n"
+        "from annotate.views.leaderboard import render\n"
+        f"render(Store({store.db!r}, {str(tmp_path / 'images')!r}))\n"
+    )
+    return app_test(str(script), timeout=60).run()
+
+
 def test_dashboard_functions(store, tmp_path):
     seed(store, tmp_path)
     runs, problems = scored_runs(store, ScoringOptions(bootstrap=0))
@@ -69,13 +80,7 @@ def test_dashboard_functions(store, tmp_path):
 @pytest.mark.slow
 def test_page_renders(sqlite_store, tmp_path):
     seed(sqlite_store, tmp_path)
-    script = tmp_path / "page.py"
-    script.write_text(
-        "from curate.store import Store\n"
-        "from annotate.views.leaderboard import render\n"
-        f"render(Store({sqlite_store.db!r}, {str(tmp_path / 'images')!r}))\n"
-    )
-    at = app_test(str(script), timeout=60).run()
+    at = page(sqlite_store, tmp_path)
     assert not at.exception
     assert any("orphan" in w.value for w in at.warning)
     assert len(at.dataframe) == 2  # the board and the category table
@@ -99,13 +104,7 @@ def test_page_renders(sqlite_store, tmp_path):
 
 
 def test_page_without_runs(sqlite_store, tmp_path):
-    script = tmp_path / "page.py"
-    script.write_text(
-        "from curate.store import Store\n"
-        "from annotate.views.leaderboard import render\n"
-        f"render(Store({sqlite_store.db!r}, {str(tmp_path / 'images')!r}))\n"
-    )
-    at = app_test(str(script), timeout=60).run()
+    at = page(sqlite_store, tmp_path)
     assert not at.exception and "No evaluation runs yet" in at.info[0].value
 
 
@@ -166,13 +165,7 @@ def test_incomplete_runs_apart_on_the_board(store, tmp_path):
 def test_page_lists_incomplete_runs_apart(sqlite_store, tmp_path):
     ds = seed(sqlite_store, tmp_path)
     seed_broken(sqlite_store, ds)
-    script = tmp_path / "page.py"
-    script.write_text(
-        "from curate.store import Store\n"
-        "from annotate.views.leaderboard import render\n"
-        f"render(Store({sqlite_store.db!r}, {str(tmp_path / 'images')!r}))\n"
-    )
-    at = app_test(str(script), timeout=60).run()
+    at = page(sqlite_store, tmp_path)
     assert not at.exception
     assert len(at.dataframe) == 3  # the board, the incomplete runs apart, the category table
     board, apart = at.dataframe[0].value, at.dataframe[1].value
@@ -207,3 +200,61 @@ def test_board_frame_puts_each_category_beside_the_overall_with_its_interval():
         ("vqa", 50.0, 20.0, 80.0),
         ("safety", 100.0, None, None),  # too few pairs for an interval: the bar without its line
     ]
+
+
+# -- Best-of-N and validity ------------------------------------------------------------------------
+def seed_bestofn(store, tmp_path) -> None:
+    """Best-of-N runs (knockout) for 'sharp' (always right) and 'lazy' (right half the time)
+    on twelve items of four candidates, through the loopback server."""
+    from mmrb_eval.bestofn_run import pool, run_bestofn
+    from tests.support.fake_openai import FakeOpenAI
+    from tests.test_bestofn_run import fill, p_judge, vlm
+
+    truth = fill(store, 12)
+    for name, p in (("sharp", 1.0), ("lazy", 0.5)):
+        with FakeOpenAI(p_judge(truth, p)) as srv:
+            run = run_bestofn(store, pool(store), vlm(tmp_path, srv.url, name), method="knockout", resamples=0)
+        assert run.complete
+
+
+def test_bestofn_and_validity_figures_for_the_page(store, tmp_path):
+    from mmrb_eval.dashboard import bestofn_frame, bestofn_table, store_validity, stored_bestofn_runs, validity_points
+
+    seed(store, tmp_path)
+    opts = ScoringOptions(bootstrap=50)
+    assert store_validity(store, opts) == (None, "no judge has both an evaluation run and a Best-of-N run")
+    seed_bestofn(store, tmp_path)
+    runs, problems = stored_bestofn_runs(store, 50)
+    assert problems == [] and [r.judge for r in runs] == ["sharp", "lazy"]
+    table = bestofn_table(runs)
+    assert [r["judge"] for r in table] == ["sharp", "lazy"] and all(r["items"] == 12 for r in table)
+    assert table[0]["Best-of-N %"] == table[0]["oracle %"]  # the perfect judge picks as the oracle
+    assert table[0]["random %"] == table[1]["random %"] and table[0]["95% CI"].startswith("[")
+    groups = [(r["judge"], r["group"]) for r in bestofn_frame(runs)]
+    assert groups[:5] == [("sharp (knockout)", g) for g in ("Best-of-N", "random", "first", "majority", "oracle")]
+    report, why = store_validity(store, opts)
+    assert why is None and report is not None and report.verdict == "undefined: 2 judges, fewer than 3"
+    assert [p["judge"] for p in validity_points(report)] == ["lazy", "sharp"]
+    assert validity_points(report)[1]["accuracy"] == 100.0
+
+
+@pytest.mark.slow
+def test_page_draws_bestofn_and_validity(sqlite_store, tmp_path):
+    seed(sqlite_store, tmp_path)
+    seed_bestofn(sqlite_store, tmp_path)
+    at = page(sqlite_store, tmp_path)
+    assert not at.exception
+    assert len(at.dataframe) == 3  # the board, the category table, Best-of-N
+    assert list(at.dataframe[2].value["judge"]) == ["sharp", "lazy"]
+    charts = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    assert len(charts) == 3  # the board, Best-of-N beside its baselines (no chance line), the validity scatter
+    assert [layer["mark"]["type"] for layer in charts[1]["layer"]] == ["bar", "rule"]
+    assert charts[2]["title"] == "Pearson r undefined"
+    shown = [i.value.replace("\\", "") for i in at.info] + [c.value.replace("\\", "") for c in at.caption]
+    assert "Verdict: undefined: 2 judges, fewer than 3" in shown
+    assert any(c.startswith("Caveat: few judges (2, fewer than 10)") for c in shown)
+
+
+def test_page_without_runs_says_how_to_make_bestofn_runs(sqlite_store, tmp_path):
+    at = page(sqlite_store, tmp_path)
+    assert not at.exception and any("No Best-of-N runs yet" in i.value for i in at.info)
