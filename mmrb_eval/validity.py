@@ -167,17 +167,17 @@ def validity_report(
         # a reward model's run holds scores, not matches: it is always read as "reward"
         run = stored_bestofn(store, jr.bestofn, method=None if scores else method, resamples=resamples)
         why = _incomplete(scored, run)
+        credits = pair_credits(scored.pairs, scored.judgments, options)
+        gains = bon.item_gains(run.items, run.picks)
+        if why is None and not (sum(n for _, _, n in credits.values()) and gains):
+            # complete, and yet nothing to measure (e.g. every verdict unreadable and excluded)
+            why = "no scored benchmark pair" if gains else "no complete Best-of-N item"
         o = run.report.overall
         bench = _estimate(scored.figures.overall)
         rows.append(JudgeRow(jr.judge, jr, bench, o.accuracy, o.gain, run.method, why is None, why))
         if why is not None:
             continue
-        credits = pair_credits(scored.pairs, scored.judgments, options)
-        gains = bon.item_gains(run.items, run.picks)
-        try:
-            points.append(JudgePoint.of(jr.judge, {p: (c, n) for p, (_, c, n) in credits.items()}, gains))
-        except ValueError as e:
-            raise MmrbError(str(e)) from None
+        points.append(JudgePoint.of(jr.judge, {p: (c, n) for p, (_, c, n) in credits.items()}, gains))
         bench_prompts |= {_norm(p.prompt) for p in scored.pairs}
         bon_prompts.update({i: _norm(t) for i, t in run.prompts.items()})
         cat_of = {it.id: it.category for it in run.items}

@@ -193,6 +193,14 @@ def test_shared_prompts_incomplete_runs_and_too_few_judges(store, db_url, tmp_pa
     (mute,) = [j for j in rep["judges"] if j["judge"] == "mute"]
     assert rc == 1 and not mute["used"] and mute["not_used"].startswith("its evaluation run mute-")
     assert mute["bestofn_accuracy"]["value"] is not None and rep["validity"][0]["judges"] == 2
+
+    # a complete run with nothing to measure: every benchmark answer unreadable, and excluded
+    def unsure(req):
+        return "I cannot tell." if "-good]" in req.prompt_text else good(req)
+
+    judged(tmp_path, db_url, truth, bench, {"unsure": unsure})
+    rc, rep = validity(tmp_path, db_url, capsys, "--judge", "unsure", "--parse-failure", "excluded")
+    assert rc == 1 and rep["judges"][0]["not_used"] == "no scored benchmark pair"
     # --method re-picks the matches: a knockout's run read as a round robin lacks matches it never played
     rc, rep = validity(tmp_path, db_url, capsys, "--judge", "p1.0", "--method", "round-robin")
     assert rc == 1 and rep["judges"][0]["method"] == "round-robin" and "never sent" in rep["judges"][0]["not_used"]
