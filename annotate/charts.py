@@ -491,6 +491,37 @@ def validity_scatter(points: Sequence[dict], title: str) -> alt.LayerChart:
     return alt.LayerChart(layer=[across, up, zero, dots, names], height=HEIGHT, autosize=FIT_WIDTH, title=title)
 
 
+def scaling(rows: Sequence[dict]) -> alt.LayerChart:
+    """Accuracy against k judge samples (mmrb_eval.dashboard.scaling_frame): one line per judge,
+    its 95% interval as a bar at each k where defined, the chance line at 50%."""
+    frame = pd.DataFrame(rows, columns=["judge", "k", "accuracy", "lo", "hi", "pairs", "short_pairs"])
+    judges = list(dict.fromkeys(frame["judge"]))
+    ks = sorted(set(frame["k"]))
+    # half a step beyond the first and last k: their points and intervals are not cut in half at the edge
+    scale = alt.Scale(domain=[min(ks, default=1) - 0.5, max(ks, default=1) + 0.5], nice=False, zero=False)
+    x = alt.X("k:Q", title="Samples per pair (k, majority vote)", axis=alt.Axis(values=ks, format="d"), scale=scale)
+    y = alt.Y("accuracy:Q", title="Accuracy (%) with 95% interval", scale=alt.Scale(domain=[0, 100]))
+    color = alt.Color("judge:N", sort=judges, scale=_field_colors(judges), legend=_legend(None))
+    tips = [
+        alt.Tooltip("judge:N", title="Judge"),
+        alt.Tooltip("k:Q", title="Samples (k)"),
+        alt.Tooltip("accuracy:Q", title="Accuracy (%)", format=".1f"),
+        alt.Tooltip("lo:Q", title="95% from", format=".1f"),
+        alt.Tooltip("hi:Q", title="95% to", format=".1f"),
+        alt.Tooltip("pairs:Q", title="Pairs scored"),
+        alt.Tooltip("short_pairs:Q", title="Pairs short of k answered samples"),
+    ]
+    base = alt.Chart(frame).encode(x=x, color=color)
+    line = base.mark_line(point=True).encode(y=y, tooltip=tips)
+    bars = base.transform_filter("isValid(datum.lo)").mark_rule().encode(y="lo:Q", y2="hi:Q", tooltip=tips)
+    chance = (
+        alt.Chart(pd.DataFrame({"y": [50]}))
+        .mark_rule(color="grey", strokeDash=[4, 4])
+        .encode(y="y:Q", tooltip=[alt.Tooltip("y:Q", title="Chance (%)")])
+    )
+    return alt.LayerChart(layer=[line, bars, chance], height=HEIGHT, autosize=FIT_WIDTH)
+
+
 def annotator_bias(frame: pd.DataFrame) -> alt.LayerChart:
     """The bias diagnostics of curate/quality/bias.py (``admin.bias_frame``): per annotator,
     each share as a bar with its Wilson interval, a share that alerts outlined in firebrick,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -267,3 +268,41 @@ def store_validity(store: Store, options: ScoringOptions) -> tuple[ValidityRepor
         return validity_report(store, chosen, options, resamples=options.bootstrap, notes=notes), None
     except MmrbError as e:  # e.g. a judge with two runs of one kind: the command's --run picks
         return None, str(e)
+
+
+SCALING_CAPTION = (
+    "Accuracy of the majority of k samples per pair (k = 1, 3, 5, ...: a seeded choice of k of each "
+    "pair's samples, nested, so each point adds samples to the last), with its 95% interval over pairs. "
+    "A rising curve: more samples help this judge. A flat one: its samples agree with each other, right "
+    "or wrong alike, so sampling more costs requests and buys no accuracy. Dashed: chance (50%)."
+)
+
+
+def scaling_frame(runs: Sequence[ScoredJudgments], include_incomplete: bool = False) -> list[dict]:
+    """What the page's inference-time scaling plot draws: for each run of K > 1 samples (complete
+    ones, or all with ``include_incomplete``), its accuracy (percent) at each k with the 95%
+    interval where defined, the pairs scored and those short of k answered samples. A judge with
+    several such runs is named with the run's id. A point without an accuracy is not drawn."""
+    shown = [r for r in runs if r.scaling and (r.complete or include_incomplete)]
+    names = Counter(r.judge for r in shown)
+    out = []
+    for r in shown:
+        name = r.judge if names[r.judge] == 1 else f"{r.judge} ({r.run_id})"
+        name = name if r.complete else f"{name} (incomplete)"
+        for p in r.scaling:
+            o = p.overall
+            if o.get("accuracy") is None:
+                continue
+            ci, _why = interval_of(o)
+            out.append(
+                {
+                    "judge": name,
+                    "k": p.k,
+                    "accuracy": 100 * o["accuracy"],
+                    "lo": 100 * ci[0] if ci else None,
+                    "hi": 100 * ci[1] if ci else None,
+                    "pairs": o.get("pairs", o["n"]),
+                    "short_pairs": p.short_pairs,
+                }
+            )
+    return out

@@ -888,13 +888,13 @@ def render_text(report: ScoreReport, title: str = "") -> str:
     if not report.complete:
         lines.append(f"INCOMPLETE: {report.n_failed} failed judgments are left out of every figure below")
 
-    lines.append(f"  {'overall (micro)':<36} {_figure_text(report.overall)}")
-    lines.append(f"  {'macro':<36} {_figure_text(report.macro)}")
-    lines.append(f"  {'size-weighted':<36} {_figure_text(report.size_weighted)}")
+    lines.append(f"  {'overall (micro)':<36} {figure_text(report.overall)}")
+    lines.append(f"  {'macro':<36} {figure_text(report.macro)}")
+    lines.append(f"  {'size-weighted':<36} {figure_text(report.size_weighted)}")
     for name, g in report.categories.items():
-        lines.append(f"  {name:<36} {_figure_text(g.to_json())}")
+        lines.append(f"  {name:<36} {figure_text(g.to_json())}")
     for name, g in report.subsplits.items():
-        lines.append(f"    {name:<34} {_figure_text(g.to_json())}")
+        lines.append(f"    {name:<34} {figure_text(g.to_json())}")
     oc = report.outcomes
     pf = report.parse_failure_rate
     lines.append(
@@ -918,17 +918,17 @@ def render_text(report: ScoreReport, title: str = "") -> str:
     pos = report.position
     lines.append(
         f"position: A picked {_pct(pos['first_shown_picked'])}; "
-        f"acc chosen shown first {_figure_text(pos['acc_chosen_shown_first'])}; "
-        f"second {_figure_text(pos['acc_chosen_shown_second'])}; consistency {_figure_text(pos['consistency'])}"
+        f"acc chosen shown first {figure_text(pos['acc_chosen_shown_first'])}; "
+        f"second {figure_text(pos['acc_chosen_shown_second'])}; consistency {figure_text(pos['consistency'])}"
     )
     ap = report.acc_plus
     if ap["groups_with_several_pairs"]:
-        lines.append(f"Acc+ over prompt groups: {_figure_text(ap)}")
+        lines.append(f"Acc+ over prompt groups: {figure_text(ap)}")
     lines += [f"warning: {w}" for w in report.warnings]
     return "\n".join(lines)
 
 
-def _figure_text(s: Figure) -> str:
+def figure_text(s: Figure) -> str:
     """An accuracy with its interval (or why it has none) and its correct/n, for the terminal."""
     if s.get("accuracy") is None:
         return f"   n/a   ({s.get('correct_n', '0/0')}, {s.get('reason', 'undefined')})"

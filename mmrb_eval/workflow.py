@@ -23,6 +23,7 @@ from .formats import CAL_KS, read_judgment_file, write_judgments
 from .leaderboard import estimated_health
 from .records import EvalPair
 from .runs import RunHealth, load_run, run_health
+from .scaling import ScalingPoint, scaling, scaling_json
 from .scoring import ScoreReport, ScoringOptions, order_judgments, score
 
 LoadedRun = tuple[str, list[EvalPair], list[Judgment], str]  # what runs.load_run returns
@@ -62,6 +63,13 @@ class ScoredJudgments:
     figures: ScoreReport
     run_id: str | None = None  # the stored run the report names
     health: RunHealth | None = None  # of a stored run: the leaderboard ranks it only when complete
+    options: ScoringOptions | None = None  # what ``figures`` were scored under (for ``scaling``)
+
+    @cached_property
+    def scaling(self) -> list[ScalingPoint]:
+        """Accuracy against the number of samples (mmrb_eval/scaling.py): empty for a run of one
+        sample, or when the options are not known."""
+        return scaling(self.pairs, self.judgments, self.options) if self.options else []
 
     @cached_property
     def report(self) -> dict[str, Any]:
@@ -71,6 +79,8 @@ class ScoredJudgments:
             out["run"] = self.run_id
         out["dataset"] = self.dataset
         out.update(self.figures.to_json())
+        if self.scaling:  # a run of K > 1 samples; a run of one has no such key
+            out["scaling"] = scaling_json(self.scaling)
         if self.health is not None:
             out["run_health"] = self.health.as_dict()
         return out
@@ -141,7 +151,7 @@ def evaluate(
     return Evaluation(
         summary,
         health,
-        ScoredJudgments(judge.name, dataset.label, dataset.pairs, judgments, figures, summary.run_id, health),
+        ScoredJudgments(judge.name, dataset.label, dataset.pairs, judgments, figures, summary.run_id, health, options),
     )
 
 
@@ -171,7 +181,7 @@ def score_file(
             )
     label = dataset.label if dataset else str(Path(path).resolve())
     figures = score(f.pairs, f.judgments, options, listed=f.listed, warnings=f.warnings)
-    return ScoredJudgments(Path(path).stem, label, f.pairs, f.judgments, figures)
+    return ScoredJudgments(Path(path).stem, label, f.pairs, f.judgments, figures, options=options)
 
 
 def score_run(
@@ -197,7 +207,8 @@ def score_loaded_run(store: Store, run_id: str, loaded: LoadedRun, options: Scor
     """A run runs.load_run has read, with its health on those pairs, scored."""
     judge, pairs, judgments, label = loaded
     health = run_health(store, run_id, pairs, judgments)
-    return ScoredJudgments(judge, label, pairs, judgments, score(pairs, judgments, options), run_id, health)
+    figures = score(pairs, judgments, options)
+    return ScoredJudgments(judge, label, pairs, judgments, figures, run_id, health, options)
 
 
 def evaluation_runs(store: Store, named: Sequence[str], every: bool = False) -> list[str]:

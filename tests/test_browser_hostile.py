@@ -130,7 +130,8 @@ def seed(store, tmp) -> None:
     store.set_adjudication(Adjudication(PAIRS[2], LEAD, "first", "correct", "incorrect", note=block("NOTE")))
     store.set_guidelines(block("GDL"), LEAD)
     store.set_setting("rationale_required", "tie,unsure,flag," + short("RULE"))
-    # an evaluation run for the leaderboard: a judge that always says "first" (so it has mistakes)
+    # an evaluation run for the leaderboard: a judge that always says "first" (so it has mistakes),
+    # twice per pair (two samples: the page draws its inference-time scaling, the judge's name in it)
     ds = tmp / "dataset.jsonl"
     ds.write_text(
         "".join(
@@ -156,7 +157,11 @@ def seed(store, tmp) -> None:
     ensure_run(store, run, purpose="evaluate", judge=inline("JUDGE"), identity={"kind": "test"}, dataset=label)
     store.add_judgments(
         run,
-        [Judgment(p.id, "forward", 0, "first", "parsed", block("JOUT"), block("JPROMPT")) for p in read_dataset(ds)],
+        [
+            Judgment(p.id, "forward", i, "first", "parsed", block("JOUT"), block("JPROMPT"))
+            for p in read_dataset(ds)
+            for i in range(2)
+        ],
     )
     ensure_run(
         store,
@@ -360,7 +365,7 @@ def test_every_lead_page_with_hostile_data_fetches_nothing_outside(browser, serv
         w.page.get_by_text("Mistakes").wait_for(timeout=45_000)
         for exp in w.page.locator("[data-testid=stExpander] summary").all():
             exp.click()
-        w.check("leaderboard", "ORPHAN ![i]", "EPR", "EID", "ECAT", "EIMG", "JOUT")
+        w.check("leaderboard", "ORPHAN ![i]", "EPR", "EID", "ECAT", "EIMG", "JOUT", "Inference-time scaling")
         w.open("Guidelines")
         w.check("lead's guidelines", "GDL starts here")
     finally:

@@ -49,15 +49,15 @@ def seed(store, tmp_path) -> Path:
     return ds
 
 
-def page(store, tmp_path):
-    """The page rendered for ``store`` (Streamlit's AppTest)."""
+def page_script(store, tmp_path) -> Path:
+    """A script that draws the page over ``store`` (for AppTest)."""
     script = tmp_path / "page.py"
     script.write_text(
         "from curate.store import Store\n"
         "from annotate.views.leaderboard import render\n"
         f"render(Store({store.db!r}, {str(tmp_path / 'images')!r}))\n"
     )
-    return app_test(str(script), timeout=60).run()
+    return script
 
 
 def test_dashboard_functions(store, tmp_path):
@@ -80,7 +80,8 @@ def test_dashboard_functions(store, tmp_path):
 @pytest.mark.slow
 def test_page_renders(sqlite_store, tmp_path):
     seed(sqlite_store, tmp_path)
-    at = page(sqlite_store, tmp_path)
+    script = page_script(sqlite_store, tmp_path)
+    at = app_test(str(script), timeout=60).run()
     assert not at.exception
     assert any("orphan" in w.value for w in at.warning)
     assert len(at.dataframe) == 2  # the board and the category table
@@ -104,7 +105,8 @@ def test_page_renders(sqlite_store, tmp_path):
 
 
 def test_page_without_runs(sqlite_store, tmp_path):
-    at = page(sqlite_store, tmp_path)
+    script = page_script(sqlite_store, tmp_path)
+    at = app_test(str(script), timeout=60).run()
     assert not at.exception and "No evaluation runs yet" in at.info[0].value
 
 
@@ -165,7 +167,8 @@ def test_incomplete_runs_apart_on_the_board(store, tmp_path):
 def test_page_lists_incomplete_runs_apart(sqlite_store, tmp_path):
     ds = seed(sqlite_store, tmp_path)
     seed_broken(sqlite_store, ds)
-    at = page(sqlite_store, tmp_path)
+    script = page_script(sqlite_store, tmp_path)
+    at = app_test(str(script), timeout=60).run()
     assert not at.exception
     assert len(at.dataframe) == 3  # the board, the incomplete runs apart, the category table
     board, apart = at.dataframe[0].value, at.dataframe[1].value
@@ -242,7 +245,7 @@ def test_bestofn_and_validity_figures_for_the_page(store, tmp_path):
 def test_page_draws_bestofn_and_validity(sqlite_store, tmp_path):
     seed(sqlite_store, tmp_path)
     seed_bestofn(sqlite_store, tmp_path)
-    at = page(sqlite_store, tmp_path)
+    at = app_test(str(page_script(sqlite_store, tmp_path)), timeout=60).run()
     assert not at.exception
     assert len(at.dataframe) == 3  # the board, the category table, Best-of-N
     assert list(at.dataframe[2].value["judge"]) == ["sharp", "lazy"]
@@ -256,5 +259,59 @@ def test_page_draws_bestofn_and_validity(sqlite_store, tmp_path):
 
 
 def test_page_without_runs_says_how_to_make_bestofn_runs(sqlite_store, tmp_path):
-    at = page(sqlite_store, tmp_path)
+    at = app_test(str(page_script(sqlite_store, tmp_path)), timeout=60).run()
     assert not at.exception and any("No Best-of-N runs yet" in i.value for i in at.info)
+
+
+def seed_samples(store, ds: Path, run: str = "voter-1", samples: int = 3) -> None:
+    """A run of ``samples`` samples per pair: sample 1 picks the rejected response, the others the chosen."""
+    from mmrb_eval.datasets import read_dataset
+
+    ensure_run(
+        store, run, purpose="evaluate", judge="voter", identity={"kind": "test"}, dataset=RunDataset.files([str(ds)])
+    )
+    js = []
+    for p in read_dataset(ds):
+        wrong = "second" if p.preferred == "first" else "first"
+        verdicts = [wrong if i == 1 else p.preferred for i in range(samples)]
+        js += [Judgment(p.id, "forward", i, v, "parsed", "", "p") for i, v in enumerate(verdicts)]
+    store.add_judgments(run, js)
+
+
+def test_scaling_frame_draws_runs_of_several_samples_only(store, tmp_path):
+    from mmrb_eval.dashboard import scaling_frame
+    from mmrb_eval.scaling import sample_ranks
+
+    ds = seed(store, tmp_path)
+    seed_samples(store, ds)
+    runs, _ = scored_runs(store, ScoringOptions(bootstrap=0))
+    rows = scaling_frame(runs)
+    assert {r["judge"] for r in rows} == {"voter"} and [r["k"] for r in rows] == [1, 3]
+    right_first = sum(1 for i in range(4) if sample_ranks(f"t{i}", 3, 0)[1] != 0)
+    assert [r["accuracy"] for r in rows] == [100 * right_first / 4, 100.0]
+    assert all(r["lo"] is None and r["short_pairs"] == 0 and r["pairs"] == 4 for r in rows)  # bootstrap 0
+    seed_samples(store, ds, "voter-2")
+    runs, _ = scored_runs(store, ScoringOptions(bootstrap=0))
+    assert {r["judge"] for r in scaling_frame(runs)} == {"voter (voter-1)", "voter (voter-2)"}
+
+
+@pytest.mark.slow
+def test_page_shows_the_scaling_section_for_a_run_of_several_samples(sqlite_store, tmp_path):
+    ds = seed(sqlite_store, tmp_path)
+    script = page_script(sqlite_store, tmp_path)
+    at = app_test(str(script), timeout=60).run()
+    assert not at.exception and not any("Inference-time scaling" in m.value for m in at.markdown)
+    seed_samples(sqlite_store, ds)
+    at = app_test(str(script), timeout=60).run()
+    assert not at.exception
+    assert any("Inference-time scaling" in m.value for m in at.markdown)
+    assert any("A flat one" in c.value for c in at.caption)
+    board, curve = at.get("vega_lite_chart")
+    spec = json.loads(curve.proto.spec)
+    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["line", "rule", "rule"]
+    import pyarrow as pa
+
+    tables = [pa.ipc.open_stream(d.data.data).read_all().to_pylist() for d in curve.proto.datasets]  # Arrow
+    (rows,) = [t for t in tables if t and "judge" in t[0]]  # the curve's (the other: the chance line)
+    assert [(r["judge"], r["k"], r["accuracy"]) for r in rows][-1] == ("voter", 3, 100.0)
+    assert [r["k"] for r in rows] == [1, 3]

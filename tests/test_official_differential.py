@@ -819,6 +819,30 @@ def test_vlrewardbench_preset_equals_cal_py(tmp_path):
     assert seen[None] >= 100 and min(seen[c] for c in ("flag_status", "accept_rate", "group")) >= 10, seen
 
 
+def test_vlrewardbench_scaling_ends_at_cal_py_figure_for_that_k(tmp_path):
+    """The scaling curve (mmrb_eval/scaling.py) of a file read with --vlrb-k k is nested, not
+    cal.py's fresh shuffle per k, but its last point uses every sample kept, as cal.py's figure
+    for k does: the two agree there, and the report's own figures stay cal.py's."""
+    checked = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        recs = cal_records(rng, deciding=1.0)
+        path = write_jsonl(tmp_path / f"infer{seed}.jsonl", recs)
+        ref = cal_reference(recs)
+        for k in (3, 9):
+            r = vlrb_score(path, "--vlrb-k", str(k))
+            assert_same_as_cal(ref[k], r)
+            if "scaling" not in r:  # no item kept two samples
+                continue
+            last = r["scaling"][-1]
+            assert last["k"] <= k and {x: last[x] for x in ("accuracy", "correct", "n")} == {
+                x: r["overall"][x] for x in ("accuracy", "correct", "n")
+            }
+            assert last["macro"]["accuracy"] == r["macro"]["accuracy"]
+            checked += 1
+    assert checked >= 40
+
+
 def test_vlrewardbench_preset_needs_k_when_items_have_several_samples(tmp_path):
     # cal.py prints figures for k = 1, 3, 5, 7, 9 only: with 10 samples an item, every sample
     # voting is a figure it never prints

@@ -8,6 +8,7 @@ Registered by app.py as the "leaderboard" page; ``render(store)`` draws it for a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import streamlit as st
@@ -22,6 +23,7 @@ from curate.wording import snippet
 
 if TYPE_CHECKING:  # the page imports mmrb_eval when it renders
     from mmrb_eval.scoring import ScoringOptions
+    from mmrb_eval.workflow import ScoredJudgments
 
 
 def _options():
@@ -38,6 +40,18 @@ def _options():
         return None if v.startswith("(") else v
 
     return preset_options(pick(preset), parse_failure=pick(failure), ties=pick(ties), bootstrap=int(boots))
+
+
+def _scaling(runs: Sequence[ScoredJudgments], include: bool) -> None:
+    """Inference-time scaling: shown only when some run has K > 1 samples to draw."""
+    from mmrb_eval.dashboard import SCALING_CAPTION, scaling_frame
+
+    rows = scaling_frame(runs, include)
+    if not rows:
+        return
+    st.markdown("**Inference-time scaling**")
+    st.altair_chart(charts.scaling(rows), width="stretch")
+    st.caption(SCALING_CAPTION)
 
 
 def render(store: Store) -> None:
@@ -70,6 +84,7 @@ def render(store: Store) -> None:
     if drawn:  # some ranked run has an accuracy to draw
         st.altair_chart(charts.leaderboard(drawn), width="stretch")
         st.caption("Dashed: chance (50%). A bar without a line has no interval (too few pairs).")
+    _scaling(runs, include)
 
     cats = categories_of(reports)
     st.markdown("**By category**")

@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from curate.commands.common import open_store, response_limit
     from curate.judging.config import load_judge
 
+    from ..scaling import scaling_lines
     from ..scoring import render_text
     from ..workflow import evaluate, open_dataset
     from .options import options_from_args
@@ -98,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
                 f"not scored and this run is not ranked\n{title}"
             )
         print(render_text(ev.scored.figures, title))
+        for line in scaling_lines(ev.scored.scaling):
+            print(line)
     if not ev.complete:
         print(summary.failure_line(), file=sys.stderr)
         return 1

@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
     from curate.errors import MmrbError
     from curate.formats.registry import LABELLED
 
+    from ..scaling import scaling_lines
     from ..scoring import render_text
     from ..workflow import open_dataset, score_file, score_run
     from .options import options_from_args
@@ -88,4 +89,6 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
         print(render_text(scored.figures, f"{scored.judge} on {scored.dataset}"))
+        for line in scaling_lines(scored.scaling):
+            print(line)
     return 0
