@@ -431,9 +431,10 @@ def annotator_reliability(frame: pd.DataFrame, kind: str, *, threshold: float, m
     return alt.LayerChart(layer=layers, height=HEIGHT - 60, autosize=FIT_WIDTH)
 
 
-def leaderboard(rows: Sequence[dict]) -> alt.LayerChart:
+def leaderboard(rows: Sequence[dict], chance: float | None = 50) -> alt.LayerChart:
     """Each judge's accuracy overall and per category side by side (mmrb_eval.dashboard.board_frame),
-    with its 95% interval where defined and the chance line at 50%."""
+    with its 95% interval where defined and the chance line at 50% (``chance`` None: none, as
+    for Best-of-N, whose random baseline is a bar of its own: mmrb_eval.dashboard.bestofn_frame)."""
     frame = pd.DataFrame(rows, columns=["judge", "group", "accuracy", "lo", "hi", "complete"])
     judges = list(dict.fromkeys(frame["judge"]))
     groups = list(dict.fromkeys(frame["group"]))
@@ -451,13 +452,43 @@ def leaderboard(rows: Sequence[dict]) -> alt.LayerChart:
     base = alt.Chart(frame).encode(y=y, yOffset=offset)
     bars = base.mark_bar().encode(x=x, color=color, tooltip=tips)
     whiskers = base.transform_filter("isValid(datum.lo)").mark_rule(color="black").encode(x="lo:Q", x2="hi:Q")
-    chance = (
-        alt.Chart(pd.DataFrame({"x": [50]}))
+    line = (
+        alt.Chart(pd.DataFrame({"x": [chance]}))
         .mark_rule(color="grey", strokeDash=[4, 4])
         .encode(x="x:Q", tooltip=[alt.Tooltip("x:Q", title="Chance (%)")])
     )
     height = max(90, 18 * len(groups) * max(len(judges), 1))
-    return alt.LayerChart(layer=[bars, whiskers, chance], height=height, autosize=FIT_WIDTH)
+    layers = [bars, whiskers] if chance is None else [bars, whiskers, line]
+    return alt.LayerChart(layer=layers, height=height, autosize=FIT_WIDTH)
+
+
+def validity_scatter(points: Sequence[dict], title: str) -> alt.LayerChart:
+    """mmrb validity's scatter (mmrb_eval.dashboard.validity_points): each judge's benchmark
+    accuracy against its Best-of-N gain over random, labelled, with both 95% intervals where
+    defined, no gain dashed, Pearson's r in the title."""
+    frame = pd.DataFrame(points, columns=["judge", "accuracy", "gain", "acc_lo", "acc_hi", "gain_lo", "gain_hi"])
+    x = alt.X("accuracy:Q", title="Benchmark accuracy (%)", scale=alt.Scale(zero=False))
+    y = alt.Y("gain:Q", title="Best-of-N gain over random (points)")
+    tips = [
+        alt.Tooltip("judge:N", title="Judge"),
+        alt.Tooltip("accuracy:Q", title="Benchmark accuracy (%)", format=".1f"),
+        alt.Tooltip("gain:Q", title="Gain (points)", format=".1f"),
+    ]
+    base = alt.Chart(frame)
+    dots = base.mark_circle(size=70).encode(x=x, y=y, tooltip=tips)
+    names = base.mark_text(align="left", dx=7, dy=-7).encode(x=x, y=y, text="judge:N")
+    across = (
+        base.transform_filter("isValid(datum.acc_lo)")
+        .mark_rule(color="grey")
+        .encode(x="acc_lo:Q", x2="acc_hi:Q", y="gain:Q")
+    )
+    up = (
+        base.transform_filter("isValid(datum.gain_lo)")
+        .mark_rule(color="grey")
+        .encode(y="gain_lo:Q", y2="gain_hi:Q", x="accuracy:Q")
+    )
+    zero = alt.Chart(pd.DataFrame({"y": [0]})).mark_rule(color="grey", strokeDash=[4, 4]).encode(y="y:Q")
+    return alt.LayerChart(layer=[across, up, zero, dots, names], height=HEIGHT, autosize=FIT_WIDTH, title=title)
 
 
 def scaling(rows: Sequence[dict]) -> alt.LayerChart:

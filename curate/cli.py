@@ -31,6 +31,7 @@ STAGES = (
     "score",
     "leaderboard",
     "bestofn",
+    "validity",
     "labelstudio",
     "annotators",
     "guidelines",

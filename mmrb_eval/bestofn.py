@@ -27,7 +27,9 @@ normalised final answer, a tie between answers seeded; undefined, with the reaso
 response has no comparable answer) and the oracle (any correct response). Intervals are 95%
 percentile bootstraps over items, one resample of items shared by the pick and the baselines
 (so the gain over random has its own paired interval), undefined below ``MIN_BOOTSTRAP_PAIRS``
-items as scoring's are (curate/agreement/limits.py). Validity intervals resample judges.
+items as scoring's are (curate/agreement/limits.py). Validity intervals resample judges, and,
+given each judge's per-pair credit and per-item gain, the benchmark's pairs and the Best-of-N
+items too (one draw of each shared by every judge of a resample).
 """
 
 from __future__ import annotations
@@ -465,9 +467,39 @@ def scaling(
 # -- validity across judges ------------------------------------------------------------------
 @dataclass(frozen=True)
 class JudgePoint:
+    """A judge's two figures; with ``pairs`` and ``items`` (``JudgePoint.of``) also what they
+    are made of, so that a resample can draw the benchmark's pairs and the Best-of-N items."""
+
     judge: str
     accuracy: float  # on the benchmark
     gain: float  # Best-of-N accuracy minus the random baseline
+    pairs: Mapping[str, tuple[float, int]] | None = None  # benchmark pair -> (its credit, its scored units)
+    items: Mapping[str, float] | None = None  # Best-of-N item -> pick correct (1/0) minus its random baseline
+
+    @classmethod
+    def of(cls, judge: str, pairs: Mapping[str, tuple[float, int]], items: Mapping[str, float]) -> JudgePoint:
+        """The figures from their parts: credit over scored units (as scoring's overall
+        accuracy), the mean gain over the complete items (as ``best_of_n``'s)."""
+        units = sum(n for _, n in pairs.values())
+        if not units or not items:
+            raise ValueError(f"judge {judge}: no scored benchmark pair or no complete Best-of-N item")
+        accuracy = sum(c for c, _ in pairs.values()) / units
+        return cls(judge, accuracy, sum(items.values()) / len(items), dict(pairs), dict(items))
+
+
+def item_gains(items: Sequence[BonItem], picks: Iterable[Pick]) -> dict[str, float]:
+    """Per complete item: its pick's correctness minus its random baseline (``JudgePoint.items``)."""
+    by_item = {p.item: p for p in picks}
+    out = {}
+    for it in items:
+        p = by_item.get(it.id)
+        if p is not None and p.correct is not None:
+            out[it.id] = float(p.correct) - sum(r.correct for r in it.responses) / it.n
+    return out
+
+
+JUDGES_ONLY = "judges"
+TWO_LEVEL = "judges, benchmark pairs and Best-of-N items"
 
 
 @dataclass(frozen=True)
@@ -476,6 +508,7 @@ class Validity:
     judges: int
     pearson: Estimate
     spearman: Estimate
+    resampled: str = JUDGES_ONLY  # what the intervals' resamples draw
 
 
 def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -498,6 +531,38 @@ def _spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return _pearson_rows(rankdata(x, axis=1), rankdata(y, axis=1))
 
 
+def _weighted_means(weights: np.ndarray, sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Per resample (row of ``weights``, how often each unit is drawn) and judge (row of
+    ``sums`` / ``counts`` over the same units): the judge's figure on the drawn units. NaN
+    where a judge has none of them."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (weights @ sums.T) / (weights @ counts.T)
+
+
+def _two_level(points: Sequence[JudgePoint], judges: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    """Each resample's benchmark accuracy and Best-of-N gain of its drawn judges (rows), each
+    recomputed on one draw of the benchmark's pairs and one of the Best-of-N items, both
+    shared by every judge of the resample (the same pair is hard for every judge: drawing it
+    for each judge apart would hide that). A unit a judge lacks weighs nothing in its figure."""
+    pair_ids = sorted({p for pt in points for p in pt.pairs or {}})
+    item_ids = sorted({i for pt in points for i in pt.items or {}})
+    credit = np.array([[(pt.pairs or {}).get(p, (0.0, 0))[0] for p in pair_ids] for pt in points], dtype=float)
+    units = np.array([[(pt.pairs or {}).get(p, (0.0, 0))[1] for p in pair_ids] for pt in points], dtype=float)
+    gain = np.array([[(pt.items or {}).get(i, 0.0) for i in item_ids] for pt in points], dtype=float)
+    has = np.array([[i in (pt.items or {}) for i in item_ids] for pt in points], dtype=float)
+    resamples = len(judges)
+    xs, ys = np.empty(judges.shape), np.empty(judges.shape)
+    step = max(1, 2_000_000 // max(1, len(pair_ids), len(item_ids)))
+    for start in range(0, resamples, step):
+        c = min(step, resamples - start)
+        wp = rng.multinomial(len(pair_ids), np.full(len(pair_ids), 1 / len(pair_ids)), size=c)
+        wi = rng.multinomial(len(item_ids), np.full(len(item_ids), 1 / len(item_ids)), size=c)
+        rows = judges[start : start + c]
+        xs[start : start + c] = np.take_along_axis(_weighted_means(wp, credit, units), rows, axis=1)
+        ys[start : start + c] = np.take_along_axis(_weighted_means(wi, gain, has), rows, axis=1)
+    return xs, ys
+
+
 def validity(
     points: Sequence[JudgePoint],
     *,
@@ -507,9 +572,11 @@ def validity(
     confidence: float = DEFAULT_CONFIDENCE,
 ) -> Validity:
     """Pearson and Spearman correlation between judges' benchmark accuracy and their Best-of-N
-    gain over random, with percentile intervals over judges resampled (a resample where either
-    is constant has no correlation and is left out). Undefined below ``MIN_JUDGES`` judges, or
-    when either figure does not vary across them."""
+    gain over random, with percentile intervals (a resample where either is constant has no
+    correlation and is left out). When every point carries its pairs and items, a resample
+    draws judges, benchmark pairs and Best-of-N items, and recomputes each drawn judge's two
+    figures (``_two_level``); else it draws judges only. Undefined below ``MIN_JUDGES`` judges,
+    or when either figure does not vary across them."""
     k = len(points)
     if len({p.judge for p in points}) != k:
         raise ValueError(f"{group}: a judge appears twice")
@@ -524,21 +591,26 @@ def validity(
         why = "Best-of-N gain does not vary across judges"
     if why:
         return Validity(group, k, Estimate(None, undefined=why), Estimate(None, undefined=why))
-    reps = None  # each row: the judges of one resample
+    levels = all(p.pairs and p.items for p in points)
+    xs = ys = None  # each row: the drawn judges' figures in one resample
     if resamples > 0:
         rng = np.random.default_rng(stable_hash(seed, "bestofn validity", group))
         reps = rng.integers(0, k, size=(resamples, k))
+        if levels:
+            xs, ys = _two_level(points, reps, np.random.default_rng(stable_hash(seed, "bestofn validity units", group)))
+        else:
+            xs, ys = x[0][reps], y[0][reps]
     out = []
     for fn in (_pearson_rows, _spearman_rows):
         value = float(fn(x, y)[0])
-        if reps is None:
+        if xs is None or ys is None:
             out.append(Estimate(value))
             continue
-        r = fn(x[0][reps], y[0][reps])[:, None]
+        r = fn(xs, ys)[:, None]
         lo, hi = _percentiles(r, confidence)
         low, high = (float(lo[0]), float(hi[0])) if math.isfinite(lo[0]) else (None, None)
         out.append(Estimate(value, low, high, None if low is not None else "no resample varies"))
-    return Validity(group, k, out[0], out[1])
+    return Validity(group, k, out[0], out[1], TWO_LEVEL if levels else JUDGES_ONLY)
 
 
 def validity_by_category(

@@ -28,6 +28,7 @@ request makes its item's pick incomplete (never a win or a loss) and the run inc
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ from curate.judging.judge import Judge
 from curate.judging.records import JudgeTask, Judgment, JudgmentKey, RunDataset, task_parts
 from curate.judging.runner import RunSummary, default_run_id, ensure_run, execute, finish_run, judge_all
 from curate.llm import Endpoint, LLMClient
-from curate.model import Adjudication, Candidate, Item, Label, LetterVerdict, Order, Pair
+from curate.model import Adjudication, Candidate, Item, JudgeRun, Label, LetterVerdict, Order, Pair
 from curate.seeding import hex_hash
 from curate.wording import plural
 
@@ -148,6 +149,8 @@ class Pool:
     candidates: Mapping[str, Candidate]
     left_out: Mapping[str, int] = field(default_factory=dict)  # reason -> items
     decided_by: Mapping[str, int] = field(default_factory=dict)  # "reference" / "labels" -> items kept
+    category: str | None = None  # the one category asked for (None: every category)
+    correctness: Correctness = "auto"  # where correctness was asked to come from
 
     @property
     def has_response_images(self) -> bool:
@@ -207,7 +210,7 @@ def pool(store: BestOfNStore, *, category: str | None = None, correctness: Corre
         cands.update((c.id, c) for c in cs)
         kept.append(BonItem(iid, item.category, tuple(responses)))
     prompts = {it.id: items[it.id] for it in kept}
-    return Pool(tuple(kept), prompts, cands, dict(left), dict(decided_by))
+    return Pool(tuple(kept), prompts, cands, dict(left), dict(decided_by), category, correctness)
 
 
 def match_id(item: str, a: str, b: str) -> str:
@@ -237,6 +240,8 @@ class BestOfNRun:
     passes: int = 0
     left_out: Mapping[str, int] = field(default_factory=dict)
     curve: tuple[tuple[int, BestOfNReport], ...] = ()  # accuracy against N (nested seeded subsamples)
+    items: tuple[BonItem, ...] = ()  # read back (stored_bestofn): the items picked from, and their prompts
+    prompts: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -273,25 +278,30 @@ def check_method(judge: Judge, method: Method) -> None:
 
 
 class _Pass:
-    """One pass over the items: picks from what is stored, noting each task still to ask."""
+    """One pass over the items: picks from what is stored, noting each task still to ask
+    (``task`` None: read back offline, where nothing will be asked and a judgment not stored
+    is only noted in ``missing``)."""
 
     def __init__(
         self,
         stored: Mapping[JudgmentKey, Judgment],
-        task: Callable[[str, str, str], JudgeTask],
+        task: Callable[[str, str, str], JudgeTask] | None,
         retry: Callable[[JudgmentKey, Judgment], bool],
         visited: set[JudgmentKey],
         whole: Mapping[str, BonItem],
     ):
         self.stored, self.task, self.retry, self.visited, self.whole = stored, task, retry, visited, whole
         self.needed: dict[str, JudgeTask] = {}
+        self.missing: set[JudgmentKey] = set()
 
     def final(self, item: str, a: str, b: str, order: Order) -> Judgment:
         """The stored judgment, or Pending (after noting its task) when it is still to ask."""
         key: JudgmentKey = (match_id(item, a, b), order, 0)
         j = self.stored.get(key)
         if j is None or (j.outcome == "error" and self.retry(key, j)):
-            self.needed.setdefault(key[0], self.task(item, a, b))
+            self.missing.add(key)
+            if self.task is not None:
+                self.needed.setdefault(key[0], self.task(item, a, b))
             raise bon.Pending(item)
         self.visited.add(key)
         return j
@@ -364,6 +374,7 @@ def run_bestofn(
     # refused before anything is sent (images it cannot show): every response, each once
     judge.check([task(it.id, a, a) for it in items.items for a in it.ids])
     ensure_run(store, rid, purpose="bestofn", judge=judge.name, identity=identity, dataset=DATASET)
+    record_recipe(store, rid, Recipe(method, seed, items.category, items.correctness))
     judged, unjudged = bon.within_budget(items.items, method, max_judgments)
     whole = {it.id: it for it in judged}
     sizes = bon.subsample_sizes(max((it.n for it in judged), default=0)) if curve else ()
@@ -424,6 +435,113 @@ def run_bestofn(
     )
 
 
+# -- read back offline ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Recipe:
+    """How a run was last made: what reading it back picks with, so that it needs no flag. A
+    setting beside the run, not its identity: the identity names the run (its default id) and
+    is the same for every method and seed, which share their matches."""
+
+    method: Method
+    seed: int = 0
+    category: str | None = None
+    correctness: Correctness = "auto"  # where the items' correctness came from (pool's setting)
+
+
+def _recipe_key(run_id: str) -> str:
+    # settings keys are at most 100 characters, as run ids are: a hash of the id
+    return "bestofn recipe " + hex_hash("bestofn recipe", run_id, n=24)
+
+
+def record_recipe(store: BestOfNStore, run_id: str, recipe: Recipe) -> None:
+    value = {
+        "run": run_id,
+        "method": recipe.method,
+        "seed": recipe.seed,
+        "category": recipe.category,
+        "correctness": recipe.correctness,
+    }
+    store.set_setting(_recipe_key(run_id), json.dumps(value, sort_keys=True))
+
+
+def recipe(store: BestOfNStore, run: JudgeRun) -> Recipe:
+    """The method, seed, category and correctness source ``run`` was last made with; for a run
+    stored before they were recorded: a reward model's scores, else a knockout, seed 0, every
+    category, correctness "auto"."""
+    raw = store.get_setting(_recipe_key(run.id))
+    by_kind: Method = "reward" if run.config.get("bestofn") == "scores" else "knockout"
+    if raw is None:
+        return Recipe(by_kind)
+    got = json.loads(raw)
+    method = got.get("method")
+    return Recipe(
+        method if method in ("reward", "knockout", "round-robin") else by_kind,
+        int(got.get("seed") or 0),
+        got.get("category"),
+        got["correctness"] if got.get("correctness") in CORRECTNESS else "auto",
+    )
+
+
+def bestofn_runs(store: BestOfNStore) -> list[JudgeRun]:
+    """The store's Best-of-N runs, oldest first."""
+    return store.judge_runs("bestofn")
+
+
+def stored_bestofn(
+    store: BestOfNStore,
+    run_id: str,
+    *,
+    method: Method | None = None,
+    seed: int | None = None,
+    resamples: int = bon.DEFAULT_RESAMPLES,
+) -> BestOfNRun:
+    """A stored run's picks and report, from its judgments alone: nothing is sent. A judgment
+    not stored, or stored as a failure, makes its item's pick incomplete (never a win or a
+    loss) and the result incomplete. ``method`` and ``seed`` default to those the run was last
+    made with (``recipe``)."""
+    run = store.judge_run(run_id)
+    if run is None or run.purpose != "bestofn":
+        known = ", ".join(r.id for r in bestofn_runs(store)) or "none"
+        raise MmrbError(f"no Best-of-N run {run_id!r} in the store (its Best-of-N runs: {known})")
+    made = recipe(store, run)
+    how: Method = method or made.method
+    scores = run.config.get("bestofn") == "scores"
+    if scores != (how == "reward"):
+        what = "a reward model's scores" if scores else "matches"
+        raise MmrbError(f"run {run_id} holds {what}: it cannot be read back as {how}")
+    seed = made.seed if seed is None else seed
+    items = pool(store, category=made.category, correctness=made.correctness)
+    stored = {j.key: j for j in store.judgments(run_id) if j.sample_index == 0}
+    visited: set[JudgmentKey] = set()
+    whole = {it.id: it for it in items.items}
+    this = _Pass(stored, None, lambda key, j: False, visited, whole)
+    why = "not judged: its judgments are not stored"
+    picks = [this.pick(it, how, seed) or Pick(it.id, how, None, None, 0, failed=why) for it in items.items]
+    failed = sorted(k for k in visited if stored[k].outcome == "error")
+    summary = RunSummary(
+        run_id,
+        planned=len(visited | this.missing),
+        already_stored=len(visited),
+        judge=run.judge,
+        failed=len(failed),
+        missing=len(this.missing),
+        errors=[stored[k].error or "unknown error" for k in failed],
+    )
+    report = bon.best_of_n(items.items, picks, seed=seed, resamples=resamples)
+    return BestOfNRun(
+        run_id,
+        run.judge,
+        how,
+        tuple(picks),
+        report,
+        summary,
+        bon.run_cost(items.items, how),
+        left_out=items.left_out,
+        items=items.items,
+        prompts={i: it.prompt for i, it in items.prompts.items()},
+    )
+
+
 def _ask(
     store: BestOfNStore,
     judge: Judge,
@@ -475,12 +593,17 @@ __all__ = [
     "Correctness",
     "LabelVerdict",
     "Pool",
+    "Recipe",
+    "bestofn_runs",
     "check_method",
     "cost_lines",
     "default_method",
     "label_correctness",
     "match_id",
     "pool",
+    "recipe",
+    "record_recipe",
     "run_bestofn",
     "score_pairs",
+    "stored_bestofn",
 ]

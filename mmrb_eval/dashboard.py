@@ -7,13 +7,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from curate.errors import MmrbError
 from curate.model import Letter, Order
 from curate.sides import to_letter
 from curate.store import Store
 
+from .bestofn import Estimate
+from .bestofn_run import BestOfNRun, bestofn_runs, stored_bestofn
 from .leaderboard import categories_of, display_name, interval_of, plot_rows, table_rows
 from .runs import load_run
 from .scoring import ScoringOptions
+from .validity import ValidityReport, pick_runs, validity_report
 from .workflow import ScoredJudgments, score_loaded_run
 
 
@@ -165,6 +169,105 @@ def board_frame(reports: Sequence[dict], include_incomplete: bool = False) -> li
                 }
             )
     return out
+
+
+# -- Best-of-N and validity ----------------------------------------------------------------------
+def stored_bestofn_runs(store: Store, resamples: int) -> tuple[list[BestOfNRun], list[str]]:
+    """Every stored Best-of-N run read back (nothing sent), and a message per run that could
+    not be read (e.g. its items are gone)."""
+    out, problems = [], []
+    for run in bestofn_runs(store):
+        try:
+            out.append(stored_bestofn(store, run.id, resamples=resamples))
+        except MmrbError as e:  # one unreadable run must not hide the others
+            problems.append(f"run {run.id}: {e}")
+    return out, problems
+
+
+def _pct(e: Estimate) -> float | None:
+    return None if e.value is None else round(100 * e.value, 1)
+
+
+def _ci(e: Estimate) -> str:
+    if e.low is None or e.high is None:
+        return f"undefined ({e.undefined})" if e.undefined and e.value is not None else ""
+    return f"[{100 * e.low:.1f}, {100 * e.high:.1f}]"
+
+
+def bestofn_table(runs: Sequence[BestOfNRun]) -> list[dict]:
+    """One row per Best-of-N run: its accuracy beside the baselines on the same items (%)."""
+    rows = []
+    for r in runs:
+        o = r.report.overall
+        row: dict[str, Any] = {
+            "judge": r.judge if r.complete else f"{r.judge} (incomplete)",
+            "run": r.run_id,
+            "method": r.method,
+            "items": o.complete,
+            "incomplete": o.incomplete,
+            "Best-of-N %": _pct(o.accuracy),
+            "95% CI": _ci(o.accuracy),
+            "gain (points)": _pct(o.gain),
+        }
+        row.update({f"{b} %": _pct(e) for b, e in o.baselines.items()})
+        rows.append(row)
+    return rows
+
+
+def bestofn_frame(runs: Sequence[BestOfNRun]) -> list[dict]:
+    """What the page draws: each run's Best-of-N accuracy and its baselines (percent), side by
+    side, with their 95% intervals where defined (the leaderboard chart's rows)."""
+    out = []
+    for r in runs:
+        o = r.report.overall
+        for group, e in (("Best-of-N", o.accuracy), *o.baselines.items()):
+            if e.value is None:
+                continue
+            out.append(
+                {
+                    "judge": f"{r.judge} ({r.method})",
+                    "group": group,
+                    "accuracy": 100 * e.value,
+                    "lo": None if e.low is None else 100 * e.low,
+                    "hi": None if e.high is None else 100 * e.high,
+                    "complete": r.complete,
+                }
+            )
+    return out
+
+
+def validity_points(report: ValidityReport) -> list[dict]:
+    """The validity scatter's points: each judge used, benchmark accuracy against Best-of-N
+    gain over random (percent), with their intervals where defined."""
+    out = []
+    for row in report.rows:
+        b, g = row.benchmark, row.gain
+        if not row.used or b.value is None or g.value is None:
+            continue
+        out.append(
+            {
+                "judge": row.judge,
+                "accuracy": 100 * b.value,
+                "gain": 100 * g.value,
+                "acc_lo": None if b.low is None else 100 * b.low,
+                "acc_hi": None if b.high is None else 100 * b.high,
+                "gain_lo": None if g.low is None else 100 * g.low,
+                "gain_hi": None if g.high is None else 100 * g.high,
+            }
+        )
+    return out
+
+
+def store_validity(store: Store, options: ScoringOptions) -> tuple[ValidityReport | None, str | None]:
+    """``mmrb validity``'s report for every judge with both kinds of run, under ``options``
+    (its bootstrap resamples too); None with why when there is none to make."""
+    try:
+        chosen, notes = pick_runs(store.judge_runs("evaluate"), bestofn_runs(store))
+        if not chosen:
+            return None, "no judge has both an evaluation run and a Best-of-N run"
+        return validity_report(store, chosen, options, resamples=options.bootstrap, notes=notes), None
+    except MmrbError as e:  # e.g. a judge with two runs of one kind: the command's --run picks
+        return None, str(e)
 
 
 SCALING_CAPTION = (

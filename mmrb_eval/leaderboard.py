@@ -15,8 +15,9 @@ import csv
 import html
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from curate.agreement.limits import MIN_BOOTSTRAP_PAIRS, TOO_FEW_PAIRS
 from curate.errors import InputError, InputProblem, MmrbError
@@ -302,17 +303,10 @@ def plot_rows(
 def plot(reports: Sequence[dict], path: str | Path, sort: str = "overall", include_incomplete: bool = False) -> Path:
     """Horizontal bars of each ranked judge's accuracy with its 95% interval (matplotlib, Agg);
     incomplete runs left unranked are named under the axis, not drawn."""
-    # deferred: matplotlib takes 0.6 s to import, and only the plot needs it
-    import matplotlib
-
-    matplotlib.use("Agg")
-    # deferred, as matplotlib above
-    import matplotlib.pyplot as plt
-
     rows, apart = plot_rows(reports, sort, include_incomplete)
     rows = rows[::-1]
-    fig, ax = plt.subplots(figsize=(7, 0.45 * max(len(rows), 2) + 1.2 + 0.2 * bool(apart)))
-    try:
+
+    def draw(ax: Any) -> None:
         ys = range(len(rows))
         accs = [100 * r[sort]["accuracy"] for r in rows]
         cis = [interval_of(r[sort])[0] for r in rows]  # none drawn where it is undefined
@@ -343,6 +337,23 @@ def plot(reports: Sequence[dict], path: str | Path, sort: str = "overall", inclu
         if apart:
             names = ", ".join(r["judge"] for r in apart[:5]) + (f" and {len(apart) - 5} more" if len(apart) > 5 else "")
             ax.set_title(f"not ranked (incomplete): {names}", fontsize=8, color="#aa3333", loc="left")
+
+    return saved_plot(path, (7, 0.45 * max(len(rows), 2) + 1.2 + 0.2 * bool(apart)), draw)
+
+
+def saved_plot(path: str | Path, size: tuple[float, float], draw: Callable[[Any], None]) -> Path:
+    """One matplotlib figure (Agg) of ``size`` inches drawn by ``draw(axes)``, saved as a PNG
+    at 120 dpi and closed even when drawing fails (the project's plots: this and validity's)."""
+    # deferred: matplotlib takes 0.6 s to import, and only the plot needs it
+    import matplotlib
+
+    matplotlib.use("Agg")
+    # deferred, as matplotlib above
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=size)
+    try:
+        draw(ax)
         fig.tight_layout()
         out = Path(path)
         fig.savefig(out, dpi=120)

@@ -588,6 +588,33 @@ def _notes(warnings: Sequence[str], sorted_: _Sorted, opts: ScoringOptions) -> l
     return notes
 
 
+def pair_credits(
+    pairs: Sequence[EvalPair],
+    judgments: Iterable[Judgment],
+    options: ScoringOptions | None = None,
+    *,
+    listed: Collection[str] | None = None,
+) -> dict[str, tuple[str, float, int]]:
+    """Each scored pair's group, credit and scored units under the rules ``score`` applies
+    (its overall accuracy is their credit over their units): what a resample of the pairs
+    recomputes a judge's accuracy from (``mmrb validity``). Pairs without a scored unit are
+    not in it."""
+    opts = options or ScoringOptions()
+    opts.check()
+    pairs = list(pairs)
+    labels = {p.id: p.preferred for p in pairs}
+    got = _sort(judgments, labels, opts)
+    units = _units(got.answered, labels, opts)
+    if opts.missing == "wrong":
+        units += [_Unit(pid, 0.0, "missing") for pid in _missing(pairs, got, listed)]
+    group_of = {p.id: GROUPINGS[opts.grouping](p) for p in pairs}
+    out: dict[str, tuple[str, float, int]] = {}
+    for u in units:
+        _, credit, n = out.get(u.pair_id, ("", 0.0, 0))
+        out[u.pair_id] = (group_of[u.pair_id], credit + u.credit, n + 1)
+    return out
+
+
 def score(
     pairs: Sequence[EvalPair],
     judgments: Iterable[Judgment],

@@ -411,3 +411,94 @@ def test_validity_per_category_and_interval_over_judges():
     assert out == bon.validity_by_category({"reasoning": pts[:2], bon.OVERALL: pts}, seed=1)
     lo, hi = out[0].pearson.low, out[0].pearson.high
     assert lo is not None and hi is not None and -1 <= lo <= out[0].pearson.value <= hi <= 1
+
+
+# -- validity over judges and items ----------------------------------------------------------------
+def test_a_point_from_its_parts_has_scorings_accuracy_and_best_of_ns_gain():
+    items = [item("a", True, False), item("b", False, False, True), item("c", True, True)]
+    picks = [bon.Pick("a", "knockout", "a-r0", True, 2), bon.Pick("b", "knockout", "b-r0", False, 4)]
+    picks.append(bon.Pick("c", "knockout", None, None, 2, failed="the match failed"))
+    gains = bon.item_gains(items, picks)
+    assert gains == pytest.approx({"a": 0.5, "b": -1 / 3})  # the incomplete item is no gain at all
+    pt = JudgePoint.of("j", {"p1": (1.0, 1), "p2": (0.5, 2), "p3": (0.0, 1)}, gains)
+    assert pt.accuracy == pytest.approx(1.5 / 4) and pt.gain == pytest.approx((0.5 - 1 / 3) / 2)
+    report = bon.best_of_n(items, picks, resamples=0)
+    assert pt.gain == pytest.approx(report.overall.gain.value)
+    with pytest.raises(ValueError, match="judge k: no scored benchmark pair"):
+        JudgePoint.of("k", {"p1": (0.0, 0)}, gains)
+
+
+def _shifted(k: int, n: int, seed: int) -> list[JudgePoint]:
+    """Judges j0 < j1 < ... each a constant better than the one before on every pair and item."""
+    rng = np.random.default_rng(seed)
+    base_p, base_i = rng.random(n), rng.random(n) - 0.5
+    return [
+        JudgePoint.of(
+            f"j{j}",
+            {f"p{i}": (float(base_p[i] + 0.1 * j), 1) for i in range(n)},
+            {f"i{i}": float(base_i[i] + 0.05 * j) for i in range(n)},
+        )
+        for j in range(k)
+    ]
+
+
+def test_two_level_resamples_share_one_draw_of_pairs_and_items_among_judges():
+    # a judge better by a constant on every unit stays better on any draw shared by all judges:
+    # every resample ranks them alike, so Spearman's interval is [1, 1]. Drawn for each judge
+    # apart, the draws would reorder them.
+    v = bon.validity(_shifted(5, 12, 0), resamples=300, seed=2)
+    assert v.resampled == bon.TWO_LEVEL and v.spearman.value == pytest.approx(1.0)
+    assert v.spearman.low == pytest.approx(1.0) and v.spearman.high == pytest.approx(1.0)
+
+
+def test_two_level_intervals_widen_with_item_noise_and_judges_only_form_ignores_it():
+    rng = np.random.default_rng(7)
+    points = []
+    for j, p in enumerate((0.55, 0.65, 0.75, 0.85, 0.95)):
+        pairs = {f"p{i}": (float(rng.random() < p), 1) for i in range(15)}
+        items = {f"i{i}": float(rng.random() < p) - 0.5 for i in range(15)}
+        points.append(JudgePoint.of(f"j{j}", pairs, items))
+    two = bon.validity(points, resamples=400)
+    flat = [JudgePoint(p.judge, p.accuracy, p.gain) for p in points]
+    one = bon.validity(flat, resamples=400)
+    assert one.resampled == bon.JUDGES_ONLY and one.pearson.value == two.pearson.value
+    # 15 noisy pairs and items per judge: their sampling noise is in the two-level interval only
+    assert two.pearson.low is not None and one.pearson.low is not None
+    assert two.pearson.low < one.pearson.low
+    assert two == bon.validity(points, resamples=400)  # seeded
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(3, 12), st.integers(1, 8), st.integers(0, 2**32 - 1))
+def test_two_level_correlations_equal_scipy_on_the_points_and_each_resample(k, n, seed):
+    rng = np.random.default_rng(seed)
+    points = [
+        JudgePoint.of(
+            f"j{j}",
+            {f"p{i}": (float(rng.integers(0, 3)), int(rng.integers(1, 3))) for i in range(n)},
+            {f"i{i}": round(float(rng.random()), 1) for i in range(n + 1)},
+        )
+        for j in range(k)
+    ]
+    x = np.array([p.accuracy for p in points])
+    y = np.array([p.gain for p in points])
+    v = bon.validity(points, resamples=20)
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        assert v.pearson.value is None
+        return
+    assert v.pearson.value == pytest.approx(scipy.stats.pearsonr(x, y).statistic, abs=1e-9)
+    assert v.spearman.value == pytest.approx(scipy.stats.spearmanr(x, y).statistic, abs=1e-9)
+    # each resample's figures are the drawn judges' figures on the drawn units, recomputed
+    judges = rng.integers(0, k, size=(4, k))
+    xs, ys = bon._two_level(points, judges, np.random.default_rng(seed))
+    again = np.random.default_rng(seed)  # one chunk: the pairs' draws of every resample, then the items'
+    wps = again.multinomial(n, np.full(n, 1 / n), size=4)
+    wis = again.multinomial(n + 1, np.full(n + 1, 1 / (n + 1)), size=4)
+    for row, (wp, wi) in enumerate(zip(wps, wis, strict=True)):
+        for col, j in enumerate(judges[row]):
+            pt = points[j]
+            units = [pt.pairs[f"p{i}"] for i in range(n)]  # type: ignore[index]
+            den = sum(w * u for w, (_, u) in zip(wp, units, strict=True))
+            acc = sum(w * c for w, (c, _) in zip(wp, units, strict=True)) / den
+            gain = sum(w * pt.items[f"i{i}"] for i, w in enumerate(wi)) / wi.sum()  # type: ignore[index]
+            assert xs[row, col] == pytest.approx(acc) and ys[row, col] == pytest.approx(gain)

@@ -208,3 +208,20 @@ def test_the_command_judges_label_decided_items_and_says_where_correctness_came_
         rc, out = command("bestofn", [*argv, "--resamples", "0"], capsys)
     assert rc == 0 and "correctness (auto): 1 item by labels, 1 item by reference" in out
     assert "left out: 1 no reference answer and a candidate whose expert labels tie" in out
+
+
+def test_a_run_made_on_the_labels_correctness_reads_back_on_it(store, tmp_path):
+    """The recipe keeps the correctness source: read back offline, r0 is judged on its labels
+    (r0-b correct), not on its reference (r0-a correct), as the run was made."""
+    from curate.judging.config import load_judge
+    from mmrb_eval.bestofn_run import run_bestofn, stored_bestofn
+
+    labelled_store(store)
+    truth = {"l0-a": True, "l0-b": False, "l0-c": False, "r0-a": False, "r0-b": True}
+    with FakeOpenAI(p_judge(truth, 1.0)) as srv:
+        judge = load_judge(judge_file(tmp_path, srv.url), order="both", samples=1)
+        made = run_bestofn(store, pool(store, correctness="labels"), judge, method="knockout", resamples=0)
+    back = stored_bestofn(store, made.run_id, resamples=0)
+    assert made.complete and back.summary.complete
+    assert back.report == made.report and back.report.overall.accuracy.value == 1.0
+    assert {p.item: p.chosen for p in back.picks} == {"l0": "l0-a", "r0": "r0-b"}

@@ -14,7 +14,7 @@ from curate.judging.config import load_judge
 from curate.model import Candidate, Item
 from curate.seeding import unit
 from mmrb_eval import bestofn as bon
-from mmrb_eval.bestofn_run import match_id, pool, run_bestofn
+from mmrb_eval.bestofn_run import Recipe, bestofn_runs, match_id, pool, recipe, run_bestofn, stored_bestofn
 from tests.support.command_runner import command, run_command
 from tests.support.fake_openai import FakeOpenAI, Fault
 from tests.support.fake_reward_model import RM
@@ -293,3 +293,55 @@ def test_judgments_that_are_not_stored_stop_the_run_instead_of_asking_forever(st
         with pytest.raises(MmrbError, match="8 judgments sent in this run were not stored"):
             run_bestofn(store, pool(store), vlm(tmp_path, srv.url), method="knockout", resamples=0)
         assert srv.count() == 8  # the first round once
+
+
+# -- read back offline ---------------------------------------------------------------------------
+def test_a_stored_run_reads_back_offline_with_the_method_and_seed_it_was_made_with(store, tmp_path):
+    truth = fill(store, 12)
+    with FakeOpenAI(p_judge(truth, 0.7)) as srv:
+        judge = vlm(tmp_path, srv.url)
+        ko = run_bestofn(store, pool(store), judge, method="knockout", seed=3, resamples=50)
+        assert stored_bestofn(store, ko.run_id, resamples=50).report == ko.report
+        rr = run_bestofn(store, pool(store), judge, method="round-robin", seed=5, resamples=50)
+        sent = srv.count()
+    back = stored_bestofn(store, rr.run_id, resamples=50)  # the server is gone: nothing can be sent
+    assert back.method == "round-robin" and back.report == rr.report and back.complete
+    assert back.summary.sent == 0 and back.summary.planned == back.summary.already_stored == 12 * 12
+    assert [p.chosen for p in back.picks] == [p.chosen for p in rr.picks]
+    # --method and --seed override what was recorded: the knockout's picks again, from the same store
+    again = stored_bestofn(store, rr.run_id, method="knockout", seed=3, resamples=50)
+    assert again.report == ko.report and sent == 12 * 12
+    assert [r.id for r in bestofn_runs(store)] == [ko.run_id]
+    assert recipe(store, bestofn_runs(store)[0]) == Recipe("round-robin", 5, None)
+
+
+def test_reading_back_a_run_with_failed_or_unsent_judgments_is_incomplete_never_a_decision(store, tmp_path):
+    truth = fill(store, 6)
+    items = pool(store)
+    doomed = items.items[0]
+    with FakeOpenAI(p_judge(truth, 1.0, fail=frozenset(doomed.ids))) as srv:
+        run = run_bestofn(store, items, vlm(tmp_path, srv.url), method="knockout", max_judgments=25, resamples=0)
+    back = stored_bestofn(store, run.run_id, resamples=0)
+    assert not back.complete and back.summary.failed > 0 and back.summary.missing > 0
+    outcomes = {p.item: p.outcome for p in back.picks}
+    assert outcomes[doomed.id] == "incomplete"
+    # 25 judgments cover the first four items (6 each): the fifth and sixth were never sent
+    assert [outcomes[it.id] for it in items.items[4:]] == ["incomplete", "incomplete"]
+    assert back.report.overall.complete == 3 == run.report.overall.complete
+    assert "never sent" in back.lines()[0] and "failed" in back.lines()[0]
+
+
+def test_reading_back_a_reward_run_and_refusals(store, tmp_path):
+    truth = fill(store, 5, n=3)
+    rm = RM(field="out")
+    try:
+        run = run_bestofn(store, pool(store), rm_judge(tmp_path, rm.url), method="reward", resamples=0)
+    finally:
+        rm.close()
+    back = stored_bestofn(store, run.run_id, resamples=0)
+    assert back.method == "reward" and back.report == run.report and back.complete
+    with pytest.raises(MmrbError, match="holds a reward model's scores: it cannot be read back as knockout"):
+        stored_bestofn(store, run.run_id, method="knockout")
+    with pytest.raises(MmrbError, match=f"no Best-of-N run 'nope' in the store .*{run.run_id}"):
+        stored_bestofn(store, "nope")
+    assert truth

@@ -205,6 +205,64 @@ def test_board_frame_puts_each_category_beside_the_overall_with_its_interval():
     ]
 
 
+# -- Best-of-N and validity ------------------------------------------------------------------------
+def seed_bestofn(store, tmp_path) -> None:
+    """Best-of-N runs (knockout) for 'sharp' (always right) and 'lazy' (right half the time)
+    on twelve items of four candidates, through the loopback server."""
+    from mmrb_eval.bestofn_run import pool, run_bestofn
+    from tests.support.fake_openai import FakeOpenAI
+    from tests.test_bestofn_run import fill, p_judge, vlm
+
+    truth = fill(store, 12)
+    for name, p in (("sharp", 1.0), ("lazy", 0.5)):
+        with FakeOpenAI(p_judge(truth, p)) as srv:
+            run = run_bestofn(store, pool(store), vlm(tmp_path, srv.url, name), method="knockout", resamples=0)
+        assert run.complete
+
+
+def test_bestofn_and_validity_figures_for_the_page(store, tmp_path):
+    from mmrb_eval.dashboard import bestofn_frame, bestofn_table, store_validity, stored_bestofn_runs, validity_points
+
+    seed(store, tmp_path)
+    opts = ScoringOptions(bootstrap=50)
+    assert store_validity(store, opts) == (None, "no judge has both an evaluation run and a Best-of-N run")
+    seed_bestofn(store, tmp_path)
+    runs, problems = stored_bestofn_runs(store, 50)
+    assert problems == [] and [r.judge for r in runs] == ["sharp", "lazy"]
+    table = bestofn_table(runs)
+    assert [r["judge"] for r in table] == ["sharp", "lazy"] and all(r["items"] == 12 for r in table)
+    assert table[0]["Best-of-N %"] == table[0]["oracle %"]  # the perfect judge picks as the oracle
+    assert table[0]["random %"] == table[1]["random %"] and table[0]["95% CI"].startswith("[")
+    groups = [(r["judge"], r["group"]) for r in bestofn_frame(runs)]
+    assert groups[:5] == [("sharp (knockout)", g) for g in ("Best-of-N", "random", "first", "majority", "oracle")]
+    report, why = store_validity(store, opts)
+    assert why is None and report is not None and report.verdict == "undefined: 2 judges, fewer than 3"
+    assert [p["judge"] for p in validity_points(report)] == ["lazy", "sharp"]
+    assert validity_points(report)[1]["accuracy"] == 100.0
+
+
+@pytest.mark.slow
+def test_page_draws_bestofn_and_validity(sqlite_store, tmp_path):
+    seed(sqlite_store, tmp_path)
+    seed_bestofn(sqlite_store, tmp_path)
+    at = app_test(str(page_script(sqlite_store, tmp_path)), timeout=60).run()
+    assert not at.exception
+    assert len(at.dataframe) == 3  # the board, the category table, Best-of-N
+    assert list(at.dataframe[2].value["judge"]) == ["sharp", "lazy"]
+    charts = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    assert len(charts) == 3  # the board, Best-of-N beside its baselines (no chance line), the validity scatter
+    assert [layer["mark"]["type"] for layer in charts[1]["layer"]] == ["bar", "rule"]
+    assert charts[2]["title"] == "Pearson r undefined"
+    shown = [i.value.replace("\\", "") for i in at.info] + [c.value.replace("\\", "") for c in at.caption]
+    assert "Verdict: undefined: 2 judges, fewer than 3" in shown
+    assert any(c.startswith("Caveat: few judges (2, fewer than 10)") for c in shown)
+
+
+def test_page_without_runs_says_how_to_make_bestofn_runs(sqlite_store, tmp_path):
+    at = app_test(str(page_script(sqlite_store, tmp_path)), timeout=60).run()
+    assert not at.exception and any("No Best-of-N runs yet" in i.value for i in at.info)
+
+
 def seed_samples(store, ds: Path, run: str = "voter-1", samples: int = 3) -> None:
     """A run of ``samples`` samples per pair: sample 1 picks the rejected response, the others the chosen."""
     from mmrb_eval.datasets import read_dataset

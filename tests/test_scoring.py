@@ -343,16 +343,14 @@ def test_failed_requests_draw_no_coin_and_cast_no_vote():
 OUTCOME = st.sampled_from(["first", "second", "tie", None, "both", "error", "error"])
 
 
-@settings(max_examples=40, deadline=None)
-@given(
-    st.lists(
-        st.tuples(st.integers(0, 6), OUTCOME, st.sampled_from(["forward", "reverse"]), st.integers(0, 2)), max_size=30
-    ),
-    st.lists(st.sampled_from(["first", "second"]), min_size=7, max_size=7),
+ROWS = st.lists(
+    st.tuples(st.integers(0, 6), OUTCOME, st.sampled_from(["forward", "reverse"]), st.integers(0, 2)), max_size=30
 )
-def test_failed_requests_change_no_figure(rows, labels):
-    # Under every option, a file with failed requests scores as the same file without them
-    # (and without the pairs that have nothing else), and the failures are counted apart.
+LABELS = st.lists(st.sampled_from(["first", "second"]), min_size=7, max_size=7)
+
+
+def _drawn(rows, labels) -> tuple[list[EvalPair], list[Judgment]]:
+    """Seven pairs in two categories and three prompt groups, and the drawn rows' judgments."""
     pairs = [P(f"RLHF-{i}" if i % 3 else f"mmmu_{i}", labels[i], "XY"[i % 2], group=f"g{i // 2}") for i in range(7)]
     js = []
     for i, v, order, k in rows:
@@ -363,6 +361,15 @@ def test_failed_requests_change_no_figure(rows, labels):
             js.append(Judgment(pid, order, k, None, "both", raw="[[A]] or [[B]]"))
         else:
             js.append(Judgment(pid, order, k, v, "parsed" if v else "unparsed", raw=f"[[{'AB'[k % 2]}]]"))
+    return pairs, js
+
+
+@settings(max_examples=40, deadline=None)
+@given(ROWS, LABELS)
+def test_failed_requests_change_no_figure(rows, labels):
+    # Under every option, a file with failed requests scores as the same file without them
+    # (and without the pairs that have nothing else), and the failures are counted apart.
+    pairs, js = _drawn(rows, labels)
     answered = [j for j in js if j.outcome != "error"]
     only_failed = {j.pair_id for j in js} - {j.pair_id for j in answered}
     kept_pairs = [p for p in pairs if p.id not in only_failed]
@@ -512,3 +519,19 @@ def test_below_the_minimum_no_interval_is_printed_and_at_it_there_is_one(data):
     check(r.overall, line_of["overall (micro)"], sum(sizes) >= MIN_BOOTSTRAP_PAIRS)
     for name, label in (("macro", "macro"), ("size_weighted", "size-weighted")):
         check(getattr(r, name), line_of[label], min(sizes) >= MIN_BOOTSTRAP_PAIRS)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ROWS, LABELS)
+def test_pair_credits_add_up_to_the_overall_and_each_categorys_accuracy(rows, labels):
+    from mmrb_eval.scoring import pair_credits
+
+    pairs, js = _drawn(rows, labels)
+    for opts in ALL_OPTIONS:
+        got = pair_credits(pairs, js, opts)
+        report = score(pairs, js, opts)
+        assert sum(n for _, _, n in got.values()) == report.overall["n"]
+        assert sum(c for _, c, _ in got.values()) == pytest.approx(report.overall["correct"])
+        for cat, fig in report.categories.items():
+            mine = [(c, n) for g, c, n in got.values() if g == cat]
+            assert sum(n for _, n in mine) == fig.n and sum(c for c, _ in mine) == pytest.approx(fig.correct)

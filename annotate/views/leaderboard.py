@@ -21,7 +21,8 @@ from curate.model import category_title
 from curate.store import Store
 from curate.wording import snippet
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the page imports mmrb_eval when it renders
+    from mmrb_eval.scoring import ScoringOptions
     from mmrb_eval.workflow import ScoredJudgments
 
 
@@ -64,6 +65,7 @@ def render(store: Store) -> None:
         st.warning(plain(p))
     if not runs:
         st.info("No evaluation runs yet: `mmrb evaluate --dataset FILE --judge judge.toml` stores one.")
+        _bestofn(store, opts)
         return
     reports = [r.report for r in runs]
     include = st.checkbox(
@@ -113,6 +115,42 @@ def render(store: Store) -> None:
             b.text(m.rejected)
             st.markdown("**Judge output**")
             st.code(m.judge_output or "(empty)", language=None)
+    _bestofn(store, opts)
+
+
+def _bestofn(store: Store, opts: ScoringOptions) -> None:
+    """Best-of-N: each stored run's accuracy beside its baselines, read back (nothing sent);
+    then validity across judges with both kinds of run: the scatter, the verdict, its caveats."""
+    from mmrb_eval.dashboard import bestofn_frame, bestofn_table, store_validity, stored_bestofn_runs, validity_points
+
+    st.markdown("**Best-of-N**")
+    runs, problems = stored_bestofn_runs(store, opts.bootstrap)
+    for p in problems:
+        st.warning(plain(p))
+    if not runs:
+        st.info("No Best-of-N runs yet: `mmrb bestofn --judge judge.toml` stores one.")
+        return
+    st.dataframe(bestofn_table(runs), hide_index=True)
+    drawn = bestofn_frame(runs)
+    if drawn:
+        st.altair_chart(charts.leaderboard(drawn, chance=None), width="stretch")
+        st.caption(
+            "Each judge's Best-of-N accuracy beside the random pick (expected), the first candidate, the majority "
+            "answer and the oracle, on the same complete items; a bar without a line has no interval."
+        )
+    st.markdown("**Validity: does the benchmark predict Best-of-N gain?**")
+    report, why = store_validity(store, opts)
+    if report is None:
+        st.info(plain(f"No validity figures: {why}."))
+        return
+    points = validity_points(report)
+    if points:
+        r = report.overall.pearson.value
+        title = f"Pearson r = {r:.2f}" if r is not None else "Pearson r undefined"
+        st.altair_chart(charts.validity_scatter(points, title), width="stretch")
+    (st.success if report.complete else st.info)(plain(f"Verdict: {report.verdict}"))
+    for c in report.caveats:
+        st.caption(plain(f"Caveat: {c}"))
 
 
 if __name__ == "__main__":  # run as a Streamlit page

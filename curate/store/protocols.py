@@ -184,11 +184,20 @@ class SelectionStore(Writes, JudgeRunStore, DedupStore, ReadsCandidates, ReadsPa
 
 class BestOfNStore(JudgeRunStore, ReadsItems, ReadsCandidates, ReadsPairs, ReadsLabels, ReadsImageFiles, Protocol):
     """``mmrb_eval/bestofn_run.py``: items and their candidates in (their correctness from the
-    reference or the pairs' labels and adjudications), a judge run's matches or scores."""
+    reference or the pairs' labels and adjudications), a judge run's matches or scores; the
+    method and seed each run was last made with, a setting (read back offline)."""
 
     def judgments(self, run_id: str, conn: Transaction | None = None) -> list[Judgment]: ...
 
     def adjudications(self, conn: Transaction | None = None) -> dict[str, Adjudication]: ...
+
+    def judge_run(self, run_id: str, conn: Transaction | None = None) -> JudgeRun | None: ...
+
+    def judge_runs(self, purpose: str | None = None, conn: Transaction | None = None) -> list[JudgeRun]: ...
+
+    def get_setting(self, key: str, default: str | None = None, conn: Transaction | None = None) -> str | None: ...
+
+    def set_setting(self, key: str, value: str, conn: Transaction | None = None) -> None: ...
 
 
 class SamplingStore(ReadsItems, ReadsImageFiles, Protocol):
