@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
                 timing.add(run.summary.sent, wall, cpu, run.summary.seconds)
                 last[method] = run
         rr, ko = last["round-robin"], last["knockout"]
-        for name, t in (("evaluate_runner", runner), ("round_robin", rr_t), ("knockout", ko_t)):
+        for name, t in (("evaluate_runner", runner), ("round_robin", rr_t)):
             figures[name] = t.figures(limit, runner.rate)
         figures["knockout"] = {**ko_t.figures(limit, runner.rate), "passes": ko.passes}
         figures["load_average"] = round(statistics.median(load), 2)
