@@ -396,7 +396,14 @@ def run_bestofn(
         if not this.needed:
             break
         passes += 1
-        todo = [(t, o, i) for t in this.needed.values() for o, i in plan]
+        # a match's order already answered is kept (a run stopped between its two orders): only
+        # what is missing, or a failure to retry, is asked
+        todo = [
+            (t, o, i)
+            for t in this.needed.values()
+            for o, i in plan
+            if (j := stored.get(key := (t.pair_id, o, i))) is None or (j.outcome == "error" and retry(key, j))
+        ]
         lost = [key for t, o, i in todo if (key := (t.pair_id, o, i)) in sent_now and key not in stored]
         if lost:  # asked in an earlier pass and not stored: asking again would never end
             raise MmrbError(f"run {rid}: {plural(len(lost), 'judgment')} sent in this run were not stored")

@@ -295,6 +295,30 @@ def test_judgments_that_are_not_stored_stop_the_run_instead_of_asking_forever(st
         assert srv.count() == 8  # the first round once
 
 
+def test_a_match_stored_in_one_order_asks_only_the_other_on_resume(store, tmp_path):
+    # a run stopped (or failing) between a match's two orders: the stored order is kept, never
+    # asked again (the store refuses a second answer to one key)
+    truth = fill(store, 3)
+    healthy = p_judge(truth, 1.0)
+
+    def reverse_fails(req):
+        a, b = MARK.findall(req.prompt_text)
+        return Fault("500") if a > b else healthy(req)  # the reverse order shows the higher id as A
+
+    answers = {"now": reverse_fails}
+    with FakeOpenAI(lambda req: answers["now"](req)) as srv:
+        judge = vlm(tmp_path, srv.url)
+        first = run_bestofn(store, pool(store), judge, method="knockout", resamples=0)
+        assert srv.count() == 3 * 4 and first.report.overall.incomplete == 3  # round 1, each match split by a failure
+        answers["now"] = healthy
+        srv.reset()
+        again = run_bestofn(store, pool(store), judge, method="knockout", resamples=0)
+        # round 1's reverse orders only, then the finals in both
+        assert again.complete and srv.count() == again.summary.sent == 3 * (2 + 2)
+        assert all(MARK.findall(r.prompt_text)[0] > MARK.findall(r.prompt_text)[1] for r in srv.chat_requests()[:6])
+    assert again.report.overall.accuracy.value == pytest.approx(oracle(truth, 3))
+
+
 # -- read back offline ---------------------------------------------------------------------------
 def test_a_stored_run_reads_back_offline_with_the_method_and_seed_it_was_made_with(store, tmp_path):
     truth = fill(store, 12)
