@@ -281,13 +281,18 @@ def subsample(item: BonItem, n: int, *, seed: int = 0) -> BonItem | None:
     return replace(item, responses=tuple(r for r in item.responses if r.id in keep))
 
 
-def subsample_sizes(n_max: int) -> tuple[int, ...]:
-    """2, 4, 8, ... below ``n_max``, then ``n_max`` itself."""
-    sizes, n = [], 2
-    while n < n_max:
-        sizes.append(n)
+def subsample_sizes(ns: Iterable[int]) -> tuple[int, ...]:
+    """The sizes of a curve against N over items of sizes ``ns``: 2, 4, 8, ... below the
+    largest, and each item's own N (so that items of 3 candidates have a point at 3 with every
+    item in it, not only at 2 and at a 4 that few items reach)."""
+    own = {n for n in ns if n >= 2}
+    if not own:
+        return ()
+    sizes, n = set(own), 2
+    while n < max(own):
+        sizes.add(n)
         n *= 2
-    return (*sizes, n_max) if n_max >= 2 else ()
+    return tuple(sorted(sizes))
 
 
 # -- accuracy and baselines ------------------------------------------------------------------
@@ -455,7 +460,7 @@ def scaling(
     """Accuracy against N: at each size, the items with at least N responses, subsampled
     (nested, seeded), each picked again by ``pick``."""
     if sizes is None:
-        sizes = subsample_sizes(max((it.n for it in items), default=0))
+        sizes = subsample_sizes(it.n for it in items)
     out = []
     for n in sizes:
         sub = [s for it in items if (s := subsample(it, n, seed=seed)) is not None]

@@ -351,8 +351,8 @@ def run_bestofn(
     curve: bool = False,
 ) -> BestOfNRun:
     """Pick one response per item with ``judge`` (resuming the run), and report the picks'
-    accuracy beside the baselines. ``curve``: also at N = 2, 4, 8, ... on nested seeded
-    subsamples of each item's responses (a round robin's and a reward model's come from the
+    accuracy beside the baselines. ``curve``: also at N = 2, 4, 8, ... and each item's own N,
+    on nested seeded subsamples of each item's responses (a round robin's and a reward model's come from the
     whole item's judgments; a knockout of a subsample plays matches of its own)."""
     check_method(judge, method)
     identity = {**judge.identity(), "bestofn": "scores" if method == "reward" else "matches"}
@@ -377,7 +377,7 @@ def run_bestofn(
     record_recipe(store, rid, Recipe(method, seed, items.category, items.correctness))
     judged, unjudged = bon.within_budget(items.items, method, max_judgments)
     whole = {it.id: it for it in judged}
-    sizes = bon.subsample_sizes(max((it.n for it in judged), default=0)) if curve else ()
+    sizes = bon.subsample_sizes(it.n for it in judged) if curve else ()
     subsets = [(n, sub) for n in sizes for it in judged if it.n > n and (sub := bon.subsample(it, n, seed=seed))]
     plan: list[tuple[Order, int]] = [("forward", 0)] if method == "reward" else [(o, 0) for o in BOTH]
     total = RunSummary(rid, judge=judge.name)
@@ -587,8 +587,8 @@ def cost_lines(
         )
         items = kept
     if curve and method == "knockout":
-        top = max((it.n for it in items), default=0)
-        extra = sum(bon.judgments_per_item(method, n) for it in items for n in bon.subsample_sizes(top) if n < it.n)
+        sizes = bon.subsample_sizes(it.n for it in items)
+        extra = sum(bon.judgments_per_item(method, n) for it in items for n in sizes if n < it.n)
         out.append(f"curve against N: at most {plural(extra, 'judgment')} more (a subsample's own matches)")
     return out
 

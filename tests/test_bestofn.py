@@ -311,9 +311,12 @@ def test_subsample_depends_on_the_seed():
 
 
 def test_subsample_sizes():
-    assert bon.subsample_sizes(8) == (2, 4, 8)
-    assert bon.subsample_sizes(6) == (2, 4, 6)
-    assert bon.subsample_sizes(2) == (2,)
+    assert bon.subsample_sizes([8]) == (2, 4, 8)
+    assert bon.subsample_sizes([6, 6]) == (2, 4, 6)
+    assert bon.subsample_sizes([2]) == (2,)
+    assert bon.subsample_sizes([3, 3, 4]) == (2, 3, 4)  # each item's own N has its point
+    assert bon.subsample_sizes([5, 16]) == (2, 4, 5, 8, 16)
+    assert bon.subsample_sizes([1]) == bon.subsample_sizes([]) == ()
 
 
 def test_scaling_with_a_perfect_judge_follows_the_oracle():

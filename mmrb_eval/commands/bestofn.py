@@ -48,7 +48,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--curve",
         action="store_true",
-        help="also accuracy against N = 2, 4, 8, ... (nested seeded subsamples of each item's candidates)",
+        help="also accuracy against N = 2, 4, 8, ... and each item's own N (nested seeded subsamples)",
     )
     p.add_argument(
         "--plot",
