@@ -468,7 +468,7 @@ def validity_scatter(points: Sequence[dict], title: str) -> alt.LayerChart:
     defined, no gain dashed, Pearson's r in the title."""
     frame = pd.DataFrame(points, columns=["judge", "accuracy", "gain", "acc_lo", "acc_hi", "gain_lo", "gain_hi"])
     x = alt.X("accuracy:Q", title="Benchmark accuracy (%)", scale=alt.Scale(zero=False))
-    y = alt.Y("gain:Q", title="Best-of-N gain over random (points)")
+    y = alt.Y("gain:Q", title="Best-of-N gain over random (points)", scale=alt.Scale(padding=16))
     tips = [
         alt.Tooltip("judge:N", title="Judge"),
         alt.Tooltip("accuracy:Q", title="Benchmark accuracy (%)", format=".1f"),
@@ -476,7 +476,13 @@ def validity_scatter(points: Sequence[dict], title: str) -> alt.LayerChart:
     ]
     base = alt.Chart(frame)
     dots = base.mark_circle(size=70).encode(x=x, y=y, tooltip=tips)
-    names = base.mark_text(align="left", dx=7, dy=-7).encode(x=x, y=y, text="judge:N")
+    # a name right of its point, or left of it near the right edge (where it would be cut)
+    lo, hi = (frame["accuracy"].min(), frame["accuracy"].max()) if len(frame) else (0.0, 0.0)
+    right_edge = f"datum.accuracy > {0.85 * hi + 0.15 * lo}"
+    names = alt.layer(
+        base.transform_filter(f"!({right_edge})").mark_text(align="left", dx=7, dy=-7),
+        base.transform_filter(right_edge).mark_text(align="right", dx=-7, dy=-7),
+    ).encode(x=x, y=y, text="judge:N")
     across = (
         base.transform_filter("isValid(datum.acc_lo)")
         .mark_rule(color="grey")

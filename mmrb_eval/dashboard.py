@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from curate.errors import MmrbError
-from curate.model import Letter, Order
+from curate.model import Letter, Order, category_title
 from curate.sides import to_letter
 from curate.store import Store
 
-from .bestofn import Estimate
+from .bestofn import OVERALL, Estimate, estimate_text
 from .bestofn_run import BestOfNRun, bestofn_runs, stored_bestofn
 from .leaderboard import categories_of, display_name, interval_of, plot_rows, table_rows
 from .runs import load_run
@@ -256,6 +256,20 @@ def validity_points(report: ValidityReport) -> list[dict]:
             }
         )
     return out
+
+
+def validity_rows(report: ValidityReport) -> list[dict]:
+    """The correlation per group (overall first, then each category in both the benchmark and
+    the Best-of-N items): judges, Pearson and Spearman with their intervals, or why undefined."""
+    return [
+        {
+            "group": v.group if v.group == OVERALL else category_title(v.group),
+            "judges": v.judges,
+            "Pearson": estimate_text(v.pearson),
+            "Spearman": estimate_text(v.spearman),
+        }
+        for v in report.groups
+    ]
 
 
 def store_validity(store: Store, options: ScoringOptions) -> tuple[ValidityReport | None, str | None]:

@@ -221,7 +221,14 @@ def seed_bestofn(store, tmp_path) -> None:
 
 
 def test_bestofn_and_validity_figures_for_the_page(store, tmp_path):
-    from mmrb_eval.dashboard import bestofn_frame, bestofn_table, store_validity, stored_bestofn_runs, validity_points
+    from mmrb_eval.dashboard import (
+        bestofn_frame,
+        bestofn_table,
+        store_validity,
+        stored_bestofn_runs,
+        validity_points,
+        validity_rows,
+    )
 
     seed(store, tmp_path)
     opts = ScoringOptions(bootstrap=50)
@@ -239,6 +246,9 @@ def test_bestofn_and_validity_figures_for_the_page(store, tmp_path):
     assert why is None and report is not None and report.verdict == "undefined: 2 judges, fewer than 3"
     assert [p["judge"] for p in validity_points(report)] == ["lazy", "sharp"]
     assert validity_points(report)[1]["accuracy"] == 100.0
+    rows = validity_rows(report)
+    assert rows[0]["group"] == "overall" and rows[0]["judges"] == 2
+    assert rows[0]["Pearson"].startswith("–") and "fewer than 3" in rows[0]["Pearson"]
 
 
 @pytest.mark.slow
@@ -247,8 +257,9 @@ def test_page_draws_bestofn_and_validity(sqlite_store, tmp_path):
     seed_bestofn(sqlite_store, tmp_path)
     at = app_test(str(page_script(sqlite_store, tmp_path)), timeout=60).run()
     assert not at.exception
-    assert len(at.dataframe) == 3  # the board, the category table, Best-of-N
+    assert len(at.dataframe) == 4  # the board, the category table, Best-of-N, validity per category
     assert list(at.dataframe[2].value["judge"]) == ["sharp", "lazy"]
+    assert list(at.dataframe[3].value["group"])[0] == "overall"
     charts = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
     assert len(charts) == 3  # the board, Best-of-N beside its baselines (no chance line), the validity scatter
     assert [layer["mark"]["type"] for layer in charts[1]["layer"]] == ["bar", "rule"]

@@ -90,6 +90,7 @@ def render(store: Store) -> None:
     st.markdown("**By category**")
     cat = st.selectbox("Category", cats, key="lb_category")
     st.dataframe(category_rows(runs, cat), hide_index=True)
+    _bestofn(store, opts)
 
     st.markdown("**Mistakes**")
     labels = {f"{r.judge} ({r.run_id})": r for r in runs}
@@ -115,13 +116,19 @@ def render(store: Store) -> None:
             b.text(m.rejected)
             st.markdown("**Judge output**")
             st.code(m.judge_output or "(empty)", language=None)
-    _bestofn(store, opts)
 
 
 def _bestofn(store: Store, opts: ScoringOptions) -> None:
     """Best-of-N: each stored run's accuracy beside its baselines, read back (nothing sent);
     then validity across judges with both kinds of run: the scatter, the verdict, its caveats."""
-    from mmrb_eval.dashboard import bestofn_frame, bestofn_table, store_validity, stored_bestofn_runs, validity_points
+    from mmrb_eval.dashboard import (
+        bestofn_frame,
+        bestofn_table,
+        store_validity,
+        stored_bestofn_runs,
+        validity_points,
+        validity_rows,
+    )
 
     st.markdown("**Best-of-N**")
     runs, problems = stored_bestofn_runs(store, opts.bootstrap)
@@ -151,6 +158,8 @@ def _bestofn(store: Store, opts: ScoringOptions) -> None:
     (st.success if report.complete else st.info)(plain(f"Verdict: {report.verdict}"))
     for c in report.caveats:
         st.caption(plain(f"Caveat: {c}"))
+    st.caption("By category: which parts of the benchmark predict usefulness (95% intervals).")
+    st.dataframe(validity_rows(report), hide_index=True)
 
 
 if __name__ == "__main__":  # run as a Streamlit page
