@@ -290,6 +290,21 @@ def _judge_file(tmp: Path) -> Path:
     return path
 
 
+def _runs_reading(f: Path, tmp: Path) -> list[str]:
+    """A judge with an evaluation run that recorded ``f`` as its dataset (read when the run is
+    scored) and a Best-of-N run: what ``mmrb validity`` reads back."""
+    from curate.judging.records import RunDataset
+    from curate.judging.runner import ensure_run
+
+    s = Store(str(tmp / "store.db"), images=tmp / "store-images")
+    try:
+        ensure_run(s, "ev", purpose="evaluate", judge="j", identity={"kind": "t"}, dataset=RunDataset.files([str(f)]))
+        ensure_run(s, "bo", purpose="bestofn", judge="j", identity={"kind": "t"}, dataset=RunDataset(name="bestofn"))
+    finally:
+        s.close()
+    return ["validity", *_db(tmp), "--resamples", "0"]
+
+
 def _gold_records(tmp: Path) -> list[dict]:
     """Gold answers of the two pairs ``_seed_gold_pairs`` put in the store."""
     s = Store(str(tmp / "store.db"), images=tmp / "store-images")
@@ -439,6 +454,14 @@ ENTRIES = [
         "prompt",
         store="run",
         refused_only=True,
+    ),
+    Entry(  # the dataset an evaluation run recorded, read again when validity scores the run
+        "validity-run-dataset",
+        ALL,
+        lambda tmp: TRIPLETS,
+        _runs_reading,
+        "prompt",
+        refused_only=True,  # a valid file: one judge, no correlation (exit 1 by its own rule)
     ),
     Entry(
         "agreement-labels",
