@@ -18,6 +18,7 @@ from curate.quality.gold import gold_stats as gold_stats_of
 from curate.quality.qualification import qualification_pairs
 from curate.quality.reliability import QualityReport, store_figures, with_accounts
 from curate.store import Store
+from curate.store.sheet import LabelSheet, SheetStore
 
 from . import admin, charts, progress, ui
 
@@ -36,21 +37,34 @@ def _key(store: Store) -> Key:
     return (c.db, c.images), store.change_stamp()
 
 
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _sheet(_store: Store, key: Key) -> LabelSheet:
+    # Every label's and assignment's columns, read once per (store location, change stamp)
+    # and shared by every figure of the Progress, Agreement and Quality pages (each read the
+    # label table again: bench/pages.py); a resource, not data: shared as it is (read only)
+    return LabelSheet.read(_store)
+
+
+def _read(store: Store, key: Key) -> SheetStore:
+    """The store, its figures' reads answered from the sheet of ``key``."""
+    return SheetStore(store, _sheet(store, key))
+
+
 @st.cache_data(max_entries=8, show_spinner="Computing agreement...")
 def _report(_store: Store, key: Key) -> AgreementReport:
-    return admin.lead_report(_store)
+    return admin.lead_report(_read(_store, key))
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
 def _submitted(_store: Store, key: Key) -> progress.Submitted:
     # The submitted labels' columns, read once per (store location, change stamp) for the
     # per-annotator counts and the plots; a resource, not data: shared as it is (read only)
-    return progress.Submitted.read(_store)
+    return progress.Submitted.read(_read(_store, key))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _annotator_counts(_store: Store, key: Key) -> dict[str, admin.AnnotatorCounts]:
-    return admin.annotator_counts(_store, submitted=_submitted(_store, key))
+    return admin.annotator_counts(_read(_store, key), submitted=_submitted(_store, key))
 
 
 def annotator_counts(store: Store, *, key: Key | None = None) -> dict[str, admin.AnnotatorCounts]:
@@ -70,14 +84,15 @@ def _progress_charts(_store: Store, key: Key) -> dict[str, dict]:
     if len(timed):
         out["seconds_per_label"] = charts.spec(charts.seconds_per_label(timed))
     # of the label table, not the agreement report: its statistics are the Agreement page's
-    dist = progress.label_distribution(from_store(_store))
+    dist = progress.label_distribution(from_store(_read(_store, key)))
     out["label_distribution"] = charts.spec(charts.label_distribution(dist))
     return out
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _overlap_tables(_store: Store, key: Key) -> tuple[pd.DataFrame, pd.DataFrame]:
-    return admin.progress_by_category(_store), admin.short_of_overlap(_store)
+    read = _read(_store, key)
+    return admin.progress_by_category(read), admin.short_of_overlap(read)
 
 
 def overlap_tables(store: Store, *, key: Key | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -128,7 +143,10 @@ def quality_key(store: Store) -> tuple:
 @st.cache_data(max_entries=8, show_spinner="Computing annotator reliability...")
 def _quality(_store: Store, key: tuple, threshold: float, min_n: int, category: str | None) -> QualityReport:
     return store_figures(
-        _store, threshold=threshold, min_n=min_n, interval_categories=() if category is None else (category,)
+        _read(_store, key[0]),
+        threshold=threshold,
+        min_n=min_n,
+        interval_categories=() if category is None else (category,),
     )
 
 
@@ -168,7 +186,7 @@ def quality_drawn(
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _gold_stats(_store: Store, key: tuple) -> GoldStats:
-    return gold_stats_of(_store)
+    return gold_stats_of(_read(_store, key[0]))
 
 
 def gold_stats(store: Store, *, key: tuple | None = None) -> GoldStats:
@@ -181,7 +199,7 @@ def gold_stats(store: Store, *, key: tuple | None = None) -> GoldStats:
 
 @st.cache_data(max_entries=8, show_spinner="Computing annotator bias...")
 def _bias(_store: Store, key: Key) -> BiasReport:
-    return bias_report(store_facts(_store.label_fact_columns()))
+    return bias_report(store_facts(_read(_store, key).label_fact_columns()))
 
 
 def bias(store: Store, *, key: Key | None = None) -> BiasReport:
@@ -202,7 +220,7 @@ def bias_chart(store: Store, *, key: Key | None = None) -> dict:
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _control_shares(_store: Store, key: Key) -> list[ControlShare]:
-    return control_shares_of(_store)
+    return control_shares_of(_read(_store, key))
 
 
 def control_shares(store: Store, *, key: Key | None = None) -> list[ControlShare]:

@@ -188,14 +188,18 @@ class Timed:
     def __init__(self, store: Any) -> None:
         self.store_wall = self.store_cpu = 0.0
         self._depth = 0
+        self.attach(store)
+
+    def attach(self, store: Any) -> None:
         for name in dir(type(store)):
             if name.startswith("_") or name in ("read", "write", "transaction", "snapshot", "close"):
                 continue
+            vars(store).pop(name, None)  # a SheetStore copies the store's (wrapped) attributes
             fn = getattr(store, name, None)
             if callable(fn):
-                setattr(store, name, self._wrap(fn))
+                setattr(store, name, self.wrap(fn))
 
-    def _wrap(self, fn: Callable) -> Callable:
+    def wrap(self, fn: Callable) -> Callable:
         @functools.wraps(fn)
         def run(*a: Any, **k: Any) -> Any:
             if self._depth:
@@ -212,7 +216,23 @@ class Timed:
         return run
 
 
-def progress_steps(s: Any) -> list[tuple[str, Callable[[], Any]]]:
+def sheet_step(s: Any, timed: Timed, become: Callable[[Any], None]) -> list[tuple[str, Callable[[], Any]]]:
+    """As annotate/figures.py: the labels' and assignments' columns read once (a tree
+    without curate/store/sheet.py: no step), every later step reading through them."""
+    try:
+        from curate.store.sheet import LabelSheet, SheetStore
+    except ImportError:
+        return []
+
+    def read() -> None:
+        sheet = SheetStore(s, timed.wrap(LabelSheet.read)(s))
+        timed.attach(sheet)
+        become(sheet)
+
+    return [("label sheet (one read)", read)]
+
+
+def progress_steps(s: Any, timed: Timed) -> list[tuple[str, Callable[[], Any]]]:
     """annotate/views/admin_progress.py, with figures.progress_charts uncached."""
     from annotate import admin, charts, progress
     from annotate.progress import ProgressTotals
@@ -247,8 +267,13 @@ def progress_steps(s: Any) -> list[tuple[str, Callable[[], Any]]]:
     def short() -> None:
         progress.short_table(admin.short_of_overlap(s).head(500))
 
+    def become(sheet: Any) -> None:
+        nonlocal s
+        s = sheet
+
     return [
         ("cache key (change stamp)", s.change_stamp),
+        *sheet_step(s, timed, become),
         ("per annotator + table", annotators),
         ("labels over time, seconds", over_time),
         ("label distribution", distribution),
@@ -257,7 +282,7 @@ def progress_steps(s: Any) -> list[tuple[str, Callable[[], Any]]]:
     ]
 
 
-def agreement_steps(s: Any) -> list[tuple[str, Callable[[], Any]]]:
+def agreement_steps(s: Any, timed: Timed) -> list[tuple[str, Callable[[], Any]]]:
     """annotate/views/admin_agreement.py, with figures.agreement and agreement_charts uncached."""
     from annotate import admin, charts
     from curate.agreement import summary
@@ -279,10 +304,19 @@ def agreement_steps(s: Any) -> list[tuple[str, Callable[[], Any]]]:
         admin.alpha_table(rows)
         admin.alpha_notes(rows, min_pairs=r.min_pairs)
 
-    return [("cache key (change stamp)", s.change_stamp), ("agreement report", report), ("charts + table", drawn)]
+    def become(sheet: Any) -> None:
+        nonlocal s
+        s = sheet
+
+    return [
+        ("cache key (change stamp)", s.change_stamp),
+        *sheet_step(s, timed, become),
+        ("agreement report", report),
+        ("charts + table", drawn),
+    ]
 
 
-def quality_steps(s: Any) -> list[tuple[str, Callable[[], Any]]]:
+def quality_steps(s: Any, timed: Timed) -> list[tuple[str, Callable[[], Any]]]:
     """annotate/views/admin_quality.py, with figures.quality and figures.bias uncached."""
     from annotate import admin, charts
     from curate.quality.bias import bias_report, store_facts
@@ -323,9 +357,14 @@ def quality_steps(s: Any) -> list[tuple[str, Callable[[], Any]]]:
         qualification_pairs(s)
         admin.control_table(control_shares(s))
 
+    def become(sheet: Any) -> None:
+        nonlocal s
+        s = sheet
+
     return [
-        ("gold stats", lambda: gold_stats(s)),
         ("cache key (stamp, gold)", key),
+        *sheet_step(s, timed, become),
+        ("gold stats", lambda: gold_stats(s)),
         ("reliability (Dawid-Skene)", reliability),
         ("reliability charts + table", drawn),
         ("bias", bias),
@@ -449,7 +488,7 @@ def child(page: str, db: str, images: str) -> None:
     store.counts()  # the pool's first connection
     timed.store_wall = timed.store_cpu = 0.0
     out = []
-    for name, fn in STEPS[page](store):
+    for name, fn in STEPS[page](store, timed):
         sw, sc = timed.store_wall, timed.store_cpu
         w, c = time.perf_counter(), time.process_time()
         fn()

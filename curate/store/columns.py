@@ -102,8 +102,7 @@ class ColumnStore(StoreBase):
     def label_fact_columns(self) -> LabelFactColumns:
         import numpy as np  # deferred: every command opens the store, and only the column reads need numpy
 
-        L, A, P = S.labels.c, S.assignments.c, S.pairs.c
-        first, second = S.candidates.alias("first"), S.candidates.alias("second")
+        L, A = S.labels.c, S.assignments.c
         # as label_fact_rows: "unsure" in a ratings field is a JSON string value
         unsure = (L.correctness_first == "unsure") | (L.correctness_second == "unsure") | L.ratings.contains('"unsure"')
         who, pair, pref, secs, flag, left = self._columns(
@@ -111,15 +110,7 @@ class ColumnStore(StoreBase):
             S.labels.outerjoin(S.assignments, (A.pair_id == L.pair_id) & (A.annotator == L.annotator)),
             L.status == "submitted",
         )
-        ids, n1, n2 = self._columns(
-            [P.id, cast(func.length(first.c.text), Text), cast(func.length(second.c.text), Text)],
-            S.pairs.join(first, first.c.id == P.first_id).join(second, second.c.id == P.second_id),
-        )
-
-        def numbers(c: CodedColumn, dtype: type, empty: float) -> np.ndarray:
-            values: np.ndarray = np.array([float(v) if v else empty for v in c.values] or [empty], dtype=dtype)
-            return values[c.codes]
-
+        ids, n1, n2 = self.pair_lengths()
         return LabelFactColumns(
             annotator=who,
             pair=pair,
@@ -128,9 +119,22 @@ class ColumnStore(StoreBase):
             unsure=flag.values[flag.codes] == "1" if len(flag.codes) else np.zeros(0, dtype=bool),
             left=left,
             pair_ids=ids,
-            length_first=numbers(n1, np.int64, 0),
-            length_second=numbers(n2, np.int64, 0),
+            length_first=n1,
+            length_second=n2,
         )
+
+    def pair_lengths(self) -> tuple[CodedColumn, np.ndarray, np.ndarray]:
+        """Every pair's id with the characters of its first and second response's text
+        (images as their markers), in the same row order."""
+        import numpy as np  # deferred: every command opens the store, and only the column reads need numpy
+
+        P = S.pairs.c
+        first, second = S.candidates.alias("first"), S.candidates.alias("second")
+        ids, n1, n2 = self._columns(
+            [P.id, cast(func.length(first.c.text), Text), cast(func.length(second.c.text), Text)],
+            S.pairs.join(first, first.c.id == P.first_id).join(second, second.c.id == P.second_id),
+        )
+        return ids, numbers(n1, np.int64, 0), numbers(n2, np.int64, 0)
 
     def label_columns(self) -> LabelColumns:
         L = S.labels
@@ -237,6 +241,14 @@ class ColumnStore(StoreBase):
         _, rows = self._fetch(query if where is None else query.where(where))
         grid = np.array(rows, dtype=object).reshape(len(rows), len(columns))
         return [sorted_codes(grid[:, k]) for k in range(len(columns))]
+
+
+def numbers(c: CodedColumn, dtype: type, empty: float) -> np.ndarray:
+    """A column of numbers read as text, one per row (``empty`` where NULL)."""
+    import numpy as np  # deferred: every command opens the store, and only the column reads need numpy
+
+    values: np.ndarray = np.array([float(v) if v else empty for v in c.values] or [empty], dtype=dtype)
+    return values[c.codes]
 
 
 def _rank_sorted(codes: np.ndarray, uniques: np.ndarray, order: np.ndarray | None = None) -> CodedColumn:
