@@ -59,7 +59,7 @@ def _report(_store: Store, key: Key) -> AgreementReport:
 def _submitted(_store: Store, key: Key) -> progress.Submitted:
     # The submitted labels' columns, read once per (store location, change stamp) for the
     # per-annotator counts and the plots; a resource, not data: shared as it is (read only)
-    return progress.Submitted.read(_read(_store, key))
+    return progress.Submitted.read_parts(_read(_store, key))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

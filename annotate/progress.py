@@ -151,6 +151,14 @@ class Submitted:
         present, codes = np.unique(who.codes[timed], return_inverse=True)
         return cls(who, created, CodedColumn(codes.astype(np.int64), who.values[present]), seconds[timed])
 
+    @classmethod
+    def read_parts(cls, store: Store) -> Submitted:
+        """As :meth:`read`, in two reads (Store.submitted_created, Store.submitted_seconds):
+        the lead's pages' store (curate.store.sheet.SheetStore) has the seconds already."""
+        who, created = store.submitted_created()
+        timed_who, seconds = store.submitted_seconds()
+        return cls(who, created, timed_who, seconds)
+
 
 def _groups(codes: np.ndarray, n: int, *keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(row order grouped by ``codes`` and sorted within by ``keys``, each group's bounds)."""

@@ -244,7 +244,9 @@ def progress_steps(s: Any, timed: Timed) -> list[tuple[str, Callable[[], Any]]]:
     def annotators() -> None:
         # as the page: the submitted labels' columns read once (figures.submitted), shared with the plots
         if shared:
-            got["submitted"] = progress.Submitted.read(s)
+            # (with the sheet, its seconds and the creation times read alone: Submitted.read_parts)
+            read = getattr(progress.Submitted, "read_parts", progress.Submitted.read)
+            got["submitted"] = read(s)
             people = admin.progress_by_annotator(s, submitted=got["submitted"])
         else:
             people = admin.progress_by_annotator(s)

@@ -160,6 +160,14 @@ class ColumnStore(StoreBase):
         values = np.array([float(v) if v else np.nan for v in secs.values], dtype=np.float64)
         return who, created, values[secs.codes] if len(secs.codes) else np.zeros(0, dtype=np.float64)
 
+    def submitted_created(self) -> tuple[CodedColumn, CodedColumn]:
+        """(annotator, created_at) of every submitted label, in the same row order: with
+        :meth:`submitted_seconds`, the progress plots' columns in two reads (the lead's pages
+        take the seconds from their sheet, curate/store/sheet.py)."""
+        L = S.labels
+        who, created = self._columns([L.c.annotator, L.c.created_at], L, L.c.status == "submitted")
+        return who, created
+
     def _exact_text(self, column: ColumnElement) -> ColumnElement:
         """A float column as text that reads back to the same float (NULL stays NULL):
         SQLite's own cast keeps 15 significant digits and its printf 16 unless the "!" flag
