@@ -12,6 +12,7 @@ tests/test_label_sheet.py holds every answer equal to the store's own.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from sqlalchemy import case
@@ -42,6 +43,29 @@ def _index_in(values: np.ndarray, into: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class Assignments:
+    """Every assignment as columns in one row order: read when a figure first needs them
+    (the Agreement page's do not: the control tasks alone, Store.control_keys)."""
+
+    pair: CodedColumn
+    annotator: CodedColumn
+    state: CodedColumn
+    left: CodedColumn
+    gold: np.ndarray  # bool: a control task
+
+    @classmethod
+    def read(cls, store: Store) -> Assignments:
+        A = S.assignments.c
+        gold_text = case((A.is_gold.is_(True), "1"), else_="0")
+        pair, who, state, left, gold = store._columns(
+            [A.pair_id, A.annotator, A.state, A.left, gold_text], S.assignments
+        )
+        return cls(
+            pair, who, state, left, gold.values[gold.codes] == "1" if len(gold.codes) else np.zeros(0, dtype=bool)
+        )
+
+
+@dataclass(frozen=True)
 class LabelSheet:
     """Every label (whatever its status) and every assignment as columns, each table's
     columns in one row order, NULL read as ``""``; each pair's category."""
@@ -53,19 +77,14 @@ class LabelSheet:
     ratings: CodedColumn
     seconds: np.ndarray  # float64, NaN: untimed
     flag: CodedColumn
-    a_pair: CodedColumn
-    a_annotator: CodedColumn
-    a_state: CodedColumn
-    a_left: CodedColumn
-    a_gold: np.ndarray  # bool: a control task
     categories: tuple[CodedColumn, CodedColumn]  # (pair id, its item's category)
     backend: str
-    memo: dict[str, LabelColumns] = field(default_factory=dict, compare=False, repr=False)
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def read(cls, store: Store) -> LabelSheet:
         """Three scans: labels, assignments, pairs with their items (measured by bench/pages.py)."""
-        L, A = S.labels.c, S.assignments.c
+        L = S.labels.c
         # three reads, as the pages' own reads were: a label saved between them shows on the
         # next change stamp
         # not the creation times (0.2 s of 1 s at 600,000 labels): only the Progress page's
@@ -82,9 +101,6 @@ class LabelSheet:
             ],
             S.labels,
         )
-        a_pair, a_who, a_state, a_left, a_gold = store._columns(
-            [A.pair_id, A.annotator, A.state, A.left, case((A.is_gold.is_(True), "1"), else_="0")], S.assignments
-        )
         categories = store.pair_category_columns()
         return cls(
             pair=pair,
@@ -94,11 +110,6 @@ class LabelSheet:
             ratings=ratings,
             seconds=numbers(secs, np.float64, np.nan),
             flag=flag,
-            a_pair=a_pair,
-            a_annotator=a_who,
-            a_state=a_state,
-            a_left=a_left,
-            a_gold=a_gold.values[a_gold.codes] == "1" if len(a_gold.codes) else np.zeros(0, dtype=bool),
             categories=categories,
             backend=store.backend,
         )
@@ -110,12 +121,12 @@ class LabelSheet:
     def submitted(self) -> np.ndarray:
         return self.is_(self.status, "submitted")
 
-    def assignment_of(self) -> np.ndarray:
+    def assignment_of(self, a: Assignments) -> np.ndarray:
         """Each label's assignment row (same pair and annotator), -1 where none."""
-        pairs = _index_in(self.pair.values, self.a_pair.values)[self.pair.codes]
-        people = _index_in(self.annotator.values, self.a_annotator.values)[self.annotator.codes]
-        width = max(len(self.a_annotator.values), 1)
-        keys = self.a_pair.codes * width + self.a_annotator.codes
+        pairs = _index_in(self.pair.values, a.pair.values)[self.pair.codes]
+        people = _index_in(self.annotator.values, a.annotator.values)[self.annotator.codes]
+        width = max(len(a.annotator.values), 1)
+        keys = a.pair.codes * width + a.annotator.codes
         order = np.argsort(keys, kind="stable")
         wanted = pairs * width + people
         if not len(keys):
@@ -133,6 +144,14 @@ class SheetStore(Store):
     def __init__(self, store: Store, sheet: LabelSheet) -> None:  # shares the store's engines
         self.__dict__.update(store.__dict__)
         self.sheet = sheet
+
+    def _assignments(self) -> Assignments:
+        # read on first need, once per sheet (two threads at once read equal ones)
+        memo = self.sheet.memo
+        if "assignments" not in memo:
+            memo["assignments"] = Assignments.read(self)
+        got: Assignments = memo["assignments"]
+        return got
 
     # -- the labels ---------------------------------------------------------------------------
     def label_columns(self) -> LabelColumns:
@@ -160,6 +179,7 @@ class SheetStore(Store):
 
     def label_fact_columns(self) -> LabelFactColumns:
         sh = self.sheet
+        a = self._assignments()
         rows = sh.submitted()
         # as the store's SQL: "unsure" as an answer, or as a JSON string value in the ratings
         # (SQLite's LIKE ignores the case of ASCII letters, PostgreSQL's does not)
@@ -173,9 +193,9 @@ class SheetStore(Store):
             | sh.is_(sh.fields["correctness_second"], "unsure")
             | (in_ratings[sh.ratings.codes] if len(sh.ratings.codes) else np.zeros(0, dtype=bool))
         )
-        at = sh.assignment_of()[rows]
+        at = sh.assignment_of(a)[rows]
         # the assignment's left side; "" where the label has no assignment (the last entry)
-        left_of = np.concatenate([sh.a_left.values[sh.a_left.codes], np.array([""], dtype=object)])
+        left_of = np.concatenate([a.left.values[a.left.codes], np.array([""], dtype=object)])
 
         ids, n1, n2 = self.pair_lengths()
         return LabelFactColumns(
@@ -206,56 +226,61 @@ class SheetStore(Store):
     # -- the assignments ----------------------------------------------------------------------
     def annotator_work(self, conn: Conn | None = None) -> list[AnnotatorWork]:
         sh = self.sheet
-        names = sh.a_annotator.values
-        n = np.bincount(sh.a_annotator.codes, minlength=len(names))
-        done = np.bincount(sh.a_annotator.codes, weights=sh.is_(sh.a_state, "done"), minlength=len(names))
+        a = self._assignments()
+        names = a.annotator.values
+        n = np.bincount(a.annotator.codes, minlength=len(names))
+        done = np.bincount(a.annotator.codes, weights=sh.is_(a.state, "done"), minlength=len(names))
         return [AnnotatorWork(str(names[k]), int(n[k]), int(done[k])) for k in np.flatnonzero(n)]
 
     def control_keys(self, conn: Conn | None = None) -> set[tuple[str, str]]:
-        sh = self.sheet
-        pairs, people = sh.a_pair.values[sh.a_pair.codes], sh.a_annotator.values[sh.a_annotator.codes]
-        return {(str(p), str(a)) for p, a in zip(pairs[sh.a_gold], people[sh.a_gold], strict=True)}
+        if "assignments" not in self.sheet.memo:  # the few control tasks alone (the Agreement page)
+            return super().control_keys(conn)
+        a = self._assignments()
+        pairs, people = a.pair.values[a.pair.codes], a.annotator.values[a.annotator.codes]
+        return {(str(p), str(a)) for p, a in zip(pairs[a.gold], people[a.gold], strict=True)}
 
     def pair_category_columns(self) -> tuple[CodedColumn, CodedColumn]:
         return self.sheet.categories
 
     def progress_by_category(self, conn: Conn | None = None) -> list[CategoryProgress]:
         sh = self.sheet
+        a = self._assignments()
         (ids, id_values), (cats, cat_values) = sh.categories
-        category_of = np.full(len(sh.a_pair.values), -1, dtype=np.int64)  # per assignment pair value
-        at = _index_in(id_values, sh.a_pair.values)[ids]
+        category_of = np.full(len(a.pair.values), -1, dtype=np.int64)  # per assignment pair value
+        at = _index_in(id_values, a.pair.values)[ids]
         category_of[at[at >= 0]] = cats[at >= 0]
-        cat = category_of[sh.a_pair.codes]
+        cat = category_of[a.pair.codes]
         known = cat >= 0  # an inner join: an assignment of a pair without an item counts nowhere
-        width = max(len(sh.a_state.values), 1)
-        n = np.bincount(cat[known] * width + sh.a_state.codes[known], minlength=len(cat_values) * width)
+        width = max(len(a.state.values), 1)
+        n = np.bincount(cat[known] * width + a.state.codes[known], minlength=len(cat_values) * width)
         return [
-            CategoryProgress(str(cat_values[k // width]), str(sh.a_state.values[k % width]), int(n[k]))
+            CategoryProgress(str(cat_values[k // width]), str(a.state.values[k % width]), int(n[k]))
             for k in np.flatnonzero(n)
         ]
 
     def short_pairs(self, k: int | None = None, conn: Conn | None = None) -> list[PairOverlap]:
         sh = self.sheet
-        n_pairs = len(sh.a_pair.values)
-        regular = ~sh.a_gold
-        assigned = np.bincount(sh.a_pair.codes[regular], minlength=n_pairs)
+        a = self._assignments()
+        n_pairs = len(a.pair.values)
+        regular = ~a.gold
+        assigned = np.bincount(a.pair.codes[regular], minlength=n_pairs)
         submitted = sh.submitted()
-        on = _index_in(sh.pair.values, sh.a_pair.values)[sh.pair.codes]  # each label's pair among the assigned
+        on = _index_in(sh.pair.values, a.pair.values)[sh.pair.codes]  # each label's pair among the assigned
         counted = submitted & (on >= 0)
         labelled = np.bincount(on[counted], minlength=n_pairs)
         # less the control tasks' submitted labels
-        at = sh.assignment_of()
+        at = sh.assignment_of(a)
         control = submitted & (at >= 0)
-        control[control] = sh.a_gold[at[control]]
+        control[control] = a.gold[at[control]]
         labelled -= np.bincount(on[control], minlength=n_pairs)
         short = np.flatnonzero((assigned > 0) & (labelled < (assigned if k is None else k)))
         waiting: dict[int, list[str]] = {}
-        open_ = regular & sh.is_(sh.a_state, "open")
-        for p, a in zip(sh.a_pair.codes[open_].tolist(), sh.a_annotator.codes[open_].tolist(), strict=True):
-            waiting.setdefault(p, []).append(str(sh.a_annotator.values[a]))
+        open_ = regular & sh.is_(a.state, "open")
+        for p, w in zip(a.pair.codes[open_].tolist(), a.annotator.codes[open_].tolist(), strict=True):
+            waiting.setdefault(p, []).append(str(a.annotator.values[w]))
         # the pair values are in codepoint order: so are the short ones
         return [
-            PairOverlap(str(sh.a_pair.values[p]), int(assigned[p]), int(labelled[p]), tuple(sorted(waiting.get(p, ()))))
+            PairOverlap(str(a.pair.values[p]), int(assigned[p]), int(labelled[p]), tuple(sorted(waiting.get(p, ()))))
             for p in short.tolist()
         ]
 
