@@ -284,7 +284,7 @@ def progress_steps(s: Any, timed: Timed) -> list[tuple[str, Callable[[], Any]]]:
     ]
 
 
-def agreement_steps(s: Any, timed: Timed) -> list[tuple[str, Callable[[], Any]]]:
+def agreement_steps(s: Any, timed: Timed | None = None) -> list[tuple[str, Callable[[], Any]]]:
     """annotate/views/admin_agreement.py, with figures.agreement and agreement_charts uncached."""
     from annotate import admin, charts
     from curate.agreement import summary
@@ -306,16 +306,8 @@ def agreement_steps(s: Any, timed: Timed) -> list[tuple[str, Callable[[], Any]]]
         admin.alpha_table(rows)
         admin.alpha_notes(rows, min_pairs=r.min_pairs)
 
-    def become(sheet: Any) -> None:
-        nonlocal s
-        s = sheet
-
-    return [
-        ("cache key (change stamp)", s.change_stamp),
-        *sheet_step(s, timed, become),
-        ("agreement report", report),
-        ("charts + table", drawn),
-    ]
+    # a first view reads no sheet (annotate/figures.py: the report uses it once another page has read it)
+    return [("cache key (change stamp)", s.change_stamp), ("agreement report", report), ("charts + table", drawn)]
 
 
 def quality_steps(s: Any, timed: Timed) -> list[tuple[str, Callable[[], Any]]]:

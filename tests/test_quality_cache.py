@@ -126,3 +126,31 @@ def test_the_progress_table_reads_accounts_and_the_last_hour_live(sqlite_env) ->
     cached = admin.progress_by_annotator(sqlite_env, now=later, counts=figures.annotator_counts(sqlite_env))
     pd.testing.assert_frame_equal(cached, fresh)
     assert cached["last_hour"].sum() > 0
+
+
+def test_the_lead_pages_read_the_labels_once_per_state(sqlite_env, monkeypatch) -> None:
+    """Progress, Quality and Agreement in turn read one label sheet (annotate/figures.py) and
+    the assignments' columns once; an edited label makes a new one."""
+    from curate.store import sheet
+
+    reads: list[str] = []
+    for cls in (sheet.LabelSheet, sheet.Assignments):
+        real = cls.read
+
+        def counted(store, _real=real, _name=cls.__name__):
+            reads.append(_name)
+            return _real(store)
+
+        monkeypatch.setattr(cls, "read", counted)
+    label_everything(sqlite_env)
+    lead = sign_in("lead")
+    for page in ("annotate/views/admin_progress.py", QUALITY, "annotate/views/admin_agreement.py"):
+        lead.switch_page(page).run()
+        assert not lead.exception, (page, lead.exception)
+    assert reads == ["LabelSheet", "Assignments"]
+    old = sqlite_env.get_label("p0", "alice")
+    assert old is not None
+    sqlite_env.save_label(replace(old, preference="tie"), expected_revision=old.revision)
+    lead.switch_page(QUALITY).run()
+    assert not lead.exception, lead.exception
+    assert reads == ["LabelSheet", "Assignments", "LabelSheet", "Assignments"]
