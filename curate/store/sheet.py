@@ -1,6 +1,6 @@
-"""The lead's pages' one read: every label's and every assignment's columns, and each pair's
-category, read once per store state (annotate/figures.py keeps it per change stamp) and
-shared by every figure of the Progress, Agreement and Quality pages.
+"""The lead's pages' one read: every label's columns and each pair's category, read once per
+store state (annotate/figures.py keeps it per change stamp), and the assignments' columns once
+a figure needs them, shared by every figure of the Progress, Agreement and Quality pages.
 
 Each page's figures used to read the label table again (600,000 labels: the per-annotator
 counts, the plots, the label distribution, the agreement table, the reliability frame and the
@@ -69,8 +69,9 @@ class Assignments:
 
 @dataclass(frozen=True)
 class LabelSheet:
-    """Every label (whatever its status) and every assignment as columns, each table's
-    columns in one row order, NULL read as ``""``; each pair's category."""
+    """Every label (whatever its status) as columns in one row order, NULL read as ``""``;
+    each pair's category; ``memo``: what the figures made of it once (the submitted labels'
+    columns, the assignments)."""
 
     pair: CodedColumn
     annotator: CodedColumn
@@ -85,11 +86,10 @@ class LabelSheet:
 
     @classmethod
     def read(cls, store: Store) -> LabelSheet:
-        """Three scans: labels, assignments, pairs with their items (measured by bench/pages.py)."""
+        """Two scans: the labels, the pairs with their items (bench/pages.py times it)."""
         L = S.labels.c
-        # three reads, as the pages' own reads were: a label saved between them shows on the
-        # next change stamp
-        # not the creation times (0.2 s of 1 s at 600,000 labels): only the Progress page's
+        # separate reads, as the pages' own reads were: a label saved between them shows on
+        # the next change stamp. Not the creation times (0.2 s of 1 s at 600,000 labels): only the Progress page's
         # plots read them (Store.submitted_created)
         pair, who, status, *fields, ratings, secs, flag = store._columns(
             [
