@@ -388,9 +388,12 @@ OVERFLOW = """() => ({
 
 
 def fits(page, width: int) -> dict:
+    """OVERFLOW at ``width``, read once a table's grid is drawn (under load a run could still be
+    drawing it: no table at all, read as nothing to check)."""
     page.set_viewport_size({"width": width, "height": 768})
     settled(page)
     wait_idle(page)
+    page.locator("[data-testid=stDataFrame] .dvn-scroller").first.wait_for(timeout=45_000)
     return page.evaluate(OVERFLOW)
 
 
