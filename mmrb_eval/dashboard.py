@@ -272,14 +272,30 @@ def validity_rows(report: ValidityReport) -> list[dict]:
     ]
 
 
-def store_validity(store: Store, options: ScoringOptions) -> tuple[ValidityReport | None, str | None]:
+def store_validity(
+    store: Store,
+    options: ScoringOptions,
+    *,
+    scored: Sequence[ScoredJudgments] = (),
+    read_back: Sequence[BestOfNRun] = (),
+) -> tuple[ValidityReport | None, str | None]:
     """``mmrb validity``'s report for every judge with both kinds of run, under ``options``
-    (its bootstrap resamples too); None with why when there is none to make."""
+    (its bootstrap resamples too); None with why when there is none to make. ``scored`` and
+    ``read_back``: the page's runs already scored under ``options`` and read back, not redone."""
     try:
         chosen, notes = pick_runs(store.judge_runs("evaluate"), bestofn_runs(store))
         if not chosen:
             return None, "no judge has both an evaluation run and a Best-of-N run"
-        return validity_report(store, chosen, options, resamples=options.bootstrap, notes=notes), None
+        report = validity_report(
+            store,
+            chosen,
+            options,
+            resamples=options.bootstrap,
+            notes=notes,
+            scored={r.run_id: r for r in scored if r.run_id},
+            read_back={r.run_id: r for r in read_back},
+        )
+        return report, None
     except MmrbError as e:  # e.g. a judge with two runs of one kind: the command's --run picks
         return None, str(e)
 

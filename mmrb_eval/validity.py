@@ -154,31 +154,39 @@ def validity_report(
     seed: int = 0,
     resamples: int = bon.DEFAULT_RESAMPLES,
     notes: Sequence[str] = (),
+    scored: Mapping[str, ScoredJudgments] | None = None,
+    read_back: Mapping[str, BestOfNRun] | None = None,
 ) -> ValidityReport:
     """Each judge's figures from its two stored runs (nothing is sent), and the correlation
-    across the judges whose runs are complete, overall and per category present in both."""
+    across the judges whose runs are complete, overall and per category present in both.
+    ``scored`` (by run id: evaluation runs already scored under ``options``) and ``read_back``
+    (by run id: Best-of-N runs already read back with their recipe and ``resamples``) spare a
+    caller that has them, like the Leaderboard page, doing it again."""
     rows, points, by_group = [], [], defaultdict(list)
     bench_prompts: set[str] = set()
     bon_prompts: dict[str, str] = {}
     for jr in chosen:
-        scored = score_run(store, jr.evaluation, options)
+        done = (scored or {}).get(jr.evaluation)
+        scored_run = done if done is not None else score_run(store, jr.evaluation, options)
         stored = store.judge_run(jr.bestofn)
         scores = stored is not None and stored.config.get("bestofn") == "scores"
-        # a reward model's run holds scores, not matches: it is always read as "reward"
-        run = stored_bestofn(store, jr.bestofn, method=None if scores else method, resamples=resamples)
-        why = _incomplete(scored, run)
-        credits = pair_credits(scored.pairs, scored.judgments, options)
+        how = None if scores else method  # a reward model's run holds scores: always read as "reward"
+        run = (read_back or {}).get(jr.bestofn) if how is None else None
+        if run is None:
+            run = stored_bestofn(store, jr.bestofn, method=how, resamples=resamples)
+        why = _incomplete(scored_run, run)
+        credits = pair_credits(scored_run.pairs, scored_run.judgments, options)
         gains = bon.item_gains(run.items, run.picks)
         if why is None and not (sum(n for _, _, n in credits.values()) and gains):
             # complete, and yet nothing to measure (e.g. every verdict unreadable and excluded)
             why = "no scored benchmark pair" if gains else "no complete Best-of-N item"
         o = run.report.overall
-        bench = _estimate(scored.figures.overall)
+        bench = _estimate(scored_run.figures.overall)
         rows.append(JudgeRow(jr.judge, jr, bench, o.accuracy, o.gain, run.method, why is None, why))
         if why is not None:
             continue
         points.append(JudgePoint.of(jr.judge, {p: (c, n) for p, (_, c, n) in credits.items()}, gains))
-        bench_prompts |= {_norm(p.prompt) for p in scored.pairs}
+        bench_prompts |= {_norm(p.prompt) for p in scored_run.pairs}
         bon_prompts.update({i: _norm(t) for i, t in run.prompts.items()})
         cat_of = {it.id: it.category for it in run.items}
         for cat in {g for g, _, _ in credits.values()} & set(cat_of.values()):

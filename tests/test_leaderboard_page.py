@@ -251,6 +251,26 @@ def test_bestofn_and_validity_figures_for_the_page(store, tmp_path):
     assert rows[0]["Pearson"].startswith("–") and "fewer than 3" in rows[0]["Pearson"]
 
 
+def test_validity_on_the_page_reuses_its_scored_and_read_back_runs(store, tmp_path, monkeypatch):
+    import mmrb_eval.validity as validity
+    from mmrb_eval.dashboard import store_validity, stored_bestofn_runs
+
+    seed(store, tmp_path)
+    seed_bestofn(store, tmp_path)
+    opts = ScoringOptions(bootstrap=50)
+    fresh, _ = store_validity(store, opts)
+    scored, _ = scored_runs(store, opts)
+    read_back, _ = stored_bestofn_runs(store, 50)
+
+    def redone(*args, **kwargs):
+        raise AssertionError("scored or read back again")
+
+    monkeypatch.setattr(validity, "score_run", redone)
+    monkeypatch.setattr(validity, "stored_bestofn", redone)
+    reused, why = store_validity(store, opts, scored=scored, read_back=read_back)
+    assert why is None and reused == fresh
+
+
 @pytest.mark.slow
 def test_page_draws_bestofn_and_validity(sqlite_store, tmp_path):
     seed(sqlite_store, tmp_path)

@@ -65,7 +65,7 @@ def render(store: Store) -> None:
         st.warning(plain(p))
     if not runs:
         st.info("No evaluation runs yet: `mmrb evaluate --dataset FILE --judge judge.toml` stores one.")
-        _bestofn(store, opts)
+        _bestofn(store, opts, [])
         return
     reports = [r.report for r in runs]
     include = st.checkbox(
@@ -90,7 +90,7 @@ def render(store: Store) -> None:
     st.markdown("**By category**")
     cat = st.selectbox("Category", cats, key="lb_category")
     st.dataframe(category_rows(runs, cat), hide_index=True)
-    _bestofn(store, opts)
+    _bestofn(store, opts, runs)
 
     st.markdown("**Mistakes**")
     labels = {f"{r.judge} ({r.run_id})": r for r in runs}
@@ -118,7 +118,7 @@ def render(store: Store) -> None:
             st.code(m.judge_output or "(empty)", language=None)
 
 
-def _bestofn(store: Store, opts: ScoringOptions) -> None:
+def _bestofn(store: Store, opts: ScoringOptions, scored: Sequence[ScoredJudgments]) -> None:
     """Best-of-N: each stored run's accuracy beside its baselines, read back (nothing sent);
     then validity across judges with both kinds of run: the scatter, the verdict, its caveats."""
     from mmrb_eval.dashboard import (
@@ -146,7 +146,7 @@ def _bestofn(store: Store, opts: ScoringOptions) -> None:
             "answer and the oracle, on the same complete items; a bar without a line has no interval."
         )
     st.markdown("**Validity: does the benchmark predict Best-of-N gain?**")
-    report, why = store_validity(store, opts)
+    report, why = store_validity(store, opts, scored=scored, read_back=runs)
     if report is None:
         st.info(plain(f"No validity figures: {why}."))
         return
