@@ -225,13 +225,14 @@ def test_mmrb_score_reports_the_curve_of_a_run_of_several_samples(sqlite_store, 
 
 
 def test_mmrb_evaluate_with_samples_through_the_loopback_server(tmp_path, capsys):
-    """End to end: `mmrb evaluate --samples 5` against the loopback OpenAI-compatible server, a
+    """End to end: `mmrb evaluate --samples 5` on 200 pairs against the loopback server, a
     judge right with probability 0.75 on each request (a coin seeded on the request's id:
-    run, pair, order, sample), prints and reports a curve that rises with k."""
+    run, pair, order, sample; the run's id fixed, so the same coins every time), prints and
+    reports a curve that rises with k."""
     from curate.cli import main
     from tests.support.fake_openai import FakeOpenAI
 
-    rows = [{"id": f"t{i}", "prompt": "p", "chosen": f"good {i}", "rejected": f"bad {i}"} for i in range(80)]
+    rows = [{"id": f"t{i}", "prompt": "p", "chosen": f"good {i}", "rejected": f"bad {i}"} for i in range(200)]
     ds = tmp_path / "d.jsonl"
     ds.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
@@ -243,11 +244,13 @@ def test_mmrb_evaluate_with_samples_through_the_loopback_server(tmp_path, capsys
     with FakeOpenAI(judge) as srv:
         cfg = tmp_path / "judge.toml"
         cfg.write_text(f'name = "p75"\nbase_url = "{srv.url}"\nmodel = "m"\ntemplate = "mmrb"\nconcurrency = 8\n')
+        # a fixed run id: the coins hash it, and the default id hashes the server's (random) port
         argv = ["evaluate", "--dataset", str(ds), "--judge", str(cfg), "--order", "random", "--samples", "5"]
+        argv += ["--run", "p75"]
         argv += ["--db", str(tmp_path / "s.db"), "--images", str(tmp_path / "img"), "--quiet", "--bootstrap", "200"]
         assert main([*argv, "--json"]) == 0
         curve = json.loads(capsys.readouterr().out)["scaling"]
-        assert len(srv.requests) == 400
+        assert len(srv.requests) == 1000
         assert main(argv) == 0  # resumed: nothing sent, the same curve printed
         text = capsys.readouterr().out
     assert [p["k"] for p in curve] == [1, 3, 5] and all(p["short_pairs"] == 0 for p in curve)
