@@ -384,3 +384,20 @@ def test_mode_is_the_unique_most_common_value(values) -> None:
     winners = [v for v, k in counts.items() if k == top]
     assert share == top / len(values)
     assert modal == (winners[0] if len(winners) == 1 else None)
+
+
+def test_images_are_embedded_even_when_the_working_folder_has_their_files(sqlite_store, tmp_path, monkeypatch):
+    """Built from inside an earlier build (its images/<sha256>.png are then files of the working
+    folder), the Parquet file still embeds every image's bytes (datasets' Image encoding would
+    have kept the relative path alone)."""
+    import pyarrow.parquet as pq
+
+    seed_store(sqlite_store)
+    build(sqlite_store, RULES, tmp_path / "first")
+    monkeypatch.chdir(tmp_path / "first")
+    build(sqlite_store, RULES, tmp_path / "second")
+    images = pq.read_table(tmp_path / "second" / export.PARQUET).column("images").to_pylist()
+    embedded = [im for row in images for im in row]
+    assert embedded and all(
+        im["bytes"] and (tmp_path / "second" / im["path"]).read_bytes() == im["bytes"] for im in embedded
+    )
