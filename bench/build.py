@@ -1,31 +1,37 @@
-"""Build benchmark: `mmrb build` must grow linearly with the pairs.
+"""Build benchmark: `mmrb build` of N triplets against the pyarrow anchor, in one run.
 
-    python -m bench.build            # 10,000 and 100,000 triplets in one run
-    python -m bench.build --quick    # 2,000 and 10,000
+    python -m bench.build                          # 40,000 triplets, this tree
+    python -m bench.build --quick                  # 2,000
+    python -m bench.build --tree /work/main --tree . --repeat 2   # trees alternately
 
-Each size is a fresh SQLite store: one item per pair with one of 50 small PNG images (shared, as
-real prompts share images rarely but the copy cost is per distinct file), two candidates of
-about 700 characters, and three submitted labels per pair that agree on chosen = first or
-second (seeded), so every pair becomes a triplet under data/sample/rules.toml. Only the build
-(rules, triplets, agreement with 200 resamples, every export and the card) is timed.
+The store is SQLite: one item per pair with one of 50 small PNG images (shared, as real
+prompts share images rarely but the copy cost is per distinct file), two candidates of about
+700 characters, and three submitted labels per pair that agree on chosen = first or second
+(seeded), so every pair becomes a triplet under data/sample/rules.toml (resamples 200). It is
+made once through the store's bulk inserts and cached under bench/results/build-N/ (a store
+made by this file's code; delete the folder to make it again).
 
-Figures: seconds and triplets/s per size, and the ratio of the larger run's time per triplet to
-the smaller's (1.0 = linear; the build was quadratic before: 0.37 s of `np.isin` at 5,000
-pairs, 22.9 s at 40,000).
+Each build is the command `mmrb build` in a subprocess of its own, PYTHONPATH = the tree:
+CPU (user + system), wall and peak memory (maxrss) of that process, imports included. The
+anchor, in this process: the same triplets' rows (read from the first build's triplets.jsonl)
+written to one Parquet file by pyarrow with each row's image bytes embedded, CPU and wall.
+The ratio is the build's CPU over the anchor's (the issue's goal: within 5x at 40,000).
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import json
+import os
 import random
-import resource
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from curate.benchmark import build, load_rules
 from curate.images import ImageStore
 from curate.model import Annotator, Candidate, ImageRef, Item, Label, Pair, Preference
 from curate.store import Store
@@ -85,39 +91,89 @@ def make_store(path: Path, n: int) -> Store:
     return store
 
 
-def run(n: int, rules_path: Path) -> dict:
-    with tempfile.TemporaryDirectory(prefix="mmrb-bench-build-") as tmp:
-        tmp_path = Path(tmp)
-        store = make_store(tmp_path, n)
-        rules = load_rules(rules_path)
-        try:
-            t0 = time.perf_counter()
-            result = build(store, rules, tmp_path / "out")
-            seconds = time.perf_counter() - t0
-        finally:
-            store.close()
-    assert len(result.triplets) == n, f"expected {n} triplets, got {len(result.triplets)}"
-    return {"triplets": n, "seconds": seconds, "per_s": n / seconds}
+def cached_store(n: int) -> Path:
+    """The folder holding store.db and images/ for n triplets, made once."""
+    folder = ROOT / "bench" / "results" / f"build-{n}"
+    if not (folder / "done").is_file():
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        make_store(folder, n).close()
+        (folder / "done").write_text("made by bench/build.py\n", encoding="utf-8")
+    return folder
+
+
+def run_build(tree: Path, store: Path, rules: Path, out: Path) -> dict:
+    """`mmrb build` with ``tree`` first on the path: CPU, wall and peak memory of its process."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    shutil.rmtree(out, ignore_errors=True)
+    cmd = [sys.executable, "-m", "curate.cli", "build", "--db", str(store / "store.db"), "--images"]
+    cmd += [str(store / "images"), "--rules", str(rules), "--out", str(out)]
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as log:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=env, cwd=tree, stdout=log, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(proc.pid, 0)  # the child's own rusage: CPU and maxrss of that process alone
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        log.seek(0)
+        if proc.returncode != 0:
+            raise SystemExit(f"mmrb build in {tree} exited {proc.returncode}:\n{log.read()}")
+    return {"cpu": usage.ru_utime + usage.ru_stime, "wall": wall, "peak_mb": usage.ru_maxrss / 1024}
+
+
+def anchor(out: Path) -> dict:
+    """The same rows written to Parquet by pyarrow, each row's image bytes embedded."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with (out / "triplets.jsonl").open(encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f]
+    t0, c0 = time.perf_counter(), time.process_time()
+    images = [[(out / rel).read_bytes() for rel in r["images"]] for r in rows]
+    table = pa.table(
+        {
+            "id": [r["id"] for r in rows],
+            "prompt": [r["prompt"] for r in rows],
+            "images": images,
+            "chosen": [r["chosen"] for r in rows],
+            "rejected": [r["rejected"] for r in rows],
+            "category": [r["category"] for r in rows],
+        }
+    )
+    with tempfile.TemporaryDirectory(prefix="mmrb-bench-anchor-") as tmp:
+        pq.write_table(table, Path(tmp) / "anchor.parquet")
+    return {"cpu": time.process_time() - c0, "wall": time.perf_counter() - t0}
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="2,000 and 10,000 triplets")
+    ap.add_argument("--quick", action="store_true", help="2,000 triplets")
+    ap.add_argument("--triplets", type=int, default=None, help="triplets (default 40,000; 2,000 with --quick)")
+    ap.add_argument("--tree", action="append", type=Path, help="a source tree to build with (repeat: alternately)")
+    ap.add_argument("--repeat", type=int, default=1, help="rounds over the trees")
     args = ap.parse_args(argv)
-    small, large = (2_000, 10_000) if args.quick else (10_000, 100_000)
-    with tempfile.TemporaryDirectory() as tmp:
+    n = args.triplets or (2_000 if args.quick else 40_000)
+    trees = [t.resolve() for t in (args.tree or [ROOT])]
+    store = cached_store(n)
+    results: dict[Path, list[dict]] = {t: [] for t in trees}
+    anchors = []
+    with tempfile.TemporaryDirectory(prefix="mmrb-bench-build-") as tmp:
         rules = Path(tmp) / "rules.toml"
         text = (ROOT / "data" / "sample" / "rules.toml").read_text(encoding="utf-8")
         rules.write_text(text.replace("resamples = 1000", "resamples = 200"), encoding="utf-8")
-        a = run(small, rules)
-        b = run(large, rules)
-    ratio = (b["seconds"] / b["triplets"]) / (a["seconds"] / a["triplets"])
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print("mmrb build, SQLite, 3 labels per pair, every pair kept")
-    for r in (a, b):
-        print(f"  {r['triplets']:>7,} triplets: {r['seconds']:7.2f} s  ({r['per_s']:,.0f} triplets/s)")
-    print(f"  time per triplet, {large:,} vs {small:,}: ratio {ratio:.2f} (1.0 = linear)")
-    print(f"  peak memory of the process: {peak_mb:,.0f} MB")
+        for _ in range(args.repeat):
+            for t in trees:
+                out = Path(tmp) / "out"
+                results[t].append(run_build(t, store, rules, out))
+                anchors.append(anchor(out))
+    a_cpu = min(a["cpu"] for a in anchors)
+    print(f"mmrb build of {n:,} triplets, SQLite, 3 labels per pair, every pair kept")
+    print(f"  pyarrow anchor (Parquet, images embedded): {a_cpu:.2f} s CPU (best of {len(anchors)})")
+    for t, rs in results.items():
+        for r in rs:
+            print(
+                f"  {str(t):<24} {r['cpu']:7.2f} s CPU {r['wall']:7.2f} s wall {r['peak_mb']:7,.0f} MB peak"
+                f"  {r['cpu'] / a_cpu:6.1f}x the anchor's CPU"
+            )
     return 0
 
 

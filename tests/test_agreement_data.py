@@ -8,6 +8,8 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from curate.agreement import agreement_report, from_long, from_store, read_labels_file
@@ -437,3 +439,22 @@ def test_cli_on_the_store(tmp_path, capsys):
     assert agreement.run(args) == 0
     text = capsys.readouterr().out
     assert "Category safety" in text and "preference" in text
+
+
+def _complete_rows(raters: int):
+    """Rows of four category counts, each summing to ``raters`` (cut points of 0..raters)."""
+    cuts = hs.lists(hs.integers(0, raters), min_size=3, max_size=3).map(sorted)
+    row = cuts.map(lambda c: [c[0], c[1] - c[0], c[2] - c[1], raters - c[2]])
+    return hs.lists(row, min_size=1, max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(hs.integers(2, 6).flatmap(_complete_rows))
+def test_our_fleiss_arithmetic_is_statsmodels_float_for_float(rows) -> None:
+    """The build's Fleiss kappa (without importing statsmodels) is statsmodels' own float."""
+    from curate.agreement.stats import sm_fleiss
+
+    table = np.array(rows)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ours, theirs = sm_fleiss(table), float(fleiss_kappa(table, method="fleiss"))
+    assert ours == theirs or (np.isnan(ours) and np.isnan(theirs))

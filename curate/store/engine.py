@@ -46,7 +46,17 @@ def dumps_mapping(obj: Mapping[str, Any]) -> str:
 
 
 def loads(text: str | None) -> Any:
-    return json.loads(text) if text else {}
+    if not text or text == "{}":  # the common empty mapping, a new dict each time without parsing
+        return {}
+    return json.loads(text)
+
+
+def records(result: Any) -> Iterator[dict[str, Any]]:
+    """A result's rows as dicts, the column names read once (``.mappings()`` and ``dict(row)``
+    ask the result for them per row: 0.7 s of 280,000 rows in a build)."""
+    keys = tuple(result.keys())
+    for row in result:
+        yield dict(zip(keys, row, strict=True))
 
 
 def resolve_db(db: str | None) -> str:

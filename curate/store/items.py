@@ -16,7 +16,7 @@ from ..model import Candidate, ImageRef, Item, Pair, Part, SampleFailure
 from ..seeding import hex_hash
 from . import schema as S
 from .base import Conn, StoreBase
-from .engine import chunks, dumps, dumps_mapping, insert_ignoring, insert_rows, loads, now
+from .engine import chunks, dumps, dumps_mapping, insert_ignoring, insert_rows, loads, now, records
 
 SampleKey = tuple[str, str, str, int]  # item, model label, params_key, sample_index
 
@@ -253,7 +253,7 @@ class ItemStore(StoreBase):
         if ids is not None:
             q = q.where(S.pairs.c.id.in_(list(ids)))
         with self._r(conn) as c:
-            return [_pair(r) for r in c.execute(q).mappings()]
+            return [_pair(r) for r in records(c.execute(q))]
 
     def update_pair(self, pair_id: str, conn: Conn | None = None, **values: Any) -> None:
         if "metadata" in values:
@@ -353,7 +353,7 @@ def shallow(obj: Any) -> dict[str, Any]:
 
 
 def _pair(r: Mapping) -> Pair:
-    d = dict(r)
+    d = r if isinstance(r, dict) else dict(r)  # a dict here is a row of records(), ours to change
     d.pop("created_at", None)
     d.pop("id_skeleton", None)
     d["metadata"] = loads(d["metadata"])

@@ -14,7 +14,7 @@ from ..lookalike import text_problem
 from ..model import Adjudication, Assignment, Label, LabelHistoryEntry
 from . import schema as S
 from .base import ConflictError, Conn, StoreBase
-from .engine import dumps, dumps_mapping, insert_chunked, insert_ignoring, loads, now
+from .engine import dumps, dumps_mapping, insert_chunked, insert_ignoring, loads, now, records
 from .items import shallow
 
 NewLabel = Literal["new"]
@@ -158,7 +158,7 @@ class LabelStore(StoreBase):
         if status is not None:
             q = q.where(S.labels.c.status == status)
         with self._r(conn) as c:
-            return [_label(r) for r in c.execute(q).mappings()]
+            return [_label(r) for r in records(c.execute(q))]
 
     def labelled_annotators(self, conn: Conn | None = None) -> set[str]:
         """Every annotator with a label (any status)."""
@@ -365,6 +365,6 @@ def _label_row(label: Label) -> dict:
 
 
 def _label(r: Mapping) -> Label:
-    d = dict(r)
+    d = r if isinstance(r, dict) else dict(r)  # a dict here is a row of records(), ours to change
     d["ratings"] = loads(d["ratings"])
     return Label(**d)
