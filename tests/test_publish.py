@@ -158,3 +158,20 @@ def test_the_card_yaml_of_a_commit_was_validated_by_the_hub_first(hub, tmp_path,
     publish([str(folder), "team/bench"], capsys)
     validate = next(r for r in hub.requests if r.path == "/api/validate-yaml")
     assert json.loads(validate.body) == {"content": CARD, "repoType": "dataset"}
+
+
+def test_a_real_build_is_published_whole_and_its_card_reads_back(hub, sqlite_store, tmp_path, capsys):
+    from huggingface_hub import DatasetCard
+
+    from curate.benchmark import build
+    from tests.support.build_store import RULES, seed_store
+
+    seed_store(sqlite_store)
+    out = tmp_path / "bench"
+    build(sqlite_store, RULES, out)
+    rc, _, err = publish([str(out), "team/fixture"], capsys)
+    assert (rc, err) == (0, "")
+    [commit] = hub.commits
+    assert commit.files == {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    card = DatasetCard(commit.files["README.md"].decode(), ignore_metadata_errors=False)
+    assert card.data.pretty_name == RULES.name and card.data.annotations_creators == ["expert-generated"]
