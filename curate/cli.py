@@ -27,6 +27,7 @@ STAGES = (
     "agreement",
     "quality",
     "build",
+    "publish",
     "evaluate",
     "score",
     "leaderboard",

@@ -31,7 +31,7 @@ from ..model import Candidate, Part, Triplet
 from ..quality.aggregate import Aggregated
 from ..sides import is_side
 from . import export
-from .card import aggregation_summary, card_text, write_card
+from .card import aggregation_summary, card_text, dataset_info, write_card
 from .filter import BuildDecision, BuildInputs, FilterResult, apply_rules
 from .rules import Rules, load_rules
 
@@ -300,6 +300,7 @@ def _write(
             mmrb2_counts=mmrb2_counts,
             mmrb2_refused=refused,
             schemes=inputs.schemes,
+            dataset_info=dataset_info(tmp / export.PARQUET),
         )
         write_card(tmp, report, text)
         files = {p.relative_to(tmp).as_posix(): _sha256(p) for p in sorted(tmp.rglob("*")) if p.is_file()}

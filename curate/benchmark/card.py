@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from string import Template
 
+import yaml
+
 from ..agreement.report import AgreementReport
 from ..agreement.summary import (
     RELIABLE,
@@ -124,6 +126,17 @@ def _table(header: list[str], rows: list[list]) -> list[str]:
     return out
 
 
+def hub_example() -> list[str]:
+    """Loading the published dataset; OWNER/NAME stands for the repository it was published to."""
+    return [
+        "```python",
+        "from datasets import load_dataset",
+        "",
+        f'ds = load_dataset("OWNER/NAME", split="{SPLIT}")',
+        "```",
+    ]
+
+
 def load_example() -> list[str]:
     """The card's loading example, a Python block run by the tests as written."""
     return [
@@ -206,19 +219,8 @@ def aggregation_lines(aggregated: Aggregated, result: FilterResult) -> list[str]
 # The card's fixed text as templates: each $name is a value computed by a small function below
 # (a line ending in a backslash goes on in the next: one line of the card); each section that
 # depends on the data is a function of its own, card_text joins them and write_card writes.
-FRONT = Template(
-    """---
-license: $license
-pretty_name: $name
-task_categories:
-- image-text-to-text
-configs:
-- config_name: default
-  data_files:
-  - split: $split
-    path: $parquet
----
-
+HEADING = Template(
+    """
 # $name
 """
 )
@@ -243,6 +245,10 @@ In the $layouts benchmark layouts the chosen response is first for half of the r
 From this folder, with the `datasets` package (both give the `$split` split):
 
 $example
+
+From the Hub, once published (`mmrb publish FOLDER OWNER/NAME`; the `configs` above name the split):
+
+$hub_example
 
 ## Counts
 """
@@ -276,8 +282,73 @@ def _fill(template: Template, **values: object) -> list[str]:
     return template.substitute(values).split("\n")
 
 
-def front_lines(rules: Rules) -> list[str]:
-    lines = _fill(FRONT, license=rules.license, name=rules.name, split=SPLIT, parquet=PARQUET)
+# the Hub's size buckets (its dataset search filters on them), by their lower bounds
+SIZE_CATEGORIES = (
+    (0, "n<1K"),
+    (1_000, "1K<n<10K"),
+    (10_000, "10K<n<100K"),
+    (100_000, "100K<n<1M"),
+    (1_000_000, "1M<n<10M"),
+    (10_000_000, "10M<n<100M"),
+    (100_000_000, "100M<n<1B"),
+)
+TAGS = ("multimodal", "reward-modeling", "preference", "mmrb-studio")
+
+
+def size_category(n: int) -> str:
+    return [label for low, label in SIZE_CATEGORIES if n >= low][-1]
+
+
+def metadata(rules: Rules, n_triplets: int, dataset_info: Mapping | None = None) -> dict:
+    """The card's YAML as the Hub reads it (huggingface_hub's DatasetCardData keys): a key
+    that the rules file does not give (language, source_datasets) is left out, not guessed."""
+    meta: dict = {"license": rules.license, "pretty_name": rules.name}
+    if rules.language:
+        meta["language"] = list(rules.language)
+    meta["annotations_creators"] = ["expert-generated"]
+    meta["size_categories"] = [size_category(n_triplets)]
+    if rules.source_datasets:
+        meta["source_datasets"] = list(rules.source_datasets)
+    meta["task_categories"] = ["image-text-to-text"]
+    meta["tags"] = list(dict.fromkeys([*TAGS, *rules.tags]))
+    meta["configs"] = [{"config_name": "default", "data_files": [{"split": SPLIT, "path": PARQUET}]}]
+    if dataset_info:
+        meta["dataset_info"] = dict(dataset_info)
+    return meta
+
+
+def dataset_info(parquet: Path) -> dict | None:
+    """The ``dataset_info`` of the card: the features as ``datasets`` reads them from the
+    Parquet file's schema (the export wrote them there), the split's size, the file's bytes.
+    None when there is no Parquet file. No ``num_bytes``: the export does not measure it, and
+    a 0 would say a size that is not one."""
+    if not parquet.is_file():
+        return None
+    # deferred: datasets and pyarrow take about 1 s to import; the build has loaded them for its
+    # Parquet export already
+    import pyarrow.parquet as pq
+    from datasets import DatasetInfo, Features, SplitDict, SplitInfo
+    from datasets.info import DatasetInfosDict
+    from huggingface_hub import DatasetCardData
+
+    splits = SplitDict()
+    splits.add(SplitInfo(name=SPLIT, num_examples=pq.read_metadata(parquet).num_rows))
+    info = DatasetInfo(
+        features=Features.from_arrow_schema(pq.read_schema(parquet)),
+        splits=splits,
+        download_size=parquet.stat().st_size,
+    )
+    card = DatasetCardData()
+    DatasetInfosDict({"default": info}).to_dataset_card_data(card)
+    out = dict(card.to_dict()["dataset_info"])
+    out["splits"] = [{k: v for k, v in split.items() if k != "num_bytes"} for split in out["splits"]]
+    return out
+
+
+def front_lines(rules: Rules, n_triplets: int = 0, info: Mapping | None = None) -> list[str]:
+    """The YAML block (``metadata``) and the title, then the description."""
+    front = yaml.safe_dump(metadata(rules, n_triplets, info), sort_keys=False, allow_unicode=True, width=1000)
+    lines = ["---", *front.rstrip("\n").split("\n"), "---", *_fill(HEADING, name=rules.name)]
     return lines + [rules.description, ""] if rules.description else lines
 
 
@@ -300,7 +371,14 @@ def files_lines(
             )
         )
     layouts = "three" if mmrb2_counts else "two"
-    return lines + _fill(LOADING, layouts=layouts, seed=seed, split=SPLIT, example="\n".join(load_example()))
+    return lines + _fill(
+        LOADING,
+        layouts=layouts,
+        seed=seed,
+        split=SPLIT,
+        example="\n".join(load_example()),
+        hub_example="\n".join(hub_example()),
+    )
 
 
 def mmrb2_refused_lines(refused: Mapping[str, list[str]]) -> list[str]:
@@ -491,6 +569,28 @@ def licence_lines(rules: Rules, triplets: list[Triplet]) -> list[str]:
     ]
 
 
+def citation_key(name: str) -> str:
+    words = "".join(ch if ch.isalnum() else " " for ch in name.lower()).split()
+    return "_".join(words) or "benchmark"
+
+
+def citation_lines(rules: Rules) -> list[str]:
+    """The rules file's BibTeX entry (``card.citation``), else an entry naming the dataset and
+    the tool, to be replaced by the paper's."""
+    entry = rules.citation.strip() or "\n".join(
+        [
+            f"@misc{{{citation_key(rules.name)},",
+            f"  title = {{{{{rules.name}}}}},",
+            "  note = {Expert-annotated benchmark built with mmrb-studio},",
+            "}",
+        ]
+    )
+    lines = ["", "## Citation", ""]
+    if not rules.citation.strip():
+        lines += ["No citation was given (`card.citation` in the rules file); this entry names the dataset:", ""]
+    return lines + ["```bibtex", *entry.split("\n"), "```"]
+
+
 def card_text(
     *,
     rules: Rules,
@@ -503,11 +603,13 @@ def card_text(
     mmrb2_counts: Mapping[str, int] | None = None,
     mmrb2_refused: Mapping[str, list[str]] | None = None,
     schemes: Mapping[str, Scheme] | None = None,
+    dataset_info: Mapping | None = None,
 ) -> str:
     """The card's Markdown. ``mmrb2_counts``: the triplets of each MMRB2 task written in
     MMRB2's layout, ``mmrb2_refused`` its tasks not written (their unscored pairs);
-    ``schemes``: each considered pair's annotation scheme."""
-    lines = front_lines(rules)
+    ``schemes``: each considered pair's annotation scheme; ``dataset_info``: the YAML's
+    (``dataset_info(parquet)``), left out when None."""
+    lines = front_lines(rules, len(triplets), dataset_info)
     lines += files_lines(triplets, len(result.decisions), mmrb2_counts, rules.seed)
     lines += mmrb2_refused_lines(mmrb2_refused or {})
     lines += counts_lines(triplets, n_annotators, missing_image_triplets)
@@ -516,6 +618,9 @@ def card_text(
     if aggregated is not None:
         lines += ["", *aggregation_lines(aggregated, result)]
     lines += agreement_lines(report) + length_lines(triplets) + licence_lines(rules, triplets)
+    while lines and not lines[-1]:  # a licence section without sources ends in a blank line
+        lines.pop()
+    lines += citation_lines(rules)
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -55,6 +55,12 @@ class Rules:
     description: str = ""
     license: str = "other"
     license_note: str = ""
+    # the card's Hub metadata, each only when given: language codes (ISO 639-1, "en"), extra
+    # tags, the datasets the prompts came from (Hub ids), a BibTeX entry
+    language: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    source_datasets: tuple[str, ...] = ()
+    citation: str = ""
 
     def as_dict(self) -> dict:
         return {
@@ -77,8 +83,14 @@ class Rules:
                 "description": self.description,
                 "license": self.license,
                 "license_note": self.license_note,
+                # only when given, as margin and alpha above
+                **{k: list(v) for k, v in self.card_lists().items() if v},
+                **({"citation": self.citation} if self.citation else {}),
             },
         }
+
+    def card_lists(self) -> dict[str, tuple[str, ...]]:
+        return {"language": self.language, "tags": self.tags, "source_datasets": self.source_datasets}
 
 
 _KNOWN = {
@@ -95,7 +107,7 @@ _KNOWN = {
         "aggregation",
     },
     "export": {"seed", "resamples"},
-    "card": {"name", "description", "license", "license_note"},
+    "card": {"name", "description", "license", "license_note", "language", "tags", "source_datasets", "citation"},
 }
 
 
@@ -129,6 +141,13 @@ def load_rules(path: str | Path) -> Rules:
             bad(f"{sec}.{key}", f"expected {typ.__name__ if isinstance(typ, type) else 'a number'}, got {v!r}")
             return default
         return v
+
+    def strings(key: str) -> tuple[str, ...]:
+        v = c.get(key, [])
+        if not isinstance(v, list) or not all(isinstance(x, str) and x.strip() for x in v):
+            bad(f"card.{key}", f"expected a list of non-empty strings, got {v!r}")
+            return ()
+        return tuple(v)
 
     agreement: dict[str, Threshold] = {}
     for fname, spec in (f.get("agreement") or {}).items():
@@ -198,6 +217,10 @@ def load_rules(path: str | Path) -> Rules:
         description=typed(c, "card", "description", str, ""),
         license=typed(c, "card", "license", str, "other"),
         license_note=typed(c, "card", "license_note", str, ""),
+        language=strings("language"),
+        tags=strings("tags"),
+        source_datasets=strings("source_datasets"),
+        citation=typed(c, "card", "citation", str, ""),
     )
     if problems:
         raise InputError(problems)
