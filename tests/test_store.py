@@ -438,3 +438,39 @@ def test_a_first_import_killed_on_postgresql_leaves_the_indexes_and_keys(pg_url,
     assert upkeep(store) == before
     assert store.counts().pairs == 0
     store.close()
+
+
+def test_label_counts_agree_with_the_labels_they_count(store):
+    """label_counts is labels() counted per pair (its status and control filters included),
+    and the categories filter keeps the labels of those categories' pairs only."""
+    _seed(store, 3)
+    store.add_items([Item(id="i9", prompt="?", category="reasoning")])
+    store.add_candidates([Candidate(id=f"i9/{m}", item_id="i9", model=m, text=m) for m in "ab"])
+    store.add_pairs([Pair(id="p9", item_id="i9", first_id="i9/a", second_id="i9/b", origin="test")])
+    for who in ("b", "c", "d"):
+        store.add_annotator(Annotator(who))
+    store.add_assignments([Assignment("p1", "d", "first", 9, is_gold=True)])  # d's label of p1 is a control task
+    store.add_labels(
+        [
+            Label("p0", "ann", preference="first"),
+            Label("p0", "b", preference="second", flag="broken_image"),
+            Label("p1", "ann", preference="first", flag=""),  # an empty flag is no flag
+            Label("p1", "d", preference="first", flag="unsafe"),
+            Label("p2", "b", preference="tie", status="draft"),
+            Label("p9", "c", preference="second"),
+            Label("p9", "b", preference="first"),
+        ]
+    )
+    for status in ("submitted", "draft", None):
+        for control in (False, True, None):
+            labels = store.labels(status=status, control=control)
+            expect: dict[str, tuple[int, bool]] = {}
+            for lab in labels:
+                n, flagged = expect.get(lab.pair_id, (0, False))
+                expect[lab.pair_id] = (n + 1, flagged or bool(lab.flag))
+            assert store.label_counts(status=status, control=control) == expect
+    counted = store.label_counts(status="submitted", control=False)
+    assert counted == {"p0": (2, True), "p1": (1, False), "p9": (2, False)}
+    reasoning = store.labels(categories=["reasoning"])
+    assert [(lab.pair_id, lab.annotator) for lab in reasoning] == [("p9", "b"), ("p9", "c")]
+    assert store.labels(categories=[]) == []

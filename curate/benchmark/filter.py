@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..errors import MmrbError
-from ..model import Adjudication, Candidate, Item, Label, Pair
+from ..model import MMRB2_CATEGORIES, Adjudication, Candidate, Item, Label, Pair
 from ..quality.aggregate import Aggregated, aggregate
 from ..quality.frames import gold_by_field, label_values, table_frame
 from ..schemes import Scheme, label_preference, pair_preference, rating_keys, schemes_of
@@ -317,7 +317,8 @@ class BuildInputs:
     candidates: dict[str, Candidate]
     image_ok: dict[str, bool]  # image sha256 -> its file is in the store (prompts' and responses')
     aggregated: Aggregated | None = None  # the labels aggregated by rules.aggregation
-    labels: Mapping[str, list[Label]] = field(default_factory=dict)  # pair id -> its submitted labels
+    # pair id -> its submitted labels, of the pairs in MMRB2's tasks (the one export that writes them)
+    labels: Mapping[str, list[Label]] = field(default_factory=dict)
     schemes: Mapping[str, Scheme] = field(default_factory=dict)  # pair id -> its annotation scheme
 
 
@@ -328,10 +329,12 @@ def apply_rules(store: Store, rules: Rules, table: LabelTable) -> tuple[FilterRe
     pairs = [p for p in store.pairs() if p.status in rules.statuses]
     items = {i.id: i for i in store.items()}
     candidates = {c.id: c for c in store.candidates()}
-    # the records themselves, for what a table of field values does not hold: how many
-    # labels a pair has, their flags, and the ratings the MMRB2 export writes as they are
+    # what a table of field values does not hold: how many labels a pair has and whether one
+    # is flagged, counted in the store; the records themselves only where an export writes
+    # them as they are (the MMRB2 layout's ratings, of its tasks' pairs). Control tasks never count
+    counts = store.label_counts(status="submitted", control=False)
     labels: dict[str, list[Label]] = defaultdict(list)
-    for lab in store.labels(status="submitted", control=False):  # control tasks never count
+    for lab in store.labels(status="submitted", control=False, categories=MMRB2_CATEGORIES):
         labels[lab.pair_id].append(lab)
     schemes = schemes_of(store, [p.id for p in pairs])
     _check_fields(rules, schemes.values(), table)
@@ -356,9 +359,9 @@ def apply_rules(store: Store, rules: Rules, table: LabelTable) -> tuple[FilterRe
                 per_pair[pid][fname] = v
 
     def pair_labels(pid: str) -> PairLabels:
-        mine = labels.get(pid, [])
+        n, flagged = counts.get(pid, (0, False))
         values = {name: by_pair[pid] for name, by_pair in given.items() if pid in by_pair}
-        return PairLabels(len(mine), any(lab.flag for lab in mine), values)
+        return PairLabels(n, flagged, values)
 
     decisions = [
         decide(

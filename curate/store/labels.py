@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Final, Literal
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import Select, case, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import InputError, InputProblem
@@ -138,27 +138,33 @@ class LabelStore(StoreBase):
         annotator: str | None = None,
         status: str | None = "submitted",
         control: bool | None = None,
+        categories: Collection[str] | None = None,
         conn: Conn | None = None,
     ) -> list[Label]:
         """Labels in (pair, annotator) order. ``control``: True only the labels of control
-        tasks, False none of them (what overlap, agreement and the build count), None all."""
-        q = select(S.labels).order_by(S.labels.c.pair_id, S.labels.c.annotator)
-        if control is not None:
-            a = S.assignments.c
-            is_control = (
-                select(a.pair_id)
-                .where(a.pair_id == S.labels.c.pair_id, a.annotator == S.labels.c.annotator, a.is_gold.is_(True))
-                .exists()
-            )
-            q = q.where(is_control if control else ~is_control)
+        tasks, False none of them (what overlap, agreement and the build count), None all.
+        ``categories``: only the labels of pairs whose item is of one of them."""
+        q = _selected(select(S.labels), status=status, control=control, categories=categories)
+        q = q.order_by(S.labels.c.pair_id, S.labels.c.annotator)
         if pair_id is not None:
             q = q.where(S.labels.c.pair_id == pair_id)
         if annotator is not None:
             q = q.where(S.labels.c.annotator == annotator)
-        if status is not None:
-            q = q.where(S.labels.c.status == status)
         with self._r(conn) as c:
             return [_label(r) for r in records(c.execute(q))]
+
+    def label_counts(
+        self, *, status: str | None = "submitted", control: bool | None = None, conn: Conn | None = None
+    ) -> dict[str, tuple[int, bool]]:
+        """Per pair with labels (``status`` and ``control`` as in ``labels``): how many, and
+        whether one is flagged. The build's rules read only these of most pairs' labels: one
+        row a pair in SQL, where reading every label as a ``Label`` cost 1.2 s and 90 MB of
+        120,000 labels."""
+        L = S.labels.c
+        flagged = func.max(case((func.coalesce(L.flag, "") != "", 1), else_=0))
+        q = _selected(select(L.pair_id, func.count(), flagged), status=status, control=control)
+        with self._r(conn) as c:
+            return {pid: (int(n), bool(f)) for pid, n, f in c.execute(q.group_by(L.pair_id))}
 
     def labelled_annotators(self, conn: Conn | None = None) -> set[str]:
         """Every annotator with a label (any status)."""
@@ -343,6 +349,28 @@ def refuse_unstorable(what: str, record: object) -> None:
     ]
     if problems:
         raise InputError(problems)
+
+
+def _selected(
+    q: Select, *, status: str | None, control: bool | None, categories: Collection[str] | None = None
+) -> Select:
+    """``q`` over labels narrowed to a status, to control tasks or the others (``control``:
+    True, False; None both), to pairs of items in ``categories``."""
+    lab = S.labels.c
+    if control is not None:
+        a = S.assignments.c
+        is_control = (
+            select(a.pair_id)
+            .where(a.pair_id == lab.pair_id, a.annotator == lab.annotator, a.is_gold.is_(True))
+            .exists()
+        )
+        q = q.where(is_control if control else ~is_control)
+    if status is not None:
+        q = q.where(lab.status == status)
+    if categories is not None:
+        of_items = select(S.pairs.c.id).join(S.items, S.items.c.id == S.pairs.c.item_id)
+        q = q.where(lab.pair_id.in_(of_items.where(S.items.c.category.in_(sorted(categories)))))
+    return q
 
 
 def _assignment(r: Mapping) -> Assignment:
