@@ -3,6 +3,7 @@
     python -m bench.build                          # 40,000 triplets, this tree
     python -m bench.build --quick                  # 2,000
     python -m bench.build --tree /work/main --tree . --repeat 2   # trees alternately
+    python -m bench.build --small 0                # without the sample-size build
 
 The store is SQLite: one item per pair with one of 50 small PNG images (shared, as real
 prompts share images rarely but the copy cost is per distinct file), two candidates of about
@@ -16,6 +17,10 @@ CPU (user + system), wall and peak memory (maxrss) of that process, imports incl
 anchor, in this process: the same triplets' rows (read from the first build's triplets.jsonl)
 written to one Parquet file by pyarrow with each row's image bytes embedded, CPU and wall.
 The ratio is the build's CPU over the anchor's (the issue's goal: within 5x at 40,000).
+
+Each round also builds a store of the walkthrough's size (``--small``, 26 triplets) with
+data/sample/rules.toml as it is (1,000 resamples): what a newcomer waits for, nearly all of
+it imports and the card's plots (the issue's goal: under 2 s).
 """
 
 from __future__ import annotations
@@ -102,7 +107,7 @@ def cached_store(n: int) -> Path:
     return folder
 
 
-def run_build(tree: Path, store: Path, rules: Path, out: Path) -> dict:
+def run_build(tree: Path, store: Path, rules: Path, out: Path) -> dict[str, float]:
     """`mmrb build` with ``tree`` first on the path: CPU, wall and peak memory of its process."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     shutil.rmtree(out, ignore_errors=True)
@@ -150,11 +155,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--triplets", type=int, default=None, help="triplets (default 40,000; 2,000 with --quick)")
     ap.add_argument("--tree", action="append", type=Path, help="a source tree to build with (repeat: alternately)")
     ap.add_argument("--repeat", type=int, default=1, help="rounds over the trees")
+    ap.add_argument("--small", type=int, default=26, help="triplets of the sample-size build (0: none)")
     args = ap.parse_args(argv)
     n = args.triplets or (2_000 if args.quick else 40_000)
     trees = [t.resolve() for t in (args.tree or [ROOT])]
     store = cached_store(n)
+    small = cached_store(args.small) if args.small else None
+    sample_rules = ROOT / "data" / "sample" / "rules.toml"
     results: dict[Path, list[dict]] = {t: [] for t in trees}
+    smalls: dict[Path, list[dict]] = {t: [] for t in trees}
     anchors = []
     with tempfile.TemporaryDirectory(prefix="mmrb-bench-build-") as tmp:
         rules = Path(tmp) / "rules.toml"
@@ -165,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
                 out = Path(tmp) / "out"
                 results[t].append(run_build(t, store, rules, out))
                 anchors.append(anchor(out))
+                if small is not None:
+                    smalls[t].append(run_build(t, small, sample_rules, Path(tmp) / "small"))
     a_cpu = min(a["cpu"] for a in anchors)
     print(f"mmrb build of {n:,} triplets, SQLite, 3 labels per pair, every pair kept")
     print(f"  pyarrow anchor (Parquet, images embedded): {a_cpu:.2f} s CPU (best of {len(anchors)})")
@@ -174,6 +185,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"  {str(t):<24} {r['cpu']:7.2f} s CPU {r['wall']:7.2f} s wall {r['peak_mb']:7,.0f} MB peak"
                 f"  {r['cpu'] / a_cpu:6.1f}x the anchor's CPU"
             )
+    if small is not None:
+        print(f"mmrb build of {args.small:,} triplets (the sample's size), data/sample/rules.toml as it is")
+        for t, rs in smalls.items():
+            for r in rs:
+                print(f"  {str(t):<24} {r['cpu']:7.2f} s CPU {r['wall']:7.2f} s wall {r['peak_mb']:7,.0f} MB peak")
     return 0
 
 
