@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import MmrbError
 from ..model import MMRB2_CATEGORIES, Adjudication, Candidate, Item, Label, Pair
-from ..quality.aggregate import Aggregated, aggregate
+from ..quality.aggregate import Aggregated, aggregate, table_majority
 from ..quality.frames import gold_by_field, label_values, table_frame
 from ..schemes import Scheme, label_preference, pair_preference, rating_keys, schemes_of
 from .rules import AGREEMENT_FIELDS, Rules
@@ -383,8 +383,10 @@ def apply_rules(store: Store, rules: Rules, table: LabelTable) -> tuple[FilterRe
 
 def _aggregate(pairs: list[Pair], table: LabelTable, gold: Mapping[str, Gold], rules: Rules) -> Aggregated:
     """The regular labels of the pairs in scope aggregated by ``rules.aggregation`` (gold
-    where present); with the majority rule, for the card's reliability figures only. crowd-kit
-    takes a long frame: the table's labels converted to it."""
+    where present); with the majority rule, for the card's reliability figures only, counted
+    from the table's codes (``table_majority``). The models take crowd-kit's long frame: the
+    table's labels converted to it."""
+    if rules.aggregation == "majority":
+        return table_majority(table, AGREEMENT_FIELDS, {p.id for p in pairs})
     frame = table_frame(table, AGREEMENT_FIELDS, [p.id for p in pairs])
-    known = gold_by_field(gold.values()) if rules.aggregation != "majority" else None
-    return aggregate(frame, rules.aggregation, known, seed=rules.seed)
+    return aggregate(frame, rules.aggregation, gold_by_field(gold.values()), seed=rules.seed)
