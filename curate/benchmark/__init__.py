@@ -17,7 +17,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +29,7 @@ from ..errors import DiskFullError, MmrbError, is_disk_full
 from ..formats.registry import EXPORTED
 from ..model import Candidate, Part, Triplet
 from ..quality.aggregate import Aggregated
+from ..schemes import Scheme
 from ..sides import is_side
 from . import export
 from .card import aggregation_summary, card_text, dataset_info, write_card
@@ -243,20 +244,39 @@ def _replace_dir(tmp: Path, out: Path) -> None:
             os.close(hold)
 
 
+@dataclass(frozen=True)
+class CardInputs:
+    """What the card and the manifest need of the build's inputs (``BuildInputs``)."""
+
+    aggregated: Aggregated | None
+    schemes: Mapping[str, Scheme]
+
+
 def build(store: Store, rules: Rules, out: str | Path) -> BuildResult:
     out = Path(out).resolve()
     table = from_store(store)  # the build's labels, read once: the rules, aggregation and agreement read this table
     result, inputs = apply_rules(store, rules, table)
     triplets, sources, missing = make_triplets(store, result.kept, inputs)
     report = _agreement(table, {d.pair.id for d in result.decisions}, rules)
+    rows = export.Export.of(
+        triplets,
+        rules.seed,
+        references={d.pair.id: inputs.items[d.pair.item_id].reference for d in result.kept},
+        chosen_side={d.pair.id: d.chosen for d in result.kept if is_side(d.chosen)},
+        labels=inputs.labels,
+    )
+    # the files are written from the triplets (which share the texts): the store's items and
+    # candidates and the label table go before the writers run (a fifth of the peak memory)
+    card_inputs = CardInputs(inputs.aggregated, inputs.schemes)
+    del table, inputs
     try:
-        mmrb2_counts, refused = _write(out, store, rules, result, inputs, triplets, sources, missing, report)
+        mmrb2_counts, refused = _write(out, store, rules, result, rows, card_inputs, sources, missing, report)
     except Exception as e:
         if is_disk_full(e):  # _write removed its folder: the previous build is as it was
             kept = f" (the previous build in {out} is kept)" if (out / MANIFEST).is_file() else ""
             raise DiskFullError(f"the build {out}", kept) from e
         raise
-    return BuildResult(out, result, triplets, missing, inputs.aggregated, mmrb2_counts, refused)
+    return BuildResult(out, result, triplets, missing, card_inputs.aggregated, mmrb2_counts, refused)
 
 
 def _write(
@@ -264,8 +284,8 @@ def _write(
     store: Store,
     rules: Rules,
     result: FilterResult,
-    inputs: BuildInputs,
-    triplets: list[Triplet],
+    rows: export.Export,
+    inputs: CardInputs,
     sources: dict[str, Path],
     missing: list[str],
     report: AgreementReport,
@@ -277,13 +297,7 @@ def _write(
     remove_leftovers(out)
     tmp, hold = _held_tmp(out, "tmp")
     try:
-        rows = export.Export.of(
-            triplets,
-            rules.seed,
-            references={d.pair.id: inputs.items[d.pair.item_id].reference for d in result.kept},
-            chosen_side={d.pair.id: d.chosen for d in result.kept if is_side(d.chosen)},
-            labels=inputs.labels,
-        )
+        triplets = rows.triplets
         refused = export.mmrb2_refused(rows)  # labels MMRB2's layout cannot hold without a made-up score
         export.copy_images(tmp, sources, store.images)
         # every format the build writes (curate/formats/registry.py): its layout's files

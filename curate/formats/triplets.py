@@ -19,7 +19,8 @@ importer, scoring, the build's layouts) takes it from curate/sides.py, seeded fr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -192,6 +193,46 @@ def _hf_part(p: Part, read: Callable[[str], bytes]) -> dict[str, Any]:
     }
 
 
+class _HashingFile:
+    """A file that hashes what is written to it (xxh64, as datasets' ``Hasher``) and keeps nothing."""
+
+    def __init__(self) -> None:
+        import xxhash  # deferred: datasets' own dependency, imported where datasets is
+
+        self.hash = xxhash.xxh64()
+
+    def write(self, data: bytes) -> int:
+        self.hash.update(data)
+        return len(data)
+
+
+def _streamed_hash(value: Any) -> str:
+    """``datasets.fingerprint.Hasher.hash``: the xxh64 of the value's pickle (datasets'
+    Pickler), the pickle streamed into the hash instead of made whole in memory."""
+    from datasets.utils._dill import dump
+
+    out = _HashingFile()
+    dump(value, out)
+    return out.hash.hexdigest()
+
+
+@contextmanager
+def streamed_fingerprint() -> Iterator[None]:
+    """datasets names an in-memory dataset by a hash of the pickle of its whole table, which
+    it builds in memory and then copies (``Hasher.hash``): at 100,000 triplets 440 MB at the
+    export's peak, over the table itself. The same hash, the same bytes hashed, streamed
+    (``_streamed_hash``): the saved dataset's ``state.json`` is unchanged (tested against
+    datasets' own)."""
+    from datasets.fingerprint import Hasher
+
+    original = Hasher.__dict__["hash"]
+    Hasher.hash = classmethod(lambda cls, value: _streamed_hash(value))
+    try:
+        yield
+    finally:
+        Hasher.hash = original
+
+
 def write_hf(triplets: list[Triplet], root: Path, parquet: Path, hf_dir: Path, *, split: str) -> None:
     """The Hugging Face dataset (``save_to_disk`` into ``hf_dir``, as ``split``) and its Parquet
     file, the images (paths relative to ``root``) embedded. When a response has images,
@@ -252,8 +293,10 @@ def write_hf(triplets: list[Triplet], root: Path, parquet: Path, hf_dir: Path, *
         # an image's bytes are embedded even when a file of its relative path happens to exist
         # in the working folder (Image.encode_example keeps the path alone then)
         schema = features.arrow_schema
-        arrays = {k: pa.array(v, type=schema.field(k).type) for k, v in columns.items()}
-        ds = Dataset.from_dict(arrays, features=features, split=split)
+        # each column's list dropped as soon as it is its array
+        arrays = {k: pa.array(columns.pop(k), type=schema.field(k).type) for k in list(columns)}
+        with streamed_fingerprint():
+            ds = Dataset.from_dict(arrays, features=features, split=split)
         parquet.parent.mkdir(parents=True, exist_ok=True)
         ds.to_parquet(str(parquet))
         ds.save_to_disk(str(hf_dir))
