@@ -266,7 +266,6 @@ def write_hf(triplets: list[Triplet], root: Path, parquet: Path, hf_dir: Path, *
         part = {"text": Value("string"), "image": Image(), "missing": Value("string")}
         for k in PARTS:
             features[k] = List(part)
-    columns: dict[str, list] = {k: [] for k in features}
     files: dict[str, bytes] = {}
 
     def read(rel: str) -> bytes:
@@ -276,14 +275,14 @@ def write_hf(triplets: list[Triplet], root: Path, parquet: Path, hf_dir: Path, *
             files[rel] = (root / rel).read_bytes()
         return files[rel]
 
-    for t in triplets:
-        for k in features:
-            if k == "images":
-                columns[k].append([{"bytes": read(p), "path": p} for p in t.images])
-            elif k in PARTS:
-                columns[k].append([_hf_part(p, read) for p in getattr(t, k)])
-            else:
-                columns[k].append(getattr(t, k))
+    def column(k: str) -> list:
+        """A column's values as Python lists (one comprehension a column, not a branch per cell)."""
+        if k == "images":
+            return [[{"bytes": read(p), "path": p} for p in t.images] for t in triplets]
+        if k in PARTS:
+            return [[_hf_part(p, read) for p in getattr(t, k)] for t in triplets]
+        return [getattr(t, k) for t in triplets]
+
     was_enabled = datasets.is_progress_bar_enabled()
     datasets.disable_progress_bars()
     try:
@@ -291,10 +290,10 @@ def write_hf(triplets: list[Triplet], root: Path, parquet: Path, hf_dir: Path, *
         # Python lists it encodes every value through the features first (1.5 s of 40,000
         # triplets). The values already are the stored form ({bytes, path} for an image); and
         # an image's bytes are embedded even when a file of its relative path happens to exist
-        # in the working folder (Image.encode_example keeps the path alone then)
+        # in the working folder (Image.encode_example keeps the path alone then). Each column's
+        # list lives only until it is its array
         schema = features.arrow_schema
-        # each column's list dropped as soon as it is its array
-        arrays = {k: pa.array(columns.pop(k), type=schema.field(k).type) for k in list(columns)}
+        arrays = {k: pa.array(column(k), type=schema.field(k).type) for k in features}
         with streamed_fingerprint():
             ds = Dataset.from_dict(arrays, features=features, split=split)
         parquet.parent.mkdir(parents=True, exist_ok=True)
