@@ -209,7 +209,7 @@ class _HashingFile:
 def _streamed_hash(value: Any) -> str:
     """``datasets.fingerprint.Hasher.hash``: the xxh64 of the value's pickle (datasets'
     Pickler), the pickle streamed into the hash instead of made whole in memory."""
-    from datasets.utils._dill import dump
+    from datasets.utils._dill import dump  # deferred: datasets takes about 1 s to import
 
     out = _HashingFile()
     dump(value, out)
@@ -223,7 +223,7 @@ def streamed_fingerprint() -> Iterator[None]:
     export's peak, over the table itself. The same hash, the same bytes hashed, streamed
     (``_streamed_hash``): the saved dataset's ``state.json`` is unchanged (tested against
     datasets' own)."""
-    from datasets.fingerprint import Hasher
+    from datasets.fingerprint import Hasher  # deferred, as datasets above
 
     original = Hasher.__dict__["hash"]
     Hasher.hash = classmethod(lambda cls, value: _streamed_hash(value))
