@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from ..agreement import agreement_report, from_store
 from ..agreement.table import LabelTable
+from ..collector import fewer_collections
 from ..errors import DiskFullError, MmrbError, is_disk_full
 from ..formats.registry import EXPORTED
 from ..model import Candidate, Part, Triplet
@@ -253,7 +254,11 @@ class CardInputs:
 
 
 def build(store: Store, rules: Rules, out: str | Path) -> BuildResult:
-    out = Path(out).resolve()
+    with fewer_collections():
+        return _build(store, rules, Path(out).resolve())
+
+
+def _build(store: Store, rules: Rules, out: Path) -> BuildResult:
     table = from_store(store)  # the build's labels, read once: the rules, aggregation and agreement read this table
     result, inputs = apply_rules(store, rules, table)
     triplets, sources, missing = make_triplets(store, result.kept, inputs)
@@ -341,7 +346,8 @@ def _write(
 
 
 def dry_run(store: Store, rules: Rules) -> FilterResult:
-    return apply_rules(store, rules, from_store(store))[0]
+    with fewer_collections():
+        return apply_rules(store, rules, from_store(store))[0]
 
 
 __all__ = ["BuildInputs", "BuildResult", "Rules", "build", "dry_run", "load_rules", "make_triplets"]

@@ -12,16 +12,16 @@ batches of rows, and the ids taken so far (curate/ingest/rows.py).
 
 from __future__ import annotations
 
-import gc
 import json
 import logging
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
-from contextlib import ExitStack, contextmanager, suppress
+from collections.abc import Iterable
+from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import BinaryIO
 
+from ..collector import fewer_collections
 from ..errors import DiskFullError, InputError, InputProblem, MmrbError, disk_full_reported, is_disk_full
 from ..formats.fields import jsonable
 from ..formats.reader import read_rows
@@ -74,7 +74,7 @@ def run_import(
             ),
         )
         try:
-            with _fewer_collections():
+            with fewer_collections():
                 report = run.execute(format)
             break
         except ImportConflict as e:
@@ -89,23 +89,6 @@ def run_import(
     if run.rejects_tmp is not None:  # written before the commit (see _Import.execute)
         os.replace(run.rejects_tmp, Path(str(skip_invalid)))
     return report
-
-
-@contextmanager
-def _fewer_collections() -> Iterator[None]:
-    """The cyclic garbage collector, tuned for the import while it runs: each batch of rows
-    lives through several of the default young collections and was scanned again each time
-    (a tenth of an import's time). Objects made before the import are frozen (left out of the
-    scans) and young collections come 70 times less often; memory is not at stake, since the
-    rows die by reference count, not by the collector."""
-    before = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(50_000, 20, 10)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
-        gc.unfreeze()
 
 
 class _Import:
