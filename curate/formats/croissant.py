@@ -194,10 +194,10 @@ def _field(
         raise MmrbError(f"{where}: the column {name!r} has no description in the {config.name!r} config")
     out: dict[str, Any] = {"@type": "cr:Field", "@id": field_id, "name": field_id, "description": config.columns[name]}
     if isinstance(feature, (List, LargeList, Sequence)):
-        if json_path or names:  # a list in a struct or in a list: no reader follows it
-            raise MmrbError(f"{where}: the column {name!r} holds a nested list, which this description does not cover")
         out["repeated"] = True
         feature = feature.feature
+        if names or isinstance(feature, (List, LargeList, Sequence)):  # a list in a struct or a list: none follows it
+            raise MmrbError(f"{where}: the column {name!r} holds a nested list, which this description does not cover")
     if isinstance(feature, dict):
         out["subField"] = [
             _field(config, column, sub, (*names, key), (*json_path, key), where) for key, sub in feature.items()
