@@ -265,3 +265,23 @@ def test_the_publish_dry_run_lists_it(sqlite_store, tmp_path, capsys, monkeypatc
     assert run_command("publish", [str(out), "team/fixture", "--dry-run"]) == 0
     listed = [line.split()[-1] for line in capsys.readouterr().out.splitlines()[1:-1]]
     assert croissant.FILE_NAME in listed and "README.md" in listed
+
+
+def test_the_images_folder_is_one_file_set_per_file_type(tmp_path):
+    from datasets import Features, Value
+
+    root = parquet_with(tmp_path, Features({"id": Value("string")}), {"id": ["a"]})
+    (root / "images").mkdir()
+    for name in ("b.png", "a.jpg", "c.JPG", "d.xyz", "e.png"):
+        (root / "images" / name).write_bytes(b"x")
+    about = croissant.About(name="x", description="y", license="other", citation="")
+    doc = croissant.describe(root, about, [croissant.Config("c", "data/t.parquet", "d", {"id": ""})])
+    sets = [(d["includes"], d["encodingFormat"]) for d in doc["distribution"] if d["@type"] == "cr:FileSet"]
+    # each suffix as spelled (a FileSet's glob is case-sensitive); a type pillow gives no media
+    # type is said to be bytes, not guessed
+    assert sets == [
+        ("images/*.JPG", "image/jpeg"),
+        ("images/*.jpg", "image/jpeg"),
+        ("images/*.png", "image/png"),
+        ("images/*.xyz", "application/octet-stream"),
+    ]

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import mimetypes
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -159,12 +158,16 @@ def _file_object(config: Config, root: Path) -> dict[str, Any]:
 
 def _file_sets(root: Path, folder: str) -> list[dict[str, Any]]:
     """One FileSet per file type in ``folder`` (a FileSet has one encoding format)."""
-    suffixes = sorted({p.suffix.lower() for p in (root / folder).glob("*.*") if p.is_file()})
+    # pillow's own tables (the store names each file by its pillow format), not the mimetypes
+    # module's, which read the machine's /etc/mime.types: the same build, the same bytes anywhere
+    from PIL import Image
+
+    formats = Image.registered_extensions()
+    suffixes = sorted({p.suffix for p in (root / folder).glob("*.*") if p.is_file()})
     out = []
     for suffix in suffixes:
-        kind = mimetypes.types_map.get(suffix)
-        if kind is None:
-            raise MmrbError(f"{root / folder}: no media type is known for the files *{suffix}")
+        # a format without a media type of its own (rare): said to be bytes, not given a guessed type
+        kind = Image.MIME.get(formats.get(suffix.lower(), ""), "application/octet-stream")
         out.append(
             {
                 "@type": "cr:FileSet",
