@@ -149,7 +149,7 @@ def _file_object(config: Config, root: Path) -> dict[str, Any]:
         "@type": "cr:FileObject",
         "@id": config.parquet,
         "name": config.parquet,
-        "description": f"The {config.name} config's records, images embedded.",
+        "description": f"The records of the {config.name} config (RecordSet {config.name!r}).",
         "contentUrl": config.parquet,
         "encodingFormat": "application/x-parquet",
         "sha256": _sha256(root / config.parquet),
