@@ -28,6 +28,7 @@ STAGES = (
     "agreement",
     "quality",
     "build",
+    "export",
     "publish",
     "evaluate",
     "score",

@@ -251,7 +251,7 @@ def _label(r: RawLabel, preference: Preference | None, source: str) -> Label:
         ratings=dict(r.ratings),
         source=r.source or source,
         created_at=r.created_at,
-        updated_at=r.updated_at,
+        updated_at=r.updated_at or r.created_at,  # never changed since it was made
         scheme_version=r.scheme_version,
         guidelines_version=r.guidelines_version,
     )

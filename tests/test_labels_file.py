@@ -5,7 +5,9 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -14,7 +16,7 @@ from hypothesis import strategies as st
 from curate.cli import main
 from curate.errors import InputError
 from curate.formats.labels import COLUMNS, FORMATS, RawLabel, read_labels, write_labels
-from curate.model import Annotator, Assignment, Label
+from curate.model import Annotator, Assignment, Gold, Label
 from tests.support.pairs import seed
 
 
@@ -280,3 +282,132 @@ def test_the_stores_import_closes_only_the_open_assignments_of_its_labels(store)
     assert states == {("p0", "a"): "done", ("p1", "a"): "done", ("p0", "b"): "open", ("p1", "b"): "open"}
     assert store.label_keys() == {("p0", "a"), ("p1", "a"), ("p0", "b")}
     assert store.pair_items() == {"p0": "it0", "p1": "it1"}
+
+
+# -- export ------------------------------------------------------------------------------------
+GOLDEN = Path(__file__).parent / "golden" / "labels"
+UPDATE = os.environ.get("MMRB_UPDATE_GOLDEN") == "1"
+T = "2026-03-0{}T10:00:00+00:00"
+SOURCE_LABELS = [  # real names, fixed times: a store whose export is the same on every run
+    {"pair_id": "p1", "annotator": "zoe", "preference": "second", "seconds": 7.5, "created_at": T.format(1)},
+    {
+        "pair_id": "p0",
+        "annotator": "zoe",
+        "preference": "first",
+        "correctness_first": "correct",
+        "correctness_second": "incorrect",
+        "rationale": 'the second misreads the sign, "STOP"',
+        "seconds": 12,
+        "guidelines_version": 2,
+        "created_at": T.format(1),
+        "updated_at": T.format(2),
+    },
+    {
+        "pair_id": "p0",
+        "annotator": "adam",
+        "preference": "tie",
+        "rationale": "both fine",
+        "flag": "other",
+        "flag_note": "blurry, but readable",
+        "created_at": T.format(3),
+        "source": "app",
+    },
+    {"pair_id": "p1", "annotator": "adam", "status": "skipped", "created_at": T.format(4)},
+    {
+        "pair_id": "p2",
+        "annotator": "mia",
+        "ratings": {"score": 2},
+        "rationale": "slightly worse",
+        "created_at": T.format(2),
+        "scheme_version": 1,
+    },
+    {"pair_id": "p0", "annotator": "mia", "preference": "first", "control": True, "created_at": T.format(5)},
+]
+
+
+def _source_store(tmp_path, name: str = "a"):
+    """Three pairs (p2 on mmrb2-pairwise), gold on p0, a control task of p0 for mia."""
+    _seeded(tmp_path, name=name)
+    s = _store(tmp_path, name)
+    s.set_gold([Gold("p0", "import", "first")])
+    s.add_annotator(Annotator("mia"))
+    s.add_assignments([Assignment("p0", "mia", "first", 0, is_gold=True)])
+    s.close()
+
+
+def _labelled_store(tmp_path, name: str = "a") -> None:
+    _source_store(tmp_path, name)
+    path = _jsonl(tmp_path, SOURCE_LABELS, "source.jsonl")
+    assert main(["labels", "import", str(path), *_db(tmp_path, name)]) == 0
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_export_matches_its_golden_file(fmt, tmp_path, capsys):
+    _labelled_store(tmp_path)
+    s = _store(tmp_path, "a")
+    s.save_label(Label("p2", "zoe", ratings={"score": 4}, status="draft"))  # a draft is never exported
+    s.close()
+    out = tmp_path / f"labels.{fmt}"
+    assert main(["export", "labels", "--out", str(out), *_db(tmp_path, "a")]) == 0
+    assert capsys.readouterr().out.strip().endswith(f"wrote 6 labels to {out}")
+    golden = GOLDEN / f"labels.{fmt}"
+    if UPDATE:
+        GOLDEN.mkdir(parents=True, exist_ok=True)
+        golden.write_bytes(out.read_bytes())
+    assert out.read_bytes() == golden.read_bytes(), f"{out.name} differs from tests/golden/labels"
+    got = [r for _, r in read_labels(out)]
+    assert [(r.pair_id, r.annotator) for r in got] == [
+        ("p0", "annotator-01"),  # zoe: first label on day 1 (p0 before p1)
+        ("p0", "annotator-02"),  # mia: day 2
+        ("p0", "annotator-03"),  # adam: day 3
+        ("p1", "annotator-01"),
+        ("p1", "annotator-03"),
+        ("p2", "annotator-02"),
+    ]
+    text = out.read_bytes()
+    assert not any(n.encode() in text for n in ("zoe", "adam", "mia"))
+    assert [r.gold for r in got] == [True, True, True, False, False, False]
+    assert [r.control for r in got] == [False, True, False, False, False, False]
+    assert got[5].scheme == "mmrb2-pairwise" and got[5].preference == "second" and got[5].ratings["score"] == 2
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_real_names_move_labels_between_stores_byte_for_byte(fmt, tmp_path, capsys):
+    _labelled_store(tmp_path, "a")
+    _source_store(tmp_path, "b")  # the same pairs, gold and control task; no labels
+    first, second = tmp_path / f"a.{fmt}", tmp_path / f"b.{fmt}"
+    assert main(["export", "labels", "--real-names", "--out", str(first), *_db(tmp_path, "a")]) == 0
+    assert b"zoe" in first.read_bytes()
+    assert main(["labels", "import", str(first), *_db(tmp_path, "b")]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "imported 6 labels by 3 annotators on 3 pairs"
+    assert main(["export", "labels", "--real-names", "--out", str(second), *_db(tmp_path, "b")]) == 0
+    assert second.read_bytes() == first.read_bytes()
+    # and importing the same file again is refused: every label is already there
+    assert main(["labels", "import", str(first), *_db(tmp_path, "b")]) == 1
+    assert "6 problems" in capsys.readouterr().err
+
+
+def test_pseudonyms_follow_the_first_label_whatever_is_exported(tmp_path):
+    from curate.rawlabels import pseudonyms, raw_labels
+
+    _labelled_store(tmp_path)
+    s = _store(tmp_path, "a")
+    try:
+        everyone = {r.annotator for r in raw_labels(s)}
+        only_p2 = raw_labels(s, pair_ids=["p2"])
+        assert everyone == {"annotator-01", "annotator-02", "annotator-03"}
+        assert [r.annotator for r in only_p2] == ["annotator-02"]  # mia's id in the whole store's order
+        assert pseudonyms(s.labels(status=None)) == {
+            "zoe": "annotator-01",
+            "mia": "annotator-02",
+            "adam": "annotator-03",
+        }
+    finally:
+        s.close()
+
+
+def test_pseudonyms_widen_past_99_annotators():
+    from curate.rawlabels import pseudonyms
+
+    names = pseudonyms(Label("p", f"n{i:03d}", created_at=f"{i:03d}") for i in range(120))
+    assert names["n000"] == "annotator-001" and names["n119"] == "annotator-120"
