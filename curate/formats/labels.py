@@ -22,7 +22,8 @@ import csv
 import json
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import astuple, dataclass, field
+from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
@@ -60,6 +61,9 @@ COLUMNS = (
     "updated_at",
 )
 REQUIRED = ("pair_id", "annotator")
+# a record's values in COLUMNS order, shallow: dataclasses.astuple deep-copies every value (the
+# export of 120,000 labels took 4.3 s of CPU with it, 2.6 s without: bench/labels.py)
+_VALUES = attrgetter(*COLUMNS)
 W = TypeVar("W", bound=str)
 _TEXTS = ("item_id", "category", "scheme", "rationale", "flag_note", "source", "created_at", "updated_at")
 
@@ -121,7 +125,7 @@ def write_labels(path: str | Path, labels: Iterable[RawLabel], fmt: LabelFileFor
         encode = json.JSONEncoder(ensure_ascii=False).encode
         with path.open("w", encoding="utf-8", newline="\n") as f:
             for r in rows:
-                d = dict(zip(COLUMNS, astuple(r), strict=True))
+                d = dict(zip(COLUMNS, _VALUES(r), strict=True))
                 d["ratings"] = dict(sorted(r.ratings.items()))
                 f.write(encode(d) + "\n")
     elif fmt == "csv":
@@ -136,7 +140,7 @@ def write_labels(path: str | Path, labels: Iterable[RawLabel], fmt: LabelFileFor
 
 def _flat(r: RawLabel) -> tuple[Any, ...]:
     """The record's values with ``ratings`` as JSON text (CSV, Parquet)."""
-    values = list(astuple(r))
+    values = list(_VALUES(r))
     values[COLUMNS.index("ratings")] = _ratings_text(r.ratings)
     return tuple(values)
 
@@ -192,8 +196,9 @@ def read_labels(path: str | Path) -> list[tuple[int, RawLabel]]:
             problems.append(InputProblem(str(path), row.line, None, row.error or "empty row"))
             continue
         f = Fields(str(path), row.line, row.data)
-        for name, message in text_problems(row.data):  # the store keeps them: no NUL either
-            f.bad(name, message)
+        if not row.plain:  # a JSON line known to hold only valid text without NUL needs no visit
+            for name, message in text_problems(row.data):  # the store keeps them: no NUL either
+                f.bad(name, message)
         label = _parse(f) if not f.problems else None
         problems += f.problems
         if label is not None:
