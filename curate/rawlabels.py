@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import InputError, InputProblem
-from .formats.labels import LabelFileFormat, RawLabel, file_format, read_labels, write_labels
+from .formats.labels import LabelFileFormat, LabelRow, RawLabel, as_record, file_format, read_labels, write_label_rows
 from .lookalike import check_name
 from .model import PREFERENCES, Label, Preference, word_of
 from .schemes import DEFAULT, Scheme, SchemeField, label_preference, label_values, rating_keys, schemes_of
@@ -37,69 +38,63 @@ DEFAULT_SOURCE = "import"
 
 
 # -- export ------------------------------------------------------------------------------------
-def pseudonyms(labels: Iterable[Label]) -> dict[str, str]:
-    """Each annotator's published id, in the order of their first label (time, pair, name)."""
+def pseudonyms(labels: Iterable[tuple[str, str | None, str]]) -> dict[str, str]:
+    """Each annotator's published id, given (annotator, created_at, pair) of every label: in
+    the order of their first label (time, pair, name)."""
     first: dict[str, tuple[str, str]] = {}
-    for lb in labels:
-        key = (lb.created_at or "", lb.pair_id)
-        if lb.annotator not in first or key < first[lb.annotator]:
-            first[lb.annotator] = key
+    for annotator, created_at, pair_id in labels:
+        key = (created_at or "", pair_id)
+        if annotator not in first or key < first[annotator]:
+            first[annotator] = key
     order = sorted(first, key=lambda n: (first[n], n))
     width = max(2, len(str(len(order))))
     return {n: f"annotator-{i:0{width}d}" for i, n in enumerate(order, 1)}
 
 
+def label_rows(
+    store: RawLabelStore, *, pair_ids: Iterable[str] | None = None, real_names: bool = False, conn: Any = None
+) -> list[LabelRow]:
+    """The store's labels as rows of the format (of ``pair_ids`` only, when given), in
+    (pair, annotator) order, annotators pseudonymous unless ``real_names``. Rows, not records:
+    the build writes every considered pair's labels, and an object per label was most of its
+    cost (bench/labels.py)."""
+    rows = store.raw_label_rows(conn=conn)
+    names = None if real_names else pseudonyms((r[3], r[18], r[0]) for r in rows)
+    keep = None if pair_ids is None else set(pair_ids)
+    gold = set(store.gold(conn=conn))
+    # the store's tuple has no gold, and its control (16) is where the format's gold goes
+    out = [
+        (
+            *r[:3],
+            r[3] if names is None else names[r[3]],
+            r[4],
+            r[5] or DEFAULT,
+            *r[6:16],
+            r[0] in gold,
+            bool(r[16]),
+            *r[17:],
+        )
+        for r in rows
+        if keep is None or r[0] in keep
+    ]
+    if names is not None:  # pseudonyms do not sort as the names did
+        out.sort(key=itemgetter(0, 3))
+    return out
+
+
 def raw_labels(
     store: RawLabelStore, *, pair_ids: Iterable[str] | None = None, real_names: bool = False, conn: Any = None
 ) -> list[RawLabel]:
-    """The store's labels as records of the format (of ``pair_ids`` only, when given), in
-    (pair, annotator) order, annotators pseudonymous unless ``real_names``."""
-    rows = store.raw_labels(conn=conn)
-    names = None if real_names else pseudonyms(lb for lb, *_ in rows)
-    keep = None if pair_ids is None else set(pair_ids)
-    schemes = schemes_of(store, keep, conn=conn)
-    gold = set(store.gold(conn=conn))
-    out = []
-    for lb, item, category, control in rows:
-        if keep is not None and lb.pair_id not in keep:
-            continue
-        scheme = schemes.get(lb.pair_id)
-        out.append(
-            RawLabel(
-                pair_id=lb.pair_id,
-                item_id=item,
-                category=category,
-                annotator=names[lb.annotator] if names is not None else lb.annotator,
-                status=lb.status,
-                scheme=scheme.name if scheme is not None else DEFAULT,
-                scheme_version=lb.scheme_version,
-                correctness_first=lb.correctness_first,
-                correctness_second=lb.correctness_second,
-                preference=lb.preference,
-                ratings=lb.ratings,
-                rationale=lb.rationale,
-                flag=lb.flag,
-                flag_note=lb.flag_note,
-                seconds=lb.seconds,
-                guidelines_version=lb.guidelines_version,
-                gold=lb.pair_id in gold,
-                control=control,
-                source=lb.source,
-                created_at=lb.created_at,
-                updated_at=lb.updated_at,
-            )
-        )
-    if names is not None:  # pseudonyms do not sort as the names did
-        out.sort(key=lambda r: (r.pair_id, r.annotator))
-    return out
+    """``label_rows`` as records (ratings as a mapping)."""
+    return [as_record(r) for r in label_rows(store, pair_ids=pair_ids, real_names=real_names, conn=conn)]
 
 
 def export_labels(store: RawLabelStore, path: str | Path, fmt: str | None = None, *, real_names: bool = False) -> int:
     """Write the store's raw labels to ``path`` (the format by ``fmt``, else the suffix)."""
     kind: LabelFileFormat = file_format(path, fmt)
     with store.snapshot() as tx:
-        rows = raw_labels(store, real_names=real_names, conn=tx)
-    return write_labels(path, rows, kind)
+        rows = label_rows(store, real_names=real_names, conn=tx)
+    return write_label_rows(path, rows, kind)
 
 
 # -- import ------------------------------------------------------------------------------------

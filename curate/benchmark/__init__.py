@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING
 from ..agreement import agreement_report, from_store
 from ..agreement.table import LabelTable
 from ..errors import DiskFullError, MmrbError, is_disk_full
-from ..formats.labels import write_labels
+from ..formats.labels import write_label_rows
 from ..formats.registry import EXPORTED
 from ..model import Candidate, Part, Triplet
 from ..quality.aggregate import Aggregated
-from ..rawlabels import raw_labels
+from ..rawlabels import label_rows
 from ..sides import is_side
 from . import export
 from .card import aggregation_summary, card_text, dataset_info, write_card
@@ -293,7 +293,7 @@ def _write(
         mmrb2_counts = written.get("mmrb2", {})
         # every label of every considered pair, so others can recompute agreement (the dropped pairs' too)
         (tmp / export.ANNOTATIONS).parent.mkdir(parents=True, exist_ok=True)
-        write_labels(tmp / export.ANNOTATIONS, raw_labels(store, pair_ids=[d.pair.id for d in result.decisions]))
+        write_label_rows(tmp / export.ANNOTATIONS, label_rows(store, pair_ids=[d.pair.id for d in result.decisions]))
         text = card_text(
             rules=rules,
             result=result,

@@ -21,7 +21,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
@@ -115,38 +115,59 @@ def file_format(path: str | Path, given: str | None = None) -> LabelFileFormat:
 
 
 # -- writing -----------------------------------------------------------------------------------
+# A row to write: the values in COLUMNS order, ``ratings`` as canonical JSON text (``ratings_text``,
+# the text the store keeps): the export passes the store's rows through without an object per label.
+LabelRow = tuple[Any, ...]
+_RATINGS = COLUMNS.index("ratings")
+# the store's canonical JSON (curate/store/engine.py ``dumps``): sorted keys, no spaces
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+
+
+def ratings_text(ratings: Mapping[str, Any]) -> str:
+    return _CANONICAL(dict(ratings)) if ratings else "{}"
+
+
+def as_row(r: RawLabel) -> LabelRow:
+    """A record as a row to write."""
+    values = list(_VALUES(r))
+    values[_RATINGS] = ratings_text(r.ratings)
+    return tuple(values)
+
+
+def as_record(row: LabelRow) -> RawLabel:
+    """A row as a record (``ratings`` read back as a mapping)."""
+    values = list(row)
+    values[_RATINGS] = json.loads(row[_RATINGS]) if row[_RATINGS] not in (None, "{}") else {}
+    return RawLabel(*values)
+
+
 def write_labels(path: str | Path, labels: Iterable[RawLabel], fmt: LabelFileFormat | None = None) -> int:
-    """Write ``labels`` as given (the caller orders them); the same labels give the same bytes.
+    """Write records as given (the caller orders them); see ``write_label_rows``."""
+    return write_label_rows(path, [as_row(r) for r in labels], fmt)
+
+
+def write_label_rows(path: str | Path, rows: Sequence[LabelRow], fmt: LabelFileFormat | None = None) -> int:
+    """Write rows as given (the caller orders them); the same rows give the same bytes.
     Returns how many were written."""
     path = Path(path)
     fmt = fmt or file_format(path)
-    rows = list(labels)
     if fmt == "jsonl":
         encode = json.JSONEncoder(ensure_ascii=False).encode
         with path.open("w", encoding="utf-8", newline="\n") as f:
             for r in rows:
-                d = dict(zip(COLUMNS, _VALUES(r), strict=True))
-                d["ratings"] = dict(sorted(r.ratings.items()))
+                d = dict(zip(COLUMNS, r, strict=True))
+                d["ratings"] = json.loads(d["ratings"]) if d["ratings"] != "{}" else {}
                 f.write(encode(d) + "\n")
     elif fmt == "csv":
         with path.open("w", encoding="utf-8", newline="") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(COLUMNS)
-            w.writerows([_cell(v) for v in _flat(r)] for r in rows)
+            w.writerows([_cell(v) for v in r] for r in rows)
     else:
-        _write_parquet(path, rows)
+        import pyarrow.parquet as pq  # deferred: only Parquet needs it
+
+        pq.write_table(parquet_table(rows), path)
     return len(rows)
-
-
-def _flat(r: RawLabel) -> tuple[Any, ...]:
-    """The record's values with ``ratings`` as JSON text (CSV, Parquet)."""
-    values = list(_VALUES(r))
-    values[COLUMNS.index("ratings")] = _ratings_text(r.ratings)
-    return tuple(values)
-
-
-def _ratings_text(ratings: Mapping[str, Any]) -> str:
-    return json.dumps(ratings, ensure_ascii=False, sort_keys=True)
 
 
 def _cell(v: Any) -> str:
@@ -166,22 +187,13 @@ def parquet_schema() -> Any:
     return pa.schema([pa.field(c, kinds.get(c, pa.string())) for c in COLUMNS])
 
 
-def parquet_table(labels: Iterable[RawLabel]) -> Any:
-    """The labels as one Arrow table of ``parquet_schema``, built column by column."""
+def parquet_table(rows: Sequence[LabelRow]) -> Any:
+    """The rows as one Arrow table of ``parquet_schema``, built column by column."""
     import pyarrow as pa  # deferred: only Parquet needs it
 
-    rows = [_flat(r) for r in labels]
+    schema = parquet_schema()
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in COLUMNS]
-    return pa.table(
-        [pa.array(list(col), type=f.type) for col, f in zip(columns, parquet_schema(), strict=True)],
-        schema=parquet_schema(),
-    )
-
-
-def _write_parquet(path: Path, rows: list[RawLabel]) -> None:
-    import pyarrow.parquet as pq  # deferred: only Parquet needs it
-
-    pq.write_table(parquet_table(rows), path)
+    return pa.table([pa.array(list(col), type=f.type) for col, f in zip(columns, schema, strict=True)], schema=schema)
 
 
 # -- reading -----------------------------------------------------------------------------------

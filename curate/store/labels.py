@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -202,29 +202,47 @@ class LabelStore(StoreBase):
         with self._r(conn) as c:
             return {(p, n) for p, n in c.execute(select(L.pair_id, L.annotator))}
 
-    def raw_labels(self, conn: Conn | None = None) -> list[tuple[Label, str, str | None, bool]]:
-        """Every submitted or skipped label (drafts never) with its pair's item, the item's
-        category and whether it was a control task, in (pair, annotator) order: the raw-label
-        export (curate/rawlabels.py)."""
+    def raw_label_rows(self, conn: Conn | None = None) -> list[tuple[Any, ...]]:
+        """Every submitted or skipped label (drafts never) as one tuple, in (pair, annotator)
+        order: pair, its item, the item's category, annotator, status, the pair's scheme name
+        (None: the default), the label's scheme version, correctness_first, correctness_second,
+        preference, ratings (the stored canonical JSON text), rationale, flag, flag_note,
+        seconds, guidelines_version, whether it was a control task, source, created_at,
+        updated_at. The raw-label export (curate/rawlabels.py) reads these tuples as they come:
+        Label objects cost 1.8 s of a 120,000-label build's 3.2 s (bench/labels.py)."""
         L, P, It, A = S.labels.c, S.pairs.c, S.items.c, S.assignments.c
         control = (
-            select(A.pair_id)
-            .where(A.pair_id == L.pair_id, A.annotator == L.annotator, A.is_gold.is_(True))
-            .exists()
-            .label("_control")
+            select(A.pair_id).where(A.pair_id == L.pair_id, A.annotator == L.annotator, A.is_gold.is_(True)).exists()
         )
         q = (
-            select(S.labels, P.item_id.label("_item"), It.category.label("_category"), control)
+            select(
+                L.pair_id,
+                P.item_id,
+                It.category,
+                L.annotator,
+                L.status,
+                P.scheme,
+                L.scheme_version,
+                L.correctness_first,
+                L.correctness_second,
+                L.preference,
+                L.ratings,
+                L.rationale,
+                L.flag,
+                L.flag_note,
+                L.seconds,
+                L.guidelines_version,
+                control,
+                L.source,
+                L.created_at,
+                L.updated_at,
+            )
             .select_from(S.labels.join(S.pairs, P.id == L.pair_id).join(S.items, It.id == P.item_id))
             .where(L.status.in_(("submitted", "skipped")))
             .order_by(L.pair_id, L.annotator)
         )
-        out = []
         with self._r(conn) as c:
-            for r in records(c.execute(q)):
-                item, category, is_control = r.pop("_item"), r.pop("_category"), bool(r.pop("_control"))
-                out.append((_label(r), item, category, is_control))
-        return out
+            return [tuple(r) for r in c.execute(q)]
 
     def save_label(
         self, label: Label, *, expected_revision: int | NewLabel = NEW_LABEL, conn: Conn | None = None
