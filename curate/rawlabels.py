@@ -77,8 +77,9 @@ def label_rows(
         for r in rows
         if keep is None or r[0] in keep
     ]
-    if names is not None:  # pseudonyms do not sort as the names did
-        out.sort(key=itemgetter(0, 3))
+    # in code-point order whatever the database's collation (PostgreSQL's may put "b" before "C"), and
+    # pseudonyms do not sort as the names did; rows that come sorted cost one pass
+    out.sort(key=itemgetter(0, 3))
     return out
 
 

@@ -412,3 +412,24 @@ def test_pseudonyms_widen_past_99_annotators():
 
     names = pseudonyms((f"n{i:03d}", f"{i:03d}", "p") for i in range(120))
     assert names["n000"] == "annotator-001" and names["n119"] == "annotator-120"
+
+
+@pytest.mark.both_backends
+def test_the_stores_rows_export_in_code_point_order_on_both_backends(store, tmp_path):
+    from curate.rawlabels import export_labels
+
+    seed(store, 2)
+    names = ["b", "C", "a", "Ä"]
+    for n in names:
+        store.add_annotator(Annotator(n))
+    store.add_assignments([Assignment("p1", "C", "first", 0, is_gold=True)])
+    store.add_labels([Label(p, n, preference="first", created_at=T.format(1)) for p in ("p1", "p0") for n in names])
+    store.set_gold([Gold("p0", "import", "first")])
+    assert export_labels(store, tmp_path / "l.jsonl", real_names=True) == 8
+    got = [r for _, r in read_labels(tmp_path / "l.jsonl")]
+    assert [(r.pair_id, r.annotator) for r in got] == [(p, n) for p in ("p0", "p1") for n in sorted(names)]
+    assert [(r.pair_id, r.annotator) for r in got if r.control] == [("p1", "C")]
+    assert {r.pair_id for r in got if r.gold} == {"p0"} and {r.scheme for r in got} == {"mmrb"}
+    export_labels(store, tmp_path / "p.jsonl")
+    ids = [(r.pair_id, r.annotator) for _, r in read_labels(tmp_path / "p.jsonl")]
+    assert ids == sorted(ids) and len({a for _, a in ids}) == 4
