@@ -144,6 +144,7 @@ def checked_labels(
     """The rows as labels, or one InputError naming every problem."""
     problems: list[InputProblem] = []
     first_line: dict[tuple[str, str], int] = {}
+    name_problem: dict[str, str | None] = {}
     out: list[Label] = []
     for line, r in rows:
 
@@ -152,7 +153,9 @@ def checked_labels(
 
         before = len(problems)
         key = (r.pair_id, r.annotator)
-        _, why = check_name(r.annotator)
+        if r.annotator not in name_problem:  # once per name: a file holds few names, many labels
+            name_problem[r.annotator] = check_name(r.annotator)[1]
+        why = name_problem[r.annotator]
         if why:
             bad("annotator", f"{r.annotator!r} {why}")
         if key in first_line:

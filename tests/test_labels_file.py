@@ -433,3 +433,21 @@ def test_the_stores_rows_export_in_code_point_order_on_both_backends(store, tmp_
     export_labels(store, tmp_path / "p.jsonl")
     ids = [(r.pair_id, r.annotator) for _, r in read_labels(tmp_path / "p.jsonl")]
     assert ids == sorted(ids) and len({a for _, a in ids}) == 4
+
+
+@pytest.mark.parametrize(
+    "fmt, text, words",
+    [(fmt, "a\x00b", "NUL character") for fmt in FORMATS]
+    + [(fmt, "caf\udce9", "not valid UTF-8") for fmt in ("jsonl", "csv")],  # Arrow writes only valid UTF-8
+)
+def test_text_the_store_cannot_keep_is_refused_in_every_format(fmt, text, words, tmp_path):
+    path = tmp_path / f"labels.{fmt}"
+    if "\udce9" in text:  # a byte that is not UTF-8, as a file would hold it
+        write_labels(path, [raw(rationale="MARK")])
+        path.write_bytes(path.read_bytes().replace(b"MARK", b"caf\xe9"))
+    else:
+        write_labels(path, [raw(rationale=text)])
+    with pytest.raises(InputError) as e:
+        read_labels(path)
+    line = 2 if fmt == "csv" else 1
+    assert f"{path}:{line} field 'rationale'" in str(e.value) and words in str(e.value), str(e.value)

@@ -208,8 +208,8 @@ def read_labels(path: str | Path) -> list[tuple[int, RawLabel]]:
             problems.append(InputProblem(str(path), row.line, None, row.error or "empty row"))
             continue
         f = Fields(str(path), row.line, row.data)
-        if not row.plain:  # a JSON line known to hold only valid text without NUL needs no visit
-            for name, message in text_problems(row.data):  # the store keeps them: no NUL either
+        if not (row.plain or _plainly_clean(row.data)):  # the store keeps them: no NUL either
+            for name, message in text_problems(row.data):
                 f.bad(name, message)
         label = _parse(f) if not f.problems else None
         problems += f.problems
@@ -218,6 +218,20 @@ def read_labels(path: str | Path) -> list[tuple[int, RawLabel]]:
     if problems:
         raise InputError(problems)
     return out
+
+
+def _plainly_clean(data: Mapping[str, Any]) -> bool:
+    """Whether a flat row is ASCII text without NUL and plain scalars: no text to check value by
+    value (``text_problems``, a third of reading 120,000 labels from Parquet or CSV)."""
+    for k, v in data.items():
+        if not k.isascii() or "\x00" in k:
+            return False
+        if isinstance(v, str):
+            if not v.isascii() or "\x00" in v:
+                return False
+        elif v is not None and not isinstance(v, int | float):  # an object or a list: visit it
+            return False
+    return True
 
 
 def _parse(f: Fields) -> RawLabel | None:

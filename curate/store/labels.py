@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Final, Literal
 
 from sqlalchemy import bindparam, func, insert, select, update
@@ -15,7 +15,7 @@ from ..model import Adjudication, Assignment, Label, LabelHistoryEntry
 from . import schema as S
 from .base import ConflictError, Conn, StoreBase
 from .engine import dumps, dumps_mapping, insert_chunked, insert_ignoring, loads, now, records
-from .items import shallow
+from .items import field_names, shallow
 
 NewLabel = Literal["new"]
 NEW_LABEL: Final[NewLabel] = "new"  # save_label: the annotator has no label on the pair yet
@@ -185,14 +185,21 @@ class LabelStore(StoreBase):
         labels = list(labels)
         n = self.add_labels(labels, conn=conn)
         a = S.assignments.c
-        done = [{"p": lb.pair_id, "n": lb.annotator} for lb in labels if lb.status in ("submitted", "skipped")]
-        if done:
-            stmt = (
-                update(S.assignments)
-                .where(a.pair_id == bindparam("p"), a.annotator == bindparam("n"), a.state == "open")
-                .values(state="done")
-            )
-            with self._w(conn) as c:
+        with self._w(conn) as c:
+            # only the keys with an open assignment: an UPDATE per label costs a statement each
+            # even where nothing matches (most imported labels have no assignment)
+            open_keys = {(p, n) for p, n in c.execute(select(a.pair_id, a.annotator).where(a.state == "open"))}
+            done = [
+                {"p": lb.pair_id, "n": lb.annotator}
+                for lb in labels
+                if lb.status in ("submitted", "skipped") and (lb.pair_id, lb.annotator) in open_keys
+            ]
+            if done:
+                stmt = (
+                    update(S.assignments)
+                    .where(a.pair_id == bindparam("p"), a.annotator == bindparam("n"), a.state == "open")
+                    .values(state="done")
+                )
                 c.execute(stmt, done)
         return n
 
@@ -402,9 +409,9 @@ def refuse_unstorable(what: str, record: object) -> None:
     NUL with a DataError, which the app would take for a failure of the database, and SQLite
     would keep it. ``what`` names the record where a file would be named."""
     problems = [
-        InputProblem(what, None, f.name, why)
-        for f in fields(record)  # type: ignore[arg-type]
-        if isinstance(v := getattr(record, f.name), str) and (why := text_problem(v))
+        InputProblem(what, None, name, why)
+        for name in field_names(type(record))
+        if isinstance(v := getattr(record, name), str) and (why := text_problem(v))
     ]
     if problems:
         raise InputError(problems)
