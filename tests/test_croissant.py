@@ -16,7 +16,7 @@ from hypothesis import strategies as hs
 from PIL import Image
 
 from curate.benchmark import build, export
-from curate.benchmark.card import croissant_configs, write_croissant
+from curate.benchmark.card import write_croissant
 from curate.benchmark.rules import Rules
 from curate.errors import MmrbError
 from curate.formats import croissant
@@ -61,7 +61,7 @@ def test_the_build_s_description_validates_and_reads_back_as_its_triplets(sqlite
     build(sqlite_store, RULES, out)
     doc = json.loads((out / croissant.FILE_NAME).read_text(encoding="utf-8"))
     parquet = out / export.PARQUET
-    [file_object] = [d for d in doc["distribution"] if d["@type"] == "cr:FileObject"]
+    [file_object] = [d for d in doc["distribution"] if d.get("contentUrl") == export.PARQUET]
     sha = hashlib.sha256(parquet.read_bytes()).hexdigest()
     assert (file_object["contentUrl"], file_object["sha256"]) == (export.PARQUET, sha)
     assert json.loads((out / "build.json").read_text())["files"][export.PARQUET] == sha
@@ -144,33 +144,31 @@ def test_responses_with_images_and_a_licence_without_a_url(sqlite_store, tmp_pat
     assert seen == {"text", "image", "missing"}  # the fixture has each kind of part
 
 
-def test_another_config_is_one_more_file_object_and_record_set(sqlite_store, tmp_path):
-    """The hook for a second config of the card (the raw labels' ``annotations``): its Parquet
-    file and records beside the triplets', read by mlcroissant."""
-    import pyarrow as pa
+def test_the_raw_labels_are_the_second_config_and_read_back_as_the_annotations_file(sqlite_store, tmp_path):
+    """The card's second config (``annotations``, the raw labels): its Parquet file and records
+    beside the triplets', read by mlcroissant as the file holds them."""
     import pyarrow.parquet as pq
 
     seed_store(sqlite_store)
     out = tmp_path / "bench"
     build(sqlite_store, RULES, out)
-    pq.write_table(pa.table({"pair_id": ["p00", "p01"], "seconds": [1.5, 2.0]}), out / "data" / "labels.parquet")
-    labels = croissant.Config(
-        "annotations", "data/labels.parquet", "Raw labels.", {"pair_id": "The pair.", "seconds": "Time taken."}
-    )
-    about = croissant.About(name="x", description="y", license="mit", citation="@misc{x}")
-    doc = croissant.describe(out, about, [*croissant_configs(), labels])
-    croissant.write(out / "two.json", doc)
-    assert doc["license"] == "https://opensource.org/license/mit"
-    assert [d["@id"] for d in doc["distribution"] if d["@type"] == "cr:FileObject"] == [
+    doc = json.loads((out / croissant.FILE_NAME).read_text(encoding="utf-8"))
+    assert [d["contentUrl"] for d in doc["distribution"] if d["@type"] == "cr:FileObject"] == [
         export.PARQUET,
-        "data/labels.parquet",
+        export.ANNOTATIONS,
     ]
-    ds = validated(out / "two.json")
-    got = [{k: text(v) if isinstance(v, bytes) else v for k, v in r.items()} for r in ds.records("annotations")]
-    assert got == [
-        {"annotations/pair_id": "p00", "annotations/seconds": 1.5},
-        {"annotations/pair_id": "p01", "annotations/seconds": 2.0},
+    assert [r["@id"] for r in doc["recordSet"]] == ["default", "annotations"]
+    ds = validated(out / croissant.FILE_NAME)
+    rows = pq.read_table(out / export.ANNOTATIONS).to_pylist()
+    records = [
+        {k.removeprefix("annotations/"): text(v) if isinstance(v, bytes) else v for k, v in r.items()}
+        for r in ds.records("annotations")
     ]
+    assert len(records) == len(rows) > 0
+    for rec, row in zip(records, rows, strict=True):
+        assert set(rec) == set(row)  # every column described, none made up
+        for k in ("pair_id", "annotator", "status", "preference", "rationale", "ratings", "gold", "control"):
+            assert rec[k] == row[k], k
     assert len(list(itertools.islice(ds.records("default"), 2))) == 2
 
 
