@@ -28,7 +28,15 @@ from tests.support.command_runner import run_command
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "build"
 UPDATE = os.environ.get("MMRB_UPDATE_GOLDEN") == "1"
-GOLDEN_FILES = ("triplets.jsonl", "multimodal_rewardbench.jsonl", "vl_rewardbench.jsonl", "README.md", "build.json")
+LABELLED_AT = "2026-01-01T09:00:00+00:00"  # the labels' times: the raw labels' file is the same on every run
+GOLDEN_FILES = (
+    "triplets.jsonl",
+    "multimodal_rewardbench.jsonl",
+    "vl_rewardbench.jsonl",
+    "README.md",
+    "build.json",
+    "croissant.json",
+)
 
 
 def test_the_build_s_label_table_holds_what_the_label_records_say(store):
@@ -153,7 +161,7 @@ def test_correctness_task_rule_on_the_store_with_empty_task(sqlite_store):
 
 @pytest.mark.both_backends
 def test_build_matches_golden_files_and_loads_everywhere(store, tmp_path):
-    seed_store(store)
+    seed_store(store, at=LABELLED_AT)
     out = tmp_path / "bench"
     res = build(store, RULES, out)
     assert res.missing_images == ["p11"]
@@ -214,17 +222,19 @@ def test_the_cards_loading_example_runs_as_written_and_names_the_yaml_split(sqli
     build(sqlite_store, RULES, out)
     card = (out / "README.md").read_text()
     front = yaml.safe_load(card.split("---\n")[1])
-    (split,) = [f["split"] for c in front["configs"] for f in c["data_files"]]
+    (split,) = [f["split"] for c in front["configs"] if c["config_name"] == "default" for f in c["data_files"]]
     code = card.split("```python\n")[1].split("```")[0]
-    check = f"{code}\nprint(ds.split, len(ds), same.split, len(same))\n"
+    check = f"{code}\nprint(ds.split, len(ds), same.split, len(same), labels.split, len(labels))\n"
     env = dict(os.environ, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", HF_HOME=str(tmp_path / "hf-home"))
     proc = subprocess.run([sys.executable, "-c", check], cwd=out, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == [split, "6", split, "6"]
+    assert proc.stdout.split() == [split, "6", split, "6", split, "33"]
     import datasets
 
     via_yaml = datasets.load_dataset(str(out), cache_dir=str(tmp_path / "hf-cache"))
     assert list(via_yaml) == [split] and len(via_yaml[split]) == 6
+    labels = datasets.load_dataset(str(out), "annotations", cache_dir=str(tmp_path / "hf-cache"))[split]
+    assert len(labels) == 33 and set(labels["annotator"]) == {"annotator-01", "annotator-02", "annotator-03"}
 
 
 def test_card_says_undefined_in_cells_and_explains_each_reason_once(sqlite_store, tmp_path):

@@ -44,7 +44,9 @@ def test_the_card_yaml_reads_back_through_huggingface_hub_and_datasets(sqlite_st
     assert data.task_categories == ["image-text-to-text"]
     assert data.tags == ["multimodal", "reward-modeling", "preference", "mmrb-studio", "charts"]  # once each
     # dataset_info: the features datasets reads from the Parquet file, the split's size
-    (info,) = DatasetInfosDict.from_dataset_card_data(data).values()
+    infos = DatasetInfosDict.from_dataset_card_data(data)
+    assert set(infos) == {"default", "annotations"}
+    info = infos["default"]
     parquet = datasets.load_dataset(
         "parquet", data_files=str(out / "data" / "test-00000-of-00001.parquet"), cache_dir=str(tmp_path / "c")
     )["train"]
@@ -53,6 +55,12 @@ def test_the_card_yaml_reads_back_through_huggingface_hub_and_datasets(sqlite_st
     assert info.download_size == (out / "data" / "test-00000-of-00001.parquet").stat().st_size
     configs = MetadataConfigs.from_dataset_card_data(data)
     assert configs["default"]["data_files"] == [{"split": "test", "path": "data/test-00000-of-00001.parquet"}]
+    # the raw labels: a config of their own, read the same way
+    raw = "annotations/test-00000-of-00001.parquet"
+    assert configs["annotations"]["data_files"] == [{"split": "test", "path": raw}]
+    labels = datasets.load_dataset("parquet", data_files=str(out / raw), cache_dir=str(tmp_path / "c"))["train"]
+    assert infos["annotations"].features == labels.features
+    assert infos["annotations"].splits["test"].num_examples == len(labels) == 33
     # the citation given, verbatim, in a bibtex block; the Hub loading example names the split
     assert f"```bibtex\n{CITATION}\n```" in card.text
     assert 'load_dataset("OWNER/NAME", split="test")' in card.text

@@ -27,13 +27,15 @@ from ..agreement import agreement_report, from_store
 from ..agreement.table import LabelTable
 from ..collector import fewer_collections
 from ..errors import DiskFullError, MmrbError, is_disk_full
+from ..formats.labels import write_label_rows
 from ..formats.registry import EXPORTED
 from ..model import Candidate, Part, Triplet
 from ..quality.aggregate import Aggregated
+from ..rawlabels import label_rows
 from ..schemes import Scheme
 from ..sides import is_side
 from . import export
-from .card import aggregation_summary, card_text, dataset_info, write_card
+from .card import aggregation_summary, card_text, dataset_info, write_card, write_croissant
 from .filter import BuildDecision, BuildInputs, FilterResult, apply_rules
 from .rules import Rules, load_rules
 
@@ -308,6 +310,11 @@ def _write(
         # every format the build writes (curate/formats/registry.py): its layout's files
         written = {fmt.name: fmt.load("export")(tmp, rows) for fmt in EXPORTED}
         mmrb2_counts = written.get("mmrb2", {})
+        # every label of every considered pair, so others can recompute agreement (the dropped pairs' too)
+        (tmp / export.ANNOTATIONS).parent.mkdir(parents=True, exist_ok=True)
+        write_label_rows(tmp / export.ANNOTATIONS, label_rows(store, pair_ids=[d.pair.id for d in result.decisions]))
+        if (tmp / export.PARQUET).is_file():  # described beside the card: its files, fields and types
+            write_croissant(tmp, rules, len(triplets))
         text = card_text(
             rules=rules,
             result=result,
@@ -319,7 +326,7 @@ def _write(
             mmrb2_counts=mmrb2_counts,
             mmrb2_refused=refused,
             schemes=inputs.schemes,
-            dataset_info=dataset_info(tmp / export.PARQUET),
+            dataset_info=dataset_info(tmp / export.PARQUET, tmp / export.ANNOTATIONS),
         )
         write_card(tmp, report, text)
         files = {p.relative_to(tmp).as_posix(): _sha256(p) for p in sorted(tmp.rglob("*")) if p.is_file()}

@@ -21,13 +21,19 @@ from ..agreement.summary import (
     ordered_fields,
     undefined_notes,
 )
+from ..formats import croissant
+from ..formats.labels import COLUMN_DESCRIPTIONS as LABEL_COLUMN_DESCRIPTIONS
+from ..formats.triplets import COLUMN_DESCRIPTIONS
 from ..model import Triplet
 from ..quality.aggregate import Aggregated
 from ..schemes import Scheme, describe, stored_key
 from ..wording import percent, plural
-from .export import PARQUET, SPLIT
+from .export import ANNOTATIONS, PARQUET, SPLIT
 from .filter import FilterResult
 from .rules import Rules
+
+# the card's YAML dataset_info: one config's mapping, or a list of them each naming its config
+CardInfo = dict | list[dict]
 
 PLOT_AGREEMENT = "plots/agreement_per_category.png"
 PLOT_LABELS = "plots/label_distribution.png"
@@ -133,6 +139,7 @@ def hub_example() -> list[str]:
         "from datasets import load_dataset",
         "",
         f'ds = load_dataset("OWNER/NAME", split="{SPLIT}")',
+        f'labels = load_dataset("OWNER/NAME", "annotations", split="{SPLIT}")',
         "```",
     ]
 
@@ -145,6 +152,7 @@ def load_example() -> list[str]:
         "",
         f'ds = load_dataset("parquet", data_files={{"{SPLIT}": "{PARQUET}"}}, split="{SPLIT}")',
         'same = load_from_disk("hf")',
+        f'labels = load_dataset("parquet", data_files={{"{SPLIT}": "{ANNOTATIONS}"}}, split="{SPLIT}")',
         "```",
     ]
 
@@ -233,7 +241,13 @@ FILES = Template(
 - `$parquet`: the same rows with images embedded, the `$split` split
 - `hf/`: the same rows as a saved Hugging Face dataset
 - `multimodal_rewardbench.jsonl`: Multimodal RewardBench layout (`ID, Text, Image, Output1, Output2, Better, Category`)
-- `vl_rewardbench.jsonl`: VL-RewardBench layout (`human_ranking` [0, 1] = first response preferred)"""
+- `vl_rewardbench.jsonl`: VL-RewardBench layout (`human_ranking` [0, 1] = first response preferred)
+- `$croissant`: a Croissant 1.0 description of the Parquet file (fields, types, sha256) and `images/`
+- `$annotations`: the raw labels of every considered pair, kept or not (the `annotations` config): one row \
+per label with every field of the pair's annotation scheme in the pair's stored order (`ratings`: its other fields \
+as JSON), the seconds spent and the guidelines version; annotators are pseudonyms (`annotator-01`, ... in the order \
+of their first label); `gold` marks pairs with a gold answer, `control` the labels of control tasks (counted \
+nowhere in this card). A pair is in the benchmark when its `pair_id` is a triplet's `id`"""
 )
 LOADING = Template(
     """
@@ -242,7 +256,7 @@ In the $layouts benchmark layouts the chosen response is first for half of the r
 
 ## Loading
 
-From this folder, with the `datasets` package (both give the `$split` split):
+From this folder, with the `datasets` package (each gives the `$split` split; `labels` the raw labels):
 
 $example
 
@@ -299,7 +313,7 @@ def size_category(n: int) -> str:
     return [label for low, label in SIZE_CATEGORIES if n >= low][-1]
 
 
-def metadata(rules: Rules, n_triplets: int, dataset_info: Mapping | None = None) -> dict:
+def metadata(rules: Rules, n_triplets: int, dataset_info: CardInfo | None = None) -> dict:
     """The card's YAML as the Hub reads it (huggingface_hub's DatasetCardData keys): a key
     that the rules file does not give (language, source_datasets) is left out, not guessed."""
     meta: dict = {"license": rules.license, "pretty_name": rules.name}
@@ -311,17 +325,21 @@ def metadata(rules: Rules, n_triplets: int, dataset_info: Mapping | None = None)
         meta["source_datasets"] = list(rules.source_datasets)
     meta["task_categories"] = ["image-text-to-text"]
     meta["tags"] = list(dict.fromkeys([*TAGS, *rules.tags]))
-    meta["configs"] = [{"config_name": "default", "data_files": [{"split": SPLIT, "path": PARQUET}]}]
+    meta["configs"] = [
+        {"config_name": "default", "data_files": [{"split": SPLIT, "path": PARQUET}]},
+        {"config_name": "annotations", "data_files": [{"split": SPLIT, "path": ANNOTATIONS}]},
+    ]
     if dataset_info:
-        meta["dataset_info"] = dict(dataset_info)
+        meta["dataset_info"] = dataset_info
     return meta
 
 
-def dataset_info(parquet: Path) -> dict | None:
-    """The ``dataset_info`` of the card: the features as ``datasets`` reads them from the
-    Parquet file's schema (the export wrote them there), the split's size, the file's bytes.
-    None when there is no Parquet file. No ``num_bytes``: the export does not measure it, and
-    a 0 would say a size that is not one."""
+def dataset_info(parquet: Path, annotations: Path | None = None) -> CardInfo | None:
+    """The ``dataset_info`` of the card: for each config, the features as ``datasets`` reads
+    them from its Parquet file's schema (the export wrote them there), the split's size, the
+    file's bytes; one mapping for the ``default`` config alone, else a list naming each
+    config. None when there is no Parquet file. No ``num_bytes``: the export does not measure
+    it, and a 0 would say a size that is not one."""
     if not parquet.is_file():
         return None
     # deferred: datasets and pyarrow take about 1 s to import; the build has loaded them for its
@@ -331,21 +349,28 @@ def dataset_info(parquet: Path) -> dict | None:
     from datasets.info import DatasetInfosDict
     from huggingface_hub import DatasetCardData
 
-    splits = SplitDict()
-    splits.add(SplitInfo(name=SPLIT, num_examples=pq.read_metadata(parquet).num_rows))
-    info = DatasetInfo(
-        features=Features.from_arrow_schema(pq.read_schema(parquet)),
-        splits=splits,
-        download_size=parquet.stat().st_size,
-    )
+    def info(path: Path) -> DatasetInfo:
+        splits = SplitDict()
+        splits.add(SplitInfo(name=SPLIT, num_examples=pq.read_metadata(path).num_rows))
+        return DatasetInfo(
+            features=Features.from_arrow_schema(pq.read_schema(path)),
+            splits=splits,
+            download_size=path.stat().st_size,
+        )
+
+    infos = {"default": info(parquet)}
+    if annotations is not None and annotations.is_file():
+        infos["annotations"] = info(annotations)
     card = DatasetCardData()
-    DatasetInfosDict({"default": info}).to_dataset_card_data(card)
-    out = dict(card.to_dict()["dataset_info"])
-    out["splits"] = [{k: v for k, v in split.items() if k != "num_bytes"} for split in out["splits"]]
-    return out
+    DatasetInfosDict(infos).to_dataset_card_data(card)
+    got = card.to_dict()["dataset_info"]
+    configs = [dict(c) for c in (got if isinstance(got, list) else [got])]
+    for c in configs:
+        c["splits"] = [{k: v for k, v in split.items() if k != "num_bytes"} for split in c["splits"]]
+    return configs if isinstance(got, list) else configs[0]
 
 
-def front_lines(rules: Rules, n_triplets: int = 0, info: Mapping | None = None) -> list[str]:
+def front_lines(rules: Rules, n_triplets: int = 0, info: CardInfo | None = None) -> list[str]:
     """The YAML block (``metadata``) and the title, then the description."""
     front = yaml.safe_dump(metadata(rules, n_triplets, info), sort_keys=False, allow_unicode=True, width=1000)
     lines = ["---", *front.rstrip("\n").split("\n"), "---", *_fill(HEADING, name=rules.name)]
@@ -356,7 +381,15 @@ def files_lines(
     triplets: list[Triplet], considered: int, mmrb2_counts: Mapping[str, int] | None, seed: int
 ) -> list[str]:
     """The count sentence, the files, where the chosen response is placed, how to load."""
-    lines = _fill(FILES, kept=len(triplets), considered=plural(considered, "pair"), parquet=PARQUET, split=SPLIT)
+    lines = _fill(
+        FILES,
+        kept=len(triplets),
+        considered=plural(considered, "pair"),
+        parquet=PARQUET,
+        split=SPLIT,
+        croissant=croissant.FILE_NAME,
+        annotations=ANNOTATIONS,
+    )
     if mmrb2_counts:
         n_mmrb2 = sum(mmrb2_counts.values())
         rest = len(triplets) - n_mmrb2
@@ -574,10 +607,10 @@ def citation_key(name: str) -> str:
     return "_".join(words) or "benchmark"
 
 
-def citation_lines(rules: Rules) -> list[str]:
+def citation_entry(rules: Rules) -> str:
     """The rules file's BibTeX entry (``card.citation``), else an entry naming the dataset and
     the tool, to be replaced by the paper's."""
-    entry = rules.citation.strip() or "\n".join(
+    return rules.citation.strip() or "\n".join(
         [
             f"@misc{{{citation_key(rules.name)},",
             f"  title = {{{{{rules.name}}}}},",
@@ -585,6 +618,11 @@ def citation_lines(rules: Rules) -> list[str]:
             "}",
         ]
     )
+
+
+def citation_lines(rules: Rules) -> list[str]:
+    """The citation section: ``citation_entry``, said to be a stand-in when none was given."""
+    entry = citation_entry(rules)
     lines = ["", "## Citation", ""]
     if not rules.citation.strip():
         lines += ["No citation was given (`card.citation` in the rules file); this entry names the dataset:", ""]
@@ -603,7 +641,7 @@ def card_text(
     mmrb2_counts: Mapping[str, int] | None = None,
     mmrb2_refused: Mapping[str, list[str]] | None = None,
     schemes: Mapping[str, Scheme] | None = None,
-    dataset_info: Mapping | None = None,
+    dataset_info: CardInfo | None = None,
 ) -> str:
     """The card's Markdown. ``mmrb2_counts``: the triplets of each MMRB2 task written in
     MMRB2's layout, ``mmrb2_refused`` its tasks not written (their unscored pairs);
@@ -622,6 +660,49 @@ def card_text(
         lines.pop()
     lines += citation_lines(rules)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def croissant_configs() -> list[croissant.Config]:
+    """The configs the Croissant description holds, the card's: the triplets' (``default``) and
+    the raw labels' (``annotations``)."""
+    return [
+        croissant.Config(
+            "default",
+            PARQUET,
+            f"The benchmark's (prompt, images, chosen, rejected) triplets, the {SPLIT} split.",
+            COLUMN_DESCRIPTIONS,
+            key="id",
+        ),
+        croissant.Config(
+            "annotations",
+            ANNOTATIONS,
+            "Every label of every pair the build considered, kept or not: one record per label.",
+            LABEL_COLUMN_DESCRIPTIONS,
+        ),
+    ]
+
+
+def write_croissant(out: Path, rules: Rules, n_triplets: int) -> None:
+    """``croissant.json`` beside the card: what the card says of the dataset (name, licence,
+    citation, tags, languages) and each config's Parquet file (``croissant_configs``)."""
+    about = croissant.About(
+        name=rules.name,
+        description="\n\n".join(
+            x
+            for x in (
+                rules.description,
+                f"{plural(n_triplets, 'expert-annotated (prompt, images, chosen, rejected) triplet')}, built by "
+                "mmrb-studio; the dataset card (README.md) says how they were labelled, filtered and agreed on.",
+            )
+            if x
+        ),
+        license=rules.license,
+        license_note=rules.license_note,
+        citation=citation_entry(rules),
+        keywords=list(dict.fromkeys([*TAGS, *rules.tags])),
+        languages=rules.language,
+    )
+    croissant.write(out / croissant.FILE_NAME, croissant.describe(out, about, croissant_configs()))
 
 
 def write_card(out: Path, report: AgreementReport, text: str) -> None:

@@ -43,6 +43,8 @@ from ..seeding import hex_hash
 
 SPLIT = "test"  # the one split: named so in the card's YAML, its loading example and the saved dataset
 PARQUET = f"data/{SPLIT}-00000-of-00001.parquet"
+# the raw per-annotator labels of every considered pair (curate/formats/labels.py): config "annotations"
+ANNOTATIONS = f"annotations/{SPLIT}-00000-of-00001.parquet"
 
 
 @dataclass(frozen=True)

@@ -255,6 +255,12 @@ class ItemStore(StoreBase):
         with self._r(conn) as c:
             return [_pair(r) for r in records(c.execute(q))]
 
+    def pair_items(self, conn: Conn | None = None) -> dict[str, str]:
+        """Every pair's item id (a label file's pairs checked without reading whole pairs)."""
+        P = S.pairs.c
+        with self._r(conn) as c:
+            return {p: i for p, i in c.execute(select(P.id, P.item_id))}
+
     def update_pair(self, pair_id: str, conn: Conn | None = None, **values: Any) -> None:
         if "metadata" in values:
             values["metadata"] = dumps(dict(values["metadata"]))
@@ -349,7 +355,19 @@ def _candidate(r: Mapping, content: tuple[Part, ...] = ()) -> Candidate:
 
 def shallow(obj: Any) -> dict[str, Any]:
     """A dataclass as a dict without asdict's deep copy (slow for big metadata)."""
-    return {f.name: getattr(obj, f.name) for f in fields(obj)}
+    return {name: getattr(obj, name) for name in field_names(type(obj))}
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def field_names(cls: type) -> tuple[str, ...]:
+    """A dataclass's field names, looked up once per class (``dataclasses.fields`` per record
+    was a third of storing 120,000 imported labels: bench/labels.py)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
 
 
 def _pair(r: Mapping) -> Pair:

@@ -47,7 +47,8 @@ def png(color: str) -> bytes:
     return buf.getvalue()
 
 
-def seed_store(store) -> None:
+def seed_store(store, at: str | None = None) -> None:
+    """``at``: every label's time (a build's raw labels, whose bytes the golden files hold), else now."""
     items, cands, pairs = [], [], []
     stored = [store.images.put(png(c)) for c in ("red", "green", "blue")]
     store.add_images(stored)
@@ -101,6 +102,7 @@ def seed_store(store) -> None:
             parts = spec.rstrip("!").split(":")
             pref = {"f": "first", "s": "second", "t": "tie"}[parts[1]]
             c1, c2 = (CORR[parts[2][0]], CORR[parts[2][1]]) if len(parts) > 2 else (None, None)
-            store.save_label(Label(pid, parts[0], c1, c2, pref, flag="broken_image" if flag else None))
+            flagged = "broken_image" if flag else None
+            store.save_label(Label(pid, parts[0], c1, c2, pref, flag=flagged, created_at=at, updated_at=at))
         if adj:
             store.set_adjudication(adj)
