@@ -29,7 +29,7 @@ from ..agreement import agreement_report, from_store
 from ..agreement.table import LabelTable
 from ..errors import DiskFullError, MmrbError, is_disk_full
 from ..formats.registry import EXPORTED
-from ..model import Candidate, Part, Triplet
+from ..model import Candidate, Part, Triplet, render_parts
 from ..quality.aggregate import Aggregated
 from ..sides import is_side
 from . import export
@@ -108,6 +108,11 @@ def make_triplets(
                 out.append(Part.of_image(im.source, missing=True))
         return tuple(out)
 
+    def text(c: Candidate, built: tuple[Part, ...]) -> str:
+        """A response's text in the build: a response with images has its markers name the
+        build's files (the stored text names the images' sources, files the build does not have)."""
+        return render_parts(built, say_missing=True) if c.content else c.text
+
     for d in sorted(kept, key=lambda d: d.pair.id):
         p, item = d.pair, items[d.pair.item_id]
         chosen, rejected = (
@@ -121,13 +126,14 @@ def make_triplets(
                 rels.append(rel)
         if len(rels) < len(item.images):
             missing.append(p.id)
+        chosen_parts, rejected_parts = parts(chosen), parts(rejected)
         triplets.append(
             Triplet(
                 id=p.id,
                 prompt=item.prompt,
                 images=tuple(rels),
-                chosen=chosen.text,
-                rejected=rejected.text,
+                chosen=text(chosen, chosen_parts),
+                rejected=text(rejected, rejected_parts),
                 category=item.category,
                 source=item.source,
                 chosen_model=chosen.model,
@@ -135,8 +141,8 @@ def make_triplets(
                 task=p.task,
                 n_labels=d.n_labels,
                 agreement=None if d.agreement is None else round(d.agreement, 6),
-                chosen_parts=parts(chosen),
-                rejected_parts=parts(rejected),
+                chosen_parts=chosen_parts,
+                rejected_parts=rejected_parts,
             )
         )
     return triplets, sources, missing
