@@ -24,6 +24,7 @@ STAGES = (
     "scheme",
     "assign",
     "gold",
+    "labels",
     "agreement",
     "quality",
     "build",

@@ -6,7 +6,7 @@ Infinity where text or an id is expected, a repeated CSV column, bytes that are 
 NUL, half a surrogate pair, a truncated line, a record that is no object, an integer of
 5,000 digits; and what must still be read: a BOM, blank lines, CRLF) is run against every
 entry point that reads a file (``ENTRIES``: `mmrb ingest items`, `mmrb ingest pairs` in each
-format, `mmrb gold import`, `mmrb score --judgments` in each format and `--dataset`,
+format, `mmrb gold import`, `mmrb labels import`, `mmrb score --judgments` in each format and `--dataset`,
 `mmrb evaluate --dataset`, `mmrb agreement --labels`, and the Quality page's upload). A new
 entry point gets every row by adding it to ``ENTRIES``. A refused file exits 1 with a message
 that names the file, its line and (where there is one) the field, no traceback, and nothing
@@ -213,7 +213,8 @@ class Entry:
     text: str
     wrap: str | None = None  # JSON: the key of the record list
     stem: str = "data"
-    store: str = "none"  # "ingest": rows into the store; "gold": gold answers; "run": a judge run; "none": reads only
+    # "ingest": rows into the store; "gold": gold answers; "labels": labels; "run": a judge run; "none": reads only
+    store: str = "none"
     refused_only: bool = False  # run only where the file is refused (evaluate would call its judge)
     skip: frozenset[str] = field(default_factory=frozenset)  # cases that do not apply
 
@@ -315,6 +316,15 @@ def _gold_records(tmp: Path) -> list[dict]:
     return [{"pair_id": first, "preference": "first"}, {"pair_id": second, "preference": "second"}]
 
 
+def _label_records(tmp: Path) -> list[dict]:
+    """Labels of the two pairs ``_seed_gold_pairs`` put in the store."""
+    first, second = (g["pair_id"] for g in _gold_records(tmp))
+    return [
+        {"pair_id": first, "annotator": "ann", "preference": "first", "rationale": "r1"},
+        {"pair_id": second, "annotator": "ann", "preference": "second", "rationale": "r2"},
+    ]
+
+
 SCORE = ["--bootstrap", "0", "--json"]
 ENTRIES = [
     Entry(
@@ -392,6 +402,15 @@ ENTRIES = [
         "pair_id",
         stem="gold",
         store="gold",
+    ),
+    Entry(
+        "labels-import",
+        ("jsonl", "csv"),
+        _label_records,
+        lambda f, tmp: ["labels", "import", str(f), *_db(tmp)],
+        "rationale",
+        stem="labels",
+        store="labels",
     ),
     Entry(
         "score-mmrb",
@@ -494,6 +513,8 @@ def _written(entry: Entry, tmp: Path) -> object:
     try:
         if entry.store == "gold":
             return s.gold()
+        if entry.store == "labels":
+            return s.labels(status=None)
         files = sorted(p for p in s.images.root.rglob("*") if p.is_file()) if s.images.root.exists() else []
         return {k: v for k, v in counts(s).items() if v}, files
     finally:
@@ -524,7 +545,7 @@ def _rows():
 
 @pytest.mark.parametrize("entry, case, kind", list(_rows()))
 def test_every_entry_point_refuses_a_hostile_file_cleanly(entry, case, kind, tmp_path, capsys):
-    if entry.store == "gold":
+    if entry.store in ("gold", "labels"):
         _seed_gold_pairs(tmp_path)
     before = _written(entry, tmp_path)
     path = tmp_path / f"{entry.stem}.{kind}"

@@ -1,4 +1,6 @@
-"""Raw per-annotator labels: the file format (curate/formats/labels.py)."""
+"""Raw per-annotator labels: the file format (curate/formats/labels.py), `mmrb labels import`
+(curate/rawlabels.py: all or nothing, every problem by file, line and field) and
+`mmrb export labels` (pseudonymous ids, a byte-identical round trip between stores)."""
 
 from __future__ import annotations
 
@@ -9,8 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from curate.cli import main
 from curate.errors import InputError
 from curate.formats.labels import COLUMNS, FORMATS, RawLabel, read_labels, write_labels
+from curate.model import Annotator, Assignment, Label
+from tests.support.pairs import seed
 
 
 def raw(pair_id: str = "p0", annotator: str = "ann", **more) -> RawLabel:
@@ -25,6 +30,16 @@ def raw(pair_id: str = "p0", annotator: str = "ann", **more) -> RawLabel:
         preference=None,
     )
     return RawLabel(pair_id=pair_id, annotator=annotator, **{**base, **more})
+
+
+def _db(tmp_path, name: str = "store") -> list[str]:
+    return ["--db", str(tmp_path / f"{name}.db"), "--images", str(tmp_path / f"{name}-images")]
+
+
+def _store(tmp_path, name: str = "store"):
+    from curate.store import Store
+
+    return Store(str(tmp_path / f"{name}.db"), images=tmp_path / f"{name}-images")
 
 
 # -- the format --------------------------------------------------------------------------------
@@ -121,3 +136,147 @@ def test_a_csv_file_reads_blank_cells_as_missing(tmp_path):
     (_, a), (_, b) = read_labels(path)
     assert (a.preference, a.ratings, a.gold, a.seconds, a.status) == (None, {}, None, None, "submitted")
     assert (b.preference, b.ratings, b.gold, b.seconds) == ("tie", {"s": 1}, True, 3.0)
+
+
+# -- import ------------------------------------------------------------------------------------
+def _seeded(tmp_path, n: int = 3, name: str = "store") -> None:
+    s = _store(tmp_path, name)
+    try:
+        seed(s, n)
+        s.set_pair_scheme(["p2"], "mmrb2-pairwise", 1)
+    finally:
+        s.close()
+
+
+def _jsonl(tmp_path, rows: list[dict], name: str = "labels.jsonl"):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_import_stores_every_label_creates_annotators_and_closes_their_assignments(tmp_path, capsys):
+    _seeded(tmp_path)
+    s = _store(tmp_path)
+    s.add_annotator(Annotator("ann"))
+    s.add_assignments([Assignment("p0", "ann", "first", 0), Assignment("p1", "ann", "second", 1)])
+    s.close()
+    path = _jsonl(
+        tmp_path,
+        [
+            {"pair_id": "p0", "annotator": "ann", "preference": "first", "correctness_first": "correct", "seconds": 4},
+            {"pair_id": "p0", "annotator": "bo", "preference": "tie", "rationale": "same", "source": "paper"},
+            {"pair_id": "p1", "annotator": "ann", "status": "skipped"},
+            {"pair_id": "p2", "annotator": "bo", "ratings": {"score": 5}},  # mmrb2-pairwise: 5 > 3.5
+        ],
+    )
+    assert main(["labels", "import", str(path), *_db(tmp_path)]) == 0
+    assert capsys.readouterr().out.strip() == "imported 4 labels by 2 annotators on 3 pairs"
+    s = _store(tmp_path)
+    try:
+        got = {(lb.pair_id, lb.annotator): lb for lb in s.labels(status=None)}
+        assert set(got) == {("p0", "ann"), ("p0", "bo"), ("p1", "ann"), ("p2", "bo")}
+        assert got["p0", "ann"].correctness_first == "correct" and got["p0", "ann"].seconds == 4.0
+        assert got["p0", "ann"].source == "import" and got["p0", "bo"].source == "paper"
+        assert got["p1", "ann"].status == "skipped"
+        assert got["p2", "bo"].preference == "first" and got["p2", "bo"].ratings == {"score": 5}
+        assert {a.pair_id: a.state for a in s.assignments(annotator="ann")} == {"p0": "done", "p1": "done"}
+        assert s.get_annotator("bo") is not None
+    finally:
+        s.close()
+
+
+def test_import_refuses_the_whole_file_naming_every_problem(tmp_path, capsys):
+    _seeded(tmp_path)
+    s = _store(tmp_path)
+    s.add_annotator(Annotator("cy"))
+    s.save_label(Label("p1", "cy", preference="second"))
+    s.close()
+    path = _jsonl(
+        tmp_path,
+        [
+            {"pair_id": "p0", "annotator": "ann", "preference": "first"},  # fine on its own
+            {"pair_id": "nope", "annotator": "ann"},
+            {"pair_id": "p0", "annotator": "ann", "preference": "second"},
+            {"pair_id": "p1", "annotator": "cy", "preference": "first"},
+            {"pair_id": "p2", "annotator": "ann", "ratings": {"score": 9}},
+            {"pair_id": "p2", "annotator": "bo", "correctness_first": "correct", "ratings": {"grade_first": "A"}},
+            {"pair_id": "p1", "annotator": "ann", "ratings": {"score": 2}},
+            {"pair_id": "p0", "annotator": "bo", "item_id": "it9", "scheme": "verify"},
+            {"pair_id": "p2", "annotator": "dee", "ratings": {"score": 1}, "preference": "first"},
+            {"pair_id": "p1", "annotator": "a b"},
+            {"pair_id": "p1", "annotator": "eve", "control": True},
+        ],
+    )
+    assert main(["labels", "import", str(path), *_db(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    for where, words in [
+        ("2 field 'pair_id'", "no pair 'nope' in the store"),
+        ("3 field 'annotator'", "given twice (first on line 1)"),
+        ("4 field 'annotator'", "the store already has a label of pair 'p1' by 'cy'"),
+        ("5 field 'ratings'", "score: 9 is not a whole number from 1 to 6"),
+        ("6 field 'correctness_first'", "scheme 'mmrb2-pairwise', which has no field 'correctness_first'"),
+        ("6 field 'ratings'", "which has no field 'grade_first'"),
+        ("7 field 'ratings'", "scheme 'mmrb', which has no field 'score'"),
+        ("8 field 'item_id'", "is of item 'it0' in the store"),
+        ("8 field 'scheme'", "is on scheme 'mmrb' in the store"),
+        ("9 field 'preference'", "'first', but the fields of scheme 'mmrb2-pairwise' say 'second'"),
+        ("10 field 'annotator'", "an account name is one word"),
+        ("11 field 'control'", "no control task of pair 'p1' for 'eve'"),
+    ]:
+        assert f"{path}:{where}: " in err and words in err, (where, words, err)
+    assert "nothing was written" in err and "Traceback" not in err
+    s = _store(tmp_path)
+    try:
+        assert [(lb.pair_id, lb.annotator) for lb in s.labels(status=None)] == [("p1", "cy")]
+        assert s.get_annotator("ann") is None
+    finally:
+        s.close()
+
+
+def test_a_long_list_of_problems_is_cut_short_and_says_how_many_more(tmp_path, capsys):
+    _seeded(tmp_path)
+    path = _jsonl(tmp_path, [{"pair_id": f"x{i}", "annotator": "a"} for i in range(80)])
+    assert main(["labels", "import", str(path), *_db(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "80 problems" in err and "'x0'" in err and "and 60 more" in err and "'x79'" not in err, err
+
+
+def test_a_control_label_goes_onto_its_control_task(tmp_path, capsys):
+    _seeded(tmp_path)
+    s = _store(tmp_path)
+    s.add_annotator(Annotator("ann"))
+    s.add_assignments([Assignment("p0", "ann", "first", 0, is_gold=True)])
+    s.close()
+    refused = _jsonl(tmp_path, [{"pair_id": "p0", "annotator": "ann", "control": False}], "refused.jsonl")
+    assert main(["labels", "import", str(refused), *_db(tmp_path)]) == 1
+    assert "assignment of pair 'p0' to 'ann' is a control task" in capsys.readouterr().err
+    ok = _jsonl(tmp_path, [{"pair_id": "p0", "annotator": "ann", "control": True, "preference": "first"}])
+    assert main(["labels", "import", str(ok), *_db(tmp_path)]) == 0
+    s = _store(tmp_path)
+    try:
+        assert [lb.annotator for lb in s.labels(control=True)] == ["ann"]
+    finally:
+        s.close()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_an_empty_file_imports_nothing(tmp_path, capsys, fmt):
+    _seeded(tmp_path)
+    path = tmp_path / f"labels.{fmt}"
+    write_labels(path, [])
+    assert main(["labels", "import", str(path), *_db(tmp_path)]) == 1
+    assert "no labels in the file" in capsys.readouterr().err
+
+
+@pytest.mark.both_backends
+def test_the_stores_import_closes_only_the_open_assignments_of_its_labels(store):
+    seed(store, 2)
+    for n in ("a", "b"):
+        store.add_annotator(Annotator(n))
+    store.add_assignments([Assignment(p, n, "first", i) for i, p in enumerate(("p0", "p1")) for n in ("a", "b")])
+    labels = [Label("p0", "a", preference="first"), Label("p1", "a", status="skipped"), Label("p0", "b")]
+    assert store.import_labels([*labels[:2], replace(labels[2], status="draft")]) == 3
+    states = {(x.pair_id, x.annotator): x.state for x in store.assignments()}
+    assert states == {("p0", "a"): "done", ("p1", "a"): "done", ("p0", "b"): "open", ("p1", "b"): "open"}
+    assert store.label_keys() == {("p0", "a"), ("p1", "a"), ("p0", "b")}
+    assert store.pair_items() == {"p0": "it0", "p1": "it1"}

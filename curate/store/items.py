@@ -255,6 +255,12 @@ class ItemStore(StoreBase):
         with self._r(conn) as c:
             return [_pair(r) for r in records(c.execute(q))]
 
+    def pair_items(self, conn: Conn | None = None) -> dict[str, str]:
+        """Every pair's item id (a label file's pairs checked without reading whole pairs)."""
+        P = S.pairs.c
+        with self._r(conn) as c:
+            return {p: i for p, i in c.execute(select(P.id, P.item_id))}
+
     def update_pair(self, pair_id: str, conn: Conn | None = None, **values: Any) -> None:
         if "metadata" in values:
             values["metadata"] = dumps(dict(values["metadata"]))

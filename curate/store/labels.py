@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Final, Literal
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import InputError, InputProblem
@@ -178,6 +178,53 @@ class LabelStore(StoreBase):
         with self._w(conn) as c:
             insert_chunked(c, S.labels, rows)
         return len(rows)
+
+    def import_labels(self, labels: Iterable[Label], conn: Conn | None = None) -> int:
+        """``add_labels``, and each submitted or skipped label closes its annotator's open
+        assignment of the pair, as ``save_label`` does (a label file: ``mmrb labels import``)."""
+        labels = list(labels)
+        n = self.add_labels(labels, conn=conn)
+        a = S.assignments.c
+        done = [{"p": lb.pair_id, "n": lb.annotator} for lb in labels if lb.status in ("submitted", "skipped")]
+        if done:
+            stmt = (
+                update(S.assignments)
+                .where(a.pair_id == bindparam("p"), a.annotator == bindparam("n"), a.state == "open")
+                .values(state="done")
+            )
+            with self._w(conn) as c:
+                c.execute(stmt, done)
+        return n
+
+    def label_keys(self, conn: Conn | None = None) -> set[tuple[str, str]]:
+        """(pair id, annotator) of every label, drafts included."""
+        L = S.labels.c
+        with self._r(conn) as c:
+            return {(p, n) for p, n in c.execute(select(L.pair_id, L.annotator))}
+
+    def raw_labels(self, conn: Conn | None = None) -> list[tuple[Label, str, str | None, bool]]:
+        """Every submitted or skipped label (drafts never) with its pair's item, the item's
+        category and whether it was a control task, in (pair, annotator) order: the raw-label
+        export (curate/rawlabels.py)."""
+        L, P, It, A = S.labels.c, S.pairs.c, S.items.c, S.assignments.c
+        control = (
+            select(A.pair_id)
+            .where(A.pair_id == L.pair_id, A.annotator == L.annotator, A.is_gold.is_(True))
+            .exists()
+            .label("_control")
+        )
+        q = (
+            select(S.labels, P.item_id.label("_item"), It.category.label("_category"), control)
+            .select_from(S.labels.join(S.pairs, P.id == L.pair_id).join(S.items, It.id == P.item_id))
+            .where(L.status.in_(("submitted", "skipped")))
+            .order_by(L.pair_id, L.annotator)
+        )
+        out = []
+        with self._r(conn) as c:
+            for r in records(c.execute(q)):
+                item, category, is_control = r.pop("_item"), r.pop("_category"), bool(r.pop("_control"))
+                out.append((_label(r), item, category, is_control))
+        return out
 
     def save_label(
         self, label: Label, *, expected_revision: int | NewLabel = NEW_LABEL, conn: Conn | None = None

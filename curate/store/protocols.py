@@ -274,6 +274,23 @@ class GoldStageStore(
     def control_labels(self, conn: Transaction | None = None) -> int: ...
 
 
+class RawLabelStore(Writes, Reads, ReadsGold, SchemeReader, Protocol):
+    """``curate/rawlabels.py``: the raw labels out (with their pairs' items and categories,
+    gold, control tasks) and a label file in (the pairs' items, the labels already there)."""
+
+    def raw_labels(self, conn: Transaction | None = None) -> list[tuple[Label, str, str | None, bool]]: ...
+
+    def pair_items(self, conn: Transaction | None = None) -> dict[str, str]: ...
+
+    def label_keys(self, conn: Transaction | None = None) -> set[tuple[str, str]]: ...
+
+    def control_keys(self, conn: Transaction | None = None) -> set[tuple[str, str]]: ...
+
+    def ensure_annotator(self, name: str, role: str = "annotator", conn: Transaction | None = None) -> bool: ...
+
+    def import_labels(self, labels: Iterable[Label], conn: Transaction | None = None) -> int: ...
+
+
 class LabelFrameStore(SchemeReader, Protocol):
     """``curate/quality/frames.py``: the labels as columns of codes, which are control tasks,
     each pair's category, the schemes (which ratings hold a judgement)."""
@@ -314,7 +331,8 @@ def _store_satisfies_every_protocol(store: Store) -> None:
         AggregateStore,
         ReliabilityStore,
         BestOfNStore,
-    ] = (store, store, store, store, store, store, store, store, store, store, store, store, store)
+        RawLabelStore,
+    ] = (store, store, store, store, store, store, store, store, store, store, store, store, store, store)
     del needs
 
 
@@ -329,6 +347,7 @@ __all__ = [
     "PairingStore",
     "QualificationSetStore",
     "QualificationStore",
+    "RawLabelStore",
     "Reads",
     "ReliabilityStore",
     "SamplingStore",

@@ -1,0 +1,257 @@
+"""Raw per-annotator labels in and out of the store (the file format: curate/formats/labels.py).
+
+Export (``mmrb export labels``, the build's ``annotations`` config): every submitted or
+skipped label with its pair's item, category and scheme, whether the pair has gold and
+whether the label was a control task, in (pair, annotator) order. Annotators are named by
+pseudonyms unless real names are asked for: ``annotator-01``, ``annotator-02``, ... in the
+order of each one's first label in the whole store (by time, then pair and name), so the
+same store gives the same ids on every rerun and in every export of it, whichever labels
+are written. An order rather than a hash of the name: a plain hash can be reversed by
+hashing candidate names, and a keyed one needs a secret kept somewhere.
+
+Import (``mmrb labels import``): all or nothing. Every row is checked against the store
+first (the pair exists; its item and scheme, where given, are the store's; each value is in
+the pair's scheme; a label given twice in the file, or already in the store; a control label
+without its control task), every problem named by file, line and field; then one
+transaction creates the annotators, stores the labels and closes their open assignments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import InputError, InputProblem
+from .formats.labels import LabelFileFormat, RawLabel, file_format, read_labels, write_labels
+from .lookalike import check_name
+from .model import PREFERENCES, Label, Preference, word_of
+from .schemes import DEFAULT, Scheme, SchemeField, label_preference, label_values, rating_keys, schemes_of
+from .wording import plural
+
+if TYPE_CHECKING:  # the store is imported by whoever opens it
+    from .store.protocols import RawLabelStore
+
+DEFAULT_SOURCE = "import"
+
+
+# -- export ------------------------------------------------------------------------------------
+def pseudonyms(labels: Iterable[Label]) -> dict[str, str]:
+    """Each annotator's published id, in the order of their first label (time, pair, name)."""
+    first: dict[str, tuple[str, str]] = {}
+    for lb in labels:
+        key = (lb.created_at or "", lb.pair_id)
+        if lb.annotator not in first or key < first[lb.annotator]:
+            first[lb.annotator] = key
+    order = sorted(first, key=lambda n: (first[n], n))
+    width = max(2, len(str(len(order))))
+    return {n: f"annotator-{i:0{width}d}" for i, n in enumerate(order, 1)}
+
+
+def raw_labels(
+    store: RawLabelStore, *, pair_ids: Iterable[str] | None = None, real_names: bool = False, conn: Any = None
+) -> list[RawLabel]:
+    """The store's labels as records of the format (of ``pair_ids`` only, when given), in
+    (pair, annotator) order, annotators pseudonymous unless ``real_names``."""
+    rows = store.raw_labels(conn=conn)
+    names = None if real_names else pseudonyms(lb for lb, *_ in rows)
+    keep = None if pair_ids is None else set(pair_ids)
+    schemes = schemes_of(store, keep, conn=conn)
+    gold = set(store.gold(conn=conn))
+    out = []
+    for lb, item, category, control in rows:
+        if keep is not None and lb.pair_id not in keep:
+            continue
+        scheme = schemes.get(lb.pair_id)
+        out.append(
+            RawLabel(
+                pair_id=lb.pair_id,
+                item_id=item,
+                category=category,
+                annotator=names[lb.annotator] if names is not None else lb.annotator,
+                status=lb.status,
+                scheme=scheme.name if scheme is not None else DEFAULT,
+                scheme_version=lb.scheme_version,
+                correctness_first=lb.correctness_first,
+                correctness_second=lb.correctness_second,
+                preference=lb.preference,
+                ratings=lb.ratings,
+                rationale=lb.rationale,
+                flag=lb.flag,
+                flag_note=lb.flag_note,
+                seconds=lb.seconds,
+                guidelines_version=lb.guidelines_version,
+                gold=lb.pair_id in gold,
+                control=control,
+                source=lb.source,
+                created_at=lb.created_at,
+                updated_at=lb.updated_at,
+            )
+        )
+    if names is not None:  # pseudonyms do not sort as the names did
+        out.sort(key=lambda r: (r.pair_id, r.annotator))
+    return out
+
+
+def export_labels(store: RawLabelStore, path: str | Path, fmt: str | None = None, *, real_names: bool = False) -> int:
+    """Write the store's raw labels to ``path`` (the format by ``fmt``, else the suffix)."""
+    kind: LabelFileFormat = file_format(path, fmt)
+    with store.snapshot() as tx:
+        rows = raw_labels(store, real_names=real_names, conn=tx)
+    return write_labels(path, rows, kind)
+
+
+# -- import ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ImportReport:
+    labels: int
+    annotators: int
+    pairs: int
+
+    def line(self) -> str:
+        return (
+            f"imported {plural(self.labels, 'label')} by {plural(self.annotators, 'annotator')} "
+            f"on {plural(self.pairs, 'pair')}"
+        )
+
+
+def import_labels(store: RawLabelStore, path: str | Path, *, source: str = DEFAULT_SOURCE) -> ImportReport:
+    """Check every row of a label file against the store, then store them all in one
+    transaction; any problem raises InputError and nothing is written. ``source``: the
+    source of the rows that give none."""
+    name = str(path)
+    rows = read_labels(path)
+    if not rows:
+        raise InputError([InputProblem(name, None, None, "no labels in the file")])
+    with store.transaction() as tx:
+        items = store.pair_items(conn=tx)
+        schemes = schemes_of(store, conn=tx)
+        labels = checked_labels(
+            name, rows, items, schemes, store.label_keys(conn=tx), store.control_keys(conn=tx), source
+        )
+        for annotator in sorted({lb.annotator for lb in labels}):
+            store.ensure_annotator(annotator, conn=tx)
+        store.import_labels(labels, conn=tx)
+    return ImportReport(len(labels), len({lb.annotator for lb in labels}), len({lb.pair_id for lb in labels}))
+
+
+def checked_labels(
+    file: str,
+    rows: Sequence[tuple[int, RawLabel]],
+    items: Mapping[str, str],
+    schemes: Mapping[str, Scheme],
+    existing: set[tuple[str, str]],
+    control: set[tuple[str, str]],
+    source: str = DEFAULT_SOURCE,
+) -> list[Label]:
+    """The rows as labels, or one InputError naming every problem."""
+    problems: list[InputProblem] = []
+    first_line: dict[tuple[str, str], int] = {}
+    out: list[Label] = []
+    for line, r in rows:
+
+        def bad(field: str | None, message: str, line: int = line) -> None:
+            problems.append(InputProblem(file, line, field, message))
+
+        before = len(problems)
+        key = (r.pair_id, r.annotator)
+        _, why = check_name(r.annotator)
+        if why:
+            bad("annotator", f"{r.annotator!r} {why}")
+        if key in first_line:
+            bad(
+                "annotator",
+                f"a label of pair {r.pair_id!r} by {r.annotator!r} given twice (first on line {first_line[key]})",
+            )
+            continue
+        first_line[key] = line
+        if r.pair_id not in items:
+            bad("pair_id", f"no pair {r.pair_id!r} in the store")
+            continue
+        if key in existing:
+            bad("annotator", f"the store already has a label of pair {r.pair_id!r} by {r.annotator!r}")
+        if r.item_id is not None and r.item_id != items[r.pair_id]:
+            bad("item_id", f"pair {r.pair_id!r} is of item {items[r.pair_id]!r} in the store")
+        scheme = schemes[r.pair_id]
+        if r.scheme is not None and r.scheme != scheme.name:
+            bad("scheme", f"pair {r.pair_id!r} is on scheme {scheme.name!r} in the store")
+        if r.control and key not in control:
+            bad("control", f"the store has no control task of pair {r.pair_id!r} for {r.annotator!r}")
+        elif r.control is False and key in control:
+            bad("control", f"the store's assignment of pair {r.pair_id!r} to {r.annotator!r} is a control task")
+        preference = _scheme_problems(scheme, r, bad)
+        if len(problems) == before:
+            out.append(_label(r, preference, source))
+    if problems:  # InputError lists the first 20 and says how many more
+        raise InputError(problems)
+    return out
+
+
+def _scheme_problems(scheme: Scheme, r: RawLabel, bad: Callable[[str | None, str], None]) -> Preference | None:
+    """Report each value the pair's scheme does not have; the label's preference (given, or
+    as the scheme's rule derives it)."""
+    on = f"pair {r.pair_id!r} is on scheme {scheme.name!r}"
+    mmrb = scheme.name == DEFAULT
+    if not mmrb:
+        for col in ("correctness_first", "correctness_second"):
+            if getattr(r, col) is not None:
+                bad(col, f"{on}, which has no field {col!r}")
+    allowed: dict[str, SchemeField] = {k: f for f in scheme.fields for k in rating_keys(scheme, f)}
+    for key in sorted(r.ratings):
+        v = r.ratings[key]
+        if key == "proposal" and scheme.shows_proposal:
+            if v is not None and v not in PREFERENCES:
+                bad("ratings", f"proposal: {v!r} is not one of {', '.join(PREFERENCES)}")
+        elif key not in allowed:
+            bad("ratings", f"{on}, which has no field {key!r}")
+        elif (why := _value_problem(allowed[key], v)) is not None:
+            bad("ratings", f"{key}: {why}")
+    if mmrb:
+        return r.preference
+    proposal = word_of(PREFERENCES, r.ratings.get("proposal"))
+    probe = Label(r.pair_id, r.annotator, rationale=r.rationale or "", ratings=r.ratings)
+    try:
+        derived = label_preference(scheme, label_values(scheme, probe), proposal)
+    except (TypeError, ValueError):  # a value already reported above
+        return r.preference
+    if r.preference is not None and derived is not None and r.preference != derived:
+        bad("preference", f"{r.preference!r}, but the fields of scheme {scheme.name!r} say {derived!r}")
+    return r.preference or derived
+
+
+def _value_problem(f: SchemeField, v: Any) -> str | None:
+    if v is None:
+        return None
+    if f.kind in ("scale", "scale_per_response"):
+        if isinstance(v, bool) or not isinstance(v, int) or not f.low <= v <= f.high:
+            return f"{v!r} is not a whole number from {f.low} to {f.high}"
+        return None
+    if f.kind == "text":
+        return None if isinstance(v, str) else f"expected text, got {type(v).__name__}"
+    if f.kind == "multi":
+        if not isinstance(v, list) or any(x not in f.values for x in v):
+            return f"{v!r} is not a list of {', '.join(f.values)}"
+        return None
+    return None if v in f.values else f"{v!r} is not one of {', '.join(f.values)}"
+
+
+def _label(r: RawLabel, preference: Preference | None, source: str) -> Label:
+    return Label(
+        pair_id=r.pair_id,
+        annotator=r.annotator,
+        correctness_first=r.correctness_first,
+        correctness_second=r.correctness_second,
+        preference=preference,
+        rationale=r.rationale or "",
+        flag=r.flag,
+        flag_note=r.flag_note or "",
+        seconds=r.seconds,
+        status=r.status,
+        ratings=dict(r.ratings),
+        source=r.source or source,
+        created_at=r.created_at,
+        updated_at=r.updated_at,
+        scheme_version=r.scheme_version,
+        guidelines_version=r.guidelines_version,
+    )
