@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from curate.model import Correctness, FlagReason, Label, Pair, Preference
-from curate.schemes import DEFAULT, Scheme, to_label
+from curate.schemes import DEFAULT, Scheme, schemes_of, to_label
 from curate.seeding import unit
 
 if TYPE_CHECKING:
@@ -196,8 +196,6 @@ def example_labels(pairs: Iterable[PairView], annotators: tuple[str, ...] = ANNO
 def pair_views(store: Store) -> list[PairView]:
     """The store's pairs as the example labels see them (gold pairs left out: control tasks
     are answered against their gold, not made up)."""
-    from curate.schemes import schemes_of
-
     pairs = [p for p in store.pairs() if not p.is_gold]
     models = {c.id: c.model for c in store.candidates()}
     missing = {i.id for i in store.items() if any(im.status != "ok" for im in i.images)}

@@ -112,6 +112,31 @@ def test_lead_lands_on_progress_and_both_dashboards_draw_their_charts(page, serv
     assert not page.errors, page.errors
 
 
+def test_at_first_start_the_lead_s_agreement_page_shows_the_example_labels(page, tmp_path):
+    """The demo store as the app builds it on first start (annotate/demo.py), nobody having
+    labelled yet: the example labels give the lead's Agreement page its figures."""
+    from annotate import demo
+
+    if not os.path.exists(CHROMIUM):
+        unavailable(f"{CHROMIUM} is not installed (tests/setup-system.sh installs it)")
+    info = demo.ensure_sample(tmp_path / "sample.db")
+    with StreamlitServer(info.db, info.images, log=tmp_path / "streamlit.log") as srv:
+        page.goto(srv.url)
+        wait_idle(page)
+        page.get_by_role("textbox", name="Name").fill("lead")
+        page.get_by_role("textbox", name="Password").fill("lead-demo")
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_role("heading", name="Progress").wait_for(timeout=45_000)
+        wait_cookie(page)
+        page.goto(srv.url + "/admin_agreement")
+        page.get_by_role("heading", name="Agreement").wait_for(timeout=45_000)
+        assert charts_drawn(page, 3) == 3  # alpha per category, kappa heatmap, majority
+        text = page.locator("[data-testid=stMain]").inner_text()
+        assert all(name in text for name in ("ada", "grace", "alan")), text[:2000]
+        assert page.locator("[data-testid=stException]").count() == 0
+        assert not page.errors, page.errors
+
+
 MATRIX_COLUMN = """() => Array.from(document.querySelector('[data-testid=stDataFrame] table')
   .querySelectorAll('tbody tr')).map((r) => r.children[r.children.length - 1].textContent)"""
 
