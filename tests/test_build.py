@@ -28,7 +28,14 @@ from tests.support.command_runner import run_command
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "build"
 UPDATE = os.environ.get("MMRB_UPDATE_GOLDEN") == "1"
-GOLDEN_FILES = ("triplets.jsonl", "multimodal_rewardbench.jsonl", "vl_rewardbench.jsonl", "README.md", "build.json")
+GOLDEN_FILES = (
+    "triplets.jsonl",
+    "multimodal_rewardbench.jsonl",
+    "vl_rewardbench.jsonl",
+    "README.md",
+    "build.json",
+    "croissant.json",
+)
 
 
 def test_the_build_s_label_table_holds_what_the_label_records_say(store):

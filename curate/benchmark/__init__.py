@@ -33,7 +33,7 @@ from ..model import Candidate, Part, Triplet, render_parts
 from ..quality.aggregate import Aggregated
 from ..sides import is_side
 from . import export
-from .card import aggregation_summary, card_text, dataset_info, write_card
+from .card import aggregation_summary, card_text, dataset_info, write_card, write_croissant
 from .filter import BuildDecision, BuildInputs, FilterResult, apply_rules
 from .rules import Rules, load_rules
 
@@ -317,6 +317,8 @@ def _write(
         # every format the build writes (curate/formats/registry.py): its layout's files
         written = {fmt.name: fmt.load("export")(tmp, rows) for fmt in EXPORTED}
         mmrb2_counts = written.get("mmrb2", {})
+        if (tmp / export.PARQUET).is_file():  # described beside the card: its files, fields and types
+            write_croissant(tmp, rules, len(triplets))
         text = card_text(
             rules=rules,
             result=result,

@@ -21,6 +21,8 @@ from ..agreement.summary import (
     ordered_fields,
     undefined_notes,
 )
+from ..formats import croissant
+from ..formats.triplets import COLUMN_DESCRIPTIONS
 from ..model import Triplet
 from ..quality.aggregate import Aggregated
 from ..schemes import Scheme, describe, stored_key
@@ -233,7 +235,8 @@ FILES = Template(
 - `$parquet`: the same rows with images embedded, the `$split` split
 - `hf/`: the same rows as a saved Hugging Face dataset
 - `multimodal_rewardbench.jsonl`: Multimodal RewardBench layout (`ID, Text, Image, Output1, Output2, Better, Category`)
-- `vl_rewardbench.jsonl`: VL-RewardBench layout (`human_ranking` [0, 1] = first response preferred)"""
+- `vl_rewardbench.jsonl`: VL-RewardBench layout (`human_ranking` [0, 1] = first response preferred)
+- `$croissant`: a Croissant 1.0 description of the Parquet file (fields, types, sha256) and `images/`"""
 )
 LOADING = Template(
     """
@@ -357,7 +360,14 @@ def files_lines(
     triplets: list[Triplet], considered: int, mmrb2_counts: Mapping[str, int] | None, seed: int
 ) -> list[str]:
     """The count sentence, the files, where the chosen response is placed, how to load."""
-    lines = _fill(FILES, kept=len(triplets), considered=plural(considered, "pair"), parquet=PARQUET, split=SPLIT)
+    lines = _fill(
+        FILES,
+        kept=len(triplets),
+        considered=plural(considered, "pair"),
+        parquet=PARQUET,
+        split=SPLIT,
+        croissant=croissant.FILE_NAME,
+    )
     if mmrb2_counts:
         n_mmrb2 = sum(mmrb2_counts.values())
         rest = len(triplets) - n_mmrb2
@@ -575,10 +585,10 @@ def citation_key(name: str) -> str:
     return "_".join(words) or "benchmark"
 
 
-def citation_lines(rules: Rules) -> list[str]:
+def citation_entry(rules: Rules) -> str:
     """The rules file's BibTeX entry (``card.citation``), else an entry naming the dataset and
     the tool, to be replaced by the paper's."""
-    entry = rules.citation.strip() or "\n".join(
+    return rules.citation.strip() or "\n".join(
         [
             f"@misc{{{citation_key(rules.name)},",
             f"  title = {{{{{rules.name}}}}},",
@@ -586,6 +596,11 @@ def citation_lines(rules: Rules) -> list[str]:
             "}",
         ]
     )
+
+
+def citation_lines(rules: Rules) -> list[str]:
+    """The citation section: ``citation_entry``, said to be a stand-in when none was given."""
+    entry = citation_entry(rules)
     lines = ["", "## Citation", ""]
     if not rules.citation.strip():
         lines += ["No citation was given (`card.citation` in the rules file); this entry names the dataset:", ""]
@@ -623,6 +638,43 @@ def card_text(
         lines.pop()
     lines += citation_lines(rules)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def croissant_configs() -> list[croissant.Config]:
+    """The configs the Croissant description holds: the triplets' (the card's ``default``).
+    Another config of the card (the raw labels' ``annotations``, say) adds its Config here."""
+    return [
+        croissant.Config(
+            "default",
+            PARQUET,
+            f"The benchmark's (prompt, images, chosen, rejected) triplets, the {SPLIT} split.",
+            COLUMN_DESCRIPTIONS,
+            key="id",
+        )
+    ]
+
+
+def write_croissant(out: Path, rules: Rules, n_triplets: int) -> None:
+    """``croissant.json`` beside the card: what the card says of the dataset (name, licence,
+    citation, tags, languages) and each config's Parquet file (``croissant_configs``)."""
+    about = croissant.About(
+        name=rules.name,
+        description="\n\n".join(
+            x
+            for x in (
+                rules.description,
+                f"{plural(n_triplets, 'expert-annotated (prompt, images, chosen, rejected) triplet')}, built by "
+                "mmrb-studio; the dataset card (README.md) says how they were labelled, filtered and agreed on.",
+            )
+            if x
+        ),
+        license=rules.license,
+        license_note=rules.license_note,
+        citation=citation_entry(rules),
+        keywords=list(dict.fromkeys([*TAGS, *rules.tags])),
+        languages=rules.language,
+    )
+    croissant.write(out / croissant.FILE_NAME, croissant.describe(out, about, croissant_configs()))
 
 
 def write_card(out: Path, report: AgreementReport, text: str) -> None:

@@ -48,6 +48,35 @@ FIELDS = (
 # kept as written for whoever needs them (scoring reports them per pair)
 EXTRA = ("chosen_model", "rejected_model", "task", "n_labels", "agreement")
 
+# what each column of the build's Parquet file holds (``write_hf``), as its Croissant
+# description (curate/formats/croissant.py) says it; a struct's sub-field as ``column.sub``
+_PART = {
+    "text": "A text part (null for an image part).",
+    "image": "An image part, embedded (null for a text part or a missing image).",
+    "missing": "The source of an image part missing from the store (its file is in no build), else null.",
+}
+COLUMN_DESCRIPTIONS = {
+    "id": "The pair's id: unique, the records' key.",
+    "prompt": "The prompt's text.",
+    "images": "The prompt's images, embedded (an empty list: none, or missing from the store).",
+    "chosen": "The preferred response's text; a response with images holds `[image: name]` markers where they are "
+    "(its parts are in chosen_parts).",
+    "rejected": "The other response's text, as chosen.",
+    "category": "The pair's category (vqa, safety, reasoning, t2i, ...).",
+    "source": "Where the prompt came from, when known.",
+    "chosen_model": "The model that wrote the chosen response, when known.",
+    "rejected_model": "The model that wrote the rejected response, when known.",
+    "task": "The pair's task (correctness or preference), when set.",
+    "n_labels": "The expert labels the pair had.",
+    "agreement": "The share of the pair's labels on the decided preference; null when the labels' preference did not "
+    "decide it (an adjudication or the correctness task did).",
+    "chosen_parts": "The chosen response's parts in order, when some response of the build has images (an empty "
+    "list: a plain-text response, whose text is chosen).",
+    **{f"chosen_parts.{k}": v for k, v in _PART.items()},
+    "rejected_parts": "The rejected response's parts in order, as chosen_parts.",
+    **{f"rejected_parts.{k}": v for k, v in _PART.items()},
+}
+
 
 @dataclass(frozen=True)
 class TripletRecord:
