@@ -72,6 +72,7 @@ def build_sample(db: Path, images: Path, sample: Path | None = None) -> None:
     # start builds the sample (pairing alone imports in about 80 ms)
     from curate.assign import assign
     from curate.ingest import ingest_items
+    from curate.model import MMRB2_CATEGORIES
     from curate.pairing import pair_items
     from curate.schemes import BUILT_IN
 
@@ -83,9 +84,13 @@ def build_sample(db: Path, images: Path, sample: Path | None = None) -> None:
             auth.add_account(store, name, password, role)
         annotators = [n for n, _, r in ACCOUNTS if r == "annotator"]
         with_images = {c.item_id for c in store.candidates() if c.images}
-        first = [p.id for p in store.pairs() if p.item_id in with_images]
-        if first:  # the pairs with image responses first in every queue, on MMRB2's six-point scale
-            assign(store, k=K, annotators=annotators, seed=0, pair_ids=first, scheme=BUILT_IN[IMAGE_SCHEME])
+        task = {i.id: i.category for i in store.items() if i.id in with_images}
+        order = {c: n for n, c in enumerate(MMRB2_CATEGORIES)}
+        # the pairs with image responses first in every queue, on MMRB2's six-point scale, a task
+        # after another in MMRB2's order: a drawn chart first, the quickest to judge at a glance
+        for t in sorted(set(task.values()), key=lambda c: (order.get(c, len(order)), c)):
+            ids = [p.id for p in store.pairs() if task.get(p.item_id) == t]
+            assign(store, k=K, annotators=annotators, seed=0, pair_ids=ids, scheme=BUILT_IN[IMAGE_SCHEME])
         assign(store, k=K, annotators=annotators, seed=0)
         add_example_labels(store)
         guidelines = sample / "guidelines.md"
