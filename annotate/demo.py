@@ -6,7 +6,11 @@ half-built. The store remembers which sample it was built from (``VERSION_KEY``)
 store built from an older sample (or by an older demo) is rebuilt on the next start, the
 old file kept beside it as ``sample.db.previous``. The pairs whose responses are images
 come first in every demo queue, so the first pairs an annotator sees show them, labelled on
-MMRB2's six-point scale (``IMAGE_SCHEME``); the others on the default form. The demo
+MMRB2's six-point scale (``IMAGE_SCHEME``); the others on the default form. The store also
+holds the sample's example labels (annotate/example_labels.py: ada, grace and alan, accounts
+without a password, every label's source "example"), so the lead's pages show real figures on
+first start, while alice, bob and carol have their own queues to label, ``K`` to a pair as the
+sample's rules ask (data/sample/rules.toml: ``min_labels = 3``). The demo
 passwords are public (printed and shown on the sign-in page): the
 sample store is for trying the app, never for real work.
 """
@@ -33,7 +37,7 @@ ACCOUNTS = (
     ("bob", "bob-demo", "annotator"),
     ("carol", "carol-demo", "annotator"),
 )
-K = 2  # labels per pair in the sample
+K = 3  # labels per pair in the demo queues: the sample's rules ask min_labels = 3
 # The sample leaves one image out on purpose (data/make_sample.py); its item's metadata says so
 # under this key, and the app's placeholder then says it is deliberate.
 DELIBERATE_MISSING_IMAGE = "deliberately_missing_image"
@@ -41,7 +45,7 @@ DELIBERATE_MISSING_NOTE = "This is the sample's deliberately missing image: it s
 CAP = 2  # pairs per prompt: a calm first session
 IMAGE_SCHEME = "mmrb2-pairwise"  # the scheme of the pairs whose responses are images; the others are on mmrb
 VERSION_KEY = "demo.sample_version"  # the setting that says which sample a store was built from
-BUILD = "3"  # the demo's own build steps: raise it when build_sample changes what it makes
+BUILD = "4"  # the demo's own build steps: raise it when build_sample changes what it makes
 
 
 def sample_version(sample: Path | None = None) -> str:
@@ -68,6 +72,7 @@ def build_sample(db: Path, images: Path, sample: Path | None = None) -> None:
     # start builds the sample (pairing alone imports in about 80 ms)
     from curate.assign import assign
     from curate.ingest import ingest_items
+    from curate.model import MMRB2_CATEGORIES
     from curate.pairing import pair_items
     from curate.schemes import BUILT_IN
 
@@ -79,15 +84,32 @@ def build_sample(db: Path, images: Path, sample: Path | None = None) -> None:
             auth.add_account(store, name, password, role)
         annotators = [n for n, _, r in ACCOUNTS if r == "annotator"]
         with_images = {c.item_id for c in store.candidates() if c.images}
-        first = [p.id for p in store.pairs() if p.item_id in with_images]
-        if first:  # the pairs with image responses first in every queue, on MMRB2's six-point scale
-            assign(store, k=K, annotators=annotators, seed=0, pair_ids=first, scheme=BUILT_IN[IMAGE_SCHEME])
+        task = {i.id: i.category for i in store.items() if i.id in with_images}
+        order = {c: n for n, c in enumerate(MMRB2_CATEGORIES)}
+        # the pairs with image responses first in every queue, on MMRB2's six-point scale, a task
+        # after another in MMRB2's order: a drawn chart first, the quickest to judge at a glance
+        for t in sorted(set(task.values()), key=lambda c: (order.get(c, len(order)), c)):
+            ids = [p.id for p in store.pairs() if task.get(p.item_id) == t]
+            assign(store, k=K, annotators=annotators, seed=0, pair_ids=ids, scheme=BUILT_IN[IMAGE_SCHEME])
         assign(store, k=K, annotators=annotators, seed=0)
+        add_example_labels(store)
         guidelines = sample / "guidelines.md"
         if guidelines.exists():
             store.seed_guidelines(guidelines.read_text(encoding="utf-8"), "sample")
         store.set_setting(VERSION_KEY, sample_version(sample))
         store.checkpoint()  # the WAL into the file before it is renamed
+
+
+def add_example_labels(store: Store) -> int:
+    """The sample's example labels of every pair, on its own scheme, in one transaction (their
+    annotators made as ``mmrb labels import`` makes them: no password, no queue)."""
+    from .example_labels import example_labels, pair_views  # only a first start builds the sample
+
+    labels = example_labels(pair_views(store))
+    with store.transaction() as tx:
+        for who in sorted({lb.annotator for lb in labels}):
+            store.ensure_annotator(who, conn=tx)
+        return store.import_labels(labels, conn=tx)
 
 
 def built_version(db: Path, images: Path) -> str | None:

@@ -176,11 +176,21 @@ class Part:
         return Part("image", where, missing=missing, data=data)
 
 
-def render_parts(parts: Iterable[Part]) -> str:
+def render_parts(parts: Iterable[Part], *, say_missing: bool = False) -> str:
     """Parts as one text, for whatever needs text (a text judge, the text exports, MMRB2's
     responses): each text part stripped, each image an ``[image: SOURCE]`` marker, blank
-    lines between, empty parts left out."""
-    shown = (p.value if p.kind == "text" else f"[image: {p.value}]" for p in parts)
+    lines between, empty parts left out. With ``say_missing`` (the build's texts, whose
+    markers name files of the build) a missing image reads ``[image not available: SOURCE]``,
+    as a judge reads it: there is no file to name. Without it a missing image keeps the
+    marker it was stored with, as candidates' texts and ids always had it."""
+    shown = (
+        p.value
+        if p.kind == "text"
+        else f"[image not available: {p.value}]"
+        if say_missing and p.missing
+        else f"[image: {p.value}]"
+        for p in parts
+    )
     return "\n\n".join(t.strip() for t in shown if t.strip())
 
 

@@ -95,6 +95,41 @@ def test_pairs_with_image_responses_come_first_in_every_demo_queue(sample_db):
         assert {v for p, v in schemes.items() if p not in image_pairs} == {(None, None)}
 
 
+def test_the_demo_holds_the_example_labels_and_its_queues_stay_open(sample_db, tmp_path):
+    """The lead's pages have labels to show on first start: the example labels, three to every
+    pair on its own scheme, enough for the sample's rules to build a benchmark; alice, bob and
+    carol still have every pair of their queues to label, K to a pair as the rules ask."""
+    from annotate import demo, example_labels
+    from curate.agreement import agreement_report, from_store
+    from curate.benchmark import build, load_rules
+    from curate.store import Store
+
+    info = demo.ensure_sample()
+    rules = load_rules(demo.SAMPLE / "rules.toml")
+    assert demo.K == rules.min_labels
+    with Store(info.db, info.images) as s:
+        labels = s.labels()
+        assert {lb.source for lb in labels} == {example_labels.SOURCE}
+        per_pair: dict[str, set[str]] = {}
+        for lb in labels:
+            per_pair.setdefault(lb.pair_id, set()).add(lb.annotator)
+        assert len(per_pair) == s.counts().pairs and set(map(frozenset, per_pair.values())) == {
+            frozenset(example_labels.ANNOTATORS)
+        }
+        schemes = s.pair_schemes()
+        on_scale = [lb for lb in labels if schemes[lb.pair_id][0] == demo.IMAGE_SCHEME]
+        assert on_scale and all(1 <= lb.ratings["score"] <= 6 for lb in on_scale)
+        for name, _, role in demo.ACCOUNTS:  # the demo's own queues: nothing done yet
+            if role == "annotator":
+                assert s.progress(name) == (0, s.counts().pairs)
+        accounts = {a.name: a for a in s.annotators()}
+        assert all(accounts[n].password_hash is None for n in example_labels.ANNOTATORS)  # no sign-in
+        report = agreement_report(from_store(s))
+        assert report.fields["preference"].alpha is not None
+        res = build(s, rules, tmp_path / "bench")
+    assert len(res.triplets) >= 20
+
+
 def test_a_sample_store_from_an_older_sample_is_rebuilt(sample_db, capsys, monkeypatch, tmp_path):
     from annotate import demo
     from curate.model import Label
@@ -115,11 +150,11 @@ def test_a_sample_store_from_an_older_sample_is_rebuilt(sample_db, capsys, monke
     info = demo.ensure_sample()
     assert "the sample has changed" in capsys.readouterr().err
     with Store(info.db, info.images) as s:
-        assert s.get_item("t2i-01") is not None and s.counts().labels == 0
+        assert s.get_item("t2i-01") is not None and {lb.source for lb in s.labels()} == {"example"}
         assert s.get_setting(demo.VERSION_KEY) == demo.sample_version()
     previous = sample_db.with_name("sample.db.previous")
-    with Store(str(previous), info.images) as s:  # kept, with its labels
-        assert s.counts().labels == 1
+    with Store(str(previous), info.images) as s:  # kept, with its labels (alice's among the examples)
+        assert [lb.pair_id for lb in s.labels() if lb.annotator == "alice"] == [pid]
     mtime = sample_db.stat().st_mtime_ns
     demo.ensure_sample()
     assert sample_db.stat().st_mtime_ns == mtime  # up to date: not rebuilt again

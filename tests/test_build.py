@@ -369,6 +369,41 @@ def test_cli_dry_run_and_build(tmp_path, capsys):
     assert run_command("build", base) == 1 and "--out DIR is required" in capsys.readouterr().err
 
 
+def test_a_build_of_no_triplets_fails_naming_the_rules_and_writes_nothing(tmp_path, capsys):
+    from curate.store import Store
+
+    db = tmp_path / "s.db"
+    with Store(str(db), images=tmp_path / "img") as s:
+        seed_store(s)
+    rules = tmp_path / "rules.toml"
+    base = ["--db", str(db), "--images", str(tmp_path / "img"), "--rules", str(rules)]
+    out = tmp_path / "builds" / "out"
+    rules.write_text("[filter]\nmin_labels = 30\nadjudication = false\n[export]\nresamples = 50\n")
+    assert run_command("build", base + ["--out", str(out)]) == 1
+    said = capsys.readouterr()
+    # the rules that removed pairs, with their counts; the table per category on stdout
+    assert "no triplets: the rules removed all 13 pairs considered (flagged: 1, min_labels: 12)" in said.err
+    assert "nothing was written" in said.err
+    assert next(x for x in said.out.splitlines() if x.startswith("kept")).split()[-1] == "0"
+    assert not out.parent.exists() or not any(out.parent.iterdir())  # no folder, no temporary one
+    # no pair has a status the rules consider: said so
+    with Store(str(tmp_path / "empty.db"), images=tmp_path / "img"):
+        pass
+    empty = ["--db", str(tmp_path / "empty.db"), *base[2:]]
+    assert run_command("build", empty + ["--out", str(out)]) == 1
+    assert "no pair has one of the statuses the rules consider" in capsys.readouterr().err
+    # a previous build of the same folder stays as it was
+    rules.write_text("[filter]\nmin_labels = 3\n[export]\nresamples = 50\n")
+    assert run_command("build", base + ["--out", str(out)]) == 0
+    capsys.readouterr()
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    rules.write_text("[filter]\nmin_labels = 30\nadjudication = false\n")
+    assert run_command("build", base + ["--out", str(out)]) == 1
+    assert f"the previous build in {out.resolve()} is kept" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in out.parent.iterdir()) == ["out"]
+
+
 def test_yaml_rules_errors(tmp_path):
     y = tmp_path / "rules.yaml"
     y.write_text("filter:\n  min_labels: [1\n")

@@ -26,6 +26,7 @@ from curate.model import Annotator, Candidate, Label, Triplet
 from curate.seeding import hex_hash
 from curate.store import Store
 from tests.ingest_helpers import write_image
+from tests.support import build_markers
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "build" / "mmrb2"
@@ -242,7 +243,10 @@ def test_mixed_responses_round_trip_through_every_export(store, tmp_path):
     for line in (out / "multimodal_rewardbench.jsonl").read_text().splitlines():
         m = json.loads(line)
         assert m[m["Better"]] == by_id[m["ID"]].chosen
-    assert by_id["chart-1"].chosen == "[image: out/chart_ok.png]"
+    # each marker names the build's file of that image (the source's name is not in the build)
+    assert by_id["chart-1"].chosen == f"[image: {by_id['chart-1'].chosen_parts[0].value}]"
+    assert by_id["chart-1"].chosen_parts[0].value.startswith("images/")
+    assert build_markers.markers(out) and not build_markers.unresolved(out)
     assert res.mmrb2 == {"t2i": 1, "edit": 1, "interleaved": 1, "reasoning": 1}
 
     # MMRB2: read back by the importer, a fresh store

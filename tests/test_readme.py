@@ -5,8 +5,8 @@ bundled sample.
 
 The walkthrough's endpoint steps run against the loopback OpenAI-compatible test server:
 the copy of data/sample used here has the models and judge files' base_url pointed at it,
-which is the one edit a user makes too. The labelling step (people in the browser) is
-stood in for by labels saved through the store, as the app saves them.
+which is the one edit a user makes too. The labelling step (people in the browser) is its
+shell alternative, as written: the sample's example labels imported.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import build_markers
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.services import unavailable
 from tests.support.streamlit_server import StreamlitServer
@@ -149,40 +150,17 @@ def _bash(script: str, cwd: Path, env: dict) -> str:
     return proc.stdout
 
 
-def _label_like_annotators(db: Path) -> int:
-    """Three careful experts who mostly agree: the pair's known answer, else the first."""
-    from curate.model import Label
-    from curate.store import Store
-
-    n = 0
-    with Store(str(db)) as store:
-        for a in store.annotators():
-            for asg in store.assignments(annotator=a.name):
-                pair = store.get_pair(asg.pair_id)
-                h = int(hashlib.sha256(f"{pair.id}{a.name}".encode()).hexdigest(), 16)
-                pref = pair.known_preference or "first"
-                if h % 7 == 0:  # an occasional dissent keeps agreement below 1
-                    pref = {"first": "second", "second": "first"}.get(pref, "first")
-                right = "correct" if pref == "first" else "incorrect"
-                store.save_label(
-                    Label(
-                        pair.id,
-                        a.name,
-                        right,
-                        "incorrect" if right == "correct" else "correct",
-                        pref,
-                        rationale="checked against the image",
-                        seconds=12.0,
-                    )
-                )
-                n += 1
-    return n
+def _offline(block: str) -> str:
+    """A block as run here: publishing only as its dry run (there is no Hub to upload to: the
+    upload itself is tests/test_publish.py's, against a loopback Hub)."""
+    lines = block.splitlines()
+    return "\n".join(x for x in lines if not x.startswith("mmrb publish") or "--dry-run" in x) + "\n"
 
 
 @pytest.mark.slow
 def test_walkthrough_runs_as_written(tmp_path):
     blocks = _walkthrough_blocks()
-    assert len(blocks) == 6, "the walkthrough has six command blocks"
+    assert len(blocks) == 8, "the walkthrough has eight command blocks"
     shutil.copytree(ROOT / "data", tmp_path / "data")
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}", MMRB_DB="walkthrough.db")
     env.pop("MMRB_IMAGES", None)
@@ -193,15 +171,34 @@ def test_walkthrough_runs_as_written(tmp_path):
         out = "".join(_bash(b, tmp_path, env) for b in blocks[:3])
         assert "29 items" in out
         assert srv.count() > 0  # sample and select really called the endpoint
-        assert _label_like_annotators(tmp_path / "walkthrough.db") > 0
-        out = "".join(_bash(b, tmp_path, env) for b in blocks[3:])
+        out = "".join(_bash(_offline(b), tmp_path, env) for b in blocks[3:])
+    assert "imported 174 labels by 3 annotators on 58 pairs" in out  # the example labels, step 4
     built = tmp_path / "walkthrough-benchmark"
     triplets = (built / "triplets.jsonl").read_text().splitlines()
-    assert triplets, out
+    assert triplets and f"wrote {len(triplets)} triplets" in out, out
+    assert build_markers.markers(built) and not build_markers.unresolved(built)
     assert (built / "README.md").exists() and (built / "multimodal_rewardbench.jsonl").exists()
     assert (tmp_path / "walkthrough-leaderboard.png").stat().st_size > 0
     assert (tmp_path / "walkthrough-bestofn.png").stat().st_size > 0 and "Best-of-N accuracy" in out
     assert "sample-judge" in out or "qwen2-vl-7b-judge" in out
+
+
+@pytest.mark.slow
+def test_the_walkthrough_builds_from_a_shell_without_any_endpoint(tmp_path):
+    """A newcomer with no model endpoint skips step 2 (and 6): the example labels of step 4
+    make the sample's benchmark, tens of triplets, each image marker naming a file of it."""
+    ingest, _, accounts, labels, build, *_ = _walkthrough_blocks()
+    shutil.copytree(ROOT / "data", tmp_path / "data")
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}", MMRB_DB="walkthrough.db")
+    env.pop("MMRB_IMAGES", None)
+    out = "".join(_bash(b, tmp_path, env) for b in (ingest, accounts, labels))
+    assert "imported 174 labels by 3 annotators on 58 pairs" in out
+    out = _bash(build, tmp_path, env)
+    built = tmp_path / "walkthrough-benchmark"
+    n = len((built / "triplets.jsonl").read_text().splitlines())
+    assert n >= 20 and f"wrote {n} triplets" in out, out
+    assert re.search(r"^\s*preference\s+nominal\s+58\s+174\s+0\.\d{3} \[0\.\d{3}, 0\.\d{3}\]", out, re.M), out
+    assert build_markers.markers(built) and not build_markers.unresolved(built)
 
 
 def test_the_walkthrough_outputs_are_git_ignored(tmp_path):

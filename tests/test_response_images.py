@@ -20,6 +20,7 @@ from curate.formats.reader import read_rows
 from curate.ingest import ingest_items, ingest_pairs
 from curate.model import Annotator, Candidate, ImageRef, Item, Label, Part, render_parts
 from tests.ingest_helpers import assert_nothing_written, png, write_image
+from tests.support import build_markers
 from tests.support.images import jpeg
 
 
@@ -91,10 +92,15 @@ def test_generic_pairs_mixed_response_round_trip_through_store_and_build(store, 
         assert rec is not None and not f.problems
         recs[rec.id] = (rec, row.data or {})
     rec, raw = recs["g1"]
-    assert rec.chosen == c1.text and rec.rejected == "[image: out/chart_b.png]"
     kinds = [p.kind for p in rec.chosen_parts]
     assert kinds == ["text", "image", "text"]
     chosen_image, rejected_image = rec.chosen_parts[1].value, rec.rejected_parts[0].value
+    # the texts' markers name the build's files, not the sources the store read them from
+    assert rec.chosen == f"Here is the chart:\n\n[image: {chosen_image}]\n\nBars are sorted."
+    assert rec.rejected == f"[image: {rejected_image}]"
+    assert (markers := build_markers.markers(out)) and not build_markers.unresolved(out)
+    assert {name for _, name in markers} == {chosen_image, rejected_image}
+    assert len(markers) == 2 * 5  # each in triplets, MMRB, VL-RewardBench, Parquet and HF
     assert chosen_image.startswith("images/") and rejected_image.startswith("images/")
     assert (out / chosen_image).read_bytes() == store.image_path(im.sha256).read_bytes()
     assert (out / rejected_image).read_bytes() == png("blue")
@@ -355,7 +361,9 @@ def test_a_response_image_missing_from_the_store_stays_in_place_in_the_build(sql
     out = tmp_path / "bench"
     (t,) = build(store, Rules(resamples=10), out).triplets
     assert t.rejected_parts == (Part.of_image("out/a.png", missing=True), Part.of_text("(the edit)"))
-    assert t.rejected == "[image: out/a.png]\n\n(the edit)"
+    # no file to name: the text says the image is not there, as a judge reads it
+    assert t.rejected == "[image not available: out/a.png]\n\n(the edit)"
+    assert t.chosen == f"[image: {t.chosen_parts[0].value}]" and not build_markers.unresolved(out)
     (raw,) = [json.loads(x) for x in (out / "triplets.jsonl").read_text().splitlines()]
     assert raw["rejected_parts"] == [{"image": None, "missing": "out/a.png"}, {"text": "(the edit)"}]
     assert (out / raw["chosen_parts"][0]["image"]).read_bytes() == png("blue")

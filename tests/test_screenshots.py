@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.support.labelled_sample import labelled_sample
-from tests.support.quality_sample import quality_sample
+from tests.support.quality_sample import careless_gold_alert, quality_sample
 from tests.support.services import unavailable
 from tests.support.streamlit_server import CHROMIUM, StreamlitServer, settled, wait_cookie, wait_idle
 
@@ -193,7 +193,7 @@ def test_the_quality_page_with_a_careless_annotator_is_saved(browser, shots, tmp
                 box.fill(value)
                 box.press("Enter")
                 wait_idle(page)
-            page.get_by_text("bob: gold 23.5% [9.6%, 47.3%] below 50.0%", exact=False).wait_for(timeout=45_000)
+            page.get_by_text(careless_gold_alert(info, threshold=0.5, min_n=15)).wait_for(timeout=45_000)
             page.evaluate("() => document.activeElement && document.activeElement.blur()")
             page.wait_for_function(
                 "() => document.querySelectorAll('[data-testid=stVegaLiteChart] svg.marks, "

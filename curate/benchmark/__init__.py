@@ -6,6 +6,8 @@ every file is complete; a failed or interrupted build leaves the previous one as
 writes its own folder, and they take turns to swap it in (``_out_lock``), so ``out`` is
 always one whole build, the last one swapped in. A build that was killed cannot remove its
 temporary folder: the next build of the same ``out`` does (see ``remove_leftovers``).
+A build whose rules keep no pair fails (``NoTriplets``, naming the rules that removed them)
+and writes nothing.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from ..collector import fewer_collections
 from ..errors import DiskFullError, MmrbError, is_disk_full
 from ..formats.labels import write_label_rows
 from ..formats.registry import EXPORTED
-from ..model import Candidate, Part, Triplet
+from ..model import Candidate, Part, Triplet, render_parts
 from ..quality.aggregate import Aggregated
 from ..rawlabels import label_rows
 from ..schemes import Scheme
@@ -56,6 +58,24 @@ class BuildResult:
     mmrb2: dict[str, int] = field(default_factory=dict)  # triplets in the MMRB2 layout, per task
     # MMRB2 tasks not written: their pairs whose labels have no score (export.mmrb2_refused)
     mmrb2_refused: dict[str, list[str]] = field(default_factory=dict)
+
+
+class NoTriplets(MmrbError):
+    """The rules kept no pair: a benchmark of nothing is not written (nor is an empty folder
+    swapped in for a previous build). ``result`` says which rule removed each pair."""
+
+    def __init__(self, result: FilterResult, out: Path):
+        self.result = result
+        removed = {r: sum(row.values()) for r, row in result.removed().items()}
+        named = ", ".join(f"{r}: {n}" for r, n in removed.items() if n)
+        n = len(result.decisions)
+        why = (
+            f"the rules removed {'the one pair' if n == 1 else f'all {n} pairs'} considered ({named})"
+            if n
+            else "no pair has one of the statuses the rules consider"
+        )
+        kept = f"; the previous build in {out} is kept" if (out / MANIFEST).is_file() else ""
+        super().__init__(f"no triplets: {why}; nothing was written{kept}")
 
 
 def make_triplets(
@@ -92,6 +112,11 @@ def make_triplets(
                 out.append(Part.of_image(im.source, missing=True))
         return tuple(out)
 
+    def text(c: Candidate, built: tuple[Part, ...]) -> str:
+        """A response's text in the build: a response with images has its markers name the
+        build's files (the stored text names the images' sources, files the build does not have)."""
+        return render_parts(built, say_missing=True) if c.content else c.text
+
     for d in sorted(kept, key=lambda d: d.pair.id):
         p, item = d.pair, items[d.pair.item_id]
         chosen, rejected = (
@@ -105,13 +130,14 @@ def make_triplets(
                 rels.append(rel)
         if len(rels) < len(item.images):
             missing.append(p.id)
+        chosen_parts, rejected_parts = parts(chosen), parts(rejected)
         triplets.append(
             Triplet(
                 id=p.id,
                 prompt=item.prompt,
                 images=tuple(rels),
-                chosen=chosen.text,
-                rejected=rejected.text,
+                chosen=text(chosen, chosen_parts),
+                rejected=text(rejected, rejected_parts),
                 category=item.category,
                 source=item.source,
                 chosen_model=chosen.model,
@@ -119,8 +145,8 @@ def make_triplets(
                 task=p.task,
                 n_labels=d.n_labels,
                 agreement=None if d.agreement is None else round(d.agreement, 6),
-                chosen_parts=parts(chosen),
-                rejected_parts=parts(rejected),
+                chosen_parts=chosen_parts,
+                rejected_parts=rejected_parts,
             )
         )
     return triplets, sources, missing
@@ -263,6 +289,8 @@ def build(store: Store, rules: Rules, out: str | Path) -> BuildResult:
 def _build(store: Store, rules: Rules, out: Path) -> BuildResult:
     table = from_store(store)  # the build's labels, read once: the rules, aggregation and agreement read this table
     result, inputs = apply_rules(store, rules, table)
+    if not result.kept:
+        raise NoTriplets(result, out)
     triplets, sources, missing = make_triplets(store, result.kept, inputs)
     report = _agreement(table, {d.pair.id for d in result.decisions}, rules)
     rows = export.Export.of(
@@ -357,4 +385,4 @@ def dry_run(store: Store, rules: Rules) -> FilterResult:
         return apply_rules(store, rules, from_store(store))[0]
 
 
-__all__ = ["BuildInputs", "BuildResult", "Rules", "build", "dry_run", "load_rules", "make_triplets"]
+__all__ = ["BuildInputs", "BuildResult", "NoTriplets", "Rules", "build", "dry_run", "load_rules", "make_triplets"]

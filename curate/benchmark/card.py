@@ -287,7 +287,8 @@ the plot). Krippendorff's thresholds: rely on alpha >= .800, .667 to .800 for te
 IMAGES_NOTE = (
     ". Their parts in order are in `chosen_parts` / `rejected_parts` of `triplets.jsonl` "
     '(`{"text": ...}` or `{"image": path}`); `chosen` / `rejected` hold their text with '
-    "`[image: name]` markers, as do the benchmark layouts and the Parquet file."
+    "`[image: images/FILE]` markers naming the build's files (`[image not available: SOURCE]` for an image "
+    "missing from the store), as do the benchmark layouts and the Parquet file."
 )
 
 

@@ -62,7 +62,7 @@ def render_removed(result: FilterResult) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from curate.benchmark import build, dry_run, load_rules
+    from curate.benchmark import NoTriplets, build, dry_run, load_rules
     from curate.commands.common import open_store
     from curate.errors import MmrbError
 
@@ -79,7 +79,11 @@ def run(args: argparse.Namespace) -> int:
             print("Pairs removed by each rule (first rule that removes a pair), per category:")
             print(render_removed(result))
             return 0
-        res = build(store, rules, args.out)
+        try:
+            res = build(store, rules, args.out)
+        except NoTriplets as e:  # the table says which rule removed the pairs, per category; main says the error
+            print(render_removed(e.result))
+            raise
     print(render_removed(res.result))
     print(f"wrote {plural(len(res.triplets), 'triplet')} to {res.out}")
     if res.mmrb2:

@@ -6,8 +6,9 @@ knows about them; and the chosen/rejected copies of other benchmarks read the sa
   to the build folder; a response with images adds ``chosen_parts`` / ``rejected_parts``
   (its parts in order: ``{"text": ...}``, ``{"image": "images/<sha256>.<ext>"}``, or
   ``{"image": null, "missing": source}``), while ``chosen`` / ``rejected`` hold its text
-  rendering with ``[image: name]`` markers. Written by ``write``; ``write_hf`` writes the same columns as a
-  Hugging Face dataset and its Parquet file, images embedded.
+  rendering with ``[image: images/FILE]`` markers naming the build's files. Written by
+  ``write``; ``write_hf`` writes the same columns as a Hugging Face dataset and its Parquet
+  file, images embedded.
 - chosen/rejected copies: R1-Reward's VL-RewardBench ``data.jsonl`` and MM-RLHF-RewardBench
   ``mm_reward_bench.jsonl`` (``id, prompt, chosen, rejected, image | video, ...``; see
   ``vlrewardbench`` and ``mm_rlhf``). ``group`` (or ``prompt_id``) gathers the pairs of
