@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from curate.model import Correctness, FlagReason, Label, Pair, Preference
+from curate.model import EXAMPLE_SOURCE, Correctness, FlagReason, Label, Pair, Preference
 from curate.schemes import DEFAULT, Scheme, schemes_of, to_label
 from curate.seeding import unit
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from curate.store import Store
 
 ANNOTATORS = ("ada", "grace", "alan")
-SOURCE = "example"  # every example label says it is one
+SOURCE = EXAMPLE_SOURCE  # every example label says it is one
 START = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)  # the (made-up) morning the three labelled
 # How good each response of the items without a reference is, 0 to 3 (2 and up: correct),
 # read off the sample's own data (data/make_sample.py says which drawings are wrong).

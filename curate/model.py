@@ -453,6 +453,11 @@ class Label:
     guidelines_version: int | None = None  # the version of the guidelines shown when it was made
 
 
+# A label's ``source`` for made-up example labels (the sample's, data/sample/example-labels.jsonl):
+# the build's card warns when a benchmark holds them
+EXAMPLE_SOURCE = "example"
+
+
 @dataclass(frozen=True)
 class LabelHistoryEntry:
     """An earlier version of a label, kept when it was edited or withdrawn (undone)."""

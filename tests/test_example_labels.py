@@ -97,6 +97,9 @@ def test_they_import_into_the_walkthrough_s_store_and_build_tens_of_triplets(tmp
     assert 20 <= len(res.triplets) < len(res.result.decisions)
     assert removed["flagged"] >= 1 and removed["tie"] >= 1 and removed["min_labels"] == 0
     card = (tmp_path / "bench" / "README.md").read_text(encoding="utf-8")
+    n_kept = sum(t.n_labels for t in res.triplets)
+    assert f"The kept pairs' labels by where they were made: example {n_kept}." in card
+    assert f"**Example data:** {n_kept} labels of the kept pairs are example labels" in card
     overall = card.split("## Agreement", 1)[1].splitlines()
     for name in ("correctness_first", "correctness_second", "preference"):  # real figures, intervals too
         row = next(line for line in overall if line.startswith(f"| {name} |"))

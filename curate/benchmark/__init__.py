@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from ..agreement import agreement_report, from_store
 from ..agreement.table import LabelTable
 from ..collector import fewer_collections
 from ..errors import DiskFullError, MmrbError, is_disk_full
+from ..formats.labels import COLUMNS as LABEL_COLUMNS
 from ..formats.labels import write_label_rows
 from ..formats.registry import EXPORTED
 from ..model import Candidate, Part, Triplet, render_parts
@@ -40,6 +42,8 @@ from . import export
 from .card import aggregation_summary, card_text, dataset_info, write_card, write_croissant
 from .filter import BuildDecision, BuildInputs, FilterResult, apply_rules
 from .rules import Rules, load_rules
+
+_SOURCE = LABEL_COLUMNS.index("source")  # a raw label row's source
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
     from ..agreement.report import AgreementReport
@@ -340,7 +344,10 @@ def _write(
         mmrb2_counts = written.get("mmrb2", {})
         # every label of every considered pair, so others can recompute agreement (the dropped pairs' too)
         (tmp / export.ANNOTATIONS).parent.mkdir(parents=True, exist_ok=True)
-        write_label_rows(tmp / export.ANNOTATIONS, label_rows(store, pair_ids=[d.pair.id for d in result.decisions]))
+        raw = label_rows(store, pair_ids=[d.pair.id for d in result.decisions])
+        write_label_rows(tmp / export.ANNOTATIONS, raw)
+        kept = {t.id for t in triplets}
+        label_sources = Counter(r[_SOURCE] for r in raw if r[0] in kept)
         if (tmp / export.PARQUET).is_file():  # described beside the card: its files, fields and types
             write_croissant(tmp, rules, len(triplets))
         text = card_text(
@@ -355,6 +362,7 @@ def _write(
             mmrb2_refused=refused,
             schemes=inputs.schemes,
             dataset_info=dataset_info(tmp / export.PARQUET, tmp / export.ANNOTATIONS),
+            label_sources=label_sources,
         )
         write_card(tmp, report, text)
         files = {p.relative_to(tmp).as_posix(): _sha256(p) for p in sorted(tmp.rglob("*")) if p.is_file()}

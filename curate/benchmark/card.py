@@ -24,7 +24,7 @@ from ..agreement.summary import (
 from ..formats import croissant
 from ..formats.labels import COLUMN_DESCRIPTIONS as LABEL_COLUMN_DESCRIPTIONS
 from ..formats.triplets import COLUMN_DESCRIPTIONS
-from ..model import Triplet
+from ..model import EXAMPLE_SOURCE, Triplet
 from ..quality.aggregate import Aggregated
 from ..schemes import Scheme, describe, stored_key
 from ..wording import percent, plural
@@ -444,7 +444,12 @@ def images_sentence(triplets: list[Triplet]) -> str | None:
     )
 
 
-def counts_lines(triplets: list[Triplet], n_annotators: int, missing_image_triplets: int) -> list[str]:
+def counts_lines(
+    triplets: list[Triplet],
+    n_annotators: int,
+    missing_image_triplets: int,
+    label_sources: Mapping[str, int] | None = None,
+) -> list[str]:
     by_cat = Counter(t.category for t in triplets)
     by_source = Counter(t.source or "(none)" for t in triplets)
     lines = _table(["category", "triplets"], [[c, by_cat[c]] for c in sorted(by_cat)] + [["**all**", len(triplets)]])
@@ -452,6 +457,16 @@ def counts_lines(triplets: list[Triplet], n_annotators: int, missing_image_tripl
     lpp = Counter(t.n_labels for t in triplets)
     per_pair = ", ".join(f"{k}: {plural(v, 'pair')}" for k, v in sorted(lpp.items())) or "none"
     lines += ["", f"Annotators: {n_annotators}. Labels per kept pair: {per_pair}."]
+    if label_sources:
+        made = ", ".join(f"{src} {n}" for src, n in sorted(label_sources.items()))
+        lines += ["", f"The kept pairs' labels by where they were made: {made}."]
+    if label_sources and label_sources.get(EXAMPLE_SOURCE):
+        lines += [
+            "",
+            f"**Example data:** {plural(label_sources[EXAMPLE_SOURCE], 'label')} of the kept pairs are example "
+            f"labels (source `{EXAMPLE_SOURCE}`), made up to show the pipeline, not given by experts: do not "
+            "publish or report these triplets as an expert-annotated benchmark.",
+        ]
     images = images_sentence(triplets)
     if images:
         lines += ["", images]
@@ -643,15 +658,17 @@ def card_text(
     mmrb2_refused: Mapping[str, list[str]] | None = None,
     schemes: Mapping[str, Scheme] | None = None,
     dataset_info: CardInfo | None = None,
+    label_sources: Mapping[str, int] | None = None,
 ) -> str:
     """The card's Markdown. ``mmrb2_counts``: the triplets of each MMRB2 task written in
     MMRB2's layout, ``mmrb2_refused`` its tasks not written (their unscored pairs);
     ``schemes``: each considered pair's annotation scheme; ``dataset_info``: the YAML's
-    (``dataset_info(parquet)``), left out when None."""
+    (``dataset_info(parquet)``), left out when None; ``label_sources``: the kept pairs'
+    labels per source (app, labelstudio, import, example)."""
     lines = front_lines(rules, len(triplets), dataset_info)
     lines += files_lines(triplets, len(result.decisions), mmrb2_counts, rules.seed)
     lines += mmrb2_refused_lines(mmrb2_refused or {})
-    lines += counts_lines(triplets, n_annotators, missing_image_triplets)
+    lines += counts_lines(triplets, n_annotators, missing_image_triplets, label_sources)
     lines += scheme_lines(schemes or {}, result)
     lines += filtering_lines(rules, result)
     if aggregated is not None:
