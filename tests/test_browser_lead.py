@@ -90,13 +90,7 @@ def whole_page(page, path: Path) -> None:
 
 def test_lead_lands_on_progress_and_both_dashboards_draw_their_charts(page, server, tmp_path):
     out = screenshots(tmp_path)
-    page.goto(server.url)
-    wait_idle(page)
-    page.get_by_role("textbox", name="Name").fill("lead")
-    page.get_by_role("textbox", name="Password").fill("lead-demo")
-    page.get_by_role("button", name="Sign in").click()
-    page.get_by_role("heading", name="Progress").wait_for(timeout=45_000)
-    wait_cookie(page)
+    sign_in_lead(page, server.url)
     assert page.locator(".st-key-mmrb-label").count() == 0  # not the (empty) Label page
     assert charts_drawn(page, 3) == 3  # labels over time, seconds per label, label distribution
     assert page.locator("[data-testid=stDataFrame]").count() == 3
@@ -121,13 +115,7 @@ def test_at_first_start_the_lead_s_agreement_page_shows_the_example_labels(page,
         unavailable(f"{CHROMIUM} is not installed (tests/setup-system.sh installs it)")
     info = demo.ensure_sample(tmp_path / "sample.db")
     with StreamlitServer(info.db, info.images, log=tmp_path / "streamlit.log") as srv:
-        page.goto(srv.url)
-        wait_idle(page)
-        page.get_by_role("textbox", name="Name").fill("lead")
-        page.get_by_role("textbox", name="Password").fill("lead-demo")
-        page.get_by_role("button", name="Sign in").click()
-        page.get_by_role("heading", name="Progress").wait_for(timeout=45_000)
-        wait_cookie(page)
+        sign_in_lead(page, srv.url)
         page.goto(srv.url + "/admin_agreement")
         page.get_by_role("heading", name="Agreement").wait_for(timeout=45_000)
         assert charts_drawn(page, 3) == 3  # alpha per category, kappa heatmap, majority
