@@ -180,21 +180,23 @@ def main(argv: list[str] | None = None) -> int:
     trees = [t.resolve() for t in (args.tree or [ROOT])]
     store = cached_store(n)
     small = cached_store(args.small) if args.small else None
-    sample_rules = ROOT / "data" / "sample" / "rules.toml"
     results: dict[Path, list[dict]] = {t: [] for t in trees}
     smalls: dict[Path, list[dict]] = {t: [] for t in trees}
     anchors = []
     with tempfile.TemporaryDirectory(prefix="mmrb-bench-build-") as tmp:
-        rules = Path(tmp) / "rules.toml"
-        text = (ROOT / "data" / "sample" / "rules.toml").read_text(encoding="utf-8")
-        rules.write_text(text.replace("resamples = 1000", "resamples = 200"), encoding="utf-8")
+        # each tree's own sample rules (an older tree may not know a newer rules file's keys)
+        sample_rules = {t: t / "data" / "sample" / "rules.toml" for t in trees}
+        rules = {t: Path(tmp) / f"rules-{k}.toml" for k, t in enumerate(trees)}
+        for t in trees:
+            text = sample_rules[t].read_text(encoding="utf-8")
+            rules[t].write_text(text.replace("resamples = 1000", "resamples = 200"), encoding="utf-8")
         for _ in range(args.repeat):
             for t in trees:
                 out = Path(tmp) / "out"
-                results[t].append(run_build(t, store, rules, out))
+                results[t].append(run_build(t, store, rules[t], out))
                 anchors.append(anchor(out))
                 if small is not None:
-                    smalls[t].append(run_build(t, small, sample_rules, Path(tmp) / "small"))
+                    smalls[t].append(run_build(t, small, sample_rules[t], Path(tmp) / "small"))
     a_cpu = min(a["cpu"] for a in anchors)
     print(f"mmrb build of {n:,} triplets, SQLite, 3 labels per pair, every pair kept")
     print(f"  pyarrow anchor (Parquet, images embedded): {a_cpu:.2f} s CPU (best of {len(anchors)})")

@@ -84,8 +84,9 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="12,000 labels")
+    ap.add_argument("--pairs", type=int, help="pairs (three labels each; default 40,000)")
     args = ap.parse_args(argv)
-    n_pairs = 4_000 if args.quick else 40_000
+    n_pairs = args.pairs or (4_000 if args.quick else 40_000)
     folder = cached_stores(n_pairs)
     import pyarrow as pa
     import pyarrow.parquet as pq
