@@ -83,13 +83,22 @@ def _reference_lines() -> alt.LayerChart:
 
 
 # -- Progress ---------------------------------------------------------------------------------------
+def time_format(frame: pd.DataFrame) -> str:
+    """The time axis's labels for the span the frame covers: hours and minutes within a day,
+    the day too beyond (labels of several days each read "00:00" with the hours alone)."""
+    if frame.empty:
+        return "%H:%M"
+    span = frame["time"].max() - frame["time"].min()
+    return "%H:%M" if span <= pd.Timedelta(days=1) else "%b %d %H:%M" if span <= pd.Timedelta(days=3) else "%b %d"
+
+
 def labels_over_time(frame: pd.DataFrame) -> alt.Chart:
     """Cumulative submitted labels per annotator (progress.labels_over_time)."""
     return (
         alt.Chart(frame, height=HEIGHT, autosize=FIT_WIDTH)
         .mark_line(interpolate="step-after", point=len(frame) <= 200)
         .encode(
-            x=alt.X("time:T", title="Time (UTC)", axis=alt.Axis(format="%H:%M")),
+            x=alt.X("time:T", title="Time (UTC)", axis=alt.Axis(format=time_format(frame))),
             y=alt.Y("labels:Q", title="Submitted labels (cumulative)", axis=_count_axis()),
             color=alt.Color("annotator:N", legend=_legend("Annotator")),
             tooltip=[

@@ -276,6 +276,15 @@ def test_labels_over_time_counts_up_per_annotator_in_time_order():
     assert progress.labels_over_time([]).empty
 
 
+def test_the_time_axis_names_the_day_when_the_labels_span_days():
+    """Example labels made weeks before the annotators' own read "00:00" on every tick."""
+    later = [*ACTIVITY, act("carol", "2025-01-03T09:00:00+00:00"), act("dave", "2025-02-01T09:00:00+00:00")]
+    assert charts.time_format(progress.labels_over_time(ACTIVITY)) == "%H:%M"
+    assert charts.time_format(progress.labels_over_time(later[:-1])) == "%b %d %H:%M"
+    assert charts.time_format(progress.labels_over_time(later)) == "%b %d"
+    assert charts.time_format(progress.labels_over_time([])) == "%H:%M"
+
+
 def test_labels_over_time_is_thinned_but_keeps_the_first_and_last():
     many = [act("a", f"2025-01-01T{h:02d}:{m:02d}:00+00:00") for h in range(20) for m in range(60)]
     f = progress.labels_over_time(many)
