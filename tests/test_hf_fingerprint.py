@@ -9,7 +9,7 @@ from datasets.fingerprint import Hasher
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from curate.formats.triplets import streamed_fingerprint
+from curate.formats.triplets import _HashingFile, _pickler, streamed_fingerprint
 
 FEATURES = Features({"id": Value("string"), "text": Value("string"), "images": List(Image())})
 
@@ -47,3 +47,16 @@ def test_the_hasher_is_datasets_own_again_after():
     with streamed_fingerprint():
         assert Hasher.__dict__["hash"] is not before
     assert Hasher.__dict__["hash"] is before
+
+
+def test_the_buffers_copies_are_not_kept_while_the_table_is_pickled():
+    # a buffer pickles as two copies of itself; datasets' pickler keeps every one in its memo
+    # until the whole table is written (a copy of the table twice over at the export's peak)
+    table = _dataset(["a", "b"], ["x" * 70_000, "y"], [b"\x89PNG", b"GIF8"]).data.table
+    pickler = _pickler()(_HashingFile(), recurse=True)
+    pickler.dump(table)
+    # the buffers' copies: a bytearray each, and the big text's bytes (the schema's metadata stays)
+    copies = [obj for _, obj in pickler.memo.values() if isinstance(obj, (bytes, bytearray))]
+    kept = [obj for obj in copies if isinstance(obj, bytearray) or b"x" * 70_000 in obj]
+    assert kept == []
+    assert len(pickler.memo) > 0  # numbered all the same: the placeholders hold the memo's places
