@@ -451,3 +451,25 @@ def test_text_the_store_cannot_keep_is_refused_in_every_format(fmt, text, words,
         read_labels(path)
     line = 2 if fmt == "csv" else 1
     assert f"{path}:{line} field 'rationale'" in str(e.value) and words in str(e.value), str(e.value)
+
+
+@pytest.mark.parametrize("pair_ids", [["p0", "p1", "p2"], ["p2"], ["p0", "p2"], []])
+def test_the_builds_label_table_writes_the_rows_bytes(pair_ids, tmp_path):
+    # the build reads every label first as a table and writes its considered pairs' rows from
+    # it: the same bytes as the rows of those pairs, and the same count of each source
+    from collections import Counter
+
+    from curate.formats.labels import write_label_rows, write_parquet_table
+    from curate.rawlabels import label_rows, label_table, of_pairs, source_counts
+
+    _labelled_store(tmp_path)
+    s = _store(tmp_path, "a")
+    try:
+        rows = label_rows(s, pair_ids=pair_ids)
+        table = label_table(s)
+    finally:
+        s.close()
+    write_label_rows(tmp_path / "rows.parquet", rows)
+    assert write_parquet_table(tmp_path / "table.parquet", of_pairs(table, pair_ids)) == len(rows)
+    assert (tmp_path / "table.parquet").read_bytes() == (tmp_path / "rows.parquet").read_bytes()
+    assert source_counts(table, pair_ids) == Counter(r[COLUMNS.index("source")] for r in rows)

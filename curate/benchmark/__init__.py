@@ -19,31 +19,27 @@ import json
 import os
 import shutil
 import tempfile
-from collections import Counter
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..agreement import agreement_report, from_store
 from ..agreement.table import LabelTable
 from ..collector import fewer_collections
 from ..errors import DiskFullError, MmrbError, is_disk_full
-from ..formats.labels import COLUMNS as LABEL_COLUMNS
-from ..formats.labels import write_label_rows
+from ..formats.labels import write_parquet_table
 from ..formats.registry import EXPORTED
 from ..model import Candidate, Part, Triplet, render_parts
 from ..quality.aggregate import Aggregated
-from ..rawlabels import label_rows
+from ..rawlabels import label_table, of_pairs, source_counts
 from ..schemes import Scheme
 from ..sides import is_side
 from . import export
 from .card import aggregation_summary, card_text, dataset_info, write_card, write_croissant
 from .filter import BuildDecision, BuildInputs, FilterResult, apply_rules
 from .rules import Rules, load_rules
-
-_SOURCE = LABEL_COLUMNS.index("source")  # a raw label row's source
 
 if TYPE_CHECKING:  # the store is imported by whoever opens it
     from ..agreement.report import AgreementReport
@@ -291,6 +287,8 @@ def build(store: Store, rules: Rules, out: str | Path) -> BuildResult:
 
 
 def _build(store: Store, rules: Rules, out: Path) -> BuildResult:
+    # every label as the annotations config writes it, first: its rows are made while little else is in memory
+    annotations = label_table(store)
     table = from_store(store)  # the build's labels, read once: the rules, aggregation and agreement read this table
     result, inputs = apply_rules(store, rules, table)
     if not result.kept:
@@ -309,7 +307,9 @@ def _build(store: Store, rules: Rules, out: Path) -> BuildResult:
     card_inputs = CardInputs(inputs.aggregated, inputs.schemes)
     del table, inputs
     try:
-        mmrb2_counts, refused = _write(out, store, rules, result, rows, card_inputs, sources, missing, report)
+        mmrb2_counts, refused = _write(
+            out, store, rules, result, rows, card_inputs, sources, missing, report, annotations
+        )
     except Exception as e:
         if is_disk_full(e):  # _write removed its folder: the previous build is as it was
             kept = f" (the previous build in {out} is kept)" if (out / MANIFEST).is_file() else ""
@@ -328,6 +328,7 @@ def _write(
     sources: dict[str, Path],
     missing: list[str],
     report: AgreementReport,
+    annotations: Any,
 ) -> tuple[dict[str, int], dict[str, list[str]]]:
     """Every file of the build in a folder of its own beside ``out``, swapped in when
     complete (removed when not); the MMRB2 layout's triplets per task, and its tasks not
@@ -344,10 +345,8 @@ def _write(
         mmrb2_counts = written.get("mmrb2", {})
         # every label of every considered pair, so others can recompute agreement (the dropped pairs' too)
         (tmp / export.ANNOTATIONS).parent.mkdir(parents=True, exist_ok=True)
-        raw = label_rows(store, pair_ids=[d.pair.id for d in result.decisions])
-        write_label_rows(tmp / export.ANNOTATIONS, raw)
-        kept = {t.id for t in triplets}
-        label_sources = Counter(r[_SOURCE] for r in raw if r[0] in kept)
+        write_parquet_table(tmp / export.ANNOTATIONS, of_pairs(annotations, (d.pair.id for d in result.decisions)))
+        label_sources = source_counts(annotations, (t.id for t in triplets))
         if (tmp / export.PARQUET).is_file():  # described beside the card: its files, fields and types
             write_croissant(tmp, rules, len(triplets))
         text = card_text(

@@ -189,10 +189,17 @@ def write_label_rows(path: str | Path, rows: Sequence[LabelRow], fmt: LabelFileF
             w.writerow(COLUMNS)
             w.writerows([_cell(v) for v in r] for r in rows)
     else:
-        import pyarrow.parquet as pq  # deferred: only Parquet needs it
-
-        pq.write_table(parquet_table(rows), path)
+        write_parquet_table(path, parquet_table(rows))
     return len(rows)
+
+
+def write_parquet_table(path: str | Path, table: Any) -> int:
+    """An Arrow table of ``parquet_schema`` (``parquet_table``'s, or rows of it) as the Parquet
+    file: the bytes ``write_label_rows`` writes of the same rows. Returns how many."""
+    import pyarrow.parquet as pq  # deferred: only Parquet needs it
+
+    pq.write_table(table, path)
+    return int(table.num_rows)
 
 
 def _cell(v: Any) -> str:

@@ -20,6 +20,8 @@ importer, scoring, the build's layouts) takes it from curate/sides.py, seeded fr
 
 from __future__ import annotations
 
+import pickle
+import struct
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
@@ -239,36 +241,54 @@ class _HashingFile:
 
 @cache
 def _pickler() -> type:
-    """datasets' Pickler, except that an Arrow buffer's pickled copies are not kept to the end.
+    """datasets' Pickler, except that an Arrow buffer is written without being copied.
 
     A buffer pickles (protocol 4) as ``py_buffer(bytearray(bytes))``: two copies of it, each
     memoized with its argument tuple, and the memo keeps them, and so two copies of every
     buffer of the table, until the pickle ends (at 100,000 triplets 290 MB over the table).
-    Those copies and tuples are made by the buffer's reduce alone and die with it, so nothing
-    later refers to them: their memo entries keep the memo's numbering (the same bytes
-    written) without the objects, and each buffer's copies go as soon as it is written."""
+    ``save_buffer`` writes the very opcodes pickle writes for that reduce, the data straight
+    from the buffer, and numbers the memo as pickle does (placeholders for the copies and
+    tuples, which nothing later can refer to: they were made by the reduce and die with it)."""
     import pyarrow as pa  # deferred, as datasets below
     from datasets.utils._dill import Pickler
 
-    transient = (bytes, bytearray, tuple)  # what a buffer's reduce makes; its function and type are kept
-
     class StreamPickler(Pickler):
         dispatch = Pickler.dispatch.copy()
-        in_buffer = False
 
-        def memoize(self, obj: Any) -> None:
-            if not (self.in_buffer and type(obj) in transient):
-                return super().memoize(obj)
+        def placeholder(self) -> None:
+            """``memoize`` of an object made by the reduce: its number, not the object."""
             idx = len(self.memo)
             self.write(self.put(idx))
-            self.memo[("transient", idx)] = idx, None  # numbered as before; the object not kept
+            self.memo[("transient", idx)] = idx, None
 
         def save_buffer(self, buf: pa.Buffer) -> None:
-            self.in_buffer = True  # the copies go when this returns, not when the table's pickle ends
-            try:
-                self.save_reduce(*buf.__reduce_ex__(self.proto), obj=buf)
-            finally:
-                self.in_buffer = False
+            # pickle's save_reduce(py_buffer, (copy,), obj=buf) for protocol 4, the copy a
+            # bytearray (a mutable buffer: save_bytearray -> save_reduce(bytearray, (bytes,)))
+            # or bytes, each save() of an object the reduce makes reduced to its frame commit.
+            # A buffer under a frame's size is pickled as it is (its copy is small, and may be
+            # one of Python's shared one-byte objects, which pickle memoizes as such)
+            n = buf.size
+            if self.proto != 4 or n < self.framer._FRAME_SIZE_TARGET or n > 0xFFFFFFFF:
+                return self.save_reduce(*buf.__reduce_ex__(self.proto), obj=buf)
+            commit = self.framer.commit_frame
+            self.save(pa.py_buffer)
+            commit()  # save((copy,))
+            if buf.is_mutable:
+                commit()  # save(the bytearray)
+                self.save(bytearray)
+                commit()  # save((bytes,))
+            commit()  # save(bytes)
+            self._write_large_bytes(pickle.BINBYTES + struct.pack("<I", n), memoryview(buf))
+            self.placeholder()  # the bytes
+            if buf.is_mutable:
+                self.write(pickle.TUPLE1)
+                self.placeholder()  # (bytes,)
+                self.write(pickle.REDUCE)
+                self.placeholder()  # the bytearray
+            self.write(pickle.TUPLE1)
+            self.placeholder()  # (copy,)
+            self.write(pickle.REDUCE)
+            self.memoize(buf)
 
     StreamPickler.dispatch[pa.Buffer] = StreamPickler.save_buffer
     return StreamPickler
