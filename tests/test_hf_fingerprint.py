@@ -66,3 +66,23 @@ def test_a_buffer_hashes_as_datasets_pickles_it(n):
     table = pa.table({"text": pa.array(["x" * n, ""], type=pa.string()), "data": pa.array([b"y" * n, None])})
     assert _streamed_hash(table) == Hasher.hash(table)
     assert _streamed_hash(pa.py_buffer(b"z" * n)) == Hasher.hash(pa.py_buffer(b"z" * n))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.lists(st.one_of(st.none(), st.text(max_size=8)), max_size=5), min_size=1, max_size=4), st.booleans())
+def test_a_table_in_chunks_hashes_as_datasets_pickles_it(chunks, big):
+    # datasets pickles each column combined into one array (whatever its chunks): so does the
+    # streamed hash, a column at a time; nulls, empty chunks and a big column too
+    texts = pa.chunked_array([pa.array(c, type=pa.string()) for c in chunks], type=pa.string())
+    n = len(texts)
+    table = pa.table({"text": texts, "n": pa.array(range(n), type=pa.int32()), "big": ["z" * (70_000 * big)] * n})
+    assert _streamed_hash(table) == Hasher.hash(table)
+
+
+def test_no_combined_column_is_kept_while_the_table_is_pickled():
+    table = pa.table({"a": pa.chunked_array([["x" * 70_000], ["y"]]), "b": ["z", "w"]})
+    pickler = _pickler()(_HashingFile(), recurse=True)
+    pickler.dump(table)
+    kept = [obj for _, obj in pickler.memo.values() if isinstance(obj, (pa.Array, pa.Buffer))]
+    assert kept == []
+    assert any(obj is table for _, obj in pickler.memo.values())  # memoized as datasets memoizes it
