@@ -24,7 +24,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import InputError, InputProblem
+from .errors import InputError, InputProblem, MmrbError
 from .formats.labels import (
     LabelFileFormat,
     LabelRow,
@@ -128,7 +128,20 @@ def export_labels(store: RawLabelStore, path: str | Path, fmt: str | None = None
     kind: LabelFileFormat = file_format(path, fmt)
     with store.snapshot() as tx:
         rows = label_rows(store, real_names=real_names, conn=tx)
-    return write_label_rows(path, rows, kind)
+    # through a file beside it: a failed write (a missing folder, a full disk) leaves no half file
+    # and an earlier export of the same name as it was
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        n = write_label_rows(tmp, rows, kind)
+        tmp.replace(path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise MmrbError(f"cannot write {path}: {e.strerror or e}") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return n
 
 
 # -- import ------------------------------------------------------------------------------------

@@ -20,10 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from anywhere: the project's packages
 
 from annotate.example_labels import example_labels, pair_views  # noqa: E402
-from curate.formats.labels import write_labels  # noqa: E402
 from curate.ingest import ingest_items  # noqa: E402
 from curate.pairing import pair_items  # noqa: E402
-from curate.rawlabels import raw_labels  # noqa: E402
+from curate.rawlabels import export_labels  # noqa: E402
 from curate.store import Store  # noqa: E402
 
 SAMPLE = ROOT / "data" / "sample"
@@ -43,7 +42,7 @@ def write_example_labels(out: Path = OUT, sample: Path = SAMPLE) -> int:
         for who in sorted({lb.annotator for lb in labels}):
             store.ensure_annotator(who)
         store.add_labels(labels)
-        return write_labels(out, raw_labels(store, real_names=True), "jsonl")
+        return export_labels(store, out, "jsonl", real_names=True)
 
 
 if __name__ == "__main__":

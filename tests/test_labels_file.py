@@ -387,6 +387,18 @@ def test_real_names_move_labels_between_stores_byte_for_byte(fmt, tmp_path, caps
     assert "6 problems" in capsys.readouterr().err
 
 
+def test_an_export_that_cannot_be_written_is_one_error_line_and_leaves_no_file(tmp_path, capsys):
+    _labelled_store(tmp_path)
+    capsys.readouterr()
+    earlier = tmp_path / "folder"
+    earlier.mkdir()
+    for out in (tmp_path / "no-such-folder" / "labels.jsonl", earlier):
+        assert main(["export", "labels", "--format", "jsonl", "--out", str(out), *_db(tmp_path, "a")]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"mmrb export: error: cannot write {out}: ") and len(err.splitlines()) == 1, err
+    assert not (tmp_path / "no-such-folder").exists() and list(earlier.iterdir()) == []
+
+
 def test_pseudonyms_follow_the_first_label_whatever_is_exported(tmp_path):
     from curate.rawlabels import pseudonyms, raw_labels
 

@@ -242,7 +242,7 @@ FILES = Template(
 - `hf/`: the same rows as a saved Hugging Face dataset
 - `multimodal_rewardbench.jsonl`: Multimodal RewardBench layout (`ID, Text, Image, Output1, Output2, Better, Category`)
 - `vl_rewardbench.jsonl`: VL-RewardBench layout (`human_ranking` [0, 1] = first response preferred)
-- `$croissant`: a Croissant 1.0 description of the Parquet file (fields, types, sha256) and `images/`
+- `$croissant`: a Croissant 1.0 description of both configs' Parquet files (fields, types, sha256) and `images/`
 - `$annotations`: the raw labels of every considered pair, kept or not (the `annotations` config): one row \
 per label with every field of the pair's annotation scheme in the pair's stored order (`ratings`: its other fields \
 as JSON), the seconds spent and the guidelines version; annotators are pseudonyms (`annotator-01`, ... in the order \
