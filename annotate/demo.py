@@ -88,8 +88,9 @@ def build_sample(db: Path, images: Path, sample: Path | None = None) -> None:
         order = {c: n for n, c in enumerate(MMRB2_CATEGORIES)}
         # the pairs with image responses first in every queue, on MMRB2's six-point scale, a task
         # after another in MMRB2's order: a drawn chart first, the quickest to judge at a glance
+        pairs = store.pairs()
         for t in sorted(set(task.values()), key=lambda c: (order.get(c, len(order)), c)):
-            ids = [p.id for p in store.pairs() if task.get(p.item_id) == t]
+            ids = [p.id for p in pairs if task.get(p.item_id) == t]
             assign(store, k=K, annotators=annotators, seed=0, pair_ids=ids, scheme=BUILT_IN[IMAGE_SCHEME])
         assign(store, k=K, annotators=annotators, seed=0)
         add_example_labels(store)

@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from anywhere: the project's packages
 
-from annotate.example_labels import example_labels, pair_views  # noqa: E402
+from annotate.demo import add_example_labels  # noqa: E402
 from curate.ingest import ingest_items  # noqa: E402
 from curate.pairing import pair_items  # noqa: E402
 from curate.rawlabels import export_labels  # noqa: E402
@@ -38,10 +38,7 @@ def write_example_labels(out: Path = OUT, sample: Path = SAMPLE) -> int:
         ingest_items(store, sample / "items.jsonl", allow_missing_images=True)
         for strategy, cap in WALKTHROUGH_PAIRING:
             pair_items(store, strategy=strategy, cap_per_item=cap)
-        labels = example_labels(pair_views(store))
-        for who in sorted({lb.annotator for lb in labels}):
-            store.ensure_annotator(who)
-        store.add_labels(labels)
+        add_example_labels(store)
         return export_labels(store, out, "jsonl", real_names=True)
 
 
