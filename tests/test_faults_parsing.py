@@ -571,6 +571,28 @@ def test_every_entry_point_refuses_a_hostile_file_cleanly(entry, case, kind, tmp
     assert named in err, err
 
 
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e.id for e in ENTRIES])
+@pytest.mark.parametrize(
+    "given, words", [("folder", "is a folder"), ("dangling link", ("file not found", "no such file"))]
+)
+def test_every_entry_point_refuses_a_folder_or_a_dangling_link_as_its_file(entry, given, words, tmp_path, capsys):
+    if entry.store in ("gold", "labels"):
+        _seed_gold_pairs(tmp_path)
+    entry.records(tmp_path)  # whatever the entry's other files need
+    before = _written(entry, tmp_path)
+    path = tmp_path / f"{entry.stem}.{entry.kinds[0]}"
+    if given == "folder":
+        path.mkdir()
+    else:
+        path.symlink_to(tmp_path / "gone.jsonl")
+    rc, out, err = run(entry.argv(path, tmp_path), capsys)
+    assert "Traceback" not in out + err
+    # the path given, or where its link points (a judge run records the dataset's resolved path)
+    named = str(path) in err or str(path.resolve()) in err
+    assert rc == 1 and named and any(w in err for w in ([words] if isinstance(words, str) else words)), (rc, out, err)
+    assert _written(entry, tmp_path) == before  # nothing written
+
+
 # -- the Quality page's upload ---------------------------------------------------------------
 def _gold_upload_rows():
     gold = next(e for e in ENTRIES if e.id == "gold-import")

@@ -401,6 +401,8 @@ def read_labels_file(
 ) -> LabelTable:
     path = Path(path)
     name = str(path)
+    if path.is_dir():
+        raise MmrbError(f"{name}: is a folder, not a file")
     if not path.exists():
         raise MmrbError(f"{name}: no such file")
     read = _read_jsonl if path.suffix.lower() in (".jsonl", ".ndjson", ".json") else _read_csv

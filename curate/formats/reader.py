@@ -65,7 +65,8 @@ def read_rows(path: str | Path, key: str | None = None, *, nulls: bool = False) 
     when it shuffles); otherwise it is an error like any record that is not an object."""
     path = Path(path)
     if not path.is_file():
-        raise InputError([InputProblem(str(path), None, None, "file not found")])
+        why = "is a folder, not a file" if path.is_dir() else "file not found"
+        raise InputError([InputProblem(str(path), None, None, why)])
     kind = file_kind(path)
     if kind == "jsonl":
         yield from jsonl_rows(path, nulls=nulls)
