@@ -419,8 +419,13 @@ def test_score_command_files(tmp_path, capsys):
     assert json.loads((tmp_path / "r.json").read_text()) == r
     with pytest.raises(MmrbError, match="needs --dataset"):
         command("score", ["--judgments", str(path), "--format", "mmrb2"], capsys)
-    with pytest.raises(MmrbError, match="no judge run"):
+    with pytest.raises(MmrbError, match="no store at"):  # a mistyped --db is not an empty store
         command("score", ["--run", "nope", "--db", str(tmp_path / "s.db")], capsys)
+    from curate.store import Store
+
+    Store(str(tmp_path / "s.db"), tmp_path / "im").close()
+    with pytest.raises(MmrbError, match="no judge run"):
+        command("score", ["--run", "nope", "--db", str(tmp_path / "s.db"), "--images", str(tmp_path / "im")], capsys)
 
 
 def test_reads_every_layout_mmrb_build_writes(tmp_path):
