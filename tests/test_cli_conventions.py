@@ -153,3 +153,25 @@ def test_the_commands_that_start_a_store_still_do(tmp_path, monkeypatch, capsys)
         assert main([*argv, "--db", str(tmp_path / "none.db")]) == 1
         assert "no store at" in capsys.readouterr().err
     assert not (tmp_path / "none.db").exists()
+
+
+def test_ingest_counts_images_as_status_does(tmp_path, capsys):
+    # ingest said "28 images stored" (files) where status said "27 references, 26 stored"
+    db = str(tmp_path / "s.db")
+    assert main(["ingest", "items", str(SAMPLE_ITEMS), "--allow-missing-images", "--db", db]) == 0
+    said = capsys.readouterr().out.splitlines()[0]
+    assert main(["status", "--json", "--db", db]) == 0
+    st = json.loads(capsys.readouterr().out)
+    ok, refs, responses = st["images"]["ok"], sum(st["images"].values()), sum(st["response_images"].values())
+    assert ok < refs and responses > 0  # the sample has a missing image and response images
+    assert f"image references stored: {ok} of items and {responses} of responses (" in said
+    assert f"; {refs - ok} image reference missing" in said
+
+
+def test_leaderboard_of_every_run_of_a_store_without_runs_says_so(db, tmp_path, capsys):
+    # it said "give report files, --run or --all-runs" when given --all-runs
+    assert main(["leaderboard", "--all-runs", "--db", db, "--images", str(tmp_path / "im")]) == 1
+    err = capsys.readouterr().err
+    assert f"no evaluation runs in the store {db}: `mmrb evaluate` stores them" in err and "give report" not in err
+    assert main(["leaderboard", "--db", db]) == 1
+    assert "nothing to compare: give report files, --run or --all-runs" in capsys.readouterr().err

@@ -32,32 +32,37 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def render_removed(result: FilterResult) -> str:
+# the table fits a terminal of this many columns: wider, its categories are printed in blocks
+# (it was about 160 columns wide on the sample's nine categories)
+TABLE_WIDTH = 100
+
+
+def render_removed(result: FilterResult, width: int = TABLE_WIDTH) -> str:
+    """Pairs considered, removed by each rule and kept, per category (a column each, then
+    ``all``), in blocks of categories that fit ``width`` columns, each block with the rule names."""
     considered = result.considered_per_category()
-    cats = list(considered)
     removed = result.removed()
-    kept = result.kept_per_category()
-    width = max([len("considered")] + [len(r) for r in result.rules])
-    cols = [max(len(c), 6) for c in cats]
-    head = f"{'rule':<{width}}" + "".join(f"  {c:>{w}}" for c, w in zip(cats, cols, strict=True)) + f"  {'all':>6}"
-    lines = [
-        head,
-        f"{'considered':<{width}}"
-        + "".join(f"  {considered[c]:>{w}}" for c, w in zip(cats, cols, strict=True))
-        + f"  {sum(considered.values()):>6}",
-    ]
-    for r in result.rules:
-        row = removed.get(r, {})
-        lines.append(
-            f"{r:<{width}}"
-            + "".join(f"  {row.get(c, 0):>{w}}" for c, w in zip(cats, cols, strict=True))
-            + f"  {sum(row.values()):>6}"
-        )
-    lines.append(
-        f"{'kept':<{width}}"
-        + "".join(f"  {kept.get(c, 0):>{w}}" for c, w in zip(cats, cols, strict=True))
-        + f"  {sum(kept.values()):>6}"
-    )
+    rows = [("considered", considered), *((r, removed.get(r, {})) for r in result.rules)]
+    rows.append(("kept", result.kept_per_category()))
+    first = max(len(name) for name, _ in rows)
+    columns = [(c, [counts.get(c, 0) for _, counts in rows]) for c in considered]
+    columns.append(("all", [sum(counts.values()) for _, counts in rows]))
+    blocks: list[list[tuple[str, list[int], int]]] = [[]]
+    used = first
+    for name, values in columns:
+        w = max(len(name), 6, *(len(str(v)) for v in values))
+        if blocks[-1] and used + 2 + w > width:
+            blocks.append([])
+            used = first
+        blocks[-1].append((name, values, w))
+        used += 2 + w
+    lines: list[str] = []
+    for block in blocks:
+        if lines:
+            lines.append("")
+        lines.append(f"{'rule':<{first}}" + "".join(f"  {name:>{w}}" for name, _, w in block))
+        for i, (rule, _) in enumerate(rows):
+            lines.append(f"{rule:<{first}}" + "".join(f"  {values[i]:>{w}}" for _, values, w in block))
     return "\n".join(lines)
 
 
