@@ -59,19 +59,21 @@ def run(args: argparse.Namespace) -> int:
     from curate.errors import MmrbError
     from curate.selection import load_judges, select
 
-    with open_store(args) as store:
-        if args.duplicates_only:
+    if args.duplicates_only:
+        with open_store(args) as store:
             print("\n".join(report_duplicates(store, max_distance=args.phash_distance).lines()))
-            return 0
-        if not args.judges:
-            raise MmrbError("--judges is required (a models file listing the judge endpoints)")
-        judges = load_judges(
-            args.judges,
-            template=args.template,
-            max_image_side=args.max_side or None,
-            allow_missing_images=args.allow_missing_images,
-            max_response_chars=response_limit(args),
-        )
+        return 0
+    if not args.judges:
+        raise MmrbError("--judges is required (a models file listing the judge endpoints)")
+    # the judges file before the store: its problems are said whatever the store
+    judges = load_judges(
+        args.judges,
+        template=args.template,
+        max_image_side=args.max_side or None,
+        allow_missing_images=args.allow_missing_images,
+        max_response_chars=response_limit(args),
+    )
+    with open_store(args) as store:
         report = select(
             store,
             judges,
