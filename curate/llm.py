@@ -349,6 +349,7 @@ def classify(exc: BaseException) -> tuple[bool, Failure]:
 def cannot_connect(exc: BaseException) -> bool:
     """No connection could be made at all (refused, unknown host, no route): unlike a timeout or
     a dropped connection, nothing reached a server."""
+    # deferred: 0.2 s to import; `--help`, the app and the scoring of files never send a request
     import aiohttp
 
     return isinstance(exc, (aiohttp.ClientConnectorError, ConnectionRefusedError))
