@@ -9,6 +9,7 @@ from ..model import AGGREGATIONS
 from ..wording import plural
 
 if TYPE_CHECKING:
+    from curate.benchmark import BuildResult
     from curate.benchmark.filter import FilterResult
 
 HELP = (
@@ -29,6 +30,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="how a field's labels become one value (default: the rules file's filter.aggregation, else majority); "
         "dawid-skene and mace model each annotator (crowd-kit) and use gold where present",
+    )
+    p.add_argument(
+        "--json", action="store_true", help="print the summary as JSON (its schema: docs/json.md); warnings on stderr"
     )
 
 
@@ -66,7 +70,19 @@ def render_removed(result: FilterResult, width: int = TABLE_WIDTH) -> str:
     return "\n".join(lines)
 
 
+def _warnings(res: BuildResult) -> list[str]:
+    return [
+        f"warning: MMRB2 layout: {task} not written: {plural(len(ids), 'pair')} (e.g. {ids[0]}) with labels "
+        "that have a preference but no 1-6 score or grade; label them on mmrb2-pairwise or mmrb2-reasoning "
+        "(mmrb assign --scheme) to have it. The other layouts hold them."
+        for task, ids in res.mmrb2_refused.items()
+    ]
+
+
 def run(args: argparse.Namespace) -> int:
+    import json
+    import sys
+
     from curate.benchmark import build, dry_run, load_rules
     from curate.commands.common import open_store
     from curate.errors import MmrbError
@@ -81,21 +97,25 @@ def run(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         if args.dry_run:
             result = dry_run(store, rules)
+            if args.json:
+                print(json.dumps({"dry_run": True, **result.as_dict()}, indent=2, ensure_ascii=False))
+                return 0
             print("Pairs removed by each rule (first rule that removes a pair), per category:")
             print(render_removed(result))
             return 0
         res = build(store, rules, args.out)
+    if args.json:
+        print(json.dumps({"dry_run": False, **res.as_dict()}, indent=2, ensure_ascii=False))
+        for line in _warnings(res):
+            print(line, file=sys.stderr)
+        return 0
     print(render_removed(res.result))
     print(f"wrote {plural(len(res.triplets), 'triplet')} to {res.out}")
     if res.mmrb2:
         per_task = ", ".join(f"{task} {n}" for task, n in res.mmrb2.items())
         print(f"MMRB2 layout in {res.out / 'mmrb2'}: {plural(sum(res.mmrb2.values()), 'triplet')} ({per_task})")
-    for task, ids in res.mmrb2_refused.items():
-        print(
-            f"warning: MMRB2 layout: {task} not written: {plural(len(ids), 'pair')} (e.g. {ids[0]}) with labels "
-            "that have a preference but no 1-6 score or grade; label them on mmrb2-pairwise or mmrb2-reasoning "
-            "(mmrb assign --scheme) to have it. The other layouts hold them."
-        )
+    for line in _warnings(res):
+        print(line)
     agg = res.aggregated
     if agg is not None and agg.method != "majority":
         print("\n".join(agg.lines()))

@@ -49,9 +49,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-side", type=int, default=1024, help="downscale images sent to judges to this side (0: never)")
     add_missing_images_option(p, judging=True)
     add_response_limit_option(p, "models file")
+    p.add_argument("--json", action="store_true", help="print the report as JSON (its schema: docs/json.md)")
 
 
 def run(args: argparse.Namespace) -> int:
+    import json
     import sys
 
     from curate.commands.common import open_store, response_limit
@@ -84,7 +86,11 @@ def run(args: argparse.Namespace) -> int:
             drop_duplicate_prompts=args.drop_duplicate_prompts,
             max_distance=args.phash_distance,
         )
-    print("\n".join(report.lines()))
+    print(
+        json.dumps(report.as_dict(), indent=2, sort_keys=True, ensure_ascii=False)
+        if args.json
+        else "\n".join(report.lines())
+    )
     if not report.complete:
         print(
             "incomplete: requests still failed after retries; the pairs they would decide were left as they were",
