@@ -175,3 +175,37 @@ def test_leaderboard_of_every_run_of_a_store_without_runs_says_so(db, tmp_path, 
     assert f"no evaluation runs in the store {db}: `mmrb evaluate` stores them" in err and "give report" not in err
     assert main(["leaderboard", "--db", db]) == 1
     assert "nothing to compare: give report files, --run or --all-runs" in capsys.readouterr().err
+
+
+def _on_a_terminal(argv: list[str]) -> tuple[int, bytes, bytes]:
+    """Run `mmrb ARGV` with stderr on a pseudo-terminal and stdout to a pipe: the exit code,
+    stdout, and what was drawn on the terminal."""
+    master, slave = os.openpty()
+    code = f"import sys\nfrom curate.cli import main\nsys.exit(main({argv!r}))"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm", "COLUMNS": "100"}
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=slave, env=env)
+    os.close(slave)
+    assert p.stdout is not None
+    out = p.stdout.read()
+    rc = p.wait(timeout=60)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(master)
+    return rc, out, drawn
+
+
+def test_quality_draws_a_progress_bar_on_a_terminal_only(db, capsys):
+    rc, out, drawn = _on_a_terminal(["quality", "--db", db])
+    assert rc == 0 and b"2/2" in drawn and b"ETA" in drawn and b"\x1b[" not in out
+    rc, quiet_out, quiet_drawn = _on_a_terminal(["quality", "--db", db, "--quiet"])
+    assert rc == 0 and quiet_drawn == b"" and quiet_out == out
+    assert main(["quality", "--db", db]) == 0  # not a terminal: nothing on stderr
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out.encode() == out

@@ -7,8 +7,10 @@ The annotate and mmrb_eval commands use it too. Nothing heavy is imported at mod
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from ..errors import MmrbError
 
@@ -181,3 +183,57 @@ def cli_actor() -> str:
         return f"cli:{getpass.getuser()}"
     except (OSError, KeyError):  # no login name in the environment nor the password database
         return "cli"
+
+
+def add_quiet_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quiet", action="store_true", help="no progress bar (it is shown on a terminal only)")
+
+
+def progress_shown(quiet: bool, stream: TextIO) -> bool:
+    """A progress bar is drawn on a terminal only, and not with --quiet: never into a file, a
+    pipe or a test's capture."""
+    return not quiet and stream.isatty()
+
+
+@contextmanager
+def steps(total: int, *, quiet: bool = False) -> Iterator[Callable[[str], None]]:
+    """A progress bar over a command's ``total`` steps on stderr (the output on stdout stays
+    clean): call the function it gives with each step's name as the step starts. The pattern
+    for a long command whose work has no finer count than its steps (`mmrb quality`)."""
+    import sys
+
+    if not progress_shown(quiet, sys.stderr):
+        yield lambda name: None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description:<28}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,  # gone when done: the report follows on stdout
+    ) as bar:
+        task = bar.add_task("starting", total=total)
+        started = False
+
+        def step(name: str) -> None:
+            nonlocal started
+            bar.update(task, description=name, advance=1 if started else 0)
+            started = True
+
+        yield step
+        bar.update(task, completed=total)
