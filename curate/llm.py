@@ -12,7 +12,9 @@ the small, stable part of the API: POST ``{base_url}/chat/completions`` with a b
 and testable:
 
 * retried: 429, 408, 409, 5xx, timeouts, dropped or refused connections, and a 200 whose body
-  is not valid JSON (a truncated response from a proxy);
+  is not valid JSON (a truncated response from a proxy); but a connection that cannot be made
+  before the endpoint has ever answered (refused, an unknown host: a server not started, a wrong
+  ``base_url``) is not retried, and ``LLMClient.unreachable`` tells the runner to stop;
 * exponential backoff ``base * 2**(attempt-1)`` capped at ``backoff_max``, with full jitter
   in [50%, 100%]; a ``Retry-After`` / ``retry-after-ms`` header, when sent, is honoured instead
   (capped at ``RETRY_AFTER_CAP``);
@@ -344,6 +346,15 @@ def classify(exc: BaseException) -> tuple[bool, Failure]:
     return False, Failure("other", f"{exc.__class__.__name__}: {exc}")
 
 
+def cannot_connect(exc: BaseException) -> bool:
+    """No connection could be made at all (refused, unknown host, no route): unlike a timeout or
+    a dropped connection, nothing reached a server."""
+    # deferred: 0.2 s to import; `--help`, the app and the scoring of files never send a request
+    import aiohttp
+
+    return isinstance(exc, (aiohttp.ClientConnectorError, ConnectionRefusedError))
+
+
 def _error_message(content: bytes) -> str:
     try:
         body = json.loads(content)
@@ -370,6 +381,10 @@ class LLMClient:
         rng: random.Random | None = None,
     ):
         self.endpoint = endpoint
+        # whether any request got an answer (any status), and the failure of a connection that
+        # could not be made before one did: see ``unreachable``
+        self.answered = False
+        self.refused: Failure | None = None
         self._sleep = sleep
         self._rng = rng or random.Random()
         self._sem: asyncio.Semaphore | None = None
@@ -401,6 +416,7 @@ class LLMClient:
         self, method: str, url: str, limit: int | None = None, **kw: Any
     ) -> tuple[int, Mapping[str, str], bytes]:
         async with self._http().request(method, url, **kw) as resp:
+            self.answered = True
             if limit is None or (resp.content_length is not None and resp.content_length <= limit):
                 return resp.status, resp.headers, await resp.read()
             if resp.content_length is not None:
@@ -413,6 +429,12 @@ class LLMClient:
                 if len(buf) > limit:
                     raise ResponseTooLarge(f"response body is over the limit of {plural(limit, 'byte')}")
             return resp.status, resp.headers, bytes(buf)
+
+    @property
+    def unreachable(self) -> bool:
+        """No connection could be made and none ever answered: the endpoint is not there
+        (retries would only wait), so a run stops after its first round of requests."""
+        return self.refused is not None and not self.answered
 
     @property
     def semaphore(self) -> asyncio.Semaphore:
@@ -470,6 +492,10 @@ class LLMClient:
                 failure = Failure("over the size limit", f"{e} (max_response_chars {ep.max_response_chars})")
             except Exception as e:  # every failure of one attempt is classified, none escapes
                 retryable, failure = classify(e)
+                if not self.answered and cannot_connect(e):
+                    retryable = False
+                    failure = Failure(failure.kind, f"{failure.message} (not retried: it has never answered)")
+                    self.refused = failure
             if not retryable or attempt > ep.max_retries:
                 tail = f" (after {attempt} attempts)" if attempt > 1 else ""
                 return Reply(
@@ -592,6 +618,7 @@ __all__ = [
     "ModelEntry",
     "Reply",
     "backoff_delay",
+    "cannot_connect",
     "classify",
     "content_parts",
     "encode_image",

@@ -99,18 +99,32 @@ class PairingReport:
             f"{plural(self.created, 'pair')} created ({self.strategy}) from {plural(self.items, 'item')}; "
             f"{self.existing} already stored, {self.near_duplicates} near-identical skipped, "
             f"{self.capped} over the per-item cap",
-            "correctness decided by: "
-            + (", ".join(f"{k} {v}" for k, v in sorted(self.by_method.items())) or "nothing")
-            + f"; {plural(self.unsure_candidates, 'candidate')} unsure (for humans)",
+            self._correctness_line(),
         ]
         for cat, s in sorted(self.categories.items()):
-            lw = f"{s.longer_wins:.0%}" if s.longer_wins is not None else "n/a"
+            if s.longer_wins is None:  # no pair to measure the length bias on: say so, not "n/a of 0"
+                lw = "no pair with a known preference and responses of unequal length"
+            else:
+                lw = f"chosen is longer in {s.longer_wins:.0%} of {s.known} with a known preference"
             bal = f", {s.dropped_for_balance} dropped to balance length" if s.dropped_for_balance else ""
             out.append(
                 f"  {cat}: {plural(s.pairs, 'pair')}, mean |length difference| {s.mean_abs_len_diff:.0f} chars, "
-                f"chosen is longer in {lw} of {s.known} with a known preference{bal}"
+                f"{lw}{bal}"
             )
         return out
+
+    def _correctness_line(self) -> str:
+        # "none" is the method of a candidate whose item has no reference answer: no rule ran
+        ruled = {k: v for k, v in sorted(self.by_method.items()) if k != "none"}
+        line = "correctness from the reference answer: " + (
+            ", ".join(f"{k} {v}" for k, v in ruled.items()) + f" ({self.unsure_candidates} of them unsure, for humans)"
+            if ruled
+            else "no candidate"
+        )
+        without = self.by_method.get("none", 0)
+        if without:
+            line += f"; {plural(without, 'candidate')} without a reference answer (for humans)"
+        return line
 
 
 def _lengths(a: Candidate, b: Candidate) -> dict:

@@ -49,7 +49,7 @@ import asyncio
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -177,6 +177,10 @@ class SampleReport:
     @property
     def complete(self) -> bool:
         return not self.failed and not self.interrupted
+
+    def as_dict(self) -> dict[str, Any]:
+        """`mmrb sample --json` (docs/json.md): every field, and the totals."""
+        return {**asdict(self), "done": self.done, "failed": self.failed, "complete": self.complete}
 
     def failure_lines(self) -> list[str]:
         """What failed, per model, and how to resume; empty when nothing failed."""

@@ -35,10 +35,10 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .dedup import DEFAULT_MAX_DISTANCE, DuplicateGroup, duplicate_lines, find_duplicates
 from .errors import MmrbError
@@ -130,6 +130,10 @@ class SelectReport:
     @property
     def complete(self) -> bool:
         return not self.incomplete
+
+    def as_dict(self) -> dict[str, Any]:
+        """`mmrb select --json` (docs/json.md): every field, and ``complete``."""
+        return {**asdict(self), "complete": self.complete}
 
     def lines(self) -> list[str]:
         out = [

@@ -76,9 +76,14 @@ def test_store_options_open_the_store_they_name(tmp_path):
     p = argparse.ArgumentParser()
     add_store_options(p)
     args = p.parse_args(["--db", str(tmp_path / "s.db"), "--images", str(tmp_path / "img")])
-    with open_store(args) as store:
+    with pytest.raises(MmrbError, match="no store at"):  # a command that reads starts no store
+        open_store(args)
+    assert not (tmp_path / "s.db").exists()
+    with open_store(args, create=True) as store:
         assert store.images.root == tmp_path / "img"
     assert (tmp_path / "s.db").exists()
+    with open_store(args) as store:
+        assert store.images.root == tmp_path / "img"
 
 
 def test_duplicate_lines_and_the_duplicates_report():

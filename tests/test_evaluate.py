@@ -397,6 +397,31 @@ def test_evaluate_then_rescore_and_resume(tmp_path, capsys, db_url):
         assert srv.count() == 12
 
 
+def test_evaluate_stops_at_the_first_refusals_of_a_judge_that_is_not_there(tmp_path, capsys):
+    import socket
+    import time
+
+    from curate.cli import main
+
+    ds = write_jsonl(
+        tmp_path / "d.jsonl", [{"id": f"t{i}", "prompt": "p", "chosen": "a", "rejected": "b"} for i in range(20)]
+    )
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    judge = tmp_path / "judge.toml"
+    # a backoff of 20-40 s: one retry would show in the time (evaluate waited 29 s before)
+    judge.write_text(f'name = "j"\nbase_url = "{url}"\nmodel = "m"\nconcurrency = 2\nbackoff_base = 40\n')
+    t0 = time.perf_counter()
+    rc = main(["evaluate", "--dataset", str(ds), "--judge", str(judge), "--db", str(tmp_path / "s.db"), "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 1 and time.perf_counter() - t0 < 20
+    assert (
+        f"mmrb evaluate: error: judge j: cannot connect to {url}" in err and "stopped after the first 4 requests" in err
+    )
+    assert "Traceback" not in err
+
+
 def test_score_command_files(tmp_path, capsys):
     path = shared("multimodal_rewardbench/example_judge_outputs.jsonl")
     rc, out = command(
@@ -419,8 +444,13 @@ def test_score_command_files(tmp_path, capsys):
     assert json.loads((tmp_path / "r.json").read_text()) == r
     with pytest.raises(MmrbError, match="needs --dataset"):
         command("score", ["--judgments", str(path), "--format", "mmrb2"], capsys)
-    with pytest.raises(MmrbError, match="no judge run"):
+    with pytest.raises(MmrbError, match="no store at"):  # a mistyped --db is not an empty store
         command("score", ["--run", "nope", "--db", str(tmp_path / "s.db")], capsys)
+    from curate.store import Store
+
+    Store(str(tmp_path / "s.db"), tmp_path / "im").close()
+    with pytest.raises(MmrbError, match="no judge run"):
+        command("score", ["--run", "nope", "--db", str(tmp_path / "s.db"), "--images", str(tmp_path / "im")], capsys)
 
 
 def test_reads_every_layout_mmrb_build_writes(tmp_path):
@@ -533,7 +563,8 @@ def test_failed_requests_leave_the_run_incomplete_exit_1_and_resume_only_them(tm
 def test_evaluate_failure_messages_name_the_judge_and_the_resume(tmp_path, capsys):
     ds = write_jsonl(tmp_path / "d.jsonl", [{"id": "t0", "prompt": "p", "chosen": "good", "rejected": "bad"}])
     judge = tmp_path / "judge.toml"
-    judge.write_text('name = "far"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\nmax_retries = 0\n')
+    down = FakeOpenAI(lambda req: Fault("500")).start()
+    judge.write_text(f'name = "far"\nbase_url = "{down.url}"\nmodel = "m"\nmax_retries = 0\n')
     import importlib
 
     mod = importlib.import_module("mmrb_eval.commands.evaluate")
@@ -556,9 +587,10 @@ def test_evaluate_failure_messages_name_the_judge_and_the_resume(tmp_path, capsy
             ]
         )
     )
+    down.stop()
     out, err = capsys.readouterr()
     assert rc == 1 and "INCOMPLETE: 0 of 1 judgments answered" in out
-    assert "judge far: 1 of 1 judgment failed after retries (1 connection error; e.g. connection error" in err
+    assert "judge far: 1 of 1 judgment failed after retries (1 HTTP 500; e.g. HTTP 500: server error)" in err
     assert "run far-1 is stored as incomplete; rerun the same command to send only those" in err
 
 
@@ -635,9 +667,11 @@ def test_reward_model_oversized_or_unreachable_is_a_failure(sqlite_store):
         )
         s = run_judge(sqlite_store, [p.task() for p in pairs], ok, run_id="rm", dataset=RunDataset(("d",)))
         assert s.complete and s.sent == 1
-        dead = RewardModel(name="far", url="http://127.0.0.1:9/score", max_retries=0)
-        s = run_judge(sqlite_store, [p.task() for p in pairs], dead, run_id="far", dataset=RunDataset(("d",)))
-        assert (s.failed, s.complete) == (1, False) and "judge far: 1 of 1 judgment failed" in s.failure_line()
+        dead = RewardModel(name="far", url="http://127.0.0.1:9/score", max_retries=2)
+        with pytest.raises(MmrbError, match="judge far: cannot connect to http://127.0.0.1:9/score"):
+            run_judge(sqlite_store, [p.task() for p in pairs], dead, run_id="far", dataset=RunDataset(("d",)))
+        (j,) = sqlite_store.judgments("far")  # one attempt, stored as a failure: a rerun resends it
+        assert j.outcome == "error" and "not retried: it has never answered" in (j.error or "")
     finally:
         rm.close()
 
@@ -778,8 +812,8 @@ def test_leaderboard_lists_incomplete_runs_apart(tmp_path, capsys):
         ],
     )
     db, img = str(tmp_path / "s.db"), str(tmp_path / "img")
-    with FakeOpenAI(fair) as srv:
-        for name, url in (("fair", srv.url), ("dead", "http://127.0.0.1:9/v1")):
+    with FakeOpenAI(fair) as srv, FakeOpenAI(lambda req: Fault("500")) as down:
+        for name, url in (("fair", srv.url), ("dead", down.url)):
             judge = tmp_path / f"{name}.toml"
             judge.write_text(f'name = "{name}"\nbase_url = "{url}"\nmodel = "m"\nmax_retries = 0\n')
             command(

@@ -147,6 +147,9 @@ def test_mmrb_guidelines_set_show_list(tmp_path, capsys):
     f = tmp_path / "g.md"
     f.write_text("# Rules\n", encoding="utf-8")
     assert main(["guidelines", "show", "--db", db]) == 1
+    assert "no store at" in capsys.readouterr().err  # a reader: it starts no store
+    Store(db).close()
+    assert main(["guidelines", "show", "--db", db]) == 1
     assert "no guidelines yet" in capsys.readouterr().err
     assert main(["guidelines", "set", str(f), "--db", db]) == 0
     assert "guidelines version 1 set" in capsys.readouterr().out

@@ -385,7 +385,7 @@ def test_images_root_cli_and_its_old_name(tmp_path, capsys, option):
         ],
         capsys,
     )
-    assert rc == 0 and "1 image stored" in out and "2 image references missing" in out
+    assert rc == 0 and "(1 distinct file)" in out and "2 image references missing" in out
 
 
 # -- the real files ---------------------------------------------------------------------

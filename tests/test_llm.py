@@ -209,9 +209,12 @@ def _closed_port() -> int:
 
 
 def test_unreachable_endpoint():
-    ep = Endpoint(base_url=f"http://127.0.0.1:{_closed_port()}/v1", model="m", name="far", max_retries=1)
-    r = ask(ep)
-    assert not r.ok and r.error.startswith("connection error") and r.attempts == 2
+    ep = Endpoint(base_url=f"http://127.0.0.1:{_closed_port()}/v1", model="m", name="far", max_retries=3)
+    sleeps = Sleeps()
+    r = ask(ep, sleep=sleeps)
+    # refused before it ever answered: a server not started or a wrong URL, which no wait mends
+    assert not r.ok and r.error.startswith("connection error") and r.attempts == 1 and sleeps.delays == []
+    assert r.error.endswith("(not retried: it has never answered)")
 
     async def check():
         async with LLMClient(ep) as c:
@@ -219,6 +222,38 @@ def test_unreachable_endpoint():
 
     with pytest.raises(MmrbError, match=r"cannot reach model 'far' at http://127.0.0.1:\d+/v1"):
         run(check())
+
+
+def test_a_refusal_after_an_answer_is_retried_and_unreachable_says_which():
+    srv = FakeOpenAI(lambda r: "fine").start()
+    ep = Endpoint(base_url=srv.url, model="m", max_retries=2)
+    sleeps = Sleeps()
+
+    async def go():
+        async with LLMClient(ep, sleep=sleeps, rng=random.Random(0)) as c:
+            first = await c.complete([user_message("q")])
+            srv.stop()  # the server goes away mid-run (a restart): worth the retries
+            second = await c.complete([user_message("q")])
+            return first, second, c.unreachable
+
+    first, second, unreachable = run(go())
+    assert first.ok and not second.ok and second.attempts == 3 and len(sleeps.delays) == 2
+    assert "connection error" in (second.error or "") and not unreachable
+
+    async def dead():
+        async with LLMClient(Endpoint(base_url=f"http://127.0.0.1:{_closed_port()}/v1", model="m")) as c:
+            before = c.unreachable
+            await c.complete([user_message("q")])
+            return before, c.unreachable
+
+    assert run(dead()) == (False, True)
+
+
+def test_timeouts_and_5xx_before_any_answer_keep_their_retries(server):
+    server.answer = lambda r: Fault("500", status=503)
+    sleeps = Sleeps()
+    r = ask(Endpoint(base_url=server.url, model="m", max_retries=2), sleep=sleeps)
+    assert r.attempts == 3 and len(sleeps.delays) == 2
 
 
 def test_list_models(server):

@@ -106,6 +106,11 @@ def test_unsure_and_no_reference(sqlite_store):
     add(store, items, cands)
     rep = pair_items(store, strategy="cross_model")
     assert rep.unsure_candidates == 1 and rep.by_method == {"number": 2, "none": 2}
+    text = "\n".join(rep.lines())
+    assert "correctness from the reference answer: number 2 (1 of them unsure, for humans); " in text
+    assert "2 candidates without a reference answer (for humans)" in text and "none 2" not in text
+    # no known preference anywhere: said in words, not "n/a of 0"
+    assert "vqa: 2 pairs" in text and "no pair with a known preference" in text and "n/a" not in text
     by_item = {p.item_id: p for p in store.pairs()}
     assert {by_item["r"].auto_first, by_item["r"].auto_second} == {"unsure", "correct"}
     assert by_item["r"].task is None and by_item["r"].known_preference is None

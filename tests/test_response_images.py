@@ -276,7 +276,7 @@ def test_mmrb2_cli_takes_the_response_images_folder(store, tmp_path, capsys, db_
         capsys,
     )
     assert code == 0, err
-    assert "1 image stored" in out and "2 image references missing" in out
+    assert "(1 distinct file)" in out and "2 image references missing" in out
 
 
 def test_a_plain_text_store_has_no_parts(store, tmp_path):

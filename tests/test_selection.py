@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import io
+import socket
+import time
 
 import numpy as np
 import pytest
@@ -338,7 +340,7 @@ def _broken(kind: str):
     return answer
 
 
-@pytest.mark.parametrize("kind", ["500", "malformed", "drop", "empty", "huge", "garbage", "dead"])
+@pytest.mark.parametrize("kind", ["500", "malformed", "drop", "empty", "huge", "garbage"])
 def test_failing_judges_decide_nothing_and_rerun_resends_only_them(sqlite_store, kind):
     store = sqlite_store
     setup(
@@ -353,10 +355,9 @@ def test_failing_judges_decide_nothing_and_rerun_resends_only_them(sqlite_store,
     before = {p.id: (p.status, p.reason, p.metadata) for p in store.pairs()}
     mode = {"answer": _broken(kind)}
     with FakeOpenAI(lambda req: mode["answer"](req)) as srv:
-        url = "http://127.0.0.1:9/v1" if kind == "dead" else srv.url
         judges = [
             Endpoint(
-                base_url=url,
+                base_url=srv.url,
                 model=m,
                 concurrency=2,
                 max_retries=1,
@@ -380,11 +381,6 @@ def test_failing_judges_decide_nothing_and_rerun_resends_only_them(sqlite_store,
         assert "rerun the same command to send only those" in rep.incomplete[0]
         # a rerun after one judge's failures were fixed sends only the failed judgments
         mode["answer"] = _answers
-        if kind == "dead":
-            judges = [
-                Endpoint(base_url=srv.url, model=m, concurrency=2, max_response_chars=1000)
-                for m in ("oracle", "fooled")
-            ]
         srv.reset()
         rep = select(store, vlm(judges), m=2)
         assert srv.count() == 12 and rep.complete and not rep.unjudged
@@ -392,6 +388,32 @@ def test_failing_judges_decide_nothing_and_rerun_resends_only_them(sqlite_store,
         srv.reset()
         rep = select(store, vlm(judges), m=2)
         assert srv.count() == 0 and rep.complete
+
+
+def test_judges_that_refuse_every_connection_stop_the_selection_at_once(sqlite_store):
+    # a server not started: the first refusals stop it, no retry waits (select waited 65 s)
+    store = sqlite_store
+    setup(store, [(f"i{i}", f"q{i}", None, "vqa", None, "k") for i in range(1, 7)])
+    before = {p.id: (p.status, p.reason, p.metadata) for p in store.pairs()}
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    dead = f"http://127.0.0.1:{port}/v1"
+    judges = [Endpoint(base_url=dead, model=m, concurrency=1, backoff_base=60) for m in ("oracle", "fooled")]
+    t0 = time.perf_counter()
+    with pytest.raises(
+        MmrbError, match=rf"judge oracle: cannot connect to {dead} .*stopped after the first 2 requests"
+    ):
+        select(store, vlm(judges), m=2)
+    assert time.perf_counter() - t0 < 30  # one backoff of 30-60 s would exceed it
+    assert {p.id: (p.status, p.reason, p.metadata) for p in store.pairs()} == before
+    # the rerun against a live server resumes: it sends every judgment, the two failed ones again
+    with FakeOpenAI(_answers) as srv:
+        live = [
+            Endpoint(base_url=srv.url, model=m, concurrency=2, max_response_chars=1000) for m in ("oracle", "fooled")
+        ]
+        rep = select(store, vlm(live), m=2)
+        assert rep.complete and srv.count() == 24
 
 
 def test_cli_select_exits_1_on_failed_requests_and_names_them(tmp_path, capsys):

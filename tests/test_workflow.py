@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from curate.errors import InputError
+from curate.errors import InputError, MmrbError
 from curate.judging.config import load_judge
 from curate.judging.records import Judgment
 from curate.judging.runner import ensure_run
@@ -138,13 +138,15 @@ def test_evaluate_judges_exports_scores_and_resumes(sqlite_store, tmp_path):
         assert again.scored.figures == ev.scored.figures
 
 
-def test_evaluate_an_unreachable_judge_is_an_incomplete_run(sqlite_store, tmp_path):
+def test_evaluate_an_unreachable_judge_stops_and_leaves_an_incomplete_run(sqlite_store, tmp_path):
     dataset = open_dataset([str(dataset_file(tmp_path, 1))])
     judge = tmp_path / "judge.toml"
-    judge.write_text('name = "far"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\nmax_retries = 0\n')
-    ev = evaluate(sqlite_store, dataset, load_judge(judge), OPTS, run_id="far-1")
-    assert not ev.complete and (ev.health.failed, ev.health.planned) == (1, 1)
-    assert "run far-1 is stored as incomplete" in ev.summary.failure_line()
+    judge.write_text('name = "far"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\nmax_retries = 3\n')
+    with pytest.raises(MmrbError, match="judge far: cannot connect to http://127.0.0.1:9/v1 .*it resumes"):
+        evaluate(sqlite_store, dataset, load_judge(judge), OPTS, run_id="far-1")
+    (run,) = sqlite_store.judge_runs("evaluate")
+    assert (run.id, run.status) == ("far-1", "incomplete")
+    assert all(j.outcome == "error" for j in sqlite_store.judgments("far-1"))
 
 
 def test_the_response_limit_reaches_the_endpoint_of_either_kind(tmp_path):

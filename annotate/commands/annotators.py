@@ -63,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
 
     by = cli_actor()  # who the audit trail names
 
-    with open_store(args) as store:
+    # accounts may come before the data, as the app starts on an empty store
+    with open_store(args, create=args.action == "add") as store:
         if args.action == "add":
             a = auth.add_account(store, args.name, _password(args), args.role, by=by)
             print(f"added {a.role} {a.name}")

@@ -59,6 +59,32 @@ class BuildResult:
     # MMRB2 tasks not written: their pairs whose labels have no score (export.mmrb2_refused)
     mmrb2_refused: dict[str, list[str]] = field(default_factory=dict)
 
+    def as_dict(self) -> dict[str, object]:
+        """`mmrb build --json` (docs/json.md): the filter's table, then what was written."""
+        agg = self.aggregated
+        return {
+            **self.result.as_dict(),
+            "out": str(self.out),
+            "triplets": len(self.triplets),
+            "missing_images": list(self.missing_images),
+            "mmrb2": dict(self.mmrb2),
+            "mmrb2_refused": {task: list(ids) for task, ids in self.mmrb2_refused.items()},
+            "aggregation": None
+            if agg is None
+            else {
+                "method": agg.method,
+                "fields": {
+                    name: {
+                        "decided": len(fa.final),
+                        "differ": fa.differ,
+                        "decided_ties": fa.decided_ties,
+                        "from_gold": fa.from_gold,
+                    }
+                    for name, fa in agg.fields.items()
+                },
+            },
+        }
+
 
 class NoTriplets(MmrbError):
     """The rules kept no pair: a benchmark of nothing is not written (nor is an empty folder

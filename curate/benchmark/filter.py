@@ -106,6 +106,16 @@ class FilterResult:
     def considered_per_category(self) -> dict[str, int]:
         return dict(sorted(Counter(d.category for d in self.decisions).items()))
 
+    def as_dict(self) -> dict[str, object]:
+        """The table of `mmrb build` as JSON (docs/json.md): pairs considered, removed by each
+        rule (in the order the rules ran) and kept, per category."""
+        return {
+            "rules": list(self.rules),
+            "considered": self.considered_per_category(),
+            "removed": self.removed(),
+            "kept": self.kept_per_category(),
+        }
+
 
 @dataclass(frozen=True)
 class PairLabels:

@@ -7,8 +7,10 @@ The annotate and mmrb_eval commands use it too. Nothing heavy is imported at mod
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from ..errors import MmrbError
 
@@ -26,11 +28,70 @@ def add_store_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--images", default=None, help="image folder (default: $MMRB_IMAGES, else beside the SQLite file)")
 
 
-def open_store(args: argparse.Namespace) -> Store:
-    """The store of --db and --images (a context manager: closed when the command is done)."""
-    from ..store import Store
+# the store options a user may give before the command too (`mmrb --db X status`): parsed by
+# the top-level parser into these names, then moved onto the command's own (one meaning each)
+GLOBAL_STORE_OPTIONS = (("--db", "db"), ("--images", "images"))
 
-    return Store(getattr(args, "db", None), getattr(args, "images", None))
+
+def add_global_store_options(parser: argparse.ArgumentParser) -> None:
+    """--db and --images before the command, for every command that takes them."""
+    parser.add_argument(
+        "--db", dest="global_db", metavar="DB", default=None, help="the store, for the command that follows"
+    )
+    parser.add_argument(
+        "--images", dest="global_images", metavar="DIR", default=None, help="the image folder, likewise"
+    )
+
+
+def apply_global_store_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The store options given before the command, as if given after it; a usage error when the
+    command takes none or they were given on both sides with different values."""
+    for flag, dest in GLOBAL_STORE_OPTIONS:
+        value = getattr(args, f"global_{dest}", None)
+        if value is None:
+            continue
+        if not hasattr(args, dest):
+            parser.error(f"mmrb {args.command} takes no {flag} (it does not open the store)")
+        mine = getattr(args, dest)
+        if mine is not None and mine != value:
+            parser.error(f"{flag} given before the command ({value}) and after it ({mine}): give it once")
+        setattr(args, dest, value)
+
+
+def store_problem(db: str, *, create: bool) -> str | None:
+    """Why a command cannot open the SQLite file ``db`` (None when it can; a URL is the
+    database's own to refuse). Only a command that starts a store (``create``) may name a file
+    that does not exist yet: elsewhere a mistyped path would silently make an empty store."""
+    from ..store import is_url
+
+    if is_url(db):
+        return None
+    path = Path(db)
+    if path.is_dir():
+        return f"--db {db} is a folder: give the SQLite file in it (e.g. {path / 'mmrb.db'})"
+    if path.exists():
+        return None
+    folder = path.parent
+    nearest = next(p for p in path.parents if p.exists())  # the root at worst
+    if not nearest.is_dir():
+        return f"no store at {db}: {nearest} is a file, not a folder"
+    if not folder.exists() and not create:  # a command that starts a store makes its folder
+        return f"no store at {db}: the folder {folder} does not exist"
+    if not create:
+        return f"no store at {db}; `mmrb ingest` creates one (give --db or set MMRB_DB for another)"
+    return None
+
+
+def open_store(args: argparse.Namespace, *, create: bool = False) -> Store:
+    """The store of --db and --images (a context manager: closed when the command is done).
+    Without ``create`` the SQLite file must exist already (see ``store_problem``)."""
+    from ..store import Store, resolve_db
+
+    db = getattr(args, "db", None)
+    problem = store_problem(resolve_db(db), create=create)
+    if problem:
+        raise MmrbError(problem)
+    return Store(db, getattr(args, "images", None))
 
 
 def names(value: str | None) -> list[str] | None:
@@ -122,3 +183,57 @@ def cli_actor() -> str:
         return f"cli:{getpass.getuser()}"
     except (OSError, KeyError):  # no login name in the environment nor the password database
         return "cli"
+
+
+def add_quiet_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quiet", action="store_true", help="no progress bar (it is shown on a terminal only)")
+
+
+def progress_shown(quiet: bool, stream: TextIO) -> bool:
+    """A progress bar is drawn on a terminal only, and not with --quiet: never into a file, a
+    pipe or a test's capture."""
+    return not quiet and stream.isatty()
+
+
+@contextmanager
+def steps(total: int, *, quiet: bool = False) -> Iterator[Callable[[str], None]]:
+    """A progress bar over a command's ``total`` steps on stderr (the output on stdout stays
+    clean): call the function it gives with each step's name as the step starts. The pattern
+    for a long command whose work has no finer count than its steps (`mmrb quality`)."""
+    import sys
+
+    if not progress_shown(quiet, sys.stderr):
+        yield lambda name: None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description:<28}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,  # gone when done: the report follows on stdout
+    ) as bar:
+        task = bar.add_task("starting", total=total)
+        started = False
+
+        def step(name: str) -> None:
+            nonlocal started
+            bar.update(task, description=name, advance=1 if started else 0)
+            started = True
+
+        yield step
+        bar.update(task, completed=total)

@@ -21,6 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="what", metavar="{import,derive,list,stats,qualify,resume}", required=True)
     imp = sub.add_parser("import", help="import a gold file (all or nothing)")
     imp.add_argument("file")
+    imp.add_argument("--json", action="store_true", help="print the report as JSON (its schema: docs/json.md)")
     add_store_options(imp)
     der = sub.add_parser("derive", help="gold from adjudications and from references' automatic correctness")
     der.add_argument(
@@ -29,6 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="adjudication,reference",
         help="comma-separated: adjudication, reference (default both)",
     )
+    der.add_argument("--json", action="store_true", help="print the reports as JSON (its schema: docs/json.md)")
     add_store_options(der)
     ls = sub.add_parser("list", help="every gold answer")
     ls.add_argument("--json", action="store_true", help="one JSON object per line")
@@ -55,10 +57,14 @@ def run(args: argparse.Namespace) -> int:
 
     with open_store(args) as store:
         if args.what == "import":
-            print("\n".join(G.import_gold(store, args.file, by=cli_actor()).lines()))
+            rep = G.import_gold(store, args.file, by=cli_actor())
+            print(json.dumps(asdict(rep), indent=2, sort_keys=True) if args.json else "\n".join(rep.lines()))
         elif args.what == "derive":
-            for rep in G.derive_gold(store, names(args.sources) or [], by=cli_actor()):
-                print("\n".join(rep.lines()))
+            reps = G.derive_gold(store, names(args.sources) or [], by=cli_actor())
+            if args.json:
+                print(json.dumps({"reports": [asdict(r) for r in reps]}, indent=2, sort_keys=True))
+            elif reps:
+                print("\n".join(line for rep in reps for line in rep.lines()))
         elif args.what == "list":
             rows = G.gold_rows(store)
             if args.json:

@@ -46,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
     from curate.errors import MmrbError
     from curate.wording import utc_time
 
-    with open_store(args) as store:
+    # the guidelines may be written before the data
+    with open_store(args, create=args.action == "set") as store:
         if args.action == "set":
             g, new = store.set_guidelines(_read(args.file), cli_actor())
             print(

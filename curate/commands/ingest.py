@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from curate.commands.common import names, open_store
     from curate.ingest import ingest_items, ingest_pairs
 
-    with open_store(args) as store:
+    with open_store(args, create=True) as store:  # the command that starts a store
         if args.what == "items":
             report = ingest_items(
                 store,

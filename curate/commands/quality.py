@@ -19,7 +19,7 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from curate.commands.common import add_store_options
+    from curate.commands.common import add_quiet_option, add_store_options
 
     add_store_options(p)
     p.add_argument("--threshold", type=float, default=0.7, help="alert below this share (default 0.7)")
@@ -33,6 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="also compare this aggregation of the regular labels with the majority",
     )
     p.add_argument("--json", action="store_true", help="print the full report as JSON")
+    add_quiet_option(p)
 
 
 def check_alert_options(args: argparse.Namespace) -> None:
@@ -46,18 +47,22 @@ def check_alert_options(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from curate.commands.common import cli_actor, open_store
+    from curate.commands.common import cli_actor, open_store, steps
     from curate.quality.bias import bias_report, store_facts
     from curate.quality.reliability import store_report
 
     check_alert_options(args)
-    with open_store(args) as store:
+    # it ran 47 s on a large store with no output: a bar over its steps on a terminal
+    with open_store(args) as store, steps(3 if args.aggregate else 2, quiet=args.quiet) as step:
+        step("gold accuracy and agreement")
         report = store_report(store, threshold=args.threshold, min_n=args.min_n, pause=args.pause, by=cli_actor())
+        step("bias")
         bias = bias_report(store_facts(store.label_fact_columns()))
         compare = None
         if args.aggregate:
             from curate.quality.aggregate import store_aggregate
 
+            step(f"aggregation ({args.aggregate})")
             compare = store_aggregate(store, args.aggregate)
     if args.json:
         out = report.as_dict()

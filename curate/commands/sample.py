@@ -26,10 +26,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar (default: shown on a terminal)")
     p.add_argument("--flush-every", type=int, default=64, help="commit at least every N responses (default 64)")
     add_response_limit_option(p, "models file")
+    p.add_argument("--json", action="store_true", help="print the report as JSON (its schema: docs/json.md)")
 
 
 def run(args: argparse.Namespace) -> int:
     import asyncio
+    import json
     import sys
 
     from rich.console import Console
@@ -103,7 +105,11 @@ def run(args: argparse.Namespace) -> int:
                 on_start=on_start,
             )
         )
-    print("\n".join(report.lines()))
+    print(
+        json.dumps(report.as_dict(), indent=2, sort_keys=True, ensure_ascii=False)
+        if args.json
+        else "\n".join(report.lines())
+    )
     if report.failed:
         print("\n".join(report.failure_lines()), file=sys.stderr)
         return 1

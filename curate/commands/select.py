@@ -49,9 +49,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-side", type=int, default=1024, help="downscale images sent to judges to this side (0: never)")
     add_missing_images_option(p, judging=True)
     add_response_limit_option(p, "models file")
+    p.add_argument("--json", action="store_true", help="print the report as JSON (its schema: docs/json.md)")
 
 
 def run(args: argparse.Namespace) -> int:
+    import json
     import sys
 
     from curate.commands.common import open_store, response_limit
@@ -59,19 +61,21 @@ def run(args: argparse.Namespace) -> int:
     from curate.errors import MmrbError
     from curate.selection import load_judges, select
 
-    with open_store(args) as store:
-        if args.duplicates_only:
+    if args.duplicates_only:
+        with open_store(args) as store:
             print("\n".join(report_duplicates(store, max_distance=args.phash_distance).lines()))
-            return 0
-        if not args.judges:
-            raise MmrbError("--judges is required (a models file listing the judge endpoints)")
-        judges = load_judges(
-            args.judges,
-            template=args.template,
-            max_image_side=args.max_side or None,
-            allow_missing_images=args.allow_missing_images,
-            max_response_chars=response_limit(args),
-        )
+        return 0
+    if not args.judges:
+        raise MmrbError("--judges is required (a models file listing the judge endpoints)")
+    # the judges file before the store: its problems are said whatever the store
+    judges = load_judges(
+        args.judges,
+        template=args.template,
+        max_image_side=args.max_side or None,
+        allow_missing_images=args.allow_missing_images,
+        max_response_chars=response_limit(args),
+    )
+    with open_store(args) as store:
         report = select(
             store,
             judges,
@@ -82,7 +86,11 @@ def run(args: argparse.Namespace) -> int:
             drop_duplicate_prompts=args.drop_duplicate_prompts,
             max_distance=args.phash_distance,
         )
-    print("\n".join(report.lines()))
+    print(
+        json.dumps(report.as_dict(), indent=2, sort_keys=True, ensure_ascii=False)
+        if args.json
+        else "\n".join(report.lines())
+    )
     if not report.complete:
         print(
             "incomplete: requests still failed after retries; the pairs they would decide were left as they were",

@@ -104,8 +104,11 @@ class IngestReport:
     candidates: int = 0
     pairs: int = 0
     labels: int = 0
-    images_stored: int = 0
-    images_missing: int = 0
+    images_stored: int = 0  # distinct files, the items' and the responses' together
+    images_missing: int = 0  # references
+    # references to a stored file, as `mmrb status` counts them (a file named twice is two)
+    item_images: int = 0
+    response_images: int = 0
     rejected: int = 0
     rejects_file: str | None = None
     missing_examples: list[str] = field(default_factory=list)
@@ -117,8 +120,7 @@ class IngestReport:
             parts.append(plural(self.pairs, "pair"))
         if self.labels:
             parts.append(plural(self.labels, "label"))
-        parts.append(f"{plural(self.images_stored, 'image')} stored")
-        text = f"imported {self.file} ({self.format}): " + ", ".join(parts)
+        text = f"imported {self.file} ({self.format}): " + ", ".join(parts) + "; " + self.images_line()
         if self.images_missing:
             text += (
                 f"; {plural(self.images_missing, 'image reference')} missing "
@@ -127,6 +129,17 @@ class IngestReport:
         if self.rejected:
             text += f"; {plural(self.rejected, 'row')} rejected, written with reasons to {self.rejects_file}"
         return text
+
+    def images_line(self) -> str:
+        """The images in `mmrb status`'s terms: references (of items, of responses), then files
+        (it said "28 images stored" where status said "27 references, 26 stored")."""
+        refs = [
+            f"{n} of {whose}" for n, whose in ((self.item_images, "items"), (self.response_images, "responses")) if n
+        ]
+        if not refs:
+            return "no image stored"
+        files = plural(self.images_stored, "distinct file")
+        return f"image references stored: {' and '.join(refs)} ({files})"
 
 
 class Context:

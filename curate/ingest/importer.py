@@ -221,6 +221,8 @@ class _Import:
         report.candidates += len(cands)
         report.pairs += len(pairs)
         report.labels += len(labels)
+        report.item_images += sum(1 for e in items for sha, _, _ in e[4] if sha)
+        report.response_images += sum(1 for e in cands for sha, _, _ in e[4] if sha)
         gone = [f"{e[1]}: {source}" for e in items + cands for _, status, source in e[4] if status == "missing"]
         report.images_missing += len(gone)
         missing += gone[: 5 - len(missing)]  # a few examples

@@ -165,7 +165,9 @@ async def judge_all(
 
     async def worker() -> None:
         nonlocal done
-        for task, order, index in it:
+        # an endpoint that refused every first request is not there: take no more work
+        while not client.unreachable and (nxt := next(it, None)) is not None:
+            task, order, index = nxt
             j = await judge.judge(client, task, order, index, f"{run_id}|{task.pair_id}|{order}|{index}")
             sink(j)
             counts[j.outcome] = counts.get(j.outcome, 0) + 1
@@ -174,6 +176,12 @@ async def judge_all(
                 progress(done, len(todo))
 
     await asyncio.gather(*(worker() for _ in range(n_workers)))
+    if client.unreachable and client.refused is not None:
+        raise MmrbError(
+            f"judge {judge.name}: cannot connect to {judge.endpoint.base_url} ({client.refused.message}); "
+            f"stopped after the first {plural(done, 'request')}. Start the server or correct base_url, "
+            "then rerun the same command: it resumes"
+        )
     return counts
 
 

@@ -73,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet and (done == total or done % 200 == 0):
             print(f"\r  {done}/{total} judgments", end="" if done < total else "\n", file=sys.stderr, flush=True)
 
-    with open_store(args) as store:
+    # a judge run of a dataset file needs no curated store: evaluating may start one
+    with open_store(args, create=True) as store:
         ev = evaluate(
             store,
             dataset,

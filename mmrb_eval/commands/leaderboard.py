@@ -55,10 +55,10 @@ def run(args: argparse.Namespace) -> int:
         opts = options_from_args(args)
         pairs = open_dataset(args.dataset).pairs if args.dataset else None
         with open_store(args) as store:
-            reports += [
-                score_run(store, run_id, opts, pairs).report
-                for run_id in evaluation_runs(store, args.run, args.all_runs)
-            ]
+            runs = evaluation_runs(store, args.run, args.all_runs)
+            if not runs and not reports:  # --all-runs of a store without any: say so, not how to ask
+                raise MmrbError(f"no evaluation runs in the store {store.display_name}: `mmrb evaluate` stores them")
+            reports += [score_run(store, run_id, opts, pairs).report for run_id in runs]
     if not reports:
         raise MmrbError("nothing to compare: give report files, --run or --all-runs")
     text = render(reports, args.format, args.sort, args.include_incomplete)

@@ -1,0 +1,107 @@
+"""`--json` of select, sample, gold import and derive, and build: each prints one JSON document
+whose top-level keys are exactly those docs/json.md lists for the command."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from curate.cli import main
+from tests.support.fake_openai import FakeOpenAI
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "data" / "sample"
+
+
+def documented() -> dict[str, set[str]]:
+    """command (e.g. "select", "gold import") -> the keys of its section of docs/json.md."""
+    text = (ROOT / "docs" / "json.md").read_text(encoding="utf-8")
+    out: dict[str, set[str]] = {}
+    for section in re.split(r"^## ", text, flags=re.M)[1:]:
+        m = re.match(r"`mmrb (.+) --json`", section)
+        assert m, section[:60]
+        out[m.group(1)] = set(re.findall(r"^\| `(\w+)` \|", section, flags=re.M))
+    return out
+
+
+def printed(argv: list[str], capsys) -> tuple[int, dict]:
+    rc = main(argv)
+    out = capsys.readouterr().out
+    return rc, json.loads(out)  # one document, nothing else on stdout
+
+
+@pytest.fixture(scope="module")
+def docs() -> dict[str, set[str]]:
+    return documented()
+
+
+def test_every_documented_command_is_tested_here(docs):
+    assert set(docs) == {"select", "sample", "gold import", "gold derive", "build"}
+    assert all(len(keys) >= 1 for keys in docs.values())
+
+
+def test_sample_select_gold_and_build_print_their_documented_keys(docs, tmp_path, capsys):
+    db = ["--db", str(tmp_path / "s.db")]
+    assert main(["ingest", "items", str(SAMPLE / "items.jsonl"), "--allow-missing-images", *db]) == 0
+    capsys.readouterr()
+    with FakeOpenAI(lambda req: "Overall Judgment: Answer 1 is better.") as srv:
+        models = tmp_path / "models.toml"
+        models.write_text(f'[[models]]\nname = "m"\nbase_url = "{srv.url}"\nmodel = "m"\n')
+        rc, sampled = printed(["sample", "--models", str(models), "--json", *db], capsys)
+        assert rc == 0 and set(sampled) == docs["sample"]
+        assert sampled["complete"] and sampled["done"] == sampled["models"]["m"]["done"] > 0
+        assert main(["pair", "--strategy", "correct_incorrect", *db]) == 0
+        judges = tmp_path / "judges.toml"
+        judges.write_text(
+            "".join(f'[[models]]\nname = "{j}"\nbase_url = "{srv.url}"\nmodel = "{j}"\n' for j in ("a", "b"))
+        )
+        capsys.readouterr()
+        rc, selected = printed(["select", "--judges", str(judges), "--json", "--allow-missing-images", *db], capsys)
+        assert rc == 0 and set(selected) == docs["select"]
+        assert selected["complete"] and selected["n"] == 2 and set(selected["judge_runs"]) == {"a", "b"}
+
+    rc, derived = printed(["gold", "derive", "--from", "reference", "--json", *db], capsys)
+    assert rc == 0 and set(derived) == docs["gold derive"]
+    assert [r["source"] for r in derived["reports"]] == ["reference"] and derived["reports"][0]["written"] > 0
+    gold = tmp_path / "gold.csv"
+    pair_id = _a_pair(tmp_path / "s.db")
+    gold.write_text(f"pair_id,preference\n{pair_id},first\n")
+    rc, imported = printed(["gold", "import", str(gold), "--json", *db], capsys)
+    assert rc == 0 and set(imported) == docs["gold import"] and imported["written"] == 1
+    assert set(derived["reports"][0]) == docs["gold import"]
+
+    _label_one(tmp_path / "s.db", pair_id)  # a build of no triplet is an error (NoTriplets)
+    lenient = tmp_path / "rules.toml"
+    lenient.write_text("[filter]\nmin_labels = 1\ncorrectness_task = false\nadjudication = false\n")
+    rules = ["--rules", str(lenient)]
+    rc, dry = printed(["build", *rules, "--dry-run", "--json", *db], capsys)
+    assert rc == 0 and dry["dry_run"] is True
+    assert set(dry) == {"dry_run", "rules", "considered", "removed", "kept"} < docs["build"]
+    rc, built = printed(["build", *rules, "--out", str(tmp_path / "out"), "--json", *db], capsys)
+    assert rc == 0 and set(built) == docs["build"] and built["dry_run"] is False and built["triplets"] == 1
+    assert {k: built[k] for k in dry if k != "dry_run"} == {k: dry[k] for k in dry if k != "dry_run"}
+    assert sum(built["considered"].values()) == sum(built["kept"].values()) + sum(
+        n for per in built["removed"].values() for n in per.values()
+    )
+
+
+def _label_one(db: Path, pair_id: str) -> None:
+    from curate import schemes
+    from curate.model import Annotator
+    from curate.store import Store
+
+    scheme = schemes.BUILT_IN[schemes.DEFAULT]
+    values = {"correctness_first": "correct", "correctness_second": "incorrect", "preference": "first"}
+    with Store(str(db)) as s:
+        s.add_annotator(Annotator("ann"))
+        s.save_label(schemes.to_label(scheme, pair_id, "ann", values, scheme_version=scheme.version))
+
+
+def _a_pair(db: Path) -> str:
+    from curate.store import Store
+
+    with Store(str(db)) as s:
+        return s.pairs()[0].id
