@@ -51,6 +51,10 @@ def run(args: argparse.Namespace) -> int:
     from curate.quality.reliability import store_report
 
     check_alert_options(args)
+    if args.aggregate:  # its extra (MACE's) checked before the report's minute of work, not after
+        from curate.quality.aggregate import check_method
+
+        check_method(args.aggregate)
     with open_store(args) as store:
         report = store_report(store, threshold=args.threshold, min_n=args.min_n, pause=args.pause, by=cli_actor())
         bias = bias_report(store_facts(store.label_fact_columns()))
