@@ -58,7 +58,7 @@ def test_require_extra_passes_when_installed_and_names_the_extra_when_not(extra,
 
 def test_labelstudio_push_without_the_sdk_says_which_extra_and_touches_nothing(monkeypatch, tmp_path, capsys):
     _block(monkeypatch, "labelstudio")
-    monkeypatch.setenv("LABEL_STUDIO_API_KEY", "k")
+    monkeypatch.delenv("LABEL_STUDIO_API_KEY", raising=False)  # the extra is named first, not the key
     db = tmp_path / "store.db"
     argv = ["labelstudio", "push", "--url", "http://127.0.0.1:9", "--project", "abc", "--db", str(db)]
     assert main(argv) == 1
