@@ -4,12 +4,16 @@ blocking its import: sys.modules[name] = None)."""
 
 from __future__ import annotations
 
+import ast
+import importlib.metadata
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from curate.cli import main
 from curate.extras import EXTRAS, MissingExtra, require_extra
@@ -110,3 +114,38 @@ def test_mace_commands_without_crowd_kit_stop_before_the_store(command, monkeypa
     assert main(argv) == 1
     _one_line_naming(capsys.readouterr().err, "aggregate")
     assert not db.exists()
+
+
+# what the lean install leaves out, as modules: the extras' and the test extra's references
+NOT_IN_THE_LEAN_INSTALL = ("label_studio_sdk", "crowdkit", "statsmodels", "sklearn", "openai")
+
+
+def test_every_module_imports_without_what_the_lean_install_leaves_out():
+    # each module of the three packages imported with those packages' imports blocked, in a
+    # process of its own (a module they would fail in is named, with its error)
+    code = (
+        "import importlib, pkgutil, sys\n"
+        f"for name in {NOT_IN_THE_LEAN_INSTALL!r}:\n    sys.modules[name] = None\n"
+        "bad = {}\n"
+        "for pkg in ('curate', 'annotate', 'mmrb_eval'):\n"
+        "    for info in pkgutil.walk_packages(importlib.import_module(pkg).__path__, pkg + '.'):\n"
+        "        try:\n            importlib.import_module(info.name)\n"
+        "        except ImportError as e:\n            bad[info.name] = str(e)\n"
+        "print(bad)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip().splitlines()[-1] == "{}"
+
+
+def test_the_apps_start_up_imports_only_core_dependencies():
+    # app.py warms the lead's imports in a thread at start-up: one of a package the lean install
+    # leaves out (statsmodels, once) is a traceback on every start
+    tree = ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))
+    warm = next(f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name == "_warm")
+    names = [c.value for c in ast.walk(warm) if isinstance(c, ast.Constant) and isinstance(c.value, str)][1:]
+    assert names  # the docstring left out
+    dists = importlib.metadata.packages_distributions()
+    core = {canonicalize_name(_name(r)) for r in PROJECT["dependencies"]}
+    for name in names:
+        assert {canonicalize_name(d) for d in dists[name.split(".")[0]]} & core, name
