@@ -54,7 +54,7 @@ def _sample() -> demo.Sample:
 def _warm() -> None:
     """Import what the lead's landing page computes with (seconds on a busy machine), so the
     first lead to sign in does not wait for it."""
-    for name in ("altair", "krippendorff", "statsmodels.stats.inter_rater"):
+    for name in ("altair", "krippendorff"):
         importlib.import_module(name)
 
 

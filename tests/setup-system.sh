@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 need=()
 command -v pg_ctlcluster >/dev/null 2>&1 || need+=(postgresql)
-[ -x /usr/bin/chromium ] || need+=(chromium chromium-driver)
+[ -x /usr/bin/chromium ] || need+=(chromium)  # driven by playwright, not chromedriver
 fc-list 2>/dev/null | grep -qi dejavu || need+=(fonts-dejavu-core)
 LS_VENV="${MMRB_LABEL_STUDIO_VENV:-.venv-labelstudio}"
 if [ "${1:-}" = --check ]; then
@@ -17,10 +17,13 @@ if [ "${1:-}" = --check ]; then
 fi
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  echo "tests/setup-system.sh: installing ${need[*]} with apt-get (a few minutes, once)" >&2
   $SUDO apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${need[@]}"
+  # only what is needed: recommended packages would add about a hundred more (some 500 MB)
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need[@]}"
 fi
 if [ ! -x "$LS_VENV/bin/label-studio" ]; then
+  echo "tests/setup-system.sh: installing a Label Studio server into $LS_VENV (a few minutes, once)" >&2
   python3 -m venv "$LS_VENV"
   "$LS_VENV/bin/python" -m pip install -q --upgrade pip
   "$LS_VENV/bin/python" -m pip install -q "label-studio>=1.23,<1.24"

@@ -74,6 +74,29 @@ def test_run_test_lints_and_type_checks_first_and_stops_at_the_first_failure(tmp
         assert f"'{failing}' failed, so the tests did not run" in proc.stderr
 
 
+def test_run_installs_the_lean_project_for_the_app_and_everything_for_the_tests_saying_so(tmp_path):
+    # python is a stand-in logging what pip is asked; the venv starts with no stamp: not set up
+    py = '#!/bin/sh\necho "$@" >> "$(dirname "$0")/../asked"\n'
+    venv = _project_venv(tmp_path, {"python": py})
+    (venv / ".mmrb-installed").unlink()
+    env = dict(os.environ, MMRB_VENV=str(venv))
+
+    def setup(*what: str) -> tuple[list[str], str]:
+        (venv / "asked").unlink(missing_ok=True)
+        proc = subprocess.run(["./run", "setup", *what], cwd=ROOT, env=env, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        asked = venv / "asked"
+        return (asked.read_text().splitlines() if asked.exists() else []), proc.stderr
+
+    asked, said = setup("app")
+    assert asked == ["-m pip install -q --upgrade pip", "-m pip install -q -e ."]  # no extras, no test tools
+    assert "installing the project with pip" in said and "minute" in said and "set up in" in said
+    assert setup("app") == ([], "")  # once
+    asked, said = setup()  # the tests' install: the extras and the tools as well
+    assert asked[-1] == "-m pip install -q -e .[test]" and "the test tools" in said
+    assert setup("app") == ([], "") and setup() == ([], "")  # the app needs nothing more
+
+
 def _collected(cmd: list[str], env: dict) -> tuple[set[str], str]:
     """The test ids a collect-only run prints, and the trace of the shell script (bash -x)."""
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)

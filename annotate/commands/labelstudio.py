@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from curate.commands.common import add_store_options, open_store
 from curate.errors import MmrbError
+from curate.extras import require_extra
 from curate.wording import plural
 
 if TYPE_CHECKING:
@@ -88,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
         print(scheme_config(load(args.scheme), response_images=args.response_images), end="")
         return 0
+    require_extra("labelstudio", f"mmrb labelstudio {args.action}")  # before asking for a key it cannot use
     if args.action == "push" and args.overlap is not None and args.overlap < 1:
         raise MmrbError("--overlap must be at least 1")
     client = Client(args.url, api_key_from_env(args.api_key_env), key_name=f"the API key in ${args.api_key_env}")

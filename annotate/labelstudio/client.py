@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 
 from curate.errors import MmrbError
+from curate.extras import require_extra
 from curate.wording import plural
 
 
@@ -47,6 +48,7 @@ def _detail(body: Any) -> str:
 
 class Client:
     def __init__(self, url: str, api_key: str, *, key_name: str = "the API key", timeout: float = 300):
+        require_extra("labelstudio", "the Label Studio bridge (mmrb labelstudio push/pull)")
         # deferred: the Label Studio SDK takes over 1 s to import, and only the bridge's commands need it
         from label_studio_sdk import LabelStudio
 

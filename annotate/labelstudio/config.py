@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from xml.sax.saxutils import quoteattr
 
+from curate.extras import require_extra
 from curate.model import (
     CORRECTNESS,
     FLAG_REASONS,
@@ -174,6 +175,7 @@ def config_problems(xml: str, scheme: Scheme | None = None) -> list[str]:
     Cosmetic edits (style, headers, hints, hotkeys) are fine; a renamed or removed control, a
     changed tag type, a changed choice set or a Rating's number of points is not.
     """
+    require_extra("labelstudio", "checking a Label Studio config")
     # deferred: 0.6 s to import, and only the check of a config needs it
     from label_studio_sdk.label_interface import LabelInterface
 

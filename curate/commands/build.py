@@ -29,7 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         choices=AGGREGATIONS,
         default=None,
         help="how a field's labels become one value (default: the rules file's filter.aggregation, else majority); "
-        "dawid-skene and mace model each annotator (crowd-kit) and use gold where present",
+        "dawid-skene and mace model each annotator and use gold where present (mace: the extra mmrb-studio[aggregate])",
     )
     p.add_argument(
         "--json", action="store_true", help="print the summary as JSON (its schema: docs/json.md); warnings on stderr"
@@ -86,12 +86,14 @@ def run(args: argparse.Namespace) -> int:
     from curate.benchmark import NoTriplets, build, dry_run, load_rules
     from curate.commands.common import open_store
     from curate.errors import MmrbError
+    from curate.quality.aggregate import check_method
 
     rules = load_rules(args.rules)
     if args.aggregate:
         import dataclasses
 
         rules = dataclasses.replace(rules, aggregation=args.aggregate)
+    check_method(rules.aggregation)  # an extra it needs (MACE's) checked before the store is read, not after
     if not args.dry_run and not args.out:
         raise MmrbError("--out DIR is required (or --dry-run)")
     with open_store(args) as store:

@@ -52,6 +52,10 @@ def run(args: argparse.Namespace) -> int:
     from curate.quality.reliability import store_report
 
     check_alert_options(args)
+    if args.aggregate:  # its extra (MACE's) checked before the report's minute of work, not after
+        from curate.quality.aggregate import check_method
+
+        check_method(args.aggregate)
     # it ran 47 s on a large store with no output: a bar over its steps on a terminal
     with open_store(args) as store, steps(3 if args.aggregate else 2, quiet=args.quiet) as step:
         step("gold accuracy and agreement")

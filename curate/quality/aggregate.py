@@ -33,6 +33,7 @@ import pandas as pd
 
 from ..agreement.limits import MIN_BOOTSTRAP_PAIRS, TOO_FEW_PAIRS
 from ..errors import MmrbError
+from ..extras import require_extra
 from ..model import AGGREGATIONS, LABEL_FIELDS, Aggregation
 from ..seeding import stable_hash
 from ..wording import plural
@@ -138,6 +139,8 @@ def _quiet() -> Iterator[None]:
 def check_method(method: str) -> Aggregation:
     for m in AGGREGATIONS:
         if m == method:
+            if m == "mace":  # before any work: the one aggregation on a package of the lean install's extras
+                require_extra("aggregate", "the MACE aggregation")
             return m
     raise MmrbError(f"unknown aggregation {method!r}: use {', '.join(AGGREGATIONS)}")
 

@@ -20,6 +20,11 @@ PG_PASSWORD = "mmrb-test"
 PG_HOST = "127.0.0.1"
 PG_PORT = int(os.environ.get("MMRB_TEST_PG_PORT", "5432"))
 
+# A file naming, one a line, the services this test run started (the run's workers and the
+# processes they start append to it), so the run stops them when it ends (tests/conftest.py:
+# pytest_unconfigure of the controlling process): a cluster already running is left running.
+STARTED_ENV = "MMRB_TEST_STARTED"
+
 
 def unavailable(reason: str):
     if os.environ.get("MMRB_REQUIRE_ALL") == "1":
@@ -52,7 +57,9 @@ def ensure_postgres() -> str:
     if len(clusters) < 2:
         unavailable("no PostgreSQL cluster found")
     version, name = clusters[0], clusters[1]
-    subprocess.run(["pg_ctlcluster", version, name, "start"], capture_output=True)
+    start = subprocess.run(["pg_ctlcluster", version, name, "start"], capture_output=True)
+    if start.returncode == 0:  # 2: it was running already, someone else's to stop
+        _note_started(f"postgres {version} {name}")
     as_pg = ["su", "postgres", "-c"] if os.geteuid() == 0 else ["sudo", "-u", "postgres", "sh", "-c"]
     sql = (
         f"DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname='{PG_USER}') THEN "
@@ -63,6 +70,44 @@ def ensure_postgres() -> str:
     if not _psql_ok():
         unavailable("PostgreSQL did not accept connections on 127.0.0.1 after starting it")
     return base
+
+
+def _note_started(service: str) -> None:
+    path = os.environ.get(STARTED_ENV)
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(service + "\n")
+
+
+def _other_clients(base: str) -> int:
+    """Sessions on the server other than this one: another test run or an app still using it."""
+    import psycopg
+
+    sql = "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()"
+    try:
+        with psycopg.connect(base + "/postgres", connect_timeout=3) as c:
+            row = c.execute(sql).fetchone()
+    except psycopg.OperationalError:  # stopped already, or not ours to reach
+        return 0
+    return int(row[0]) if row else 0
+
+
+def stop_started(path: str) -> list[str]:
+    """Stop the services the run noted in ``path`` as started; returns what it stopped. A
+    cluster another client still uses (a concurrent run, an app) is left running."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            noted = list(dict.fromkeys(line.strip() for line in f if line.strip()))
+    except FileNotFoundError:
+        return []
+    stopped = []
+    for service in noted:
+        kind, *args = service.split()
+        if kind != "postgres" or _other_clients(f"postgresql://{PG_USER}:{PG_PASSWORD}@{PG_HOST}:{PG_PORT}"):
+            continue
+        if subprocess.run(["pg_ctlcluster", *args, "stop"], capture_output=True).returncode == 0:
+            stopped.append(service)
+    return stopped
 
 
 def new_pg_database(base: str) -> tuple[str, Callable[[], None]]:
