@@ -214,8 +214,9 @@ class StreamlitServer:
             "--browser.gatherUsageStats=false",
             "--server.fileWatcherType=none",
         ]
-        if db:
-            cmd += ["--", "--db", db, *(["--images", str(images)] if images else [])]
+        args = [*(["--db", db] if db else []), *(["--images", str(images)] if images else [])]
+        if args:  # without db, the app takes $MMRB_DB (as a systemd unit gives it) or its sample
+            cmd += ["--", *args]
         env = dict(os.environ, **(extra_env or {}))
         self._log = open(log, "wb") if log else None
         out = self._log if self._log is not None else subprocess.DEVNULL
