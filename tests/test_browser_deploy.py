@@ -2,7 +2,7 @@
 self-signed certificate on 127.0.0.1 (deploy/local.py renders the site a server installs). In
 headless Chromium over HTTPS: nginx keeps a browser on one process by its routing cookie, a
 pair labelled through one process is seen from the other, and the session cookie is Secure and
-httpOnly (the app sees https through nginx's X-Forwarded-Proto)."""
+httpOnly (the app sees https through nginx's X-Forwarded-Proto), as is every other cookie."""
 
 from __future__ import annotations
 
@@ -106,6 +106,11 @@ def test_a_label_through_one_process_is_seen_from_the_other_over_https(deploymen
         cookie = next(c for c in first.cookies() if c["name"] == "mmrb_session")
         assert cookie["secure"] and cookie["httpOnly"] and cookie["sameSite"] == "Strict"
         assert "mmrb_session" not in a.evaluate("document.cookie")
+        assert {c["name"]: c["secure"] for c in first.cookies()} == {
+            "mmrb_route": True,
+            "mmrb_session": True,
+            "_streamlit_xsrf": True,  # Streamlit's own, made Secure by nginx
+        }
         a.get_by_text("Question 0: what is in the picture?").wait_for()
         for k in ("1", "9", "a", "Enter"):  # left correct, right wrong, prefer A, save
             a.keyboard.press(k)
