@@ -18,12 +18,10 @@ from deploy.local import Nginx, nginx_binary
 from tests.support.services import unavailable
 from tests.support.streamlit_server import (
     CHROMIUM,
-    PASSWORD,
     StreamlitServer,
     free_port,
     seed_store,
-    wait_idle,
-    wait_label_ready,
+    sign_in,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -75,16 +73,6 @@ def served_by(proxy: Nginx, route: str) -> str:
     m = UPSTREAM.search(line)
     assert m, line
     return m.group(1)
-
-
-def sign_in(page, url: str, name: str) -> None:
-    page.goto(url)
-    wait_idle(page)
-    page.get_by_role("textbox", name="Name").fill(name)
-    page.get_by_role("textbox", name="Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_selector(".st-key-mmrb-label", timeout=45_000)  # after the cookie handoff's reload
-    wait_label_ready(page)
 
 
 def test_a_label_through_one_process_is_seen_from_the_other_over_https(deployment, browser):

@@ -75,3 +75,19 @@ def test_systemd_accepts_the_unit(tmp_path):
     path.write_text(unit)
     r = subprocess.run(["systemd-analyze", "verify", str(path)], capture_output=True, text=True, timeout=60)
     assert (r.returncode, r.stderr.strip()) == (0, "")  # a warning (an unknown key) is a failure too
+
+
+def test_render_writes_the_site_and_the_unit(tmp_path, capsys):
+    out = tmp_path / "out"
+    argv = ["render", "--out", str(out), "--ports", "9001", "9002", "--user", "mmrb", "--images", "/srv/img"]
+    assert local.main(argv) == 0
+    assert (out / "mmrb.conf").read_text() == local.site([9001, 9002])
+    assert (out / "mmrb-app@.service").read_text() == local.unit(user="mmrb", images="/srv/img")
+    assert local.main(["render", "--out", str(out), "--ports", "9001", "9001"]) == 1
+    assert "error: an app port is given twice" in capsys.readouterr().err
+
+
+def test_run_needs_a_store(monkeypatch, capsys):
+    monkeypatch.delenv("MMRB_DB", raising=False)
+    assert local.main(["run"]) == 2
+    assert "set MMRB_DB" in capsys.readouterr().err

@@ -332,3 +332,14 @@ def wait_label_ready(page, timeout: float = 45_000) -> None:
         timeout=timeout,
     )
     wait_idle(page, timeout)
+
+
+def sign_in(page, url: str, name: str) -> None:
+    """Through the sign-in form at ``url``, until the label page is ready (password PASSWORD)."""
+    page.goto(url)
+    wait_idle(page)
+    page.get_by_role("textbox", name="Name").fill(name)
+    page.get_by_role("textbox", name="Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_selector(".st-key-mmrb-label", timeout=45_000)  # after the cookie handoff's reload
+    wait_label_ready(page)
