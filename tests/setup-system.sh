@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond the Python packages: PostgreSQL, Debian's Chromium for
-# the browser tests, and a Label Studio server in its own virtual environment (its pinned
-# dependencies must not constrain ours). Idempotent: a second run only checks.
+# the browser tests, nginx for the deployment's, and a Label Studio server in its own virtual
+# environment (its pinned dependencies must not constrain ours). Idempotent: a second run only checks.
 # With --check it installs nothing: it names what is missing and fails if anything is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need=()
 command -v pg_ctlcluster >/dev/null 2>&1 || need+=(postgresql)
 [ -x /usr/bin/chromium ] || need+=(chromium)  # driven by playwright, not chromedriver
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)  # the deployment test
 fc-list 2>/dev/null | grep -qi dejavu || need+=(fonts-dejavu-core)
 LS_VENV="${MMRB_LABEL_STUDIO_VENV:-.venv-labelstudio}"
 if [ "${1:-}" = --check ]; then

@@ -16,11 +16,10 @@ import pytest
 from tests.support.services import unavailable
 from tests.support.streamlit_server import (
     CHROMIUM,
-    PASSWORD,
     ROOT,
     StreamlitServer,
     seed_store,
-    wait_idle,
+    sign_in,
     wait_label_ready,
 )
 
@@ -65,16 +64,6 @@ def contexts(browser):
     yield new
     for ctx in made:
         ctx.close()
-
-
-def sign_in(page, url: str, name: str) -> None:
-    page.goto(url)
-    wait_idle(page)
-    page.get_by_role("textbox", name="Name").fill(name)
-    page.get_by_role("textbox", name="Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_selector(".st-key-mmrb-label", timeout=45_000)  # after the cookie handoff's reload
-    wait_label_ready(page)
 
 
 def open_signed_in(page, url: str) -> None:

@@ -214,8 +214,9 @@ class StreamlitServer:
             "--browser.gatherUsageStats=false",
             "--server.fileWatcherType=none",
         ]
-        if db:
-            cmd += ["--", "--db", db, *(["--images", str(images)] if images else [])]
+        args = [*(["--db", db] if db else []), *(["--images", str(images)] if images else [])]
+        if args:  # without db, the app takes $MMRB_DB (as a systemd unit gives it) or its sample
+            cmd += ["--", *args]
         env = dict(os.environ, **(extra_env or {}))
         self._log = open(log, "wb") if log else None
         out = self._log if self._log is not None else subprocess.DEVNULL
@@ -331,3 +332,14 @@ def wait_label_ready(page, timeout: float = 45_000) -> None:
         timeout=timeout,
     )
     wait_idle(page, timeout)
+
+
+def sign_in(page, url: str, name: str) -> None:
+    """Through the sign-in form at ``url``, until the label page is ready (password PASSWORD)."""
+    page.goto(url)
+    wait_idle(page)
+    page.get_by_role("textbox", name="Name").fill(name)
+    page.get_by_role("textbox", name="Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_selector(".st-key-mmrb-label", timeout=45_000)  # after the cookie handoff's reload
+    wait_label_ready(page)
