@@ -216,7 +216,9 @@ def test_the_adjudication_decision_is_on_the_first_screen_at_768_px_and_names_bo
     # both words for each side: the responses' titles, the form, and a label's side as its annotator saw it
     assert page.get_by_text("Left: first response", exact=False).count() == 1
     assert page.get_by_text("Right: second response", exact=False).count() == 1
-    assert page.get_by_text("First (left) is").count() == 1 and page.get_by_text("Second (right) is").count() == 1
+    for side in ("First (left) is", "Second (right) is"):  # the form's fields render after the titles
+        page.get_by_text(side).first.wait_for(timeout=15_000)
+        assert page.get_by_text(side).count() == 1, side
     seen = f"{lab.preference} (their {preference_to_screen(lab.preference, 'second')})"
     assert seen in page.locator(".mmrb-labels").inner_text(), seen
     # scrolled to the labels, the decision is still on the screen
