@@ -47,6 +47,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from curate.lookalike import skeleton
 from curate.model import Annotator, Assignment, Label, Side
@@ -350,7 +351,26 @@ def main(argv: list[str] | None = None) -> int:
         f"{n_ann} annotators, {PER_PAIR} annotators per pair, {calls:,} next+submit calls"
     )
 
-    results = []
+    from tests.support.services import begin_noting, end_noting
+
+    noted = begin_noting()  # a PostgreSQL cluster this benchmark starts, it stops
+    try:
+        return _run(args, sizes, backends, others, rows, n_ann, calls)
+    finally:
+        for service in end_noting(noted):
+            print(f"stopped {service} (started by this benchmark)")
+
+
+def _run(
+    args: argparse.Namespace,
+    sizes: list[int],
+    backends: list[str],
+    others: list[Path],
+    rows: list[dict],
+    n_ann: int,
+    calls: int,
+) -> int:
+    results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="mmrb-bench-") as tmp_name:
         tmp = Path(tmp_name)
         for n in sizes:
@@ -380,7 +400,9 @@ def main(argv: list[str] | None = None) -> int:
                             finally:
                                 if other_drop:
                                     other_drop()
-                    r = dict(backend=backend, pairs=n, reference_rows_per_s=n / ref_s, runs=mine, other_runs=theirs)
+                    r: dict[str, Any] = dict(
+                        backend=backend, pairs=n, reference_rows_per_s=n / ref_s, runs=mine, other_runs=theirs
+                    )
                     r.update(max(mine, key=lambda x: x["rows_per_s"]))
                     r["peak_mb"] = max(x["peak_mb"] for x in mine)
                     if not args.no_queue:

@@ -1,13 +1,10 @@
 from __future__ import annotations
 
-import os
-import tempfile
-
 import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.ingest_helpers import assert_nothing_written
-from tests.support.services import STARTED_ENV, ensure_postgres, new_pg_database, stop_started, unavailable
+from tests.support.services import begin_noting, end_noting, ensure_postgres, new_pg_database, unavailable
 from tests.support.streamlit_server import CHROMIUM, CHROMIUM_ARGS, seed_store
 
 # left out by --quick (the inner loop): Chromium, a Label Studio server, and what takes more
@@ -36,19 +33,15 @@ _STARTED = pytest.StashKey[str]()
 def pytest_configure(config: pytest.Config) -> None:
     # the controlling process (not an xdist worker) of a run no other run started keeps the list
     # of the services the run starts; its workers, started after this, inherit the variable
-    if not hasattr(config, "workerinput") and STARTED_ENV not in os.environ:
-        fd, path = tempfile.mkstemp(prefix="mmrb-test-started-")
-        os.close(fd)
-        os.environ[STARTED_ENV] = config.stash[_STARTED] = path
+    if not hasattr(config, "workerinput"):
+        path = begin_noting()
+        if path is not None:
+            config.stash[_STARTED] = path
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     # every worker is done by now: stop the PostgreSQL cluster the run started, not one it found running
-    path = config.stash.get(_STARTED, None)
-    if path is not None:
-        stop_started(path)
-        os.unlink(path)
-        os.environ.pop(STARTED_ENV, None)
+    end_noting(config.stash.get(_STARTED, None))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

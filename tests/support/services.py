@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 import uuid
 from collections.abc import Callable
 
@@ -90,6 +91,27 @@ def _other_clients(base: str) -> int:
     except psycopg.OperationalError:  # stopped already, or not ours to reach
         return 0
     return int(row[0]) if row else 0
+
+
+def begin_noting() -> str | None:
+    """Start noting the services this process (and its children) start, in a file named by
+    $MMRB_TEST_STARTED; None when an outer run already notes them (it stops them)."""
+    if STARTED_ENV in os.environ:
+        return None
+    fd, path = tempfile.mkstemp(prefix="mmrb-test-started-")
+    os.close(fd)
+    os.environ[STARTED_ENV] = path
+    return path
+
+
+def end_noting(path: str | None) -> list[str]:
+    """Stop what was noted since ``begin_noting`` gave ``path`` (see stop_started)."""
+    if path is None:
+        return []
+    stopped = stop_started(path)
+    os.unlink(path)
+    os.environ.pop(STARTED_ENV, None)
+    return stopped
 
 
 def stop_started(path: str) -> list[str]:
