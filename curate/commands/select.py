@@ -54,7 +54,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-side", type=int, default=1024, help="downscale images sent to judges to this side (0: never)")
     add_missing_images_option(p, judging=True)
     add_response_limit_option(p, "models file")
-    p.add_argument("--json", action="store_true", help="print the report as JSON (its schema: docs/json.md)")
+    p.add_argument(
+        "--json", action="store_true", help="print the report (--duplicates-only's too) as JSON (schemas: docs/json.md)"
+    )
     add_quiet_option(p)
 
 
@@ -69,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.duplicates_only:
         with open_store(args) as store:
-            print("\n".join(report_duplicates(store, max_distance=args.phash_distance).lines()))
+            dups = report_duplicates(store, max_distance=args.phash_distance)
+        print(json.dumps(dups.as_dict(), indent=2, ensure_ascii=False) if args.json else "\n".join(dups.lines()))
         return 0
     if not args.judges:
         raise MmrbError("--judges is required (a models file listing the judge endpoints)")
