@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
 from .correctness import normalise
 from .model import Item
@@ -170,14 +170,26 @@ class DuplicatesReport:
     """The duplicates among every item of the store (``mmrb select --duplicates-only``)."""
 
     groups: tuple[DuplicateGroup, ...]
+    items: int = 0  # items compared
+    max_distance: int = DEFAULT_MAX_DISTANCE
 
     def lines(self) -> list[str]:
         return duplicate_lines(self.groups) or ["no duplicates found"]
 
+    def as_dict(self) -> dict[str, Any]:
+        """`mmrb select --duplicates-only --json` (docs/json.md); a group as in `mmrb select --json`."""
+        return {
+            "items": self.items,
+            "max_distance": self.max_distance,
+            "duplicates": [asdict(g) for g in self.groups],
+            "duplicate_items": sum(len(g.duplicates) for g in self.groups),
+        }
+
 
 def report_duplicates(store: DedupStore, *, max_distance: int = DEFAULT_MAX_DISTANCE) -> DuplicatesReport:
     """Report duplicates among all items; nothing is judged or changed."""
-    return DuplicatesReport(tuple(find_duplicates(store, store.items(), max_distance=max_distance)))
+    items = store.items()
+    return DuplicatesReport(tuple(find_duplicates(store, items, max_distance=max_distance)), len(items), max_distance)
 
 
 __all__ = [

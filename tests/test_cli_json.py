@@ -1,5 +1,6 @@
-"""`--json` of select, sample, gold import and derive, and build: each prints one JSON document
-whose top-level keys are exactly those docs/json.md lists for the command."""
+"""`--json` of select (and select --duplicates-only), sample, gold import and derive, and build:
+each prints one JSON document whose top-level keys are exactly those docs/json.md lists for the
+command."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def docs() -> dict[str, set[str]]:
 
 
 def test_every_documented_command_is_tested_here(docs):
-    assert set(docs) == {"select", "sample", "gold import", "gold derive", "build"}
+    assert set(docs) == {"select", "select --duplicates-only", "sample", "gold import", "gold derive", "build"}
     assert all(len(keys) >= 1 for keys in docs.values())
 
 
@@ -86,6 +87,32 @@ def test_sample_select_gold_and_build_print_their_documented_keys(docs, tmp_path
     assert sum(built["considered"].values()) == sum(built["kept"].values()) + sum(
         n for per in built["removed"].values() for n in per.values()
     )
+
+
+def test_select_duplicates_only_prints_its_documented_keys_and_the_text_s_groups(docs, tmp_path, capsys):
+    db = ["--db", str(tmp_path / "s.db")]
+    assert main(["ingest", "items", str(SAMPLE / "items.jsonl"), "--allow-missing-images", *db]) == 0
+    capsys.readouterr()
+    assert main(["select", "--duplicates-only", *db]) == 0
+    text = capsys.readouterr().out.splitlines()
+    rc, dups = printed(["select", "--duplicates-only", "--json", "--phash-distance", "4", *db], capsys)
+    assert rc == 0 and set(dups) == docs["select --duplicates-only"]
+    n_items = sum(1 for line in (SAMPLE / "items.jsonl").read_text(encoding="utf-8").splitlines() if line.strip())
+    assert dups["items"] == n_items and dups["max_distance"] == 4
+    # the same groups as the text's lines ("  image: a, b duplicate c"), nothing judged
+    groups = {(g["kind"], g["keep"], tuple(g["duplicates"])) for g in dups["duplicates"]}
+    listed = {(k, keep, tuple(ids.split(", "))) for k, ids, keep in (_group(line) for line in text[1:])}
+    assert groups == listed and dups["duplicate_items"] == sum(len(g[2]) for g in groups) > 0
+    from curate.store import Store
+
+    with Store(str(tmp_path / "s.db")) as s:
+        assert not s.judge_runs()  # nothing judged
+
+
+def _group(line: str) -> tuple[str, str, str]:
+    m = re.fullmatch(r"  (\w+): (.+) duplicate (\S+)", line)
+    assert m, line
+    return m.group(1), m.group(2), m.group(3)
 
 
 def _label_one(db: Path, pair_id: str) -> None:

@@ -204,8 +204,11 @@ def test_push_annotate_pull_round_trip(store, client):
         ann_ids[(pid, name)] = a.id
     client.sdk.annotations.create(id=tasks["p3"]["id"], result=[], completed_by=users["bob"], was_cancelled=True)
 
-    got = pull(store, client, title)
+    calls: list[tuple[str, int, int]] = []
+    got = pull(store, client, title, progress=lambda *a: calls.append(a))
     assert (got.annotations, got.new, got.updated, got.unchanged) == (9, 8, 0, 0)
+    assert [c for c in calls if c[0] == "tasks read"] == [("tasks read", n, 5) for n in range(1, 6)]
+    assert calls[-1] == ("labels compared", 8, 8)  # bob's cancelled one is no label
     assert got.cancelled == [("p3", "bob@example.com")]
     assert sorted(got.annotators_created) == ["alice@example.com", "bob@example.com"]
     for (pid, name), (cf, cs, pref, why) in PLAN.items():
@@ -403,6 +406,23 @@ def test_push_filters_by_category_and_batch(sqlite_store, client):
     r = push(sqlite_store, client, title, overlap=3)
     assert (r.selected, r.already, r.pushed) == (5, 3, 2)
     assert client.get_project(r.project_id).maximum_annotations == 3
+
+
+def test_push_and_pull_report_their_progress(sqlite_store, client):
+    """What `mmrb labelstudio push/pull` draw their bars from: done of total per stage."""
+    seed(sqlite_store)
+    calls: list[tuple[str, int, int]] = []
+    title = _title("prg")
+    r = push(sqlite_store, client, title, progress=lambda *a: calls.append(a))
+    assert r.images_uploaded > 0 and r.pushed == 5
+    stages = [what for what, _, _ in calls]
+    assert stages == sorted(stages, key=["images uploaded", "pairs pushed"].index)  # images first
+    assert calls[stages.index("pairs pushed") - 1] == ("images uploaded", r.images_uploaded, r.images_uploaded)
+    assert calls[-1] == ("pairs pushed", 5, 5)
+    calls.clear()
+    pull(sqlite_store, client, title, progress=lambda *a: calls.append(a))
+    # the export holds the annotated tasks only: none yet (the round trip counts its tasks read)
+    assert calls == [("exporting tasks", 0, 1), ("exporting tasks", 1, 1)]
 
 
 def test_local_files_storage_serves_the_image_folder(sqlite_store, client, tmp_path):

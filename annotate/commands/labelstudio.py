@@ -7,13 +7,14 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from curate.commands.common import add_store_options, open_store
+from curate.commands.common import add_quiet_option, add_store_options, open_store, progress_bars
 from curate.errors import MmrbError
 from curate.extras import require_extra
 from curate.wording import plural
 
 if TYPE_CHECKING:
     from annotate.labelstudio.client import Client
+    from annotate.labelstudio.push import Progress
     from curate.store import Store
 
 HELP = "push pairs to a Label Studio project and pull its labels back"
@@ -35,6 +36,7 @@ def _common(p: argparse.ArgumentParser) -> None:
         help=f"environment variable holding the API key (default: {DEFAULT_KEY_ENV})",
     )
     p.add_argument("--project", required=True, metavar="TITLE", help="project title (3 to 50 characters)")
+    add_quiet_option(p)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -95,13 +97,17 @@ def run(args: argparse.Namespace) -> int:
     client = Client(args.url, api_key_from_env(args.api_key_env), key_name=f"the API key in ${args.api_key_env}")
     try:
         client.check()  # before the store is opened (or created): a wrong URL or key touches nothing
-        with open_store(args) as store:
-            return _push(store, client, args) if args.action == "push" else _pull(store, client, args)
+        with open_store(args) as store, progress_bars(quiet=args.quiet) as bars:
+            progress = bars.named()  # a bar per stage; None when hidden: no per-task work
+            run = _push if args.action == "push" else _pull
+            lines = run(store, client, args, progress)
     finally:
         client.close()
+    print("\n".join(lines))  # after the bar: a transient bar would erase lines printed under it
+    return 0
 
 
-def _push(store: Store, client: Client, args: argparse.Namespace) -> int:
+def _push(store: Store, client: Client, args: argparse.Namespace, progress: Progress | None) -> list[str]:
     from annotate.labelstudio.push import push
 
     guidelines = None
@@ -123,33 +129,38 @@ def _push(store: Store, client: Client, args: argparse.Namespace) -> int:
         document_root=args.document_root,
         guidelines=guidelines,
         seed=args.seed,
+        progress=progress,
     )
     verb = "created" if r.project_created else "reused"
-    print(f"project {args.project!r} (id {r.project_id}) {verb} at {client.url}")
-    print(f"pairs selected: {r.selected}; already in the project: {r.already}; pushed now: {r.pushed}")
+    out = [
+        f"project {args.project!r} (id {r.project_id}) {verb} at {client.url}",
+        f"pairs selected: {r.selected}; already in the project: {r.already}; pushed now: {r.pushed}",
+    ]
     if r.images_uploaded:
-        print(f"images uploaded: {r.images_uploaded}")
+        out.append(f"images uploaded: {r.images_uploaded}")
     for w in r.warnings:
-        print(f"warning: {w}")
-    return 0
+        out.append(f"warning: {w}")
+    return out
 
 
-def _pull(store: Store, client: Client, args: argparse.Namespace) -> int:
+def _pull(store: Store, client: Client, args: argparse.Namespace, progress: Progress | None) -> list[str]:
     from annotate.labelstudio.pull import pull
 
-    r = pull(store, client, args.project)
-    print(f"project {args.project!r} (id {r.project_id}): {plural(r.annotations, 'annotation')} read")
-    print(f"labels new: {r.new}; updated: {r.updated}; unchanged: {r.unchanged}")
+    r = pull(store, client, args.project, progress=progress)
+    out = [
+        f"project {args.project!r} (id {r.project_id}): {plural(r.annotations, 'annotation')} read",
+        f"labels new: {r.new}; updated: {r.updated}; unchanged: {r.unchanged}",
+    ]
     if r.annotators_created:
-        print(f"annotators created: {', '.join(r.annotators_created)}")
+        out.append(f"annotators created: {', '.join(r.annotators_created)}")
     if r.cancelled:
-        print(f"cancelled (skipped) annotations not imported: {len(r.cancelled)}")
+        out.append(f"cancelled (skipped) annotations not imported: {len(r.cancelled)}")
         for pair_id, name in r.cancelled[:20]:
-            print(f"  pair {pair_id} by {name}")
+            out.append(f"  pair {pair_id} by {name}")
     if r.superseded:
-        print(f"older annotations by the same user on the same pair ignored: {r.superseded}")
+        out.append(f"older annotations by the same user on the same pair ignored: {r.superseded}")
     if r.conflicts:
-        print(f"kept labels made in the annotation app (Label Studio's version not imported): {len(r.conflicts)}")
+        out.append(f"kept labels made in the annotation app (Label Studio's version not imported): {len(r.conflicts)}")
         for pair_id, name in r.conflicts[:20]:
-            print(f"  pair {pair_id} by {name}")
-    return 0
+            out.append(f"  pair {pair_id} by {name}")
+    return out

@@ -46,7 +46,7 @@ from .config import (
     config_problems,
     scheme_controls,
 )
-from .push import config_changed_message, config_scheme, instructions_html, known_schemes, scheme_name
+from .push import Progress, config_changed_message, config_scheme, instructions_html, known_schemes, scheme_name
 from .shown_guidelines import version_at
 
 SOURCE = "labelstudio"
@@ -348,12 +348,18 @@ def find_project(client: Client, title: str):
     return client.get_project(found[0].id)
 
 
-def pull(store: Store, client: Client, title: str) -> PullResult:
+def pull(store: Store, client: Client, title: str, *, progress: Progress | None = None) -> PullResult:
+    """``progress(what, done, total)``: the export (one request: 0 then 1 of 1), the tasks
+    read, then the labels written."""
     client.check()
     project = find_project(client, title)
     t0 = time.perf_counter()
+    if progress:
+        progress("exporting tasks", 0, 1)
     tasks = client.export_json(project.id)
     users = client.users()
+    if progress:
+        progress("exporting tasks", 1, 1)
     result = PullResult(project.id)
     t1 = time.perf_counter()
     result.seconds["export"] = t1 - t0
@@ -368,7 +374,9 @@ def pull(store: Store, client: Client, title: str) -> PullResult:
     shown_version = version_at(store, client, project.id, project.expert_instruction or "", instructions_html)
     problems = []
     latest: dict[tuple[str, str], tuple[str, Label]] = {}
-    for task in tasks:
+    for n, task in enumerate(tasks, 1):
+        if progress:
+            progress("tasks read", n, len(tasks))
         anns = task.get("annotations") or []
         if not anns:
             continue
@@ -410,7 +418,9 @@ def pull(store: Store, client: Client, title: str) -> PullResult:
     queued = {(a.pair_id, a.annotator) for a in store.assignments()}
     fresh: list[Label] = []
     with store.write() as conn:
-        for (pair_id, name), (_, label) in sorted(latest.items()):
+        for n, ((pair_id, name), (_, label)) in enumerate(sorted(latest.items()), 1):
+            if progress:
+                progress("labels compared", n, len(latest))
             if name not in known:
                 store.ensure_annotator(name, conn=conn)
                 known.add(name)

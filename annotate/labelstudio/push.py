@@ -39,7 +39,7 @@ generated 1024x1024 image would make each task megabytes, and a shared image is 
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -59,6 +59,8 @@ from .config import IMAGE_FIELDS, PREFERENCE_CHOICES, config_problems, has_respo
 from .shown_guidelines import record_push
 
 ImageMode = Literal["upload", "local-files"]
+# progress(what, done, total): a command's bar per "what" (push and pull)
+Progress = Callable[[str, int, int], None]
 IMAGES_CONFIG = '<View><Image name="image" value="$image"/></View>'
 DEFAULT_INSTRUCTIONS = (
     "<p>For each pair: say whether response A and response B are correct, which one is better "
@@ -285,7 +287,7 @@ class _Images:
                 )
         self.urls: dict[str, str] = {}
 
-    def prepare(self, files: dict[str, Path]) -> None:
+    def prepare(self, files: dict[str, Path], progress: Progress | None = None) -> None:
         """Make every file (sha256 -> path) reachable from Label Studio."""
         if self.mode == "local-files":
             self._attach_storage()
@@ -308,6 +310,8 @@ class _Images:
                 self.client.upload_files(holder, chunk)
                 self.uploaded += len(chunk)
                 chunk, size = [], 0
+                if progress:
+                    progress("images uploaded", self.uploaded, len(todo))
         if todo:
             have = self._uploaded(holder)
         for sha in files:
@@ -479,8 +483,10 @@ def push(
     guidelines: str | None = None,
     seed: int = 0,
     chunk_size: int = 500,
+    progress: Progress | None = None,
 ) -> PushResult:
     """Create or reuse the project and import the chosen pairs that are not in it yet.
+    ``progress(what, done, total)``: images uploaded, then pairs pushed, after each request.
     ``guidelines``: Markdown shown as the instructions (None: the guidelines in the store).
     ``scheme``: only the pairs on the annotation scheme of this name. The pairs' scheme makes
     the project's config; pairs of several schemes are refused (one project, one scheme)."""
@@ -512,7 +518,7 @@ def push(
     if not todo:
         return result
     imgs = _Images(store, client, project_id, images, document_root)
-    imgs.prepare(files)
+    imgs.prepare(files, progress)
     result.images_uploaded = imgs.uploaded
     for t in tasks:
         d = t["data"]
@@ -524,6 +530,8 @@ def push(
         chunk = tasks[n : n + chunk_size]
         try:
             result.pushed += client.import_tasks(project_id, chunk)
+            if progress:
+                progress("pairs pushed", result.pushed, len(tasks))
         except MmrbError as e:
             raise MmrbError(
                 f"{e} -- {result.pushed} of {plural(len(tasks), 'new pair', verb=('was', 'were'))} pushed before this; "

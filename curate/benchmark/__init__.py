@@ -19,7 +19,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -307,19 +307,36 @@ class CardInputs:
     schemes: Mapping[str, Scheme]
 
 
-def build(store: Store, rules: Rules, out: str | Path) -> BuildResult:
+Step = Callable[[str], None]
+
+
+def _no_step(name: str) -> None:
+    pass
+
+
+def build_steps() -> int:
+    """How many times ``build`` calls its ``step``: a command's progress bar over them."""
+    return 7 + len(EXPORTED)
+
+
+def build(store: Store, rules: Rules, out: str | Path, *, step: Step = _no_step) -> BuildResult:
+    """``step(name)`` as each stage starts (``build_steps`` of them when the build completes)."""
     with fewer_collections():
-        return _build(store, rules, Path(out).resolve())
+        return _build(store, rules, Path(out).resolve(), step)
 
 
-def _build(store: Store, rules: Rules, out: Path) -> BuildResult:
+def _build(store: Store, rules: Rules, out: Path, step: Step) -> BuildResult:
+    step("reading labels")
     # every label as the annotations config writes it, first: its rows are made while little else is in memory
     annotations = label_table(store)
     table = from_store(store)  # the build's labels, read once: the rules, aggregation and agreement read this table
+    step("filtering pairs")
     result, inputs = apply_rules(store, rules, table)
     if not result.kept:
         raise NoTriplets(result, out)
+    step("making triplets")
     triplets, sources, missing = make_triplets(store, result.kept, inputs)
+    step("agreement")
     report = _agreement(table, {d.pair.id for d in result.decisions}, rules)
     rows = export.Export.of(
         triplets,
@@ -334,7 +351,7 @@ def _build(store: Store, rules: Rules, out: Path) -> BuildResult:
     del table, inputs
     try:
         mmrb2_counts, refused = _write(
-            out, store, rules, result, rows, card_inputs, sources, missing, report, annotations
+            out, store, rules, result, rows, card_inputs, sources, missing, report, annotations, step
         )
     except Exception as e:
         if is_disk_full(e):  # _write removed its folder: the previous build is as it was
@@ -355,6 +372,7 @@ def _write(
     missing: list[str],
     report: AgreementReport,
     annotations: Any,
+    step: Step = _no_step,
 ) -> tuple[dict[str, int], dict[str, list[str]]]:
     """Every file of the build in a folder of its own beside ``out``, swapped in when
     complete (removed when not); the MMRB2 layout's triplets per task, and its tasks not
@@ -365,14 +383,20 @@ def _write(
     try:
         triplets = rows.triplets
         refused = export.mmrb2_refused(rows)  # labels MMRB2's layout cannot hold without a made-up score
+        step("copying images")
         export.copy_images(tmp, sources, store.images)
         # every format the build writes (curate/formats/registry.py): its layout's files
-        written = {fmt.name: fmt.load("export")(tmp, rows) for fmt in EXPORTED}
+        written: dict[str, Any] = {}
+        for fmt in EXPORTED:
+            step(f"writing {fmt.name}")
+            written[fmt.name] = fmt.load("export")(tmp, rows)
         mmrb2_counts = written.get("mmrb2", {})
+        step("writing labels")
         # every label of every considered pair, so others can recompute agreement (the dropped pairs' too)
         (tmp / export.ANNOTATIONS).parent.mkdir(parents=True, exist_ok=True)
         write_parquet_table(tmp / export.ANNOTATIONS, of_pairs(annotations, (d.pair.id for d in result.decisions)))
         label_sources = source_counts(annotations, (t.id for t in triplets))
+        step("writing the card")
         if (tmp / export.PARQUET).is_file():  # described beside the card: its files, fields and types
             write_croissant(tmp, rules, len(triplets))
         text = card_text(
@@ -418,4 +442,14 @@ def dry_run(store: Store, rules: Rules) -> FilterResult:
         return apply_rules(store, rules, from_store(store))[0]
 
 
-__all__ = ["BuildInputs", "BuildResult", "NoTriplets", "Rules", "build", "dry_run", "load_rules", "make_triplets"]
+__all__ = [
+    "BuildInputs",
+    "BuildResult",
+    "NoTriplets",
+    "Rules",
+    "build",
+    "build_steps",
+    "dry_run",
+    "load_rules",
+    "make_triplets",
+]

@@ -18,9 +18,10 @@ HELP = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from curate.commands.common import add_store_options
+    from curate.commands.common import add_quiet_option, add_store_options
 
     add_store_options(p)
+    add_quiet_option(p)
     p.add_argument("--rules", required=True, metavar="FILE", help="filter and export rules (TOML or YAML)")
     p.add_argument("--out", metavar="DIR", help="output folder (replaced atomically when the build completes)")
     p.add_argument("--dry-run", action="store_true", help="only report how many pairs each rule removes, per category")
@@ -83,8 +84,8 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from curate.benchmark import NoTriplets, build, dry_run, load_rules
-    from curate.commands.common import open_store
+    from curate.benchmark import NoTriplets, build, build_steps, dry_run, load_rules
+    from curate.commands.common import open_store, steps
     from curate.errors import MmrbError
     from curate.quality.aggregate import check_method
 
@@ -106,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
             print(render_removed(result))
             return 0
         try:
-            res = build(store, rules, args.out)
+            with steps(build_steps(), quiet=args.quiet) as step:
+                res = build(store, rules, args.out, step=step)
         except NoTriplets as e:  # the table says which rule removed the pairs, per category; main says the error
             print(render_removed(e.result), file=sys.stderr if args.json else sys.stdout)
             raise

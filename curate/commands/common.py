@@ -10,7 +10,7 @@ import argparse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import MmrbError
 
@@ -195,45 +195,136 @@ def progress_shown(quiet: bool, stream: TextIO) -> bool:
     return not quiet and stream.isatty()
 
 
+class Counter:
+    """One bar of a command's progress display. Its methods are the callbacks the long
+    functions take: ``progress(done, total)`` (the judging runner's), ``advance(n)``, ``step(name)``."""
+
+    def __init__(self, bar: Any, task: Any, *, refresh: bool) -> None:
+        self._bar, self._task, self._refresh = bar, task, refresh
+
+    def progress(self, done: int, total: int | None = None) -> None:
+        self._bar.update(self._task, completed=done, total=total, refresh=self._refresh)
+
+    def advance(self, n: int = 1) -> None:
+        self._bar.update(self._task, advance=n, refresh=self._refresh)
+
+    def note(self, text: str) -> None:
+        """The words after the counts (e.g. "failed 3")."""
+        self._bar.update(self._task, note=text, refresh=self._refresh)
+
+    def step(self, name: str) -> None:
+        """A new step starts: the previous one is done (none before the first)."""
+        started = self._bar.tasks[self._task].fields.get("started", False)
+        self._bar.update(self._task, description=name, advance=1 if started else 0, started=True, refresh=self._refresh)
+
+
+class Bars:
+    """The progress display of one command. Hidden (off a terminal, or --quiet), ``counter``
+    gives None: the caller then passes no callback at all, so no per-item work is done."""
+
+    def __init__(self, bar: Any = None, *, refresh: bool = False) -> None:
+        self._bar, self._refresh = bar, refresh
+
+    @property
+    def shown(self) -> bool:
+        return self._bar is not None
+
+    def counter(self, description: str, total: int | None = None) -> Counter | None:
+        """A new bar of ``total`` units (None: not known, the count alone is shown)."""
+        if self._bar is None:
+            return None
+        task = self._bar.add_task(description, total=total, note="")
+        return Counter(self._bar, task, refresh=self._refresh)
+
+    def callback(self, description: str, total: int | None = None) -> Callable[[int, int], None] | None:
+        """``progress(done, total)`` of a new bar, or None when hidden."""
+        c = self.counter(description, total)
+        return c.progress if c is not None else None
+
+    def named(self, prefix: str = "") -> Callable[[str, int, int], None] | None:
+        """``progress(name, done, total)`` with a bar per name (described ``prefix + name``),
+        each made as its name first reports; None when hidden."""
+        if self._bar is None:
+            return None
+        counters: dict[str, Counter] = {}
+
+        def progress(name: str, done: int, total: int) -> None:
+            counter = counters.get(name)
+            if counter is None:
+                counter = counters[name] = Counter(
+                    self._bar, self._bar.add_task(prefix + name, total=total, note=""), refresh=self._refresh
+                )
+            counter.progress(done, total)
+
+        return progress
+
+
+def progress_console() -> Any:
+    """Where bars are drawn: stderr, so that the output on stdout stays clean (a test may put
+    its own console here)."""
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
 @contextmanager
-def steps(total: int, *, quiet: bool = False) -> Iterator[Callable[[str], None]]:
-    """A progress bar over a command's ``total`` steps on stderr (the output on stdout stays
-    clean): call the function it gives with each step's name as the step starts. The pattern
-    for a long command whose work has no finer count than its steps (`mmrb quality`)."""
+def progress_bars(*, quiet: bool = False, thread: bool = True) -> Iterator[Bars]:
+    """The one progress display of the commands: description, bar, done/total, rate per
+    second, elapsed, ETA and a note, on stderr, gone when done (the report follows on stdout).
+    ``thread``: redraw on a timer (rich's thread); without it, redraw on each update -- for
+    work that must stay single-threaded (an import forks a reader only from a lone thread)."""
     import sys
 
     if not progress_shown(quiet, sys.stderr):
-        yield lambda name: None
+        yield Bars()
         return
-    from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
         Progress,
+        ProgressColumn,
         SpinnerColumn,
+        Task,
         TextColumn,
         TimeElapsedColumn,
         TimeRemainingColumn,
     )
+    from rich.text import Text
+
+    class Rate(ProgressColumn):
+        """Units per second over rich's recent window (its TransferSpeedColumn speaks bytes)."""
+
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text(f"{speed:>6.1f}/s" if speed is not None else "     -/s", style="progress.data.speed")
 
     with Progress(
         SpinnerColumn(),
         TextColumn("{task.description:<28}"),
         BarColumn(),
         MofNCompleteColumn(),
+        Rate(),
         TimeElapsedColumn(),
         TextColumn("ETA"),
         TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=True,  # gone when done: the report follows on stdout
+        TextColumn("{task.fields[note]}"),
+        console=progress_console(),
+        transient=True,
+        auto_refresh=thread,
+        redirect_stdout=False,  # what a command prints on stdout goes there, bar or not
     ) as bar:
-        task = bar.add_task("starting", total=total)
-        started = False
+        yield Bars(bar, refresh=not thread)
 
-        def step(name: str) -> None:
-            nonlocal started
-            bar.update(task, description=name, advance=1 if started else 0)
-            started = True
 
-        yield step
-        bar.update(task, completed=total)
+@contextmanager
+def steps(total: int, *, quiet: bool = False) -> Iterator[Callable[[str], None]]:
+    """A progress bar over a command's ``total`` steps (see ``progress_bars``): call the
+    function it gives with each step's name as the step starts. The pattern for a long
+    command whose work has no finer count than its steps (`mmrb quality`, `mmrb build`)."""
+    with progress_bars(quiet=quiet) as bars:
+        counter = bars.counter("starting", total)
+        if counter is None:
+            yield lambda name: None
+            return
+        yield counter.step
+        counter.progress(total, total)

@@ -16,7 +16,7 @@ IMAGES_ROOT_HELP = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from curate.commands.common import add_missing_images_option, add_store_options
+    from curate.commands.common import add_missing_images_option, add_quiet_option, add_store_options
     from curate.formats.registry import PAIR_FORMATS, canonical
 
     sub = p.add_subparsers(dest="what", metavar="{items,pairs}", required=True)
@@ -37,6 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="import the valid rows; write rejected rows with reasons to this JSONL file",
     )
     add_store_options(it)
+    add_quiet_option(it)
 
     pr = sub.add_parser("pairs", help="pairs of an existing benchmark")
     pr.add_argument("file")
@@ -59,13 +60,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="import the valid rows; write rejected rows with reasons to this JSONL file",
     )
     add_store_options(pr)
+    add_quiet_option(pr)
 
 
 def run(args: argparse.Namespace) -> int:
-    from curate.commands.common import names, open_store
+    from curate.commands.common import names, open_store, progress_bars
     from curate.ingest import ingest_items, ingest_pairs
 
-    with open_store(args, create=True) as store:  # the command that starts a store
+    # no timer thread: a large file is read in a forked process, which only a lone thread may start
+    with open_store(args, create=True) as store, progress_bars(quiet=args.quiet, thread=False) as bars:
+        # the rows in the file are not counted first: the bar counts rows read, at its rate
+        counter = bars.counter("rows read")
+        progress = counter.progress if counter is not None else None
         if args.what == "items":
             report = ingest_items(
                 store,
@@ -74,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
                 skip_invalid=args.skip_invalid,
                 allow_missing_images=args.allow_missing_images,
                 images_root=args.images_root,
+                progress=progress,
             )
         else:
             report = ingest_pairs(
@@ -84,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
                 skip_invalid=args.skip_invalid,
                 categories=names(args.categories),
                 category=args.category,
+                progress=progress,
             )
     print(report.summary())
     for ex in report.missing_examples:

@@ -15,7 +15,7 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from curate.commands.common import add_response_limit_option, add_store_options
+    from curate.commands.common import add_quiet_option, add_response_limit_option, add_store_options
 
     add_store_options(p)
     p.add_argument("--models", required=True, help="models file (.toml, .yaml or .yml)")
@@ -23,7 +23,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--only", default=None, help="comma-separated model names of the file to use")
     p.add_argument("--max-side", type=int, default=1024, help="downscale images to this longest side (0: never)")
     p.add_argument("--no-check", action="store_true", help="do not ask each endpoint for its model list first")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar (default: shown on a terminal)")
+    add_quiet_option(p)
+    # its earlier name, kept so that existing scripts still work
+    p.add_argument("--no-progress", dest="quiet", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--flush-every", type=int, default=64, help="commit at least every N responses (default 64)")
     add_response_limit_option(p, "models file")
     p.add_argument("--json", action="store_true", help="print the report as JSON (its schema: docs/json.md)")
@@ -34,18 +36,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TaskID,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    from curate.commands.common import load_models, names, open_store, read_ids
+    from curate.commands.common import Counter, load_models, names, open_store, progress_bars, read_ids
     from curate.errors import MmrbError
     from curate.sampling import sample_async
 
@@ -58,41 +49,25 @@ def run(args: argparse.Namespace) -> int:
         specs = [s for s in specs if s.label in wanted]
     item_ids = read_ids(args.items)
 
-    show = not args.no_progress and sys.stderr.isatty()
-    progress = Progress(
-        TextColumn("{task.description:>20}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]:>7.1f}/s  failed {task.fields[failed]}"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        disable=not show,
-        transient=False,
-        console=Console(stderr=True),  # the summary on stdout stays clean when redirected
-    )
-    tasks: dict[str, TaskID] = {}
-    failed: dict[str, int] = {}
-    started: dict[str, float] = {}
-    done: dict[str, int] = {}
+    with open_store(args) as store, progress_bars(quiet=args.quiet) as bars:
+        counters: dict[str, Counter | None] = {}
+        failed: dict[str, int] = {}
 
-    def on_start(todo: dict[str, int]) -> None:
-        import time
+        def on_start(todo: dict[str, int]) -> None:
+            for name, n in todo.items():
+                counters[name] = counter = bars.counter(name, n)
+                failed[name] = 0
+                if counter is not None:
+                    counter.note("failed 0")
 
-        for name, n in todo.items():
-            tasks[name] = progress.add_task(name, total=n, rate=0.0, failed=0)
-            failed[name] = 0
-            started[name] = time.monotonic()
+        def on_progress(name: str, ok: int, bad: int) -> None:
+            counter = counters[name]
+            assert counter is not None  # only called when the bars are shown
+            counter.advance()
+            if bad:
+                failed[name] += bad
+                counter.note(f"failed {failed[name]}")
 
-    def on_progress(name: str, ok: int, bad: int) -> None:
-        import time
-
-        failed[name] += bad
-        done[name] = done.get(name, 0) + 1
-        elapsed = max(time.monotonic() - started[name], 1e-9)
-        progress.update(tasks[name], advance=1, failed=failed[name], rate=done[name] / elapsed)
-
-    with open_store(args) as store, progress:
         report = asyncio.run(
             sample_async(
                 store,
@@ -101,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
                 max_side=args.max_side or None,
                 check=not args.no_check,
                 flush_every=args.flush_every,
-                on_progress=on_progress if show else None,  # no per-response work when hidden
+                on_progress=on_progress if bars.shown else None,  # no per-response work when hidden
                 on_start=on_start,
             )
         )

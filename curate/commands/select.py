@@ -17,7 +17,12 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from curate.commands.common import add_missing_images_option, add_response_limit_option, add_store_options
+    from curate.commands.common import (
+        add_missing_images_option,
+        add_quiet_option,
+        add_response_limit_option,
+        add_store_options,
+    )
     from curate.dedup import DEFAULT_MAX_DISTANCE
     from curate.selection import DEFAULT_TEMPLATE
 
@@ -49,21 +54,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-side", type=int, default=1024, help="downscale images sent to judges to this side (0: never)")
     add_missing_images_option(p, judging=True)
     add_response_limit_option(p, "models file")
-    p.add_argument("--json", action="store_true", help="print the report as JSON (its schema: docs/json.md)")
+    p.add_argument(
+        "--json", action="store_true", help="print the report (--duplicates-only's too) as JSON (schemas: docs/json.md)"
+    )
+    add_quiet_option(p)
 
 
 def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from curate.commands.common import open_store, response_limit
+    from curate.commands.common import open_store, progress_bars, response_limit
     from curate.dedup import report_duplicates
     from curate.errors import MmrbError
     from curate.selection import load_judges, select
 
     if args.duplicates_only:
         with open_store(args) as store:
-            print("\n".join(report_duplicates(store, max_distance=args.phash_distance).lines()))
+            dups = report_duplicates(store, max_distance=args.phash_distance)
+        print(json.dumps(dups.as_dict(), indent=2, ensure_ascii=False) if args.json else "\n".join(dups.lines()))
         return 0
     if not args.judges:
         raise MmrbError("--judges is required (a models file listing the judge endpoints)")
@@ -75,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         allow_missing_images=args.allow_missing_images,
         max_response_chars=response_limit(args),
     )
-    with open_store(args) as store:
+    with open_store(args) as store, progress_bars(quiet=args.quiet) as bars:
         report = select(
             store,
             judges,
@@ -85,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
             drop_duplicate_images=args.drop_duplicate_images,
             drop_duplicate_prompts=args.drop_duplicate_prompts,
             max_distance=args.phash_distance,
+            progress=bars.named("judge "),  # a bar per judge; None when hidden: no per-judgment work
         )
     print(
         json.dumps(report.as_dict(), indent=2, sort_keys=True, ensure_ascii=False)

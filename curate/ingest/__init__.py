@@ -9,7 +9,7 @@ all or nothing (see ``importer.run_import``); docs/formats.md describes each for
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..formats.registry import lookup
@@ -27,12 +27,13 @@ def ingest_pairs(
     skip_invalid: str | Path | None = None,
     categories: Iterable[str] | None = None,
     category: str | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> IngestReport:
     """Import a benchmark's pairs (``format``: a name or an alias of one). Images that are
     not shipped (the usual case for these benchmarks) are recorded as missing and counted,
     not an error; corrupt or oversized ones are errors. ``category`` names the MMRB2 task
     when the file name does not. Image paths resolve inside ``images_root`` (default: the
-    file's folder)."""
+    file's folder). ``progress(rows)``: see ``run_import``."""
     path = Path(path)
     fmt = lookup(format, "ingest", path)
     planner: Planner = fmt.load("ingest")
@@ -49,6 +50,7 @@ def ingest_pairs(
         json_key=plan.json_key,
         annotators=plan.annotators,
         shared_items=plan.shared_items,
+        progress=progress,
     )
 
 

@@ -16,7 +16,7 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import BinaryIO
@@ -47,6 +47,7 @@ def run_import(
     categories: Iterable[str] | None = None,
     shared_items: bool = False,
     annotators: Iterable[str] = (),
+    progress: Callable[[int], None] | None = None,
 ) -> IngestReport:
     """Check every row of ``path`` and write all of it in one transaction.
 
@@ -54,6 +55,7 @@ def run_import(
     prompt with several pairs; identical repeats are merged, different ones are an error.
     ``annotators``: names created (inactive, without password) for imported labels.
     ``images_root``: the folder image paths resolve in (default: the file's folder).
+    ``progress(rows)``: the rows read so far, after each batch (a retried import starts again at 0).
     """
     path = Path(path)
     for attempt in range(1, _ATTEMPTS + 1):
@@ -65,6 +67,7 @@ def run_import(
             rejects=Path(skip_invalid) if skip_invalid is not None else None,
             shared=shared_items,
             raters=tuple(annotators),
+            progress=progress,
             ctx=Context(
                 store,
                 path,
@@ -105,10 +108,11 @@ class _Import:
         shared: bool,
         raters: tuple[str, ...],
         ctx: Context,
+        progress: Callable[[int], None] | None = None,
     ):
         self.store, self.path, self.parse, self.json_key = store, path, parse, json_key
         self.rejects, self.skip = rejects, rejects is not None  # with --skip-invalid: where rejected rows go
-        self.shared, self.raters, self.ctx = shared, raters, ctx
+        self.shared, self.raters, self.ctx, self.progress = shared, raters, ctx, progress
         self.rejects_tmp: Path | None = None  # the rejects file, written before the commit, moved in after it
         self.rejected: dict[int, list[InputProblem]] = {}  # line -> problems
         self.writing = True  # until a problem, unless invalid rows are skipped
@@ -133,6 +137,8 @@ class _Import:
                             if c.problems:
                                 self.reject(c.line, c.problems)
                         self.flush(session, [c for c in batch if not c.problems], report, missing)
+                        if self.progress:
+                            self.progress(report.rows)
                     if not report.rows:
                         raise InputError([InputProblem(str(self.path), None, None, "no records found")])
                     if self.rejected and not self.skip:

@@ -17,7 +17,7 @@ field is kept in the item's metadata.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..model import DEFAULT_CATEGORIES, Candidate, Item, Part
@@ -98,6 +98,7 @@ def ingest_items(
     skip_invalid: str | Path | None = None,
     allow_missing_images: bool = False,
     images_root: str | Path | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> IngestReport:
     """Import items (and their responses) from ``path`` in one transaction.
 
@@ -115,4 +116,5 @@ def ingest_items(
         missing_images_ok=allow_missing_images,
         images_root=images_root,
         categories=tuple(categories) if categories else DEFAULT_CATEGORIES,
+        progress=progress,
     )

@@ -26,7 +26,12 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from curate.commands.common import add_missing_images_option, add_response_limit_option, add_store_options
+    from curate.commands.common import (
+        add_missing_images_option,
+        add_quiet_option,
+        add_response_limit_option,
+        add_store_options,
+    )
 
     p.add_argument("--judge", required=True, metavar="TOML", help="judge configuration (as mmrb evaluate's)")
     p.add_argument(
@@ -62,12 +67,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-retry-errors", action="store_true", help="on resume, keep failed requests as failures")
     add_response_limit_option(p, "judge file")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--quiet", action="store_true")
+    add_quiet_option(p)
     add_store_options(p)
 
 
 def run(args: argparse.Namespace) -> int:
-    from curate.commands.common import open_store, response_limit, write_whole
+    from curate.commands.common import open_store, progress_bars, response_limit, write_whole
     from curate.errors import MmrbError
     from curate.judging.config import load_judge
     from curate.wording import plural
@@ -91,10 +96,6 @@ def run(args: argparse.Namespace) -> int:
     )
     method: Method = args.method or default_method(judge)
 
-    def progress(done: int, total: int) -> None:
-        if not args.quiet and (done == total or done % 200 == 0):
-            print(f"\r  {done}/{total} judgments", end="" if done < total else "\n", file=sys.stderr, flush=True)
-
     with open_store(args) as store:
         items = pool(store, category=args.category, correctness=args.correctness)
         if not items.items:
@@ -103,19 +104,21 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             for line in cost_lines(items.items, method, args.max_judgments, curve=args.curve):
                 print(line, file=sys.stderr)
-        result = run_bestofn(
-            store,
-            items,
-            judge,
-            method=method,
-            seed=args.seed,
-            max_judgments=args.max_judgments,
-            run_id=args.run,
-            retry_errors=not args.no_retry_errors,
-            resamples=args.resamples,
-            progress=progress,
-            curve=args.curve,
-        )
+        # a knockout asks round by round: the bar starts again at each round's judgments
+        with progress_bars(quiet=args.quiet) as bars:
+            result = run_bestofn(
+                store,
+                items,
+                judge,
+                method=method,
+                seed=args.seed,
+                max_judgments=args.max_judgments,
+                run_id=args.run,
+                retry_errors=not args.no_retry_errors,
+                resamples=args.resamples,
+                progress=bars.callback("judgments"),
+                curve=args.curve,
+            )
     s = result.summary
     if args.json:
         out = {

@@ -18,7 +18,12 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from curate.commands.common import add_missing_images_option, add_response_limit_option, add_store_options
+    from curate.commands.common import (
+        add_missing_images_option,
+        add_quiet_option,
+        add_response_limit_option,
+        add_store_options,
+    )
 
     from .options import add_scoring_arguments
 
@@ -43,13 +48,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_response_limit_option(p, "judge file")
     p.add_argument("--export", metavar="JSONL", help="also write the run's judgments (format mmrb-studio)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--quiet", action="store_true")
+    add_quiet_option(p)
     add_scoring_arguments(p)
     add_store_options(p)
 
 
 def run(args: argparse.Namespace) -> int:
-    from curate.commands.common import open_store, response_limit
+    from curate.commands.common import open_store, progress_bars, response_limit
     from curate.judging.config import load_judge
 
     from ..scaling import scaling_lines
@@ -69,12 +74,9 @@ def run(args: argparse.Namespace) -> int:
         max_response_chars=response_limit(args),
     )
 
-    def progress(done: int, total: int) -> None:
-        if not args.quiet and (done == total or done % 200 == 0):
-            print(f"\r  {done}/{total} judgments", end="" if done < total else "\n", file=sys.stderr, flush=True)
-
     # a judge run of a dataset file needs no curated store: evaluating may start one
-    with open_store(args, create=True) as store:
+    # a bar on a terminal only: off it (a log, a pipe) nothing is printed until the report
+    with open_store(args, create=True) as store, progress_bars(quiet=args.quiet) as bars:
         ev = evaluate(
             store,
             dataset,
@@ -82,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             opts,
             run_id=args.run,
             retry_errors=not args.no_retry_errors,
-            progress=progress,
+            progress=bars.callback("judgments"),
             export=args.export,
         )
     report, summary = ev.scored.report, ev.summary
