@@ -1,5 +1,5 @@
-"""`--json` of select, sample, gold import and derive, and build: each prints one JSON document
-whose top-level keys are exactly those docs/json.md lists for the command."""
+"""`--json` of the commands docs/json.md lists: each prints one JSON document whose top-level keys
+are exactly those docs/json.md lists for the command."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ def documented() -> dict[str, set[str]]:
     for section in re.split(r"^## ", text, flags=re.M)[1:]:
         m = re.match(r"`mmrb (.+) --json`", section)
         assert m, section[:60]
-        out[m.group(1)] = set(re.findall(r"^\| `(\w+)` \|", section, flags=re.M))
+        same = re.search(r"^The keys of `mmrb (.+) --json`\.$", section, flags=re.M)  # a section naming another's
+        out[m.group(1)] = out[same.group(1)] if same else set(re.findall(r"^\| `(\w+)` \|", section, flags=re.M))
     return out
 
 
@@ -39,7 +40,10 @@ def docs() -> dict[str, set[str]]:
 
 
 def test_every_documented_command_is_tested_here(docs):
-    assert set(docs) == {"select", "sample", "gold import", "gold derive", "build"}
+    assert set(docs) == {
+        *("select", "sample", "gold import", "gold derive", "build"),
+        *("ingest items", "ingest pairs", "pair", "assign"),
+    }
     assert all(len(keys) >= 1 for keys in docs.values())
 
 
@@ -86,6 +90,30 @@ def test_sample_select_gold_and_build_print_their_documented_keys(docs, tmp_path
     assert sum(built["considered"].values()) == sum(built["kept"].values()) + sum(
         n for per in built["removed"].values() for n in per.values()
     )
+
+
+def test_ingest_pair_and_assign_print_their_documented_keys(docs, tmp_path, capsys):
+    db = ["--db", str(tmp_path / "s.db")]
+    ingest = ["ingest", "items", str(SAMPLE / "items.jsonl"), "--allow-missing-images", "--json"]
+    rc, items = printed([*ingest, *db], capsys)
+    assert rc == 0 and set(items) == docs["ingest items"] and items["format"] == "items" and items["items"] > 0
+    assert items["images_missing"] >= len(items["missing_examples"]) > 0  # the sample has an image missing
+    pairs_file = ROOT / "tests" / "fixtures" / "ingest" / "vlrewardbench_text.jsonl"
+    rc, pairs = printed(["ingest", "pairs", str(pairs_file), "--format", "vlrewardbench-text", "--json", *db], capsys)
+    assert rc == 0 and set(pairs) == docs["ingest pairs"] and pairs["pairs"] > 0
+
+    rc, paired = printed(["pair", "--json", *db], capsys)
+    assert rc == 0 and set(paired) == docs["pair"] and paired["created"] > 0
+    assert paired["created"] == sum(c["pairs"] for c in paired["categories"].values())
+    for c in paired["categories"].values():  # undefined without a decided pair, not 0
+        decided = c["chosen_longer"] + c["chosen_shorter"]
+        assert c["longer_wins"] == (c["chosen_longer"] / decided if decided else None)
+
+    rc, assigned = printed(["assign", "-k", "2", "--annotators", "a,b", "--json", *db], capsys)
+    assert rc == 0 and set(assigned) == docs["assign"] and assigned["annotators"] == ["a", "b"]
+    assert assigned["created"] == sum(assigned["load"].values()) == 2 * assigned["pairs"] > 0
+    rc, again = printed(["assign", "-k", "2", "--annotators", "a,b", "--json", *db], capsys)
+    assert rc == 0 and again["created"] == 0 and again["load"] == assigned["load"]
 
 
 def _label_one(db: Path, pair_id: str) -> None:

@@ -16,7 +16,7 @@ IMAGES_ROOT_HELP = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from curate.commands.common import add_missing_images_option, add_store_options
+    from curate.commands.common import add_json_option, add_missing_images_option, add_store_options
     from curate.formats.registry import PAIR_FORMATS, canonical
 
     sub = p.add_subparsers(dest="what", metavar="{items,pairs}", required=True)
@@ -37,6 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="import the valid rows; write rejected rows with reasons to this JSONL file",
     )
     add_store_options(it)
+    add_json_option(it)
 
     pr = sub.add_parser("pairs", help="pairs of an existing benchmark")
     pr.add_argument("file")
@@ -59,10 +60,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="import the valid rows; write rejected rows with reasons to this JSONL file",
     )
     add_store_options(pr)
+    add_json_option(pr)
 
 
 def run(args: argparse.Namespace) -> int:
-    from curate.commands.common import names, open_store
+    from curate.commands.common import names, open_store, print_json
     from curate.ingest import ingest_items, ingest_pairs
 
     with open_store(args, create=True) as store:  # the command that starts a store
@@ -85,6 +87,9 @@ def run(args: argparse.Namespace) -> int:
                 categories=names(args.categories),
                 category=args.category,
             )
+    if args.json:
+        print_json(report.as_dict())
+        return 0
     print(report.summary())
     for ex in report.missing_examples:
         print(f"  missing image: {ex}")
