@@ -42,7 +42,7 @@ def docs() -> dict[str, set[str]]:
 def test_every_documented_command_is_tested_here(docs):
     assert set(docs) == {
         *("select", "sample", "gold import", "gold derive", "build"),
-        *("ingest items", "ingest pairs", "pair", "assign"),
+        *("ingest items", "ingest pairs", "pair", "assign", "leaderboard"),
     }
     assert all(len(keys) >= 1 for keys in docs.values())
 
@@ -114,6 +114,33 @@ def test_ingest_pair_and_assign_print_their_documented_keys(docs, tmp_path, caps
     assert assigned["created"] == sum(assigned["load"].values()) == 2 * assigned["pairs"] > 0
     rc, again = printed(["assign", "-k", "2", "--annotators", "a,b", "--json", *db], capsys)
     assert rc == 0 and again["created"] == 0 and again["load"] == assigned["load"]
+
+
+def test_leaderboard_prints_its_documented_keys_and_the_csv_figures(docs, tmp_path, capsys):
+    import csv
+
+    from mmrb_eval.leaderboard import render
+    from tests.test_leaderboard import reports
+
+    files = []
+    for r in reports():  # judges "steady", "biased", "silent" (no verdict) and "hasty" (incomplete)
+        files.append(tmp_path / f"{r['judge']}.json")
+        files[-1].write_text(json.dumps(r))
+    rc, board = printed(["leaderboard", *map(str, files), "--json"], capsys)
+    assert rc == 0 and set(board) == docs["leaderboard"] and board["incomplete"] == ["hasty"]
+    rows = list(csv.DictReader(render(reports(), "csv").splitlines()))
+    assert [r["judge"] for r in board["rows"]] == [r["judge"] for r in rows]
+    for row, line in zip(board["rows"], rows, strict=True):
+        assert str(row["rank"] or "") == line["rank"]
+        for g in ("overall", *board["categories"]):
+            fig = row[g] if g == "overall" else row["categories"][g]
+            assert str(fig["accuracy"] if fig["accuracy"] is not None else "") == line[f"{g}_acc"]
+            assert str(fig["ci"][0] if fig["ci"] else "") == line[f"{g}_ci_low"]
+    silent = next(r for r in board["rows"] if r["judge"] == "silent")
+    assert silent["overall"]["accuracy"] is None and silent["overall"]["ci"] is None  # undefined, not 0
+    out = tmp_path / "board.json"
+    assert main(["leaderboard", *map(str, files), "--format", "json", "--output", str(out)]) == 0
+    assert json.loads(out.read_text()) == board
 
 
 def _label_one(db: Path, pair_id: str) -> None:
