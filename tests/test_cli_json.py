@@ -43,6 +43,7 @@ def test_every_documented_command_is_tested_here(docs):
     assert set(docs) == {
         *("select", "sample", "gold import", "gold derive", "build"),
         *("ingest items", "ingest pairs", "pair", "assign", "leaderboard"),
+        *("labels import", "export labels", "publish", "gold qualify", "gold resume", "annotators list"),
     }
     assert all(len(keys) >= 1 for keys in docs.values())
 
@@ -141,6 +142,75 @@ def test_leaderboard_prints_its_documented_keys_and_the_csv_figures(docs, tmp_pa
     out = tmp_path / "board.json"
     assert main(["leaderboard", *map(str, files), "--format", "json", "--output", str(out)]) == 0
     assert json.loads(out.read_text()) == board
+
+
+def test_labels_gold_qualification_and_accounts_print_their_documented_keys(docs, tmp_path, capsys):
+    db = ["--db", str(tmp_path / "s.db")]
+    assert main(["ingest", "items", str(SAMPLE / "items.jsonl"), "--allow-missing-images", *db]) == 0
+    assert main(["pair", "--strategy", "correct_incorrect", *db]) == 0
+    capsys.readouterr()
+    pair_id = _a_pair(tmp_path / "s.db")
+    labels = tmp_path / "labels.csv"
+    labels.write_text(f"pair_id,annotator,preference\n{pair_id},ann,first\n")
+    rc, imported = printed(["labels", "import", str(labels), "--json", *db], capsys)
+    assert rc == 0 and set(imported) == docs["labels import"] and imported == {"labels": 1, "annotators": 1, "pairs": 1}
+    out = tmp_path / "out.jsonl"
+    rc, exported = printed(["export", "labels", "--out", str(out), "--json", *db], capsys)
+    assert rc == 0 and set(exported) == docs["export labels"] and exported["out"] == str(out)
+    assert exported["labels"] == len(out.read_text().splitlines()) == 1 and exported["real_names"] is False
+
+    gold = tmp_path / "gold.csv"
+    gold.write_text(f"pair_id,preference\n{pair_id},first\n")
+    assert main(["gold", "import", str(gold), *db]) == 0
+    ids = tmp_path / "qualify.txt"
+    ids.write_text(f"{pair_id}\n{pair_id}\n")  # a repeated id counts once
+    capsys.readouterr()
+    rc, qualify = printed(["gold", "qualify", str(ids), "--min-score", "0.5", "--json", *db], capsys)
+    assert rc == 0 and set(qualify) == docs["gold qualify"] and qualify == {"pairs": 1, "min_score": 0.5}
+
+    from curate.store import Store
+
+    with Store(str(tmp_path / "s.db")) as s:
+        s.update_annotator("ann", paused="too many control tasks failed", qualification="failed")
+    rc, resumed = printed(["gold", "resume", "ann", "--json", *db], capsys)
+    assert rc == 0 and set(resumed) == docs["gold resume"]
+    assert resumed == {"annotator": "ann", "was_paused": "too many control tasks failed", "qualification": "passed"}
+
+    rc, assigned = printed(["assign", "-k", "1", "--annotators", "ann", "--json", *db], capsys)
+    rc, accounts = printed(["annotators", "list", "--json", *db], capsys)
+    assert rc == 0 and set(accounts) == docs["annotators list"]
+    [ann] = accounts["annotators"]
+    assert ann["name"] == "ann" and ann["active"] is True and ann["has_password"] is False
+    assert ann["assigned"] == assigned["load"]["ann"] > ann["labelled"] >= 0
+    assert main(["annotators", "list", *db]) == 0  # the text shows the same figures
+    text = capsys.readouterr().out
+    assert f"{ann['labelled']}/{ann['assigned']} labelled  (no password: cannot sign in)" in text
+
+
+@pytest.fixture
+def hub(monkeypatch):
+    from tests.support.fake_hub import FakeHub
+
+    with FakeHub(token="hf_secret") as fake:
+        monkeypatch.setenv("HF_ENDPOINT", fake.url)
+        monkeypatch.setenv("HF_TOKEN", "hf_secret")
+        yield fake
+
+
+def test_publish_and_its_dry_run_print_their_documented_keys(docs, hub, tmp_path, capsys):
+    from tests.test_publish import built
+
+    folder = built(tmp_path / "b")
+    on_disk = {p.relative_to(folder).as_posix(): p.stat().st_size for p in folder.rglob("*") if p.is_file()}
+    rc, dry = printed(["publish", str(folder), "team/bench", "--dry-run", "--json"], capsys)
+    assert rc == 0 and hub.requests == [] and dry["dry_run"] is True
+    assert set(dry) == {"dry_run", "repo_id", "revision", "files", "bytes"} < docs["publish"]
+    assert {f["path"]: f["size"] for f in dry["files"]} == on_disk and dry["bytes"] == sum(on_disk.values())
+    rc, sent = printed(["publish", str(folder), "team/bench", "--revision", "v1", "--json"], capsys)
+    assert rc == 0 and set(sent) == docs["publish"] and sent["dry_run"] is False and sent["revision"] == "v1"
+    assert {k: sent[k] for k in ("files", "bytes")} == {k: dry[k] for k in ("files", "bytes")}
+    [commit] = hub.commits
+    assert set(commit.files) == set(on_disk) and "team/bench" in sent["repo_url"]
 
 
 def _label_one(db: Path, pair_id: str) -> None:
