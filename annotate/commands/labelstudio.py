@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from curate.commands.common import add_store_options, open_store
+from curate.commands.common import add_store_options, open_store, print_json
 from curate.errors import MmrbError
 from curate.extras import require_extra
 from curate.wording import plural
@@ -35,6 +36,7 @@ def _common(p: argparse.ArgumentParser) -> None:
         help=f"environment variable holding the API key (default: {DEFAULT_KEY_ENV})",
     )
     p.add_argument("--project", required=True, metavar="TITLE", help="project title (3 to 50 characters)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON (its schema: docs/json.md)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -124,6 +126,11 @@ def _push(store: Store, client: Client, args: argparse.Namespace) -> int:
         guidelines=guidelines,
         seed=args.seed,
     )
+    if args.json:  # the warnings on stderr too, where a person reads them
+        for w in r.warnings:
+            print(f"warning: {w}", file=sys.stderr)
+        print_json({"project": args.project, "url": client.url, **r.as_dict()})
+        return 0
     verb = "created" if r.project_created else "reused"
     print(f"project {args.project!r} (id {r.project_id}) {verb} at {client.url}")
     print(f"pairs selected: {r.selected}; already in the project: {r.already}; pushed now: {r.pushed}")
@@ -138,6 +145,9 @@ def _pull(store: Store, client: Client, args: argparse.Namespace) -> int:
     from annotate.labelstudio.pull import pull
 
     r = pull(store, client, args.project)
+    if args.json:
+        print_json({"project": args.project, "url": client.url, **r.as_dict()})
+        return 0
     print(f"project {args.project!r} (id {r.project_id}): {plural(r.annotations, 'annotation')} read")
     print(f"labels new: {r.new}; updated: {r.updated}; unchanged: {r.unchanged}")
     if r.annotators_created:
