@@ -45,6 +45,7 @@ def test_every_documented_command_is_tested_here(docs):
         *("ingest items", "ingest pairs", "pair", "assign", "leaderboard"),
         *("labels import", "export labels", "publish", "gold qualify", "gold resume", "annotators list"),
         *("labelstudio push", "labelstudio pull"),  # tested in tests/test_labelstudio.py (a real server)
+        "guidelines list",
     }
     assert all(len(keys) >= 1 for keys in docs.values())
 
@@ -186,6 +187,23 @@ def test_labels_gold_qualification_and_accounts_print_their_documented_keys(docs
     assert main(["annotators", "list", *db]) == 0  # the text shows the same figures
     text = capsys.readouterr().out
     assert f"{ann['labelled']}/{ann['assigned']} labelled  (no password: cannot sign in)" in text
+
+
+def test_guidelines_list_prints_its_documented_keys(docs, tmp_path, capsys):
+    db = ["--db", str(tmp_path / "s.db")]
+    assert main(["ingest", "items", str(SAMPLE / "items.jsonl"), "--allow-missing-images", *db]) == 0
+    capsys.readouterr()
+    rc, listed = printed(["guidelines", "list", "--json", *db], capsys)
+    assert rc == 0 and listed == {"versions": []}  # none yet: an empty list, not a sentence
+    texts = ("# One\n", "# Two, longer\n")
+    for text in texts:
+        (tmp_path / "g.md").write_text(text)
+        assert main(["guidelines", "set", str(tmp_path / "g.md"), *db]) == 0
+    capsys.readouterr()
+    rc, listed = printed(["guidelines", "list", "--json", *db], capsys)
+    assert rc == 0 and set(listed) == docs["guidelines list"]
+    assert [(v["version"], v["characters"]) for v in listed["versions"]] == [(2, len(texts[1])), (1, len(texts[0]))]
+    assert all(v["author"].startswith("cli") and v["created_at"] for v in listed["versions"])
 
 
 @pytest.fixture
