@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import IntegrityError
@@ -71,6 +71,10 @@ class AssignReport:
     gold_without_answer: int = 0  # pairs marked gold with no gold answer: cannot be scored
     qualification: int = 0  # qualification pairs queued (of ``created``)
     scheme: SchemeChange | None = None  # the batch's scheme, when one was given
+
+    def as_dict(self) -> dict[str, object]:
+        """Every figure of the report (`mmrb assign --json`)."""
+        return asdict(self)
 
     def lines(self) -> list[str]:
         out = [

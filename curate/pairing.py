@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from itertools import combinations
 from statistics import mean
 from typing import TYPE_CHECKING, Literal
@@ -81,6 +81,9 @@ class CategoryStats:
         decided = self.chosen_longer + self.chosen_shorter
         return self.chosen_longer / decided if decided else None
 
+    def as_dict(self) -> dict[str, object]:
+        return {**asdict(self), "longer_wins": self.longer_wins}
+
 
 @dataclass
 class PairingReport:
@@ -93,6 +96,10 @@ class PairingReport:
     by_method: dict[str, int] = field(default_factory=dict)  # candidate decisions per method
     categories: dict[str, CategoryStats] = field(default_factory=dict)
     items: int = 0
+
+    def as_dict(self) -> dict[str, object]:
+        """Every figure of the report (`mmrb pair --json`)."""
+        return {**asdict(self), "categories": {c: s.as_dict() for c, s in sorted(self.categories.items())}}
 
     def lines(self) -> list[str]:
         out = [

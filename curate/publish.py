@@ -31,6 +31,10 @@ class Published:
     commit_url: str
     files: tuple[UploadFile, ...]
 
+    def as_dict(self) -> dict[str, object]:
+        """What was sent (`mmrb publish --json`)."""
+        return {"repo_url": self.repo_url, "commit_url": self.commit_url, **plan_dict(self.files)}
+
 
 def upload_plan(folder: str | Path) -> tuple[UploadFile, ...]:
     """Every file that the upload sends, sorted by path, with its size. A folder that is not a
@@ -50,12 +54,16 @@ def upload_plan(folder: str | Path) -> tuple[UploadFile, ...]:
     return tuple(sorted(files, key=lambda f: f.path))
 
 
+def plan_dict(files: tuple[UploadFile, ...]) -> dict[str, object]:
+    """The files an upload sends and their total size, as `mmrb publish --json` prints them."""
+    return {"files": [{"path": f.path, "size": f.size} for f in files], "bytes": sum(f.size for f in files)}
+
+
 def plan_lines(files: tuple[UploadFile, ...]) -> list[str]:
     """The dry run's listing: one file a line with its size in bytes, then the total."""
     width = max((len(f"{f.size:,}") for f in files), default=1)
     lines = [f"{f.size:>{width},}  {f.path}" for f in files]
-    total = sum(f.size for f in files)
-    return lines + [f"{plural(len(files), 'file')}, {total:,} bytes"]
+    return lines + [f"{plural(len(files), 'file')}, {plan_dict(files)['bytes']:,} bytes"]
 
 
 def _token(token: str | None) -> str:

@@ -19,7 +19,7 @@ transaction creates the annotators, stores the labels and closes their open assi
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -150,6 +150,10 @@ class ImportReport:
     labels: int
     annotators: int
     pairs: int
+
+    def as_dict(self) -> dict[str, int]:
+        """The report's figures (`mmrb labels import --json`)."""
+        return asdict(self)
 
     def line(self) -> str:
         return (

@@ -1,4 +1,4 @@
-"""A table of judges across reports: Markdown, CSV, HTML, and a PNG plot.
+"""A table of judges across reports: Markdown, CSV, HTML, JSON, and a PNG plot.
 
 Input is the reports of ``mmrb_eval.scoring.score`` (with a ``judge`` name), e.g. the JSON
 files of ``mmrb score --output``. Every accuracy is shown with its 95% interval and its
@@ -362,11 +362,44 @@ def saved_plot(path: str | Path, size: tuple[float, float], draw: Callable[[Any]
     return out
 
 
+def _figure(s: dict | None) -> dict | None:
+    """One accuracy as the CSV has it: its interval where defined, else why not."""
+    if not s:
+        return None
+    ci, why = interval_of(s)
+    keys = ("accuracy", "correct", "n")
+    return {**{k: s.get(k) for k in keys}, "ci": ci, "ci_undefined": None if ci else why}
+
+
+def as_dict(reports: Sequence[dict], sort: str = "overall", include_incomplete: bool = False) -> dict[str, Any]:
+    """The board as one JSON document (`mmrb leaderboard --json`): the CSV's rows, nested."""
+    cats = categories_of(reports)
+    groups = ("overall", "macro", "size_weighted")
+    rows = [
+        {
+            **row,
+            **{g: _figure(row[g]) for g in groups},
+            "categories": {c: _figure(row["categories"].get(c)) for c in cats},
+        }
+        for row in table_rows(reports, sort, include_incomplete)
+    ]
+    return {
+        "sort": sort,
+        "include_incomplete": include_incomplete,
+        "categories": cats,
+        "rows": rows,
+        "incomplete": incomplete_runs(reports),
+    }
+
+
 def render(reports: Sequence[dict], fmt: str = "md", sort: str = "overall", include_incomplete: bool = False) -> str:
+    if fmt == "json":
+        doc = as_dict(reports, sort, include_incomplete)
+        return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     if fmt in ("md", "markdown"):
         return to_markdown(reports, sort, include_incomplete)
     if fmt == "csv":
         return to_csv(reports, sort, include_incomplete)
     if fmt == "html":
         return to_html(reports, sort, include_incomplete=include_incomplete)
-    raise MmrbError(f"unknown leaderboard format {fmt!r}: md, csv or html")
+    raise MmrbError(f"unknown leaderboard format {fmt!r}: md, csv, html or json")

@@ -1,6 +1,5 @@
-"""`--json` of select (and select --duplicates-only), sample, gold import and derive, and build:
-each prints one JSON document whose top-level keys are exactly those docs/json.md lists for the
-command."""
+"""`--json` of the commands docs/json.md lists: each prints one JSON document whose top-level keys
+are exactly those docs/json.md lists for the command."""
 
 from __future__ import annotations
 
@@ -24,7 +23,8 @@ def documented() -> dict[str, set[str]]:
     for section in re.split(r"^## ", text, flags=re.M)[1:]:
         m = re.match(r"`mmrb (.+) --json`", section)
         assert m, section[:60]
-        out[m.group(1)] = set(re.findall(r"^\| `(\w+)` \|", section, flags=re.M))
+        same = re.search(r"^The keys of `mmrb (.+) --json`\.$", section, flags=re.M)  # a section naming another's
+        out[m.group(1)] = out[same.group(1)] if same else set(re.findall(r"^\| `(\w+)` \|", section, flags=re.M))
     return out
 
 
@@ -40,7 +40,13 @@ def docs() -> dict[str, set[str]]:
 
 
 def test_every_documented_command_is_tested_here(docs):
-    assert set(docs) == {"select", "select --duplicates-only", "sample", "gold import", "gold derive", "build"}
+    assert set(docs) == {
+        *("select", "select --duplicates-only", "sample", "gold import", "gold derive", "build"),
+        *("ingest items", "ingest pairs", "pair", "assign", "leaderboard"),
+        *("labels import", "export labels", "publish", "gold qualify", "gold resume", "annotators list"),
+        *("labelstudio push", "labelstudio pull"),  # tested in tests/test_labelstudio.py (a real server)
+        "guidelines list",
+    }
     assert all(len(keys) >= 1 for keys in docs.values())
 
 
@@ -113,6 +119,143 @@ def _group(line: str) -> tuple[str, str, str]:
     m = re.fullmatch(r"  (\w+): (.+) duplicate (\S+)", line)
     assert m, line
     return m.group(1), m.group(2), m.group(3)
+
+
+def test_ingest_pair_and_assign_print_their_documented_keys(docs, tmp_path, capsys):
+    db = ["--db", str(tmp_path / "s.db")]
+    ingest = ["ingest", "items", str(SAMPLE / "items.jsonl"), "--allow-missing-images", "--json"]
+    rc, items = printed([*ingest, *db], capsys)
+    assert rc == 0 and set(items) == docs["ingest items"] and items["format"] == "items" and items["items"] > 0
+    assert items["images_missing"] >= len(items["missing_examples"]) > 0  # the sample has an image missing
+    pairs_file = ROOT / "tests" / "fixtures" / "ingest" / "vlrewardbench_text.jsonl"
+    rc, pairs = printed(["ingest", "pairs", str(pairs_file), "--format", "vlrewardbench-text", "--json", *db], capsys)
+    assert rc == 0 and set(pairs) == docs["ingest pairs"] and pairs["pairs"] > 0
+
+    rc, paired = printed(["pair", "--json", *db], capsys)
+    assert rc == 0 and set(paired) == docs["pair"] and paired["created"] > 0
+    assert paired["created"] == sum(c["pairs"] for c in paired["categories"].values())
+    for c in paired["categories"].values():  # undefined without a decided pair, not 0
+        decided = c["chosen_longer"] + c["chosen_shorter"]
+        assert c["longer_wins"] == (c["chosen_longer"] / decided if decided else None)
+
+    rc, assigned = printed(["assign", "-k", "2", "--annotators", "a,b", "--json", *db], capsys)
+    assert rc == 0 and set(assigned) == docs["assign"] and assigned["annotators"] == ["a", "b"]
+    assert assigned["created"] == sum(assigned["load"].values()) == 2 * assigned["pairs"] > 0
+    rc, again = printed(["assign", "-k", "2", "--annotators", "a,b", "--json", *db], capsys)
+    assert rc == 0 and again["created"] == 0 and again["load"] == assigned["load"]
+
+
+def test_leaderboard_prints_its_documented_keys_and_the_csv_figures(docs, tmp_path, capsys):
+    import csv
+
+    from mmrb_eval.leaderboard import render
+    from tests.test_leaderboard import reports
+
+    files = []
+    for r in reports():  # judges "steady", "biased", "silent" (no verdict) and "hasty" (incomplete)
+        files.append(tmp_path / f"{r['judge']}.json")
+        files[-1].write_text(json.dumps(r))
+    rc, board = printed(["leaderboard", *map(str, files), "--json"], capsys)
+    assert rc == 0 and set(board) == docs["leaderboard"] and board["incomplete"] == ["hasty"]
+    rows = list(csv.DictReader(render(reports(), "csv").splitlines()))
+    assert [r["judge"] for r in board["rows"]] == [r["judge"] for r in rows]
+    for row, line in zip(board["rows"], rows, strict=True):
+        assert str(row["rank"] or "") == line["rank"]
+        for g in ("overall", *board["categories"]):
+            fig = row[g] if g == "overall" else row["categories"][g]
+            assert str(fig["accuracy"] if fig["accuracy"] is not None else "") == line[f"{g}_acc"]
+            assert str(fig["ci"][0] if fig["ci"] else "") == line[f"{g}_ci_low"]
+    silent = next(r for r in board["rows"] if r["judge"] == "silent")
+    assert silent["overall"]["accuracy"] is None and silent["overall"]["ci"] is None  # undefined, not 0
+    out = tmp_path / "board.json"
+    assert main(["leaderboard", *map(str, files), "--format", "json", "--output", str(out)]) == 0
+    assert json.loads(out.read_text()) == board
+
+
+def test_labels_gold_qualification_and_accounts_print_their_documented_keys(docs, tmp_path, capsys):
+    db = ["--db", str(tmp_path / "s.db")]
+    assert main(["ingest", "items", str(SAMPLE / "items.jsonl"), "--allow-missing-images", *db]) == 0
+    assert main(["pair", "--strategy", "correct_incorrect", *db]) == 0
+    capsys.readouterr()
+    pair_id = _a_pair(tmp_path / "s.db")
+    labels = tmp_path / "labels.csv"
+    labels.write_text(f"pair_id,annotator,preference\n{pair_id},ann,first\n")
+    rc, imported = printed(["labels", "import", str(labels), "--json", *db], capsys)
+    assert rc == 0 and set(imported) == docs["labels import"] and imported == {"labels": 1, "annotators": 1, "pairs": 1}
+    out = tmp_path / "out.jsonl"
+    rc, exported = printed(["export", "labels", "--out", str(out), "--json", *db], capsys)
+    assert rc == 0 and set(exported) == docs["export labels"] and exported["out"] == str(out)
+    assert exported["labels"] == len(out.read_text().splitlines()) == 1 and exported["real_names"] is False
+
+    gold = tmp_path / "gold.csv"
+    gold.write_text(f"pair_id,preference\n{pair_id},first\n")
+    assert main(["gold", "import", str(gold), *db]) == 0
+    ids = tmp_path / "qualify.txt"
+    ids.write_text(f"{pair_id}\n{pair_id}\n")  # a repeated id counts once
+    capsys.readouterr()
+    rc, qualify = printed(["gold", "qualify", str(ids), "--min-score", "0.5", "--json", *db], capsys)
+    assert rc == 0 and set(qualify) == docs["gold qualify"] and qualify == {"pairs": 1, "min_score": 0.5}
+
+    from curate.store import Store
+
+    with Store(str(tmp_path / "s.db")) as s:
+        s.update_annotator("ann", paused="too many control tasks failed", qualification="failed")
+    rc, resumed = printed(["gold", "resume", "ann", "--json", *db], capsys)
+    assert rc == 0 and set(resumed) == docs["gold resume"]
+    assert resumed == {"annotator": "ann", "was_paused": "too many control tasks failed", "qualification": "passed"}
+
+    rc, assigned = printed(["assign", "-k", "1", "--annotators", "ann", "--json", *db], capsys)
+    rc, accounts = printed(["annotators", "list", "--json", *db], capsys)
+    assert rc == 0 and set(accounts) == docs["annotators list"]
+    [ann] = accounts["annotators"]
+    assert ann["name"] == "ann" and ann["active"] is True and ann["has_password"] is False
+    assert ann["assigned"] == assigned["load"]["ann"] > ann["labelled"] >= 0
+    assert main(["annotators", "list", *db]) == 0  # the text shows the same figures
+    text = capsys.readouterr().out
+    assert f"{ann['labelled']}/{ann['assigned']} labelled  (no password: cannot sign in)" in text
+
+
+def test_guidelines_list_prints_its_documented_keys(docs, tmp_path, capsys):
+    db = ["--db", str(tmp_path / "s.db")]
+    assert main(["ingest", "items", str(SAMPLE / "items.jsonl"), "--allow-missing-images", *db]) == 0
+    capsys.readouterr()
+    rc, listed = printed(["guidelines", "list", "--json", *db], capsys)
+    assert rc == 0 and listed == {"versions": []}  # none yet: an empty list, not a sentence
+    texts = ("# One\n", "# Two, longer\n")
+    for text in texts:
+        (tmp_path / "g.md").write_text(text)
+        assert main(["guidelines", "set", str(tmp_path / "g.md"), *db]) == 0
+    capsys.readouterr()
+    rc, listed = printed(["guidelines", "list", "--json", *db], capsys)
+    assert rc == 0 and set(listed) == docs["guidelines list"]
+    assert [(v["version"], v["characters"]) for v in listed["versions"]] == [(2, len(texts[1])), (1, len(texts[0]))]
+    assert all(v["author"].startswith("cli") and v["created_at"] for v in listed["versions"])
+
+
+@pytest.fixture
+def hub(monkeypatch):
+    from tests.support.fake_hub import FakeHub
+
+    with FakeHub(token="hf_secret") as fake:
+        monkeypatch.setenv("HF_ENDPOINT", fake.url)
+        monkeypatch.setenv("HF_TOKEN", "hf_secret")
+        yield fake
+
+
+def test_publish_and_its_dry_run_print_their_documented_keys(docs, hub, tmp_path, capsys):
+    from tests.test_publish import built
+
+    folder = built(tmp_path / "b")
+    on_disk = {p.relative_to(folder).as_posix(): p.stat().st_size for p in folder.rglob("*") if p.is_file()}
+    rc, dry = printed(["publish", str(folder), "team/bench", "--dry-run", "--json"], capsys)
+    assert rc == 0 and hub.requests == [] and dry["dry_run"] is True
+    assert set(dry) == {"dry_run", "repo_id", "revision", "files", "bytes"} < docs["publish"]
+    assert {f["path"]: f["size"] for f in dry["files"]} == on_disk and dry["bytes"] == sum(on_disk.values())
+    rc, sent = printed(["publish", str(folder), "team/bench", "--revision", "v1", "--json"], capsys)
+    assert rc == 0 and set(sent) == docs["publish"] and sent["dry_run"] is False and sent["revision"] == "v1"
+    assert {k: sent[k] for k in ("files", "bytes")} == {k: dry[k] for k in ("files", "bytes")}
+    [commit] = hub.commits
+    assert set(commit.files) == set(on_disk) and "team/bench" in sent["repo_url"]
 
 
 def _label_one(db: Path, pair_id: str) -> None:

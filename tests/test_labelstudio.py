@@ -156,6 +156,45 @@ PLAN = {
 }
 
 
+def test_cli_push_and_pull_print_their_documented_json_keys(tmp_path, label_studio, monkeypatch, capsys):
+    import json
+
+    from curate.cli import main
+    from curate.store import Store
+    from tests.test_cli_json import documented
+
+    docs = documented()
+    db = str(tmp_path / "cli.db")
+    with Store(db, images=tmp_path / "images") as s:
+        seed(s)
+    monkeypatch.setenv("MY_LS_KEY", label_studio.token)
+    title = _title("json")
+    common = ["--db", db, "--images", str(tmp_path / "images"), "--url", label_studio.url, "--project", title]
+    common += ["--api-key-env", "MY_LS_KEY", "--json"]
+
+    assert main(["labelstudio", "push", *common]) == 0
+    out, err = capsys.readouterr()
+    pushed = json.loads(out)  # one document; the warning of the missing image on stderr too
+    assert set(pushed) == docs["labelstudio push"] and pushed["project_created"] is True
+    assert pushed["selected"] == pushed["pushed"] == 5 and pushed["already"] == 0 and pushed["warnings"]
+    assert all(f"warning: {w}" in err for w in pushed["warnings"])
+    c = Client(label_studio.url, label_studio.token)
+    tasks = tasks_by_pair(c, pushed["project_id"])
+    user = ls_user(c, "json@example.com")
+    for pair_id in ("p0", "p1"):
+        t = tasks[pair_id]
+        result = result_as_seen(t["data"]["left"], "correct", "incorrect", "first")
+        c.sdk.annotations.create(id=t["id"], result=result, completed_by=user)
+    c.sdk.annotations.create(id=tasks["p2"]["id"], result=[], completed_by=user, was_cancelled=True)
+    c.close()
+
+    assert main(["labelstudio", "pull", *common]) == 0
+    pulled = json.loads(capsys.readouterr().out)
+    assert set(pulled) == docs["labelstudio pull"] and pulled["project_id"] == pushed["project_id"]
+    assert (pulled["annotations"], pulled["new"], pulled["updated"], pulled["unchanged"]) == (3, 2, 0, 0)
+    assert pulled["cancelled"] == [{"pair_id": "p2", "annotator": pulled["annotators_created"][0]}]
+
+
 @pytest.mark.slow
 def test_push_annotate_pull_round_trip(store, client):
     seed(store)

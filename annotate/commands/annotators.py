@@ -9,10 +9,14 @@ import argparse
 import getpass
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from curate.commands.common import add_store_options, cli_actor, open_store
+from curate.commands.common import add_store_options, cli_actor, open_store, print_json
 from curate.errors import MmrbError
 from curate.wording import plural
+
+if TYPE_CHECKING:
+    from curate.store import Store
 
 HELP = "manage annotator accounts of the annotation app"
 DESCRIPTION = (
@@ -29,6 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     a.add_argument("--role", choices=["annotator", "admin"], default="annotator")
     a.add_argument("--password-stdin", action="store_true", help="read the password from standard input")
     ls = sub.add_parser("list", help="list accounts with their progress")
+    ls.add_argument("--json", action="store_true", help="print the accounts as JSON (its schema: docs/json.md)")
     d = sub.add_parser("disable", help="stop an account from signing in and end its sessions (its labels stay)")
     d.add_argument("name")
     e = sub.add_parser("enable", help="let a disabled account sign in again")
@@ -58,6 +63,16 @@ def _password(args: argparse.Namespace) -> str:
     return first
 
 
+def _accounts(store: Store) -> list[dict[str, object]]:
+    """Every account with its progress, as `mmrb annotators list` shows it (text or --json)."""
+    out: list[dict[str, object]] = []
+    for a in store.annotators():
+        done, assigned = store.progress(a.name)
+        row = {"name": a.name, "role": a.role, "active": a.active, "has_password": bool(a.password_hash)}
+        out.append({**row, "labelled": done, "assigned": assigned})
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     from annotate import auth
 
@@ -69,14 +84,17 @@ def run(args: argparse.Namespace) -> int:
             a = auth.add_account(store, args.name, _password(args), args.role, by=by)
             print(f"added {a.role} {a.name}")
         elif args.action == "list":
-            rows = store.annotators()
-            if not rows:
+            rows = _accounts(store)
+            if args.json:
+                print_json({"annotators": rows})
+            elif not rows:
                 print("no accounts yet: mmrb annotators add NAME")
-            for a in rows:
-                done, assigned = store.progress(a.name)
-                state = "active" if a.active else "disabled"
-                pw = "" if a.password_hash else "  (no password: cannot sign in)"
-                print(f"{a.name:<24} {a.role:<10} {state:<9} {done}/{assigned} labelled{pw}")
+            else:
+                for row in rows:
+                    state = "active" if row["active"] else "disabled"
+                    pw = "" if row["has_password"] else "  (no password: cannot sign in)"
+                    name, role, done = row["name"], row["role"], f"{row['labelled']}/{row['assigned']}"
+                    print(f"{name:<24} {role:<10} {state:<9} {done} labelled{pw}")
         elif args.action in ("disable", "enable"):
             auth.set_active(store, args.name, args.action == "enable", by=by)
             print(f"{args.action}d {args.name}" + ("; its sessions have ended" if args.action == "disable" else ""))

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from curate.commands.common import add_quiet_option, add_store_options, open_store, progress_bars
+from curate.commands.common import add_quiet_option, add_store_options, open_store, print_json, progress_bars
 from curate.errors import MmrbError
 from curate.extras import require_extra
 from curate.wording import plural
@@ -37,6 +38,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--project", required=True, metavar="TITLE", help="project title (3 to 50 characters)")
     add_quiet_option(p)
+    p.add_argument("--json", action="store_true", help="print the report as JSON (its schema: docs/json.md)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -100,14 +102,28 @@ def run(args: argparse.Namespace) -> int:
         with open_store(args) as store, progress_bars(quiet=args.quiet) as bars:
             progress = bars.named()  # a bar per stage; None when hidden: no per-task work
             run = _push if args.action == "push" else _pull
-            lines = run(store, client, args, progress)
+            reported = run(store, client, args, progress)
     finally:
         client.close()
-    print("\n".join(lines))  # after the bar: a transient bar would erase lines printed under it
+    # after the bar: a transient bar would erase lines printed under it
+    if args.json:
+        for line in reported.warnings:  # on stderr too, where a person reads them
+            print(line, file=sys.stderr)
+        print_json(reported.doc)
+    else:
+        print("\n".join(reported.lines))
     return 0
 
 
-def _push(store: Store, client: Client, args: argparse.Namespace, progress: Progress | None) -> list[str]:
+class Reported(NamedTuple):
+    """What push or pull reports: its text lines, the same as JSON (docs/json.md), its warnings."""
+
+    lines: list[str]
+    doc: dict[str, object]
+    warnings: list[str]
+
+
+def _push(store: Store, client: Client, args: argparse.Namespace, progress: Progress | None) -> Reported:
     from annotate.labelstudio.push import push
 
     guidelines = None
@@ -131,6 +147,7 @@ def _push(store: Store, client: Client, args: argparse.Namespace, progress: Prog
         seed=args.seed,
         progress=progress,
     )
+    doc: dict[str, object] = {"project": args.project, "url": client.url, **r.as_dict()}
     verb = "created" if r.project_created else "reused"
     out = [
         f"project {args.project!r} (id {r.project_id}) {verb} at {client.url}",
@@ -140,13 +157,14 @@ def _push(store: Store, client: Client, args: argparse.Namespace, progress: Prog
         out.append(f"images uploaded: {r.images_uploaded}")
     for w in r.warnings:
         out.append(f"warning: {w}")
-    return out
+    return Reported(out, doc, [f"warning: {w}" for w in r.warnings])
 
 
-def _pull(store: Store, client: Client, args: argparse.Namespace, progress: Progress | None) -> list[str]:
+def _pull(store: Store, client: Client, args: argparse.Namespace, progress: Progress | None) -> Reported:
     from annotate.labelstudio.pull import pull
 
     r = pull(store, client, args.project, progress=progress)
+    doc: dict[str, object] = {"project": args.project, "url": client.url, **r.as_dict()}
     out = [
         f"project {args.project!r} (id {r.project_id}): {plural(r.annotations, 'annotation')} read",
         f"labels new: {r.new}; updated: {r.updated}; unchanged: {r.unchanged}",
@@ -163,4 +181,4 @@ def _pull(store: Store, client: Client, args: argparse.Namespace, progress: Prog
         out.append(f"kept labels made in the annotation app (Label Studio's version not imported): {len(r.conflicts)}")
         for pair_id, name in r.conflicts[:20]:
             out.append(f"  pair {pair_id} by {name}")
-    return out
+    return Reported(out, doc, [])

@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -76,6 +76,16 @@ class PullResult:
     superseded: int = 0  # older annotations by the same user on the same task
     annotators_created: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)  # "export" (Label Studio), "store" (ours)
+
+    def as_dict(self) -> dict[str, object]:
+        """The pull's figures as its text reports them (`mmrb labelstudio pull --json`): its
+        timings (the bench's) left out."""
+
+        def named(pairs: list[tuple[str, str]]) -> list[dict[str, str]]:
+            return [{"pair_id": p, "annotator": a} for p, a in pairs]
+
+        figures = {k: v for k, v in asdict(self).items() if k != "seconds"}
+        return {**figures, "cancelled": named(self.cancelled), "conflicts": named(self.conflicts)}
 
 
 class AnnotationProblem(MmrbError):

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -77,6 +77,10 @@ class PushResult:
     pushed: int  # tasks imported by this run
     images_uploaded: int = 0
     warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, object]:
+        """The push's figures (`mmrb labelstudio push --json`)."""
+        return asdict(self)
 
 
 # Which response is shown as A (on the left) of a task, decided in curate/sides.py.

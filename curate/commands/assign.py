@@ -14,9 +14,10 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from curate.commands.common import add_store_options
+    from curate.commands.common import add_json_option, add_store_options
 
     add_store_options(p)
+    add_json_option(p)
     p.add_argument("-k", "--k", type=int, default=3, help="distinct annotators per pair (default 3)")
     p.add_argument(
         "--annotators",
@@ -52,7 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from curate.assign import assign
-    from curate.commands.common import cli_actor, names, open_store, read_ids
+    from curate.commands.common import cli_actor, names, open_store, print_json, read_ids
     from curate.schemes import load
 
     annotators, pair_ids = names(args.annotators), read_ids(args.pairs)
@@ -71,5 +72,8 @@ def run(args: argparse.Namespace) -> int:
             by=cli_actor(),
             new_version=args.new_version,
         )
-    print("\n".join(report.lines()))
+    if args.json:
+        print_json(report.as_dict())
+    else:
+        print("\n".join(report.lines()))
     return 0

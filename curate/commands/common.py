@@ -111,6 +111,18 @@ def read_ids(path: str | None) -> list[str] | None:
         raise MmrbError(f"cannot read {path}: {e.strerror}") from None
 
 
+def add_json_option(p: argparse.ArgumentParser, what: str = "the report") -> None:
+    """--json of a command that reports: its document's keys are listed in docs/json.md."""
+    p.add_argument("--json", action="store_true", help=f"print {what} as JSON (its schema: docs/json.md)")
+
+
+def print_json(doc: object) -> None:
+    """A command's --json: one JSON document on stdout (warnings and errors stay on stderr)."""
+    import json
+
+    print(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
+
+
 def add_response_limit_option(p: argparse.ArgumentParser, config: str) -> None:
     """--max-response-chars of a command that asks endpoints; ``config`` names the file whose
     ``max_response_chars`` applies without it ("models file", "judge file")."""

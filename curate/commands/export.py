@@ -14,7 +14,7 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from curate.commands.common import add_store_options
+    from curate.commands.common import add_json_option, add_store_options
 
     sub = p.add_subparsers(dest="what", metavar="{labels}", required=True)
     lab = sub.add_parser("labels", help="the raw labels, one record per label")
@@ -24,15 +24,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--real-names", action="store_true", help="keep the annotators' names (to move labels between stores)"
     )
     add_store_options(lab)
+    add_json_option(lab, "what it wrote")
 
 
 def run(args: argparse.Namespace) -> int:
-    from curate.commands.common import open_store
+    from curate.commands.common import open_store, print_json
     from curate.rawlabels import export_labels
     from curate.wording import plural
 
     out = args.out or f"labels.{args.format or 'jsonl'}"
     with open_store(args) as store:
         n = export_labels(store, out, args.format, real_names=args.real_names)
-    print(f"wrote {plural(n, 'label')} to {out}")
+    if args.json:
+        print_json({"labels": n, "out": out, "real_names": args.real_names})
+    else:
+        print(f"wrote {plural(n, 'label')} to {out}")
     return 0

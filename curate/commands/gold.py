@@ -41,16 +41,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     q = sub.add_parser("qualify", help="set the qualification set that new annotators label first")
     q.add_argument("file", help="one pair id per line (pairs with gold)")
     q.add_argument("--min-score", type=float, default=0.8, help="share of gold values to match (default 0.8)")
+    q.add_argument("--json", action="store_true", help="print the set's size as JSON (its schema: docs/json.md)")
     add_store_options(q)
     r = sub.add_parser("resume", help="let an annotator back into the queue (paused, or failed qualification)")
     r.add_argument("annotator")
+    r.add_argument("--json", action="store_true", help="print what changed as JSON (its schema: docs/json.md)")
     add_store_options(r)
 
 
 def run(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from curate.commands.common import cli_actor, names, open_store, read_ids
+    from curate.commands.common import cli_actor, names, open_store, print_json, read_ids
     from curate.quality import gold as G
     from curate.quality import qualification as Q
     from curate.wording import plural
@@ -84,11 +86,17 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(asdict(stats), indent=1, sort_keys=True) if args.json else "\n".join(stats.lines()))
         elif args.what == "qualify":
             n = Q.set_qualification(store, read_ids(args.file) or [], args.min_score)
+            if args.json:
+                print_json({"pairs": n, "min_score": args.min_score})
+                return 0
             print(
                 f"qualification set: {plural(n, 'pair')}, minimum score {args.min_score:g}; "
                 "new annotators get it on the next mmrb assign"
             )
         else:
-            Q.resume(store, args.annotator, by=cli_actor())
-            print(f"{args.annotator}: back in the queue")
+            done = Q.resume(store, args.annotator, by=cli_actor())
+            if args.json:
+                print_json(asdict(done))
+            else:
+                print(f"{args.annotator}: back in the queue")
     return 0

@@ -21,6 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     sh = sub.add_parser("show", help="print the current guidelines (or --version N)")
     sh.add_argument("--version", type=int, help="print this version instead of the current one")
     ls = sub.add_parser("list", help="list the versions: number, author, time (UTC), size")
+    ls.add_argument("--json", action="store_true", help="print the versions as JSON (its schema: docs/json.md)")
     for q in (s, sh, ls):
         add_store_options(q)
 
@@ -42,7 +43,7 @@ def _read(path: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from curate.commands.common import cli_actor, open_store
+    from curate.commands.common import cli_actor, open_store, print_json
     from curate.errors import MmrbError
     from curate.wording import utc_time
 
@@ -63,6 +64,13 @@ def run(args: argparse.Namespace) -> int:
             print(shown.text, end="" if shown.text.endswith("\n") else "\n")
         else:
             versions = store.guidelines_versions()
+            if args.json:
+                rows = [
+                    {"version": g.version, "author": g.author, "created_at": g.created_at, "characters": len(g.text)}
+                    for g in versions
+                ]
+                print_json({"versions": rows})
+                return 0
             if not versions:
                 print("no guidelines yet: mmrb guidelines set FILE")
             for g in versions:

@@ -16,7 +16,7 @@ IMAGES_ROOT_HELP = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from curate.commands.common import add_missing_images_option, add_quiet_option, add_store_options
+    from curate.commands.common import add_json_option, add_missing_images_option, add_quiet_option, add_store_options
     from curate.formats.registry import PAIR_FORMATS, canonical
 
     sub = p.add_subparsers(dest="what", metavar="{items,pairs}", required=True)
@@ -38,6 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     add_store_options(it)
     add_quiet_option(it)
+    add_json_option(it)
 
     pr = sub.add_parser("pairs", help="pairs of an existing benchmark")
     pr.add_argument("file")
@@ -61,10 +62,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     add_store_options(pr)
     add_quiet_option(pr)
+    add_json_option(pr)
 
 
 def run(args: argparse.Namespace) -> int:
-    from curate.commands.common import names, open_store, progress_bars
+    from curate.commands.common import names, open_store, print_json, progress_bars
     from curate.ingest import ingest_items, ingest_pairs
 
     # no timer thread: a large file is read in a forked process, which only a lone thread may start
@@ -93,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
                 category=args.category,
                 progress=progress,
             )
+    if args.json:
+        print_json(report.as_dict())
+        return 0
     print(report.summary())
     for ex in report.missing_examples:
         print(f"  missing image: {ex}")

@@ -14,19 +14,24 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from curate.commands.common import add_store_options
+    from curate.commands.common import add_json_option, add_store_options
 
     sub = p.add_subparsers(dest="what", metavar="{import}", required=True)
     imp = sub.add_parser("import", help="import a label file (all or nothing)")
     imp.add_argument("file", help="a .jsonl, .parquet or .csv file")
     imp.add_argument("--source", default="import", help="the source of rows that name none (default: import)")
     add_store_options(imp)
+    add_json_option(imp)
 
 
 def run(args: argparse.Namespace) -> int:
-    from curate.commands.common import open_store
+    from curate.commands.common import open_store, print_json
     from curate.rawlabels import import_labels
 
     with open_store(args) as store:
-        print(import_labels(store, args.file, source=args.source).line())
+        report = import_labels(store, args.file, source=args.source)
+    if args.json:
+        print_json(report.as_dict())
+    else:
+        print(report.line())
     return 0

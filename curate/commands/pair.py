@@ -14,10 +14,11 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from curate.commands.common import add_store_options
+    from curate.commands.common import add_json_option, add_store_options
     from curate.pairing import DEFAULT_NEAR_DUPLICATE, STRATEGIES
 
     add_store_options(p)
+    add_json_option(p)
     p.add_argument(
         "--strategy", choices=STRATEGIES, default="cross_model", help="which pairs to make (default cross_model)"
     )
@@ -40,7 +41,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from curate.commands.common import names, open_store, read_ids
+    from curate.commands.common import names, open_store, print_json, read_ids
     from curate.pairing import pair_items
 
     item_ids, models = read_ids(args.items), names(args.models)
@@ -55,5 +56,8 @@ def run(args: argparse.Namespace) -> int:
             item_ids=item_ids,
             models=models,
         )
-    print("\n".join(report.lines()))
+    if args.json:
+        print_json(report.as_dict())
+    else:
+        print("\n".join(report.lines()))
     return 0

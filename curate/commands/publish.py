@@ -14,6 +14,8 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from curate.commands.common import add_json_option
+
     p.add_argument("folder", metavar="FOLDER", help="the built benchmark folder (mmrb build --out)")
     p.add_argument("repo_id", metavar="REPO_ID", help="the dataset repository, e.g. my-team/my-benchmark")
     p.add_argument(
@@ -21,16 +23,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--revision", metavar="REV", help="the branch to commit to (created if needed; default main)")
     p.add_argument("--dry-run", action="store_true", help="list the files and sizes to upload; send nothing")
+    add_json_option(p, "the files sent (or, with --dry-run, to send)")
 
 
 def run(args: argparse.Namespace) -> int:
     import os
 
-    from curate.publish import plan_lines, publish, upload_plan
+    from curate.commands.common import print_json
+    from curate.publish import plan_dict, plan_lines, publish, upload_plan
     from curate.wording import plural
 
+    target = {"dry_run": args.dry_run, "repo_id": args.repo_id, "revision": args.revision}
     if args.dry_run:
         files = upload_plan(args.folder)
+        if args.json:
+            print_json({**target, **plan_dict(files)})
+            return 0
         where = f"{args.repo_id}" + (f" (branch {args.revision})" if args.revision else "")
         print(f"dry run: would upload to the dataset repository {where}, in one commit:")
         print("\n".join(plan_lines(files)))
@@ -43,7 +51,9 @@ def run(args: argparse.Namespace) -> int:
         revision=args.revision,
         endpoint=os.environ.get("HF_ENDPOINT") or None,
     )
-    total = sum(f.size for f in res.files)
-    sent = f"{plural(len(res.files), 'file')} ({total:,} bytes)"
+    if args.json:
+        print_json({**target, **res.as_dict()})
+        return 0
+    sent = f"{plural(len(res.files), 'file')} ({res.as_dict()['bytes']:,} bytes)"
     print(f"uploaded {sent} to {res.repo_url} in one commit: {res.commit_url}")
     return 0

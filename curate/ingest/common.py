@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +113,10 @@ class IngestReport:
     rejects_file: str | None = None
     missing_examples: list[str] = field(default_factory=list)
     problems: list[InputProblem] = field(default_factory=list)  # of rejected rows
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every figure of the report (`mmrb ingest --json`; the text shows the first problems only)."""
+        return asdict(self)
 
     def summary(self) -> str:
         parts = [plural(self.items, "item"), plural(self.candidates, "candidate")]

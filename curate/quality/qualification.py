@@ -175,7 +175,16 @@ def _failed() -> Gate:
     )
 
 
-def resume(store: QualificationStore, annotator: str, *, by: str = SYSTEM) -> None:
+@dataclass(frozen=True)
+class Resumed:
+    """What `mmrb gold resume` changed: the account's pause before, its qualification after."""
+
+    annotator: str
+    was_paused: str | None  # why it was paused; None: it was not
+    qualification: str | None
+
+
+def resume(store: QualificationStore, annotator: str, *, by: str = SYSTEM) -> Resumed:
     """The lead lets an account back into the queue: no pause, qualification passed; in the
     audit trail as done ``by``."""
     with store.transaction() as tx:
@@ -186,3 +195,4 @@ def resume(store: QualificationStore, annotator: str, *, by: str = SYSTEM) -> No
         store.update_annotator(annotator, paused=None, qualification=qualification, conn=tx)
         details = {"was_paused": person.paused or "", "qualification": qualification or ""}
         store.record_audit(by, "annotator.resume", annotator, details, conn=tx)
+    return Resumed(annotator, person.paused, qualification)

@@ -1,10 +1,10 @@
-"""mmrb leaderboard: a table of judges (Markdown, CSV, HTML) and a PNG plot."""
+"""mmrb leaderboard: a table of judges (Markdown, CSV, HTML, JSON) and a PNG plot."""
 
 from __future__ import annotations
 
 import argparse
 
-HELP = "compare judges: a table with intervals (md/csv/html) and a PNG plot"
+HELP = "compare judges: a table with intervals (md/csv/html/json) and a PNG plot"
 DESCRIPTION = (
     "Compare judges: accuracy with 95% intervals, completeness and error rate per run. A run with failed "
     "or missing judgments is incomplete and is listed apart, unranked, in the table and the plot, unless "
@@ -26,7 +26,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="dataset for stored runs (default: the path each run recorded)",
     )
-    p.add_argument("--format", choices=["md", "csv", "html"], default="md")
+    # json is one more rendering of the table (written by --output too); --json, every command's
+    # spelling, is its shorthand
+    p.add_argument("--format", choices=["md", "csv", "html", "json"], default="md")
+    p.add_argument(
+        "--json",
+        dest="format",
+        action="store_const",
+        const="json",
+        help="the same as --format json (its schema: docs/json.md)",
+    )
     p.add_argument("--sort", choices=["overall", "macro", "size_weighted"], default="overall")
     p.add_argument("--output", metavar="FILE", help="write the table here instead of printing it")
     p.add_argument("--plot", metavar="PNG", help="also draw the accuracies with their intervals")
