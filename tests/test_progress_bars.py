@@ -138,7 +138,7 @@ def labelstudio(action: str) -> Callable[[Stores, Path], list[str]]:
 
 # command, its argv (from the stores and a fresh folder), a bar's description it draws, rc
 ROWS = [
-    ("ingest", ingest, "rows read", 0),
+    ("ingest", ingest, "rows read", 0),  # of the file's rows (the bar's total, below)
     ("sample", sample, "m", 0),
     ("select", select, "judge a", 0),
     ("quality", quality, "bias", 0),
@@ -243,3 +243,45 @@ def test_ingest_s_bar_starts_no_thread_so_a_large_file_is_still_read_in_a_forked
         assert _threads() == before  # rows.py forks its reader only from a lone thread
     with progress_bars() as bars:  # the others redraw on rich's timer thread
         assert bars.shown and _threads() == before + 1
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "expected"),
+    [
+        ("a.jsonl", b'{"id": 1}\n{"id": 2}\n', 2),
+        ("b.jsonl", b'{"id": 1}\n{"id": 2}', 2),  # the last line without its newline
+        ("c.jsonl", b"", 0),
+        ("d.csv", b"id,text\n1,a\n2,b\n", 2),  # the header is no row
+        ("e.json", b'[{"id": 1}]', None),  # known only once parsed
+        ("f.txt", b"x\n", None),  # not an input format: read_rows says so
+    ],
+)
+def test_ingest_s_bar_total_is_the_file_s_rows_read_cheaply(tmp_path, name, content, expected):
+    from curate.formats.reader import row_estimate
+
+    path = tmp_path / name
+    path.write_bytes(content)
+    assert row_estimate(path) == expected
+
+
+def test_ingest_s_bar_total_of_parquet_and_of_a_file_that_cannot_be_read(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from curate.formats.reader import row_estimate
+
+    pq.write_table(pa.table({"id": [1, 2, 3]}), tmp_path / "p.parquet")
+    assert row_estimate(tmp_path / "p.parquet") == 3
+    (tmp_path / "bad.parquet").write_bytes(b"not parquet")
+    assert row_estimate(tmp_path / "bad.parquet") is None
+    assert row_estimate(tmp_path / "absent.jsonl") is None
+    assert row_estimate(tmp_path) is None  # a folder
+
+
+def test_ingest_s_bar_counts_rows_read_of_the_file_s_rows(stores, tmp_path, monkeypatch):
+    lines = (SAMPLE / "items.jsonl").read_bytes().count(b"\n")
+    tty = Tty()
+    monkeypatch.setattr(sys, "stderr", tty)
+    assert main(ingest(stores, tmp_path)) == 0
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", tty.getvalue())
+    assert f"{lines}/{lines}" in text  # a total, so an ETA, not "N/?"

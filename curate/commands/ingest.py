@@ -67,12 +67,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from curate.commands.common import names, open_store, print_json, progress_bars
+    from curate.formats.reader import row_estimate
     from curate.ingest import ingest_items, ingest_pairs
 
     # no timer thread: a large file is read in a forked process, which only a lone thread may start
     with open_store(args, create=True) as store, progress_bars(quiet=args.quiet, thread=False) as bars:
-        # the rows in the file are not counted first: the bar counts rows read, at its rate
-        counter = bars.counter("rows read")
+        # the file's rows estimated cheaply (a JSON file's not known: the count alone is shown)
+        counter = bars.counter("rows read", row_estimate(args.file) if bars.shown else None)
         progress = counter.progress if counter is not None else None
         if args.what == "items":
             report = ingest_items(

@@ -78,6 +78,31 @@ def read_rows(path: str | Path, key: str | None = None, *, nulls: bool = False) 
         yield from _parquet(path)
 
 
+def row_estimate(path: str | Path) -> int | None:
+    """About how many rows ``path`` holds, read cheaply (a progress bar's total, never a count
+    that decides anything): JSONL its lines (blank ones too), CSV its lines but the header (a
+    quoted field spanning lines counts more than once), Parquet its metadata; None for JSON
+    (its records are known only once it is parsed) or a file that cannot be read."""
+    path = Path(path)
+    kind = FILE_KINDS.get(path.suffix.lower())
+    try:
+        if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            return int(pq.ParquetFile(path).metadata.num_rows)
+        if kind not in ("jsonl", "csv"):
+            return None
+        lines, last = 0, b"\n"
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 20):
+                lines += chunk.count(b"\n")
+                last = chunk[-1:]
+        lines += last != b"\n"  # a last line without its newline
+    except (OSError, ValueError):  # read_rows says what is wrong with it
+        return None
+    return max(lines - (kind == "csv"), 0)
+
+
 def load_rows(path: str | Path, key: str | None = None, *, nulls: bool = False) -> list[Row]:
     """Every row of ``path`` for a reader that needs the whole file first (scoring): rows
     that cannot be read are one InputError naming each line."""
