@@ -9,7 +9,9 @@ from __future__ import annotations
 import os
 import re
 import ssl
+import time
 import urllib.request
+import uuid
 from pathlib import Path
 
 import pytest
@@ -65,11 +67,17 @@ def log_lines(proxy: Nginx) -> list[str]:
 
 def served_by(proxy: Nginx, route: str) -> str:
     """The app process (host:port) nginx sends a browser with this routing cookie to."""
-    seen = len(log_lines(proxy))
-    req = urllib.request.Request(proxy.url + "/_stcore/health", headers={"Cookie": f"mmrb_route={route}"})
+    probe = f"/_stcore/health?probe={uuid.uuid4().hex}"  # its own log line, among a browser's requests
+    req = urllib.request.Request(proxy.url + probe, headers={"Cookie": f"mmrb_route={route}"})
     with urllib.request.urlopen(req, context=ssl._create_unverified_context(), timeout=10) as r:
         assert r.read().strip() == b"ok"
-    (line,) = log_lines(proxy)[seen:]
+    deadline = time.monotonic() + 10
+    while True:  # nginx logs a request once it has answered it: the line can come a moment later
+        lines = [line for line in log_lines(proxy) if probe in line]
+        if lines or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    (line,) = lines
     m = UPSTREAM.search(line)
     assert m, line
     return m.group(1)

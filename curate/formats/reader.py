@@ -87,7 +87,7 @@ def row_estimate(path: str | Path) -> int | None:
     kind = FILE_KINDS.get(path.suffix.lower())
     try:
         if kind == "parquet":
-            import pyarrow.parquet as pq
+            import pyarrow.parquet as pq  # deferred: only a Parquet file needs it, and it is slow to import
 
             return int(pq.ParquetFile(path).metadata.num_rows)
         if kind not in ("jsonl", "csv"):
