@@ -41,6 +41,7 @@ def docs() -> dict[str, set[str]]:
 
 def test_every_documented_command_is_tested_here(docs):
     assert set(docs) == {
+        *("status",),
         *("select", "select --duplicates-only", "sample", "gold import", "gold derive", "build"),
         *("ingest items", "ingest pairs", "pair", "assign", "leaderboard"),
         *("labels import", "export labels", "publish", "gold qualify", "gold resume", "annotators list"),
@@ -230,6 +231,23 @@ def test_guidelines_list_prints_its_documented_keys(docs, tmp_path, capsys):
     assert rc == 0 and set(listed) == docs["guidelines list"]
     assert [(v["version"], v["characters"]) for v in listed["versions"]] == [(2, len(texts[1])), (1, len(texts[0]))]
     assert all(v["author"].startswith("cli") and v["created_at"] for v in listed["versions"])
+
+
+def test_status_prints_its_documented_keys_and_the_text_s_figures(docs, tmp_path, capsys):
+    db = ["--db", str(tmp_path / "s.db")]
+    assert main(["ingest", "items", str(SAMPLE / "items.jsonl"), "--allow-missing-images", *db]) == 0
+    assert main(["pair", "--strategy", "correct_incorrect", *db]) == 0
+    _label_one(tmp_path / "s.db", _a_pair(tmp_path / "s.db"))
+    capsys.readouterr()
+    rc, st = printed(["status", "--json", *db], capsys)
+    assert rc == 0 and set(st) == docs["status"] and st["backend"] == "sqlite"
+    assert st["stages"]["labels"] == sum(c["labels"] for c in st["categories"].values()) == 1
+    assert st["labels_per_pair"]["1"] == 1 and st["label_sources"] == {"app": 1}
+    assert st["stages"]["pairs"] == sum(st["pairs_by_status"].values()) == sum(st["labels_per_pair"].values()) > 0
+    assert st["images"]["missing"] == len(st["missing_examples"]) > 0 and st["broken_files"] == 0
+    assert main(["status", *db]) == 0
+    text = capsys.readouterr().out
+    assert re.search(rf"^  pairs +{st['stages']['pairs']}  \(", text, flags=re.M)
 
 
 @pytest.fixture
