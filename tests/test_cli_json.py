@@ -23,8 +23,10 @@ def documented() -> dict[str, set[str]]:
     for section in re.split(r"^## ", text, flags=re.M)[1:]:
         m = re.match(r"`mmrb (.+) --json`", section)
         assert m, section[:60]
-        same = re.search(r"^The keys of `mmrb (.+) --json`\.$", section, flags=re.M)  # a section naming another's
-        out[m.group(1)] = out[same.group(1)] if same else set(re.findall(r"^\| `(\w+)` \|", section, flags=re.M))
+        # a section may name another's keys, alone ("The keys of `mmrb X --json`.") or with its own (", and:")
+        same = re.search(r"^The keys of `mmrb (.+) --json`(?:\.|, and:)$", section, flags=re.M)
+        own = set(re.findall(r"^\| `(\w+)` \|", section, flags=re.M))
+        out[m.group(1)] = (out[same.group(1)] if same else set()) | own
     return out
 
 
@@ -41,7 +43,7 @@ def docs() -> dict[str, set[str]]:
 
 def test_every_documented_command_is_tested_here(docs):
     assert set(docs) == {
-        *("status",),
+        *("status", "evaluate", "score"),
         *("select", "select --duplicates-only", "sample", "gold import", "gold derive", "build"),
         *("ingest items", "ingest pairs", "pair", "assign", "leaderboard"),
         *("labels import", "export labels", "publish", "gold qualify", "gold resume", "annotators list"),
@@ -248,6 +250,35 @@ def test_status_prints_its_documented_keys_and_the_text_s_figures(docs, tmp_path
     assert main(["status", *db]) == 0
     text = capsys.readouterr().out
     assert re.search(rf"^  pairs +{st['stages']['pairs']}  \(", text, flags=re.M)
+
+
+def test_evaluate_and_score_print_their_documented_keys(docs, tmp_path, capsys):
+    ds = tmp_path / "d.jsonl"
+    rows = [{"id": f"t{i}", "prompt": "p", "chosen": "a", "rejected": "b", "category": "c"} for i in range(4)]
+    ds.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    db = ["--db", str(tmp_path / "s.db")]
+    once = {"scaling"}  # only a run of several samples per pair has it
+    with FakeOpenAI(lambda req: "Overall Judgment: Answer 1 is better.") as srv:
+        judge = tmp_path / "judge.toml"
+        judge.write_text(f'name = "j"\nbase_url = "{srv.url}"\nmodel = "m"\ntemplate = "mmrb"\n')
+        exported = tmp_path / "judgments.jsonl"
+        argv = ["evaluate", "--dataset", str(ds), "--judge", str(judge), "--bootstrap", "20", "--quiet", "--json", *db]
+        rc, report = printed([*argv, "--run", "one", "--export", str(exported)], capsys)
+        assert rc == 0 and set(report) == docs["evaluate"] - once and report["run"] == "one"
+        assert report["run_info"]["sent"] == report["run_info"]["planned"] == report["judgments"] == len(rows)
+        assert report["run_health"]["complete"] is report["complete"] is True
+        rc, sampled = printed([*argv, "--run", "two", "--samples", "2", "--order", "random"], capsys)
+        assert rc == 0 and set(sampled) == docs["evaluate"] and [p["k"] for p in sampled["scaling"]] == [1, 2]
+
+    rc, scored = printed(["score", "--run", "one", "--bootstrap", "20", "--json", *db], capsys)
+    assert rc == 0 and set(scored) == docs["score"] - once == set(report) - {"run", "run_info"}
+    assert {k: scored[k] for k in ("overall", "categories", "run_health")} == {
+        k: report[k] for k in ("overall", "categories", "run_health")
+    }
+    from_file = ["score", "--judgments", str(exported), "--format", "mmrb-studio", "--dataset", str(ds)]
+    rc, filed = printed([*from_file, "--bootstrap", "20", "--json"], capsys)
+    assert rc == 0 and set(filed) == docs["score"] - once - {"run_health"}  # no stored run, no health
+    assert filed["overall"] == report["overall"]
 
 
 @pytest.fixture
