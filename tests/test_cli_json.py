@@ -43,7 +43,7 @@ def docs() -> dict[str, set[str]]:
 
 def test_every_documented_command_is_tested_here(docs):
     assert set(docs) == {
-        *("status", "evaluate", "score"),
+        *("status", "evaluate", "score", "quality"),
         *("select", "select --duplicates-only", "sample", "gold import", "gold derive", "build"),
         *("ingest items", "ingest pairs", "pair", "assign", "leaderboard"),
         *("labels import", "export labels", "publish", "gold qualify", "gold resume", "annotators list"),
@@ -279,6 +279,29 @@ def test_evaluate_and_score_print_their_documented_keys(docs, tmp_path, capsys):
     rc, filed = printed([*from_file, "--bootstrap", "20", "--json"], capsys)
     assert rc == 0 and set(filed) == docs["score"] - once - {"run_health"}  # no stored run, no health
     assert filed["overall"] == report["overall"]
+
+
+@pytest.fixture(scope="module")
+def labelled(tmp_path_factory) -> list[str]:
+    """The sample labelled by its annotators, with gold and one careless annotator, as
+    `--db`/`--images` options (tests/support/quality_sample.py); the tests only read it."""
+    from tests.support.quality_sample import quality_sample
+
+    info = quality_sample(tmp_path_factory.mktemp("labelled") / "sample.db")
+    return ["--db", info.db, "--images", info.images]
+
+
+def test_quality_prints_its_documented_keys_and_the_text_s_alerts(docs, labelled, capsys):
+    rc, report = printed(["quality", "--json", "--quiet", *labelled], capsys)
+    assert rc == 0 and set(report) == docs["quality"] - {"aggregation"}  # only with --aggregate
+    assert report["alerts"] and {a["annotator"] for a in report["alerts"]} <= set(report["annotators"])
+    assert all(set(per) <= set(report["annotators"]) for per in report["fields"].values())
+    assert set(report["bias"]) == {"annotators", "alerts", "limits", "fast_rule"}
+    assert main(["quality", "--quiet", *labelled]) == 0
+    assert f"Alerts: {len(report['alerts'])}" in capsys.readouterr().out
+    rc, aggregated = printed(["quality", "--json", "--quiet", "--aggregate", "dawid-skene", *labelled], capsys)
+    assert rc == 0 and set(aggregated) == docs["quality"] and aggregated["aggregation"]["method"] == "dawid-skene"
+    assert set(aggregated["aggregation"]["fields"]) == set(report["fields"])
 
 
 @pytest.fixture
