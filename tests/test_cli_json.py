@@ -43,7 +43,7 @@ def docs() -> dict[str, set[str]]:
 
 def test_every_documented_command_is_tested_here(docs):
     assert set(docs) == {
-        *("status", "evaluate", "score", "quality"),
+        *("status", "evaluate", "score", "quality", "agreement"),
         *("select", "select --duplicates-only", "sample", "gold import", "gold derive", "build"),
         *("ingest items", "ingest pairs", "pair", "assign", "leaderboard"),
         *("labels import", "export labels", "publish", "gold qualify", "gold resume", "annotators list"),
@@ -302,6 +302,21 @@ def test_quality_prints_its_documented_keys_and_the_text_s_alerts(docs, labelled
     rc, aggregated = printed(["quality", "--json", "--quiet", "--aggregate", "dawid-skene", *labelled], capsys)
     assert rc == 0 and set(aggregated) == docs["quality"] and aggregated["aggregation"]["method"] == "dawid-skene"
     assert set(aggregated["aggregation"]["fields"]) == set(report["fields"])
+
+
+def test_agreement_prints_its_documented_keys(docs, labelled, capsys):
+    argv = ["agreement", "--json", "--resamples", "20", *labelled]
+    rc, report = printed(argv, capsys)
+    assert rc == 0 and set(report) == docs["agreement"] - {"categories", "reliability"}  # each only when asked
+    assert report["n_labels"] == sum(f["n_labels"] for f in report["fields"].values()) > 0
+    for name, f in report["fields"].items():  # the per-pair rows add up to the field's counts
+        rows = [r for r in report["pairs"] if r["field"] == name]
+        assert len(rows) == f["n_pairs"] == sum(f["labels_per_pair"].values())
+        assert sum(r["n_labels"] for r in rows) == f["n_labels"]
+    rc, full = printed([*argv, "--category", "--reliability"], capsys)
+    assert rc == 0 and set(full) == docs["agreement"]
+    assert set(full["reliability"]) == docs["quality"] - {"bias", "aggregation"}
+    assert {k: full[k] for k in report} == report  # the same figures, the same seed
 
 
 @pytest.fixture
