@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,7 @@ def docs() -> dict[str, set[str]]:
 
 def test_every_documented_command_is_tested_here(docs):
     assert set(docs) == {
-        *("status", "evaluate", "score", "quality", "agreement"),
+        *("status", "evaluate", "score", "quality", "agreement", "gold list", "gold stats"),
         *("select", "select --duplicates-only", "sample", "gold import", "gold derive", "build"),
         *("ingest items", "ingest pairs", "pair", "assign", "leaderboard"),
         *("labels import", "export labels", "publish", "gold qualify", "gold resume", "annotators list"),
@@ -317,6 +318,21 @@ def test_agreement_prints_its_documented_keys(docs, labelled, capsys):
     assert rc == 0 and set(full) == docs["agreement"]
     assert set(full["reliability"]) == docs["quality"] - {"bias", "aggregation"}
     assert {k: full[k] for k in report} == report  # the same figures, the same seed
+
+
+def test_gold_list_prints_a_documented_object_per_line_and_gold_stats_its_keys(docs, labelled, capsys):
+    assert main(["gold", "list", "--json", *labelled]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]  # one object per line
+    assert rows and all(set(r) == docs["gold list"] for r in rows)
+    assert [r["pair_id"] for r in rows] == sorted({r["pair_id"] for r in rows})  # one per pair, in id order
+    rc, stats = printed(["gold", "stats", "--json", *labelled], capsys)
+    assert rc == 0 and set(stats) == docs["gold stats"]
+    assert stats["pairs"] == len(rows) == sum(stats["by_source"].values()) == sum(stats["by_category"].values())
+    assert stats["by_source"] == dict(Counter(r["source"] for r in rows))
+    assert stats["by_field"] == {f: n for f in stats["per_field_values"] if (n := sum(1 for r in rows if r[f]))}
+    assert stats["per_field_values"] == {
+        f: dict(Counter(r[f] for r in rows if r[f])) for f in ("preference", "correctness_first", "correctness_second")
+    }
 
 
 @pytest.fixture
