@@ -44,7 +44,7 @@ def docs() -> dict[str, set[str]]:
 
 def test_every_documented_command_is_tested_here(docs):
     assert set(docs) == {
-        *("status", "evaluate", "score", "quality", "agreement", "gold list", "gold stats"),
+        *("status", "evaluate", "score", "quality", "agreement", "gold list", "gold stats", "audit"),
         *("select", "select --duplicates-only", "sample", "gold import", "gold derive", "build"),
         *("ingest items", "ingest pairs", "pair", "assign", "leaderboard"),
         *("labels import", "export labels", "publish", "gold qualify", "gold resume", "annotators list"),
@@ -333,6 +333,27 @@ def test_gold_list_prints_a_documented_object_per_line_and_gold_stats_its_keys(d
     assert stats["per_field_values"] == {
         f: dict(Counter(r[f] for r in rows if r[f])) for f in ("preference", "correctness_first", "correctness_second")
     }
+
+
+def test_audit_prints_a_documented_object_per_line(docs, tmp_path, capsys):
+    db = ["--db", str(tmp_path / "s.db")]
+    assert main(["ingest", "items", str(SAMPLE / "items.jsonl"), "--allow-missing-images", *db]) == 0
+    assert main(["pair", "--strategy", "correct_incorrect", *db]) == 0
+    for text in ("# One\n", "# Two\n"):
+        (tmp_path / "g.md").write_text(text)
+        assert main(["guidelines", "set", str(tmp_path / "g.md"), *db]) == 0
+    assert main(["assign", "-k", "1", "--annotators", "ann", *db]) == 0
+    capsys.readouterr()
+    assert main(["audit", "--json", *db]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]  # one object per line
+    assert rows and all(set(r) == docs["audit"] for r in rows)
+    assert [r["id"] for r in rows] == sorted((r["id"] for r in rows), reverse=True)  # newest first
+    assert [r["what"] for r in rows if r["what"] in ("assign", "guidelines.set")] == ["assign", *2 * ["guidelines.set"]]
+    assert main(["audit", *db]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == len(rows)  # the text has a line per entry too
+    assert main(["audit", "--json", "--what", "guidelines", *db]) == 0  # a family: the same lines, filtered
+    filtered = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert filtered == [r for r in rows if r["what"] == "guidelines.set"] and len(filtered) == 2
 
 
 @pytest.fixture
