@@ -44,7 +44,7 @@ def docs() -> dict[str, set[str]]:
 
 def test_every_documented_command_is_tested_here(docs):
     assert set(docs) == {
-        *("status", "evaluate", "score", "quality", "agreement", "gold list", "gold stats", "audit"),
+        *("status", "evaluate", "score", "quality", "agreement", "gold list", "gold stats", "audit", "scheme"),
         *("select", "select --duplicates-only", "sample", "gold import", "gold derive", "build"),
         *("ingest items", "ingest pairs", "pair", "assign", "leaderboard"),
         *("labels import", "export labels", "publish", "gold qualify", "gold resume", "annotators list"),
@@ -354,6 +354,26 @@ def test_audit_prints_a_documented_object_per_line(docs, tmp_path, capsys):
     assert main(["audit", "--json", "--what", "guidelines", *db]) == 0  # a family: the same lines, filtered
     filtered = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert filtered == [r for r in rows if r["what"] == "guidelines.set"] and len(filtered) == 2
+
+
+def test_scheme_prints_the_built_in_names_or_a_scheme_s_documented_keys(docs, tmp_path, capsys):
+    from curate.schemes import BUILT_IN
+
+    rc, listed = printed(["scheme", "--json"], capsys)  # without a scheme: name -> title
+    assert rc == 0 and listed == {name: s.title for name, s in BUILT_IN.items()}
+    for name in BUILT_IN:
+        rc, described = printed(["scheme", name, "--json"], capsys)
+        assert rc == 0 and set(described) == docs["scheme"] and described["name"] == name
+        assert [f["name"] for f in described["fields"]] == [f.name for f in BUILT_IN[name].fields]
+    own = tmp_path / "mine.toml"  # a file's scheme prints the same keys
+    own.write_text(
+        'name = "mine"\ntitle = "Mine"\n[[field]]\nname = "preference"\nkind = "choice"\n'
+        'title = "Better?"\nvalues = ["first", "second", "tie"]\nsides = true\n'
+        '[preference]\nrule = "field"\nfield = "preference"\n'
+    )
+    rc, described = printed(["scheme", str(own), "--json"], capsys)
+    assert rc == 0 and set(described) == docs["scheme"]
+    assert described["fields"][0]["values"] == ["first", "second", "tie"]
 
 
 @pytest.fixture
