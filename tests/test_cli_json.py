@@ -45,6 +45,7 @@ def docs() -> dict[str, set[str]]:
 def test_every_documented_command_is_tested_here(docs):
     assert set(docs) == {
         *("status", "evaluate", "score", "quality", "agreement", "gold list", "gold stats", "audit", "scheme"),
+        *("bestofn",),
         *("select", "select --duplicates-only", "sample", "gold import", "gold derive", "build"),
         *("ingest items", "ingest pairs", "pair", "assign", "leaderboard"),
         *("labels import", "export labels", "publish", "gold qualify", "gold resume", "annotators list"),
@@ -374,6 +375,27 @@ def test_scheme_prints_the_built_in_names_or_a_scheme_s_documented_keys(docs, tm
     rc, described = printed(["scheme", str(own), "--json"], capsys)
     assert rc == 0 and set(described) == docs["scheme"]
     assert described["fields"][0]["values"] == ["first", "second", "tie"]
+
+
+def test_bestofn_prints_its_documented_keys(docs, tmp_path, capsys):
+    from curate.store import Store
+    from tests.test_bestofn_run import fill, judge_file, p_judge
+
+    db = ["--db", str(tmp_path / "s.db"), "--images", str(tmp_path / "images")]
+    with Store(str(tmp_path / "s.db"), images=tmp_path / "images") as store:
+        truth = fill(store, 4)
+    with FakeOpenAI(p_judge(truth, 1.0)) as srv:
+        argv = ["bestofn", "--judge", judge_file(tmp_path, srv.url), "--resamples", "20", "--quiet", "--json", *db]
+        rc, report = printed(argv, capsys)
+        assert rc == 0 and set(report) == docs["bestofn"] - {"curve"}  # only with --curve
+        rc, curved = printed([*argv, "--curve"], capsys)
+    assert rc == 0 and set(curved) == docs["bestofn"] and curved["curve"][-1]["overall"] == curved["overall"]
+    assert report["complete"] and report["correctness"]["items"] == {"reference": report["overall"]["items"]} == {
+        "reference": 4
+    }
+    assert [g["group"] for g in report["categories"]] == ["count", "math"]
+    assert set(report["overall"]["baselines"]) == {"random", "first", "majority", "oracle"}
+    assert {k: curved[k] for k in ("overall", "categories")} == {k: report[k] for k in ("overall", "categories")}
 
 
 @pytest.fixture
