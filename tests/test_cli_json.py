@@ -45,7 +45,7 @@ def docs() -> dict[str, set[str]]:
 def test_every_documented_command_is_tested_here(docs):
     assert set(docs) == {
         *("status", "evaluate", "score", "quality", "agreement", "gold list", "gold stats", "audit", "scheme"),
-        *("bestofn",),
+        *("bestofn", "validity"),
         *("select", "select --duplicates-only", "sample", "gold import", "gold derive", "build"),
         *("ingest items", "ingest pairs", "pair", "assign", "leaderboard"),
         *("labels import", "export labels", "publish", "gold qualify", "gold resume", "annotators list"),
@@ -396,6 +396,25 @@ def test_bestofn_prints_its_documented_keys(docs, tmp_path, capsys):
     assert [g["group"] for g in report["categories"]] == ["count", "math"]
     assert set(report["overall"]["baselines"]) == {"random", "first", "majority", "oracle"}
     assert {k: curved[k] for k in ("overall", "categories")} == {k: report[k] for k in ("overall", "categories")}
+
+
+def test_validity_prints_its_documented_keys(docs, tmp_path, capsys):
+    from curate.store import Store
+    from tests.test_validity import benchmark, fill, judged, p_answers
+
+    db = str(tmp_path / "s.db")
+    with Store(db, images=tmp_path / "images") as store:
+        truth = fill(store, 8)
+    judged(tmp_path, db, truth, benchmark(tmp_path / "bench", 8), {f"p{p}": p_answers(truth, p) for p in (0.6, 0.8, 1)})
+    capsys.readouterr()
+    argv = ["validity", "--resamples", "50", "--json", "--db", db, "--images", str(tmp_path / "images")]
+    rc, report = printed(argv, capsys)
+    assert rc == (0 if report["complete"] else 1) and set(report) == docs["validity"]
+    assert [j["judge"] for j in report["judges"]] == ["p0.6", "p0.8", "p1"] and all(j["used"] for j in report["judges"])
+    assert [g["group"] for g in report["validity"]] == ["overall", "count", "math"]
+    assert report["validity"][0]["judges"] == 3 and report["left_out"] == []
+    out = tmp_path / "v.json"
+    assert main([*argv, "--output", str(out)]) == rc and json.loads(out.read_text()) == report
 
 
 @pytest.fixture
