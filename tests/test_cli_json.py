@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -23,8 +24,10 @@ def documented() -> dict[str, set[str]]:
     for section in re.split(r"^## ", text, flags=re.M)[1:]:
         m = re.match(r"`mmrb (.+) --json`", section)
         assert m, section[:60]
-        same = re.search(r"^The keys of `mmrb (.+) --json`\.$", section, flags=re.M)  # a section naming another's
-        out[m.group(1)] = out[same.group(1)] if same else set(re.findall(r"^\| `(\w+)` \|", section, flags=re.M))
+        # a section may name another's keys, alone ("The keys of `mmrb X --json`.") or with its own (", and:")
+        same = re.search(r"^The keys of `mmrb (.+) --json`(?:\.|, and:)$", section, flags=re.M)
+        own = set(re.findall(r"^\| `(\w+)` \|", section, flags=re.M))
+        out[m.group(1)] = (out[same.group(1)] if same else set()) | own
     return out
 
 
@@ -41,6 +44,8 @@ def docs() -> dict[str, set[str]]:
 
 def test_every_documented_command_is_tested_here(docs):
     assert set(docs) == {
+        *("status", "evaluate", "score", "quality", "agreement", "gold list", "gold stats", "audit", "scheme"),
+        *("bestofn", "validity"),
         *("select", "select --duplicates-only", "sample", "gold import", "gold derive", "build"),
         *("ingest items", "ingest pairs", "pair", "assign", "leaderboard"),
         *("labels import", "export labels", "publish", "gold qualify", "gold resume", "annotators list"),
@@ -230,6 +235,186 @@ def test_guidelines_list_prints_its_documented_keys(docs, tmp_path, capsys):
     assert rc == 0 and set(listed) == docs["guidelines list"]
     assert [(v["version"], v["characters"]) for v in listed["versions"]] == [(2, len(texts[1])), (1, len(texts[0]))]
     assert all(v["author"].startswith("cli") and v["created_at"] for v in listed["versions"])
+
+
+def test_status_prints_its_documented_keys_and_the_text_s_figures(docs, tmp_path, capsys):
+    db = ["--db", str(tmp_path / "s.db")]
+    assert main(["ingest", "items", str(SAMPLE / "items.jsonl"), "--allow-missing-images", *db]) == 0
+    assert main(["pair", "--strategy", "correct_incorrect", *db]) == 0
+    _label_one(tmp_path / "s.db", _a_pair(tmp_path / "s.db"))
+    capsys.readouterr()
+    rc, st = printed(["status", "--json", *db], capsys)
+    assert rc == 0 and set(st) == docs["status"] and st["backend"] == "sqlite"
+    assert st["stages"]["labels"] == sum(c["labels"] for c in st["categories"].values()) == 1
+    assert st["labels_per_pair"]["1"] == 1 and st["label_sources"] == {"app": 1}
+    assert st["stages"]["pairs"] == sum(st["pairs_by_status"].values()) == sum(st["labels_per_pair"].values()) > 0
+    assert st["images"]["missing"] == len(st["missing_examples"]) > 0 and st["broken_files"] == 0
+    assert main(["status", *db]) == 0
+    text = capsys.readouterr().out
+    assert re.search(rf"^  pairs +{st['stages']['pairs']}  \(", text, flags=re.M)
+
+
+def test_evaluate_and_score_print_their_documented_keys(docs, tmp_path, capsys):
+    ds = tmp_path / "d.jsonl"
+    rows = [{"id": f"t{i}", "prompt": "p", "chosen": "a", "rejected": "b", "category": "c"} for i in range(4)]
+    ds.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    db = ["--db", str(tmp_path / "s.db")]
+    once = {"scaling"}  # only a run of several samples per pair has it
+    with FakeOpenAI(lambda req: "Overall Judgment: Answer 1 is better.") as srv:
+        judge = tmp_path / "judge.toml"
+        judge.write_text(f'name = "j"\nbase_url = "{srv.url}"\nmodel = "m"\ntemplate = "mmrb"\n')
+        exported = tmp_path / "judgments.jsonl"
+        argv = ["evaluate", "--dataset", str(ds), "--judge", str(judge), "--bootstrap", "20", "--quiet", "--json", *db]
+        rc, report = printed([*argv, "--run", "one", "--export", str(exported)], capsys)
+        assert rc == 0 and set(report) == docs["evaluate"] - once and report["run"] == "one"
+        assert report["run_info"]["sent"] == report["run_info"]["planned"] == report["judgments"] == len(rows)
+        assert report["run_health"]["complete"] is report["complete"] is True
+        rc, sampled = printed([*argv, "--run", "two", "--samples", "2", "--order", "random"], capsys)
+        assert rc == 0 and set(sampled) == docs["evaluate"] and [p["k"] for p in sampled["scaling"]] == [1, 2]
+
+    rc, scored = printed(["score", "--run", "one", "--bootstrap", "20", "--json", *db], capsys)
+    assert rc == 0 and set(scored) == docs["score"] - once == set(report) - {"run", "run_info"}
+    assert {k: scored[k] for k in ("overall", "categories", "run_health")} == {
+        k: report[k] for k in ("overall", "categories", "run_health")
+    }
+    from_file = ["score", "--judgments", str(exported), "--format", "mmrb-studio", "--dataset", str(ds)]
+    rc, filed = printed([*from_file, "--bootstrap", "20", "--json"], capsys)
+    assert rc == 0 and set(filed) == docs["score"] - once - {"run_health"}  # no stored run, no health
+    assert filed["overall"] == report["overall"]
+
+
+@pytest.fixture(scope="module")
+def labelled(tmp_path_factory) -> list[str]:
+    """The sample labelled by its annotators, with gold and one careless annotator, as
+    `--db`/`--images` options (tests/support/quality_sample.py); the tests only read it."""
+    from tests.support.quality_sample import quality_sample
+
+    info = quality_sample(tmp_path_factory.mktemp("labelled") / "sample.db")
+    return ["--db", info.db, "--images", info.images]
+
+
+def test_quality_prints_its_documented_keys_and_the_text_s_alerts(docs, labelled, capsys):
+    rc, report = printed(["quality", "--json", "--quiet", *labelled], capsys)
+    assert rc == 0 and set(report) == docs["quality"] - {"aggregation"}  # only with --aggregate
+    assert report["alerts"] and {a["annotator"] for a in report["alerts"]} <= set(report["annotators"])
+    assert all(set(per) <= set(report["annotators"]) for per in report["fields"].values())
+    assert set(report["bias"]) == {"annotators", "alerts", "limits", "fast_rule"}
+    assert main(["quality", "--quiet", *labelled]) == 0
+    assert f"Alerts: {len(report['alerts'])}" in capsys.readouterr().out
+    rc, aggregated = printed(["quality", "--json", "--quiet", "--aggregate", "dawid-skene", *labelled], capsys)
+    assert rc == 0 and set(aggregated) == docs["quality"] and aggregated["aggregation"]["method"] == "dawid-skene"
+    assert set(aggregated["aggregation"]["fields"]) == set(report["fields"])
+
+
+def test_agreement_prints_its_documented_keys(docs, labelled, capsys):
+    argv = ["agreement", "--json", "--resamples", "20", *labelled]
+    rc, report = printed(argv, capsys)
+    assert rc == 0 and set(report) == docs["agreement"] - {"categories", "reliability"}  # each only when asked
+    assert report["n_labels"] == sum(f["n_labels"] for f in report["fields"].values()) > 0
+    for name, f in report["fields"].items():  # the per-pair rows add up to the field's counts
+        rows = [r for r in report["pairs"] if r["field"] == name]
+        assert len(rows) == f["n_pairs"] == sum(f["labels_per_pair"].values())
+        assert sum(r["n_labels"] for r in rows) == f["n_labels"]
+    rc, full = printed([*argv, "--category", "--reliability"], capsys)
+    assert rc == 0 and set(full) == docs["agreement"]
+    assert set(full["reliability"]) == docs["quality"] - {"bias", "aggregation"}
+    assert {k: full[k] for k in report} == report  # the same figures, the same seed
+
+
+def test_gold_list_prints_a_documented_object_per_line_and_gold_stats_its_keys(docs, labelled, capsys):
+    assert main(["gold", "list", "--json", *labelled]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]  # one object per line
+    assert rows and all(set(r) == docs["gold list"] for r in rows)
+    assert [r["pair_id"] for r in rows] == sorted({r["pair_id"] for r in rows})  # one per pair, in id order
+    rc, stats = printed(["gold", "stats", "--json", *labelled], capsys)
+    assert rc == 0 and set(stats) == docs["gold stats"]
+    assert stats["pairs"] == len(rows) == sum(stats["by_source"].values()) == sum(stats["by_category"].values())
+    assert stats["by_source"] == dict(Counter(r["source"] for r in rows))
+    assert stats["by_field"] == {f: n for f in stats["per_field_values"] if (n := sum(1 for r in rows if r[f]))}
+    assert stats["per_field_values"] == {
+        f: dict(Counter(r[f] for r in rows if r[f])) for f in ("preference", "correctness_first", "correctness_second")
+    }
+
+
+def test_audit_prints_a_documented_object_per_line(docs, tmp_path, capsys):
+    db = ["--db", str(tmp_path / "s.db")]
+    assert main(["ingest", "items", str(SAMPLE / "items.jsonl"), "--allow-missing-images", *db]) == 0
+    assert main(["pair", "--strategy", "correct_incorrect", *db]) == 0
+    for text in ("# One\n", "# Two\n"):
+        (tmp_path / "g.md").write_text(text)
+        assert main(["guidelines", "set", str(tmp_path / "g.md"), *db]) == 0
+    assert main(["assign", "-k", "1", "--annotators", "ann", *db]) == 0
+    capsys.readouterr()
+    assert main(["audit", "--json", *db]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]  # one object per line
+    assert rows and all(set(r) == docs["audit"] for r in rows)
+    assert [r["id"] for r in rows] == sorted((r["id"] for r in rows), reverse=True)  # newest first
+    assert [r["what"] for r in rows if r["what"] in ("assign", "guidelines.set")] == ["assign", *2 * ["guidelines.set"]]
+    assert main(["audit", *db]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == len(rows)  # the text has a line per entry too
+    assert main(["audit", "--json", "--what", "guidelines", *db]) == 0  # a family: the same lines, filtered
+    filtered = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert filtered == [r for r in rows if r["what"] == "guidelines.set"] and len(filtered) == 2
+
+
+def test_scheme_prints_the_built_in_names_or_a_scheme_s_documented_keys(docs, tmp_path, capsys):
+    from curate.schemes import BUILT_IN
+
+    rc, listed = printed(["scheme", "--json"], capsys)  # without a scheme: name -> title
+    assert rc == 0 and listed == {name: s.title for name, s in BUILT_IN.items()}
+    for name in BUILT_IN:
+        rc, described = printed(["scheme", name, "--json"], capsys)
+        assert rc == 0 and set(described) == docs["scheme"] and described["name"] == name
+        assert [f["name"] for f in described["fields"]] == [f.name for f in BUILT_IN[name].fields]
+    own = tmp_path / "mine.toml"  # a file's scheme prints the same keys
+    own.write_text(
+        'name = "mine"\ntitle = "Mine"\n[[field]]\nname = "preference"\nkind = "choice"\n'
+        'title = "Better?"\nvalues = ["first", "second", "tie"]\nsides = true\n'
+        '[preference]\nrule = "field"\nfield = "preference"\n'
+    )
+    rc, described = printed(["scheme", str(own), "--json"], capsys)
+    assert rc == 0 and set(described) == docs["scheme"]
+    assert described["fields"][0]["values"] == ["first", "second", "tie"]
+
+
+def test_bestofn_prints_its_documented_keys(docs, tmp_path, capsys):
+    from curate.store import Store
+    from tests.test_bestofn_run import fill, judge_file, p_judge
+
+    db = ["--db", str(tmp_path / "s.db"), "--images", str(tmp_path / "images")]
+    with Store(str(tmp_path / "s.db"), images=tmp_path / "images") as store:
+        truth = fill(store, 4)
+    with FakeOpenAI(p_judge(truth, 1.0)) as srv:
+        argv = ["bestofn", "--judge", judge_file(tmp_path, srv.url), "--resamples", "20", "--quiet", "--json", *db]
+        rc, report = printed(argv, capsys)
+        assert rc == 0 and set(report) == docs["bestofn"] - {"curve"}  # only with --curve
+        rc, curved = printed([*argv, "--curve"], capsys)
+    assert rc == 0 and set(curved) == docs["bestofn"] and curved["curve"][-1]["overall"] == curved["overall"]
+    assert report["complete"] and report["correctness"]["items"] == {"reference": report["overall"]["items"]} == {
+        "reference": 4
+    }
+    assert [g["group"] for g in report["categories"]] == ["count", "math"]
+    assert set(report["overall"]["baselines"]) == {"random", "first", "majority", "oracle"}
+    assert {k: curved[k] for k in ("overall", "categories")} == {k: report[k] for k in ("overall", "categories")}
+
+
+def test_validity_prints_its_documented_keys(docs, tmp_path, capsys):
+    from curate.store import Store
+    from tests.test_validity import benchmark, fill, judged, p_answers
+
+    db = str(tmp_path / "s.db")
+    with Store(db, images=tmp_path / "images") as store:
+        truth = fill(store, 8)
+    judged(tmp_path, db, truth, benchmark(tmp_path / "bench", 8), {f"p{p}": p_answers(truth, p) for p in (0.6, 0.8, 1)})
+    capsys.readouterr()
+    argv = ["validity", "--resamples", "50", "--json", "--db", db, "--images", str(tmp_path / "images")]
+    rc, report = printed(argv, capsys)
+    assert rc == (0 if report["complete"] else 1) and set(report) == docs["validity"]
+    assert [j["judge"] for j in report["judges"]] == ["p0.6", "p0.8", "p1"] and all(j["used"] for j in report["judges"])
+    assert [g["group"] for g in report["validity"]] == ["overall", "count", "math"]
+    assert report["validity"][0]["judges"] == 3 and report["left_out"] == []
+    out = tmp_path / "v.json"
+    assert main([*argv, "--output", str(out)]) == rc and json.loads(out.read_text()) == report
 
 
 @pytest.fixture
