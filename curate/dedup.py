@@ -15,7 +15,7 @@ others are the duplicates.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -51,12 +51,17 @@ def phash_of(path) -> int | None:
         return None
 
 
-def item_hashes(store: DedupStore, items: Sequence[Item]) -> dict[str, list[int]]:
+Progress = Callable[[int, int], None]  # (items done, items): the long part is hashing their images
+
+
+def item_hashes(store: DedupStore, items: Sequence[Item], progress: Progress | None = None) -> dict[str, list[int]]:
     """pHash of every stored image of each item (computed once per distinct image)."""
     by_sha: dict[str, int | None] = {}
     out: dict[str, list[int]] = {}
     known = store.image_paths(ref.sha256 for item in items for ref in item.images if ref.sha256)
-    for item in items:
+    for done, item in enumerate(items, 1):
+        if progress:
+            progress(done - 1, len(items))
         hs = []
         for ref in item.images:
             if not ref.sha256:
@@ -68,6 +73,8 @@ def item_hashes(store: DedupStore, items: Sequence[Item]) -> dict[str, list[int]
             if h is not None:
                 hs.append(h)
         out[item.id] = hs
+    if progress:
+        progress(len(items), len(items))
     return out
 
 
@@ -120,9 +127,13 @@ def _groups(uf: _UnionFind, ids: Sequence[str], kind: DuplicateKind) -> list[Dup
 
 
 def find_duplicates(
-    store: DedupStore, items: Sequence[Item], *, max_distance: int = DEFAULT_MAX_DISTANCE
+    store: DedupStore,
+    items: Sequence[Item],
+    *,
+    max_distance: int = DEFAULT_MAX_DISTANCE,
+    progress: Progress | None = None,
 ) -> list[DuplicateGroup]:
-    hashes = item_hashes(store, items)
+    hashes = item_hashes(store, items, progress)
     flat = [(iid, h) for iid, hs in hashes.items() for h in hs]
     near = _near_pairs(flat, max_distance)
 
@@ -186,10 +197,13 @@ class DuplicatesReport:
         }
 
 
-def report_duplicates(store: DedupStore, *, max_distance: int = DEFAULT_MAX_DISTANCE) -> DuplicatesReport:
+def report_duplicates(
+    store: DedupStore, *, max_distance: int = DEFAULT_MAX_DISTANCE, progress: Progress | None = None
+) -> DuplicatesReport:
     """Report duplicates among all items; nothing is judged or changed."""
     items = store.items()
-    return DuplicatesReport(tuple(find_duplicates(store, items, max_distance=max_distance)), len(items), max_distance)
+    groups = find_duplicates(store, items, max_distance=max_distance, progress=progress)
+    return DuplicatesReport(tuple(groups), len(items), max_distance)
 
 
 __all__ = [

@@ -378,6 +378,7 @@ def select(
     drop_duplicate_prompts: bool = False,
     max_distance: int = DEFAULT_MAX_DISTANCE,
     progress: Callable[[str, int, int], None] | None = None,
+    fingerprints: Callable[[int, int], None] | None = None,  # (items done, items) of the duplicate check
 ) -> SelectReport:
     if not judges and verdicts is None:
         raise MmrbError("selection needs judges (a models file) or stored verdicts")
@@ -388,7 +389,7 @@ def select(
     items = {i.id: i for i in store.items(ids=sorted({p.item_id for p in pairs}))} if pairs else {}
     report.considered = len(pairs)
 
-    report.duplicates = find_duplicates(store, list(items.values()), max_distance=max_distance)
+    report.duplicates = find_duplicates(store, list(items.values()), max_distance=max_distance, progress=fingerprints)
     dup_of: dict[str, str] = {}
     for g in report.duplicates:
         if (g.kind == "image" and drop_duplicate_images) or (g.kind == "prompt" and drop_duplicate_prompts):

@@ -104,6 +104,10 @@ def select(s: Stores, tmp: Path) -> list[str]:
     return ["select", "--judges", judges, "--allow-missing-images", *_stage(s.paired, tmp / "s")]
 
 
+def duplicates(s: Stores, tmp: Path) -> list[str]:
+    return ["select", "--duplicates-only", *_stage(s.ingested, tmp / "s")]
+
+
 def quality(s: Stores, tmp: Path) -> list[str]:
     return ["quality", *_stage(s.labelled, tmp / "s")]
 
@@ -141,6 +145,7 @@ ROWS = [
     ("ingest", ingest, "rows read", 0),  # of the file's rows (the bar's total, below)
     ("sample", sample, "m", 0),
     ("select", select, "judge a", 0),
+    ("select --duplicates-only", duplicates, "image fingerprints", 0),
     ("quality", quality, "bias", 0),
     ("build", build, "writing the card", 0),
     ("evaluate", evaluate, "judgments", 0),

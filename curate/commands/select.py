@@ -70,8 +70,10 @@ def run(args: argparse.Namespace) -> int:
     from curate.selection import load_judges, select
 
     if args.duplicates_only:
-        with open_store(args) as store:
-            dups = report_duplicates(store, max_distance=args.phash_distance)
+        with open_store(args) as store, progress_bars(quiet=args.quiet) as bars:
+            dups = report_duplicates(
+                store, max_distance=args.phash_distance, progress=bars.callback("image fingerprints")
+            )
         print(json.dumps(dups.as_dict(), indent=2, ensure_ascii=False) if args.json else "\n".join(dups.lines()))
         return 0
     if not args.judges:
@@ -95,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
             drop_duplicate_prompts=args.drop_duplicate_prompts,
             max_distance=args.phash_distance,
             progress=bars.named("judge "),  # a bar per judge; None when hidden: no per-judgment work
+            fingerprints=bars.callback("image fingerprints"),  # the duplicate check, before judging
         )
     print(
         json.dumps(report.as_dict(), indent=2, sort_keys=True, ensure_ascii=False)
