@@ -32,6 +32,7 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Literal, get_args
 
 from curate.errors import MmrbError
@@ -408,7 +409,9 @@ def run_bestofn(
         if lost:  # asked in an earlier pass and not stored: asking again would never end
             raise MmrbError(f"run {rid}: {plural(len(lost), 'judgment')} sent in this run were not stored")
         outcomes = {k: j.outcome for k, j in stored.items() if k[0] in this.needed}
-        done = _ask(store, judge, rid, todo, outcomes, client_factory, progress)
+        # one count over the passes (a knockout's rounds): the total grows as a round's matches are known
+        counted = partial(_counted, progress, len(sent_now)) if progress else None
+        done = _ask(store, judge, rid, todo, outcomes, client_factory, counted)
         sent_now.update((t.pair_id, o, i) for t, o, i in todo)
         total.sent += done.sent
         total.seconds += done.seconds
@@ -547,6 +550,10 @@ def stored_bestofn(
         items=items.items,
         prompts={i: it.prompt for i, it in items.prompts.items()},
     )
+
+
+def _counted(progress: Callable[[int, int], None], before: int, done: int, total: int) -> None:
+    progress(before + done, before + total)
 
 
 def _ask(

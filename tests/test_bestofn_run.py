@@ -125,6 +125,24 @@ def test_knockout_with_a_perfect_judge_is_the_oracle_and_resumes_without_asking_
     assert store.judge_runs("bestofn")[0].status == "complete" and not store.judge_runs("evaluate")
 
 
+def test_a_knockout_s_progress_counts_on_over_its_rounds_to_every_judgment_sent(store, tmp_path):
+    truth = fill(store, 3)
+    calls: list[tuple[int, int]] = []
+    with FakeOpenAI(p_judge(truth, 1.0)) as srv:
+        run = run_bestofn(
+            store,
+            pool(store),
+            vlm(tmp_path, srv.url),
+            method="knockout",
+            resamples=0,
+            progress=lambda d, t: calls.append((d, t)),
+        )
+    assert run.passes == 2 and run.summary.sent == 3 * 2 * 3
+    done = [d for d, _ in calls]
+    assert done == sorted(done) and calls[-1] == (run.summary.sent, run.summary.sent)  # never back to 0
+    assert all(d <= t for d, t in calls)
+
+
 def test_a_failed_match_makes_its_item_incomplete_and_a_rerun_resends_it(store, tmp_path):
     truth = fill(store, 6)
     items = pool(store)
