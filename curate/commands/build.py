@@ -81,11 +81,10 @@ def _warnings(res: BuildResult) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
     import sys
 
     from curate.benchmark import NoTriplets, build, build_steps, dry_run, load_rules
-    from curate.commands.common import open_store, steps
+    from curate.commands.common import open_store, print_json, steps
     from curate.errors import MmrbError
     from curate.quality.aggregate import check_method
 
@@ -101,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         if args.dry_run:
             result = dry_run(store, rules)
             if args.json:
-                print(json.dumps({"dry_run": True, **result.as_dict()}, indent=2, ensure_ascii=False))
+                print_json({"dry_run": True, **result.as_dict()})
                 return 0
             print("Pairs removed by each rule (first rule that removes a pair), per category:")
             print(render_removed(result))
@@ -113,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
             print(render_removed(e.result), file=sys.stderr if args.json else sys.stdout)
             raise
     if args.json:
-        print(json.dumps({"dry_run": False, **res.as_dict()}, indent=2, ensure_ascii=False))
+        print_json({"dry_run": False, **res.as_dict()})
         for line in _warnings(res):
             print(line, file=sys.stderr)
         return 0

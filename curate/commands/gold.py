@@ -60,11 +60,14 @@ def run(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         if args.what == "import":
             rep = G.import_gold(store, args.file, by=cli_actor())
-            print(json.dumps(asdict(rep), indent=2, sort_keys=True) if args.json else "\n".join(rep.lines()))
+            if args.json:
+                print_json(asdict(rep))
+            else:
+                print("\n".join(rep.lines()))
         elif args.what == "derive":
             reps = G.derive_gold(store, names(args.sources) or [], by=cli_actor())
             if args.json:
-                print(json.dumps({"reports": [asdict(r) for r in reps]}, indent=2, sort_keys=True))
+                print_json({"reports": [asdict(r) for r in reps]})
             elif reps:
                 print("\n".join(line for rep in reps for line in rep.lines()))
         elif args.what == "list":

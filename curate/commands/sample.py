@@ -33,10 +33,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import asyncio
-    import json
     import sys
 
-    from curate.commands.common import Counter, load_models, names, open_store, progress_bars, read_ids
+    from curate.commands.common import Counter, load_models, names, open_store, print_json, progress_bars, read_ids
     from curate.errors import MmrbError
     from curate.sampling import sample_async
 
@@ -80,11 +79,10 @@ def run(args: argparse.Namespace) -> int:
                 on_start=on_start,
             )
         )
-    print(
-        json.dumps(report.as_dict(), indent=2, sort_keys=True, ensure_ascii=False)
-        if args.json
-        else "\n".join(report.lines())
-    )
+    if args.json:
+        print_json(report.as_dict())
+    else:
+        print("\n".join(report.lines()))
     if report.failed:
         print("\n".join(report.failure_lines()), file=sys.stderr)
         return 1

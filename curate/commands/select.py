@@ -61,10 +61,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
     import sys
 
-    from curate.commands.common import open_store, progress_bars, response_limit
+    from curate.commands.common import open_store, print_json, progress_bars, response_limit
     from curate.dedup import report_duplicates
     from curate.errors import MmrbError
     from curate.selection import load_judges, select
@@ -74,7 +73,10 @@ def run(args: argparse.Namespace) -> int:
             dups = report_duplicates(
                 store, max_distance=args.phash_distance, progress=bars.callback("image fingerprints")
             )
-        print(json.dumps(dups.as_dict(), indent=2, ensure_ascii=False) if args.json else "\n".join(dups.lines()))
+        if args.json:
+            print_json(dups.as_dict())
+        else:
+            print("\n".join(dups.lines()))
         return 0
     if not args.judges:
         raise MmrbError("--judges is required (a models file listing the judge endpoints)")
@@ -99,11 +101,10 @@ def run(args: argparse.Namespace) -> int:
             progress=bars.named("judge "),  # a bar per judge; None when hidden: no per-judgment work
             fingerprints=bars.callback("image fingerprints"),  # the duplicate check, before judging
         )
-    print(
-        json.dumps(report.as_dict(), indent=2, sort_keys=True, ensure_ascii=False)
-        if args.json
-        else "\n".join(report.lines())
-    )
+    if args.json:
+        print_json(report.as_dict())
+    else:
+        print("\n".join(report.lines()))
     if not report.complete:
         print(
             "incomplete: requests still failed after retries; the pairs they would decide were left as they were",
