@@ -9,6 +9,7 @@ need=()
 command -v pg_ctlcluster >/dev/null 2>&1 || need+=(postgresql)
 [ -x /usr/bin/chromium ] || need+=(chromium)  # driven by playwright, not chromedriver
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)  # the deployment test
+command -v systemd-analyze >/dev/null 2>&1 || need+=(systemd)  # verifies the deployment's unit
 fc-list 2>/dev/null | grep -qi dejavu || need+=(fonts-dejavu-core)
 LS_VENV="${MMRB_LABEL_STUDIO_VENV:-.venv-labelstudio}"
 if [ "${1:-}" = --check ]; then
