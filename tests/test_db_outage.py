@@ -214,7 +214,11 @@ def test_postgres_stops_during_a_submit_the_answers_wait_and_are_saved_when_it_r
             notice(page, "Not saved yet")
             no_raw_error(page)
             shows_checked(page, ["q_flag=no", "q_left=correct", "q_pref=tie", "q_right=incorrect"])
-            assert page.locator("[data-testid=stForm]").count() == 1  # the kept form alone, not beside a stale one
+            # the kept form alone, not beside a stale one (a rerun's stale copy goes as the run ends)
+            page.wait_for_function(
+                "() => document.querySelectorAll('[data-testid=stForm]').length === 1", timeout=15_000
+            )
+            assert page.locator("[data-testid=stForm]").count() == 1
             assert page.locator('[class*="st-key-q_rationale"] textarea').input_value() == "both fine on reflection"
         finally:
             if not pg.running():
